@@ -1,0 +1,349 @@
+"""Board files: the grid of spaces, holes, fences, checkpoints and pits.
+
+One file describes a board for both the referee and the physics (DESIGN.md,
+"Board file"). Lengths are millimetres. The board frame has its origin at the
+tractor's pivot on the board surface, +y toward the food trough, +x toward the
+right side, +z up. Space ``r<row>c<col>``: row 0 next to the start Mud Pit,
+column 0 on the left.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from models.errors import InputError
+
+BOARDS_DIR = Path(__file__).parent / "boards"
+
+#: Places that are not spaces (DESIGN.md, "Names").
+PLACES = ("pit", "pit-left", "pit-right", "trough")
+
+#: Directions a space's triangle may point; "up" is toward the trough.
+DIRECTIONS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}
+
+_SPACE_RE = re.compile(r"^r(\d+)c(\d+)$")
+
+# Optional keys and their defaults (mm), with the allowed ranges for all numbers.
+_NUMBER_RANGES = {
+    "space_mm": (10.0, 200.0),
+    "line_mm": (0.0, 10.0),
+    "fence_height_mm": (1.0, 200.0),
+    "fence_thickness_mm": (0.5, 20.0),
+    "side_pit_mm": (0.0, 300.0),
+    "start_pit_mm": (0.0, 300.0),
+    "trough_mm": (0.0, 300.0),
+    "thickness_mm": (1.0, 50.0),
+}
+_DEFAULTS = {
+    "line_mm": 2.0,
+    "fence_height_mm": 20.0,
+    "fence_thickness_mm": 3.0,
+    "side_pit_mm": 60.0,
+    "start_pit_mm": 60.0,
+    "trough_mm": 60.0,
+    "thickness_mm": 6.0,
+}
+_REQUIRED = ("name", "space_mm", "rows", "cols", "holes", "tractor", "fences",
+             "checkpoints", "pit_left_rows", "pit_right_rows")
+_ALLOWED = set(_REQUIRED) | set(_DEFAULTS) | {"description", "forward"}
+
+Space = tuple[int, int]
+
+
+def space_name(space: Space) -> str:
+    """The canonical name ``r<row>c<col>`` of a (row, col) pair."""
+    return f"r{space[0]}c{space[1]}"
+
+
+@dataclass(frozen=True)
+class Board:
+    """A validated board. Build it with :func:`load_board` or :func:`board_from_dict`."""
+
+    name: str
+    space_mm: float
+    rows: int
+    cols: int
+    holes: frozenset[Space]
+    tractor: tuple[float, float]  # pivot (x, y) in mm from the outer corner of r0c0
+    fences: frozenset[frozenset[Space]]
+    checkpoints: tuple[int, int]
+    pit_left_rows: tuple[int, ...]
+    pit_right_rows: tuple[int, ...]
+    forward: dict[Space, str] = field(default_factory=dict, hash=False)
+    description: str = ""
+    line_mm: float = _DEFAULTS["line_mm"]
+    fence_height_mm: float = _DEFAULTS["fence_height_mm"]
+    fence_thickness_mm: float = _DEFAULTS["fence_thickness_mm"]
+    side_pit_mm: float = _DEFAULTS["side_pit_mm"]
+    start_pit_mm: float = _DEFAULTS["start_pit_mm"]
+    trough_mm: float = _DEFAULTS["trough_mm"]
+    thickness_mm: float = _DEFAULTS["thickness_mm"]
+
+    # --- spaces -----------------------------------------------------------------
+    def is_space(self, space: Space) -> bool:
+        """True for a (row, col) on the grid that is not a hole."""
+        r, c = space
+        return 0 <= r < self.rows and 0 <= c < self.cols and space not in self.holes
+
+    @property
+    def spaces(self) -> list[Space]:
+        """Every space, row by row from the start end."""
+        return [(r, c) for r in range(self.rows) for c in range(self.cols)
+                if (r, c) not in self.holes]
+
+    def parse_space(self, name: str) -> Space:
+        """The (row, col) of a space name, or an :class:`InputError` naming the problem."""
+        m = _SPACE_RE.match(name.strip())
+        if not m:
+            raise InputError(f"'{name}' is not a space name: expected r<row>c<col>, "
+                             f"e.g. r5c1 (rows 0-{self.rows - 1}, columns 0-{self.cols - 1})")
+        space = (int(m.group(1)), int(m.group(2)))
+        if not (0 <= space[0] < self.rows and 0 <= space[1] < self.cols):
+            raise InputError(f"space {name} is off board '{self.name}': rows 0-{self.rows - 1}, "
+                             f"columns 0-{self.cols - 1}")
+        if space in self.holes:
+            raise InputError(f"{name} is a hole on board '{self.name}', not a space")
+        return space
+
+    def space_center_mm(self, space: Space) -> np.ndarray:
+        """Centre (x, y) of a space in the board frame, mm; shape (2,)."""
+        r, c = space
+        return np.array([(c + 0.5) * self.space_mm - self.tractor[0],
+                         (r + 0.5) * self.space_mm - self.tractor[1]])
+
+    def space_at_mm(self, xy) -> Space | None:
+        """The space whose square contains the board-frame point ``xy`` (mm), if any."""
+        c = int(np.floor((xy[0] + self.tractor[0]) / self.space_mm))
+        r = int(np.floor((xy[1] + self.tractor[1]) / self.space_mm))
+        return (r, c) if self.is_space((r, c)) else None
+
+    # --- fences -----------------------------------------------------------------
+    def fence_between(self, a: Space, b: Space) -> bool:
+        """True when a fence stands between two orthogonally adjacent spaces."""
+        return frozenset((a, b)) in self.fences
+
+    def fence_segments_mm(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each fence as the two end points (x, y) of its centre line, board frame, mm."""
+        segments = []
+        s = self.space_mm
+        for fence in sorted(tuple(sorted(f)) for f in self.fences):
+            (r1, c1), (r2, c2) = fence
+            if r1 == r2:  # side by side: a wall along the column line
+                x = max(c1, c2) * s
+                ends = ((x, r1 * s), (x, (r1 + 1) * s))
+            else:  # one behind the other: a wall along the row line
+                y = max(r1, r2) * s
+                ends = ((c1 * s, y), ((c1 + 1) * s, y))
+            offset = np.array(self.tractor)
+            segments.append((np.array(ends[0]) - offset, np.array(ends[1]) - offset))
+        return segments
+
+    # --- the whole board --------------------------------------------------------
+    @property
+    def grid_extent_mm(self) -> tuple[float, float, float, float]:
+        """(x_min, x_max, y_min, y_max) of the grid of spaces, board frame, mm."""
+        x0, y0 = -self.tractor[0], -self.tractor[1]
+        return (x0, x0 + self.cols * self.space_mm, y0, y0 + self.rows * self.space_mm)
+
+    @property
+    def surface_extent_mm(self) -> tuple[float, float, float, float]:
+        """(x_min, x_max, y_min, y_max) of the whole board top: grid, pits and trough, mm."""
+        x_min, x_max, y_min, y_max = self.grid_extent_mm
+        return (x_min - self.side_pit_mm, x_max + self.side_pit_mm,
+                y_min - self.start_pit_mm, y_max + self.trough_mm)
+
+    def checkpoints_passed(self, space: Space) -> int:
+        """How many checkpoint lines lie behind a space (0, 1 or 2)."""
+        return sum(space[0] >= row for row in self.checkpoints)
+
+    # --- text -------------------------------------------------------------------
+    def text_map(self, stacks: dict[str, list[str]] | None = None) -> str:
+        """A text picture of the board, trough at the top.
+
+        Spaces show ``.`` when empty, holes ``##``, piggies by colour initial and
+        number (``G1``; a stack ``G1/P2``, bottom first). Fences are ``|`` and ``===``.
+        """
+        stacks = stacks or {}
+        width = 7
+        by_space = {self.parse_space(name): pigs for name, pigs in stacks.items()}
+
+        def cell(space: Space) -> str:
+            if space in self.holes:
+                return "#" * (width - 2)
+            pigs = by_space.get(space)
+            if not pigs:
+                return "."
+            return "/".join(p[0].upper() + p.split("-")[1] for p in pigs)
+
+        lines = ["      " + "TROUGH".center(self.cols * (width + 1))]
+        for r in reversed(range(self.rows)):
+            if r < self.rows - 1:
+                sep = ["=" * width if self.fence_between((r, c), (r + 1, c)) else " " * width
+                       for c in range(self.cols)]
+                lines.append("      " + " " + " ".join(sep))
+            row = ""
+            for c in range(self.cols):
+                wall = "|" if c > 0 and self.fence_between((r, c - 1), (r, c)) else " "
+                row += wall + cell((r, c)).center(width)
+            left = "L" if r in self.pit_left_rows else " "
+            right = "R" if r in self.pit_right_rows else " "
+            note = (f"  checkpoint #{self.checkpoints.index(r) + 1} from here"
+                    if r in self.checkpoints else "")
+            lines.append(f"r{r:<3} {left}{row} {right}{note}".rstrip())
+        lines.append("      " + " " + " ".join(f"c{c}".center(width) for c in range(self.cols)))
+        lines.append("      " + "START MUD PIT".center(self.cols * (width + 1)))
+        lines.append("L, R: beside the left and right side Mud Pits")
+        return "\n".join(lines)
+
+
+# --- loading ----------------------------------------------------------------------
+def resolve_board_path(name_or_path: str | Path) -> Path:
+    """A board name (a file in models/boards/) or a path, as a path to an existing file."""
+    text = str(name_or_path)
+    candidate = Path(text)
+    if candidate.suffix == ".toml" or "/" in text or candidate.exists():
+        if not candidate.is_file():
+            raise InputError(f"board file '{text}' does not exist")
+        return candidate
+    path = BOARDS_DIR / f"{text}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in BOARDS_DIR.glob("*.toml")))
+        raise InputError(f"unknown board '{text}': known boards are {known}, or give a path")
+    return path
+
+
+def load_board(name_or_path: str | Path = "stock") -> Board:
+    """Load and validate a board by name or path; bad files raise :class:`InputError`."""
+    path = resolve_board_path(name_or_path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"board file {path}: not valid TOML ({exc})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"board file {path}: cannot be read ({exc})") from None
+    return board_from_dict(data, source=str(path))
+
+
+def _int_pair(value, key: str, where: str) -> tuple[int, int]:
+    if (not isinstance(value, list | tuple) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise InputError(f"{where}: '{key}' entries must be [row, col] pairs of integers, "
+                         f"got {value!r}")
+    return int(value[0]), int(value[1])
+
+
+def board_from_dict(data: dict, source: str = "board") -> Board:
+    """Validate a parsed board file; errors name the key and the problem."""
+    where = f"board {source}"
+    unknown = sorted(set(data) - _ALLOWED)
+    if unknown:
+        raise InputError(f"{where}: unknown key '{unknown[0]}' (allowed: "
+                         f"{', '.join(sorted(_ALLOWED))})")
+    missing = [k for k in _REQUIRED if k not in data]
+    if missing:
+        raise InputError(f"{where}: missing key '{missing[0]}'")
+
+    numbers = {}
+    for key, (lo, hi) in _NUMBER_RANGES.items():
+        value = data.get(key, _DEFAULTS.get(key))
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InputError(f"{where}: '{key}' must be a number of millimetres, got {value!r}")
+        if not lo <= value <= hi:
+            raise InputError(f"{where}: '{key}' = {value} is out of range [{lo:g}, {hi:g}]")
+        numbers[key] = float(value)
+
+    rows, cols = data["rows"], data["cols"]
+    for key, value in (("rows", rows), ("cols", cols)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 40:
+            raise InputError(f"{where}: '{key}' must be an integer in [1, 40], got {value!r}")
+    if not isinstance(data["name"], str) or not data["name"]:
+        raise InputError(f"{where}: 'name' must be a non-empty string")
+
+    def on_grid(space: Space, key: str) -> Space:
+        if not (0 <= space[0] < rows and 0 <= space[1] < cols):
+            raise InputError(f"{where}: '{key}' has {space_name(space)} outside the "
+                             f"{rows}x{cols} grid")
+        return space
+
+    if not isinstance(data["holes"], list):
+        raise InputError(f"{where}: 'holes' must be a list of [row, col] pairs")
+    holes = frozenset(on_grid(_int_pair(h, "holes", where), "holes") for h in data["holes"])
+
+    tractor = data["tractor"]
+    if (not isinstance(tractor, list) or len(tractor) != 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in tractor)):
+        raise InputError(f"{where}: 'tractor' must be [x_mm, y_mm], got {tractor!r}")
+    if not (0 <= tractor[0] <= cols * numbers["space_mm"]
+            and 0 <= tractor[1] <= rows * numbers["space_mm"]):
+        raise InputError(f"{where}: 'tractor' {tractor} lies outside the board "
+                         f"({cols * numbers['space_mm']:g} x {rows * numbers['space_mm']:g} mm)")
+
+    if not isinstance(data["fences"], list):
+        raise InputError(f"{where}: 'fences' must be a list of [[row, col], [row, col]] pairs")
+    fences = set()
+    for fence in data["fences"]:
+        if not isinstance(fence, list) or len(fence) != 2:
+            raise InputError(f"{where}: a fence must be [[row, col], [row, col]], got {fence!r}")
+        a = on_grid(_int_pair(fence[0], "fences", where), "fences")
+        b = on_grid(_int_pair(fence[1], "fences", where), "fences")
+        if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
+            raise InputError(f"{where}: fence between {space_name(a)} and {space_name(b)}: "
+                             f"the spaces are not orthogonally adjacent")
+        for s in (a, b):
+            if s in holes:
+                raise InputError(f"{where}: fence touches {space_name(s)}, which is a hole")
+        pair = frozenset((a, b))
+        if pair in fences:
+            raise InputError(f"{where}: fence between {space_name(a)} and {space_name(b)} "
+                             f"is listed twice")
+        fences.add(pair)
+
+    checkpoints = data["checkpoints"]
+    if (not isinstance(checkpoints, list) or len(checkpoints) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in checkpoints)
+            or not 0 < checkpoints[0] < checkpoints[1] < rows):
+        raise InputError(f"{where}: 'checkpoints' must be [row1, row2] with "
+                         f"0 < row1 < row2 < {rows}, got {checkpoints!r}")
+
+    pit_rows = {}
+    for key in ("pit_left_rows", "pit_right_rows"):
+        value = data[key]
+        if (not isinstance(value, list) or not value
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            raise InputError(f"{where}: '{key}' must be a non-empty list of row numbers")
+        for row in value:
+            if not 0 <= row < rows:
+                raise InputError(f"{where}: '{key}' has row {row} outside rows 0-{rows - 1}")
+        pit_rows[key] = tuple(sorted(set(value)))
+
+    forward = {}
+    raw_forward = data.get("forward", {})
+    if not isinstance(raw_forward, dict):
+        raise InputError(f"{where}: 'forward' must be a table of space = direction")
+    for name, direction in raw_forward.items():
+        m = _SPACE_RE.match(name)
+        if not m:
+            raise InputError(f"{where}: 'forward' key '{name}' is not a space name r<row>c<col>")
+        space = on_grid((int(m.group(1)), int(m.group(2))), "forward")
+        if space in holes:
+            raise InputError(f"{where}: 'forward' names {name}, which is a hole")
+        if direction not in DIRECTIONS:
+            raise InputError(f"{where}: 'forward.{name}' = {direction!r}: allowed "
+                             f"directions are {', '.join(DIRECTIONS)}")
+        forward[space] = direction
+
+    if len(holes) >= rows * cols:
+        raise InputError(f"{where}: 'holes' leaves no space on the board")
+
+    return Board(
+        name=data["name"], rows=rows, cols=cols, holes=holes,
+        tractor=(float(tractor[0]), float(tractor[1])), fences=frozenset(fences),
+        checkpoints=(checkpoints[0], checkpoints[1]),
+        pit_left_rows=pit_rows["pit_left_rows"], pit_right_rows=pit_rows["pit_right_rows"],
+        forward=forward, description=str(data.get("description", "")), **numbers,
+    )

@@ -1,0 +1,126 @@
+"""The knocked-out test of RULINGS.md #7, on a piggy's real collision geometry.
+
+Judged from above, as a child looks at the board: the piggy's convex parts, in
+their final pose, are projected onto the board, and compared with the square of
+the space it stood on.
+
+- ``touches-line`` (default; the rulebook's words): knocked out when some part
+  reaches the painted outline of the space. The outline is ``line_mm`` wide,
+  centred on the boundary between spaces, so it begins ``line_mm / 2`` inside it.
+- ``cleared``: knocked out only when no part is over the space any more (the
+  space ends at the centre of its outline).
+- Either way, a piggy that has left the board is knocked out.
+
+Pure numpy: no physics here, so the rule can be tested on poses made by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+HIT_RULES = ("touches-line", "cleared")
+
+#: A piggy whose lowest point is this far below the board surface has fallen off it, mm.
+FELL_OFF_DEPTH_MM = 1.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether one piggy is knocked out, and why.
+
+    ``reach_mm``: how far the piggy's footprint reaches from the centre of its space
+    (the larger of the x and y extents, mm); ``line_starts_mm``: where the outline
+    begins, measured the same way.
+    """
+
+    knocked: bool
+    reason: str
+    reach_mm: float
+    line_starts_mm: float
+
+
+def check_hit_rule(rule: str) -> str:
+    from models.errors import InputError
+
+    if rule not in HIT_RULES:
+        raise InputError(f"unknown hit rule '{rule}': allowed are {', '.join(HIT_RULES)}")
+    return rule
+
+
+def transform(vertices: np.ndarray, position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    """Vertices (n, 3) from a body frame to the world: ``R @ v + p``."""
+    return vertices @ rotation.T + position
+
+
+def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, line_mm: float,
+          surface_extent_mm: tuple[float, float, float, float], hit_rule: str = "touches-line"
+          ) -> Verdict:
+    """Apply the knocked-out test to one piggy.
+
+    Parameters
+    ----------
+    parts_world_mm : list of (n_i, 3) arrays
+        The vertices of each convex collision part, in the board frame, mm.
+    space_centre_mm : (2,) array
+        Centre of the space the piggy stood on, board frame, mm.
+    space_mm, line_mm : float
+        Side of a space and width of the painted outline, mm.
+    surface_extent_mm : (x_min, x_max, y_min, y_max)
+        The board's top surface, mm.
+    hit_rule : str
+        ``touches-line`` or ``cleared``.
+    """
+    check_hit_rule(hit_rule)
+    all_vertices = np.vstack(parts_world_mm)
+    half = space_mm / 2
+    line_starts = half - line_mm / 2
+    offsets = all_vertices[:, :2] - np.asarray(space_centre_mm, float)
+    reach = float(np.max(np.abs(offsets)))
+
+    centre = all_vertices.mean(axis=0)
+    x_min, x_max, y_min, y_max = surface_extent_mm
+    off_surface = not (x_min <= centre[0] <= x_max and y_min <= centre[1] <= y_max)
+    if off_surface or all_vertices[:, 2].min() < -FELL_OFF_DEPTH_MM:
+        return Verdict(True, "fell off the board", reach, line_starts)
+
+    if hit_rule == "touches-line":
+        if reach >= line_starts:
+            return Verdict(True, f"touches the outline of its space ({reach - line_starts:.1f} mm "
+                                 "onto or past the line)", reach, line_starts)
+        return Verdict(False, f"inside its space, {line_starts - reach:.1f} mm clear of the "
+                              "outline", reach, line_starts)
+
+    overlap = max(_overlap_with_square(part[:, :2] - space_centre_mm, half)
+                  for part in parts_world_mm)
+    if overlap <= 0:
+        return Verdict(True, "wholly outside its space", reach, line_starts)
+    return Verdict(False, f"still {overlap:.1f} mm over its space (cleared rule)",
+                   reach, line_starts)
+
+
+def _overlap_with_square(points: np.ndarray, half: float) -> float:
+    """Penetration depth (mm) of a convex polygon, given by points (n, 2) around the
+    origin, into the open square [-half, half]^2; <= 0 when they do not overlap.
+
+    Separating-axis test: the square's two axes and every edge normal of the
+    polygon's hull. The depth is the smallest overlap over the axes.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = points[ConvexHull(points).vertices]
+    except (QhullError, ValueError):  # degenerate: seen edge-on
+        hull = points
+    edges = np.roll(hull, -1, axis=0) - hull
+    normals = np.column_stack([-edges[:, 1], edges[:, 0]])
+    lengths = np.linalg.norm(normals, axis=1)
+    axes = np.vstack([[1.0, 0.0], [0.0, 1.0], normals[lengths > 1e-12] /
+                      lengths[lengths > 1e-12, None]])
+    square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    depth = np.inf
+    for axis in axes:
+        p, q = hull @ axis, square @ axis
+        depth = min(depth, min(p.max(), q.max()) - max(p.min(), q.min()))
+    return float(depth)

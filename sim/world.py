@@ -1,0 +1,479 @@
+"""The PyBullet world: board, fences, tractor, piggies and one hay bale.
+
+Build a :class:`World` once, then fire many shots from it: each shot restores the
+saved state of the settled layout, turns the tractor, releases the bale at the
+muzzle and steps until everything is at rest (or a cap), then judges every piggy
+by RULINGS.md #7 (:mod:`sim.knockout`).
+
+Inside the physics lengths are centimetres and masses grams (CGS): Bullet's
+built-in tolerances (contact thresholds, collision margins, sleeping speeds) are
+sized for bodies of about 0.1-10 units, and the toy's parts are millimetres to
+decimetres. Every interface of this module speaks mm, g, s and degrees.
+
+Known PyBullet traps, each defeated here and tested:
+- bodies get a default linear and angular damping of 0.04; it is set to 0
+  (otherwise the bale falls short);
+- a small fast body can pass through a thin one in one step; the time step is
+  small and the bale uses continuous collision detection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.board import Board, Space, space_name
+from models.design import Design
+from models.layout import Layout
+from models.meshes import ASSETS_DIR, hay_bale, load_parts, load_piggy_mass
+from sim import knockout
+from sim.ballistics import GRAVITY_MM_S2, direction, drag_constant_per_mm, release_point_mm
+from sim.bullet import pb
+
+CM_PER_MM = 0.1
+#: Where the bale waits between shots, far off the board on the table, cm.
+_PARKED_BALE_CM = (1000.0, 1000.0, 0.0)
+#: Touches of one body less than this apart are one strike (a rattling bale), s.
+_STRIKE_GAP_S = 0.02
+#: Steps between two checks for rest (the check reads every body's velocity).
+_REST_CHECK_EVERY = 10
+#: Simulated time allowed for a new layout to settle, s.
+_SETTLE_TIME_S = 1.5
+#: Lift above their resting place at which piggies are put down, mm.
+_DROP_CLEARANCE_MM = 0.2
+
+
+@dataclass
+class PiggyResult:
+    """What happened to one piggy in a shot."""
+
+    piggy: str
+    space: str
+    level: int            # 0 bottom or alone, 1 top of a stack
+    moved_mm: float       # horizontal distance its centre of mass moved
+    knocked: bool
+    reason: str
+    final_position_mm: list[float]
+    tilt_deg: float       # angle between its up axis and the vertical at rest
+
+    def to_dict(self) -> dict:
+        return {"space": self.space, "level": self.level, "moved_mm": round(self.moved_mm, 2),
+                "knocked": self.knocked, "reason": self.reason,
+                "final_position_mm": [round(v, 2) for v in self.final_position_mm],
+                "tilt_deg": round(self.tilt_deg, 1)}
+
+
+@dataclass
+class ShotResult:
+    """The outcome of one shot: who was knocked out, and what the bale did."""
+
+    yaw_deg: float                 # as fired, noise included
+    pitch_deg: float
+    speed_mm_s: float
+    release_mm: list[float]
+    first_contact_mm: list[float] | None
+    first_contact_with: str | None
+    rest_mm: list[float]
+    contacts: list[str]
+    sim_time_s: float
+    settled: bool                  # False when the time cap ended the shot
+    piggies: dict[str, PiggyResult]
+    hit_rule: str
+    trajectory_mm: np.ndarray | None = field(default=None, repr=False)  # (n, 3) if recorded
+    trajectory_dt_s: float = 0.0
+
+    @property
+    def knocked(self) -> list[str]:
+        return sorted(p for p, r in self.piggies.items() if r.knocked)
+
+    def to_dict(self) -> dict:
+        def rounded(v):
+            return None if v is None else [round(float(x), 2) for x in v]
+
+        return {
+            "knocked": self.knocked,
+            "hit_rule": self.hit_rule,
+            "piggies": {p: self.piggies[p].to_dict() for p in sorted(self.piggies)},
+            "bale": {
+                "yaw_deg": round(self.yaw_deg, 4), "pitch_deg": round(self.pitch_deg, 4),
+                "speed_mm_s": round(self.speed_mm_s, 2), "release_mm": rounded(self.release_mm),
+                "first_contact_mm": rounded(self.first_contact_mm),
+                "first_contact_with": self.first_contact_with,
+                "rest_mm": rounded(self.rest_mm), "contacts": self.contacts,
+            },
+            "sim_time_s": round(self.sim_time_s, 4),
+            "settled": self.settled,
+        }
+
+
+class World:
+    """A PyBullet world built once from a board, a design and a layout.
+
+    Parameters
+    ----------
+    board, design : the toy.
+    layout : who stands where; ``None`` for an empty board. Change it later with
+        :meth:`set_layout` (no rebuild of the board).
+    hit_rule : ``touches-line`` (default) or ``cleared``; RULINGS.md #7.
+    gui : open PyBullet's window instead of running headless.
+    """
+
+    def __init__(self, board: Board, design: Design, layout: Layout | None = None, *,
+                 hit_rule: str = "touches-line", gui: bool = False):
+        self.board, self.design = board, design
+        self.hit_rule = knockout.check_hit_rule(hit_rule)
+        self.client = pb.connect(pb.GUI if gui else pb.DIRECT)
+        self._dt = 1.0 / design.physics.steps_per_s
+        self._names: dict[int, str] = {}
+        # Piggies are simulated in their principal frame (see models.meshes.build_assets):
+        # origin at the centre of mass, axes along the principal axes of inertia.
+        self._piggy_mass = load_piggy_mass()
+        self._principal_axes = np.array(self._piggy_mass["principal_axes"])  # columns
+        self._com_mm = np.array(self._piggy_mass["com_mm"])
+        self._piggy_parts_mm = [m.vertices.copy() for m in load_parts("piggy_principal").values()]
+        self._piggy_bodies: dict[str, int] = {}
+        self._layout: Layout = layout or Layout(board=board, stacks={})
+        self._state_id: int | None = None
+        self._build_static()
+        self._build_bale()
+        self._piggy_shape = pb.createCollisionShape(
+            pb.GEOM_MESH, fileName=str(ASSETS_DIR / "piggy_principal.obj"),
+            meshScale=[CM_PER_MM] * 3, physicsClientId=self.client)
+        self.set_layout(self._layout)
+
+    # --- building ----------------------------------------------------------------
+    def _call(self, fn, *args, **kwargs):
+        return fn(*args, physicsClientId=self.client, **kwargs)
+
+    def _build_static(self) -> None:
+        physics = self.design.physics
+        self._call(pb.resetSimulation)
+        self._call(pb.setGravity, 0, 0, -GRAVITY_MM_S2 * CM_PER_MM)
+        self._call(pb.setPhysicsEngineParameter, fixedTimeStep=self._dt,
+                   numSolverIterations=physics.solver_iterations, numSubSteps=0,
+                   deterministicOverlappingPairs=1)
+        board, surfaces = self.board, self.design.surfaces
+        x0, x1, y0, y1 = board.surface_extent_mm
+        t = board.thickness_mm
+        top = self._static_box(((x1 - x0) / 2, (y1 - y0) / 2, t / 2),
+                               ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2), 0.0)
+        self._names[top] = "board"
+        # The table under the board: a box, not a GEOM_PLANE, which compound meshes
+        # were seen to fall through.
+        table = self._static_box((5000.0, 5000.0, 50.0), (0.0, 0.0, -t - 50.0), 0.0)
+        self._names[table] = "table"
+        for a, b in board.fence_segments_mm():
+            mid, along = (a + b) / 2, b - a
+            half = (np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2,
+                    board.fence_thickness_mm / 2, board.fence_height_mm / 2)
+            yaw = math.atan2(along[1], along[0])
+            fence = self._static_box(half, (mid[0], mid[1], board.fence_height_mm / 2), yaw)
+            self._names[fence] = "fence"
+        tractor_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
+                                   fileName=str(ASSETS_DIR / "tractor.obj"),
+                                   meshScale=[CM_PER_MM] * 3)
+        self._tractor = self._call(pb.createMultiBody, 0, tractor_shape)
+        self._names[self._tractor] = "tractor"
+        for body in (top, table, self._tractor, *[b for b, n in self._names.items()
+                                                  if n == "fence"]):
+            self._call(pb.changeDynamics, body, -1, lateralFriction=surfaces.friction,
+                       restitution=surfaces.restitution)
+
+    def _static_box(self, half_mm, centre_mm, yaw_rad: float) -> int:
+        shape = self._call(pb.createCollisionShape, pb.GEOM_BOX,
+                           halfExtents=[h * CM_PER_MM for h in half_mm])
+        return self._call(pb.createMultiBody, 0, shape,
+                          basePosition=[c * CM_PER_MM for c in centre_mm],
+                          baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw_rad]))
+
+    def _build_bale(self) -> None:
+        bale = self.design.bale
+        mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
+        shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
+                           vertices=(mesh.vertices * CM_PER_MM).tolist())
+        # A maximal-coordinate rigid body, for continuous collision detection. Its
+        # inertia is Bullet's, from the bounding box: exact for a box, close for a
+        # rounded one (localInertiaDiagonal gives NaN on such bodies in PyBullet 3.2).
+        self._bale = self._call(pb.createMultiBody, bale.mass_g, shape,
+                                basePosition=_PARKED_BALE_CM, useMaximalCoordinates=True)
+        self._names[self._bale] = "bale"
+        smallest = min(bale.length_mm, bale.width_mm, bale.height_mm)
+        self._call(pb.changeDynamics, self._bale, -1, lateralFriction=bale.friction,
+                   restitution=bale.restitution, linearDamping=0.0, angularDamping=0.0,
+                   ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
+
+    def set_layout(self, layout: Layout) -> None:
+        """Stand the layout's piggies on their spaces, let them settle, save the state."""
+        if layout.board is not self.board and layout.board != self.board:
+            raise ValueError("the layout is for another board than this world's")
+        for body in self._piggy_bodies.values():
+            self._call(pb.removeBody, body)
+            del self._names[body]
+        self._piggy_bodies = {}
+        self._layout = layout
+        piggy = self.design.piggy
+        density = piggy.mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
+        moments_g_cm2 = [m * density * CM_PER_MM ** 2
+                         for m in self._piggy_mass["principal_moments_mm5"]]
+        stack_height_mm = self._piggy_mass["height_mm"] * 0.75
+        for space, stack in sorted(layout.stacks.items()):
+            cx, cy = self.board.space_center_mm(space)
+            turn = _rotation_z(_forward_yaw(self.board, space))
+            for level, name in enumerate(stack):
+                foot = np.array([cx, cy, _DROP_CLEARANCE_MM + level * stack_height_mm])
+                body_rotation = turn @ self._principal_axes
+                body = self._call(
+                    pb.createMultiBody, piggy.mass_g, self._piggy_shape,
+                    basePosition=((foot + turn @ self._com_mm) * CM_PER_MM).tolist(),
+                    baseOrientation=_quaternion_from_matrix(body_rotation))
+                self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
+                           restitution=piggy.restitution, linearDamping=0.0,
+                           angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
+                self._piggy_bodies[name] = body
+                self._names[body] = name
+        self._park_bale()
+        self._settle()
+        if self._state_id is not None:
+            self._call(pb.removeState, self._state_id)
+        self._state_id = self._call(pb.saveState)
+        self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
+        self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
+
+    def _settle(self) -> None:
+        """Let the piggies come to rest where they were put down, then stop them dead."""
+        steps = int(_SETTLE_TIME_S / self._dt)
+        for step in range(steps):
+            self._call(pb.stepSimulation)
+            if step % _REST_CHECK_EVERY == 0 and step * self._dt > 0.2 and self._all_at_rest(
+                    self._piggy_bodies.values()):
+                break
+        for body in self._piggy_bodies.values():
+            self._call(pb.resetBaseVelocity, body, [0, 0, 0], [0, 0, 0])
+
+    def _park_bale(self) -> None:
+        self._call(pb.resetBasePositionAndOrientation, self._bale, _PARKED_BALE_CM, [0, 0, 0, 1])
+        self._call(pb.resetBaseVelocity, self._bale, [0, 0, 0], [0, 0, 0])
+
+    # --- queries -------------------------------------------------------------------
+    @property
+    def layout(self) -> Layout:
+        return self._layout
+
+    def _position_mm(self, body: int) -> np.ndarray:
+        pos, _ = self._call(pb.getBasePositionAndOrientation, body)
+        return np.array(pos) / CM_PER_MM
+
+    def _body_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:
+        pos, orn = self._call(pb.getBasePositionAndOrientation, self._piggy_bodies[piggy])
+        return np.array(pos) / CM_PER_MM, np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)
+
+    def piggy_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:
+        """Position (3,), mm, and rotation matrix (3, 3) of a piggy's own frame
+        (origin on the ground under its footprint's centre, +y to the snout)."""
+        body_position, body_rotation = self._body_pose_mm(piggy)
+        rotation = body_rotation @ self._principal_axes.T
+        return body_position - rotation @ self._com_mm, rotation
+
+    def piggy_parts_mm(self, piggy: str) -> list[np.ndarray]:
+        """A piggy's convex collision parts in its current pose: (n_i, 3) arrays, mm."""
+        position, rotation = self._body_pose_mm(piggy)
+        return [knockout.transform(v, position, rotation) for v in self._piggy_parts_mm]
+
+    def piggy_centre_mm(self, piggy: str) -> np.ndarray:
+        """The centre of a piggy's collision geometry now: the point to aim at; (3,), mm."""
+        return np.vstack(self.piggy_parts_mm(piggy)).mean(axis=0)
+
+    def piggy_knocked_out(self, piggy: str) -> knockout.Verdict:
+        """RULINGS.md #7 applied to a piggy as it stands now."""
+        space = self._layout.space_of(piggy)
+        return knockout.judge(self.piggy_parts_mm(piggy), self.board.space_center_mm(space),
+                              self.board.space_mm, self.board.line_mm,
+                              self.board.surface_extent_mm, self.hit_rule)
+
+    # --- shooting ------------------------------------------------------------------
+    def shoot(self, yaw_deg: float, pitch_deg: float, *, seed: int | None = 0,
+              noise: bool = True, record_every: int = 0) -> ShotResult:
+        """Turn and tilt the tractor, fire one bale, and judge every piggy.
+
+        Parameters
+        ----------
+        yaw_deg, pitch_deg : the aim, degrees; pitch within the design's range.
+        seed : seeds the shot-to-shot noise (aim spread, speed spread).
+        noise : ``False`` fires exactly as aimed at the mean speed.
+        record_every : record the bale's centre every this many steps (0: not at all).
+        """
+        launcher = self.design.launcher
+        if noise:
+            rng = np.random.default_rng(seed)
+            d_yaw, d_pitch, d_speed = rng.standard_normal(3)
+            yaw_deg += d_yaw * launcher.yaw_sd_deg
+            pitch_deg += d_pitch * launcher.pitch_sd_deg
+            speed = launcher.muzzle_speed_mm_s + d_speed * launcher.speed_sd_mm_s
+        else:
+            speed = launcher.muzzle_speed_mm_s
+        self._restore()
+        self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
+                   pb.getQuaternionFromEuler([0, 0, math.radians(yaw_deg)]))
+        release = release_point_mm(self.design, yaw_deg, pitch_deg)
+        velocity = speed * direction(yaw_deg, pitch_deg)
+        orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0,
+                                                 math.radians(yaw_deg)])
+        result = self.launch(release, velocity, orientation, record_every=record_every,
+                             restore=False)
+        result.yaw_deg, result.pitch_deg, result.speed_mm_s = yaw_deg, pitch_deg, speed
+        return result
+
+    def _restore(self) -> None:
+        self._call(pb.restoreState, self._state_id)
+
+    def launch(self, position_mm, velocity_mm_s, orientation=(0, 0, 0, 1), *,
+               record_every: int = 0, restore: bool = True) -> ShotResult:
+        """Release the bale anywhere with any velocity (mm, mm/s), run, and judge.
+
+        :meth:`shoot` is this with the bale at the muzzle; tests use it directly
+        to fire from close range or under a piggy's belly.
+        """
+        if restore:
+            self._restore()
+        physics = self.design.physics
+        bale, client = self._bale, self.client
+        pos_cm = [c * CM_PER_MM for c in position_mm]
+        self._call(pb.resetBasePositionAndOrientation, bale, pos_cm, list(orientation))
+        self._call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s],
+                   [0, 0, 0])
+        drag = drag_constant_per_mm(self.design) / CM_PER_MM  # 1/cm
+        drag_mass = self.design.bale.mass_g
+        moving = list(self._piggy_bodies.values())
+        rest_speed = physics.rest_speed_mm_s * CM_PER_MM
+        rest_spin = math.radians(physics.rest_spin_deg_s)
+        rest_steps_needed = max(1, round(physics.rest_time_s / self._dt))
+        max_steps = round(physics.max_time_s / self._dt)
+        x0, x1, y0, y1 = self.board.surface_extent_mm
+        surface_cm = (x0 * CM_PER_MM, x1 * CM_PER_MM, y0 * CM_PER_MM, y1 * CM_PER_MM)
+
+        last_touch: dict[int, int] = {}
+        strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
+        contacts: list[str] = []
+        first_contact = first_with = None
+        bale_in_play = True
+        rest_steps = 0
+        trajectory = [list(position_mm)] if record_every else None
+        step = 0
+        settled = False
+        step_fn, contact_fn = pb.stepSimulation, pb.getContactPoints
+        while step < max_steps:
+            if drag and bale_in_play:
+                v, _ = pb.getBaseVelocity(bale, physicsClientId=client)
+                speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                f = -drag * drag_mass * speed
+                pb.applyExternalForce(bale, -1, [f * v[0], f * v[1], f * v[2]],
+                                      [0, 0, 0], pb.LINK_FRAME, physicsClientId=client)
+            step_fn(physicsClientId=client)
+            step += 1
+            if bale_in_play:
+                # A strike is a contact that pushed: Bullet also reports points a
+                # little apart (speculative contacts), which have no normal force.
+                for c in contact_fn(bodyA=bale, physicsClientId=client):
+                    if c[9] > 0.0:
+                        other = c[2]
+                        if step - last_touch.get(other, -strike_gap) >= strike_gap:
+                            contacts.append(self._names[other])
+                            if first_contact is None:
+                                first_contact = [x / CM_PER_MM for x in c[6]]
+                                first_with = self._names[other]
+                        last_touch[other] = step
+                if record_every and step % record_every == 0:
+                    trajectory.append(list(self._position_mm(bale)))
+            if step % _REST_CHECK_EVERY:
+                continue
+            if bale_in_play:
+                pos, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
+                off = not (surface_cm[0] <= pos[0] <= surface_cm[1]
+                           and surface_cm[2] <= pos[1] <= surface_cm[3])
+                if off and pos[2] < 0:  # below the board top, beside it: out of play
+                    bale_in_play = False
+                    self._rest_mm = np.array(pos) / CM_PER_MM
+                    self._park_bale()
+            bodies = [*moving, bale] if bale_in_play else moving
+            if self._all_at_rest(bodies, rest_speed, rest_spin):
+                rest_steps += _REST_CHECK_EVERY
+                if rest_steps >= rest_steps_needed:
+                    settled = True
+                    break
+            else:
+                rest_steps = 0
+        rest = self._position_mm(bale) if bale_in_play else self._rest_mm
+        if record_every and bale_in_play:
+            trajectory.append(list(rest))
+        return ShotResult(
+            yaw_deg=math.nan, pitch_deg=math.nan,
+            speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
+            first_contact_mm=first_contact, first_contact_with=first_with,
+            rest_mm=list(rest), contacts=contacts, sim_time_s=step * self._dt,
+            settled=settled, piggies=self._judge_all(), hit_rule=self.hit_rule,
+            trajectory_mm=None if trajectory is None else np.array(trajectory),
+            trajectory_dt_s=record_every * self._dt)
+
+    def _all_at_rest(self, bodies, rest_speed=None, rest_spin=None) -> bool:
+        physics = self.design.physics
+        rest_speed = physics.rest_speed_mm_s * CM_PER_MM if rest_speed is None else rest_speed
+        rest_spin = math.radians(physics.rest_spin_deg_s) if rest_spin is None else rest_spin
+        for body in bodies:
+            v, w = pb.getBaseVelocity(body, physicsClientId=self.client)
+            if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > rest_speed * rest_speed
+                    or w[0] * w[0] + w[1] * w[1] + w[2] * w[2] > rest_spin * rest_spin):
+                return False
+        return True
+
+    def _judge_all(self) -> dict[str, PiggyResult]:
+        results = {}
+        for space, stack in self._layout.stacks.items():
+            for level, piggy in enumerate(stack):
+                verdict = self.piggy_knocked_out(piggy)
+                position, rotation = self.piggy_pose_mm(piggy)
+                com = self._position_mm(self._piggy_bodies[piggy])
+                moved = float(np.linalg.norm(com[:2] - self._start_positions_mm[piggy][:2]))
+                tilt = math.degrees(math.acos(float(np.clip(rotation[2, 2], -1.0, 1.0))))
+                results[piggy] = PiggyResult(piggy, space_name(space), level, moved,
+                                             verdict.knocked, verdict.reason,
+                                             list(position), tilt)
+        return results
+
+    def close(self) -> None:
+        """Disconnect from PyBullet (also done when the world is garbage-collected)."""
+        if self.client is not None and pb.isConnected(self.client):
+            pb.disconnect(self.client)
+        self.client = None
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter shutdown pybullet may be gone
+            self.close()
+
+
+def _forward_yaw(board: Board, space: Space) -> float:
+    """Yaw (radians) that faces a piggy along its space's forward direction."""
+    return {"up": 0.0, "left": math.pi / 2, "down": math.pi, "right": -math.pi / 2}[
+        board.forward.get(space, "up")]
+
+
+def _rotation_z(yaw_rad: float) -> np.ndarray:
+    c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _quaternion_from_matrix(m: np.ndarray) -> list[float]:
+    """(x, y, z, w) of a proper rotation matrix."""
+    w = math.sqrt(max(0.0, 1 + m[0, 0] + m[1, 1] + m[2, 2])) / 2
+    x = math.copysign(math.sqrt(max(0.0, 1 + m[0, 0] - m[1, 1] - m[2, 2])) / 2, m[2, 1] - m[1, 2])
+    y = math.copysign(math.sqrt(max(0.0, 1 - m[0, 0] + m[1, 1] - m[2, 2])) / 2, m[0, 2] - m[2, 0])
+    z = math.copysign(math.sqrt(max(0.0, 1 - m[0, 0] - m[1, 1] + m[2, 2])) / 2, m[1, 0] - m[0, 1])
+    return [x, y, z, w]
