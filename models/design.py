@@ -39,26 +39,30 @@ class Bale:
     width_mm: float = 7.0
     height_mm: float = 6.0
     corner_radius_mm: float = 1.5
-    mass_g: float = 1.2
+    mass_g: float = 1.5
     friction: float = 0.5
-    restitution: float = 0.4
+    restitution: float = 0.5
 
 
 @dataclass(frozen=True)
 class Piggy:
     """The piggies' material (their shape is fixed: models/assets/piggy*.obj)."""
 
-    mass_g: float = 4.0
+    mass_g: float = 2.5
     friction: float = 0.6
-    restitution: float = 0.2
+    restitution: float = 0.3
 
 
 @dataclass(frozen=True)
 class Surfaces:
-    """Board, fences and tractor."""
+    """Board, fences and tractor.
+
+    Bullet combines two touching bodies' coefficients by multiplying them: a bale
+    (restitution 0.5) off a fence (0.5) bounces with 0.25.
+    """
 
     friction: float = 0.5
-    restitution: float = 0.3
+    restitution: float = 0.5
 
 
 @dataclass(frozen=True)

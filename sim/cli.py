@@ -30,7 +30,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad usage on one line, with exit code 2."""
 
     def error(self, message: str):
-        raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
+        where = "" if self.prog == "piggy" else f"{self.prog}: "
+        raise InputError(f"{where}{message} (see {self.prog} --help)")
 
 
 def _world_args(p: argparse.ArgumentParser, layout: bool = True) -> None:

@@ -1,9 +1,9 @@
 """The PyBullet world: board, fences, tractor, piggies and one hay bale.
 
-Build a :class:`World` once, then fire many shots from it: each shot restores the
-saved state of the settled layout, turns the tractor, releases the bale at the
-muzzle and steps until everything is at rest (or a cap), then judges every piggy
-by RULINGS.md #7 (:mod:`sim.knockout`).
+Build a :class:`World` once, then fire many shots from it: each shot starts from
+the settled layout (piggies at their resting poses, everything still), turns the
+tractor, releases the bale at the muzzle and steps until everything is at rest
+(or a cap), then judges every piggy by RULINGS.md #7 (:mod:`sim.knockout`).
 
 Inside the physics lengths are centimetres and masses grams (CGS): Bullet's
 built-in tolerances (contact thresholds, collision margins, sleeping speeds) are
@@ -76,6 +76,7 @@ class ShotResult:
     release_mm: list[float]
     first_contact_mm: list[float] | None
     first_contact_with: str | None
+    first_contact_centre_mm: list[float] | None  # the bale's centre at that moment
     rest_mm: list[float]
     contacts: list[str]
     sim_time_s: float
@@ -102,6 +103,7 @@ class ShotResult:
                 "speed_mm_s": round(self.speed_mm_s, 2), "release_mm": rounded(self.release_mm),
                 "first_contact_mm": rounded(self.first_contact_mm),
                 "first_contact_with": self.first_contact_with,
+                "first_contact_centre_mm": rounded(self.first_contact_centre_mm),
                 "rest_mm": rounded(self.rest_mm), "contacts": self.contacts,
             },
             "sim_time_s": round(self.sim_time_s, 4),
@@ -136,9 +138,8 @@ class World:
         self._piggy_parts_mm = [m.vertices.copy() for m in load_parts("piggy_principal").values()]
         self._piggy_bodies: dict[str, int] = {}
         self._layout: Layout = layout or Layout(board=board, stacks={})
-        self._state_id: int | None = None
         self._build_static()
-        self._build_bale()
+        self._build_bale_shape()
         self._piggy_shape = pb.createCollisionShape(
             pb.GEOM_MESH, fileName=str(ASSETS_DIR / "piggy_principal.obj"),
             meshScale=[CM_PER_MM] * 3, physicsClientId=self.client)
@@ -189,15 +190,18 @@ class World:
                           basePosition=[c * CM_PER_MM for c in centre_mm],
                           baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw_rad]))
 
-    def _build_bale(self) -> None:
+    def _build_bale_shape(self) -> None:
         bale = self.design.bale
         mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
-        shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
-                           vertices=(mesh.vertices * CM_PER_MM).tolist())
+        self._bale_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
+                                      vertices=(mesh.vertices * CM_PER_MM).tolist())
+
+    def _spawn_bale(self) -> None:
+        bale = self.design.bale
         # A maximal-coordinate rigid body, for continuous collision detection. Its
         # inertia is Bullet's, from the bounding box: exact for a box, close for a
         # rounded one (localInertiaDiagonal gives NaN on such bodies in PyBullet 3.2).
-        self._bale = self._call(pb.createMultiBody, bale.mass_g, shape,
+        self._bale = self._call(pb.createMultiBody, bale.mass_g, self._bale_shape,
                                 basePosition=_PARKED_BALE_CM, useMaximalCoordinates=True)
         self._names[self._bale] = "bale"
         smallest = min(bale.length_mm, bale.width_mm, bale.height_mm)
@@ -205,40 +209,53 @@ class World:
                    restitution=bale.restitution, linearDamping=0.0, angularDamping=0.0,
                    ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
 
-    def set_layout(self, layout: Layout) -> None:
-        """Stand the layout's piggies on their spaces, let them settle, save the state."""
-        if layout.board is not self.board and layout.board != self.board:
-            raise ValueError("the layout is for another board than this world's")
-        for body in self._piggy_bodies.values():
-            self._call(pb.removeBody, body)
-            del self._names[body]
-        self._piggy_bodies = {}
-        self._layout = layout
+    def _spawn_dynamic_bodies(self, poses_cm: dict[str, tuple[list, list]]) -> None:
+        """(Re)create the piggies at body-frame poses (cm, quaternion), then the bale.
+
+        Every shot starts from freshly made bodies rather than from restoreState:
+        Bullet keeps contact caches outside its saved state, and with compound shapes
+        (our piggies) a restored state does not replay the same (bullet3 issues
+        #4387, #3993). New bodies at the same poses in the same order do.
+        """
+        for body in [*self._piggy_bodies.values(), getattr(self, "_bale", None)]:
+            if body is not None:
+                self._call(pb.removeBody, body)
+                del self._names[body]
         piggy = self.design.piggy
         density = piggy.mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
         moments_g_cm2 = [m * density * CM_PER_MM ** 2
                          for m in self._piggy_mass["principal_moments_mm5"]]
+        self._piggy_bodies = {}
+        for name, (position, orientation) in poses_cm.items():
+            body = self._call(pb.createMultiBody, piggy.mass_g, self._piggy_shape,
+                              basePosition=position, baseOrientation=orientation)
+            self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
+                       restitution=piggy.restitution, linearDamping=0.0,
+                       angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
+            self._piggy_bodies[name] = body
+            self._names[body] = name
+        self._spawn_bale()
+
+    def set_layout(self, layout: Layout) -> None:
+        """Stand the layout's piggies on their spaces, let them settle, save the state."""
+        if layout.board is not self.board and layout.board != self.board:
+            raise ValueError("the layout is for another board than this world's")
+        self._layout = layout
         stack_height_mm = self._piggy_mass["height_mm"] * 0.75
+        drop_poses = {}
         for space, stack in sorted(layout.stacks.items()):
             cx, cy = self.board.space_center_mm(space)
             turn = _rotation_z(_forward_yaw(self.board, space))
             for level, name in enumerate(stack):
                 foot = np.array([cx, cy, _DROP_CLEARANCE_MM + level * stack_height_mm])
-                body_rotation = turn @ self._principal_axes
-                body = self._call(
-                    pb.createMultiBody, piggy.mass_g, self._piggy_shape,
-                    basePosition=((foot + turn @ self._com_mm) * CM_PER_MM).tolist(),
-                    baseOrientation=_quaternion_from_matrix(body_rotation))
-                self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
-                           restitution=piggy.restitution, linearDamping=0.0,
-                           angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
-                self._piggy_bodies[name] = body
-                self._names[body] = name
-        self._park_bale()
+                drop_poses[name] = (((foot + turn @ self._com_mm) * CM_PER_MM).tolist(),
+                                    _quaternion_from_matrix(turn @ self._principal_axes))
+        self._spawn_dynamic_bodies(drop_poses)
         self._settle()
-        if self._state_id is not None:
-            self._call(pb.removeState, self._state_id)
-        self._state_id = self._call(pb.saveState)
+        self._rest_poses_cm = {
+            name: tuple(map(list, self._call(pb.getBasePositionAndOrientation, body)))
+            for name, body in self._piggy_bodies.items()}
+        self._reset()
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
 
@@ -314,7 +331,7 @@ class World:
             speed = launcher.muzzle_speed_mm_s + d_speed * launcher.speed_sd_mm_s
         else:
             speed = launcher.muzzle_speed_mm_s
-        self._restore()
+        self._reset()
         self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
                    pb.getQuaternionFromEuler([0, 0, math.radians(yaw_deg)]))
         release = release_point_mm(self.design, yaw_deg, pitch_deg)
@@ -322,22 +339,23 @@ class World:
         orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0,
                                                  math.radians(yaw_deg)])
         result = self.launch(release, velocity, orientation, record_every=record_every,
-                             restore=False)
+                             reset=False)
         result.yaw_deg, result.pitch_deg, result.speed_mm_s = yaw_deg, pitch_deg, speed
         return result
 
-    def _restore(self) -> None:
-        self._call(pb.restoreState, self._state_id)
+    def _reset(self) -> None:
+        """Back to the settled layout, everything at rest, the bale parked."""
+        self._spawn_dynamic_bodies(self._rest_poses_cm)
 
     def launch(self, position_mm, velocity_mm_s, orientation=(0, 0, 0, 1), *,
-               record_every: int = 0, restore: bool = True) -> ShotResult:
+               record_every: int = 0, reset: bool = True) -> ShotResult:
         """Release the bale anywhere with any velocity (mm, mm/s), run, and judge.
 
         :meth:`shoot` is this with the bale at the muzzle; tests use it directly
         to fire from close range or under a piggy's belly.
         """
-        if restore:
-            self._restore()
+        if reset:
+            self._reset()
         physics = self.design.physics
         bale, client = self._bale, self.client
         pos_cm = [c * CM_PER_MM for c in position_mm]
@@ -357,7 +375,7 @@ class World:
         last_touch: dict[int, int] = {}
         strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
         contacts: list[str] = []
-        first_contact = first_with = None
+        first_contact = first_with = first_centre = None
         bale_in_play = True
         rest_steps = 0
         trajectory = [list(position_mm)] if record_every else None
@@ -384,6 +402,7 @@ class World:
                             if first_contact is None:
                                 first_contact = [x / CM_PER_MM for x in c[6]]
                                 first_with = self._names[other]
+                                first_centre = list(self._position_mm(bale))
                         last_touch[other] = step
                 if record_every and step % record_every == 0:
                     trajectory.append(list(self._position_mm(bale)))
@@ -412,6 +431,7 @@ class World:
             yaw_deg=math.nan, pitch_deg=math.nan,
             speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
             first_contact_mm=first_contact, first_contact_with=first_with,
+            first_contact_centre_mm=first_centre,
             rest_mm=list(rest), contacts=contacts, sim_time_s=step * self._dt,
             settled=settled, piggies=self._judge_all(), hit_rule=self.hit_rule,
             trajectory_mm=None if trajectory is None else np.array(trajectory),

@@ -1,0 +1,129 @@
+"""The piggy command: happy paths and the error paths (exit 2, one line)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sim.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_shoot_json_has_the_documented_fields(capsys, tmp_path):
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps({"board": "stock", "stacks": {"r9c5": ["blue-1"]}}))
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "blue-1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["knocked"] == ["blue-1"]
+    piggy = data["piggies"]["blue-1"]
+    assert {"space", "moved_mm", "knocked", "reason"} <= set(piggy)
+    bale = data["bale"]
+    assert {"first_contact_mm", "rest_mm", "contacts"} <= set(bale)
+    assert bale["contacts"][0] == "blue-1" and len(bale["first_contact_mm"]) == 3
+    assert data["sim_time_s"] > 0 and data["aim"]["target"] == "blue-1"
+
+
+def test_shoot_by_hand_is_byte_identical_for_a_seed(capsys):
+    args = ("shoot", "--yaw", "20", "--pitch", "10", "--seed", "3", "--json")
+    first = run(capsys, *args)[1]
+    assert first == run(capsys, *args)[1]
+    assert first != run(capsys, "shoot", "--yaw", "20", "--pitch", "10", "--seed", "4",
+                         "--json")[1]
+
+
+def test_shoot_prints_a_readable_verdict_and_a_picture(capsys, tmp_path):
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps({"stacks": {"r8c3": ["gold-2", "pink-1"]}}))
+    png = tmp_path / "shot.png"
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r8c3",
+                       "--png", str(png))
+    assert code == 0
+    assert "Knocked out:" in out and "pink-1" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_aim_lists_both_arcs(capsys):
+    code, out, _ = run(capsys, "aim", "--at", "r10c6", "--json")
+    assert code == 0
+    assert [s["arc"] for s in json.loads(out)["solutions"]] == ["low", "high"]
+
+
+def test_board_show_and_design_check(capsys, tmp_path):
+    code, out, _ = run(capsys, "board", "show", "--png", str(tmp_path / "board.png"))
+    assert code == 0 and "TROUGH" in out and (tmp_path / "board.png").exists()
+    code, out, _ = run(capsys, "design", "check", "fast-spring")
+    assert code == 0 and "is valid" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["shoot", "--at", "r42c1"], "off board"),
+    (["shoot", "--at", "r5c3"], "is a hole"),
+    (["shoot", "--at", "gold-2"], "not on the board"),
+    (["shoot", "--at", "purple-9"], "unknown piggy"),
+    (["shoot", "--yaw", "10", "--pitch", "80"], "pitch 80 deg is out of range"),
+    (["shoot", "--yaw", "400", "--pitch", "10"], "yaw 400 deg is out of range"),
+    (["shoot", "--yaw", "10"], "give --yaw and --pitch"),
+    (["shoot", "--yaw", "10", "--pitch", "5", "--hit-rule", "close"], "invalid choice"),
+    (["shoot", "--design", "turbo", "--yaw", "1", "--pitch", "1"], "unknown design 'turbo'"),
+    (["shoot", "--board", "tiny", "--yaw", "1", "--pitch", "1"], "unknown board 'tiny'"),
+    (["aim", "--at", "r0c0", "--design", "stock"], None),
+    (["shoot", "--yaw", "1", "--pitch", "1", "--png", "/no/such/dir/x.png"], "does not exist"),
+    (["shoot", "--yaw", "1", "--pitch", "1", "--png", "shot.gif"], "must end in .png"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    if message is None:  # a control: this one is fine
+        assert code == 0
+        return
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("piggy: error:")
+    assert message in err
+
+
+def test_bad_files_exit_2(capsys, tmp_path):
+    three = tmp_path / "three.json"
+    three.write_text(json.dumps({"stacks": {"r8c3": ["gold-1", "gold-2", "gold-3"]}}))
+    code, _, err = run(capsys, "shoot", "--layout", str(three), "--yaw", "0", "--pitch", "0")
+    assert code == 2 and "at most 2 may stack" in err
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[launcher]\nmuzzle_speed_mm_s = -5\n")
+    code, _, err = run(capsys, "design", "check", str(broken))
+    assert code == 2 and "'launcher.muzzle_speed_mm_s' = -5 is out of range" in err
+    code, _, err = run(capsys, "shoot", "--layout", str(tmp_path / "none.json"), "--yaw", "0",
+                       "--pitch", "0")
+    assert code == 2 and "does not exist" in err
+
+
+def test_out_of_reach_target_is_a_clear_error(capsys, tmp_path):
+    design = tmp_path / "weak.toml"
+    design.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 600.0\n')
+    code, _, err = run(capsys, "shoot", "--design", str(design), "--at", "r10c0")
+    assert code == 2 and "r10c0 is out of reach" in err and "reaches" in err
+
+
+def test_demo_writes_its_folder(capsys, tmp_path):
+    out_dir = tmp_path / "demo"
+    code, out, _ = run(capsys, "demo", "--out", str(out_dir))
+    assert code == 0
+    data = json.loads((out_dir / "shot.json").read_text())
+    assert data["knocked"]  # the demo shot hits
+    assert (out_dir / "shot.png").stat().st_size > 10_000
+    assert str(out_dir.resolve()) in out
+
+
+def test_installed_command_runs_quietly():
+    """The console script exists, prints help, and pybullet's banner does not leak."""
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "--help"], capture_output=True,
+                          text=True, check=True)
+    assert "shoot" in done.stdout and done.stderr == ""
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "shoot", "--yaw", "0", "--pitch",
+                           "99"], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1

@@ -1,0 +1,86 @@
+"""RULINGS.md #7 on poses made by hand: no physics involved."""
+
+import math
+
+import numpy as np
+import pytest
+
+from models.errors import InputError
+from models.meshes import load_parts
+from sim.knockout import judge, transform
+
+PARTS = [m.vertices for m in load_parts("piggy").values()]
+
+
+def posed(board, space, shift=(0.0, 0.0, 0.0), yaw_deg=0.0, roll_deg=0.0):
+    """The piggy's parts standing on ``space``, moved by ``shift`` mm and turned."""
+    cy, sy = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
+    cr, sr = math.cos(math.radians(roll_deg)), math.sin(math.radians(roll_deg))
+    yaw = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    roll = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    position = np.append(board.space_center_mm(space), 0.0) + np.asarray(shift)
+    return [transform(v, position, yaw @ roll) for v in PARTS]
+
+
+def verdict(board, parts, rule="touches-line", space=(8, 1)):
+    return judge(parts, board.space_center_mm(space), board.space_mm, board.line_mm,
+                 board.surface_extent_mm, rule)
+
+
+@pytest.mark.parametrize("rule", ["touches-line", "cleared"])
+def test_standing_in_its_space_is_not_knocked(board, rule):
+    assert not verdict(board, posed(board, (8, 1)), rule).knocked
+
+
+@pytest.mark.parametrize("rule", ["touches-line", "cleared"])
+def test_jostled_inside_its_space_is_not_knocked(board, rule):
+    v = verdict(board, posed(board, (8, 1), shift=(2.0, 2.0, 0.0), yaw_deg=5.0), rule)
+    assert not v.knocked and v.reach_mm < v.line_starts_mm
+
+
+def test_touching_the_line_knocks_out_under_the_sheets_rule_only(board):
+    # the snout end reaches 21.75 mm from the centre; the line starts at 26.5 mm
+    parts = posed(board, (8, 1), shift=(0.0, 5.0, 0.0))
+    touches = verdict(board, parts, "touches-line")
+    assert touches.knocked and "touches the outline" in touches.reason
+    assert not verdict(board, parts, "cleared").knocked
+
+
+def test_just_short_of_the_line_is_not_knocked(board):
+    assert not verdict(board, posed(board, (8, 1), shift=(0.0, 4.6, 0.0))).knocked
+
+
+def test_crossing_the_line_but_partly_over_the_space(board):
+    parts = posed(board, (8, 1), shift=(30.0, 0.0, 0.0))
+    assert verdict(board, parts, "touches-line").knocked
+    cleared = verdict(board, parts, "cleared")
+    assert not cleared.knocked and "still" in cleared.reason
+
+
+@pytest.mark.parametrize("rule", ["touches-line", "cleared"])
+def test_wholly_outside_its_space_is_knocked(board, rule):
+    # 27.5 mm to the edge plus 11.5 mm half width, sideways
+    parts = posed(board, (8, 1), shift=(39.5, 0.0, 0.0))
+    v = verdict(board, parts, rule)
+    assert v.knocked
+
+
+def test_tipped_onto_its_side_in_the_middle_counts_as_inside(board):
+    on_side = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # 90 deg about y
+    centre = np.append(board.space_center_mm((8, 1)), 11.5)
+    parts = [transform(v, centre + [-17.5, 0.0, 0.0], on_side) for v in PARTS]
+    v = verdict(board, parts)
+    assert not v.knocked and v.reach_mm < v.line_starts_mm
+
+
+@pytest.mark.parametrize("rule", ["touches-line", "cleared"])
+def test_fallen_off_the_board_is_knocked(board, rule):
+    x_max = board.surface_extent_mm[1]
+    off = posed(board, (8, 6), shift=(x_max - board.space_center_mm((8, 6))[0] + 30, 0, -6))
+    v = verdict(board, off, rule, space=(8, 6))
+    assert v.knocked and v.reason == "fell off the board"
+
+
+def test_unknown_hit_rule_is_refused(board):
+    with pytest.raises(InputError, match="unknown hit rule 'nearby'"):
+        verdict(board, posed(board, (8, 1)), "nearby")
