@@ -73,7 +73,7 @@ def piggy_parts() -> dict[str, trimesh.Trimesh]:
     zc = PIGGY_BODY_CENTRE_Z
     head = np.array([0.0, by, zc + 5.0])
     parts = {
-        "body": _ellipsoid((bx, by, bz), (0, 0, zc)),
+        "body": _ellipsoid((bx, by, bz), (0, 0, zc), subdivisions=1),
         "head": _ellipsoid((PIGGY_HEAD_RADIUS,) * 3, head, subdivisions=1),
         "snout": _cylinder(4.0, head + np.array([0, 6.0, -1.5]), head + np.array([0, 11.0, -1.5])),
         "ear-left": _cone(3.5, head + np.array([-4.5, -1.5, 5.5]),

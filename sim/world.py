@@ -138,65 +138,93 @@ class World:
         self._piggy_parts_mm = [m.vertices.copy() for m in load_parts("piggy_principal").values()]
         self._piggy_bodies: dict[str, int] = {}
         self._layout: Layout = layout or Layout(board=board, stacks={})
-        self._build_static()
-        self._build_bale_shape()
-        self._piggy_shape = pb.createCollisionShape(
-            pb.GEOM_MESH, fileName=str(ASSETS_DIR / "piggy_principal.obj"),
-            meshScale=[CM_PER_MM] * 3, physicsClientId=self.client)
         self.set_layout(self._layout)
 
     # --- building ----------------------------------------------------------------
     def _call(self, fn, *args, **kwargs):
         return fn(*args, physicsClientId=self.client, **kwargs)
 
-    def _build_static(self) -> None:
+    def _create_shapes(self) -> None:
+        """Every collision shape: board, table, fences, tractor, piggy, bale."""
         physics = self.design.physics
-        self._call(pb.resetSimulation)
         self._call(pb.setGravity, 0, 0, -GRAVITY_MM_S2 * CM_PER_MM)
         self._call(pb.setPhysicsEngineParameter, fixedTimeStep=self._dt,
                    numSolverIterations=physics.solver_iterations, numSubSteps=0,
                    deterministicOverlappingPairs=1)
-        board, surfaces = self.board, self.design.surfaces
+        board = self.board
         x0, x1, y0, y1 = board.surface_extent_mm
         t = board.thickness_mm
-        top = self._static_box(((x1 - x0) / 2, (y1 - y0) / 2, t / 2),
-                               ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2), 0.0)
-        self._names[top] = "board"
-        # The table under the board: a box, not a GEOM_PLANE, which compound meshes
-        # were seen to fall through.
-        table = self._static_box((5000.0, 5000.0, 50.0), (0.0, 0.0, -t - 50.0), 0.0)
-        self._names[table] = "table"
+        # (name, shape, position mm, yaw rad) of every static body
+        self._static_specs = [
+            ("board", self._box_shape(((x1 - x0) / 2, (y1 - y0) / 2, t / 2)),
+             ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2), 0.0),
+            # the table under the board: a box, not a GEOM_PLANE, which compound
+            # meshes were seen to fall through
+            ("table", self._box_shape((5000.0, 5000.0, 50.0)), (0.0, 0.0, -t - 50.0), 0.0),
+        ]
         for a, b in board.fence_segments_mm():
             mid, along = (a + b) / 2, b - a
             half = (np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2,
                     board.fence_thickness_mm / 2, board.fence_height_mm / 2)
-            yaw = math.atan2(along[1], along[0])
-            fence = self._static_box(half, (mid[0], mid[1], board.fence_height_mm / 2), yaw)
-            self._names[fence] = "fence"
-        tractor_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
-                                   fileName=str(ASSETS_DIR / "tractor.obj"),
-                                   meshScale=[CM_PER_MM] * 3)
-        self._tractor = self._call(pb.createMultiBody, 0, tractor_shape)
-        self._names[self._tractor] = "tractor"
-        for body in (top, table, self._tractor, *[b for b, n in self._names.items()
-                                                  if n == "fence"]):
-            self._call(pb.changeDynamics, body, -1, lateralFriction=surfaces.friction,
-                       restitution=surfaces.restitution)
-
-    def _static_box(self, half_mm, centre_mm, yaw_rad: float) -> int:
-        shape = self._call(pb.createCollisionShape, pb.GEOM_BOX,
-                           halfExtents=[h * CM_PER_MM for h in half_mm])
-        return self._call(pb.createMultiBody, 0, shape,
-                          basePosition=[c * CM_PER_MM for c in centre_mm],
-                          baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw_rad]))
-
-    def _build_bale_shape(self) -> None:
+            self._static_specs.append(("fence", self._box_shape(half),
+                                       (mid[0], mid[1], board.fence_height_mm / 2),
+                                       math.atan2(along[1], along[0])))
+        self._tractor_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
+                                         fileName=str(ASSETS_DIR / "tractor.obj"),
+                                         meshScale=[CM_PER_MM] * 3)
+        self._piggy_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
+                                       fileName=str(ASSETS_DIR / "piggy_principal.obj"),
+                                       meshScale=[CM_PER_MM] * 3)
         bale = self.design.bale
         mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
         self._bale_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
                                       vertices=(mesh.vertices * CM_PER_MM).tolist())
 
-    def _spawn_bale(self) -> None:
+    def _box_shape(self, half_mm) -> int:
+        return self._call(pb.createCollisionShape, pb.GEOM_BOX,
+                          halfExtents=[h * CM_PER_MM for h in half_mm])
+
+    def _rebuild(self, piggy_poses_cm: dict[str, tuple[list, list]],
+                 tractor_yaw_deg: float = 0.0) -> None:
+        """Empty the simulation and make everything anew: the shapes, the static
+        bodies, the tractor turned to ``tractor_yaw_deg``, the piggies at body-frame
+        poses (cm, quaternion), the bale parked.
+
+        Every shot starts like this (about 7 ms) rather than from restoreState or by
+        re-making only the moving bodies: Bullet keeps contact, broadphase and island
+        caches outside its saved state, and with compound shapes (our piggies) or
+        sleeping bodies the next shot then depends on the shots before it (bullet3
+        issues #4387, #3993; tests/sim/test_world.py checks that it does not).
+        """
+        self._call(pb.resetSimulation)
+        self._names = {}
+        self._create_shapes()
+        surfaces = self.design.surfaces
+        for name, shape, position, yaw in self._static_specs:
+            body = self._call(pb.createMultiBody, 0, shape,
+                              basePosition=[c * CM_PER_MM for c in position],
+                              baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]))
+            self._names[body] = name
+        self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape,
+                                   baseOrientation=pb.getQuaternionFromEuler(
+                                       [0, 0, math.radians(tractor_yaw_deg)]))
+        self._names[self._tractor] = "tractor"
+        for body in self._names:
+            self._call(pb.changeDynamics, body, -1, lateralFriction=surfaces.friction,
+                       restitution=surfaces.restitution)
+        piggy = self.design.piggy
+        density = piggy.mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
+        moments_g_cm2 = [m * density * CM_PER_MM ** 2
+                         for m in self._piggy_mass["principal_moments_mm5"]]
+        self._piggy_bodies = {}
+        for name, (position, orientation) in piggy_poses_cm.items():
+            body = self._call(pb.createMultiBody, piggy.mass_g, self._piggy_shape,
+                              basePosition=position, baseOrientation=orientation)
+            self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
+                       restitution=piggy.restitution, linearDamping=0.0,
+                       angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
+            self._piggy_bodies[name] = body
+            self._names[body] = name
         bale = self.design.bale
         # A maximal-coordinate rigid body, for continuous collision detection. Its
         # inertia is Bullet's, from the bounding box: exact for a box, close for a
@@ -208,33 +236,6 @@ class World:
         self._call(pb.changeDynamics, self._bale, -1, lateralFriction=bale.friction,
                    restitution=bale.restitution, linearDamping=0.0, angularDamping=0.0,
                    ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
-
-    def _spawn_dynamic_bodies(self, poses_cm: dict[str, tuple[list, list]]) -> None:
-        """(Re)create the piggies at body-frame poses (cm, quaternion), then the bale.
-
-        Every shot starts from freshly made bodies rather than from restoreState:
-        Bullet keeps contact caches outside its saved state, and with compound shapes
-        (our piggies) a restored state does not replay the same (bullet3 issues
-        #4387, #3993). New bodies at the same poses in the same order do.
-        """
-        for body in [*self._piggy_bodies.values(), getattr(self, "_bale", None)]:
-            if body is not None:
-                self._call(pb.removeBody, body)
-                del self._names[body]
-        piggy = self.design.piggy
-        density = piggy.mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
-        moments_g_cm2 = [m * density * CM_PER_MM ** 2
-                         for m in self._piggy_mass["principal_moments_mm5"]]
-        self._piggy_bodies = {}
-        for name, (position, orientation) in poses_cm.items():
-            body = self._call(pb.createMultiBody, piggy.mass_g, self._piggy_shape,
-                              basePosition=position, baseOrientation=orientation)
-            self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
-                       restitution=piggy.restitution, linearDamping=0.0,
-                       angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
-            self._piggy_bodies[name] = body
-            self._names[body] = name
-        self._spawn_bale()
 
     def set_layout(self, layout: Layout) -> None:
         """Stand the layout's piggies on their spaces, let them settle, save the state."""
@@ -250,7 +251,7 @@ class World:
                 foot = np.array([cx, cy, _DROP_CLEARANCE_MM + level * stack_height_mm])
                 drop_poses[name] = (((foot + turn @ self._com_mm) * CM_PER_MM).tolist(),
                                     _quaternion_from_matrix(turn @ self._principal_axes))
-        self._spawn_dynamic_bodies(drop_poses)
+        self._rebuild(drop_poses)
         self._settle()
         self._rest_poses_cm = {
             name: tuple(map(list, self._call(pb.getBasePositionAndOrientation, body)))
@@ -331,9 +332,7 @@ class World:
             speed = launcher.muzzle_speed_mm_s + d_speed * launcher.speed_sd_mm_s
         else:
             speed = launcher.muzzle_speed_mm_s
-        self._reset()
-        self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
-                   pb.getQuaternionFromEuler([0, 0, math.radians(yaw_deg)]))
+        self._reset(yaw_deg)
         release = release_point_mm(self.design, yaw_deg, pitch_deg)
         velocity = speed * direction(yaw_deg, pitch_deg)
         orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0,
@@ -343,9 +342,19 @@ class World:
         result.yaw_deg, result.pitch_deg, result.speed_mm_s = yaw_deg, pitch_deg, speed
         return result
 
-    def _reset(self) -> None:
-        """Back to the settled layout, everything at rest, the bale parked."""
-        self._spawn_dynamic_bodies(self._rest_poses_cm)
+    def _reset(self, tractor_yaw_deg: float = 0.0) -> None:
+        """Back to the settled layout, everything at rest, the bale parked.
+
+        With ``sleep_at_rest`` the piggies start asleep: Bullet skips them until an
+        awake body (the bale, or a piggy it set moving) touches them, which wakes them.
+        """
+        self._rebuild(self._rest_poses_cm, tractor_yaw_deg)
+        if self.design.physics.sleep_at_rest:
+            for body in self._piggy_bodies.values():
+                self._call(pb.changeDynamics, body, -1,
+                           activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
+                self._call(pb.changeDynamics, body, -1,
+                           activationState=pb.ACTIVATION_STATE_SLEEP)
 
     def launch(self, position_mm, velocity_mm_s, orientation=(0, 0, 0, 1), *,
                record_every: int = 0, reset: bool = True) -> ShotResult:

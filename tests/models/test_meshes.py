@@ -1,8 +1,15 @@
 import numpy as np
 import trimesh
 
-from models.meshes import (ASSETS_DIR, build_assets, hay_bale, load_parts, load_piggy_mass,
-                           piggy_parts, union_mass_properties)
+from models.meshes import (
+    ASSETS_DIR,
+    build_assets,
+    hay_bale,
+    load_parts,
+    load_piggy_mass,
+    piggy_parts,
+    union_mass_properties,
+)
 
 
 def test_cached_assets_match_the_generator():

@@ -79,7 +79,7 @@ def test_board_show_and_design_check(capsys, tmp_path):
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
+    code, _, err = run(capsys, *argv)
     if message is None:  # a control: this one is fine
         assert code == 0
         return

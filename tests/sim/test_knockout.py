@@ -68,7 +68,7 @@ def test_wholly_outside_its_space_is_knocked(board, rule):
 def test_tipped_onto_its_side_in_the_middle_counts_as_inside(board):
     on_side = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # 90 deg about y
     centre = np.append(board.space_center_mm((8, 1)), 11.5)
-    parts = [transform(v, centre + [-17.5, 0.0, 0.0], on_side) for v in PARTS]
+    parts = [transform(v, centre + np.array([-17.5, 0.0, 0.0]), on_side) for v in PARTS]
     v = verdict(board, parts)
     assert not v.knocked and v.reach_mm < v.line_starts_mm
 

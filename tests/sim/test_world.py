@@ -43,7 +43,7 @@ def test_settled_layout_stands_inside_its_spaces(board, design):
     with World(board, design, layout(board, stacks)) as world:
         for piggy in world.layout.piggies:
             assert not world.piggy_knocked_out(piggy).knocked
-            position, rotation = world.piggy_pose_mm(piggy)
+            _, rotation = world.piggy_pose_mm(piggy)
             assert rotation[2, 2] > 0.99  # upright
         top, _ = world.piggy_pose_mm("pink-1")
         assert top[2] > 20.0  # standing on gold-2's back, not on the board
@@ -104,9 +104,9 @@ def test_a_bale_under_the_belly_between_the_legs_does_not_hit(open_small_board, 
     """One convex hull of the piggy would fill this gap (tests/models/test_meshes.py)."""
     with World(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
         centre = np.append(open_small_board.space_center_mm((7, 2)), 6.5)
-        start = centre - [0.0, 60.0, 0.0]
+        start = centre - np.array([0.0, 60.0, 0.0])
         under = w.launch(start, [0.0, 5000.0, 0.0])
-        through = w.launch(start + [0.0, 0.0, 12.0], [0.0, 5000.0, 0.0])
+        through = w.launch(start + np.array([0.0, 0.0, 12.0]), [0.0, 5000.0, 0.0])
     assert "gold-1" not in under.contacts
     assert under.piggies["gold-1"].moved_mm < 0.01 and not under.piggies["gold-1"].knocked
     assert under.first_contact_centre_mm[1] > centre[1] + 20  # it landed beyond the piggy
