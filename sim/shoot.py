@@ -114,8 +114,8 @@ def describe(shot_aim: Aim, result: ShotResult) -> str:
     lines.append(f"Knocked out: {knocked}")
     for piggy in sorted(result.piggies):
         p = result.piggies[piggy]
-        mark = "OUT " if p.knocked else "stays"
-        lines.append(f"  {mark} {piggy:8s} on {p.space:6s} moved {p.moved_mm:5.1f} mm: "
+        mark = "OUT" if p.knocked else "stays"
+        lines.append(f"  {mark:5s} {piggy:8s} on {p.space:6s} moved {p.moved_mm:5.1f} mm: "
                      f"{p.reason}")
     if not result.settled:
         lines.append(f"(stopped at the {result.sim_time_s:.1f} s cap before everything "
