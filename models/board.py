@@ -10,13 +10,13 @@ column 0 on the left.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from models.errors import InputError
+from models.files import read_toml, resolve_named_file
 
 BOARDS_DIR = Path(__file__).parent / "boards"
 
@@ -202,31 +202,10 @@ class Board:
 
 
 # --- loading ----------------------------------------------------------------------
-def resolve_board_path(name_or_path: str | Path) -> Path:
-    """A board name (a file in models/boards/) or a path, as a path to an existing file."""
-    text = str(name_or_path)
-    candidate = Path(text)
-    if candidate.suffix == ".toml" or "/" in text or candidate.exists():
-        if not candidate.is_file():
-            raise InputError(f"board file '{text}' does not exist")
-        return candidate
-    path = BOARDS_DIR / f"{text}.toml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in BOARDS_DIR.glob("*.toml")))
-        raise InputError(f"unknown board '{text}': known boards are {known}, or give a path")
-    return path
-
-
 def load_board(name_or_path: str | Path = "stock") -> Board:
     """Load and validate a board by name or path; bad files raise :class:`InputError`."""
-    path = resolve_board_path(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"board file {path}: not valid TOML ({exc})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"board file {path}: cannot be read ({exc})") from None
-    return board_from_dict(data, source=str(path))
+    path = resolve_named_file(name_or_path, BOARDS_DIR, "board")
+    return board_from_dict(read_toml(path, "board"), source=str(path))
 
 
 def _int_pair(value, key: str, where: str) -> tuple[int, int]:

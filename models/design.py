@@ -8,11 +8,11 @@ and a bad file gets an :class:`InputError` that names the field and the range.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from models.errors import InputError
+from models.files import known_names, read_toml, resolve_named_file
 
 DESIGNS_DIR = Path(__file__).parent / "designs"
 
@@ -133,35 +133,14 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-def resolve_design_path(name_or_path: str | Path) -> Path:
-    """A design name (a file in models/designs/) or a path, as an existing file's path."""
-    text = str(name_or_path)
-    candidate = Path(text)
-    if candidate.suffix == ".toml" or "/" in text or candidate.exists():
-        if not candidate.is_file():
-            raise InputError(f"design file '{text}' does not exist")
-        return candidate
-    path = DESIGNS_DIR / f"{text}.toml"
-    if not path.is_file():
-        raise InputError(f"unknown design '{text}': known designs are "
-                         f"{', '.join(known_designs())}, or give a path")
-    return path
-
-
 def known_designs() -> list[str]:
-    return sorted(p.stem for p in DESIGNS_DIR.glob("*.toml"))
+    return known_names(DESIGNS_DIR)
 
 
 def load_design(name_or_path: str | Path = "stock") -> Design:
     """Load and validate a design by name or path; bad files raise :class:`InputError`."""
-    path = resolve_design_path(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"design file {path}: not valid TOML ({exc})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"design file {path}: cannot be read ({exc})") from None
-    return design_from_dict(data, source=str(path))
+    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design")
+    return design_from_dict(read_toml(path, "design"), source=str(path))
 
 
 def design_from_dict(data: dict, source: str = "design") -> Design:

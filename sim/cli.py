@@ -168,6 +168,10 @@ def _board_png(board, layout, path) -> None:
         with World(board, load_design("stock"), layout) as world:
             for piggy in layout.piggies:
                 draw_footprint(ax, world.piggy_parts_mm(piggy), piggy)
+            for space, stack in layout.stacks.items():
+                x, y = board.space_center_mm(space)
+                ax.text(x, y - board.space_mm * 0.42, "/".join(stack), ha="center",
+                        fontsize=5.5, zorder=9)
     ax.set_title(f"board '{board.name}'")
     save_figure(fig, path)
 
@@ -190,7 +194,8 @@ def cmd_demo(args) -> int:
         result = shoot.fire(world, shot_aim, seed=args.seed, record=True)
         data = shoot.report(world, shot_aim, result, seed=args.seed, noise=True)
         _write_json_atomic(out / "shot.json", data)
-        written.append(("shot.json", "the shot: who was knocked out and why, the bale's path"))
+        written.append(("shot.json", "the shot: who was knocked out and why, what the bale "
+                                     "struck"))
         save_figure(shoot.shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
                     out / "shot.png")
         written.append(("shot.png", "top and side view of the shot"))
@@ -237,7 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_aim)
 
     p = sub.add_parser("design", help="launcher designs: check one")
-    design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=_Parser)
+    design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=_Parser,
+                                  required=True)
     q = design_sub.add_parser("check", help="validate a design file and summarise it",
                               description="Validate a launcher design file. Allowed ranges: "
                               + ", ".join(f"{k} {lo:g}..{hi:g}" for k, (lo, hi) in RANGES.items()))
@@ -246,7 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(func=cmd_design_check)
 
     p = sub.add_parser("board", help="boards: show one")
-    board_sub = p.add_subparsers(dest="board_command", metavar="ACTION", parser_class=_Parser)
+    board_sub = p.add_subparsers(dest="board_command", metavar="ACTION", parser_class=_Parser,
+                                 required=True)
     q = board_sub.add_parser("show", help="a text map of the board (and a picture with --png)",
                              description="Print a text map of a board, with a layout's piggies.")
     q.add_argument("--board", default="stock", help="board name or path (default: stock)")
