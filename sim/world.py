@@ -238,8 +238,9 @@ class World:
                    ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
 
     def set_layout(self, layout: Layout) -> None:
-        """Stand the layout's piggies on their spaces, let them settle, save the state."""
-        if layout.board is not self.board and layout.board != self.board:
+        """Stand the layout's piggies on their spaces, let them settle, and keep their
+        resting poses: every shot starts from them."""
+        if layout.board != self.board:
             raise ValueError("the layout is for another board than this world's")
         self._layout = layout
         stack_height_mm = self._piggy_mass["height_mm"] * 0.75
@@ -261,15 +262,13 @@ class World:
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
 
     def _settle(self) -> None:
-        """Let the piggies come to rest where they were put down, then stop them dead."""
+        """Let the piggies come to rest where they were put down."""
         steps = int(_SETTLE_TIME_S / self._dt)
         for step in range(steps):
             self._call(pb.stepSimulation)
             if step % _REST_CHECK_EVERY == 0 and step * self._dt > 0.2 and self._all_at_rest(
                     self._piggy_bodies.values()):
                 break
-        for body in self._piggy_bodies.values():
-            self._call(pb.resetBaseVelocity, body, [0, 0, 0], [0, 0, 0])
 
     def _park_bale(self) -> None:
         self._call(pb.resetBasePositionAndOrientation, self._bale, _PARKED_BALE_CM, [0, 0, 0, 1])
