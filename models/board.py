@@ -26,6 +26,9 @@ PLACES = ("pit", "pit-left", "pit-right", "trough")
 #: Directions a space's triangle may point; "up" is toward the trough.
 DIRECTIONS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}
 
+#: Letters of the piggies' colours on text maps (gold is Y, for yellow: G is green).
+PIGGY_LETTERS = {"green": "G", "gold": "Y", "pink": "P", "blue": "B"}
+
 _SPACE_RE = re.compile(r"^r(\d+)c(\d+)$")
 
 # Optional keys and their defaults (mm), with the allowed ranges for all numbers.
@@ -165,8 +168,9 @@ class Board:
     def text_map(self, stacks: dict[str, list[str]] | None = None) -> str:
         """A text picture of the board, trough at the top.
 
-        Spaces show ``.`` when empty, holes ``##``, piggies by colour initial and
-        number (``G1``; a stack ``G1/P2``, bottom first). Fences are ``|`` and ``===``.
+        Spaces show ``.`` when empty, holes ``##``, piggies by colour letter and
+        number (:data:`PIGGY_LETTERS`: ``G1`` is green-1, ``Y2`` gold-2; a stack
+        ``G1/P2``, bottom first). Fences are ``|`` and ``===``.
         """
         stacks = stacks or {}
         width = 7
@@ -178,7 +182,7 @@ class Board:
             pigs = by_space.get(space)
             if not pigs:
                 return "."
-            return "/".join(p[0].upper() + p.split("-")[1] for p in pigs)
+            return "/".join(PIGGY_LETTERS[p.split("-")[0]] + p.split("-")[1] for p in pigs)
 
         lines = ["      " + "TROUGH".center(self.cols * (width + 1))]
         for r in reversed(range(self.rows)):
@@ -197,7 +201,8 @@ class Board:
             lines.append(f"r{r:<3} {left}{row} {right}{note}".rstrip())
         lines.append("      " + " " + " ".join(f"c{c}".center(width) for c in range(self.cols)))
         lines.append("      " + "START MUD PIT".center(self.cols * (width + 1)))
-        lines.append("L, R: beside the left and right side Mud Pits")
+        lines.append("G green, Y gold, P pink, B blue; L, R: beside the left and right side "
+                     "Mud Pits")
         return "\n".join(lines)
 
 

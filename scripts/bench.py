@@ -1,6 +1,8 @@
-"""Shots per second from one world: the stock board with 12 piggies.
+"""Speed: physical shots per second, and complete games per second.
 
-    python scripts/bench.py [--shots 40] [--json]
+    python scripts/bench.py [--only shots|games] [--shots 48] [--games 200] [--json]
+
+Shots: from one world, the stock board with 12 piggies.
 
 Variants are timed in the same run, because these machines are noisy: compare
 the ratios, not the absolute figures.
@@ -9,6 +11,9 @@ the ratios, not the absolute figures.
 - reused, all awake: the same with ``sleep_at_rest = false``;
 - rebuilt world: a new World (board, meshes, settling) for every shot, all awake.
 It also counts how often the variants agree on who was knocked out.
+
+Games: complete 4-player Go Piggy Go! games between random bots, shots scripted
+(no physics), in one process: the referee's own speed.
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ import time
 
 import numpy as np
 
+import referee
 from models.board import load_board
 from models.design import load_design
 from models.layout import ALL_PIGGIES, layout_from_dict
+from referee.bots import make_bot
+from referee.match import play
 from sim import aim
 from sim.world import World
 
@@ -59,15 +67,48 @@ def time_rebuilt(board, design, layout, shots) -> tuple[float, list]:
     return time.perf_counter() - start, results
 
 
+def bench_games(games: int) -> dict:
+    """Complete 4-player games with random bots and scripted shots, per second."""
+    game = referee.load_game("go_piggy_go", players=4)
+    start = time.perf_counter()
+    turns = 0
+    for seed in range(games):
+        state = play(game, [make_bot("random", game, seed * 4 + i) for i in range(4)], seed=seed)
+        turns += state.turn
+    elapsed = time.perf_counter() - start
+    return {"games": games, "games_per_s": round(games / elapsed, 1),
+            "mean_turns": round(turns / games, 1),
+            "turns_per_s": round(turns / elapsed)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("shots", "games"), help="run one section only")
     parser.add_argument("--shots", type=int, default=48, help="shots per variant (default 48)")
+    parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
+    report = {}
+    if args.only in (None, "shots"):
+        report["shots"] = bench_shots(args.shots, args.json)
+    if args.only in (None, "games"):
+        report["games"] = bench_games(args.games)
+        if not args.json:
+            g = report["games"]
+            print(f"go_piggy_go, 4 random bots, scripted shots, {g['games']} games")
+            print(f"  {g['games_per_s']:.1f} games/s ({g['mean_turns']:.0f} turns a game, "
+                  f"{g['turns_per_s']} turns/s)")
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def bench_shots(count: int, quiet: bool) -> dict:
+    """Shots per second from one world, three variants (see the module docstring)."""
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict({"stacks": BENCH_STACKS}, board=board)
     with World(board, design, layout) as world:
-        shots = aims(world, args.shots)
+        shots = aims(world, count)
     awake = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
                                                                     sleep_at_rest=False))
     reused_s, reused = time_reused(board, design, layout, shots)
@@ -75,13 +116,13 @@ def main() -> int:
     rebuilt_s, rebuilt = time_rebuilt(board, awake, layout, shots)
 
     def agreement(a, b):
-        return sum(x.knocked == y.knocked for x, y in zip(a, b, strict=True)) / args.shots
+        return sum(x.knocked == y.knocked for x, y in zip(a, b, strict=True)) / count
 
     figures = {
-        "shots": args.shots,
-        "reused_shots_per_s": round(args.shots / reused_s, 2),
-        "reused_awake_shots_per_s": round(args.shots / awake_s, 2),
-        "rebuilt_shots_per_s": round(args.shots / rebuilt_s, 2),
+        "shots": count,
+        "reused_shots_per_s": round(count / reused_s, 2),
+        "reused_awake_shots_per_s": round(count / awake_s, 2),
+        "rebuilt_shots_per_s": round(count / rebuilt_s, 2),
         "sleep_speedup": round(awake_s / reused_s, 2),
         "reuse_speedup": round(rebuilt_s / awake_s, 2),
         "mean_sim_time_s": round(float(np.mean([r.sim_time_s for r in reused])), 3),
@@ -90,10 +131,9 @@ def main() -> int:
         "verdicts_agree_sleep_vs_awake": round(agreement(reused, reused_awake), 3),
         "verdicts_agree_reused_vs_rebuilt": round(agreement(reused_awake, rebuilt), 3),
     }
-    if args.json:
-        print(json.dumps(figures))
-        return 0
-    print(f"stock board, 12 piggies, design '{design.name}', {args.shots} shots per variant")
+    if quiet:
+        return figures
+    print(f"stock board, 12 piggies, design '{design.name}', {count} shots per variant")
     print(f"  reused world, idle asleep: {figures['reused_shots_per_s']:8.2f} shots/s")
     print(f"  reused world, all awake  : {figures['reused_awake_shots_per_s']:8.2f} shots/s")
     print(f"  rebuilt world, all awake : {figures['rebuilt_shots_per_s']:8.2f} shots/s")
@@ -104,7 +144,7 @@ def main() -> int:
     print(f"  mean simulated time per shot {figures['mean_sim_time_s']:.3f} s "
           f"({figures['sim_seconds_per_wall_second']:.1f} simulated s per wall s); "
           f"{figures['knockouts_per_shot']:.2f} knock-outs per shot")
-    return 0
+    return figures
 
 
 if __name__ == "__main__":

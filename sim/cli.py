@@ -209,6 +209,137 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_play(args) -> int:
+    from referee.match import play
+    from referee.records import write_record
+    from sim import play as terminal
+
+    if args.record:
+        _check_writable(args.record)
+    seats = args.seats.split(",") if args.seats else None
+    if seats and args.players is None:
+        args.players = len(seats)
+    game = terminal.build_game(args.game, args)
+    if seats is None:
+        seats = (["human"] if sys.stdin.isatty() else ["greedy"]) + ["greedy"] * (
+            game.num_players - 1)
+    players = terminal.seat_players(game, seats, args.seed, terminal.stream_is_terminal())
+    humans = "human" in seats
+
+    def on_action(state, action):
+        if args.quiet:
+            return
+        line = terminal.log_line(state, action)
+        if line and not (humans and state.current_player() >= 0
+                         and seats[state.current_player()] == "human"):
+            print(line)
+
+    try:
+        state = play(game, players, seed=args.seed, on_action=on_action)
+    except KeyboardInterrupt:
+        print("piggy: game abandoned", file=sys.stderr)
+        return 0
+    finally:
+        resolver = getattr(game, "resolver", None)
+        if hasattr(resolver, "close"):
+            resolver.close()
+    if not args.quiet and hasattr(state, "describe"):
+        print(state.describe())
+    print(terminal.result_line(state))
+    if args.record:
+        write_record(state, args.record)
+        print(f"Record: {args.record}")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from referee.records import read_record, replay
+
+    name, params, actions = read_record(args.file)
+    previous_turn = None
+    last = None
+    for last in replay(name, params, actions):
+        turn = getattr(last, "turn", None)
+        if ((turn != previous_turn or last.is_terminal()) and last.history
+                and hasattr(last, "describe")):
+            print(f"--- after {last.history[-1]} ---")
+            print(last.describe())
+        previous_turn = turn
+    from sim.play import result_line
+
+    print(result_line(last))
+    return 0
+
+
+def cmd_tournament(args) -> int:
+    from referee.bots import make_bot
+    from referee.match import tournament
+    from sim import play as terminal
+
+    bots = args.seats.split(",")
+    if "human" in bots:
+        raise InputError("piggy tournament: seats are bots only (no 'human')")
+    if args.games < 1:
+        raise InputError(f"--games must be at least 1, got {args.games}")
+    args.players = len(bots)
+    game = terminal.build_game(args.game, args)
+    for name in set(bots):
+        make_bot(name, game)  # refuse unknown bots before playing
+    shots = knocks = 0
+    progress = _progress(args.games, not args.json)
+
+    def on_game(index, state):
+        nonlocal shots, knocks
+        shots += sum(a.startswith("fire ") for a in state.history)
+        knocks += sum(a.startswith("knock ") and a != "knock none" for a in state.history)
+        progress(index + 1)
+
+    result = tournament(game, lambda name, seed: make_bot(name, game, seed), bots, args.games,
+                        seed=args.seed, on_game=on_game)
+    progress(None)
+    if game.name == "go_piggy_go":
+        result.extra = {"tractor_shots_per_game": round(shots / args.games, 3),
+                        "shots_knocking_out_fraction": round(knocks / shots, 4) if shots else None}
+    data = result.to_dict()
+    if args.json:
+        _json_out(data)
+        return 0
+    print(f"{game.name}: {args.games} games, seats {', '.join(bots)} (rotated)")
+    print(f"  {'bot':10s} {'wins':>6s} {'seats':>6s} {'win rate':>9s}   95 % interval")
+    for bot, r in data["win_rates"].items():
+        lo, hi = r["ci95"]
+        print(f"  {bot:10s} {r['wins']:6d} {r['seats_played']:6d} {r['win_rate']:9.3f}   "
+              f"[{lo:.3f}, {hi:.3f}]")
+    print(f"  mean game length {data['mean_turns']} turns; undecided {data['undecided']}")
+    for key, value in result.extra.items():
+        print(f"  {key.replace('_', ' ')}: {value}")
+    return 0
+
+
+def _progress(total: int, enabled: bool):
+    """A progress bar on standard error when it is a terminal; call with None to close."""
+    if not (enabled and sys.stderr.isatty()):
+        return lambda done: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="game", file=sys.stderr)
+
+    def update(done):
+        if done is None:
+            bar.close()
+        else:
+            bar.update(done - bar.n)
+
+    return update
+
+
+def _check_writable(path: str) -> None:
+    folder = Path(path).parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(f"cannot write {path}: folder {folder} does not exist or is not "
+                         "writable")
+
+
 # --- parser ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
@@ -261,6 +392,46 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--png", metavar="FILE", help="also draw the board to a PNG file")
     q.add_argument("--json", action="store_true", help="machine-readable summary")
     q.set_defaults(func=cmd_board_show)
+
+    def game_options(p, tournament=False):
+        p.add_argument("game", help="go-piggy-go (hyphens or underscores)")
+        p.add_argument("--seats", required=tournament,
+                       help="comma-separated seats in order: human, random, greedy"
+                            + ("" if tournament else " (default: you against greedy bots)"))
+        if not tournament:
+            p.add_argument("--players", type=int, help="number of players (default: the seats)")
+        p.add_argument("--board", default="stock", help="board name or path (default: stock)")
+        p.add_argument("--design", default="stock", help="launcher design for physical shots")
+        p.add_argument("--shots", default="scripted" if tournament else "physics",
+                       help="how shots are decided: physics (a PyBullet shot), scripted "
+                            "(the target is knocked out half the time) or scripted:P "
+                            f"(default: {'scripted' if tournament else 'physics'})")
+        p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
+                       help="knocked out when touching the outline (default) or wholly outside")
+        p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                       help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)")
+        p.add_argument("--seed", type=int, default=0, help="seed of dice, shots and bots")
+
+    p = sub.add_parser("play", help="play or simulate a game with human and bot seats",
+                       description="Play a game at the terminal: human seats type a number or "
+                                   "an action; bot seats play by themselves.")
+    game_options(p)
+    p.add_argument("--record", metavar="FILE", help="write the game record (JSON Lines)")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("replay", help="step through a game record, board by board",
+                       description="Replay a game record, printing the board after each turn.")
+    p.add_argument("file", help="a record written by piggy play --record")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("tournament", help="many bot games: win rates with 95 %% intervals",
+                       description="Play many games between bots, rotating the seats, and "
+                                   "report win rates with 95 %% Wilson intervals.")
+    game_options(p, tournament=True)
+    p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("demo", help="the main job on the defaults: a shot, its JSON and picture",
                        description="Fire a solver-aimed shot at a piggy on the stock board and "

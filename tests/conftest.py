@@ -2,6 +2,7 @@
 
 import pytest
 
+import referee
 from models.board import board_from_dict, load_board
 from models.design import load_design
 
@@ -34,3 +35,37 @@ def small_board():
 def open_small_board():
     """The small board without its fence."""
     return board_from_dict(dict(SMALL_BOARD, fences=[]), source="open test board")
+
+
+#: 5 columns x 6 rows, no holes. A fence straight ahead of r2c2 (between r2c2 and
+#: r3c2); r1c4's triangle points left. Checkpoints at rows 2 and 4; the right
+#: side pit beside row 2, the left one beside row 4.
+RULES_BOARD = """
+name = "rules"
+space_mm = 50.0
+rows = 6
+cols = 5
+holes = []
+tractor = [125.0, 150.0]
+fences = [[[2, 2], [3, 2]]]
+checkpoints = [2, 4]
+pit_left_rows = [4]
+pit_right_rows = [2]
+[forward]
+r1c4 = "left"
+"""
+
+
+@pytest.fixture(scope="session")
+def rules_board_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("boards") / "rules.toml"
+    path.write_text(RULES_BOARD)
+    return str(path)
+
+
+@pytest.fixture
+def make_game(rules_board_path):
+    def make(players=2, **params):
+        return referee.load_game("go_piggy_go", players=players, board=rules_board_path,
+                                 **params)
+    return make

@@ -35,7 +35,7 @@ def test_fence_segments_lie_on_the_shared_edge(board):
 
 def test_text_map_shows_piggies_holes_and_fences(board):
     text = board.text_map({"r8c3": ["gold-2", "pink-1"], "r2c1": ["green-1"]})
-    assert "G2/P1" in text and "G1" in text
+    assert "Y2/P1" in text and "G1" in text
     assert "#####" in text and "=======" in text and "|" in text
     assert "TROUGH" in text.splitlines()[0]
 

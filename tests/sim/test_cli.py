@@ -127,3 +127,12 @@ def test_installed_command_runs_quietly():
     done = subprocess.run([sys.executable, "-m", "sim.cli", "shoot", "--yaw", "0", "--pitch",
                            "99"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["shoot"], ["aim"], ["design", "check"], ["board", "show"],
+                                  ["demo"], ["play"], ["replay"], ["tournament"]])
+def test_every_command_has_help(capsys, argv):
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--help"])
+    assert done.value.code == 0
+    assert "usage: piggy" in capsys.readouterr().out

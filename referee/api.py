@@ -1,0 +1,164 @@
+"""The common game API (DESIGN.md, "The game API"), shaped after OpenSpiel.
+
+A game is loaded with :func:`referee.load_game`; ``game.new_initial_state()``
+gives a :class:`State`. Actions are their canonical strings: every action,
+chance outcomes included, is a ``str`` such as ``"die 3"`` or
+``"move gold-1 r3c2"``; ``state.parse_action(text)`` returns the legal one with
+that string or raises :class:`IllegalAction`, which lists what is legal.
+
+Subclasses implement the ``_``-prefixed hooks; the public methods here check
+legality and keep the history, so that every game behaves the same at its edges.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from models.errors import InputError
+
+#: ``current_player()`` at a chance node, and at the end (OpenSpiel's values).
+CHANCE = -1
+TERMINAL = -4
+
+
+class IllegalAction(InputError):
+    """An action that is not legal here; the message names it and lists what is."""
+
+    def __init__(self, action: str, legal: list[str]):
+        self.action, self.legal = action, legal
+        shown = ", ".join(legal[:40]) + (f", ... ({len(legal)} in all)" if len(legal) > 40 else "")
+        super().__init__(f"'{action}' is not legal here; legal: {shown or 'nothing'}")
+
+
+class Game(ABC):
+    """A game with its parameters. ``params`` holds JSON-able values only."""
+
+    name: str = ""
+    #: parameter -> default; anything else given to load_game is refused.
+    defaults: ClassVar[dict] = {}
+
+    def __init__(self, **params):
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise InputError(f"{self.name}: unknown parameter '{unknown[0]}' (allowed: "
+                             f"{', '.join(sorted(self.defaults))})")
+        self.params = {**self.defaults, **params}
+
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @abstractmethod
+    def new_initial_state(self) -> State: ...
+
+    def state_from_json(self, text: str) -> State:
+        """The state that ``state.to_json()`` wrote (for this game and parameters)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{self.name}: state is not valid JSON ({exc})") from None
+        if not isinstance(data, dict) or data.get("game") != self.name:
+            raise InputError(f"{self.name}: not a {self.name} state")
+        state = self.new_initial_state()
+        state._load(data)
+        return state
+
+    def __repr__(self) -> str:
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
+
+
+class State(ABC):
+    """A position of a game. Mutable; :meth:`clone` for an independent copy."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.history: list[str] = []
+
+    # --- hooks for each game ---------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """The seat to act, :data:`CHANCE` at a chance node, :data:`TERMINAL` at the end."""
+
+    @abstractmethod
+    def _legal_actions(self) -> list[str]:
+        """The legal player actions (sorted, so that bots are reproducible)."""
+
+    @abstractmethod
+    def _chance_outcomes(self) -> list[tuple[str, float]]:
+        """``(outcome, probability)`` at a chance node, probabilities summing to 1."""
+
+    @abstractmethod
+    def _apply(self, action: str) -> None:
+        """Apply a legal action or chance outcome."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Each seat's return; all zero until the game is over."""
+
+    @abstractmethod
+    def _to_dict(self) -> dict:
+        """The state as JSON-able data (without ``game``, ``params``, ``history``)."""
+
+    @abstractmethod
+    def _load(self, data: dict) -> None:
+        """Set this state from :meth:`_to_dict`'s data (and ``history``)."""
+
+    def _is_legal_chance_outcome(self, action: str) -> bool:
+        """Chance outcomes a record may hold beyond those listed (e.g. a physical
+        shot's result); by default only the listed ones."""
+        return any(action == outcome for outcome, _ in self._chance_outcomes())
+
+    # --- the API ------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def legal_actions(self) -> list[str]:
+        """Legal actions of the player to act; [] at chance nodes and at the end."""
+        if self.current_player() < 0:
+            return []
+        return self._legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[str, float]]:
+        """``(outcome, probability)`` pairs at a chance node; [] elsewhere."""
+        return self._chance_outcomes() if self.is_chance_node() else []
+
+    def parse_action(self, text: str) -> str:
+        """The legal action (or chance outcome) written ``text``; else :class:`IllegalAction`."""
+        action = " ".join(str(text).split())
+        if self.is_terminal():
+            raise IllegalAction(action, [])
+        if self.is_chance_node():
+            if self._is_legal_chance_outcome(action):
+                return action
+            raise IllegalAction(action, [o for o, _ in self._chance_outcomes()])
+        legal = self._legal_actions()
+        if action in legal:
+            return action
+        raise IllegalAction(action, legal)
+
+    def apply_action(self, action: str) -> None:
+        """Apply an action or chance outcome; an illegal one raises and changes nothing."""
+        action = self.parse_action(action)
+        self._apply(action)
+        self.history.append(action)
+
+    def clone(self) -> State:
+        """An independent copy; the game (and its shot resolver) stays shared."""
+        return copy.deepcopy(self, memo={id(self.game): self.game})
+
+    def observation(self, player: int) -> dict:
+        """What ``player`` may see. Perfect-information games show everything."""
+        return {"player": player, **self._to_dict()}
+
+    def to_json(self) -> str:
+        return json.dumps({"game": self.game.name, "params": self.game.params,
+                           "history": self.history, **self._to_dict()}, sort_keys=True)
+
+    def __str__(self) -> str:
+        return self.to_json()

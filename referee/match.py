@@ -1,0 +1,117 @@
+"""Playing games: one match between seats, and tournaments with win rates.
+
+Chance outcomes are sampled from ``chance_outcomes()`` with a generator seeded
+from the match seed, and each bot gets its own seed from it too, so a seed gives
+the same game every time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from referee.api import Game, State
+from referee.bots import Bot
+
+#: z for two-sided 95 % intervals.
+Z_95 = 1.959963984540054
+
+
+def sample_chance(state: State, rng: np.random.Generator) -> str:
+    outcomes = state.chance_outcomes()
+    if len(outcomes) == 1:
+        return outcomes[0][0]
+    probs = np.array([p for _, p in outcomes])
+    return outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+
+
+def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
+         on_action: Callable[[State, str], None] | None = None) -> State:
+    """Play one game to the end.
+
+    ``seats[i]`` is a :class:`~referee.bots.Bot` or a function that takes the
+    state and returns an action (a human at the terminal). ``on_action(state,
+    action)`` is called before each action is applied.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC4A2CE]))
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            action = sample_chance(state, rng)
+        else:
+            seat = seats[state.current_player()]
+            if isinstance(seat, Bot):
+                action = seat.choose(state.observation(state.current_player()),
+                                     state.legal_actions())
+            else:
+                action = seat(state)
+        if on_action:
+            on_action(state, action)
+        state.apply_action(action)
+    return state
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95 % by default)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (
+        1 + z * z / trials)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class TournamentResult:
+    """Win rates by bot (not by seat: seats are rotated), and game statistics."""
+
+    games: int
+    bots: list[str]
+    wins: dict[str, int]
+    seats_played: dict[str, int]
+    undecided: int
+    turns: list[int] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        rates = {}
+        for bot in sorted(set(self.bots)):
+            n, k = self.seats_played[bot], self.wins[bot]
+            lo, hi = wilson_interval(k, n)
+            rates[bot] = {"wins": k, "seats_played": n, "win_rate": round(k / n, 4) if n else None,
+                          "ci95": [round(lo, 4), round(hi, 4)]}
+        return {"games": self.games, "seats": self.bots, "win_rates": rates,
+                "undecided": self.undecided,
+                "mean_turns": round(float(np.mean(self.turns)), 2) if self.turns else None,
+                **self.extra}
+
+
+def tournament(game: Game, bot_factory: Callable[[str, int], Bot], bots: list[str], games: int,
+               seed: int = 0, on_game: Callable[[int, State], None] | None = None
+               ) -> TournamentResult:
+    """``games`` games, the seat order rotated each game so that no bot keeps the
+    first move. ``bot_factory(name, seed)`` makes a bot."""
+    n = len(bots)
+    wins = dict.fromkeys(bots, 0)
+    seats_played = dict.fromkeys(bots, 0)
+    result = TournamentResult(games, list(bots), wins, seats_played, 0)
+    for g in range(games):
+        order = [bots[(i + g) % n] for i in range(n)]
+        game_seed = int(np.random.SeedSequence([seed, g]).generate_state(1)[0])
+        seats = [bot_factory(name, game_seed + 1 + i) for i, name in enumerate(order)]
+        state = play(game, seats, seed=game_seed)
+        for name in order:
+            seats_played[name] += 1
+        winner = getattr(state, "winner", None)
+        if winner is None:
+            result.undecided += 1
+        else:
+            wins[order[winner]] += 1
+        result.turns.append(getattr(state, "turn", len(state.history)))
+        if on_game:
+            on_game(g, state)
+    return result

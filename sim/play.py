@@ -1,0 +1,139 @@
+"""Games at the terminal: human seats, bot logs, replays and tournaments for the
+``piggy play``, ``piggy replay`` and ``piggy tournament`` commands.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+
+from models.design import load_design
+from models.errors import InputError
+from referee import canonical_name, load_game
+from referee.api import Game, State
+from referee.bots import make_bot
+from referee.shots import ScriptedResolver
+
+#: ANSI colours for the seats' piggies on a terminal.
+_ANSI = {"G": "\033[1;32m", "Y": "\033[1;33m", "P": "\033[1;35m", "B": "\033[1;34m"}
+_RESET = "\033[0m"
+_PARAM_RE = re.compile(r"^([a-z_]+)=(.*)$")
+
+
+def parse_params(items: list[str]) -> dict:
+    """``--param key=value`` items as game parameters (numbers, true/false, text)."""
+    params = {}
+    for item in items or []:
+        m = _PARAM_RE.match(item)
+        if not m:
+            raise InputError(f"--param '{item}' must look like name=value")
+        key, text = m.groups()
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        params[key] = value
+    return params
+
+
+def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int):
+    """``physics``, ``scripted`` or ``scripted:P`` (the target knocked out with P)."""
+    if shots == "physics":
+        from sim.resolver import PhysicalResolver
+
+        return PhysicalResolver(load_design(design_name), hit_rule=hit_rule, seed=seed)
+    if shots == "scripted" or shots.startswith("scripted:"):
+        p = shots.partition(":")[2] or "0.5"
+        try:
+            return ScriptedResolver(hit_probability=float(p))
+        except ValueError:
+            raise InputError(f"--shots {shots}: the hit probability must be a number "
+                             "0-1") from None
+    raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P")
+
+
+def build_game(name: str, args) -> Game:
+    """The game of a play/replay/tournament command, its options applied."""
+    key = canonical_name(name)
+    params = parse_params(getattr(args, "param", None))
+    options = {}
+    if key == "go_piggy_go":
+        if getattr(args, "players", None):
+            params["players"] = args.players
+        params.setdefault("board", args.board)
+        params.setdefault("hit_rule", args.hit_rule)
+        options["resolver"] = make_resolver(args.shots, args.design, params["hit_rule"],
+                                            args.seed)
+    elif getattr(args, "players", None):
+        params["players"] = args.players
+    return load_game(key, **params, **options)
+
+
+def colourise(text: str) -> str:
+    """Piggies (G1, Y2 ...) in their colours, for a terminal."""
+    return re.sub(r"\b([GYPB])(\d)\b", lambda m: f"{_ANSI[m.group(1)]}{m.group(0)}{_RESET}",
+                  text)
+
+
+def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+               colour: bool = False) -> Callable[[State], str]:
+    """A seat played at the terminal: shows the board and the numbered legal actions,
+    reads a number or an action's text, and asks again after a wrong entry."""
+
+    def choose(state: State) -> str:
+        board = state.describe() if hasattr(state, "describe") else state.to_json()
+        write(colourise(board) if colour else board)
+        legal = state.legal_actions()
+        for i, action in enumerate(legal, start=1):
+            write(f"  {i:3d}. {action}")
+        while True:
+            try:
+                entry = read(f"Your move (1-{len(legal)} or an action): ").strip()
+            except EOFError:
+                raise KeyboardInterrupt from None
+            if entry.isdigit() and 1 <= int(entry) <= len(legal):
+                return legal[int(entry) - 1]
+            try:
+                return state.parse_action(entry)
+            except InputError:
+                write(f"'{entry}' is not one of your {len(legal)} moves: type its number "
+                      f"(1-{len(legal)}) or its text exactly as listed")
+
+    return choose
+
+
+def seat_players(game: Game, seats: list[str], seed: int, colour: bool):
+    """Bots and humans for each seat, each bot with its own seed."""
+    if len(seats) != game.num_players:
+        raise InputError(f"--seats names {len(seats)} seats but the game has "
+                         f"{game.num_players} players")
+    return [human_seat(colour=colour) if name == "human" else make_bot(name, game, seed + 1 + i)
+            for i, name in enumerate(seats)]
+
+
+def log_line(state: State, action: str) -> str | None:
+    """One compact log line for a player's action (chance outcomes are folded in)."""
+    player = state.current_player()
+    if player < 0:
+        return f"         -> {action}" if action.startswith("knock") else None
+    seat_name = getattr(state.game, "seats", None)
+    who = seat_name[player] if seat_name else f"seat {player}"
+    die = getattr(state, "die", None)
+    return f"T{state.turn + 1 if hasattr(state, 'turn') else len(state.history):<4} " \
+           f"{who:6s} {('rolled ' + die + ': ') if die else ''}{action}"
+
+
+def result_line(state: State) -> str:
+    winner = getattr(state, "winner", None)
+    seats = getattr(state.game, "seats", None)
+    if winner is None:
+        return f"No winner ({len(state.history)} actions)"
+    name = seats[winner] if seats else f"seat {winner}"
+    return f"Winner: {name} (seat {winner}) after {getattr(state, 'turn', 0) + 1} turns"
+
+
+def stream_is_terminal(stream=None) -> bool:
+    stream = stream or sys.stdout
+    return hasattr(stream, "isatty") and stream.isatty()
