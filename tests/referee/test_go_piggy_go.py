@@ -333,3 +333,18 @@ def test_scripted_resolver_plays_its_script(make_game):
     state = position(game, {"gold-1": "r3c3", "gold-2": "r3c1"}, die="tractor")
     state.apply_action("fire gold-2")
     assert state.chance_outcomes() == [("knock gold-1", 1.0)]  # a ricochet, as scripted
+
+
+def test_carrying_a_rivals_last_piggy_in_the_mover_wins(make_game):
+    pieces = {"green-1": "trough", "green-2": "trough", "green-3": "r5c1",
+              "gold-1": "trough", "gold-2": "trough", "gold-3": "r5c1"}
+    state = position(make_game(), pieces, die="1", stacks={"r5c1": ["green-3", "gold-3"]})
+    state.apply_action("move green-3 trough")
+    assert state.is_terminal() and state.returns() == [1.0, -1.0]
+
+
+def test_a_carried_piggy_passes_checkpoints_too(make_game):
+    state = position(make_game(), {"green-1": "r1c1", "gold-1": "r1c1"}, die="1",
+                     stacks={"r1c1": ["green-1", "gold-1"]})
+    state.apply_action("move green-1 r2c1")
+    assert state.observation(0)["passed_checkpoints"]["gold-1"] == 1
