@@ -13,10 +13,12 @@ from __future__ import annotations
 from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, IllegalAction, State
 from referee.go_piggy_go import GoPiggyGoGame
+from referee.pig_out import PigOutGame
 
 #: Registered games by canonical name.
 GAMES: dict[str, type[Game]] = {
     GoPiggyGoGame.name: GoPiggyGoGame,
+    PigOutGame.name: PigOutGame,
 }
 
 __all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "IllegalAction", "State", "canonical_name",

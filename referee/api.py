@@ -131,9 +131,10 @@ class State(ABC):
     def parse_action(self, text: str) -> str:
         """The legal action (or chance outcome) written ``text``; else :class:`IllegalAction`."""
         action = " ".join(str(text).split())
-        if self.is_terminal():
+        player = self.current_player()
+        if player == TERMINAL:
             raise IllegalAction(action, [])
-        if self.is_chance_node():
+        if player == CHANCE:
             if self._is_legal_chance_outcome(action):
                 return action
             raise IllegalAction(action, [o for o, _ in self._chance_outcomes()])

@@ -108,9 +108,43 @@ class GoPiggyGoGreedyBot(Bot):
         return legal[int(best[self.rng.integers(len(best))])]
 
 
-#: Bots by game and name; "random" works for every game.
+class HoldAtBot(Bot):
+    """Pig-Out: keep rolling until the turn's spots reach N (or would win), then hold."""
+
+    def __init__(self, game: Game, seed: int | None = 0, hold_at: int = 20):
+        super().__init__(game, seed)
+        self.hold_at = hold_at
+
+    def choose(self, observation, legal):
+        me = observation["player"]
+        total = observation["turn_total"]
+        reached = observation["scores"][me] + total >= self.game.params["target"]
+        return "hold" if total >= self.hold_at or reached else "roll"
+
+
+class PigOptimalBot(Bot):
+    """Pig-Out with two players, no cards or an infinite deck: optimal play, from
+    the value-iteration solution (Neller & Presser 2004)."""
+
+    def __init__(self, game: Game, seed: int | None = 0):
+        from referee.pig_out import _check_solvable
+
+        super().__init__(game, seed)
+        _check_solvable(game)
+
+    def choose(self, observation, legal):
+        from referee.pig_out import optimal_roll
+
+        me = observation["player"]
+        scores = observation["scores"]
+        roll = optimal_roll(self.game, scores[me], scores[1 - me], observation["turn_total"])
+        return "roll" if roll else "hold"
+
+
+#: Bots by game and name; "random" works for every game. ``hold-at-N`` takes any N.
 BOTS: dict[str, dict[str, type[Bot]]] = {
     "go_piggy_go": {"random": RandomBot, "greedy": GoPiggyGoGreedyBot},
+    "pig_out": {"random": RandomBot, "hold-at-20": HoldAtBot, "optimal": PigOptimalBot},
 }
 
 
@@ -121,6 +155,11 @@ def bot_names(game_name: str) -> list[str]:
 def make_bot(name: str, game: Game, seed: int | None = 0) -> Bot:
     """A bot by name for a game; an unknown name is refused with the known ones."""
     known = BOTS.get(game.name, {"random": RandomBot})
+    if game.name == "pig_out" and name.startswith("hold-at-"):
+        number = name[len("hold-at-"):]
+        if not number.isdigit() or int(number) < 1:
+            raise InputError(f"bot '{name}': hold-at-N takes a whole number N >= 1")
+        return HoldAtBot(game, seed, int(number))
     if name not in known:
         raise InputError(f"unknown bot '{name}' for {game.name}: bots are "
                          f"{', '.join(sorted(known))} (or 'human' at the table)")

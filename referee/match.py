@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from referee.api import Game, State
+from referee.api import CHANCE, TERMINAL, Game, State
 from referee.bots import Bot
 
 #: z for two-sided 95 % intervals.
@@ -21,11 +21,14 @@ Z_95 = 1.959963984540054
 
 
 def sample_chance(state: State, rng: np.random.Generator) -> str:
+    """One chance outcome, drawn by its probability (one uniform number per draw)."""
     outcomes = state.chance_outcomes()
-    if len(outcomes) == 1:
-        return outcomes[0][0]
-    probs = np.array([p for _, p in outcomes])
-    return outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+    u = rng.random()  # the outcomes' probabilities sum to 1 (referee.checks)
+    for outcome, p in outcomes:
+        u -= p
+        if u < 0:
+            return outcome
+    return outcomes[-1][0]  # rounding at the very top
 
 
 def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
@@ -38,14 +41,13 @@ def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
     """
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC4A2CE]))
     state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
+    while (player := state.current_player()) != TERMINAL:
+        if player == CHANCE:
             action = sample_chance(state, rng)
         else:
-            seat = seats[state.current_player()]
+            seat = seats[player]
             if isinstance(seat, Bot):
-                action = seat.choose(state.observation(state.current_player()),
-                                     state.legal_actions())
+                action = seat.choose(state.observation(player), state.legal_actions())
             else:
                 action = seat(state)
         if on_action:
