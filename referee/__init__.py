@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, IllegalAction, State
+from referee.by_golly import ByGollyGame
 from referee.go_piggy_go import GoPiggyGoGame
 from referee.pig_out import PigOutGame
+from referee.woolfy import WoolfyGame
 
 #: Registered games by canonical name.
 GAMES: dict[str, type[Game]] = {
+    ByGollyGame.name: ByGollyGame,
     GoPiggyGoGame.name: GoPiggyGoGame,
     PigOutGame.name: PigOutGame,
+    WoolfyGame.name: WoolfyGame,
 }
 
 __all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "IllegalAction", "State", "canonical_name",

@@ -39,6 +39,8 @@ class Game(ABC):
     name: str = ""
     #: parameter -> default; anything else given to load_game is refused.
     defaults: ClassVar[dict] = {}
+    #: everyone wins or loses together (returns all +1 or all -1)
+    cooperative: ClassVar[bool] = False
 
     def __init__(self, **params):
         unknown = sorted(set(params) - set(self.defaults))
@@ -76,6 +78,8 @@ class State(ABC):
     def __init__(self, game: Game):
         self.game = game
         self.history: list[str] = []
+        self._legal_for = -1     # len(history) that _legal belongs to
+        self._legal: list[str] = []
 
     # --- hooks for each game ---------------------------------------------------
     @abstractmethod
@@ -84,7 +88,7 @@ class State(ABC):
 
     @abstractmethod
     def _legal_actions(self) -> list[str]:
-        """The legal player actions (sorted, so that bots are reproducible)."""
+        """The legal player actions, in a fixed order (so that bots are reproducible)."""
 
     @abstractmethod
     def _chance_outcomes(self) -> list[tuple[str, float]]:
@@ -119,10 +123,17 @@ class State(ABC):
         return self.current_player() == CHANCE
 
     def legal_actions(self) -> list[str]:
-        """Legal actions of the player to act; [] at chance nodes and at the end."""
+        """Legal actions of the player to act; [] at chance nodes and at the end.
+
+        Computed once per position (a bot asks, then apply_action checks); the list
+        is shared, so do not change it.
+        """
         if self.current_player() < 0:
             return []
-        return self._legal_actions()
+        if self._legal_for != len(self.history):
+            self._legal = self._legal_actions()
+            self._legal_for = len(self.history)
+        return self._legal
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         """``(outcome, probability)`` pairs at a chance node; [] elsewhere."""
@@ -130,22 +141,30 @@ class State(ABC):
 
     def parse_action(self, text: str) -> str:
         """The legal action (or chance outcome) written ``text``; else :class:`IllegalAction`."""
-        action = " ".join(str(text).split())
         player = self.current_player()
+        if player >= 0:
+            legal = self.legal_actions()
+            if text in legal:  # the usual case: a canonical string
+                return text
+            action = " ".join(str(text).split())
+            if action in legal:
+                return action
+            raise IllegalAction(action, legal)
+        action = " ".join(str(text).split())
         if player == TERMINAL:
             raise IllegalAction(action, [])
-        if player == CHANCE:
-            if self._is_legal_chance_outcome(action):
-                return action
-            raise IllegalAction(action, [o for o, _ in self._chance_outcomes()])
-        legal = self._legal_actions()
-        if action in legal:
+        if self._is_legal_chance_outcome(action):
             return action
-        raise IllegalAction(action, legal)
+        raise IllegalAction(action, [o for o, _ in self._chance_outcomes()])
 
     def apply_action(self, action: str) -> None:
         """Apply an action or chance outcome; an illegal one raises and changes nothing."""
-        action = self.parse_action(action)
+        self.apply_known_legal(self.parse_action(action))
+
+    def apply_known_legal(self, action: str) -> None:
+        """Apply an action already known to be legal: one taken from
+        ``legal_actions()`` or ``chance_outcomes()`` of this very position (the
+        match runner's fast path). Anything else: use :meth:`apply_action`."""
         self._apply(action)
         self.history.append(action)
 
@@ -154,8 +173,11 @@ class State(ABC):
         return copy.deepcopy(self, memo={id(self.game): self.game})
 
     def observation(self, player: int) -> dict:
-        """What ``player`` may see. Perfect-information games show everything."""
-        return {"player": player, **self._to_dict()}
+        """What ``player`` may see, with ``observer`` = that seat. Perfect-information
+        games show everything."""
+        view = self._to_dict()
+        view["observer"] = player
+        return view
 
     def to_json(self) -> str:
         return json.dumps({"game": self.game.name, "params": self.game.params,

@@ -7,6 +7,8 @@ the legal actions, never from the state itself. All are seeded.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from models.errors import InputError
@@ -25,6 +27,15 @@ class Bot:
 
     def choose(self, observation: dict, legal: list[str]) -> str:
         raise NotImplementedError
+
+    def best(self, legal: list[str], value) -> str:
+        """The legal action of highest ``value``; ties broken by the bot's generator."""
+        if len(legal) == 1:
+            return legal[0]
+        scores = [value(a) for a in legal]
+        top = max(scores)
+        best = [a for a, v in zip(legal, scores, strict=True) if v >= top - 1e-9]
+        return best[0] if len(best) == 1 else best[int(self.rng.integers(len(best)))]
 
 
 class RandomBot(Bot):
@@ -69,7 +80,7 @@ class GoPiggyGoGreedyBot(Bot):
         return "pit-left" if passed >= 2 else "pit-right" if passed else "pit"
 
     def score(self, action: str, observation: dict) -> float:
-        me = observation["player"]
+        me = observation["observer"]
         pieces, stacks = observation["pieces"], observation["stacks"]
         seat_of = self.game.seat_of
         if action == "pass":
@@ -103,9 +114,7 @@ class GoPiggyGoGreedyBot(Bot):
         return value
 
     def choose(self, observation, legal):
-        scores = np.array([self.score(a, observation) for a in legal])
-        best = np.flatnonzero(scores >= scores.max() - 1e-9)
-        return legal[int(best[self.rng.integers(len(best))])]
+        return self.best(legal, lambda action: self.score(action, observation))
 
 
 class HoldAtBot(Bot):
@@ -116,7 +125,7 @@ class HoldAtBot(Bot):
         self.hold_at = hold_at
 
     def choose(self, observation, legal):
-        me = observation["player"]
+        me = observation["observer"]
         total = observation["turn_total"]
         reached = observation["scores"][me] + total >= self.game.params["target"]
         return "hold" if total >= self.hold_at or reached else "roll"
@@ -135,16 +144,126 @@ class PigOptimalBot(Bot):
     def choose(self, observation, legal):
         from referee.pig_out import optimal_roll
 
-        me = observation["player"]
+        me = observation["observer"]
         scores = observation["scores"]
         roll = optimal_roll(self.game, scores[me], scores[1 - me], observation["turn_total"])
         return "roll" if roll else "hold"
+
+
+class WoolfyCarefulBot(Bot):
+    """Woolfy: weighs the wolf's threat. It rolls for the piglet the wolf's next jump
+    would catch; it keeps piglets off the squares that jump passes, hides in houses,
+    builds the brick house, and steps on a "leave the pot" square when a piglet is in
+    the pot."""
+
+    def choose(self, observation, legal):
+        from referee.woolfy import HOUSES
+
+        if len(legal) == 1:
+            return legal[0]
+        game = self.game
+        piglets = observation["piglets"]
+        danger = set(game.sweeps[observation["wolf"]][1])
+        built = observation["brick_parts"] >= game.params["brick_parts"]
+        potted = any(w == "pot" for w in piglets.values())
+
+        def value(action: str) -> float:
+            words = action.split()
+            if words[0] in ("roll", "rescue"):
+                where = piglets[words[1]]
+                return (3.0 if where in danger else 0.0) + (1.0 if where not in HOUSES else 0.0)
+            if words[0] == "stay":
+                where = piglets[words[1]]
+                return -4.0 if where in danger else 0.0
+            target = words[2]
+            if target == "brick":
+                return 10.0
+            if target in HOUSES:
+                return 5.0 if not built else 2.0
+            square = int(target)
+            score = -6.0 if square in danger else 0.0
+            if square == game.fronts["brick"] and not built:
+                score += 3.0
+            if potted and square in game.pot_exits:
+                score += 2.5
+            return score
+
+        return self.best(legal, value)
+
+
+class ByGollyMemoryBot(Bot):
+    """By Golly!: remembers what it has seen turned over (and every swap), from the
+    public log in its observation; ``memory`` events back (None: all of them).
+
+    It plays an animal it knows the place of (the one it holds most of, for a lucky
+    break), turns over that place, else an unknown card; after chicken poop it turns
+    a known shovel or an unknown card; it draws penalty cards from the player
+    furthest from winning (drawing helps the one drawn from); it never swaps.
+    """
+
+    def __init__(self, game: Game, seed: int | None = 0, memory: int | None = None):
+        super().__init__(game, seed)
+        self.memory = memory
+
+    def known(self, events: list) -> dict[int, str]:
+        """Position -> card, as far as this bot remembers."""
+        seen: dict[int, str] = {}
+        for event in events if self.memory is None else events[-self.memory:]:
+            if event[0] == "reveal":
+                seen[event[1]] = event[2]
+            elif event[0] == "swap":
+                p, q = event[1], event[2]
+                a, b = seen.pop(p, None), seen.pop(q, None)
+                if a is not None:
+                    seen[q] = a
+                if b is not None:
+                    seen[p] = b
+        return seen
+
+    def choose(self, observation, legal):
+        if len(legal) == 1:
+            return legal[0]
+        verb = legal[0].split()[0]
+        if verb == "draw":
+            sizes = [h + s for h, s in zip(observation["hand_sizes"],
+                                           observation["stack_sizes"], strict=True)]
+            return max(legal, key=lambda a: (sizes[int(a.split()[1])], -int(a.split()[1])))
+        if verb in ("done", "swap"):
+            return "done"
+        known = self.known(observation["events"])
+        down = set(observation["face_down"])
+        hidden_known = {p: c for p, c in known.items() if p in down}
+        if verb == "play":
+            hand = Counter(observation["hand"])
+            findable = [a for a in hand if a in hidden_known.values()]
+            pool = findable or list(hand)
+            most = max(hand[a] for a in pool)
+            choices = sorted(a for a in pool if hand[a] == most)
+            return f"play {choices[int(self.rng.integers(len(choices)))]}"
+        # turning a card over
+        wanted = "shovel" if observation["phase"] == "poop-turn" else observation["played"]
+        targets = sorted(p for p, c in hidden_known.items() if c == wanted)
+        if targets:
+            return f"turn {targets[0]}"
+        unknown = sorted(p for p in down if p not in known)
+        pool = unknown or sorted(p for p in down if known.get(p) != "poop") or sorted(down)
+        return f"turn {pool[int(self.rng.integers(len(pool)))]}"
+
+
+class ByGollyForgetfulBot(ByGollyMemoryBot):
+    """The memory bot that recalls only the last 8 things it saw."""
+
+    def __init__(self, game: Game, seed: int | None = 0):
+        super().__init__(game, seed, memory=8)
 
 
 #: Bots by game and name; "random" works for every game. ``hold-at-N`` takes any N.
 BOTS: dict[str, dict[str, type[Bot]]] = {
     "go_piggy_go": {"random": RandomBot, "greedy": GoPiggyGoGreedyBot},
     "pig_out": {"random": RandomBot, "hold-at-20": HoldAtBot, "optimal": PigOptimalBot},
+    "woolfy": {"random": RandomBot, "careful": WoolfyCarefulBot},
+    "by_golly": {"random": RandomBot, "memory": ByGollyMemoryBot,
+                 "forgetful": ByGollyForgetfulBot},
 }
 
 

@@ -44,15 +44,21 @@ def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
     while (player := state.current_player()) != TERMINAL:
         if player == CHANCE:
             action = sample_chance(state, rng)
+            legal = True
         else:
             seat = seats[player]
             if isinstance(seat, Bot):
-                action = seat.choose(state.observation(player), state.legal_actions())
+                options = state.legal_actions()
+                action = seat.choose(state.observation(player), options)
+                legal = action in options
             else:
-                action = seat(state)
+                action, legal = seat(state), False
         if on_action:
             on_action(state, action)
-        state.apply_action(action)
+        if legal:  # drawn from this position's own lists: no need to parse it again
+            state.apply_known_legal(action)
+        else:
+            state.apply_action(action)
     return state
 
 

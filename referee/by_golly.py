@@ -1,0 +1,291 @@
+"""By Golly! (../shared/rules/by-golly.txt) with RULINGS.md's By Golly! rulings
+1-7: a memory game of hidden information. docs/rules/by-golly.md says it in our
+words.
+
+Actions:
+- chance, at the start: ``run <card>`` for chicken-run positions 0-18 in turn,
+  ``deal <animal>`` for each card dealt (seat 0, 1, ... round and round; the first
+  card dealt to a player is the top of their stack), ``start <seat>`` (by lot);
+- the player: ``play <animal>`` (a hand card, face up), ``turn <position>`` (a
+  face-down run card), ``draw <seat>`` (a penalty card from that player's stack),
+  ``swap <p> <q>`` (two face-up run cards, after chicken poop), ``done``.
+
+``observation(player)`` shows what that player has seen: their hand, everyone's
+card counts, the run cards face up now, and the public log of every card turned
+over and every swap. Hands, stacks and the face-down cards stay in the state.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from models.errors import InputError
+from referee.api import CHANCE, TERMINAL, Game, State
+
+ANIMALS = ("bunny", "butterfly", "caterpillar", "chick", "drake", "fox", "goose", "hedgehog",
+           "hen", "marten", "mouse", "raven", "rooster", "snail", "worm")
+POOP, SHOVEL = "poop", "shovel"
+RUN_CARDS = Counter({**dict.fromkeys(ANIMALS, 1), POOP: 2, SHOVEL: 2})  # ruling 1
+ANIMAL_CARDS = Counter(dict.fromkeys(ANIMALS, 3))
+DEAL = {2: 15, 3: 15, 4: 11, 5: 9, 6: 7}  # cards dealt to each player, by player count
+HAND = 5
+PENALTY = {"animal": 2, POOP: 4}          # cards drawn after poop then an animal / poop
+
+DEFAULTS = {
+    "players": 2,          # 2-6
+    "max_turns": 5000,     # ours: a game this long ends undecided
+}
+
+_SETUP_RUN, _SETUP_DEAL, _SETUP_START = "run", "deal", "start"
+_PLAY, _TURN, _POOP_TURN, _DRAW, _SWAP, _OVER = "play", "turn", "poop-turn", "draw", "swap", "over"
+
+
+class ByGollyGame(Game):
+    name = "by_golly"
+    defaults = DEFAULTS
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        players = self.params["players"]
+        if players not in DEAL or isinstance(players, bool):
+            raise InputError(f"by_golly: 'players' must be 2-6, got {players!r}")
+        self.deal_size = DEAL[players]
+        self.seats = [f"seat {i}" for i in range(players)]
+
+    @property
+    def num_players(self) -> int:
+        return self.params["players"]
+
+    def new_initial_state(self) -> ByGollyState:
+        return ByGollyState(self)
+
+
+def _draw_outcomes(pool: Counter, prefix: str) -> list[tuple[str, float]]:
+    total = sum(pool.values())
+    return [(f"{prefix} {card}", n / total) for card, n in sorted(pool.items()) if n]
+
+
+class ByGollyState(State):
+    def __init__(self, game: ByGollyGame):
+        super().__init__(game)
+        n = game.num_players
+        self.run: list[str] = []              # the chicken-run card at each position
+        self.face_up: list[int] = []          # positions turned over this turn, in order
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.stacks: list[list[str]] = [[] for _ in range(n)]  # top first
+        self.events: list[list] = []          # the public log: reveals, swaps, hides, draws
+        self.phase = _SETUP_RUN
+        self.player = 0
+        self.played: str | None = None
+        self.draws_left = 0
+        self.swaps_left = 0
+        self.turn = 0
+        self.winner: int | None = None
+        self.capped = False
+
+    # --- whose turn ---------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.phase in (_SETUP_RUN, _SETUP_DEAL, _SETUP_START):
+            return CHANCE
+        return TERMINAL if self.phase == _OVER else self.player
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        if self.winner is None:
+            return [0.0] * n
+        return [1.0 if s == self.winner else -1.0 / (n - 1) for s in range(n)]
+
+    # --- chance: the set-up -------------------------------------------------------
+    def _chance_outcomes(self) -> list[tuple[str, float]]:
+        if self.phase == _SETUP_RUN:
+            return _draw_outcomes(RUN_CARDS - Counter(self.run), "run")
+        if self.phase == _SETUP_DEAL:
+            dealt = Counter(c for stack in self.stacks for c in stack)
+            return _draw_outcomes(ANIMAL_CARDS - dealt, "deal")
+        n = self.game.num_players
+        return [(f"start {s}", 1.0 / n) for s in range(n)]
+
+    # --- the player's actions ---------------------------------------------------------
+    def face_down(self) -> list[int]:
+        up = set(self.face_up)
+        return [p for p in range(len(self.run)) if p not in up]
+
+    def _legal_actions(self) -> list[str]:
+        if self.phase == _PLAY:
+            return sorted(f"play {a}" for a in set(self.hands[self.player]))
+        if self.phase in (_TURN, _POOP_TURN):
+            return sorted((f"turn {p}" for p in self.face_down()), key=_by_number)
+        if self.phase == _DRAW:
+            return [f"draw {s}" for s in self._penalty_sources()]
+        actions = ["done"]
+        if self.swaps_left > 0:
+            up = sorted(self.face_up)
+            actions += [f"swap {p} {q}" for i, p in enumerate(up) for q in up[i + 1:]]
+        return actions
+
+    def _penalty_sources(self) -> list[int]:
+        """Other players whose stacks still have cards (ruling 4)."""
+        return [s for s in range(self.game.num_players) if s != self.player and self.stacks[s]]
+
+    # --- applying ------------------------------------------------------------------------
+    def _apply(self, action: str) -> None:
+        verb, _, rest = action.partition(" ")
+        if verb == "run":
+            self.run.append(rest)
+            if len(self.run) == sum(RUN_CARDS.values()):
+                self.phase = _SETUP_DEAL
+        elif verb == "deal":
+            n = self.game.num_players
+            dealt = sum(len(s) for s in self.stacks)
+            self.stacks[dealt % n].append(rest)
+            if dealt + 1 == n * self.game.deal_size:
+                for seat in range(n):  # each player draws the top 5 into their hand
+                    self.hands[seat] = self.stacks[seat][:HAND]
+                    self.stacks[seat] = self.stacks[seat][HAND:]
+                self.phase = _SETUP_START
+        elif verb == "start":
+            self.player = int(rest)
+            self._begin_turn()
+        elif verb == "play":
+            self.hands[self.player].remove(rest)
+            self.played = rest
+            self._to_turn(_TURN)
+        elif verb == "turn":
+            self._reveal(int(rest))
+        elif verb == "draw":
+            card = self.stacks[int(rest)].pop(0)
+            self.hands[self.player].append(card)
+            self.events.append(["draw", int(rest), self.player])
+            self.draws_left -= 1
+            if self.draws_left == 0 or not self._penalty_sources():
+                self._after_poop()
+        elif verb == "swap":
+            p, q = (int(x) for x in rest.split())
+            self.run[p], self.run[q] = self.run[q], self.run[p]
+            self.events.append(["swap", p, q])
+            self.swaps_left -= 1
+        else:  # done
+            self._end_turn()
+
+    def _to_turn(self, phase: str) -> None:
+        """Turn over a face-down run card next; with none left, the played card goes back."""
+        if self.face_down():
+            self.phase = phase
+        else:
+            self._take_back()
+            self._end_turn()
+
+    def _reveal(self, position: int) -> None:
+        card = self.run[position]
+        self.face_up.append(position)
+        self.events.append(["reveal", position, card])
+        hand = self.hands[self.player]
+        if self.phase == _POOP_TURN:
+            if card == SHOVEL:
+                self._after_poop()
+            else:
+                self.draws_left = PENALTY[POOP if card == POOP else "animal"]
+                if self._penalty_sources():
+                    self.phase = _DRAW
+                else:
+                    self._after_poop()
+        elif card == POOP:
+            self._to_turn(_POOP_TURN)  # a shovel is needed at once
+        elif card == self.played:
+            # a match: the played card and every other one of that animal go (ruling 2)
+            self.hands[self.player] = [c for c in hand if c != card]
+            self.played = None
+            if not self.hands[self.player]:
+                if not self.stacks[self.player]:
+                    self.winner, self.phase = self.player, _OVER  # ruling 6
+                    return
+                self._end_turn()
+            else:
+                self.phase = _PLAY
+        else:  # another animal, or a shovel turned over directly (ruling 3)
+            self._take_back()
+            self._end_turn()
+
+    def _take_back(self) -> None:
+        if self.played is not None:
+            self.hands[self.player].append(self.played)
+            self.played = None
+
+    def _after_poop(self) -> None:
+        self._take_back()
+        self.draws_left = 0
+        self.swaps_left = max(0, len(self.face_up) - 1)
+        self.phase = _SWAP
+
+    def _end_turn(self) -> None:
+        self.events.append(["hide"])  # every run card face down again (ruling 5)
+        self.face_up = []
+        stack, hand = self.stacks[self.player], self.hands[self.player]
+        refill = max(0, HAND - len(hand))
+        hand.extend(stack[:refill])
+        del stack[:refill]
+        self.turn += 1
+        if self.turn >= self.game.params["max_turns"]:
+            self.phase, self.capped = _OVER, True
+            return
+        self.player = (self.player + 1) % self.game.num_players
+        self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        self.phase = _PLAY
+        self.swaps_left = 0
+
+    # --- views ---------------------------------------------------------------------------
+    def observation(self, player: int) -> dict:
+        """What ``player`` has seen (ruling 7). ``events`` is the public log, shared:
+        do not change it."""
+        return {
+            "observer": player, "player": self.player, "phase": self.phase,
+            "hand": sorted(self.hands[player]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "stack_sizes": [len(s) for s in self.stacks],
+            "face_up": {p: self.run[p] for p in self.face_up},
+            "face_down": self.face_down() if self.run else [],
+            "played": self.played, "draws_left": self.draws_left,
+            "swaps_left": self.swaps_left, "events": self.events,
+            "turn": self.turn, "winner": self.winner,
+        }
+
+    def _to_dict(self) -> dict:
+        return {"run": list(self.run), "face_up": list(self.face_up),
+                "hands": [list(h) for h in self.hands], "stacks": [list(s) for s in self.stacks],
+                "events": [list(e) for e in self.events], "phase": self.phase,
+                "player": self.player, "played": self.played, "draws_left": self.draws_left,
+                "swaps_left": self.swaps_left, "turn": self.turn, "winner": self.winner,
+                "capped": self.capped}
+
+    def _load(self, data: dict) -> None:
+        try:
+            for key in ("run", "face_up", "hands", "stacks", "events", "phase", "player",
+                        "played", "draws_left", "swaps_left", "turn", "winner", "capped"):
+                value = data[key]
+                setattr(self, key, [list(v) if isinstance(v, list) else v for v in value]
+                        if isinstance(value, list) else value)
+            self.history = list(data.get("history", []))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"by_golly state: missing or bad field ({exc})") from None
+
+    def describe(self, player: int | None = None) -> str:
+        """The table as ``player`` sees it (the player to move by default)."""
+        seat = self.player if player is None else player
+        view = self.observation(seat)
+        run = " ".join(f"{p}:{view['face_up'].get(p, '?')}" for p in range(len(self.run)))
+        counts = ", ".join(f"seat {s}: {h} in hand, {st} in stack" for s, (h, st) in
+                           enumerate(zip(view["hand_sizes"], view["stack_sizes"], strict=True)))
+        lines = [f"Chicken run: {run}", f"Cards: {counts}",
+                 f"Seat {seat}'s hand: {', '.join(view['hand']) or 'empty'}"]
+        if self.played:
+            lines.append(f"Played: {self.played}")
+        if self.phase == _OVER:
+            lines.append("Game over: " + (f"seat {self.winner} wins" if self.winner is not None
+                                          else f"no winner after {self.turn} turns"))
+        return "\n".join(lines)
+
+
+def _by_number(action: str) -> int:
+    return int(action.split()[1])

@@ -1,0 +1,304 @@
+"""Woolfy (Djeco): ../shared/rules/woolfy.hu.txt (English: woolfy.en.md) with
+RULINGS.md's Woolfy rulings 1-8. Cooperative: everyone wins or loses together.
+docs/rules/woolfy.md says it in our words.
+
+Piglets: ``red``, ``yellow``, ``blue``, each with its own die (1, 2, 3, wolf,
+wolf, house). Actions:
+
+- the player: ``roll <piglet>`` (choose a piglet and roll its die), on a rescue
+  turn ``rescue <piglet>`` (roll a potted piglet's die); after a number
+  ``move <piglet> <square>`` or ``move <piglet> <house>``; after "house"
+  ``house <piglet> <house>`` or ``stay <piglet>``;
+- chance: ``die 1``, ``die 2``, ``die 3``, ``die wolf``, ``die house``.
+
+Squares are numbered clockwise 0 .. track_length-1; houses are ``straw``,
+``stick`` and ``brick``.
+"""
+
+from __future__ import annotations
+
+from models.errors import InputError
+from referee.api import CHANCE, TERMINAL, Game, State
+
+# --- parameters (ruling 1: every position is one) ------------------------------------
+DEFAULTS = {
+    "players": 2,                             # 1-6, all on the same side
+    "track_length": 24,
+    "start_square": 0,
+    "wolf_squares": "2,5,8,11,14,17,20,23",   # the wolf jumps between these, clockwise
+    "wolf_start": 14,
+    "pot_exits": "4,16",                      # "leave the pot" squares (ruling 7)
+    "straw_square": 7,                        # the square in front of each house
+    "stick_square": 19,
+    "brick_square": 10,
+    "straw_capacity": 1,
+    "stick_capacity": 2,
+    "brick_capacity": 3,
+    "brick_parts": 4,                         # 3 walls and the roof (ruling 5)
+    "die_faces": "1,2,3,wolf,wolf,house",
+    "max_turns": 500,                         # ruling 8: then the game is lost
+}
+
+PIGLETS = ("red", "yellow", "blue")
+HOUSES = ("straw", "stick", "brick")
+POT = "pot"
+_CHOOSE, _DIE, _MOVE, _HOUSE, _OVER = "choose", "die", "move", "house", "over"
+
+
+def _squares(text, length: int, key: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in str(text).split(",") if str(v).strip())
+    except ValueError:
+        raise InputError(f"woolfy: '{key}' must list square numbers, e.g. 4,16") from None
+    if not values or any(not 0 <= v < length for v in values):
+        raise InputError(f"woolfy: '{key}' must list squares 0-{length - 1}")
+    return values
+
+
+class WoolfyGame(Game):
+    name = "woolfy"
+    defaults = DEFAULTS
+    cooperative = True
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        p = self.params
+        if not isinstance(p["players"], int) or not 1 <= p["players"] <= 6:
+            raise InputError("woolfy: 'players' must be 1-6")
+        length = p["track_length"]
+        if not isinstance(length, int) or not 6 <= length <= 200:
+            raise InputError("woolfy: 'track_length' must be a whole number 6-200")
+        self.length = length
+        self.wolf_squares = tuple(sorted(_squares(p["wolf_squares"], length, "wolf_squares")))
+        if p["wolf_start"] not in self.wolf_squares:
+            raise InputError("woolfy: 'wolf_start' must be one of the wolf squares")
+        self.pot_exits = _squares(p["pot_exits"], length, "pot_exits")
+        self.fronts = {h: _squares(p[f"{h}_square"], length, f"{h}_square")[0] for h in HOUSES}
+        self.capacity = {h: p[f"{h}_capacity"] for h in HOUSES}
+        for h, c in self.capacity.items():
+            if not isinstance(c, int) or not 0 <= c <= 3:
+                raise InputError(f"woolfy: '{h}_capacity' must be 0-3")
+        faces = [f.strip() for f in str(p["die_faces"]).split(",") if f.strip()]
+        if not faces or any(f not in ("1", "2", "3", "4", "5", "6", "wolf", "house")
+                            for f in faces):
+            raise InputError("woolfy: 'die_faces' must list 1-6, wolf or house faces")
+        counts = {f: faces.count(f) for f in dict.fromkeys(faces)}
+        self.die = [(f"die {f}", n / len(faces)) for f, n in counts.items()]
+        self.seats = [f"player {i + 1}" for i in range(p["players"])]
+        self.sweeps = {}
+        for index, w in enumerate(self.wolf_squares):
+            nxt = self.wolf_squares[(index + 1) % len(self.wolf_squares)]
+            steps = (nxt - w) % length or length
+            self.sweeps[w] = (nxt, tuple((w + s) % length for s in range(1, steps + 1)))
+
+    @property
+    def num_players(self) -> int:
+        return self.params["players"]
+
+    def new_initial_state(self) -> WoolfyState:
+        return WoolfyState(self)
+
+
+class WoolfyState(State):
+    def __init__(self, game: WoolfyGame):
+        super().__init__(game)
+        self.where: dict[str, int | str] = dict.fromkeys(PIGLETS, game.params["start_square"])
+        self.wolf = game.params["wolf_start"]
+        self.brick = 0                 # parts of the brick house built
+        self.last_die: str | None = None  # the piglet whose die was rolled last turn
+        self.rescue_armed = False
+        self.phase = _CHOOSE
+        self.player = 0
+        self.chosen: str | None = None
+        self.rolled: str | None = None
+        self.rescuing = False
+        self.turn = 0
+        self.result: str | None = None  # "won" or "lost"
+        self.capped = False
+
+    # --- whose turn ------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.phase == _OVER:
+            return TERMINAL
+        return CHANCE if self.phase == _DIE else self.player
+
+    def returns(self) -> list[float]:
+        value = {"won": 1.0, "lost": -1.0}.get(self.result, 0.0)
+        return [value] * self.game.num_players
+
+    # --- helpers ---------------------------------------------------------------------------
+    def in_house(self, house: str) -> list[str]:
+        return [p for p in PIGLETS if self.where[p] == house]
+
+    def house_open(self, house: str) -> bool:
+        if house == "brick" and self.brick < self.game.params["brick_parts"]:
+            return False  # the brick house must be built first
+        return len(self.in_house(house)) < self.game.capacity[house]
+
+    def wolf_path(self) -> tuple[int, ...]:
+        """The squares the wolf passes over or lands on when it next moves."""
+        return self.game.sweeps[self.wolf][1]
+
+    def _rescue_turn(self) -> bool:
+        return self.rescue_armed and POT in self.where.values()
+
+    def choosable(self) -> list[str]:
+        """Piglets the player may roll for now (ruling 6), or potted ones on a rescue turn."""
+        if self._rescue_turn():
+            potted = [p for p in PIGLETS if self.where[p] == POT]
+            others = [p for p in potted if p != self.last_die]
+            return others or potted
+        free = [p for p in PIGLETS if self.where[p] != POT]
+        if self.last_die in free:
+            others = [p for p in PIGLETS if p != self.last_die]
+            excused = all(self.where[p] == POT or self.where[p] in HOUSES for p in others)
+            if not excused:
+                free.remove(self.last_die)
+        return free
+
+    def destinations(self, piglet: str, steps: int, starts: tuple[int, ...] | None = None
+                     ) -> list[str]:
+        """Where a piglet can end moving exactly ``steps``, either way (ruling 2)."""
+        game = self.game
+        length = game.length
+        here = self.where[piglet]
+        if starts is None:
+            if here in HOUSES:  # the square in front counts as the first step
+                starts, steps = (game.fronts[here],), steps - 1
+            else:
+                starts = (here,)
+        ends = set()
+        for start in starts:
+            for direction in (1, -1):
+                end = (start + direction * steps) % length
+                if end != game.params["start_square"]:
+                    ends.add(str(end))
+                if steps >= 1:
+                    before = (start + direction * (steps - 1)) % length
+                    for house, front in game.fronts.items():
+                        if front == before and self.house_open(house) and here != house:
+                            ends.add(house)
+        return sorted(ends, key=lambda e: (e in HOUSES, int(e) if e.isdigit() else 0, e))
+
+    # --- actions -------------------------------------------------------------------------------
+    def _legal_actions(self) -> list[str]:
+        piglet = self.chosen
+        if self.phase == _CHOOSE:
+            verb = "rescue" if self._rescue_turn() else "roll"
+            actions = [f"{verb} {p}" for p in self.choosable()]
+            return sorted(actions) or ["pass"]
+        if self.phase == _HOUSE:
+            options = [f"house {piglet} {h}" for h in HOUSES if self.house_open(h)
+                       and self.where[piglet] != h]
+            if not self.rescuing or not options:
+                options.append(f"stay {piglet}")
+            return sorted(options)
+        starts = self.game.pot_exits if self.rescuing else None
+        options = [f"move {piglet} {d}" for d in self.destinations(piglet, int(self.rolled),
+                                                                    starts)]
+        return sorted(options) or [f"stay {piglet}"]
+
+    def _chance_outcomes(self) -> list[tuple[str, float]]:
+        return self.game.die
+
+    def _apply(self, action: str) -> None:
+        words = action.split()
+        if self.phase == _DIE:
+            self.rolled = words[1]
+            if self.rolled == "wolf":
+                self._move_wolf()
+                self._end_turn()
+            elif self.rolled == "house":
+                self.phase = _HOUSE
+            else:
+                self.phase = _MOVE
+            return
+        if words[0] in ("roll", "rescue"):
+            self.chosen, self.rescuing = words[1], words[0] == "rescue"
+            self.rescue_armed = False
+            self.phase = _DIE
+            return
+        if words[0] == "move":
+            self._land(words[1], words[2])
+        elif words[0] == "house":
+            self.where[words[1]] = words[2]
+        self._end_turn()
+
+    def _land(self, piglet: str, destination: str) -> None:
+        game = self.game
+        if destination in HOUSES:
+            self.where[piglet] = destination
+            return
+        square = int(destination)
+        self.where[piglet] = square
+        if square == game.fronts["brick"] and self.brick < game.params["brick_parts"]:
+            self.brick += 1  # a wall, or at last the roof (ruling 5)
+        if square in game.pot_exits and POT in self.where.values():
+            self.rescue_armed = True  # the next player rolls for a potted piglet (ruling 7)
+
+    def _move_wolf(self) -> None:
+        nxt, path = self.game.sweeps[self.wolf]
+        for piglet, where in self.where.items():
+            if where in path:  # on a square, not in a house: into the pot (ruling 4)
+                self.where[piglet] = POT
+        self.wolf = nxt
+
+    def _end_turn(self) -> None:
+        self.last_die = self.chosen
+        self.chosen = self.rolled = None
+        self.rescuing = False
+        self.turn += 1
+        if all(w == "brick" for w in self.where.values()):
+            self.result, self.phase = "won", _OVER
+        elif all(w == POT for w in self.where.values()):
+            self.result, self.phase = "lost", _OVER
+        elif self.turn >= self.game.params["max_turns"]:
+            self.result, self.phase, self.capped = "lost", _OVER, True
+        else:
+            self.player = (self.player + 1) % self.game.num_players
+            self.phase = _CHOOSE
+
+    # --- views ------------------------------------------------------------------------------------
+    def _to_dict(self) -> dict:
+        return {"piglets": {p: w for p, w in self.where.items()}, "wolf": self.wolf,
+                "brick_parts": self.brick, "last_die": self.last_die,
+                "rescue_armed": self.rescue_armed, "phase": self.phase, "player": self.player,
+                "chosen": self.chosen, "rolled": self.rolled, "rescuing": self.rescuing,
+                "turn": self.turn, "result": self.result, "capped": self.capped}
+
+    def _load(self, data: dict) -> None:
+        try:
+            self.where = {p: data["piglets"][p] for p in PIGLETS}
+            for key, attr in (("wolf", "wolf"), ("brick_parts", "brick"),
+                              ("last_die", "last_die"), ("rescue_armed", "rescue_armed"),
+                              ("phase", "phase"), ("player", "player"), ("chosen", "chosen"),
+                              ("rolled", "rolled"), ("rescuing", "rescuing"),
+                              ("turn", "turn"), ("result", "result"), ("capped", "capped")):
+                setattr(self, attr, data[key])
+            self.history = list(data.get("history", []))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"woolfy state: missing or bad field ({exc})") from None
+
+    def describe(self) -> str:
+        game = self.game
+        track = []
+        for square in range(game.length):
+            here = [p[0].upper() for p in PIGLETS if self.where[p] == square]
+            mark = "W" if square == self.wolf else ""
+            label = {game.fronts[h]: h for h in HOUSES}.get(square, "")
+            if square in game.pot_exits:
+                label = "exit"
+            track.append(f"{square}{label and '(' + label + ')'}:{mark}{''.join(here) or '.'}")
+        lines = ["Track: " + " ".join(track)]
+        houses = ", ".join(f"{h} [{''.join(p[0].upper() for p in self.in_house(h)) or '-'}]"
+                           for h in HOUSES)
+        lines.append(f"Houses: {houses}; brick house {self.brick}/"
+                     f"{game.params['brick_parts']} built; pot: "
+                     f"{', '.join(p for p in PIGLETS if self.where[p] == POT) or 'empty'}")
+        if self.phase == _OVER:
+            verdict = "everyone wins" if self.result == "won" else "the wolf wins"
+            lines.append(f"Game over: {verdict}")
+        else:
+            lines.append(f"Turn {self.turn + 1}: {game.seats[self.player]}"
+                         + (f", rolled {self.rolled} for {self.chosen}" if self.rolled else ""))
+        return "\n".join(lines)
