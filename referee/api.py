@@ -53,6 +53,11 @@ class Game(ABC):
     @abstractmethod
     def num_players(self) -> int: ...
 
+    def is_public_chance(self, outcome: str) -> bool:
+        """Whether everyone at the table sees this chance outcome (a game log may show
+        it); By Golly!'s deal, for one, is hidden."""
+        return True
+
     @abstractmethod
     def new_initial_state(self) -> State: ...
 

@@ -56,6 +56,9 @@ class ByGollyGame(Game):
     def num_players(self) -> int:
         return self.params["players"]
 
+    def is_public_chance(self, outcome: str) -> bool:
+        return outcome.startswith("start ")  # the run's layout and the deal are hidden
+
     def new_initial_state(self) -> ByGollyState:
         return ByGollyState(self)
 

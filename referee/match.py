@@ -75,7 +75,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
 
 @dataclass
 class TournamentResult:
-    """Win rates by bot (not by seat: seats are rotated), and game statistics."""
+    """Win rates by bot (not by seat: seats are rotated), and game statistics. In a
+    cooperative game every seat of a won game counts a win."""
 
     games: int
     bots: list[str]
@@ -114,11 +115,15 @@ def tournament(game: Game, bot_factory: Callable[[str, int], Bot], bots: list[st
         state = play(game, seats, seed=game_seed)
         for name in order:
             seats_played[name] += 1
-        winner = getattr(state, "winner", None)
-        if winner is None:
-            result.undecided += 1
+        returns = state.returns()
+        if game.cooperative:  # the table wins or loses together
+            if returns[0] > 0:
+                for name in order:
+                    wins[name] += 1
+        elif max(returns) > 0:
+            wins[order[returns.index(max(returns))]] += 1
         else:
-            wins[order[winner]] += 1
+            result.undecided += 1
         result.turns.append(getattr(state, "turn", len(state.history)))
         if on_game:
             on_game(g, state)

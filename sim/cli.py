@@ -340,6 +340,39 @@ def _check_writable(path: str) -> None:
                          "writable")
 
 
+def cmd_solve(args) -> int:
+    from referee import canonical_name, load_game, pig_out
+    from sim.play import parse_params
+
+    if canonical_name(args.game) != "pig_out":
+        raise InputError(f"piggy solve: only pig_out can be solved, not {args.game}")
+    params = parse_params(args.param)
+    if args.preset:
+        params["preset"] = args.preset
+    game = load_game("pig_out", **params)
+    start = time.perf_counter()
+    win, roll, iterations = pig_out.solve(game)
+    elapsed = time.perf_counter() - start
+    result = {"game": "pig_out", "params": game.params,
+              "first_player_win_probability": round(pig_out.first_player_win_probability(win), 6),
+              "policy_states": int(roll.size), "rolling_states": int(roll.sum()),
+              "iterations": iterations, "solve_time_s": round(elapsed, 2)}
+    for n in args.hold_at or []:
+        held, _, _ = pig_out.evaluate_hold_at(game, n)
+        result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
+            pig_out.first_player_win_probability(held), 6)
+    if args.json:
+        _json_out(result)
+        return 0
+    print(f"pig_out {game.params['preset']} (target {game.params['target']}): optimal play by "
+          f"both, the first player wins {result['first_player_win_probability']:.4f}")
+    print(f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
+          f"{iterations} sweeps, {elapsed:.1f} s")
+    for n, p in result.get("hold_at_first_player_win_probability", {}).items():
+        print(f"  both holding at {n}: the first player wins {p:.4f}")
+    return 0
+
+
 # --- parser ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
@@ -394,7 +427,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(func=cmd_board_show)
 
     def game_options(p, tournament=False):
-        p.add_argument("game", help="go-piggy-go (hyphens or underscores)")
+        p.add_argument("game", help="go-piggy-go, pig-out, woolfy or by-golly (hyphens or "
+                                    "underscores)")
         p.add_argument("--seats", required=tournament,
                        help="comma-separated seats in order: human, random, greedy"
                             + ("" if tournament else " (default: you against greedy bots)"))
@@ -432,6 +466,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("solve", help="optimal play of Pig-Out's family by value iteration",
+                       description="Solve pig_out for two players (no cards, or an infinite "
+                                   "deck): the first player's chance of winning under optimal "
+                                   "play by both.")
+    p.add_argument("game", help="pig_out (or pig-out)")
+    p.add_argument("--preset", help="pig (classic Pig) or pig-out-2")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="a game parameter, e.g. --param target=50 (repeatable)")
+    p.add_argument("--hold-at", type=int, action="append", metavar="N",
+                   help="also: the first player's chance when both hold at N (repeatable)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("demo", help="the main job on the defaults: a shot, its JSON and picture",
                        description="Fire a solver-aimed shot at a piggy on the stock board and "

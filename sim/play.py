@@ -114,24 +114,30 @@ def seat_players(game: Game, seats: list[str], seed: int, colour: bool):
 
 
 def log_line(state: State, action: str) -> str | None:
-    """One compact log line for a player's action (chance outcomes are folded in)."""
+    """One compact log line for an action; hidden chance outcomes are not shown, and
+    Go Piggy Go!'s die is folded into the mover's line."""
     player = state.current_player()
+    game = state.game
     if player < 0:
-        return f"         -> {action}" if action.startswith("knock") else None
-    seat_name = getattr(state.game, "seats", None)
-    who = seat_name[player] if seat_name else f"seat {player}"
-    die = getattr(state, "die", None)
-    return f"T{state.turn + 1 if hasattr(state, 'turn') else len(state.history):<4} " \
-           f"{who:6s} {('rolled ' + die + ': ') if die else ''}{action}"
+        if not game.is_public_chance(action) or (game.name == "go_piggy_go"
+                                                  and action.startswith("die ")):
+            return None
+        return f"         {action}"
+    who = game.seats[player]
+    die = getattr(state, "die", None) if game.name == "go_piggy_go" else None
+    return f"T{state.turn + 1:<4} {who:8s} {('rolled ' + die + ': ') if die else ''}{action}"
 
 
 def result_line(state: State) -> str:
+    if state.game.cooperative:
+        won = state.returns()[0] > 0
+        return f"{'Everyone wins' if won else 'Everyone loses'} after {state.turn} turns"
     winner = getattr(state, "winner", None)
-    seats = getattr(state.game, "seats", None)
     if winner is None:
-        return f"No winner ({len(state.history)} actions)"
-    name = seats[winner] if seats else f"seat {winner}"
-    return f"Winner: {name} (seat {winner}) after {getattr(state, 'turn', 0) + 1} turns"
+        return f"No winner after {state.turn} turns"
+    name = state.game.seats[winner]
+    seat = "" if name == f"seat {winner}" else f" (seat {winner})"
+    return f"Winner: {name}{seat} after {state.turn + 1} turns"
 
 
 def stream_is_terminal(stream=None) -> bool:

@@ -6,7 +6,7 @@ import pytest
 import referee
 from models.errors import InputError
 from referee import pig_out
-from referee.api import CHANCE, IllegalAction
+from referee.api import IllegalAction
 from referee.bots import make_bot
 
 
