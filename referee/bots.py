@@ -136,18 +136,18 @@ class PigOptimalBot(Bot):
     the value-iteration solution (Neller & Presser 2004)."""
 
     def __init__(self, game: Game, seed: int | None = 0):
-        from referee.pig_out import _check_solvable
+        from referee.pig_out import optimal_policy
 
         super().__init__(game, seed)
-        _check_solvable(game)
+        self.rolls = optimal_policy(game)  # solved once per parameters, then shared
 
     def choose(self, observation, legal):
-        from referee.pig_out import optimal_roll
-
         me = observation["observer"]
         scores = observation["scores"]
-        roll = optimal_roll(self.game, scores[me], scores[1 - me], observation["turn_total"])
-        return "roll" if roll else "hold"
+        mine, total = scores[me], observation["turn_total"]
+        if mine + total >= self.game.params["target"]:
+            return "hold"
+        return "roll" if self.rolls[mine, scores[1 - me], total] else "hold"
 
 
 class WoolfyCarefulBot(Bot):

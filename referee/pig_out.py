@@ -335,16 +335,13 @@ def first_player_win_probability(win) -> float:
 
 
 @lru_cache(maxsize=4)
-def _solved(params_key: tuple) -> tuple:
-    game = PigOutGame(**dict(params_key))
-    win, roll, _ = solve(game)
-    return win, roll
+def _solved(params_key: tuple):
+    _, roll, _ = solve(PigOutGame(**dict(params_key)))
+    return roll
 
 
-def optimal_roll(game: PigOutGame, my_score: int, their_score: int, turn_total: int) -> bool:
-    """Whether optimal play rolls here (the solution is computed once per parameters)."""
-    _, roll = _solved(tuple(sorted(game.params.items())))
-    goal = game.params["target"]
-    if my_score + turn_total >= goal:
-        return False
-    return bool(roll[my_score, their_score, turn_total])
+def optimal_policy(game: PigOutGame):
+    """``roll[i, j, k]``: whether optimal play rolls holding ``i`` against ``j`` with
+    ``k`` spots this turn; solved once per parameters (refused if unsolvable)."""
+    _check_solvable(game)
+    return _solved(tuple(sorted(game.params.items())))

@@ -100,3 +100,45 @@ def test_human_at_end_of_input_abandons_the_game_cleanly(capsys, monkeypatch):
     code, _, err = run(capsys, "play", "go-piggy-go", "--seats", "human,greedy",
                          "--shots", "scripted")
     assert code == 0 and "game abandoned" in err and "Your move" not in err
+
+
+@pytest.mark.parametrize(("game", "seats", "params"), [
+    ("pig-out", "hold-at-25,random", []),
+    ("pig-out", "optimal,hold-at-20", ["--param", "preset=pig"]),
+    ("woolfy", "careful,careful,random", []),
+    ("by-golly", "memory,forgetful,random", []),
+])
+def test_every_game_plays_records_and_replays(capsys, tmp_path, game, seats, params):
+    record = tmp_path / "game.jsonl"
+    code, out, _ = run(capsys, "play", game, "--seats", seats, "--seed", "1", "--record",
+                       str(record), *params)
+    assert code == 0 and ("Winner" in out or "Everyone" in out)
+    code, replayed, _ = run(capsys, "replay", str(record))
+    assert code == 0 and replayed.strip().splitlines()[-1] == out.strip().splitlines()[-2]
+
+
+def test_the_by_golly_log_never_shows_the_hidden_deal(capsys):
+    code, out, _ = run(capsys, "play", "by-golly", "--seats", "memory,memory", "--seed", "3")
+    assert code == 0 and "run " not in out and "deal " not in out and "start " in out
+
+
+def test_solve_reproduces_the_published_pig_figures(capsys):
+    code, out, _ = run(capsys, "solve", "pig_out", "--preset", "pig", "--hold-at", "20",
+                       "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert round(data["first_player_win_probability"], 4) == 0.5306
+    assert round(data["hold_at_first_player_win_probability"]["20"], 4) == 0.5347
+    assert data["policy_states"] == 100 ** 3 and data["solve_time_s"] > 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["solve", "pig_out"], "only the infinite deck"),
+    (["solve", "woolfy"], "only pig_out can be solved"),
+    (["solve", "pig_out", "--preset", "pig", "--param", "players=3"], "two players only"),
+    (["tournament", "woolfy", "--seats", "careful,wolf"], "unknown bot 'wolf'"),
+    (["play", "pig-out", "--seats", "hold-at-x,random"], "hold-at-N takes a whole number"),
+])
+def test_bad_input_for_the_other_games_exits_2(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err
