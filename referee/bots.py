@@ -153,8 +153,8 @@ class PigOptimalBot(Bot):
 class WoolfyCarefulBot(Bot):
     """Woolfy: weighs the wolf's threat. It rolls for the piglet the wolf's next jump
     would catch; it keeps piglets off the squares that jump passes, hides in houses,
-    builds the brick house, and steps on a "leave the pot" square when a piglet is in
-    the pot."""
+    builds the brick house and waits within a roll of it, and steps on a "leave the
+    pot" square when a piglet is in the pot."""
 
     def choose(self, observation, legal):
         from referee.woolfy import HOUSES
@@ -182,8 +182,12 @@ class WoolfyCarefulBot(Bot):
                 return 5.0 if not built else 2.0
             square = int(target)
             score = -6.0 if square in danger else 0.0
-            if square == game.fronts["brick"] and not built:
+            brick = game.fronts["brick"]
+            if square == brick and not built:
                 score += 3.0
+            gap = min((square - brick) % game.length, (brick - square) % game.length)
+            if 0 < gap <= 3 or (built and gap == 0):
+                score += 1.5  # within a roll of building or entering the brick house
             if potted and square in game.pot_exits:
                 score += 2.5
             return score

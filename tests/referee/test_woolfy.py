@@ -176,3 +176,15 @@ def test_positions_are_parameters():
 def test_bad_parameters(params, message):
     with pytest.raises(InputError, match=message):
         referee.load_game("woolfy", **params)
+
+
+def test_careful_players_win_far_more_often_than_random_ones():
+    from referee.bots import make_bot
+    from referee.match import tournament
+
+    game = referee.load_game("woolfy", players=2)
+    rates = {}
+    for bot in ("careful", "random"):
+        result = tournament(game, lambda n, s: make_bot(n, game, s), [bot, bot], 80, seed=5)
+        rates[bot] = result.wins[bot] / result.seats_played[bot]
+    assert rates["careful"] > 0.15 > rates["random"]
