@@ -13,6 +13,7 @@ import numpy as np
 
 from models.errors import InputError
 from referee.api import Game
+from referee.woolfy import HOUSES
 
 #: A knock-out's chance the greedy bot assumes when it weighs a shot.
 GREEDY_ASSUMED_HIT_PROBABILITY = 0.5
@@ -157,13 +158,11 @@ class WoolfyCarefulBot(Bot):
     pot" square when a piglet is in the pot."""
 
     def choose(self, observation, legal):
-        from referee.woolfy import HOUSES
-
         if len(legal) == 1:
             return legal[0]
         game = self.game
         piglets = observation["piglets"]
-        danger = set(game.sweeps[observation["wolf"]][1])
+        danger = game.sweeps[observation["wolf"]][1]
         built = observation["brick_parts"] >= game.params["brick_parts"]
         potted = any(w == "pot" for w in piglets.values())
 

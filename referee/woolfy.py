@@ -89,7 +89,7 @@ class WoolfyGame(Game):
         for index, w in enumerate(self.wolf_squares):
             nxt = self.wolf_squares[(index + 1) % len(self.wolf_squares)]
             steps = (nxt - w) % length or length
-            self.sweeps[w] = (nxt, tuple((w + s) % length for s in range(1, steps + 1)))
+            self.sweeps[w] = (nxt, frozenset((w + s) % length for s in range(1, steps + 1)))
 
     @property
     def num_players(self) -> int:
