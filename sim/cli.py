@@ -76,6 +76,7 @@ def cmd_shoot(args) -> int:
         raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
     if args.png:
         check_png_path(args.png)
+    videos = _check_video_args(args)
     board, design, layout = _load_scene(args)
     with World(board, design, layout, hit_rule=args.hit_rule) as world:
         if args.at is not None:
@@ -84,17 +85,58 @@ def cmd_shoot(args) -> int:
             shot_aim = shoot.Aim(args.yaw, args.pitch)
         noise = not args.exact
         result = shoot.fire(world, shot_aim, seed=args.seed, noise=noise,
-                            record=bool(args.png))
+                            record=bool(args.png or videos))
         data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise)
         if args.png:
             save_figure(shoot.shot_figure(world, result), args.png)
+    written = _write_videos(board, design, result, args, videos)
     if args.json:
         _json_out(data)
     else:
         print(shoot.describe(shot_aim, result))
-        if args.png:
-            print(f"Picture: {args.png}")
+        for path in ([args.png] if args.png else []) + written:
+            print(f"Wrote {path}")
     return 0
+
+
+def _check_video_args(args) -> dict[str, str]:
+    """The video files asked for, checked before the shot is fired."""
+    from sim.render import CAMERAS, check_video_path
+
+    if args.camera not in CAMERAS:
+        raise InputError(f"unknown camera '{args.camera}': allowed are {', '.join(CAMERAS)}")
+    if not 0.1 <= args.slowmo <= 20:
+        raise InputError(f"--slowmo {args.slowmo:g} is out of range [0.1, 20]")
+    videos = {}
+    for kind in ("gif", "mp4", "html"):
+        path = getattr(args, kind)
+        if path:
+            if kind == "html":
+                _check_writable(path)
+                if not path.lower().endswith(".html"):
+                    raise InputError(f"replay page '{path}' must end in .html")
+            else:
+                check_video_path(path, f".{kind}")
+            videos[kind] = path
+    return videos
+
+
+def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[str]:
+    from sim.render import ShotRenderer, write_gif, write_mp4
+
+    written = []
+    if "gif" in videos or "mp4" in videos:
+        with ShotRenderer(board, design) as renderer:
+            frames = renderer.frames(result, args.camera, slowmo=args.slowmo)
+        if "gif" in videos:
+            written.append(str(write_gif(frames, videos["gif"])))
+        if "mp4" in videos:
+            written.append(str(write_mp4(frames, videos["mp4"])))
+    if "html" in videos:
+        from sim.viewer import write_shot_page
+
+        written.append(str(write_shot_page(board, design, result, videos["html"])))
+    return written
 
 
 def cmd_aim(args) -> int:
@@ -395,6 +437,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
                    help="knocked out when touching the outline (default) or wholly outside")
     p.add_argument("--png", metavar="FILE", help="write a picture of the shot (top and side view)")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF of the shot")
+    p.add_argument("--mp4", metavar="FILE", help="write an MP4 video of the shot")
+    p.add_argument("--html", metavar="FILE",
+                   help="write a self-contained page that replays the shot in 3D (offline)")
+    p.add_argument("--camera", default="overview",
+                   help="video camera: overview (default), chase, top or side")
+    p.add_argument("--slowmo", type=float, default=3.0,
+                   help="videos play this many times slower than real time (default 3)")
     p.add_argument("--json", action="store_true", help="print the shot JSON")
     p.set_defaults(func=cmd_shoot)
 

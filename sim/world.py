@@ -67,6 +67,24 @@ class PiggyResult:
 
 
 @dataclass
+class Recording:
+    """Poses of the moving bodies every ``dt_s`` of simulated time, for pictures and
+    replays. Positions in mm (board frame), orientations as (x, y, z, w) quaternions;
+    piggies in their principal (body) frame, as in piggy_principal.obj."""
+
+    dt_s: float
+    bale_mm: np.ndarray                  # (n, 3)
+    bale_quat: np.ndarray                # (n, 4)
+    bale_in_play: np.ndarray             # (n,) bool
+    piggies_mm: dict[str, np.ndarray]    # name -> (n, 3)
+    piggies_quat: dict[str, np.ndarray]  # name -> (n, 4)
+
+    @property
+    def frames(self) -> int:
+        return len(self.bale_mm)
+
+
+@dataclass
 class ShotResult:
     """The outcome of one shot: who was knocked out, and what the bale did."""
 
@@ -83,8 +101,14 @@ class ShotResult:
     settled: bool                  # False when the time cap ended the shot
     piggies: dict[str, PiggyResult]
     hit_rule: str
-    trajectory_mm: np.ndarray | None = field(default=None, repr=False)  # (n, 3) if recorded
-    trajectory_dt_s: float = 0.0
+    recording: Recording | None = field(default=None, repr=False)
+
+    @property
+    def trajectory_mm(self) -> np.ndarray | None:
+        """The bale's centre at each recorded frame while it was in play; (n, 3), mm."""
+        if self.recording is None:
+            return None
+        return self.recording.bale_mm[self.recording.bale_in_play]
 
     @property
     def knocked(self) -> list[str]:
@@ -386,7 +410,15 @@ class World:
         first_contact = first_with = first_centre = None
         bale_in_play = True
         rest_steps = 0
-        trajectory = [list(position_mm)] if record_every else None
+        frames: list[tuple] = []
+
+        def record(in_play: bool) -> None:
+            poses = [pb.getBasePositionAndOrientation(b, physicsClientId=client)
+                     for b in [bale, *moving]]
+            frames.append((in_play, poses))
+
+        if record_every:
+            record(True)
         step = 0
         settled = False
         step_fn, contact_fn = pb.stepSimulation, pb.getContactPoints
@@ -412,8 +444,8 @@ class World:
                                 first_with = self._names[other]
                                 first_centre = list(self._position_mm(bale))
                         last_touch[other] = step
-                if record_every and step % record_every == 0:
-                    trajectory.append(list(self._position_mm(bale)))
+            if record_every and step % record_every == 0:
+                record(bale_in_play)
             if step % _REST_CHECK_EVERY:
                 continue
             if bale_in_play:
@@ -433,8 +465,8 @@ class World:
             else:
                 rest_steps = 0
         rest = self._position_mm(bale) if bale_in_play else self._rest_mm
-        if record_every and bale_in_play:
-            trajectory.append(list(rest))
+        if record_every and step % record_every:
+            record(bale_in_play)
         return ShotResult(
             yaw_deg=math.nan, pitch_deg=math.nan,
             speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
@@ -442,8 +474,17 @@ class World:
             first_contact_centre_mm=first_centre,
             rest_mm=list(rest), contacts=contacts, sim_time_s=step * self._dt,
             settled=settled, piggies=self._judge_all(), hit_rule=self.hit_rule,
-            trajectory_mm=None if trajectory is None else np.array(trajectory),
-            trajectory_dt_s=record_every * self._dt)
+            recording=self._recording(frames, record_every) if record_every else None)
+
+    def _recording(self, frames: list[tuple], record_every: int) -> Recording:
+        names = list(self._piggy_bodies)
+        positions = np.array([[p for p, _ in poses] for _, poses in frames]) / CM_PER_MM
+        quats = np.array([[q for _, q in poses] for _, poses in frames])
+        return Recording(
+            dt_s=record_every * self._dt, bale_mm=positions[:, 0], bale_quat=quats[:, 0],
+            bale_in_play=np.array([in_play for in_play, _ in frames]),
+            piggies_mm={n: positions[:, i + 1] for i, n in enumerate(names)},
+            piggies_quat={n: quats[:, i + 1] for i, n in enumerate(names)})
 
     def _all_at_rest(self, bodies, rest_speed=None, rest_spin=None) -> bool:
         physics = self.design.physics
