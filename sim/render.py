@@ -149,7 +149,7 @@ class ShotRenderer:
         if preset not in CAMERAS:
             raise InputError(f"unknown camera '{preset}': allowed are {', '.join(CAMERAS)}")
         rec = result.recording
-        x0, x1, y0, y1 = self.board.surface_extent_mm
+        _, _, y0, y1 = self.board.surface_extent_mm
         yaw = math.radians(result.yaw_deg)
         ahead = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
         path = result.trajectory_mm

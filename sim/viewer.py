@@ -209,7 +209,8 @@ function draw(k) {
     });
     for (let i = 0; i < b.f.length; i += 3) {
       const a = b.pts[b.f[i]], c = b.pts[b.f[i + 1]], e = b.pts[b.f[i + 2]];
-      const u = [c[0] - a[0], c[1] - a[1], c[2] - a[2]], v = [e[0] - a[0], e[1] - a[1], e[2] - a[2]];
+      const u = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+      const v = [e[0] - a[0], e[1] - a[1], e[2] - a[2]];
       let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
       const nl = Math.hypot(...n) || 1; n = n.map(x => x / nl);
       const toEye = [eye[0] - a[0], eye[1] - a[1], eye[2] - a[2]];
@@ -218,7 +219,8 @@ function draw(k) {
       if (P.some(p => p[2] <= 1)) continue;
       const shade = 0.55 + 0.45 * Math.abs(n[0] * light[0] + n[1] * light[1] + n[2] * light[2]);
       // the board's flat layers first, lowest first; then everything else far to near
-      const depth = b.flat ? 1e9 - 1000 * (a[2] + c[2] + e[2]) : (P[0][2] + P[1][2] + P[2][2]) / 3;
+      const depth = b.flat ? 1e9 - 1000 * (a[2] + c[2] + e[2])
+                           : (P[0][2] + P[1][2] + P[2][2]) / 3;
       tris.push({P, depth, rgb: b.rgb.map(x => Math.round(x * shade))});
     }
     if (b.outline && proj.every(p => p[2] > 1)) {  // a space's painted border
