@@ -296,8 +296,16 @@ def cmd_play(args) -> int:
 
 def cmd_replay(args) -> int:
     from referee.records import read_record, replay
+    from sim.play import result_line
 
+    for kind, path in (("gif", args.gif), ("html", args.html)):
+        if path:
+            _check_writable(path)
+            if not path.lower().endswith(f".{kind}"):
+                raise InputError(f"'{path}' must end in .{kind}")
     name, params, actions = read_record(args.file)
+    if args.gif or args.html:
+        return _replay_pictures(name, params, actions, args)
     previous_turn = None
     last = None
     for last in replay(name, params, actions):
@@ -307,9 +315,26 @@ def cmd_replay(args) -> int:
             print(f"--- after {last.history[-1]} ---")
             print(last.describe())
         previous_turn = turn
-    from sim.play import result_line
-
     print(result_line(last))
+    return 0
+
+
+def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
+    from referee import canonical_name, load_game
+    from referee.records import replay
+    from sim.game_pictures import game_frames, write_game_page
+    from sim.render import write_gif
+
+    if canonical_name(name) != "go_piggy_go":
+        raise InputError(f"pictures of game records are drawn for go_piggy_go, not {name}")
+    board = load_game(name, **params).board
+    frames = game_frames(replay(name, params, actions), board)
+    if args.gif:
+        write_gif(frames, args.gif, fps=2)
+        print(f"Wrote {args.gif} ({len(frames)} turns)")
+    if args.html:
+        write_game_page(frames, args.html, f"Go Piggy Go! game, {len(frames)} turns")
+        print(f"Wrote {args.html}")
     return 0
 
 
@@ -415,6 +440,19 @@ def cmd_solve(args) -> int:
     return 0
 
 
+def cmd_sandbox(args) -> int:
+    from sim.sandbox import run_sandbox
+
+    if args.seconds is not None and args.seconds <= 0:
+        raise InputError(f"--seconds must be positive, got {args.seconds:g}")
+    board, design = load_board(args.board), load_design(args.design)
+    layout = (load_layout(args.layout, board=board) if args.layout else
+              layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout"))
+    run_sandbox(board, design, layout, seconds=args.seconds, auto_fire=args.auto_fire,
+                slowmo=args.slowmo, seed=args.seed)
+    return 0
+
+
 # --- parser ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
@@ -507,6 +545,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="step through a game record, board by board",
                        description="Replay a game record, printing the board after each turn.")
     p.add_argument("file", help="a record written by piggy play --record")
+    p.add_argument("--gif", metavar="FILE", help="draw the game from above, turn by turn, as "
+                                                  "an animated GIF (go-piggy-go)")
+    p.add_argument("--html", metavar="FILE", help="the same as a self-contained page with a "
+                                                   "slider")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("tournament", help="many bot games: win rates with 95 %% intervals",
@@ -516,6 +558,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("sandbox", help="PyBullet's window: sliders, a fire button, verdicts",
+                       description="The interactive way to try the launcher: sliders for yaw "
+                                   "and pitch, FIRE and reset buttons, and the knock-out "
+                                   "verdict after each shot. Needs a display (xvfb-run works).")
+    p.add_argument("--board", default="stock", help="board name or path (default: stock)")
+    p.add_argument("--design", default="stock", help="launcher design (default: stock)")
+    p.add_argument("--layout", help="layout JSON file, or 'empty' (default: the demo's piggies)")
+    p.add_argument("--seconds", type=float, help="close the window after this long")
+    p.add_argument("--auto-fire", type=int, default=0, metavar="N",
+                   help="fire N shots at the sliders' settings by itself, then close "
+                        "(unless --seconds is given)")
+    p.add_argument("--slowmo", type=float, default=2.0,
+                   help="shots play this many times slower than real time (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    p.set_defaults(func=cmd_sandbox)
 
     p = sub.add_parser("solve", help="optimal play of Pig-Out's family by value iteration",
                        description="Solve pig_out for two players (no cards, or an infinite "

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from models.board import Board, Space, space_name
 from models.design import Design
+from models.errors import InputError
 from models.layout import Layout
 from models.meshes import ASSETS_DIR, hay_bale, load_parts, load_piggy_mass
 from sim import knockout
@@ -151,6 +154,11 @@ class World:
                  hit_rule: str = "touches-line", gui: bool = False):
         self.board, self.design = board, design
         self.hit_rule = knockout.check_hit_rule(hit_rule)
+        self.gui = gui
+        if gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+            # PyBullet would end the whole process when it finds no X server.
+            raise InputError("cannot open PyBullet's window: no display (set DISPLAY, or run "
+                             "under xvfb-run)")
         self.client = pb.connect(pb.GUI if gui else pb.DIRECT)
         self._dt = 1.0 / design.physics.steps_per_s
         self._names: dict[int, str] = {}
@@ -336,7 +344,7 @@ class World:
 
     # --- shooting ------------------------------------------------------------------
     def shoot(self, yaw_deg: float, pitch_deg: float, *, seed: int | None = 0,
-              noise: bool = True, record_every: int = 0) -> ShotResult:
+              noise: bool = True, record_every: int = 0, on_step=None) -> ShotResult:
         """Turn and tilt the tractor, fire one bale, and judge every piggy.
 
         Parameters
@@ -344,7 +352,8 @@ class World:
         yaw_deg, pitch_deg : the aim, degrees; pitch within the design's range.
         seed : seeds the shot-to-shot noise (aim spread, speed spread).
         noise : ``False`` fires exactly as aimed at the mean speed.
-        record_every : record the bale's centre every this many steps (0: not at all).
+        record_every : record every body's pose every this many steps (0: not at all).
+        on_step : called after every step (the sandbox uses it to play in real time).
         """
         launcher = self.design.launcher
         if noise:
@@ -361,9 +370,13 @@ class World:
         orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0,
                                                  math.radians(yaw_deg)])
         result = self.launch(release, velocity, orientation, record_every=record_every,
-                             reset=False)
+                             reset=False, on_step=on_step)
         result.yaw_deg, result.pitch_deg, result.speed_mm_s = yaw_deg, pitch_deg, speed
         return result
+
+    def reset(self, tractor_yaw_deg: float = 0.0) -> None:
+        """Back to the settled layout (what every shot starts from)."""
+        self._reset(tractor_yaw_deg)
 
     def _reset(self, tractor_yaw_deg: float = 0.0) -> None:
         """Back to the settled layout, everything at rest, the bale parked.
@@ -372,6 +385,8 @@ class World:
         awake body (the bale, or a piggy it set moving) touches them, which wakes them.
         """
         self._rebuild(self._rest_poses_cm, tractor_yaw_deg)
+        if self.gui:
+            self._colour_for_gui()
         if self.design.physics.sleep_at_rest:
             for body in self._piggy_bodies.values():
                 self._call(pb.changeDynamics, body, -1,
@@ -380,7 +395,7 @@ class World:
                            activationState=pb.ACTIVATION_STATE_SLEEP)
 
     def launch(self, position_mm, velocity_mm_s, orientation=(0, 0, 0, 1), *,
-               record_every: int = 0, reset: bool = True) -> ShotResult:
+               record_every: int = 0, reset: bool = True, on_step=None) -> ShotResult:
         """Release the bale anywhere with any velocity (mm, mm/s), run, and judge.
 
         :meth:`shoot` is this with the bale at the muzzle; tests use it directly
@@ -431,6 +446,8 @@ class World:
                                       [0, 0, 0], pb.LINK_FRAME, physicsClientId=client)
             step_fn(physicsClientId=client)
             step += 1
+            if on_step is not None:
+                on_step()
             if bale_in_play:
                 # A strike is a contact that pushed: Bullet also reports points a
                 # little apart (speculative contacts), which have no normal force.
@@ -475,6 +492,17 @@ class World:
             rest_mm=list(rest), contacts=contacts, sim_time_s=step * self._dt,
             settled=settled, piggies=self._judge_all(), hit_rule=self.hit_rule,
             recording=self._recording(frames, record_every) if record_every else None)
+
+    def _colour_for_gui(self) -> None:
+        """Colours in PyBullet's window (it draws the collision shapes)."""
+        from sim.render import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
+
+        colours = {"board": (0.85, 0.77, 0.6, 1), "fence": FENCE_RGBA, "tractor": TRACTOR_RGBA,
+                   "bale": BALE_RGBA, "table": (0.55, 0.5, 0.45, 1)}
+        for body, name in self._names.items():
+            rgba = PIGGY_RGBA.get(name.split("-")[0]) or colours.get(name)
+            if rgba:
+                self._call(pb.changeVisualShape, body, -1, rgbaColor=list(rgba))
 
     def _recording(self, frames: list[tuple], record_every: int) -> Recording:
         names = list(self._piggy_bodies)
