@@ -17,13 +17,9 @@ from models.board import Board, load_board
 from models.design import RANGES, load_design
 from models.errors import InputError
 from models.layout import layout_from_dict, load_layout
+from sim.demo import DEMO_LAYOUT
 from sim.knockout import HIT_RULES
 from sim.pictures import check_png_path, save_figure
-
-#: The embedded default scene of `piggy demo`: a lone piggy, a stack, neighbours.
-DEMO_LAYOUT = {"stacks": {"r8c3": ["gold-2", "pink-1"], "r8c2": ["green-1"],
-                          "r9c3": ["blue-1"], "r2c1": ["green-2"], "r7c5": ["pink-3"]}}
-DEMO_TARGET = "gold-2"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -219,35 +215,9 @@ def _board_png(board, layout, path) -> None:
 
 
 def cmd_demo(args) -> int:
-    from sim import shoot
-    from sim.world import World
+    from sim import demo
 
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create output folder {out}: {exc.strerror}") from None
-    start = time.perf_counter()
-    board, design = load_board("stock"), load_design("stock")
-    layout = layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout")
-    written = []
-    with World(board, design, layout) as world:
-        shot_aim = shoot.solve_aim(world, DEMO_TARGET)
-        result = shoot.fire(world, shot_aim, seed=args.seed, record=True)
-        data = shoot.report(world, shot_aim, result, seed=args.seed, noise=True)
-        _write_json_atomic(out / "shot.json", data)
-        written.append(("shot.json", "the shot: who was knocked out and why, what the bale "
-                                     "struck"))
-        save_figure(shoot.shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
-                    out / "shot.png")
-        written.append(("shot.png", "top and side view of the shot"))
-    _write_json_atomic(out / "layout.json", layout.to_dict())
-    written.append(("layout.json", "the layout the shot was fired at"))
-    print(shoot.describe(shot_aim, result))
-    print()
-    print(f"Wrote {out.resolve()}/ in {time.perf_counter() - start:.1f} s:")
-    for name, what in written:
-        print(f"  {name:12s} {what}")
+    demo.run(Path(args.out), seed=args.seed)
     return 0
 
 
@@ -588,9 +558,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("demo", help="the main job on the defaults: a shot, its JSON and picture",
-                       description="Fire a solver-aimed shot at a piggy on the stock board and "
-                                   "write its JSON and picture to a folder.")
+    p = sub.add_parser("demo", help="the main job on the defaults: a shot, its videos, a hit "
+                                    "map, a game; all in one folder",
+                       description="On the stock board and design: a solver-aimed shot (JSON, "
+                                   "PNG, GIF, MP4, 3D replay page), a small hit map with its "
+                                   "heatmap, a short bots-only game with its replay GIF, and an "
+                                   "index.html that shows them all. About a minute.")
     p.add_argument("--out", default="piggy-demo", help="output folder (default: ./piggy-demo)")
     p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
     p.set_defaults(func=cmd_demo)
