@@ -103,6 +103,13 @@ def _check_video_args(args) -> dict[str, str]:
         raise InputError(f"unknown camera '{args.camera}': allowed are {', '.join(CAMERAS)}")
     if not 0.1 <= args.slowmo <= 20:
         raise InputError(f"--slowmo {args.slowmo:g} is out of range [0.1, 20]")
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--size '{args.size}' must look like 640x480") from None
+    if not (64 <= width <= 3840 and 64 <= height <= 2160):
+        raise InputError(f"--size {args.size} is out of range: 64x64 to 3840x2160")
+    args.frame_size = (width, height)
     videos = {}
     for kind in ("gif", "mp4", "html"):
         path = getattr(args, kind)
@@ -122,7 +129,7 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
 
     written = []
     if "gif" in videos or "mp4" in videos:
-        with ShotRenderer(board, design) as renderer:
+        with ShotRenderer(board, design, size=args.frame_size) as renderer:
             frames = renderer.frames(result, args.camera, slowmo=args.slowmo)
         if "gif" in videos:
             written.append(str(write_gif(frames, videos["gif"])))
@@ -453,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="video camera: overview (default), chase, top or side")
     p.add_argument("--slowmo", type=float, default=3.0,
                    help="videos play this many times slower than real time (default 3)")
+    p.add_argument("--size", default="640x480", help="video frame size (default 640x480)")
     p.add_argument("--json", action="store_true", help="print the shot JSON")
     p.set_defaults(func=cmd_shoot)
 

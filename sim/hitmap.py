@@ -2,7 +2,8 @@
 solver, fire shots with the design's noise, count what happens.
 
 Every shot's randomness comes from one root seed split per (space, shot) with
-numpy's SeedSequence, so a result depends only on the root seed.
+numpy's SeedSequence, keyed by the space itself: a space's result depends only on
+the root seed, not on which other spaces are measured or in what order.
 """
 
 from __future__ import annotations
@@ -57,9 +58,9 @@ class SpaceHits:
                 "p_no_contact": None if not self.shots else round(self.no_contact / self.shots, 4)}
 
 
-def shot_seeds(root_seed: int, space_index: int, shots: int) -> list[int]:
+def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
     """The seeds of one space's shots, split from the root seed."""
-    children = np.random.SeedSequence([root_seed, space_index]).spawn(shots)
+    children = np.random.SeedSequence([root_seed, *space]).spawn(shots)
     return [int(c.generate_state(1)[0]) for c in children]
 
 
@@ -79,7 +80,7 @@ def hit_map(board: Board, design: Design, spaces: list, shots: int, seed: int = 
                 results.append(SpaceHits(name, False, 0, 0, 0, 0))
                 continue
             target = anything = silent = 0
-            for s in shot_seeds(seed, index, shots):
+            for s in shot_seeds(seed, space, shots):
                 result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=s)
                 target += TARGET in result.knocked
                 anything += bool(result.knocked)

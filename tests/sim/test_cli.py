@@ -109,14 +109,37 @@ def test_out_of_reach_target_is_a_clear_error(capsys, tmp_path):
     assert code == 2 and "r10c0 is out of reach" in err and "reaches" in err
 
 
+@pytest.mark.slow
 def test_demo_writes_its_folder(capsys, tmp_path):
+    import re
+
+    from PIL import Image
+
     out_dir = tmp_path / "demo"
     code, out, _ = run(capsys, "demo", "--out", str(out_dir))
-    assert code == 0
+    assert code == 0 and str(out_dir.resolve()) in out
     data = json.loads((out_dir / "shot.json").read_text())
     assert data["knocked"]  # the demo shot hits
-    assert (out_dir / "shot.png").stat().st_size > 10_000
-    assert str(out_dir.resolve()) in out
+    for name in ("shot.png", "shot.gif", "shot.mp4", "shot.html", "hitmap.csv", "hitmap.png",
+                 "game.jsonl", "game.gif", "index.html", "layout.json"):
+        assert (out_dir / name).stat().st_size > 100, name
+    assert Image.open(out_dir / "shot.gif").n_frames > 20
+    assert Image.open(out_dir / "game.gif").n_frames > 5
+    index = (out_dir / "index.html").read_text()
+    linked = set(re.findall(r'(?:src|href)=["\']([^"\']+)["\']', index))
+    assert linked >= {"shot.gif", "shot.mp4", "shot.png", "shot.html", "hitmap.png",
+                      "hitmap.csv", "game.gif", "game.jsonl"}
+    assert all((out_dir / name).exists() for name in linked)
+    rows = (out_dir / "hitmap.csv").read_text().splitlines()
+    assert rows[0].startswith("space,reachable,shots,p_target_knocked,ci95_low,ci95_high")
+    assert len(rows) == 1 + 10
+
+
+def test_demo_into_an_unwritable_place_is_a_clear_error(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, _, err = run(capsys, "demo", "--out", str(blocker / "demo"))
+    assert code == 2 and "cannot create output folder" in err
 
 
 def test_installed_command_runs_quietly():

@@ -98,3 +98,43 @@ def test_bad_video_requests_exit_2_before_shooting(capsys, argv, message):
     code = main(["shoot", "--yaw", "0", "--pitch", "0", *argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err
+
+
+def test_a_game_record_replays_as_pictures(tmp_path, capsys):
+    import referee
+    from referee.bots import make_bot
+    from referee.match import play
+    from referee.records import write_record
+
+    game = referee.load_game("go_piggy_go", players=2)
+    final = play(game, [make_bot("greedy", game, 1), make_bot("random", game, 2)], seed=3)
+    record = write_record(final, tmp_path / "game.jsonl")
+    code = main(["replay", str(record), "--gif", str(tmp_path / "game.gif"), "--html",
+                 str(tmp_path / "game.html")])
+    assert code == 0
+    gif = Image.open(tmp_path / "game.gif")
+    assert gif.n_frames == final.turn + 1  # one picture per turn, the last after the win
+    gif.seek(gif.n_frames - 1)
+    assert not_blank(np.asarray(gif.convert("RGB")))
+    page = (tmp_path / "game.html").read_text()
+    assert page.count("data:image/png;base64,") == gif.n_frames and "http" not in page
+    code = main(["replay", str(record), "--gif", str(tmp_path / "game.mp4")])
+    assert code == 2 and "must end in .gif" in capsys.readouterr().err
+
+
+def test_pictures_of_other_games_records_are_refused(tmp_path, capsys):
+    record = tmp_path / "pig.jsonl"
+    record.write_text('{"game": "pig_out", "params": {}}\n')
+    assert main(["replay", str(record), "--gif", str(tmp_path / "pig.gif")]) == 2
+    assert "drawn for go_piggy_go" in capsys.readouterr().err
+
+
+def test_hit_map_seeds_depend_only_on_the_root_seed(board, design):
+    from sim.hitmap import hit_map, shot_seeds
+
+    assert shot_seeds(5, (2, 1), 4) == shot_seeds(5, (2, 1), 4) != shot_seeds(6, (2, 1), 4)
+    spaces = [board.parse_space("r9c5"), board.parse_space("r10c6")]
+    first = {r.space: r.to_row() for r in hit_map(board, design, spaces, 3, seed=1)}
+    again = {r.space: r.to_row() for r in hit_map(board, design, spaces[::-1], 3, seed=1)}
+    assert first == again  # the same per space, whatever the order
+    assert first["r9c5"]["p_target_knocked"] > 0.5  # a lone piggy in easy reach
