@@ -138,17 +138,20 @@ def shot_figure(world: World, result: ShotResult, title: str = ""):
         if result.piggies[piggy].knocked:
             x, y = np.vstack(parts)[:, :2].mean(axis=0)
             top.plot(x, y, "x", color="#d00000", ms=14, mew=3, zorder=8)
+    along = np.array([-math.sin(math.radians(result.yaw_deg)),
+                      math.cos(math.radians(result.yaw_deg))])
+    reach = 1.2 * max(np.hypot(*result.rest_mm[:2]), 100.0)
+    top.plot([0, reach * along[0]], [0, reach * along[1]], ls="--", color="#404040", lw=0.8,
+             zorder=6, label=f"aim: yaw {result.yaw_deg:.1f}, pitch {result.pitch_deg:.1f} deg")
     path = result.trajectory_mm
     if path is not None and len(path):
         top.plot(path[:, 0], path[:, 1], color="#402000", lw=1.2, zorder=7)
-        along = np.array([-math.sin(math.radians(result.yaw_deg)),
-                          math.cos(math.radians(result.yaw_deg))])
         side.plot(path[:, :2] @ along, path[:, 2], color="#402000", lw=1.5, label="bale centre")
     if result.first_contact_mm is not None:
         fc = result.first_contact_mm
         top.plot(fc[0], fc[1], "o", mfc="none", mec="#d00000", ms=9, mew=1.5, zorder=8,
                  label=f"first contact ({result.first_contact_with})")
-        top.legend(loc="lower right", fontsize=7)
+    top.legend(loc="lower right", fontsize=7)
     top.set_title(title or "top view", fontsize=10)
     side.axhline(0, color=pictures.LINE_COLOUR, lw=2)
     side.set_xlabel("distance along the aim (mm)")
