@@ -1,7 +1,9 @@
-"""Reading the project's named files: a name of a file in a folder of models/, or a path."""
+"""Files: reading the project's named files (a name of a file in a folder of
+models/, or a path), and writing files atomically."""
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -39,3 +41,17 @@ def read_toml(path: Path, kind: str) -> dict:
         raise InputError(f"{kind} file {path}: not valid TOML ({exc})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{kind} file {path}: cannot be read ({exc})") from None
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write a text file whole or not at all: a temporary file beside it, then a
+    rename, so an interrupted run never leaves half a file. Errors are InputErrors."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+    return path

@@ -11,11 +11,11 @@ replaying never re-runs physics.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from models.errors import InputError
+from models.files import write_text_atomic
 from referee.api import State
 
 
@@ -27,15 +27,7 @@ def record_lines(state: State) -> list[str]:
 
 def write_record(state: State, path: str | Path) -> Path:
     """Write a record atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text("\n".join(record_lines(state)) + "\n")
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write record {path}: {exc.strerror}") from None
-    return path
+    return write_text_atomic(path, "\n".join(record_lines(state)) + "\n")
 
 
 def read_record(path: str | Path) -> tuple[str, dict, list[str]]:

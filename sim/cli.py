@@ -51,16 +51,6 @@ def _load_scene(args) -> tuple[Board, object, object]:
     return board, design, layout
 
 
-def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(data, indent=2) + "\n")
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
-
-
 # --- subcommands ---------------------------------------------------------------------
 def cmd_shoot(args) -> int:
     from sim import shoot

@@ -17,6 +17,7 @@ from pathlib import Path
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
+from models.files import write_text_atomic
 from models.layout import layout_from_dict
 
 #: The embedded scene: a stack, a lone piggy behind it, neighbours.
@@ -27,12 +28,6 @@ DEMO_TARGET = "gold-2"
 HITMAP_SPACES = ["r1c1", "r2c5", "r3c3", "r6c0", "r7c1", "r8c3", "r9c5", "r10c0", "r10c6",
                  "r7c3"]
 HITMAP_SHOTS = 6
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
@@ -64,7 +59,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         shot_aim = shoot.solve_aim(world, DEMO_TARGET)
         result = shoot.fire(world, shot_aim, seed=seed, record=True)
         data = shoot.report(world, shot_aim, result, seed=seed, noise=True)
-        _atomic_text(out / "shot.json", json.dumps(data, indent=2) + "\n")
+        write_text_atomic(out / "shot.json", json.dumps(data, indent=2) + "\n")
         save_figure(shoot.shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
                     out / "shot.png")
     with ShotRenderer(board, design) as renderer:
@@ -73,7 +68,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     write_gif(frames, out / "shot.gif")
     write_mp4(chase, out / "shot.mp4")
     write_shot_page(board, design, result, out / "shot.html")
-    _atomic_text(out / "layout.json", json.dumps(layout.to_dict(), indent=2) + "\n")
+    write_text_atomic(out / "layout.json", json.dumps(layout.to_dict(), indent=2) + "\n")
     written += [("shot.json", "the shot: who was knocked out and why, what the bale struck"),
                 ("shot.png", "top and side view of the shot"),
                 ("shot.gif", "the shot from above the start pit, 3x slower than life"),
@@ -100,7 +95,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     written += [("game.jsonl", f"the game's record ({len(final.history)} actions)"),
                 ("game.gif", "the game from above, turn by turn")]
 
-    _atomic_text(out / "index.html", _index(result, results, final, written))
+    write_text_atomic(out / "index.html", _index(result, results, final, written))
     written.append(("index.html", "all of the above on one page"))
     report("")
     report(shoot.describe(shot_aim, result))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -15,7 +14,7 @@ import numpy as np
 from PIL import Image
 
 from models.board import Board
-from models.errors import InputError
+from models.files import write_text_atomic
 from models.meshes import load_parts
 from sim.knockout import transform
 from sim.pictures import draw_board, draw_footprint
@@ -114,7 +113,6 @@ def _last_player_action(state) -> str:
 
 def write_game_page(frames: list[np.ndarray], path, title: str) -> Path:
     """A self-contained page with the frames and a slider (no network)."""
-    path = Path(path)
     images = []
     for frame in frames:
         buffer = io.BytesIO()
@@ -133,11 +131,4 @@ def write_game_page(frames: list[np.ndarray], path, title: str) -> Path:
             "if(t){clearInterval(t);t=null;return;}t=setInterval(()=>{let i=+s.value+1;"
             "if(i>=F.length){clearInterval(t);t=null;return;}show(i);},600);};show(0);"
             "</script></body></html>")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(html)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
-    return path
+    return write_text_atomic(path, html)

@@ -9,14 +9,13 @@ meshes and every frame's poses are JSON inside it too.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
 from models.board import Board
 from models.design import Design
-from models.errors import InputError
+from models.files import write_text_atomic
 from models.meshes import barrel, hay_bale, load_parts
 from sim.render import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.world import ShotResult
@@ -118,17 +117,9 @@ def page(data: dict, title: str) -> str:
 
 def write_shot_page(board: Board, design: Design, result: ShotResult, path) -> Path:
     """Write a shot's replay page atomically."""
-    path = Path(path)
     knocked = ", ".join(result.knocked) or "nobody"
-    text = page(shot_data(board, design, result), f"Go Piggy Go! shot — knocked out: {knocked}")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
-    return path
+    return write_text_atomic(path, page(shot_data(board, design, result),
+                                        f"Go Piggy Go! shot — knocked out: {knocked}"))
 
 
 _PAGE = """<!DOCTYPE html>

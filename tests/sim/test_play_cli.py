@@ -5,15 +5,9 @@ import json
 import pytest
 
 from referee.records import read_record
-from sim.cli import main
 from sim.play import human_seat, parse_params
 from tests.referee.positions import position
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.sim.test_cli import run
 
 
 def test_bots_only_game_with_a_record_then_replay(capsys, tmp_path):
