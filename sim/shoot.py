@@ -147,10 +147,16 @@ def shot_figure(world: World, result: ShotResult, title: str = ""):
     if path is not None and len(path):
         top.plot(path[:, 0], path[:, 1], color="#402000", lw=1.2, zorder=7)
         side.plot(path[:, :2] @ along, path[:, 2], color="#402000", lw=1.5, label="bale centre")
-    if result.first_contact_mm is not None:
-        fc = result.first_contact_mm
-        top.plot(fc[0], fc[1], "o", mfc="none", mec="#d00000", ms=9, mew=1.5, zorder=8,
-                 label=f"first contact ({result.first_contact_with})")
+    for number, (name, point) in enumerate(zip(result.contacts, result.contact_points_mm,
+                                               strict=True), start=1):
+        first = number == 1
+        top.plot(point[0], point[1], "o", mfc="none", mec="#d00000", ms=9 if first else 6,
+                 mew=1.5, zorder=8, label=f"first contact ({name})" if first else None)
+        top.annotate(str(number), point[:2], xytext=(4, 4), textcoords="offset points",
+                     fontsize=6, color="#d00000", zorder=8)
+        if path is not None and len(path):
+            side.plot(np.dot(point[:2], along), point[2], "o", mfc="none", mec="#d00000",
+                      ms=6, zorder=8)
     top.legend(loc="lower right", fontsize=7)
     top.set_title(title or "top view", fontsize=10)
     side.axhline(0, color=pictures.LINE_COLOUR, lw=2)

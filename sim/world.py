@@ -100,6 +100,7 @@ class ShotResult:
     first_contact_centre_mm: list[float] | None  # the bale's centre at that moment
     rest_mm: list[float]
     contacts: list[str]
+    contact_points_mm: list[list[float]]  # where each strike of ``contacts`` happened
     sim_time_s: float
     settled: bool                  # False when the time cap ended the shot
     piggies: dict[str, PiggyResult]
@@ -132,6 +133,7 @@ class ShotResult:
                 "first_contact_with": self.first_contact_with,
                 "first_contact_centre_mm": rounded(self.first_contact_centre_mm),
                 "rest_mm": rounded(self.rest_mm), "contacts": self.contacts,
+                "contact_points_mm": [rounded(p) for p in self.contact_points_mm],
             },
             "sim_time_s": round(self.sim_time_s, 4),
             "settled": self.settled,
@@ -422,6 +424,7 @@ class World:
         last_touch: dict[int, int] = {}
         strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
         contacts: list[str] = []
+        points: list[list[float]] = []
         first_contact = first_with = first_centre = None
         bale_in_play = True
         rest_steps = 0
@@ -456,6 +459,7 @@ class World:
                         other = c[2]
                         if step - last_touch.get(other, -strike_gap) >= strike_gap:
                             contacts.append(self._names[other])
+                            points.append([x / CM_PER_MM for x in c[6]])
                             if first_contact is None:
                                 first_contact = [x / CM_PER_MM for x in c[6]]
                                 first_with = self._names[other]
@@ -489,7 +493,8 @@ class World:
             speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
             first_contact_mm=first_contact, first_contact_with=first_with,
             first_contact_centre_mm=first_centre,
-            rest_mm=list(rest), contacts=contacts, sim_time_s=step * self._dt,
+            rest_mm=list(rest), contacts=contacts, contact_points_mm=points,
+            sim_time_s=step * self._dt,
             settled=settled, piggies=self._judge_all(), hit_rule=self.hit_rule,
             recording=self._recording(frames, record_every) if record_every else None)
 

@@ -27,6 +27,8 @@ def test_shoot_json_has_the_documented_fields(capsys, tmp_path):
     bale = data["bale"]
     assert {"first_contact_mm", "rest_mm", "contacts"} <= set(bale)
     assert bale["contacts"][0] == "blue-1" and len(bale["first_contact_mm"]) == 3
+    assert len(bale["contact_points_mm"]) == len(bale["contacts"])
+    assert bale["contact_points_mm"][0] == bale["first_contact_mm"]
     assert data["sim_time_s"] > 0 and data["aim"]["target"] == "blue-1"
 
 
