@@ -56,3 +56,28 @@ class ScriptedResolver:
             return [(tuple(sorted(self.script[shot_number % len(self.script)])), 1.0)]
         p = self.hit_probability
         return [(o, q) for o, q in (((target,), p), ((), 1.0 - p)) if q > 0]
+
+
+class TableResolver:
+    """Shots decided by a hit map: the target is knocked out with the probability
+    measured for the space it stands on (``piggy hitmap``), else nobody.
+
+    ``probabilities`` maps space names to P(target knocked out); the physics ran
+    once, when the map was made, so thousands of games run at full speed.
+    """
+
+    def __init__(self, probabilities: dict[str, float], source: str = "table"):
+        for space, p in probabilities.items():
+            if not 0.0 <= p <= 1.0:
+                raise InputError(f"{source}: P = {p} for {space} is out of range [0, 1]")
+        if not probabilities:
+            raise InputError(f"{source}: the hit map has no space in reach")
+        self.probabilities, self.source = dict(probabilities), source
+
+    def outcomes(self, board, stacks, shooter, target, shot_number):
+        space = next((s for s, pigs in stacks.items() if target in pigs), None)
+        if space not in self.probabilities:
+            raise InputError(f"{self.source} has no probability for {space}, where {target} "
+                             "stands: measure every space the game can use")
+        p = self.probabilities[space]
+        return [(o, q) for o, q in (((target,), p), ((), 1.0 - p)) if q > 0]

@@ -77,9 +77,9 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
                 ("layout.json", "the layout the shot was fired at")]
 
     report(f"2/3  a small hit map: {len(HITMAP_SPACES)} spaces x {HITMAP_SHOTS} shots ...")
-    spaces = [board.parse_space(s) for s in HITMAP_SPACES]
-    results = hitmap.hit_map(board, design, spaces, HITMAP_SHOTS, seed=seed)
-    hitmap.write_csv(results, out / "hitmap.csv")
+    spec = hitmap.SweepSpec(board="stock", design="stock", stacks={},
+                            spaces=tuple(HITMAP_SPACES), shots=HITMAP_SHOTS, seed=seed)
+    results = hitmap.sweep(spec, out / "hitmap.csv", fmt="csv", resume=True)
     hitmap.save_heatmap(board, results, out / "hitmap.png",
                         f"P(a lone piggy is knocked out), {HITMAP_SHOTS} shots per space")
     written += [("hitmap.csv", "hit probabilities by space, with 95 % intervals"),

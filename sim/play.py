@@ -14,7 +14,7 @@ from models.errors import InputError
 from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
-from referee.shots import ScriptedResolver
+from referee.shots import ScriptedResolver, TableResolver
 
 #: ANSI colours for the seats' piggies on a terminal.
 _ANSI = {"G": "\033[1;32m", "Y": "\033[1;33m", "P": "\033[1;35m", "B": "\033[1;34m"}
@@ -39,7 +39,13 @@ def parse_params(items: list[str]) -> dict:
 
 
 def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int):
-    """``physics``, ``scripted`` or ``scripted:P`` (the target knocked out with P)."""
+    """``physics``, ``scripted``, ``scripted:P`` (the target knocked out with P) or
+    ``table:FILE`` (the probabilities of a hit map file)."""
+    if shots.startswith("table:"):
+        from sim.hitmap import read_table, target_probabilities
+
+        path = shots[len("table:"):]
+        return TableResolver(target_probabilities(read_table(path)), source=f"hit map {path}")
     if shots == "physics":
         from sim.resolver import PhysicalResolver
 
@@ -51,7 +57,8 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int):
         except ValueError:
             raise InputError(f"--shots {shots}: the hit probability must be a number "
                              "0-1") from None
-    raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P")
+    raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, "
+                     "table:FILE")
 
 
 def build_game(name: str, args) -> Game:

@@ -127,14 +127,3 @@ def test_pictures_of_other_games_records_are_refused(tmp_path, capsys):
     record.write_text('{"game": "pig_out", "params": {}}\n')
     assert main(["replay", str(record), "--gif", str(tmp_path / "pig.gif")]) == 2
     assert "drawn for go_piggy_go" in capsys.readouterr().err
-
-
-def test_hit_map_seeds_depend_only_on_the_root_seed(board, design):
-    from sim.hitmap import hit_map, shot_seeds
-
-    assert shot_seeds(5, (2, 1), 4) == shot_seeds(5, (2, 1), 4) != shot_seeds(6, (2, 1), 4)
-    spaces = [board.parse_space("r9c5"), board.parse_space("r10c6")]
-    first = {r.space: r.to_row() for r in hit_map(board, design, spaces, 3, seed=1)}
-    again = {r.space: r.to_row() for r in hit_map(board, design, spaces[::-1], 3, seed=1)}
-    assert first == again  # the same per space, whatever the order
-    assert first["r9c5"]["p_target_knocked"] > 0.5  # a lone piggy in easy reach
