@@ -446,7 +446,8 @@ def cmd_hitmap(args) -> int:
                             shots=args.shots, seed=args.seed, arc=args.arc)
     total = len(spec.spaces) * spec.shots
     progress = _progress(total, not args.json, unit="shot")
-    rows = hitmap.sweep(spec, out, args.format, workers, args.resume, args.per_shot, progress)
+    rows = hitmap.sweep(spec, out, args.format, workers, args.resume, args.per_shot, progress,
+                        scheduler=args.scheduler)
     progress(None)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
@@ -593,6 +594,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--arc", default="best", help="low, high or best (low where it exists)")
     p.add_argument("--seed", type=int, default=0, help="root seed, split per space and shot")
     p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on this Dask distributed cluster instead (tcp://host:8786; start "
+                        "its workers with --nthreads 1)")
     p.add_argument("--out", help="output file (default hitmap.parquet or hitmap.csv)")
     p.add_argument("--format", default="parquet", help="parquet (default) or csv")
     p.add_argument("--per-shot", action="store_true",

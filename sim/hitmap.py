@@ -10,8 +10,9 @@ noise; count what happens, per space, with 95 % Wilson intervals.
   once to ``<output>.parts/<space>.json`` (atomically), so an interrupted sweep
   keeps what it finished and ``resume`` does the rest; the final file is written
   from the parts in the order of the spaces, whole or not at all.
-- **Executors.** ``run_chunks`` takes the chunks and a number of local worker
-  processes, each of which builds its PyBullet world once.
+- **Executors.** ``run_chunks`` is the one seam: local worker processes, or a Dask
+  distributed cluster (``scheduler``); either way each worker process builds its
+  PyBullet world once. Another engine would be one more branch there.
 """
 
 from __future__ import annotations
@@ -154,9 +155,13 @@ def summarise(chunk: dict) -> dict:
 
 # --- executors -------------------------------------------------------------------------------
 def run_chunks(spec: SweepSpec, names: list[str], workers: int,
-               on_chunk: Callable[[dict], None]) -> None:
-    """Run the spaces' chunks with ``workers`` local processes (1: in this process),
-    calling ``on_chunk`` here as each one finishes, in whatever order."""
+               on_chunk: Callable[[dict], None], scheduler: str | None = None) -> None:
+    """Run the spaces' chunks with ``workers`` local processes (1: in this process) or
+    on the Dask cluster at ``scheduler``, calling ``on_chunk`` here as each one
+    finishes, in whatever order."""
+    if scheduler:
+        _run_on_dask(spec, names, scheduler, on_chunk)
+        return
     if workers <= 1:
         for name in names:
             on_chunk(run_space(spec, name))
@@ -167,6 +172,27 @@ def run_chunks(spec: SweepSpec, names: list[str], workers: int,
             on_chunk(future.result())
 
 
+def _run_on_dask(spec: SweepSpec, names: list[str], scheduler: str,
+                 on_chunk: Callable[[dict], None]) -> None:
+    """Chunks as Dask tasks. Start the workers with one thread each
+    (``dask worker ADDRESS --nthreads 1``): a PyBullet world is not shared by threads."""
+    try:
+        from dask.distributed import Client, as_completed as dask_completed
+    except ImportError:
+        raise InputError("--scheduler needs dask.distributed: pip install "
+                         "'dask[distributed]'") from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except OSError as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+    try:
+        futures = client.map(run_space, [spec] * len(names), names, pure=False)
+        for future in dask_completed(futures):
+            on_chunk(future.result())
+    finally:
+        client.close()
+
+
 # --- a whole sweep --------------------------------------------------------------------------
 def parts_folder(out: Path) -> Path:
     return out.with_name(out.name + ".parts")
@@ -174,14 +200,15 @@ def parts_folder(out: Path) -> Path:
 
 def sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
           resume: bool = False, per_shot: bool = False,
-          progress: Callable[[int], None] | None = None) -> list[dict]:
+          progress: Callable[[int], None] | None = None,
+          scheduler: str | None = None) -> list[dict]:
     """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``);
     returns the hit map's rows. Finished spaces are kept in ``<out>.parts/``."""
     if fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}': allowed are {', '.join(FORMATS)}")
     parts = parts_folder(out)
     manifest = parts / "sweep.json"
-    if parts.exists() and not resume:
+    if any(parts.glob("r*c*.json")) and not resume:
         raise InputError(f"{parts} holds an unfinished sweep: add --resume to finish it, or "
                          "remove the folder")
     if resume and manifest.exists() and manifest.read_text() != spec.key():
@@ -202,7 +229,7 @@ def sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
         if progress:
             progress(finished * spec.shots)
 
-    run_chunks(spec, todo, workers, keep)
+    run_chunks(spec, todo, workers, keep, scheduler)
     chunks = [json.loads((parts / f"{s}.json").read_text()) for s in spec.spaces]
     rows = [summarise(c) for c in chunks]
     write_table(rows, out, fmt)

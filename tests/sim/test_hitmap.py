@@ -140,3 +140,23 @@ def test_an_unreadable_table_is_a_clear_error(tmp_path):
     junk.write_text("not parquet")
     with pytest.raises(InputError, match="cannot be read"):
         read_table(junk)
+
+
+@pytest.mark.slow
+def test_a_sweep_on_a_dask_local_cluster_matches_the_local_run(tmp_path):
+    from dask.distributed import LocalCluster
+
+    local = tmp_path / "local.csv"
+    on_dask = tmp_path / "dask.csv"
+    sweep(spec(), local, "csv", workers=1)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        sweep(spec(), on_dask, "csv", scheduler=cluster.scheduler_address)
+    assert on_dask.read_bytes() == local.read_bytes()
+
+
+@pytest.mark.slow
+def test_an_unreachable_scheduler_is_a_clear_error_and_blocks_nothing(tmp_path):
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        sweep(spec(), tmp_path / "x.csv", "csv", scheduler="tcp://127.0.0.1:9")
+    sweep(spec(spaces=("r8c3",)), tmp_path / "x.csv", "csv")  # a plain rerun is not refused
