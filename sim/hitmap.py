@@ -177,7 +177,8 @@ def _run_on_dask(spec: SweepSpec, names: list[str], scheduler: str,
     """Chunks as Dask tasks. Start the workers with one thread each
     (``dask worker ADDRESS --nthreads 1``): a PyBullet world is not shared by threads."""
     try:
-        from dask.distributed import Client, as_completed as dask_completed
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
     except ImportError:
         raise InputError("--scheduler needs dask.distributed: pip install "
                          "'dask[distributed]'") from None
