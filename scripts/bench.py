@@ -1,16 +1,19 @@
 """Speed: physical shots per second, and complete games per second.
 
-    python scripts/bench.py [--only shots|games] [--shots 48] [--games 200] [--json]
+    python scripts/bench.py [--only shots|games] [--shots 48] [--naive-shots 12]
+                            [--games 200] [--json]
 
-Shots: from one world, the stock board with 12 piggies.
-
-Variants are timed in the same run, because these machines are noisy: compare
-the ratios, not the absolute figures.
-- reused world: one World, many shots (each starts from the settled layout),
-  idle piggies asleep until touched (the designs' default);
-- reused, all awake: the same with ``sleep_at_rest = false``;
-- rebuilt world: a new World (board, meshes, settling) for every shot, all awake.
-It also counts how often the variants agree on who was knocked out.
+Shots, on the stock board with 12 piggies, the same solver-aimed shots and seeds
+for every variant, timed in the same run (these machines are noisy: compare the
+ratios, not the absolute figures):
+- the naive reference: the same physical model, but a fresh World per shot, a
+  fixed 2-second horizon, no sleeping and no early stop;
+- our engine, one process: one World, each shot from the settled layout, idle
+  piggies asleep, stopping when everything is at rest;
+- our engine with every body awake (what sleeping buys);
+- our engine with 2 worker processes.
+It reports how often the naive reference and the engine agree on who was knocked
+out (the naive reference runs on the first --naive-shots shots only).
 
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
@@ -23,8 +26,7 @@ import dataclasses
 import json
 import sys
 import time
-
-import numpy as np
+from concurrent.futures import ProcessPoolExecutor
 
 import referee
 from models.board import load_board
@@ -49,22 +51,90 @@ def aims(world: World, count: int) -> list[tuple[float, float, int]]:
     return [(targets[i % 12].yaw_deg, targets[i % 12].pitch_deg, i) for i in range(count)]
 
 
-def time_reused(board, design, layout, shots) -> tuple[float, list]:
+def naive_design(design):
+    """The same model, run the way a first attempt would: 2 s every shot, all awake."""
+    return dataclasses.replace(design, physics=dataclasses.replace(
+        design.physics, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False))
+
+
+def time_naive(board, design, layout, shots) -> tuple[float, list]:
+    start = time.perf_counter()
+    results = []
+    for yaw, pitch, seed in shots:
+        with World(board, naive_design(design), layout) as world:
+            results.append(world.shoot(yaw, pitch, seed=seed).knocked)
+    return time.perf_counter() - start, results
+
+
+def time_engine(board, design, layout, shots) -> tuple[float, list]:
     world = World(board, design, layout)
     start = time.perf_counter()
-    results = [world.shoot(yaw, pitch, seed=seed) for yaw, pitch, seed in shots]
+    results = [world.shoot(yaw, pitch, seed=seed).knocked for yaw, pitch, seed in shots]
     elapsed = time.perf_counter() - start
     world.close()
     return elapsed, results
 
 
-def time_rebuilt(board, design, layout, shots) -> tuple[float, list]:
+def _engine_part(shots) -> list:
+    board, design = load_board("stock"), load_design("stock")
+    return time_engine(board, design, layout_from_dict({"stacks": BENCH_STACKS}, board=board),
+                       shots)[1]
+
+
+def time_engine_workers(shots, workers: int) -> tuple[float, list]:
+    """The shots split between worker processes (each builds its world once)."""
+    chunks = [shots[i::workers] for i in range(workers)]
     start = time.perf_counter()
-    results = []
-    for yaw, pitch, seed in shots:
-        with World(board, design, layout) as world:
-            results.append(world.shoot(yaw, pitch, seed=seed))
-    return time.perf_counter() - start, results
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        parts = list(pool.map(_engine_part, chunks))
+    elapsed = time.perf_counter() - start
+    results = [None] * len(shots)
+    for i, part in enumerate(parts):
+        results[i::workers] = part
+    return elapsed, results
+
+
+def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
+    """Shots per second for each variant (see the module docstring)."""
+    board, design = load_board("stock"), load_design("stock")
+    layout = layout_from_dict({"stacks": BENCH_STACKS}, board=board)
+    with World(board, design, layout) as world:
+        shots = aims(world, count)
+    awake = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
+                                                                    sleep_at_rest=False))
+    naive_s, naive = time_naive(board, design, layout, shots[:naive_count])
+    engine_s, engine = time_engine(board, design, layout, shots)
+    awake_s, engine_awake = time_engine(board, awake, layout, shots)
+    two_s, two = time_engine_workers(shots, 2)
+    agree = sum(a == b for a, b in zip(naive, engine, strict=False)) / len(naive)
+    figures = {
+        "shots": count, "naive_shots": naive_count,
+        "naive_shots_per_s": round(naive_count / naive_s, 2),
+        "engine_shots_per_s": round(count / engine_s, 2),
+        "engine_awake_shots_per_s": round(count / awake_s, 2),
+        "engine_2w_shots_per_s": round(count / two_s, 2),
+        "engine_vs_naive": round((count / engine_s) / (naive_count / naive_s), 2),
+        "two_workers_vs_one": round(engine_s / two_s, 2),
+        "verdict_agreement": round(agree, 3),
+        "verdict_agreement_sleep_vs_awake": round(
+            sum(a == b for a, b in zip(engine, engine_awake, strict=True)) / count, 3),
+        "two_workers_same_verdicts": two == engine,
+    }
+    if quiet:
+        return figures
+    print(f"stock board, 12 piggies, design '{design.name}', the same {count} shots "
+          f"({naive_count} for the naive reference)")
+    for key, label in (("naive_shots_per_s", "naive reference (fresh world, 2 s, awake)"),
+                       ("engine_shots_per_s", "engine, one process"),
+                       ("engine_awake_shots_per_s", "engine, every body awake"),
+                       ("engine_2w_shots_per_s", "engine, 2 worker processes")):
+        print(f"  {label:44s} {figures[key]:8.2f} shots/s")
+    print(f"  engine / naive: {figures['engine_vs_naive']:.1f}x;  2 workers / 1: "
+          f"{figures['two_workers_vs_one']:.2f}x")
+    print(f"  same verdicts: naive vs engine {100 * figures['verdict_agreement']:.0f} %, "
+          f"asleep vs awake {100 * figures['verdict_agreement_sleep_vs_awake']:.0f} %, "
+          f"2 workers vs 1: {'all' if figures['two_workers_same_verdicts'] else 'NOT all'}")
+    return figures
 
 
 #: Games timed, with sensible bots: (label, game, parameters, seats).
@@ -102,13 +172,15 @@ def bench_games(games: int) -> list[dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("shots", "games"), help="run one section only")
-    parser.add_argument("--shots", type=int, default=48, help="shots per variant (default 48)")
+    parser.add_argument("--shots", type=int, default=48, help="engine shots (default 48)")
+    parser.add_argument("--naive-shots", type=int, default=12,
+                        help="naive-reference shots, the first of the same (default 12)")
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
     report = {}
     if args.only in (None, "shots"):
-        report["shots"] = bench_shots(args.shots, args.json)
+        report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
     if args.only in (None, "games"):
         report["games"] = bench_games(args.games)
         if not args.json:
@@ -119,50 +191,6 @@ def main() -> int:
     if args.json:
         print(json.dumps(report))
     return 0
-
-
-def bench_shots(count: int, quiet: bool) -> dict:
-    """Shots per second from one world, three variants (see the module docstring)."""
-    board, design = load_board("stock"), load_design("stock")
-    layout = layout_from_dict({"stacks": BENCH_STACKS}, board=board)
-    with World(board, design, layout) as world:
-        shots = aims(world, count)
-    awake = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                    sleep_at_rest=False))
-    reused_s, reused = time_reused(board, design, layout, shots)
-    awake_s, reused_awake = time_reused(board, awake, layout, shots)
-    rebuilt_s, rebuilt = time_rebuilt(board, awake, layout, shots)
-
-    def agreement(a, b):
-        return sum(x.knocked == y.knocked for x, y in zip(a, b, strict=True)) / count
-
-    figures = {
-        "shots": count,
-        "reused_shots_per_s": round(count / reused_s, 2),
-        "reused_awake_shots_per_s": round(count / awake_s, 2),
-        "rebuilt_shots_per_s": round(count / rebuilt_s, 2),
-        "sleep_speedup": round(awake_s / reused_s, 2),
-        "reuse_speedup": round(rebuilt_s / awake_s, 2),
-        "mean_sim_time_s": round(float(np.mean([r.sim_time_s for r in reused])), 3),
-        "sim_seconds_per_wall_second": round(sum(r.sim_time_s for r in reused) / reused_s, 2),
-        "knockouts_per_shot": round(float(np.mean([len(r.knocked) for r in reused])), 2),
-        "verdicts_agree_sleep_vs_awake": round(agreement(reused, reused_awake), 3),
-        "verdicts_agree_reused_vs_rebuilt": round(agreement(reused_awake, rebuilt), 3),
-    }
-    if quiet:
-        return figures
-    print(f"stock board, 12 piggies, design '{design.name}', {count} shots per variant")
-    print(f"  reused world, idle asleep: {figures['reused_shots_per_s']:8.2f} shots/s")
-    print(f"  reused world, all awake  : {figures['reused_awake_shots_per_s']:8.2f} shots/s")
-    print(f"  rebuilt world, all awake : {figures['rebuilt_shots_per_s']:8.2f} shots/s")
-    print(f"  sleeping idle piggies is {figures['sleep_speedup']:.2f}x faster (same verdicts "
-          f"in {100 * figures['verdicts_agree_sleep_vs_awake']:.0f} % of shots)")
-    print(f"  reusing the world is {figures['reuse_speedup']:.2f}x faster (same verdicts "
-          f"in {100 * figures['verdicts_agree_reused_vs_rebuilt']:.0f} % of shots)")
-    print(f"  mean simulated time per shot {figures['mean_sim_time_s']:.3f} s "
-          f"({figures['sim_seconds_per_wall_second']:.1f} simulated s per wall s); "
-          f"{figures['knockouts_per_shot']:.2f} knock-outs per shot")
-    return figures
 
 
 if __name__ == "__main__":
