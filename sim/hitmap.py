@@ -301,10 +301,9 @@ def target_probabilities(rows: list[dict]) -> dict[str, float]:
 
 
 # --- pictures ---------------------------------------------------------------------------------
-def heatmap_figure(board: Board, rows: list[dict], title: str):
+def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> None:
     """The board with each measured space coloured by its knock-out probability;
     unreachable spaces hatched."""
-    fig, ax = plt.subplots(figsize=(6.5, 8.5))
     draw_board(ax, board, labels=False)
     cmap = colormaps["RdYlGn"]
     s = board.space_mm
@@ -316,9 +315,16 @@ def heatmap_figure(board: Board, rows: list[dict], title: str):
             continue
         ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(r["p_target"]), alpha=0.85,
                                zorder=5))
-        ax.text(x + s / 2, y + s / 2, f"{100 * r['p_target']:.0f}%", ha="center", va="center",
-                fontsize=8, zorder=6)
-    mappable = plt.cm.ScalarMappable(cmap=cmap)
+        if numbers:
+            ax.text(x + s / 2, y + s / 2, f"{100 * r['p_target']:.0f}%", ha="center",
+                    va="center", fontsize=8, zorder=6)
+
+
+def heatmap_figure(board: Board, rows: list[dict], title: str):
+    """One hit map over the board, with a colour bar."""
+    fig, ax = plt.subplots(figsize=(6.5, 8.5))
+    draw_heatmap(ax, board, rows)
+    mappable = plt.cm.ScalarMappable(cmap=colormaps["RdYlGn"])
     mappable.set_clim(0, 1)
     fig.colorbar(mappable, ax=ax, shrink=0.6, label="P(target knocked out)")
     ax.set_title(title, fontsize=10)

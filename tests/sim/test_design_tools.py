@@ -1,0 +1,71 @@
+"""piggy design compare and piggy design sweep."""
+
+import json
+
+import pytest
+
+from models.design import load_design
+from models.errors import InputError
+from sim.design_tools import design_toml, parse_sweep, with_value
+from tests.sim.test_cli import run
+
+SPACES = "r3c3,r7c3,r8c3,r10c0"
+
+
+def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
+    argv = ("design", "compare", "stock", "fast-spring", "--spaces", SPACES, "--shots", "3",
+            "--cache", str(tmp_path / "cache"), "--json", "--workers", "1")
+    code, out, _ = run(capsys, *argv, "--plot", str(tmp_path / "cmp.png"))
+    assert code == 0
+    data = json.loads(out)
+    stock, fast = data["designs"]
+    assert (stock["design"], fast["design"]) == ("stock", "fast-spring")
+    for figures in (stock, fast):
+        assert figures["spaces"] == 4 and 0 <= figures["mean_p_target"] <= 1
+        assert set(figures["dead_zones"]) == {"too_close", "too_far", "shadowed"}
+        assert figures["sensitivity"] == pytest.approx(
+            figures["mean_p_target_doubled_spread"] - figures["mean_p_target"], abs=1e-3)
+    cached = sorted(p.name for p in (tmp_path / "cache").glob("hitmap-*.csv"))
+    assert len(cached) == 4  # two designs, each also with the aim spread doubled
+    assert (tmp_path / "cmp.png").stat().st_size > 10_000
+    code, again, _ = run(capsys, *argv)  # read from the cache: the same figures
+    assert code == 0 and json.loads(again) == data
+
+
+def test_a_weak_design_has_dead_zones_too_far(capsys, tmp_path):
+    weak = tmp_path / "weak.toml"
+    weak.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 900.0\n')
+    code, out, _ = run(capsys, "design", "compare", str(weak), "--spaces", "r10c0,r7c3",
+                       "--shots", "2", "--cache", str(tmp_path / "c"), "--json")
+    figures = json.loads(out)["designs"][0]
+    assert code == 0 and "r10c0" in figures["dead_zones"]["too_far"]
+
+
+def test_sweep_varies_one_field(capsys, tmp_path):
+    code, out, _ = run(capsys, "design", "sweep", "--param", "muzzle_speed=1500:2500:3",
+                       "--spaces", "r8c3,r10c0", "--shots", "2", "--cache",
+                       str(tmp_path / "c"), "--json", "--plot", str(tmp_path / "sweep.png"))
+    assert code == 0
+    data = json.loads(out)
+    assert data["field"] == "launcher.muzzle_speed_mm_s" and data["values"] == [1500, 2000, 2500]
+    assert len(data["results"]) == 3 and (tmp_path / "sweep.png").exists()
+
+
+def test_parse_sweep_and_derived_designs():
+    field, values = parse_sweep("launcher.pitch_sd_deg=0.5:2:4")
+    assert field == "launcher.pitch_sd_deg" and list(values) == [0.5, 1.0, 1.5, 2.0]
+    design = with_value(load_design("stock"), "launcher.muzzle_speed_mm_s", 2500)
+    assert design.launcher.muzzle_speed_mm_s == 2500
+    assert "muzzle_speed_mm_s = 2500.0" in design_toml(design)
+    for bad in ("speed=1:2", "wings=1:2:3", "muzzle_speed=1:2:1", "sd=1:2:3"):
+        with pytest.raises(InputError):
+            parse_sweep(bad)
+    with pytest.raises(InputError, match="out of range"):
+        with_value(load_design("stock"), "launcher.muzzle_speed_mm_s", 50)
+
+
+def test_compare_bad_input(capsys):
+    code, _, err = run(capsys, "design", "compare", "nonesuch")
+    assert code == 2 and "unknown design 'nonesuch'" in err
+    code, _, err = run(capsys, "design", "compare", "stock", "--shots", "0")
+    assert code == 2 and "--shots must be at least 1" in err
