@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import math
 import tomllib
 from pathlib import Path
@@ -30,7 +31,8 @@ SHADOW_NO_CONTACT = 0.5
 
 def design_toml(design: Design) -> str:
     """A design as a TOML file (the inverse of load_design, for derived designs)."""
-    lines = [f'name = "{design.name}"', f'description = "{design.description}"']
+    lines = [f"name = {json.dumps(design.name)}",
+             f"description = {json.dumps(design.description)}"]
     for section, values in dataclasses.asdict(design).items():
         if isinstance(values, dict):
             lines.append(f"[{section}]")

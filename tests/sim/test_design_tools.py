@@ -57,6 +57,11 @@ def test_parse_sweep_and_derived_designs():
     design = with_value(load_design("stock"), "launcher.muzzle_speed_mm_s", 2500)
     assert design.launcher.muzzle_speed_mm_s == 2500
     assert "muzzle_speed_mm_s = 2500.0" in design_toml(design)
+    import dataclasses
+    import tomllib
+
+    quoted = dataclasses.replace(design, description='a "quoted" \\ spring')
+    assert tomllib.loads(design_toml(quoted))["description"] == 'a "quoted" \\ spring'
     for bad in ("speed=1:2", "wings=1:2:3", "muzzle_speed=1:2:1", "sd=1:2:3"):
         with pytest.raises(InputError):
             parse_sweep(bad)
