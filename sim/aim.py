@@ -14,7 +14,12 @@ import numpy as np
 
 from models.design import Design
 from models.errors import InputError
-from sim.ballistics import closed_form_landing, drag_constant_per_mm, height_at_distance
+from sim.ballistics import (
+    closed_form_landing,
+    drag_constant_per_mm,
+    height_at_distance,
+    release_radius_mm,
+)
 
 #: Pitch grid for bracketing the solutions, degrees.
 _SCAN_STEP_DEG = 0.25
@@ -108,7 +113,8 @@ def reach_mm(design: Design, height_mm: float) -> tuple[float, float]:
 
 def _landing_with_drag(design: Design, pitch: float, height_mm: float) -> float:
     """Farthest distance (mm) where the dragged flight is still above ``height_mm``."""
-    near, far = 0.0, 5000.0
+    near = release_radius_mm(design) * math.cos(math.radians(pitch))  # the muzzle
+    far = 5000.0
     if height_at_distance(design, pitch, near) < height_mm:
         return math.nan
     for _ in range(40):

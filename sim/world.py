@@ -425,7 +425,8 @@ class World:
         strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
         contacts: list[str] = []
         points: list[list[float]] = []
-        first_contact = first_with = first_centre = None
+        first_centre = None
+        out_of_play_at = None
         bale_in_play = True
         rest_steps = 0
         frames: list[tuple] = []
@@ -441,12 +442,13 @@ class World:
         settled = False
         step_fn, contact_fn = pb.stepSimulation, pb.getContactPoints
         while step < max_steps:
-            if drag and bale_in_play:
+            if drag and bale_in_play:  # F = -k m |v| v, in the world frame, at the centre
                 v, _ = pb.getBaseVelocity(bale, physicsClientId=client)
+                centre, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
                 speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
                 f = -drag * drag_mass * speed
-                pb.applyExternalForce(bale, -1, [f * v[0], f * v[1], f * v[2]],
-                                      [0, 0, 0], pb.LINK_FRAME, physicsClientId=client)
+                pb.applyExternalForce(bale, -1, [f * v[0], f * v[1], f * v[2]], centre,
+                                      pb.WORLD_FRAME, physicsClientId=client)
             step_fn(physicsClientId=client)
             step += 1
             if on_step is not None:
@@ -460,9 +462,7 @@ class World:
                         if step - last_touch.get(other, -strike_gap) >= strike_gap:
                             contacts.append(self._names[other])
                             points.append([x / CM_PER_MM for x in c[6]])
-                            if first_contact is None:
-                                first_contact = [x / CM_PER_MM for x in c[6]]
-                                first_with = self._names[other]
+                            if first_centre is None:
                                 first_centre = list(self._position_mm(bale))
                         last_touch[other] = step
             if record_every and step % record_every == 0:
@@ -475,7 +475,7 @@ class World:
                            and surface_cm[2] <= pos[1] <= surface_cm[3])
                 if off and pos[2] < 0:  # below the board top, beside it: out of play
                     bale_in_play = False
-                    self._rest_mm = np.array(pos) / CM_PER_MM
+                    out_of_play_at = np.array(pos) / CM_PER_MM
                     self._park_bale()
             bodies = [*moving, bale] if bale_in_play else moving
             if self._all_at_rest(bodies, rest_speed, rest_spin):
@@ -485,13 +485,14 @@ class World:
                     break
             else:
                 rest_steps = 0
-        rest = self._position_mm(bale) if bale_in_play else self._rest_mm
+        rest = self._position_mm(bale) if bale_in_play else out_of_play_at
         if record_every and step % record_every:
             record(bale_in_play)
         return ShotResult(
             yaw_deg=math.nan, pitch_deg=math.nan,
             speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
-            first_contact_mm=first_contact, first_contact_with=first_with,
+            first_contact_mm=points[0] if points else None,
+            first_contact_with=contacts[0] if contacts else None,
             first_contact_centre_mm=first_centre,
             rest_mm=list(rest), contacts=contacts, contact_points_mm=points,
             sim_time_s=step * self._dt,

@@ -48,3 +48,14 @@ def test_drag_shortens_the_flight_and_the_solver_allows_for_it(design):
     low_dragged = aim.solve(dragged, target)[0]
     assert low_dragged.pitch_deg > aim.solve(design, target)[0].pitch_deg
     assert abs(height_at_distance(dragged, low_dragged.pitch_deg, 300.0) - 10.0) < 1e-3
+
+
+def test_reach_with_drag_is_a_real_range_a_little_shorter(design):
+    import dataclasses
+
+    dragged = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
+                                                                      air_drag=True))
+    near, far = aim.reach_mm(dragged, 19.0)
+    plain_near, plain_far = aim.reach_mm(design, 19.0)
+    assert math.isfinite(near) and math.isfinite(far)
+    assert near == pytest.approx(plain_near, rel=0.02) and plain_far * 0.95 < far < plain_far
