@@ -33,9 +33,13 @@ class Bot:
         """The legal action of highest ``value``; ties broken by the bot's generator."""
         if len(legal) == 1:
             return legal[0]
-        scores = [value(a) for a in legal]
-        top = max(scores)
-        best = [a for a, v in zip(legal, scores, strict=True) if v >= top - 1e-9]
+        best, top = [], -float("inf")
+        for action in legal:
+            score = value(action)
+            if score > top + 1e-9:
+                best, top = [action], score
+            elif score >= top - 1e-9:
+                best.append(action)
         return best[0] if len(best) == 1 else best[int(self.rng.integers(len(best)))]
 
 

@@ -35,8 +35,9 @@ def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
          on_action: Callable[[State, str], None] | None = None) -> State:
     """Play one game to the end.
 
-    ``seats[i]`` is a :class:`~referee.bots.Bot` or a function that takes the
-    state and returns an action (a human at the terminal). ``on_action(state,
+    ``seats[i]`` is a :class:`~referee.bots.Bot` (not asked when only one action
+    is legal) or a function that takes the state and returns an action (a human
+    at the terminal, who is always asked). ``on_action(state,
     action)`` is called before each action is applied.
     """
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC4A2CE]))
@@ -49,8 +50,11 @@ def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
             seat = seats[player]
             if isinstance(seat, Bot):
                 options = state.legal_actions()
-                action = seat.choose(state.observation(player), options)
-                legal = action in options
+                if len(options) == 1:  # nothing to choose: the bot is not asked
+                    action, legal = options[0], True
+                else:
+                    action = seat.choose(state.observation(player), options)
+                    legal = action in options
             else:
                 action, legal = seat(state), False
         if on_action:

@@ -167,18 +167,19 @@ class WoolfyState(State):
                 starts, steps = (game.fronts[here],), steps - 1
             else:
                 starts = (here,)
-        ends = set()
+        squares, houses = set(), set()
+        start_square = game.params["start_square"]
         for start in starts:
             for direction in (1, -1):
                 end = (start + direction * steps) % length
-                if end != game.params["start_square"]:
-                    ends.add(str(end))
+                if end != start_square:
+                    squares.add(end)
                 if steps >= 1:
                     before = (start + direction * (steps - 1)) % length
                     for house, front in game.fronts.items():
-                        if front == before and self.house_open(house) and here != house:
-                            ends.add(house)
-        return sorted(ends, key=lambda e: (e in HOUSES, int(e) if e.isdigit() else 0, e))
+                        if front == before and here != house and self.house_open(house):
+                            houses.add(house)
+        return [str(q) for q in sorted(squares)] + sorted(houses)
 
     # --- actions -------------------------------------------------------------------------------
     def _legal_actions(self) -> list[str]:
@@ -248,9 +249,10 @@ class WoolfyState(State):
         self.chosen = self.rolled = None
         self.rescuing = False
         self.turn += 1
-        if all(w == "brick" for w in self.where.values()):
+        places = list(self.where.values())
+        if places.count("brick") == len(places):
             self.result, self.phase = "won", _OVER
-        elif all(w == POT for w in self.where.values()):
+        elif places.count(POT) == len(places):
             self.result, self.phase = "lost", _OVER
         elif self.turn >= self.game.params["max_turns"]:
             self.result, self.phase, self.capped = "lost", _OVER, True
@@ -260,7 +262,7 @@ class WoolfyState(State):
 
     # --- views ------------------------------------------------------------------------------------
     def _to_dict(self) -> dict:
-        return {"piglets": {p: w for p, w in self.where.items()}, "wolf": self.wolf,
+        return {"piglets": dict(self.where), "wolf": self.wolf,
                 "brick_parts": self.brick, "last_die": self.last_die,
                 "rescue_armed": self.rescue_armed, "phase": self.phase, "player": self.player,
                 "chosen": self.chosen, "rolled": self.rolled, "rescuing": self.rescuing,
