@@ -24,6 +24,14 @@ CHANCE = -1
 TERMINAL = -4
 
 
+def winner_returns(winner: int | None, players: int) -> list[float]:
+    """Zero-sum returns: the winner +1, every other player -1/(n-1); all 0 without a
+    winner (the game is not over, or ended undecided)."""
+    if winner is None:
+        return [0.0] * players
+    return [1.0 if seat == winner else -1.0 / (players - 1) for seat in range(players)]
+
+
 class IllegalAction(InputError):
     """An action that is not legal here; the message names it and lists what is."""
 

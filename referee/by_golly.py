@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 
 from models.errors import InputError
-from referee.api import CHANCE, TERMINAL, Game, State
+from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 
 ANIMALS = ("bunny", "butterfly", "caterpillar", "chick", "drake", "fox", "goose", "hedgehog",
            "hen", "marten", "mouse", "raven", "rooster", "snail", "worm")
@@ -93,10 +93,7 @@ class ByGollyState(State):
         return TERMINAL if self.phase == _OVER else self.player
 
     def returns(self) -> list[float]:
-        n = self.game.num_players
-        if self.winner is None:
-            return [0.0] * n
-        return [1.0 if s == self.winner else -1.0 / (n - 1) for s in range(n)]
+        return winner_returns(self.winner, self.game.num_players)
 
     # --- chance: the set-up -------------------------------------------------------
     def _chance_outcomes(self) -> list[tuple[str, float]]:

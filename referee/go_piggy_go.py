@@ -17,7 +17,7 @@ from functools import lru_cache
 from models.board import DIRECTIONS, Board, Space, load_board, space_name
 from models.errors import InputError
 from models.layout import COLOURS, PIGGIES_PER_COLOUR, check_piggy
-from referee.api import CHANCE, TERMINAL, Game, State
+from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 from referee.shots import ScriptedResolver, ShotResolver
 
 # --- parameters (each ruling that reads the rulebook one way is one) -----------------
@@ -191,10 +191,7 @@ class GoPiggyGoState(State):
         return self.player
 
     def returns(self) -> list[float]:
-        n = self.game.num_players
-        if self.winner is None:
-            return [0.0] * n
-        return [1.0 if seat == self.winner else -1.0 / (n - 1) for seat in range(n)]
+        return winner_returns(self.winner, self.game.num_players)
 
     # --- chance ------------------------------------------------------------------------
     def _chance_outcomes(self) -> list[tuple[str, float]]:
@@ -334,9 +331,6 @@ class GoPiggyGoState(State):
         """The board's stacks in the layout-file shape (space name -> bottom first)."""
         names = self.game.geometry.names
         return {names[s]: list(self.stacks[s]) for s in sorted(self.stacks)}
-
-    def piggies_on_board(self) -> list[str]:
-        return sorted(p for p, where in self.place.items() if isinstance(where, tuple))
 
     def _to_dict(self) -> dict:
         names = self.game.geometry.names

@@ -16,7 +16,7 @@ from collections import Counter
 from functools import lru_cache
 
 from models.errors import InputError
-from referee.api import CHANCE, TERMINAL, Game, State
+from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 
 # --- parameters -------------------------------------------------------------------------
 PRESETS = {
@@ -133,10 +133,7 @@ class PigOutState(State):
         return TERMINAL if self.phase == _OVER else CHANCE
 
     def returns(self) -> list[float]:
-        n = self.game.num_players
-        if self.winner is None:
-            return [0.0] * n
-        return [1.0 if s == self.winner else -1.0 / (n - 1) for s in range(n)]
+        return winner_returns(self.winner, self.game.num_players)
 
     def _legal_actions(self) -> list[str]:
         return ["hold", "roll"]

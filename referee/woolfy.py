@@ -135,10 +135,6 @@ class WoolfyState(State):
             return False  # the brick house must be built first
         return len(self.in_house(house)) < self.game.capacity[house]
 
-    def wolf_path(self) -> tuple[int, ...]:
-        """The squares the wolf passes over or lands on when it next moves."""
-        return self.game.sweeps[self.wolf][1]
-
     def _rescue_turn(self) -> bool:
         return self.rescue_armed and POT in self.where.values()
 
