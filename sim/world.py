@@ -37,8 +37,12 @@ from sim.ballistics import GRAVITY_MM_S2, direction, drag_constant_per_mm, relea
 from sim.bullet import pb
 
 CM_PER_MM = 0.1
-#: Where the bale waits between shots, far off the board on the table, cm.
-_PARKED_BALE_CM = (1000.0, 1000.0, 0.0)
+#: Where bodies out of play wait, asleep in the air far from the board: slot i is
+#: at this corner plus i times the spacing along x, cm.
+_PARKING_CM = (3000.0, 3000.0, 500.0)
+_PARKING_SPACING_CM = 30.0
+#: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
+_FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
 #: Touches of one body less than this apart are one strike (a rattling bale), s.
 _STRIKE_GAP_S = 0.02
 #: Steps between two checks for rest (the check reads every body's velocity).
@@ -218,18 +222,10 @@ class World:
         return self._call(pb.createCollisionShape, pb.GEOM_BOX,
                           halfExtents=[h * CM_PER_MM for h in half_mm])
 
-    def _rebuild(self, piggy_poses_cm: dict[str, tuple[list, list]],
-                 tractor_yaw_deg: float = 0.0) -> None:
+    def _rebuild(self, piggy_poses_cm: dict[str, tuple[list, list]]) -> None:
         """Empty the simulation and make everything anew: the shapes, the static
-        bodies, the tractor turned to ``tractor_yaw_deg``, the piggies at body-frame
-        poses (cm, quaternion), the bale parked.
-
-        Every shot starts like this (about 7 ms) rather than from restoreState or by
-        re-making only the moving bodies: Bullet keeps contact, broadphase and island
-        caches outside its saved state, and with compound shapes (our piggies) or
-        sleeping bodies the next shot then depends on the shots before it (bullet3
-        issues #4387, #3993; tests/sim/test_world.py checks that it does not).
-        """
+        bodies, the tractor, the piggies (dynamic bodies) at body-frame poses (cm,
+        quaternion), the bale parked. Only a new layout does this; shots reuse it."""
         self._call(pb.resetSimulation)
         self._names = {}
         self._create_shapes()
@@ -239,37 +235,45 @@ class World:
                               basePosition=[c * CM_PER_MM for c in position],
                               baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]))
             self._names[body] = name
-        self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape,
-                                   baseOrientation=pb.getQuaternionFromEuler(
-                                       [0, 0, math.radians(tractor_yaw_deg)]))
+        self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape)
         self._names[self._tractor] = "tractor"
         for body in self._names:
             self._call(pb.changeDynamics, body, -1, lateralFriction=surfaces.friction,
                        restitution=surfaces.restitution)
-        piggy = self.design.piggy
-        density = piggy.mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
-        moments_g_cm2 = [m * density * CM_PER_MM ** 2
-                         for m in self._piggy_mass["principal_moments_mm5"]]
-        self._piggy_bodies = {}
-        for name, (position, orientation) in piggy_poses_cm.items():
-            body = self._call(pb.createMultiBody, piggy.mass_g, self._piggy_shape,
-                              basePosition=position, baseOrientation=orientation)
-            self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
-                       restitution=piggy.restitution, linearDamping=0.0,
-                       angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
-            self._piggy_bodies[name] = body
-            self._names[body] = name
+        self._piggy_bodies = {name: self._make_piggy(name, *pose)
+                              for name, pose in piggy_poses_cm.items()}
+        self._make_bale()
+
+    def _make_bale(self) -> None:
+        """A new bale, parked. New for every shot: a reused one carries state that no
+        reset clears (seen with its continuous collision detection), and a shot then
+        depended on the shots before it."""
         bale = self.design.bale
         # A maximal-coordinate rigid body, for continuous collision detection. Its
         # inertia is Bullet's, from the bounding box: exact for a box, close for a
         # rounded one (localInertiaDiagonal gives NaN on such bodies in PyBullet 3.2).
         self._bale = self._call(pb.createMultiBody, bale.mass_g, self._bale_shape,
-                                basePosition=_PARKED_BALE_CM, useMaximalCoordinates=True)
+                                basePosition=_parking_cm(0), useMaximalCoordinates=True)
         self._names[self._bale] = "bale"
         smallest = min(bale.length_mm, bale.width_mm, bale.height_mm)
         self._call(pb.changeDynamics, self._bale, -1, lateralFriction=bale.friction,
                    restitution=bale.restitution, linearDamping=0.0, angularDamping=0.0,
                    ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
+        self._park(self._bale, 0)
+
+    def _make_piggy(self, name: str, position_cm, orientation) -> int:
+        """A dynamic piggy body at a body-frame pose (cm, quaternion)."""
+        piggy = self.design.piggy
+        density = piggy.mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
+        moments_g_cm2 = [m * density * CM_PER_MM ** 2
+                         for m in self._piggy_mass["principal_moments_mm5"]]
+        body = self._call(pb.createMultiBody, piggy.mass_g, self._piggy_shape,
+                          basePosition=position_cm, baseOrientation=orientation)
+        self._call(pb.changeDynamics, body, -1, lateralFriction=piggy.friction,
+                   restitution=piggy.restitution, linearDamping=0.0,
+                   angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
+        self._names[body] = name
+        return body
 
     def set_layout(self, layout: Layout) -> None:
         """Stand the layout's piggies on their spaces, let them settle, and keep their
@@ -291,9 +295,29 @@ class World:
         self._rest_poses_cm = {
             name: tuple(map(list, self._call(pb.getBasePositionAndOrientation, body)))
             for name, body in self._piggy_bodies.items()}
-        self._reset()
+        # From now on an idle piggy is a static stand-in at its resting pose; a
+        # dynamic body is made for it when something comes near (see _wake).
+        self._proxies = {}
+        piggy = self.design.piggy
+        for name, body in self._piggy_bodies.items():
+            self._call(pb.removeBody, body)
+            del self._names[body]
+            position, orientation = self._rest_poses_cm[name]
+            proxy = self._call(pb.createMultiBody, 0, self._piggy_shape, basePosition=position,
+                               baseOrientation=orientation, useMaximalCoordinates=True)
+            self._call(pb.changeDynamics, proxy, -1, lateralFriction=piggy.friction,
+                       restitution=piggy.restitution)
+            self._proxies[name] = proxy
+            self._names[proxy] = name
+        self._proxy_owner = {proxy: name for name, proxy in self._proxies.items()}
+        self._piggy_bodies = dict(self._proxies)
+        self._woken: list[str] = []
+        if self.gui:
+            self._colour_for_gui()
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
+        self._rest_results = self._judge(self._layout.piggies)
+        self._reset()
 
     def _settle(self) -> None:
         """Let the piggies come to rest where they were put down."""
@@ -304,9 +328,23 @@ class World:
                     self._piggy_bodies.values()):
                 break
 
-    def _park_bale(self) -> None:
-        self._call(pb.resetBasePositionAndOrientation, self._bale, _PARKED_BALE_CM, [0, 0, 0, 1])
-        self._call(pb.resetBaseVelocity, self._bale, [0, 0, 0], [0, 0, 0])
+    def _park(self, body: int, slot: int) -> None:
+        """Put a body out of play, asleep in the air at its own parking slot."""
+        self._call(pb.resetBasePositionAndOrientation, body, _parking_cm(slot), [0, 0, 0, 1])
+        self._call(pb.resetBaseVelocity, body, [0, 0, 0], [0, 0, 0])
+        self._call(pb.changeDynamics, body, -1,
+                   activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
+        self._call(pb.changeDynamics, body, -1, activationState=pb.ACTIVATION_STATE_SLEEP)
+
+    def _wake(self, piggy: str) -> int:
+        """Swap a piggy's static stand-in for a new dynamic body at rest at the same
+        pose; return that body."""
+        self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy],
+                   _parking_cm(1 + list(self._proxies).index(piggy)), [0, 0, 0, 1])
+        body = self._make_piggy(piggy, *self._rest_poses_cm[piggy])
+        self._piggy_bodies[piggy] = body
+        self._woken.append(piggy)
+        return body
 
     # --- queries -------------------------------------------------------------------
     @property
@@ -383,18 +421,29 @@ class World:
     def _reset(self, tractor_yaw_deg: float = 0.0) -> None:
         """Back to the settled layout, everything at rest, the bale parked.
 
-        With ``sleep_at_rest`` the piggies start asleep: Bullet skips them until an
-        awake body (the bale, or a piggy it set moving) touches them, which wakes them.
+        The last shot's moving bodies (bale, woken piggies) are removed, newest
+        first, so that Bullet's body arrays return to the same order; the stand-ins
+        go back to their resting poses; one empty step lets Bullet drop every
+        contact pair and manifold of the last shot (its warm-start impulses would
+        carry into the next); then a new bale is made. Every shot thus starts from
+        the same state whatever came before (checked in tests/sim/test_world.py).
+        With ``sleep_at_rest`` off every piggy is woken at once.
         """
-        self._rebuild(self._rest_poses_cm, tractor_yaw_deg)
-        if self.gui:
-            self._colour_for_gui()
-        if self.design.physics.sleep_at_rest:
-            for body in self._piggy_bodies.values():
-                self._call(pb.changeDynamics, body, -1,
-                           activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
-                self._call(pb.changeDynamics, body, -1,
-                           activationState=pb.ACTIVATION_STATE_SLEEP)
+        for body in [*(self._piggy_bodies[p] for p in reversed(self._woken)), self._bale]:
+            self._call(pb.removeBody, body)
+            del self._names[body]
+        for piggy in self._woken:
+            self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy],
+                       *self._rest_poses_cm[piggy])
+            self._piggy_bodies[piggy] = self._proxies[piggy]
+        self._woken = []
+        self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
+                   pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]))
+        self._call(pb.stepSimulation)
+        self._make_bale()
+        if not self.design.physics.sleep_at_rest:
+            for piggy in self._proxies:
+                self._wake(piggy)
 
     def launch(self, position_mm, velocity_mm_s, orientation=(0, 0, 0, 1), *,
                record_every: int = 0, reset: bool = True, on_step=None) -> ShotResult:
@@ -402,6 +451,11 @@ class World:
 
         :meth:`shoot` is this with the bale at the muzzle; tests use it directly
         to fire from close range or under a piggy's belly.
+
+        Idle piggies are static stand-ins. Before every step each moving body's
+        bounding box, grown by the distance anything can travel in two steps, is
+        looked up in the broadphase; a stand-in it reaches is swapped for its
+        dynamic body (:meth:`_wake`), at rest, before anything touches it.
         """
         if reset:
             self._reset()
@@ -411,9 +465,14 @@ class World:
         self._call(pb.resetBasePositionAndOrientation, bale, pos_cm, list(orientation))
         self._call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s],
                    [0, 0, 0])
+        self._call(pb.changeDynamics, bale, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP)
+        launcher = self.design.launcher
+        fastest_mm_s = max(float(np.linalg.norm(velocity_mm_s)),
+                           launcher.muzzle_speed_mm_s + 4 * launcher.speed_sd_mm_s)
+        reach = 2 * (fastest_mm_s + _FALL_SPEED_MM_S) * self._dt * CM_PER_MM
         drag = drag_constant_per_mm(self.design) / CM_PER_MM  # 1/cm
         drag_mass = self.design.bale.mass_g
-        moving = list(self._piggy_bodies.values())
+        moving = [self._piggy_bodies[p] for p in self._woken]  # woken piggies
         rest_speed = physics.rest_speed_mm_s * CM_PER_MM
         rest_spin = math.radians(physics.rest_spin_deg_s)
         rest_steps_needed = max(1, round(physics.rest_time_s / self._dt))
@@ -430,10 +489,11 @@ class World:
         bale_in_play = True
         rest_steps = 0
         frames: list[tuple] = []
+        names = list(self._piggy_bodies)
 
         def record(in_play: bool) -> None:
             poses = [pb.getBasePositionAndOrientation(b, physicsClientId=client)
-                     for b in [bale, *moving]]
+                     for b in [bale, *(self._piggy_bodies[n] for n in names)]]
             frames.append((in_play, poses))
 
         if record_every:
@@ -441,7 +501,20 @@ class World:
         step = 0
         settled = False
         step_fn, contact_fn = pb.stepSimulation, pb.getContactPoints
+        aabb_fn, overlapping_fn = pb.getAABB, pb.getOverlappingObjects
+        proxy_owner = self._proxy_owner
         while step < max_steps:
+            reached = set()
+            for body in [bale, *moving] if bale_in_play else moving:
+                low, high = aabb_fn(body, physicsClientId=client)
+                near = overlapping_fn([c - reach for c in low], [c + reach for c in high],
+                                      physicsClientId=client)
+                reached.update(proxy_owner[other] for other, _ in near or ()
+                               if other in proxy_owner and self._piggy_bodies[
+                                   proxy_owner[other]] == other)
+            # in a fixed order: the broadphase lists bodies in an order that
+            # depends on the shots before, and creation order steers the solver
+            moving.extend(self._wake(piggy) for piggy in sorted(reached))
             if drag and bale_in_play:  # F = -k m |v| v, in the world frame, at the centre
                 v, _ = pb.getBaseVelocity(bale, physicsClientId=client)
                 centre, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
@@ -476,7 +549,7 @@ class World:
                 if off and pos[2] < 0:  # below the board top, beside it: out of play
                     bale_in_play = False
                     out_of_play_at = np.array(pos) / CM_PER_MM
-                    self._park_bale()
+                    self._park(bale, 0)
             bodies = [*moving, bale] if bale_in_play else moving
             if self._all_at_rest(bodies, rest_speed, rest_spin):
                 rest_steps += _REST_CHECK_EVERY
@@ -488,6 +561,8 @@ class World:
         rest = self._position_mm(bale) if bale_in_play else out_of_play_at
         if record_every and step % record_every:
             record(bale_in_play)
+        piggies = dict(self._rest_results)
+        piggies.update(self._judge(self._woken))
         return ShotResult(
             yaw_deg=math.nan, pitch_deg=math.nan,
             speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
@@ -496,8 +571,8 @@ class World:
             first_contact_centre_mm=first_centre,
             rest_mm=list(rest), contacts=contacts, contact_points_mm=points,
             sim_time_s=step * self._dt,
-            settled=settled, piggies=self._judge_all(), hit_rule=self.hit_rule,
-            recording=self._recording(frames, record_every) if record_every else None)
+            settled=settled, piggies=piggies, hit_rule=self.hit_rule,
+            recording=self._recording(names, frames, record_every) if record_every else None)
 
     def _colour_for_gui(self) -> None:
         """Colours in PyBullet's window (it draws the collision shapes)."""
@@ -510,8 +585,7 @@ class World:
             if rgba:
                 self._call(pb.changeVisualShape, body, -1, rgbaColor=list(rgba))
 
-    def _recording(self, frames: list[tuple], record_every: int) -> Recording:
-        names = list(self._piggy_bodies)
+    def _recording(self, names: list[str], frames: list[tuple], record_every: int) -> Recording:
         positions = np.array([[p for p, _ in poses] for _, poses in frames]) / CM_PER_MM
         quats = np.array([[q for _, q in poses] for _, poses in frames])
         return Recording(
@@ -531,18 +605,19 @@ class World:
                 return False
         return True
 
-    def _judge_all(self) -> dict[str, PiggyResult]:
+    def _judge(self, piggies) -> dict[str, PiggyResult]:
+        """RULINGS.md #7 on these piggies as they stand now."""
         results = {}
-        for space, stack in self._layout.stacks.items():
-            for level, piggy in enumerate(stack):
-                verdict = self.piggy_knocked_out(piggy)
-                position, rotation = self.piggy_pose_mm(piggy)
-                com = self._position_mm(self._piggy_bodies[piggy])
-                moved = float(np.linalg.norm(com[:2] - self._start_positions_mm[piggy][:2]))
-                tilt = math.degrees(math.acos(float(np.clip(rotation[2, 2], -1.0, 1.0))))
-                results[piggy] = PiggyResult(piggy, space_name(space), level, moved,
-                                             verdict.knocked, verdict.reason,
-                                             list(position), tilt)
+        for piggy in piggies:
+            space = self._layout.space_of(piggy)
+            verdict = self.piggy_knocked_out(piggy)
+            position, rotation = self.piggy_pose_mm(piggy)
+            com = self._position_mm(self._piggy_bodies[piggy])
+            moved = float(np.linalg.norm(com[:2] - self._start_positions_mm[piggy][:2]))
+            tilt = math.degrees(math.acos(float(np.clip(rotation[2, 2], -1.0, 1.0))))
+            results[piggy] = PiggyResult(piggy, space_name(space), self._layout.level_of(piggy),
+                                         moved, verdict.knocked, verdict.reason,
+                                         list(position), tilt)
         return results
 
     def close(self) -> None:
@@ -560,6 +635,10 @@ class World:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # at interpreter shutdown pybullet may be gone
             self.close()
+
+
+def _parking_cm(slot: int) -> list[float]:
+    return [_PARKING_CM[0] + slot * _PARKING_SPACING_CM, _PARKING_CM[1], _PARKING_CM[2]]
 
 
 def _forward_yaw(board: Board, space: Space) -> float:
