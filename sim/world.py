@@ -41,6 +41,8 @@ CM_PER_MM = 0.1
 #: at this corner plus i times the spacing along x, cm.
 _PARKING_CM = (3000.0, 3000.0, 500.0)
 _PARKING_SPACING_CM = 30.0
+#: How far ahead, in reaches, a moving body looks for stand-ins to wake.
+_LOOKAHEAD = 4
 #: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
 #: Touches of one body less than this apart are one strike (a rattling bale), s.
@@ -311,7 +313,9 @@ class World:
             self._names[proxy] = name
         self._proxy_owner = {proxy: name for name, proxy in self._proxies.items()}
         self._piggy_bodies = dict(self._proxies)
-        self._woken: list[str] = []
+        self._woken: dict[str, int] = {}   # piggy -> its dynamic body, in waking order
+        self._disturbed: set[str] = set()  # piggies woken in this shot
+        self._next_look: dict[int, int] = {}  # body -> step of its next look for stand-ins
         if self.gui:
             self._colour_for_gui()
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
@@ -322,10 +326,12 @@ class World:
     def _settle(self) -> None:
         """Let the piggies come to rest where they were put down."""
         steps = int(_SETTLE_TIME_S / self._dt)
+        rest_speed = self.design.physics.rest_speed_mm_s * CM_PER_MM
+        rest_spin = math.radians(self.design.physics.rest_spin_deg_s)
         for step in range(steps):
             self._call(pb.stepSimulation)
-            if step % _REST_CHECK_EVERY == 0 and step * self._dt > 0.2 and self._all_at_rest(
-                    self._piggy_bodies.values()):
+            if step % _REST_CHECK_EVERY == 0 and step * self._dt > 0.2 and all(
+                    self._at_rest(b, rest_speed, rest_spin) for b in self._piggy_bodies.values()):
                 break
 
     def _park(self, body: int, slot: int) -> None:
@@ -339,12 +345,60 @@ class World:
     def _wake(self, piggy: str) -> int:
         """Swap a piggy's static stand-in for a new dynamic body at rest at the same
         pose; return that body."""
-        self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy],
+        proxy = self._proxies[piggy]
+        pose = self._call(pb.getBasePositionAndOrientation, proxy)
+        self._call(pb.resetBasePositionAndOrientation, proxy,
                    _parking_cm(1 + list(self._proxies).index(piggy)), [0, 0, 0, 1])
-        body = self._make_piggy(piggy, *self._rest_poses_cm[piggy])
+        body = self._make_piggy(piggy, *pose)
         self._piggy_bodies[piggy] = body
-        self._woken.append(piggy)
+        self._woken[piggy] = body
+        self._disturbed.add(piggy)
         return body
+
+    def _freeze(self, piggy: str) -> None:
+        """Swap a woken piggy that has come to rest back for its static stand-in,
+        where it now lies (Bullet's sleeping, at no cost at all)."""
+        body = self._woken.pop(piggy)
+        pose = self._call(pb.getBasePositionAndOrientation, body)
+        self._call(pb.removeBody, body)
+        del self._names[body]
+        self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy], *pose)
+        self._piggy_bodies[piggy] = self._proxies[piggy]
+
+    def _near_any(self, body: int, reach_cm: float, others: set[int]) -> bool:
+        """Whether any of ``others`` lies within ``reach_cm`` of a body's bounding box."""
+        low, high = self._call(pb.getAABB, body)
+        near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
+                          [c + reach_cm for c in high])
+        return any(other in others for other, _ in near or ())
+
+    def _stand_ins_near(self, body: int, reach_cm: float) -> list[str]:
+        """Piggies whose stand-ins lie within ``reach_cm`` of a body's bounding box."""
+        low, high = self._call(pb.getAABB, body)
+        near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
+                          [c + reach_cm for c in high])
+        owner = self._proxy_owner
+        return [owner[other] for other, _ in near or ()
+                if other in owner and self._piggy_bodies[owner[other]] == other]
+
+    def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
+        """Wake every stand-in within ``reach_cm`` of a moving body's bounding box.
+
+        A body with no stand-in within ``_LOOKAHEAD`` times the reach (the reach
+        being two steps' travel) is not looked at again for the steps it needs to
+        cover all but one reach of that."""
+        reached = set()
+        for body in movers:
+            if self._next_look.get(body, 0) > step:
+                continue
+            if not self._stand_ins_near(body, _LOOKAHEAD * reach_cm):
+                self._next_look[body] = step + 2 * (_LOOKAHEAD - 1)
+                continue
+            reached.update(self._stand_ins_near(body, reach_cm))
+        # in a fixed order: the broadphase lists bodies in an order that depends on
+        # the shots before, and creation order steers the solver
+        for piggy in sorted(reached):
+            self._wake(piggy)
 
     # --- queries -------------------------------------------------------------------
     @property
@@ -429,14 +483,14 @@ class World:
         the same state whatever came before (checked in tests/sim/test_world.py).
         With ``sleep_at_rest`` off every piggy is woken at once.
         """
-        for body in [*(self._piggy_bodies[p] for p in reversed(self._woken)), self._bale]:
+        for body in [*reversed(self._woken.values()), self._bale]:
             self._call(pb.removeBody, body)
             del self._names[body]
-        for piggy in self._woken:
+        for piggy in self._disturbed:
             self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy],
                        *self._rest_poses_cm[piggy])
             self._piggy_bodies[piggy] = self._proxies[piggy]
-        self._woken = []
+        self._woken, self._disturbed, self._next_look = {}, set(), {}
         self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
                    pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]))
         self._call(pb.stepSimulation)
@@ -472,7 +526,6 @@ class World:
         reach = 2 * (fastest_mm_s + _FALL_SPEED_MM_S) * self._dt * CM_PER_MM
         drag = drag_constant_per_mm(self.design) / CM_PER_MM  # 1/cm
         drag_mass = self.design.bale.mass_g
-        moving = [self._piggy_bodies[p] for p in self._woken]  # woken piggies
         rest_speed = physics.rest_speed_mm_s * CM_PER_MM
         rest_spin = math.radians(physics.rest_spin_deg_s)
         rest_steps_needed = max(1, round(physics.rest_time_s / self._dt))
@@ -488,6 +541,7 @@ class World:
         out_of_play_at = None
         bale_in_play = True
         rest_steps = 0
+        quiet: dict[str, int] = {}  # woken piggy -> steps it has been at rest
         frames: list[tuple] = []
         names = list(self._piggy_bodies)
 
@@ -501,20 +555,9 @@ class World:
         step = 0
         settled = False
         step_fn, contact_fn = pb.stepSimulation, pb.getContactPoints
-        aabb_fn, overlapping_fn = pb.getAABB, pb.getOverlappingObjects
-        proxy_owner = self._proxy_owner
         while step < max_steps:
-            reached = set()
-            for body in [bale, *moving] if bale_in_play else moving:
-                low, high = aabb_fn(body, physicsClientId=client)
-                near = overlapping_fn([c - reach for c in low], [c + reach for c in high],
-                                      physicsClientId=client)
-                reached.update(proxy_owner[other] for other, _ in near or ()
-                               if other in proxy_owner and self._piggy_bodies[
-                                   proxy_owner[other]] == other)
-            # in a fixed order: the broadphase lists bodies in an order that
-            # depends on the shots before, and creation order steers the solver
-            moving.extend(self._wake(piggy) for piggy in sorted(reached))
+            moving = list(self._woken.values())
+            self._wake_near([bale, *moving] if bale_in_play else moving, step, reach)
             if drag and bale_in_play:  # F = -k m |v| v, in the world frame, at the centre
                 v, _ = pb.getBaseVelocity(bale, physicsClientId=client)
                 centre, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
@@ -550,19 +593,27 @@ class World:
                     bale_in_play = False
                     out_of_play_at = np.array(pos) / CM_PER_MM
                     self._park(bale, 0)
-            bodies = [*moving, bale] if bale_in_play else moving
-            if self._all_at_rest(bodies, rest_speed, rest_spin):
+            movers = [*self._woken.values(), bale] if bale_in_play else self._woken.values()
+            restless = {b for b in movers if not self._at_rest(b, rest_speed, rest_spin)}
+            if not restless:
                 rest_steps += _REST_CHECK_EVERY
                 if rest_steps >= rest_steps_needed:
                     settled = True
                     break
-            else:
-                rest_steps = 0
+                continue
+            rest_steps = 0
+            if not physics.sleep_at_rest:
+                continue
+            for piggy, body in list(self._woken.items()):
+                quiet[piggy] = 0 if body in restless else quiet.get(piggy, 0) + _REST_CHECK_EVERY
+                if quiet[piggy] >= rest_steps_needed and not self._near_any(body, reach,
+                                                                             restless):
+                    self._freeze(piggy)
         rest = self._position_mm(bale) if bale_in_play else out_of_play_at
         if record_every and step % record_every:
             record(bale_in_play)
         piggies = dict(self._rest_results)
-        piggies.update(self._judge(self._woken))
+        piggies.update(self._judge(sorted(self._disturbed)))
         return ShotResult(
             yaw_deg=math.nan, pitch_deg=math.nan,
             speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
@@ -594,16 +645,10 @@ class World:
             piggies_mm={n: positions[:, i + 1] for i, n in enumerate(names)},
             piggies_quat={n: quats[:, i + 1] for i, n in enumerate(names)})
 
-    def _all_at_rest(self, bodies, rest_speed=None, rest_spin=None) -> bool:
-        physics = self.design.physics
-        rest_speed = physics.rest_speed_mm_s * CM_PER_MM if rest_speed is None else rest_speed
-        rest_spin = math.radians(physics.rest_spin_deg_s) if rest_spin is None else rest_spin
-        for body in bodies:
-            v, w = pb.getBaseVelocity(body, physicsClientId=self.client)
-            if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > rest_speed * rest_speed
-                    or w[0] * w[0] + w[1] * w[1] + w[2] * w[2] > rest_spin * rest_spin):
-                return False
-        return True
+    def _at_rest(self, body: int, rest_speed_cm_s: float, rest_spin_rad_s: float) -> bool:
+        v, w = pb.getBaseVelocity(body, physicsClientId=self.client)
+        return (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] <= rest_speed_cm_s * rest_speed_cm_s
+                and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] <= rest_spin_rad_s * rest_spin_rad_s)
 
     def _judge(self, piggies) -> dict[str, PiggyResult]:
         """RULINGS.md #7 on these piggies as they stand now."""
