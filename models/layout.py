@@ -94,10 +94,23 @@ def layout_from_dict(data: dict, board: Board | None = None, source: str = "layo
     return Layout(board=board, stacks=stacks)
 
 
+#: The ``crowded`` layout: all 12 piggies spread over the stock board, two stacks
+#: among them (the speed benchmark's and the determinism tests' layout).
+CROWDED_STACKS = {
+    "r1c1": ["green-1"], "r2c4": ["green-2"], "r3c6": ["green-3", "gold-1"],
+    "r6c0": ["gold-2"], "r7c2": ["gold-3"], "r7c5": ["pink-1"], "r8c3": ["pink-2", "pink-3"],
+    "r9c0": ["blue-1"], "r9c6": ["blue-2"], "r10c3": ["blue-3"],
+}
+
+
 def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layout:
-    """Read a layout file, or ``empty`` for no piggies at all."""
+    """Read a layout file, or ``empty`` for no piggies at all, or ``crowded`` for
+    :data:`CROWDED_STACKS`."""
     if str(path_or_keyword) == "empty":
         return Layout(board=board or load_board("stock"), stacks={})
+    if str(path_or_keyword) == "crowded":
+        return layout_from_dict({"stacks": CROWDED_STACKS}, board=board or load_board("stock"),
+                                source="the crowded layout")
     path = Path(path_or_keyword)
     try:
         data = json.loads(path.read_text())

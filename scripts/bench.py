@@ -31,18 +31,11 @@ from concurrent.futures import ProcessPoolExecutor
 import referee
 from models.board import load_board
 from models.design import load_design
-from models.layout import ALL_PIGGIES, layout_from_dict
+from models.layout import ALL_PIGGIES, load_layout
 from referee.bots import make_bot
 from referee.match import play
 from sim import aim
 from sim.world import World
-
-#: 12 piggies spread over the stock board, two stacks among them.
-BENCH_STACKS = {
-    "r1c1": ["green-1"], "r2c4": ["green-2"], "r3c6": ["green-3", "gold-1"],
-    "r6c0": ["gold-2"], "r7c2": ["gold-3"], "r7c5": ["pink-1"], "r8c3": ["pink-2", "pink-3"],
-    "r9c0": ["blue-1"], "r9c6": ["blue-2"], "r10c3": ["blue-3"],
-}
 
 
 def aims(world: World, count: int) -> list[tuple[float, float, int]]:
@@ -81,7 +74,7 @@ _WORKER_WORLD: list[World] = []
 def _start_worker() -> None:
     board = load_board("stock")
     _WORKER_WORLD.append(World(board, load_design("stock"),
-                               layout_from_dict({"stacks": BENCH_STACKS}, board=board)))
+                               load_layout("crowded", board)))
 
 
 def _worker_ready(_) -> None:
@@ -110,7 +103,7 @@ def time_engine_workers(shots, workers: int) -> tuple[float, list]:
 def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     """Shots per second for each variant (see the module docstring)."""
     board, design = load_board("stock"), load_design("stock")
-    layout = layout_from_dict({"stacks": BENCH_STACKS}, board=board)
+    layout = load_layout("crowded", board)
     with World(board, design, layout) as world:
         shots = aims(world, count)
     awake = dataclasses.replace(design, physics=dataclasses.replace(design.physics,

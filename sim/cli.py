@@ -37,7 +37,8 @@ def _world_args(p: argparse.ArgumentParser, layout: bool = True) -> None:
                    help="launcher design name in models/designs/ or a path (default: stock)")
     if layout:
         p.add_argument("--layout", default="empty",
-                       help="layout JSON file of who stands where, or 'empty' (default)")
+                       help="layout JSON file of who stands where, 'empty' (default) or "
+                            "'crowded' (all 12 piggies)")
 
 
 def _json_out(data: dict) -> None:
@@ -626,7 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
     q = board_sub.add_parser("show", help="a text map of the board (and a picture with --png)",
                              description="Print a text map of a board, with a layout's piggies.")
     q.add_argument("--board", default="stock", help="board name or path (default: stock)")
-    q.add_argument("--layout", default="empty", help="layout JSON file, or 'empty' (default)")
+    q.add_argument("--layout", default="empty",
+                   help="layout JSON file, 'empty' (default) or 'crowded'")
     q.add_argument("--png", metavar="FILE", help="also draw the board to a PNG file")
     q.add_argument("--json", action="store_true", help="machine-readable summary")
     q.set_defaults(func=cmd_board_show)
@@ -707,7 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "verdict after each shot. Needs a display (xvfb-run works).")
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
     p.add_argument("--design", default="stock", help="launcher design (default: stock)")
-    p.add_argument("--layout", help="layout JSON file, or 'empty' (default: the demo's piggies)")
+    p.add_argument("--layout",
+                   help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)")
     p.add_argument("--seconds", type=float, help="close the window after this long")
     p.add_argument("--auto-fire", type=int, default=0, metavar="N",
                    help="fire N shots at the sliders' settings by itself, then close "

@@ -37,12 +37,10 @@ from sim.ballistics import GRAVITY_MM_S2, direction, drag_constant_per_mm, relea
 from sim.bullet import pb
 
 CM_PER_MM = 0.1
-#: Where bodies out of play wait, asleep in the air far from the board: slot i is
-#: at this corner plus i times the spacing along x, cm.
+#: Where bodies out of play wait, in the air far from the board and the table:
+#: slot i is at this corner plus i times the spacing along x, cm.
 _PARKING_CM = (3000.0, 3000.0, 500.0)
 _PARKING_SPACING_CM = 30.0
-#: How far ahead, in reaches, a moving body looks for stand-ins to wake.
-_LOOKAHEAD = 4
 #: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
 #: Touches of one body less than this apart are one strike (a rattling bale), s.
@@ -247,9 +245,9 @@ class World:
         self._make_bale()
 
     def _make_bale(self) -> None:
-        """A new bale, parked. New for every shot: a reused one carries state that no
-        reset clears (seen with its continuous collision detection), and a shot then
-        depended on the shots before it."""
+        """A new bale, waiting at its parking slot. New for every shot: a reused one
+        carries state that no reset clears, and a shot then depended on the shots
+        before it."""
         bale = self.design.bale
         # A maximal-coordinate rigid body, for continuous collision detection. Its
         # inertia is Bullet's, from the bounding box: exact for a box, close for a
@@ -261,7 +259,6 @@ class World:
         self._call(pb.changeDynamics, self._bale, -1, lateralFriction=bale.friction,
                    restitution=bale.restitution, linearDamping=0.0, angularDamping=0.0,
                    ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
-        self._park(self._bale, 0)
 
     def _make_piggy(self, name: str, position_cm, orientation) -> int:
         """A dynamic piggy body at a body-frame pose (cm, quaternion)."""
@@ -311,11 +308,17 @@ class World:
                        restitution=piggy.restitution)
             self._proxies[name] = proxy
             self._names[proxy] = name
-        self._proxy_owner = {proxy: name for name, proxy in self._proxies.items()}
+        # bounding boxes of the stand-ins where they stand, (n, 2, 3) cm, and which
+        # of them are in play (not swapped for a dynamic body)
+        self._rest_boxes = np.array([self._call(pb.getAABB, p) for p in self._proxies.values()])
+        self._stand_in_boxes = self._rest_boxes.copy()
+        self._dormant = np.ones(len(self._proxies), dtype=bool)
+        self._piggy_index = {name: i for i, name in enumerate(self._proxies)}
         self._piggy_bodies = dict(self._proxies)
         self._woken: dict[str, int] = {}   # piggy -> its dynamic body, in waking order
         self._disturbed: set[str] = set()  # piggies woken in this shot
-        self._next_look: dict[int, int] = {}  # body -> step of its next look for stand-ins
+        self._made: list[int] = []  # dynamic bodies made in this shot, oldest first
+        self._look_at = 0  # step of the next look for stand-ins to wake
         if self.gui:
             self._colour_for_gui()
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
@@ -335,21 +338,25 @@ class World:
                 break
 
     def _park(self, body: int, slot: int) -> None:
-        """Put a body out of play, asleep in the air at its own parking slot."""
+        """Put a moving body out of play for the rest of the shot: at its own slot in
+        the air, beyond the table, where it falls touching nothing.
+
+        Not removed, nor taken out of collisions (which re-adds it to the world):
+        either changes Bullet's body order in the middle of a shot, and later
+        shots then depended on it."""
         self._call(pb.resetBasePositionAndOrientation, body, _parking_cm(slot), [0, 0, 0, 1])
         self._call(pb.resetBaseVelocity, body, [0, 0, 0], [0, 0, 0])
-        self._call(pb.changeDynamics, body, -1,
-                   activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
-        self._call(pb.changeDynamics, body, -1, activationState=pb.ACTIVATION_STATE_SLEEP)
 
     def _wake(self, piggy: str) -> int:
         """Swap a piggy's static stand-in for a new dynamic body at rest at the same
         pose; return that body."""
-        proxy = self._proxies[piggy]
+        proxy, index = self._proxies[piggy], self._piggy_index[piggy]
         pose = self._call(pb.getBasePositionAndOrientation, proxy)
-        self._call(pb.resetBasePositionAndOrientation, proxy,
-                   _parking_cm(1 + list(self._proxies).index(piggy)), [0, 0, 0, 1])
+        self._call(pb.resetBasePositionAndOrientation, proxy, _parking_cm(1 + index),
+                   [0, 0, 0, 1])
+        self._dormant[index] = False
         body = self._make_piggy(piggy, *pose)
+        self._made.append(body)
         self._piggy_bodies[piggy] = body
         self._woken[piggy] = body
         self._disturbed.add(piggy)
@@ -360,10 +367,13 @@ class World:
         where it now lies (Bullet's sleeping, at no cost at all)."""
         body = self._woken.pop(piggy)
         pose = self._call(pb.getBasePositionAndOrientation, body)
-        self._call(pb.removeBody, body)
-        del self._names[body]
+        # parked, not removed: bodies are removed only newest first (see _reset)
+        self._park(body, len(self._proxies) + 1 + self._made.index(body))
         self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy], *pose)
         self._piggy_bodies[piggy] = self._proxies[piggy]
+        index = self._piggy_index[piggy]
+        self._stand_in_boxes[index] = self._call(pb.getAABB, self._proxies[piggy])
+        self._dormant[index] = True
 
     def _near_any(self, body: int, reach_cm: float, others: set[int]) -> bool:
         """Whether any of ``others`` lies within ``reach_cm`` of a body's bounding box."""
@@ -372,33 +382,32 @@ class World:
                           [c + reach_cm for c in high])
         return any(other in others for other, _ in near or ())
 
-    def _stand_ins_near(self, body: int, reach_cm: float) -> list[str]:
-        """Piggies whose stand-ins lie within ``reach_cm`` of a body's bounding box."""
-        low, high = self._call(pb.getAABB, body)
-        near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
-                          [c + reach_cm for c in high])
-        owner = self._proxy_owner
-        return [owner[other] for other, _ in near or ()
-                if other in owner and self._piggy_bodies[owner[other]] == other]
-
     def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
-        """Wake every stand-in within ``reach_cm`` of a moving body's bounding box.
+        """Wake every stand-in within ``reach_cm`` (two steps' travel at the fastest)
+        of a moving body's bounding box, so that it is dynamic before anything can
+        touch it.
 
-        A body with no stand-in within ``_LOOKAHEAD`` times the reach (the reach
-        being two steps' travel) is not looked at again for the steps it needs to
-        cover all but one reach of that."""
-        reached = set()
-        for body in movers:
-            if self._next_look.get(body, 0) > step:
-                continue
-            if not self._stand_ins_near(body, _LOOKAHEAD * reach_cm):
-                self._next_look[body] = step + 2 * (_LOOKAHEAD - 1)
-                continue
-            reached.update(self._stand_ins_near(body, reach_cm))
-        # in a fixed order: the broadphase lists bodies in an order that depends on
-        # the shots before, and creation order steers the solver
-        for piggy in sorted(reached):
-            self._wake(piggy)
+        The next look is due when a moving body could have closed the smallest gap
+        to within one reach: the piggies woken, and when, are those a look at every
+        step would wake.
+        """
+        if not movers or not self._dormant.any():
+            self._look_at = step + 1
+            return
+        boxes = np.array([self._call(pb.getAABB, body) for body in movers])  # (k, 2, 3)
+        stand_ins = self._stand_in_boxes[self._dormant]                        # (m, 2, 3)
+        # the gap between two boxes along the axis where they lie farthest apart (k, m)
+        gaps = np.maximum(stand_ins[None, :, 0] - boxes[:, None, 1],
+                          boxes[:, None, 0] - stand_ins[None, :, 1]).max(axis=2).min(axis=0)
+        reached = gaps <= reach_cm
+        if reached.any():
+            names = np.array(list(self._proxies))[self._dormant][reached]
+            # in a fixed order: creation order steers the solver
+            for piggy in sorted(names):
+                self._wake(str(piggy))
+            self._look_at = step + 1
+        else:
+            self._look_at = step + max(1, int((gaps.min() - reach_cm) / (reach_cm / 2)) - 1)
 
     # --- queries -------------------------------------------------------------------
     @property
@@ -483,14 +492,16 @@ class World:
         the same state whatever came before (checked in tests/sim/test_world.py).
         With ``sleep_at_rest`` off every piggy is woken at once.
         """
-        for body in [*reversed(self._woken.values()), self._bale]:
+        for body in [*reversed(self._made), self._bale]:
             self._call(pb.removeBody, body)
             del self._names[body]
         for piggy in self._disturbed:
             self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy],
                        *self._rest_poses_cm[piggy])
             self._piggy_bodies[piggy] = self._proxies[piggy]
-        self._woken, self._disturbed, self._next_look = {}, set(), {}
+        self._woken, self._made, self._disturbed, self._look_at = {}, [], set(), 0
+        self._stand_in_boxes[:] = self._rest_boxes
+        self._dormant[:] = True
         self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
                    pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]))
         self._call(pb.stepSimulation)
@@ -519,7 +530,6 @@ class World:
         self._call(pb.resetBasePositionAndOrientation, bale, pos_cm, list(orientation))
         self._call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s],
                    [0, 0, 0])
-        self._call(pb.changeDynamics, bale, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP)
         launcher = self.design.launcher
         fastest_mm_s = max(float(np.linalg.norm(velocity_mm_s)),
                            launcher.muzzle_speed_mm_s + 4 * launcher.speed_sd_mm_s)
@@ -556,8 +566,9 @@ class World:
         settled = False
         step_fn, contact_fn = pb.stepSimulation, pb.getContactPoints
         while step < max_steps:
-            moving = list(self._woken.values())
-            self._wake_near([bale, *moving] if bale_in_play else moving, step, reach)
+            if step >= self._look_at:
+                moving = list(self._woken.values())
+                self._wake_near([bale, *moving] if bale_in_play else moving, step, reach)
             if drag and bale_in_play:  # F = -k m |v| v, in the world frame, at the centre
                 v, _ = pb.getBaseVelocity(bale, physicsClientId=client)
                 centre, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
