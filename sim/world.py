@@ -313,6 +313,7 @@ class World:
         self._rest_boxes = np.array([self._call(pb.getAABB, p) for p in self._proxies.values()])
         self._stand_in_boxes = self._rest_boxes.copy()
         self._dormant = np.ones(len(self._proxies), dtype=bool)
+        self._in_play = None  # (names, lows, highs) of the dormant stand-ins, when known
         self._piggy_index = {name: i for i, name in enumerate(self._proxies)}
         self._piggy_bodies = dict(self._proxies)
         self._woken: dict[str, int] = {}   # piggy -> its dynamic body, in waking order
@@ -354,7 +355,7 @@ class World:
         pose = self._call(pb.getBasePositionAndOrientation, proxy)
         self._call(pb.resetBasePositionAndOrientation, proxy, _parking_cm(1 + index),
                    [0, 0, 0, 1])
-        self._dormant[index] = False
+        self._dormant[index], self._in_play = False, None
         body = self._make_piggy(piggy, *pose)
         self._made.append(body)
         self._piggy_bodies[piggy] = body
@@ -373,7 +374,7 @@ class World:
         self._piggy_bodies[piggy] = self._proxies[piggy]
         index = self._piggy_index[piggy]
         self._stand_in_boxes[index] = self._call(pb.getAABB, self._proxies[piggy])
-        self._dormant[index] = True
+        self._dormant[index], self._in_play = True, None
 
     def _near_any(self, body: int, reach_cm: float, others: set[int]) -> bool:
         """Whether any of ``others`` lies within ``reach_cm`` of a body's bounding box."""
@@ -391,23 +392,27 @@ class World:
         to within one reach: the piggies woken, and when, are those a look at every
         step would wake.
         """
-        if not movers or not self._dormant.any():
+        if self._in_play is None:
+            keep = self._dormant
+            self._in_play = (np.array(list(self._proxies))[keep],
+                             self._stand_in_boxes[keep, 0], self._stand_in_boxes[keep, 1])
+        names, lows, highs = self._in_play  # (m,), (m, 3), (m, 3)
+        if not movers or not len(names):
             self._look_at = step + 1
             return
         boxes = np.array([self._call(pb.getAABB, body) for body in movers])  # (k, 2, 3)
-        stand_ins = self._stand_in_boxes[self._dormant]                        # (m, 2, 3)
-        # the gap between two boxes along the axis where they lie farthest apart (k, m)
-        gaps = np.maximum(stand_ins[None, :, 0] - boxes[:, None, 1],
-                          boxes[:, None, 0] - stand_ins[None, :, 1]).max(axis=2).min(axis=0)
-        reached = gaps <= reach_cm
-        if reached.any():
-            names = np.array(list(self._proxies))[self._dormant][reached]
+        # the gap between two boxes along the axis where they lie farthest apart,
+        # to the nearest moving body (m,)
+        gaps = np.maximum(lows - boxes[:, None, 1],
+                          boxes[:, None, 0] - highs).max(axis=2).min(axis=0)
+        nearest = gaps.min()
+        if nearest <= reach_cm:
             # in a fixed order: creation order steers the solver
-            for piggy in sorted(names):
+            for piggy in sorted(names[gaps <= reach_cm]):
                 self._wake(str(piggy))
             self._look_at = step + 1
         else:
-            self._look_at = step + max(1, int((gaps.min() - reach_cm) / (reach_cm / 2)) - 1)
+            self._look_at = step + max(1, int((nearest - reach_cm) / (reach_cm / 2)) - 1)
 
     # --- queries -------------------------------------------------------------------
     @property
@@ -501,7 +506,7 @@ class World:
             self._piggy_bodies[piggy] = self._proxies[piggy]
         self._woken, self._made, self._disturbed, self._look_at = {}, [], set(), 0
         self._stand_in_boxes[:] = self._rest_boxes
-        self._dormant[:] = True
+        self._dormant[:], self._in_play = True, None
         self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
                    pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]))
         self._call(pb.stepSimulation)
