@@ -620,10 +620,13 @@ class World:
             rest_steps = 0
             if not physics.sleep_at_rest:
                 continue
+            # A piggy at rest for rest_time_s goes back to its stand-in, unless another
+            # body in play is within reach: it would wake it again at once.
+            in_play = set(movers)
             for piggy, body in list(self._woken.items()):
                 quiet[piggy] = 0 if body in restless else quiet.get(piggy, 0) + _REST_CHECK_EVERY
-                if quiet[piggy] >= rest_steps_needed and not self._near_any(body, reach,
-                                                                             restless):
+                if quiet[piggy] >= rest_steps_needed and not self._near_any(
+                        body, reach, in_play - {body}):
                     self._freeze(piggy)
         rest = self._position_mm(bale) if bale_in_play else out_of_play_at
         if record_every and step % record_every:
