@@ -310,7 +310,8 @@ class World:
             self._names[proxy] = name
         # bounding boxes of the stand-ins where they stand, (n, 2, 3) cm, and which
         # of them are in play (not swapped for a dynamic body)
-        self._rest_boxes = np.array([self._call(pb.getAABB, p) for p in self._proxies.values()])
+        self._rest_boxes = np.array([self._call(pb.getAABB, p) for p in self._proxies.values()],
+                                    dtype=float).reshape(-1, 2, 3)
         self._stand_in_boxes = self._rest_boxes.copy()
         self._dormant = np.ones(len(self._proxies), dtype=bool)
         self._in_play = None  # (names, lows, highs) of the dormant stand-ins, when known
