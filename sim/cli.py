@@ -673,7 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tournament", help="many bot games: win rates with 95 %% intervals",
                        description="Play many games between bots, rotating the seats, and "
-                                   "report win rates with 95 %% Wilson intervals.")
+                                   "report win rates with 95 % Wilson intervals.")
     game_options(p, tournament=True)
     p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -682,7 +682,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("hitmap", help="Monte-Carlo hit probabilities per space, with intervals",
                        description="For each space, stand a piggy there, aim at it and fire "
                                    "shots with the design's noise: P(target knocked out), P(any), "
-                                   "P(collateral), P(no contact), 95 %% Wilson intervals, mean "
+                                   "P(collateral), P(no contact), 95 % Wilson intervals, mean "
                                    "ricochets. Resumable: finished spaces are kept in "
                                    "<out>.parts/.")
     _world_args(p)
