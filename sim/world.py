@@ -259,6 +259,7 @@ class World:
         self._call(pb.changeDynamics, self._bale, -1, lateralFriction=bale.friction,
                    restitution=bale.restitution, linearDamping=0.0, angularDamping=0.0,
                    ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
+        self._colour_for_gui([self._bale])
 
     def _make_piggy(self, name: str, position_cm, orientation) -> int:
         """A dynamic piggy body at a body-frame pose (cm, quaternion)."""
@@ -272,6 +273,7 @@ class World:
                    restitution=piggy.restitution, linearDamping=0.0,
                    angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
         self._names[body] = name
+        self._colour_for_gui([body])
         return body
 
     def set_layout(self, layout: Layout) -> None:
@@ -321,8 +323,7 @@ class World:
         self._disturbed: set[str] = set()  # piggies woken in this shot
         self._made: list[int] = []  # dynamic bodies made in this shot, oldest first
         self._look_at = 0  # step of the next look for stand-ins to wake
-        if self.gui:
-            self._colour_for_gui()
+        self._colour_for_gui(list(self._names))
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
         self._rest_results = self._judge(self._layout.piggies)
@@ -526,10 +527,10 @@ class World:
         :meth:`shoot` is this with the bale at the muzzle; tests use it directly
         to fire from close range or under a piggy's belly.
 
-        Idle piggies are static stand-ins. Before every step each moving body's
-        bounding box, grown by the distance anything can travel in two steps, is
-        looked up in the broadphase; a stand-in it reaches is swapped for its
-        dynamic body (:meth:`_wake`), at rest, before anything touches it.
+        Idle piggies are static stand-ins. A stand-in that comes within two steps'
+        travel of a moving body's bounding box is swapped for a dynamic body, at
+        rest, before anything can touch it (:meth:`_wake_near`); a woken piggy at
+        rest, with nothing in play near it, goes back to a stand-in (:meth:`_freeze`).
         """
         if reset:
             self._reset()
@@ -648,13 +649,16 @@ class World:
             settled=settled, piggies=piggies, hit_rule=self.hit_rule,
             recording=self._recording(names, frames, record_every) if record_every else None)
 
-    def _colour_for_gui(self) -> None:
-        """Colours in PyBullet's window (it draws the collision shapes)."""
+    def _colour_for_gui(self, bodies) -> None:
+        """Colours in PyBullet's window (it draws the collision shapes); no-op headless."""
+        if not self.gui:
+            return
         from sim.render import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 
         colours = {"board": (0.85, 0.77, 0.6, 1), "fence": FENCE_RGBA, "tractor": TRACTOR_RGBA,
                    "bale": BALE_RGBA, "table": (0.55, 0.5, 0.45, 1)}
-        for body, name in self._names.items():
+        for body in bodies:
+            name = self._names[body]
             rgba = PIGGY_RGBA.get(name.split("-")[0]) or colours.get(name)
             if rgba:
                 self._call(pb.changeVisualShape, body, -1, rgbaColor=list(rgba))
