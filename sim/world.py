@@ -45,6 +45,8 @@ _PARKING_SPACING_CM = 30.0
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
 #: Touches of one body less than this apart are one strike (a rattling bale), s.
 _STRIKE_GAP_S = 0.02
+#: A woken piggy at rest this long goes back to its stand-in (two checks for rest), s.
+_FREEZE_AFTER_S = 0.02
 #: Steps between two checks for rest (the check reads every body's velocity).
 _REST_CHECK_EVERY = 10
 #: Simulated time allowed for a new layout to settle, s.
@@ -378,12 +380,31 @@ class World:
         self._stand_in_boxes[index] = self._call(pb.getAABB, self._proxies[piggy])
         self._dormant[index], self._in_play = True, None
 
-    def _near_any(self, body: int, reach_cm: float, others: set[int]) -> bool:
-        """Whether any of ``others`` lies within ``reach_cm`` of a body's bounding box."""
+    def _freeze_quiet(self, quiet: dict[str, int], restless: set[int], in_play: set[int],
+                      reach_cm: float, quiet_steps_needed: int) -> None:
+        """Freeze the woken piggies that have been at rest for ``quiet_steps_needed``
+        steps, as groups: a piggy goes only if every other body in play within reach
+        of it goes too (a body left in play would wake it again at once)."""
+        for piggy, body in self._woken.items():
+            quiet[piggy] = 0 if body in restless else quiet.get(piggy, 0) + _REST_CHECK_EVERY
+        going = {body: piggy for piggy, body in self._woken.items()
+                 if quiet[piggy] >= quiet_steps_needed}
+        near = {body: self._near(body, reach_cm, in_play - {body}) for body in going}
+        while True:
+            staying = [body for body in going if not near[body] <= going.keys()]
+            if not staying:
+                break
+            for body in staying:
+                del going[body]
+        for piggy in sorted(going.values()):
+            self._freeze(piggy)
+
+    def _near(self, body: int, reach_cm: float, others: set[int]) -> set[int]:
+        """Those of ``others`` within ``reach_cm`` of a body's bounding box."""
         low, high = self._call(pb.getAABB, body)
         near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
                           [c + reach_cm for c in high])
-        return any(other in others for other, _ in near or ())
+        return {other for other, _ in near or () if other in others}
 
     def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
         """Wake every stand-in within ``reach_cm`` (two steps' travel at the fastest)
@@ -549,6 +570,7 @@ class World:
         rest_speed = physics.rest_speed_mm_s * CM_PER_MM
         rest_spin = math.radians(physics.rest_spin_deg_s)
         rest_steps_needed = max(1, round(physics.rest_time_s / self._dt))
+        freeze_steps = max(1, round(_FREEZE_AFTER_S / self._dt))
         max_steps = round(physics.max_time_s / self._dt)
         x0, x1, y0, y1 = self.board.surface_extent_mm
         surface_cm = (x0 * CM_PER_MM, x1 * CM_PER_MM, y0 * CM_PER_MM, y1 * CM_PER_MM)
@@ -616,23 +638,15 @@ class World:
                     self._park(bale, 0)
             movers = [*self._woken.values(), bale] if bale_in_play else self._woken.values()
             restless = {b for b in movers if not self._at_rest(b, rest_speed, rest_spin)}
-            if not restless:
-                rest_steps += _REST_CHECK_EVERY
-                if rest_steps >= rest_steps_needed:
-                    settled = True
-                    break
+            if physics.sleep_at_rest:
+                self._freeze_quiet(quiet, restless, set(movers), reach, freeze_steps)
+            if restless:
+                rest_steps = 0
                 continue
-            rest_steps = 0
-            if not physics.sleep_at_rest:
-                continue
-            # A piggy at rest for rest_time_s goes back to its stand-in, unless another
-            # body in play is within reach: it would wake it again at once.
-            in_play = set(movers)
-            for piggy, body in list(self._woken.items()):
-                quiet[piggy] = 0 if body in restless else quiet.get(piggy, 0) + _REST_CHECK_EVERY
-                if quiet[piggy] >= rest_steps_needed and not self._near_any(
-                        body, reach, in_play - {body}):
-                    self._freeze(piggy)
+            rest_steps += _REST_CHECK_EVERY
+            if rest_steps >= rest_steps_needed:
+                settled = True
+                break
         rest = self._position_mm(bale) if bale_in_play else out_of_play_at
         if record_every and step % record_every:
             record(bale_in_play)
