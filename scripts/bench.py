@@ -141,8 +141,8 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     }
     if quiet:
         return figures
-    print(f"stock board, 12 piggies, design '{design.name}', the same {count} shots "
-          f"({naive_count} for the naive reference)")
+    print(f"stock board, crowded layout (12 piggies), design '{design.name}', the same "
+          f"{count} shots ({naive_count} for the naive reference)")
     for key, label in (("naive_shots_per_s", "naive reference (fresh world, 2 s, awake)"),
                        ("engine_shots_per_s", "engine, one process"),
                        ("engine_awake_shots_per_s", "engine, every body awake"),
