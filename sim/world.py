@@ -398,6 +398,7 @@ class World:
                 del going[body]
         for piggy in sorted(going.values()):
             self._freeze(piggy)
+            del quiet[piggy]  # woken again, it starts counting anew
 
     def _near(self, body: int, reach_cm: float, others: set[int]) -> set[int]:
         """Those of ``others`` within ``reach_cm`` of a body's bounding box."""

@@ -188,6 +188,25 @@ def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, des
         assert json.dumps(shot.to_dict()) == series[i], f"shot {i}"
 
 
+def test_stand_ins_give_the_verdicts_of_a_fully_awake_world(board, design):
+    """Idle piggies as static stand-ins, woken before anything touches them and
+    frozen again at rest, against every piggy dynamic all the shot: the same
+    piggies knocked out in a round of shots at each of the 12 (knife-edge shots,
+    where they can differ, are measured by scripts/bench.py)."""
+    crowded = load_layout("crowded", board)
+    awake_design = dataclasses.replace(design, physics=dataclasses.replace(
+        design.physics, sleep_at_rest=False))
+    hits = 0
+    with World(board, design, crowded) as lazy, World(board, awake_design, crowded) as awake:
+        for i, piggy in enumerate(ALL_PIGGIES):
+            s = solve(lazy, piggy)
+            fast = lazy.shoot(s.yaw_deg, s.pitch_deg, seed=i)
+            full = awake.shoot(s.yaw_deg, s.pitch_deg, seed=i)
+            assert fast.knocked == full.knocked, piggy
+            hits += piggy in fast.knocked
+    assert hits >= 10  # real shots, not twelve misses
+
+
 def test_a_world_is_reused_across_layouts(board, design):
     with World(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
         client = world.client
