@@ -312,14 +312,10 @@ class World:
                        restitution=piggy.restitution)
             self._proxies[name] = proxy
             self._names[proxy] = name
-        # bounding boxes of the stand-ins where they stand, (n, 2, 3) cm, and which
-        # of them are in play (not swapped for a dynamic body)
-        self._rest_boxes = np.array([self._call(pb.getAABB, p) for p in self._proxies.values()],
-                                    dtype=float).reshape(-1, 2, 3)
-        self._stand_in_boxes = self._rest_boxes.copy()
-        self._dormant = np.ones(len(self._proxies), dtype=bool)
-        self._in_play = None  # [(name, low, high)] of the dormant stand-ins, when known
-        self._piggy_index = {name: i for i, name in enumerate(self._proxies)}
+        # bounding boxes (low, high), cm, of the stand-ins where they stand
+        self._rest_boxes = {name: self._call(pb.getAABB, p) for name, p in self._proxies.items()}
+        self._stand_in_boxes = dict(self._rest_boxes)
+        self._in_play = None  # [(name, low, high)] of the stand-ins in play, when known
         self._piggy_bodies = dict(self._proxies)
         self._woken: dict[str, int] = {}   # piggy -> its dynamic body, in waking order
         self._disturbed: set[str] = set()  # piggies woken in this shot
@@ -355,11 +351,11 @@ class World:
     def _wake(self, piggy: str) -> int:
         """Swap a piggy's static stand-in for a new dynamic body at rest at the same
         pose; return that body."""
-        proxy, index = self._proxies[piggy], self._piggy_index[piggy]
+        proxy = self._proxies[piggy]
         pose = self._call(pb.getBasePositionAndOrientation, proxy)
-        self._call(pb.resetBasePositionAndOrientation, proxy, _parking_cm(1 + index),
-                   [0, 0, 0, 1])
-        self._dormant[index], self._in_play = False, None
+        self._call(pb.resetBasePositionAndOrientation, proxy,
+                   _parking_cm(1 + list(self._proxies).index(piggy)), [0, 0, 0, 1])
+        self._in_play = None
         body = self._make_piggy(piggy, *pose)
         self._made.append(body)
         self._piggy_bodies[piggy] = body
@@ -376,9 +372,8 @@ class World:
         self._park(body, len(self._proxies) + 1 + self._made.index(body))
         self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy], *pose)
         self._piggy_bodies[piggy] = self._proxies[piggy]
-        index = self._piggy_index[piggy]
-        self._stand_in_boxes[index] = self._call(pb.getAABB, self._proxies[piggy])
-        self._dormant[index], self._in_play = True, None
+        self._stand_in_boxes[piggy] = self._call(pb.getAABB, self._proxies[piggy])
+        self._in_play = None
 
     def _freeze_quiet(self, quiet: dict[str, int], restless: set[int], in_play: set[int],
                       reach_cm: float, quiet_steps_needed: int) -> None:
@@ -417,9 +412,8 @@ class World:
         step would wake.
         """
         if self._in_play is None:
-            self._in_play = [(name, tuple(box[0]), tuple(box[1])) for name, box, dormant
-                             in zip(self._proxies, self._stand_in_boxes.tolist(), self._dormant,
-                                    strict=True) if dormant]
+            self._in_play = [(name, *self._stand_in_boxes[name]) for name, proxy
+                             in self._proxies.items() if self._piggy_bodies[name] == proxy]
         if not movers or not self._in_play:
             self._look_at = step + 1
             return
@@ -532,8 +526,7 @@ class World:
                        *self._rest_poses_cm[piggy])
             self._piggy_bodies[piggy] = self._proxies[piggy]
         self._woken, self._made, self._disturbed, self._look_at = {}, [], set(), 0
-        self._stand_in_boxes[:] = self._rest_boxes
-        self._dormant[:], self._in_play = True, None
+        self._stand_in_boxes, self._in_play = dict(self._rest_boxes), None
         self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
                    pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]))
         self._call(pb.stepSimulation)
