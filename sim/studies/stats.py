@@ -1,0 +1,157 @@
+"""Statistics for hit maps and design comparisons: binomial intervals, when to stop
+sampling, paired differences of two designs fired with the same random numbers,
+and the correction for testing many spaces at once.
+
+Assumptions, written once: the shots at one space are independent Bernoulli trials
+with one probability P (each shot has its own seed, and a shot starts from the same
+settled state whatever came before); spaces are independent of each other; two
+designs compared shot by shot were fired with the same per-shot random numbers
+(common random numbers), so their outcomes are paired.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+from referee.match import Z_95, wilson_interval
+
+__all__ = ["PairedDifference", "holm", "mcnemar_exact", "mean_interval", "paired_difference",
+           "precision_reached", "sequential_bias", "wilson_half_width", "wilson_interval"]
+
+
+def wilson_half_width(hits: int, shots: int, z: float = Z_95) -> float:
+    """Half the width of the Wilson interval (1.0 with no shots)."""
+    low, high = wilson_interval(hits, shots, z)
+    return (high - low) / 2
+
+
+def precision_reached(hits: int, shots: int, precision: float) -> bool:
+    """Whether the 95 % Wilson interval of ``hits`` in ``shots`` is within ``±precision``."""
+    return shots > 0 and wilson_half_width(hits, shots) <= precision
+
+
+def sequential_bias(p: float, precision: float, batch: int, cap: int) -> tuple[float, float]:
+    """Exact bias and mean sample size of precision-driven sampling at true ``p``.
+
+    Shots are fired in batches of ``batch``; after each batch sampling stops when
+    :func:`precision_reached`, or at ``cap`` shots. The stopping time depends on the
+    data, so the estimate hits/shots is not exactly unbiased; this sums over every
+    path (a dynamic programme over the hit count after each batch).
+
+    Returns
+    -------
+    (bias, mean_shots) : E[hits/shots] - p, and E[shots].
+    """
+    alive = np.zeros(cap + 1)
+    alive[0] = 1.0
+    step = stats.binom.pmf(np.arange(batch + 1), batch, p)
+    mean_estimate = mean_shots = 0.0
+    shots = 0
+    while shots < cap:
+        size = min(batch, cap - shots)
+        pmf = step if size == batch else stats.binom.pmf(np.arange(size + 1), size, p)
+        alive = np.convolve(alive, pmf)[:cap + 1]
+        shots += size
+        hits = np.arange(cap + 1)
+        stop = np.array([shots >= cap or precision_reached(int(k), shots, precision)
+                         for k in range(shots + 1)] + [False] * (cap - shots))
+        stopping = np.where(stop, alive, 0.0)
+        mean_estimate += float(np.sum(stopping * hits) / shots)
+        mean_shots += float(np.sum(stopping)) * shots
+        alive = np.where(stop, 0.0, alive)
+    return mean_estimate - p, mean_shots
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Design B against design A on the same shots at one space.
+
+    ``a_only``: shots that knocked the target out with A and not with B; ``b_only``
+    the other way round (the discordant pairs). ``diff`` is P_B - P_A.
+    """
+
+    shots: int
+    p_a: float
+    p_b: float
+    diff: float
+    diff_ci_low: float
+    diff_ci_high: float
+    a_only: int
+    b_only: int
+    p_value: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar test: under "no difference" each discordant pair is
+    equally likely to favour either design, so min(a_only, b_only) is binomial with
+    p = 1/2 over the discordant pairs. No discordant pair: p = 1."""
+    discordant = a_only + b_only
+    if discordant == 0:
+        return 1.0
+    return float(min(1.0, 2 * stats.binom.cdf(min(a_only, b_only), discordant, 0.5)))
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray) -> PairedDifference:
+    """P_B - P_A from paired outcomes, with Newcombe's hybrid score interval (his
+    method 10, Statistics in Medicine 17, 1998, 2635-2650) and the exact McNemar test.
+
+    Parameters
+    ----------
+    a, b : (n,) bool, the target knocked out by shot i with design A / design B.
+    """
+    a, b = np.asarray(a, bool), np.asarray(b, bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("paired outcomes must be two 1-d arrays of one length")
+    n = len(a)
+    both = int(np.sum(a & b))
+    a_only, b_only = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    neither = n - both - a_only - b_only
+    if n == 0:
+        return PairedDifference(0, math.nan, math.nan, 0.0, -1.0, 1.0, 0, 0, 1.0)
+    hits_a, hits_b = both + a_only, both + b_only
+    p_a, p_b = hits_a / n, hits_b / n
+    low_a, high_a = wilson_interval(hits_a, n)
+    low_b, high_b = wilson_interval(hits_b, n)
+    margins = (both + a_only) * (neither + b_only) * (both + b_only) * (neither + a_only)
+    phi = (both * neither - a_only * b_only) / math.sqrt(margins) if margins else 0.0
+    diff = p_b - p_a
+    below = math.sqrt(max(0.0, (p_b - low_b) ** 2 - 2 * phi * (p_b - low_b) * (high_a - p_a)
+                          + (high_a - p_a) ** 2))
+    above = math.sqrt(max(0.0, (high_b - p_b) ** 2 - 2 * phi * (high_b - p_b) * (p_a - low_a)
+                          + (p_a - low_a) ** 2))
+    return PairedDifference(n, p_a, p_b, diff, max(-1.0, diff - below), min(1.0, diff + above),
+                            a_only, b_only, mcnemar_exact(a_only, b_only))
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment: reject where the adjusted p is below alpha, and the
+    chance of any false rejection among all the tests stays at most alpha."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def mean_interval(means: list[float], variances: list[float],
+                  z: float = Z_95) -> tuple[float, float, float]:
+    """The mean of several independent estimates and its normal-approximation interval.
+
+    ``variances`` are the estimates' own sampling variances (p(1-p)/n for a
+    proportion); returns ``(mean, low, high)``.
+    """
+    k = len(means)
+    if k == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(np.mean(means))
+    half = z * math.sqrt(float(np.sum(variances))) / k
+    return (mean, mean - half, mean + half)
