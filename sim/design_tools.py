@@ -22,6 +22,7 @@ from models.design import RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import write_text_atomic
 from sim import hitmap
+from sim.studies import datafiles
 from sim.aim import reach_mm
 
 #: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
@@ -49,7 +50,7 @@ def cached_hit_map(board_name: str, design: Design, spaces: tuple, shots: int, s
     cache.mkdir(parents=True, exist_ok=True)
     out = cache / f"hitmap-{key}.csv"
     if out.exists():
-        return hitmap.read_table(out)
+        return datafiles.read_table(out)
     design_file = cache / f"design-{key}.toml"
     write_text_atomic(design_file, text)
     spec = hitmap.SweepSpec(board=board_name, design=str(design_file), stacks={},

@@ -1,15 +1,21 @@
 """Hit maps: for each space, stand a piggy there (on its own, or in a layout with
-its neighbours), aim at it with the aim solver and fire shots with the design's
-noise; count what happens, per space, with 95 % Wilson intervals.
+its neighbours), aim at it with the aim solver and fire shots with the launcher's
+noise and the aimer's error; count what happens, per space, with 95 % Wilson
+intervals.
 
 - **Seeding.** Every shot's randomness comes from one root seed split per (space,
   shot) with numpy's SeedSequence, keyed by the space itself: a space's result
   depends only on the root seed, not on which process ran it, in what order, or
-  which other spaces are measured.
+  which other spaces are measured. Shot i's seed is made on its own (no list of
+  every seed up front), so the cap on shots costs no memory.
+- **Precision.** With ``precision`` a space is fired at in batches of
+  :data:`BATCH` until the 95 % Wilson interval of P(target) is within
+  ``±precision`` (sim/studies/stats.py), ``shots`` being the cap.
 - **Chunks.** The unit of work is one space. Each finished space is written at
   once to ``<output>.parts/<space>.json`` (atomically), so an interrupted sweep
   keeps what it finished and ``resume`` does the rest; the final file is written
-  from the parts in the order of the spaces, whole or not at all.
+  from the parts in the order of the spaces, whole or not at all, with what made
+  it (sim/studies/datafiles.py).
 - **Executors.** ``run_chunks`` is the one seam: local worker processes, or a Dask
   distributed cluster (``scheduler``); either way each worker process builds its
   PyBullet world once. Another engine would be one more branch there.
@@ -17,14 +23,11 @@ noise; count what happens, per space, with 95 % Wilson intervals.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import os
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -32,6 +35,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.patches import Rectangle
 
+from models.aimer import Aimer
 from models.board import Board, load_board, space_name
 from models.design import load_design
 from models.errors import InputError
@@ -40,19 +44,27 @@ from models.layout import check_piggy, layout_from_dict
 from referee.match import wilson_interval
 from sim.aim import OutOfReach
 from sim.pictures import draw_board, save_figure
+from sim.studies import datafiles
+from sim.studies.stats import precision_reached
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
 ARCS = ("low", "high", "best")
-FORMATS = ("parquet", "csv")
+#: Shots fired at a space between two looks at its precision.
+BATCH = 20
 #: Strikes that count as ricochets.
 _RICOCHET_SURFACES = ("fence", "tractor")
 
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """What a sweep measures. Names, not objects, so that it can travel to workers
-    and be written down next to the parts it produced."""
+    """What a sweep measures. Names and plain values, not objects, so that it can
+    travel to workers and be written down next to the parts it produced.
+
+    ``shots`` is the number of shots per space, or the cap with ``precision``;
+    ``aimer`` is an :class:`models.aimer.Aimer` as a dict; ``vary`` maps a physical
+    parameter (``friction``, ``restitution``, ``mass``) to its relative half-range.
+    """
 
     board: str
     design: str
@@ -61,15 +73,41 @@ class SweepSpec:
     shots: int
     seed: int = 0
     arc: str = "best"
+    aimer: dict = field(default_factory=lambda: Aimer().to_dict())
+    vary: dict = field(default_factory=dict)
+    precision: float | None = None
+    hit_rule: str = "touches-line"
+    layout: str = ""      # what the user named for the layout, for the record
 
     def key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
 
+def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
+    """The seed of one space's shot ``index``, split from the root seed."""
+    child = np.random.SeedSequence([root_seed, *space], spawn_key=(index,))
+    return int(child.generate_state(1)[0])
+
+
 def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
-    """The seeds of one space's shots, split from the root seed."""
-    children = np.random.SeedSequence([root_seed, *space]).spawn(shots)
-    return [int(c.generate_state(1)[0]) for c in children]
+    """The seeds of one space's first ``shots`` shots."""
+    return [shot_seed(root_seed, space, i) for i in range(shots)]
+
+
+def provenance(spec: SweepSpec) -> dict:
+    """What made a hit map: the object written with its files."""
+    from sim.design_tools import design_toml
+
+    design = load_design(spec.design)
+    aimer = spec.aimer
+    return {"board": spec.board, "layout": spec.layout or None, "stacks": spec.stacks,
+            "design": design.name, "design_file": spec.design,
+            "design_sha256": datafiles.sha256_text(design_toml(design)),
+            "aimer": aimer["name"], "aim_sd_deg": [aimer["yaw_sd_deg"], aimer["pitch_sd_deg"]],
+            "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
+            "vary": spec.vary, "seed": spec.seed, "hit_rule": spec.hit_rule, "arc": spec.arc,
+            "shots": spec.shots, "precision": spec.precision, "batch": BATCH,
+            "version": datafiles.package_version()}
 
 
 # --- one chunk: one space -----------------------------------------------------------------
@@ -79,9 +117,10 @@ _WORLDS: dict = {}  # per process: (board, design) -> World, built once
 def _world(spec: SweepSpec):
     from sim.world import World
 
-    key = (spec.board, spec.design)
+    key = (spec.board, spec.design, spec.hit_rule)
     if key not in _WORLDS:
-        _WORLDS[key] = World(load_board(spec.board), load_design(spec.design))
+        _WORLDS[key] = World(load_board(spec.board), load_design(spec.design),
+                             hit_rule=spec.hit_rule)
     return _WORLDS[key]
 
 
@@ -107,44 +146,65 @@ def run_space(spec: SweepSpec, name: str) -> dict:
     space = board.parse_space(name)
     target, stacks = target_and_stacks(spec, name)
     world.set_layout(layout_from_dict({"stacks": stacks}, board=board, source="sweep layout"))
+    unreachable = {"space": name, "reachable": False, "arc": None, "target": target,
+                   "shots": []}
     try:
         aim = shoot.solve_aim(world, target, "low" if spec.arc == "best" else spec.arc)
     except OutOfReach:
-        return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
+        return unreachable
     if spec.arc == "high" and aim.arc != "high":
-        return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
-    rows = []
-    for index, seed in enumerate(shot_seeds(spec.seed, space, spec.shots)):
-        result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed)
-        piggies_struck = [c for c in result.contacts if "-" in c]
-        rows.append({
-            "space": name, "shot": index, "seed": seed, "target": target,
-            "yaw_deg": round(result.yaw_deg, 4), "pitch_deg": round(result.pitch_deg, 4),
-            "speed_mm_s": round(result.speed_mm_s, 2),
-            "knocked": ",".join(result.knocked),
-            "target_knocked": target in result.knocked,
-            "collateral": sum(p != target for p in result.knocked),
-            "no_contact": not piggies_struck,
-            "ricochets": sum(c in _RICOCHET_SURFACES for c in result.contacts),
-        })
+        return unreachable
+    aimer = Aimer(**spec.aimer)
+    rows: list[dict] = []
+    hits = 0
+    while len(rows) < spec.shots:
+        for index in range(len(rows), min(spec.shots, len(rows) + BATCH)):
+            seed = shot_seed(spec.seed, space, index)
+            result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer,
+                                 vary=spec.vary)
+            rows.append(_shot_row(name, index, seed, target, result))
+            hits += rows[-1]["target_knocked"]
+        if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
+            break
     return {"space": name, "reachable": True, "arc": aim.arc, "target": target, "shots": rows}
 
 
-def summarise(chunk: dict) -> dict:
+def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
+    piggies_struck = [c for c in result.contacts if "-" in c]
+    return {
+        "space": space, "shot": index, "seed": seed, "target": target,
+        "yaw_deg": round(normalised_yaw(result.yaw_deg), 4),
+        "pitch_deg": round(result.pitch_deg, 4),
+        "speed_mm_s": round(result.speed_mm_s, 2),
+        "knocked": ",".join(result.knocked),
+        "target_knocked": target in result.knocked,
+        "collateral": sum(p != target for p in result.knocked),
+        "no_contact": not piggies_struck,
+        "ricochets": sum(c in _RICOCHET_SURFACES for c in result.contacts),
+    }
+
+
+def normalised_yaw(yaw_deg: float) -> float:
+    """A yaw in (-180, 180] degrees."""
+    yaw = yaw_deg % 360.0
+    return yaw - 360.0 if yaw > 180.0 else yaw
+
+
+def summarise(chunk: dict, board: Board) -> dict:
     """One space's row of the hit map."""
     rows = chunk["shots"]
     n = len(rows)
-    row, col = (int(v) for v in chunk["space"][1:].split("c"))
-    out = {"space": chunk["space"], "row": row, "col": col, "reachable": chunk["reachable"],
-           "arc": chunk["arc"], "target": chunk["target"], "shots": n}
-    for column, key in (("target_knocked", "p_target"), ("any_knocked", "p_any"),
-                        ("collateral", "p_collateral"), ("no_contact", "p_no_contact")):
-        if column == "any_knocked":
-            hits = sum(bool(r["knocked"]) for r in rows)
-        elif column == "collateral":
-            hits = sum(r["collateral"] > 0 for r in rows)
-        else:
-            hits = sum(bool(r[column]) for r in rows)
+    space = board.parse_space(chunk["space"])
+    x, y = (float(v) for v in board.space_center_mm(space))
+    out = {"space": chunk["space"], "row": space[0], "col": space[1],
+           "x_mm": round(x, 2), "y_mm": round(y, 2), "distance_mm": round(float(np.hypot(x, y)), 2),
+           "reachable": chunk["reachable"], "arc": chunk["arc"], "target": chunk["target"],
+           "shots": n}
+    for key, hit in (("p_target", lambda r: r["target_knocked"]),
+                     ("p_any", lambda r: bool(r["knocked"])),
+                     ("p_collateral", lambda r: r["collateral"] > 0),
+                     ("p_no_contact", lambda r: r["no_contact"])):
+        hits = sum(bool(hit(r)) for r in rows)
         lo, hi = wilson_interval(hits, n) if n else (None, None)
         out[key] = round(hits / n, 6) if n else None
         out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
@@ -203,10 +263,10 @@ def sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
           resume: bool = False, per_shot: bool = False,
           progress: Callable[[int], None] | None = None,
           scheduler: str | None = None) -> list[dict]:
-    """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``);
-    returns the hit map's rows. Finished spaces are kept in ``<out>.parts/``."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format '{fmt}': allowed are {', '.join(FORMATS)}")
+    """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``), each
+    file with what made it; returns the hit map's rows. Finished spaces are kept in
+    ``<out>.parts/``; ``progress`` is called with the number of spaces finished."""
+    fmt = datafiles.format_of(out, fmt)
     parts = parts_folder(out)
     manifest = parts / "sweep.json"
     if any(parts.glob("r*c*.json")) and not resume:
@@ -215,83 +275,36 @@ def sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
     if resume and manifest.exists() and manifest.read_text() != spec.key():
         raise InputError(f"{parts} belongs to a sweep with other settings; remove it to start "
                          "afresh")
+    made_by = provenance(spec)
     parts.mkdir(parents=True, exist_ok=True)
     write_text_atomic(manifest, spec.key())
     done = {p.stem for p in parts.glob("r*c*.json")}
     todo = [s for s in spec.spaces if s not in done]
-    if progress:
-        progress(len(done) * spec.shots)
     finished = len(done)
+    if progress:
+        progress(finished)
 
     def keep(chunk: dict) -> None:
         nonlocal finished
         write_text_atomic(parts / f"{chunk['space']}.json", json.dumps(chunk))
         finished += 1
         if progress:
-            progress(finished * spec.shots)
+            progress(finished)
 
     run_chunks(spec, todo, workers, keep, scheduler)
     chunks = [json.loads((parts / f"{s}.json").read_text()) for s in spec.spaces]
-    rows = [summarise(c) for c in chunks]
-    write_table(rows, out, fmt)
+    board = load_board(spec.board)
+    rows = [summarise(c, board) for c in chunks]
+    datafiles.write_table(rows, out, fmt, made_by)
     if per_shot:
-        write_table([r for c in chunks for r in c["shots"]], per_shot_path(out), fmt)
+        datafiles.write_table([r for c in chunks for r in c["shots"]], per_shot_path(out), fmt,
+                              made_by)
     shutil.rmtree(parts)
     return rows
 
 
 def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
-
-
-def write_table(rows: list[dict], path: Path, fmt: str) -> Path:
-    """Rows to CSV or Parquet, atomically."""
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["space"])
-        writer.writeheader()
-        writer.writerows(rows)
-        return write_text_atomic(path, buffer.getvalue())
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(pa.Table.from_pylist(rows), tmp)
-    tmp.replace(path)
-    return path
-
-
-def read_table(path) -> list[dict]:
-    """A hit map (or per-shot) file written by :func:`write_table`, CSV or Parquet."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"hit map file '{path}' does not exist")
-    try:
-        if path.suffix.lower() == ".csv":
-            with open(path, newline="") as handle:
-                return [_typed(r) for r in csv.DictReader(handle)]
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path).to_pylist()
-    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:
-        raise InputError(f"hit map file {path} cannot be read ({exc})") from None
-    except Exception as exc:  # pyarrow's own errors on a file that is not Parquet
-        raise InputError(f"hit map file {path} cannot be read as Parquet ({exc})") from None
-
-
-def _typed(row: dict) -> dict:
-    out = {}
-    for key, value in row.items():
-        if value in ("", "None"):
-            out[key] = None
-        elif value in ("True", "False"):
-            out[key] = value == "True"
-        else:
-            try:
-                out[key] = float(value) if "." in value or "e" in value else int(value)
-            except ValueError:
-                out[key] = value
-    return out
 
 
 def target_probabilities(rows: list[dict]) -> dict[str, float]:

@@ -1,0 +1,134 @@
+"""Data files of the studies (hit maps, per-shot tables, comparisons): CSV or
+Parquet, written atomically, each saying what made it.
+
+What made a file (its *provenance*: board, layout, design and the sha256 of its
+full contents, aimer and aim spreads, ``--vary``, seed, hit rule, shots,
+precision, package version) is one JSON object: under the key ``piggy`` in a
+Parquet file's key-value metadata, and in a sidecar ``<file>.json`` beside a CSV
+file. :func:`read_provenance` reads either.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+
+from models.errors import InputError
+from models.files import write_text_atomic
+
+FORMATS = ("parquet", "csv")
+#: The key of the provenance object in Parquet metadata.
+METADATA_KEY = "piggy"
+_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("go-piggy-go-sandbox")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def format_of(path: str | Path, fmt: str | None = None) -> str:
+    """The file format: from ``fmt`` if given, else from the suffix; a suffix that
+    says the other format is refused (a ``.csv`` file must hold CSV)."""
+    suffix = Path(path).suffix.lower()
+    implied = _SUFFIXES.get(suffix)
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"unknown format '{fmt}': allowed are {', '.join(FORMATS)}")
+    if fmt and implied and fmt != implied:
+        raise InputError(f"{path} ends in {suffix} but --format is {fmt}: name it "
+                         f"*.{fmt} or drop --format")
+    return fmt or implied or "parquet"
+
+
+def sidecar_path(path: str | Path) -> Path:
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def write_table(rows: list[dict], path: str | Path, fmt: str,
+                provenance: dict | None = None) -> Path:
+    """Rows to CSV or Parquet, atomically, with the provenance (if any) beside them."""
+    path = Path(path)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["space"])
+        writer.writeheader()
+        writer.writerows(rows)
+        if provenance is not None:
+            write_text_atomic(sidecar_path(path), json.dumps(provenance, indent=1) + "\n")
+        return write_text_atomic(path, buffer.getvalue())
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(rows)
+    if provenance is not None:
+        table = table.replace_schema_metadata({METADATA_KEY: json.dumps(provenance)})
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table, tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+    return path
+
+
+def read_table(path: str | Path) -> list[dict]:
+    """A table written by :func:`write_table`, CSV or Parquet."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"data file '{path}' does not exist")
+    try:
+        if format_of(path) == "csv":
+            with open(path, newline="") as handle:
+                return [_typed(r) for r in csv.DictReader(handle)]
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path).to_pylist()
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:
+        raise InputError(f"data file {path} cannot be read ({exc})") from None
+    except Exception as exc:  # pyarrow's own errors on a file that is not Parquet
+        raise InputError(f"data file {path} cannot be read as Parquet ({exc})") from None
+
+
+def read_provenance(path: str | Path) -> dict:
+    """What made a data file: the ``piggy`` metadata object (Parquet) or the sidecar
+    JSON (CSV); an empty dict for a file written without it."""
+    path = Path(path)
+    try:
+        if format_of(path) == "csv":
+            sidecar = sidecar_path(path)
+            return json.loads(sidecar.read_text()) if sidecar.is_file() else {}
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        text = meta.get(METADATA_KEY.encode())
+        return json.loads(text) if text else {}
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read what made {path} ({exc})") from None
+
+
+def _typed(row: dict) -> dict:
+    out = {}
+    for key, value in row.items():
+        if value in ("", "None"):
+            out[key] = None
+        elif value in ("True", "False"):
+            out[key] = value == "True"
+        else:
+            try:
+                out[key] = float(value) if "." in value or "e" in value else int(value)
+            except ValueError:
+                out[key] = value
+    return out

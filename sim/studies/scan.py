@@ -1,0 +1,83 @@
+"""How P(target) depends on the aimer: the same spaces measured at a range of aim
+spreads (``piggy hitmap --spaces ... --aim-sd-scan 0:6:7``).
+
+The aimer files are assumptions (docs/hitmap.md, "Who aims"); a conclusion that
+holds only for some spreads shows here as curves that cross or bend. At each spread
+the aimer's yaw and pitch spreads are both set to it, its bias kept; every point
+uses the same shot seeds, so the curves are smooth (common random numbers) rather
+than each point drawing fresh noise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from models.aimer import MAX_SD_DEG, Aimer
+from models.errors import InputError
+from sim.studies import hitmap
+from sim.studies.stats import wilson_interval
+
+
+def parse_scan(text: str) -> np.ndarray:
+    """``START:STOP:COUNT`` in degrees, e.g. ``0:6:7`` -> 0, 1, ..., 6."""
+    try:
+        start, stop, count = text.split(":")
+        values = np.linspace(float(start), float(stop), int(count))
+    except ValueError:
+        raise InputError(f"--aim-sd-scan takes START:STOP:COUNT in degrees (e.g. 0:6:7), "
+                         f"got {text!r}") from None
+    if not 2 <= len(values) <= 50:
+        raise InputError("--aim-sd-scan: COUNT must be 2 to 50")
+    if not (0 <= values.min() and values.max() <= MAX_SD_DEG):
+        raise InputError(f"--aim-sd-scan: spreads must lie in [0, {MAX_SD_DEG:g}] degrees")
+    return values
+
+
+def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
+                progress=None) -> list[dict]:
+    """One row per (space, spread): P(target) and its 95 % Wilson interval."""
+    rows: list[dict] = []
+    aimer = Aimer(**spec.aimer)
+    for step, sd in enumerate(values):
+        point = dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd).to_dict())
+        chunks: dict[str, dict] = {}
+        hitmap.run_chunks(point, list(spec.spaces), workers,
+                          lambda c: chunks.__setitem__(c["space"], c))
+        for name in spec.spaces:
+            shots = chunks[name]["shots"]
+            hits = sum(r["target_knocked"] for r in shots)
+            low, high = wilson_interval(hits, len(shots)) if shots else (None, None)
+            rows.append({"space": name, "aim_sd_deg": round(float(sd), 4),
+                         "reachable": chunks[name]["reachable"], "shots": len(shots),
+                         "p_target": round(hits / len(shots), 6) if shots else None,
+                         "p_target_ci_low": None if low is None else round(low, 6),
+                         "p_target_ci_high": None if high is None else round(high, 6)})
+        if progress:
+            progress(step + 1)
+    return rows
+
+
+def scan_figure(rows: list[dict], title: str):
+    """P(target) against the aim spread, one line per space, its interval as a band."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name in dict.fromkeys(r["space"] for r in rows):
+        mine = [r for r in rows if r["space"] == name and r["p_target"] is not None]
+        if not mine:
+            continue
+        sd = [r["aim_sd_deg"] for r in mine]
+        line, = ax.plot(sd, [r["p_target"] for r in mine], "o-", label=name)
+        ax.fill_between(sd, [r["p_target_ci_low"] for r in mine],
+                        [r["p_target_ci_high"] for r in mine], color=line.get_color(),
+                        alpha=0.15)
+    ax.set_xlabel("aim spread, 1 sd (degrees, yaw and pitch)")
+    ax.set_ylabel("P(target knocked out)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
