@@ -11,7 +11,7 @@ import sys
 
 from models.board import load_board
 from models.design import load_design
-from sim.validation import default_pitches, format_table, range_table
+from sim.physics.validation import default_pitches, format_table, range_table
 
 
 def main() -> int:

@@ -21,8 +21,8 @@ from models.board import Board
 from models.design import RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import write_text_atomic
-from sim import hitmap
-from sim.aim import reach_mm
+from sim.physics.aim import reach_mm
+from sim.studies import hitmap
 
 #: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
 #: the tractor: the bale hits them instead of the piggy).

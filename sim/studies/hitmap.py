@@ -38,8 +38,8 @@ from models.errors import InputError
 from models.files import write_text_atomic
 from models.layout import check_piggy, layout_from_dict
 from referee.match import wilson_interval
-from sim.aim import OutOfReach
-from sim.pictures import draw_board, save_figure
+from sim.physics.aim import OutOfReach
+from sim.views.pictures import draw_board, save_figure
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
@@ -77,7 +77,7 @@ _WORLDS: dict = {}  # per process: (board, design) -> World, built once
 
 
 def _world(spec: SweepSpec):
-    from sim.world import World
+    from sim.physics.world import World
 
     key = (spec.board, spec.design)
     if key not in _WORLDS:
@@ -100,7 +100,7 @@ def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
 
 def run_space(spec: SweepSpec, name: str) -> dict:
     """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
-    from sim import shoot
+    from sim.physics import shoot
 
     world = _world(spec)
     board = world.board

@@ -7,7 +7,7 @@ import pytest
 
 from models.errors import InputError
 from models.meshes import load_parts
-from sim.knockout import judge, transform
+from sim.physics.knockout import judge, transform
 
 PARTS = [m.vertices for m in load_parts("piggy").values()]
 
