@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from sim.physics.results import ShotResult
     from sim.physics.world import World
 
-#: Seat colours as drawn (DESIGN.md piggy colours).
+#: Seat colours as drawn (docs/architecture.md, "Names").
 PIGGY_COLOURS = {"green": "#3a9d3a", "gold": "#e0b000", "pink": "#ff7fb0", "blue": "#3070e0"}
 BOARD_COLOUR, SPACE_COLOUR, LINE_COLOUR = "#d8c59a", "#eadcb8", "#8a7650"
 FENCE_COLOUR, PIT_COLOUR, TROUGH_COLOUR = "#7a4a1e", "#8b6a4f", "#c9a36b"

@@ -1,4 +1,4 @@
-"""RULINGS.md #7 on poses made by hand: no physics involved."""
+"""The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on poses made by hand: no physics involved."""
 
 import math
 
