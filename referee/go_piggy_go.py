@@ -1,7 +1,7 @@
 """Go Piggy Go! (Mattel): the rulebook, with our rulings 1-9 where it is silent or
 ambiguous; docs/rules/go-piggy-go.md says both in our words.
 
-Actions (docs/rules/go-piggy-go.md, "Actions"): chance ``die 1`` ... ``die 5``, ``die tractor``; after a
+Actions (docs/rules/go-piggy-go.md): chance ``die 1`` ... ``die 5``, ``die tractor``; after a
 shot ``knock gold-1,pink-3`` (sorted) or ``knock none``. Players ``move <piggy>
 <space>``, ``move <piggy> trough``, ``fire <piggy>``, ``pass``.
 

@@ -1,4 +1,4 @@
-"""The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on poses made by hand: no physics involved."""
+"""Ruling 7 of docs/rules/go-piggy-go.md on poses made by hand: no physics involved."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Simulated flight against closed-form ballistics (sim/validation.py states the bound)."""
+"""Simulated flight against closed-form ballistics (sim/physics/validation.py states the bound)."""
 
 import pytest
 
