@@ -294,3 +294,15 @@ def test_import_cycles_are_found():
         source + "\ndef f():\n    from sim.physics import aim\n", is_package)
     assert import_cycles(import_graph(sources)) == []
 
+
+
+def test_every_package_is_installed():
+    """pyproject.toml lists every package folder: one left out is missing from an
+    installed wheel (an editable install hides it)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for package in PACKAGES
+               for p in (ROOT / package).rglob("__init__.py")}
+    assert listed == folders
