@@ -1,4 +1,4 @@
-"""Layout files: who stands where for a shot (DESIGN.md, "Layout file").
+"""Layout files: who stands where for a shot (docs/formats.md, "Layout file").
 
 ``{"board": "stock", "stacks": {"r5c1": ["green-1"], "r8c3": ["gold-2", "pink-1"]}}``
 Each list is bottom first, at most two piggies.
@@ -14,7 +14,7 @@ from pathlib import Path
 from models.board import Board, Space, load_board, space_name
 from models.errors import InputError
 
-#: Seat colours in seat order (DESIGN.md, "Names").
+#: Seat colours in seat order (docs/architecture.md, "Names").
 COLOURS = ("green", "gold", "pink", "blue")
 PIGGIES_PER_COLOUR = 3
 MAX_STACK = 2

@@ -1,4 +1,4 @@
-"""The common game API (DESIGN.md, "The game API"), shaped after OpenSpiel.
+"""The common game API (docs/architecture.md, "The game API"), shaped after OpenSpiel.
 
 A game is loaded with :func:`referee.load_game`; ``game.new_initial_state()``
 gives a :class:`State`. Actions are their canonical strings: every action,

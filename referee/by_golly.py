@@ -1,4 +1,4 @@
-"""By Golly! (../shared/rules/by-golly.txt) with RULINGS.md's By Golly! rulings
+"""By Golly! (the rule sheet; Zoch's Au Backe!) with our By Golly! rulings
 1-7: a memory game of hidden information. docs/rules/by-golly.md says it in our
 words.
 

@@ -1,8 +1,7 @@
-"""Go Piggy Go! (Mattel): the rulebook, ../shared/rules/go-piggy-go.txt, with
-RULINGS.md's Go Piggy Go! rulings 1-9; docs/rules/go-piggy-go.md says it in our
-words.
+"""Go Piggy Go! (Mattel): the rulebook, with our rulings 1-9 where it is silent or
+ambiguous; docs/rules/go-piggy-go.md says both in our words.
 
-Actions (DESIGN.md): chance ``die 1`` ... ``die 5``, ``die tractor``; after a
+Actions (docs/rules/go-piggy-go.md): chance ``die 1`` ... ``die 5``, ``die tractor``; after a
 shot ``knock gold-1,pink-3`` (sorted) or ``knock none``. Players ``move <piggy>
 <space>``, ``move <piggy> trough``, ``fire <piggy>``, ``pass``.
 

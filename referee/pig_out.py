@@ -1,10 +1,10 @@
-"""Pig-Out 2 (../shared/rules/pig-out-2.txt) with RULINGS.md's Pig-Out 2 rulings
+"""Pig-Out 2 (the rule sheet "Game Rules for Pig-Out 2") with our Pig-Out 2 rulings
 1-5, and the family of dice games it belongs to: with one die, a 1 that pigs
 out, no cards and a target of 100 it is classic Pig (``preset="pig"``), checked
 against Neller & Presser's published figures. docs/rules/pig-out.md says it in
 our words.
 
-Actions (DESIGN.md): chance ``dice 3 4`` (ascending), ``card 9``, ``card K``;
+Actions (docs/rules/pig-out.md): chance ``dice 3 4`` (ascending), ``card 9``, ``card K``;
 players ``roll``, ``hold``. The first roll of a turn is compulsory, so a turn
 starts at a chance node.
 """

@@ -1,5 +1,5 @@
-"""Woolfy (Djeco): ../shared/rules/woolfy.hu.txt (English: woolfy.en.md) with
-RULINGS.md's Woolfy rulings 1-8. Cooperative: everyone wins or loses together.
+"""Woolfy (Djeco, 2009): the Hungarian rule sheet, read in our English translation,
+with our Woolfy rulings 1-8. Cooperative: everyone wins or loses together.
 docs/rules/woolfy.md says it in our words.
 
 Piglets: ``red``, ``yellow``, ``blue``, each with its own die (1, 2, 3, wolf,

@@ -39,8 +39,8 @@ from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from referee.bots import make_bot
 from referee.match import play
-from sim import aim
-from sim.world import World
+from sim.physics import aim
+from sim.physics.world import World
 
 #: How far every aim is moved to see how sensitive the reference's verdicts are, degrees.
 AIM_NUDGE_DEG = 0.01

@@ -14,15 +14,15 @@ import numpy as np
 from models.board import Board
 from models.design import Design
 from models.layout import layout_from_dict
-from sim import shoot
-from sim.aim import OutOfReach
-from sim.world import World
+from sim.physics import shoot
+from sim.physics.aim import OutOfReach
+from sim.physics.world import World
 
 
 class PhysicalResolver:
     """Shots resolved in PyBullet. One world per board, built on the first shot.
 
-    ``last`` holds the most recent :class:`~sim.world.ShotResult` (``None`` after
+    ``last`` holds the most recent :class:`~sim.physics.world.ShotResult` (``None`` after
     a target out of reach), for showing what happened.
     """
 

@@ -147,7 +147,9 @@ def difference_figure(board: Board, comparison: Comparison):
 
     fig, ax = plt.subplots(figsize=(6.5, 8.5))
     draw_board(ax, board, labels=False)
-    cmap, norm = colormaps["RdBu"], TwoSlopeNorm(vmin=-1.0, vcenter=0.0, vmax=1.0)
+    largest = max([abs(r["diff"]) for r in comparison.spaces if r["diff"] is not None] + [0.0])
+    span = max(0.1, math.ceil(largest * 10) / 10)  # the scale fits the differences found
+    cmap, norm = colormaps["RdBu"], TwoSlopeNorm(vmin=-span, vcenter=0.0, vmax=span)
     s = board.space_mm
     for row in comparison.spaces:
         x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
@@ -163,7 +165,8 @@ def difference_figure(board: Board, comparison: Comparison):
                 va="center", fontsize=7, zorder=6)
     mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
     fig.colorbar(mappable, ax=ax, shrink=0.6,
-                 label=f"P({comparison.design_b}) - P({comparison.design_a})")
+                 label=f"P({comparison.design_b}) - P({comparison.design_a}) "
+                       "(numbers: percentage points)")
     ax.set_title(f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
                  "P(target knocked out)\n* and outline: significant (95 %, Holm); hatched: out "
                  "of reach of one design\n" + comparison.verdict, fontsize=8)

@@ -11,6 +11,7 @@ than each point drawing fresh noise.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 import numpy as np
 
@@ -30,7 +31,7 @@ def parse_scan(text: str) -> np.ndarray:
                          f"got {text!r}") from None
     if not 2 <= len(values) <= 50:
         raise InputError("--aim-sd-scan: COUNT must be 2 to 50")
-    if not (0 <= values.min() and values.max() <= MAX_SD_DEG):
+    if values.min() < 0 or values.max() > MAX_SD_DEG:
         raise InputError(f"--aim-sd-scan: spreads must lie in [0, {MAX_SD_DEG:g}] degrees")
     return values
 
@@ -43,8 +44,7 @@ def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
     for step, sd in enumerate(values):
         point = dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd).to_dict())
         chunks: dict[str, dict] = {}
-        hitmap.run_chunks(point, list(spec.spaces), workers,
-                          lambda c: chunks.__setitem__(c["space"], c))
+        hitmap.run_chunks(point, list(spec.spaces), workers, partial(_keep, chunks))
         for name in spec.spaces:
             shots = chunks[name]["shots"]
             hits = sum(r["target_knocked"] for r in shots)
@@ -57,6 +57,10 @@ def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
         if progress:
             progress(step + 1)
     return rows
+
+
+def _keep(chunks: dict, chunk: dict) -> None:
+    chunks[chunk["space"]] = chunk
 
 
 def scan_figure(rows: list[dict], title: str):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from models.errors import InputError
-from sim import aim
-from sim.ballistics import height_at_distance, release_point_mm
+from sim.physics import aim
+from sim.physics.ballistics import height_at_distance, release_point_mm
 
 
 def test_both_arcs_pass_through_the_target(design):

@@ -6,7 +6,7 @@ import pytest
 
 from models.design import load_design
 from models.errors import InputError
-from sim.design_tools import design_toml, parse_sweep, with_value
+from sim.studies.design_tools import design_toml, parse_sweep, with_value
 from tests.sim.test_cli import run
 
 SPACES = "r3c3,r7c3,r8c3,r10c0"

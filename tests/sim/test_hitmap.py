@@ -15,8 +15,8 @@ from models.errors import InputError
 from referee.match import sample_chance, wilson_interval
 from referee.shots import TableResolver
 from sim.cli import main
-from sim.hitmap import SweepSpec, shot_seeds, sweep, target_probabilities
 from sim.studies.datafiles import read_table
+from sim.studies.hitmap import SweepSpec, shot_seeds, sweep, target_probabilities
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")

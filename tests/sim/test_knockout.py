@@ -1,4 +1,4 @@
-"""RULINGS.md #7 on poses made by hand: no physics involved."""
+"""Ruling 7 of docs/rules/go-piggy-go.md on poses made by hand: no physics involved."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 
 from models.errors import InputError
 from models.meshes import load_parts
-from sim.knockout import judge, transform
+from sim.physics.knockout import judge, transform
 
 PARTS = [m.vertices for m in load_parts("piggy").values()]
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from referee.records import read_record
-from sim.play import human_seat, parse_params
+from sim.cli.terminal import human_seat, parse_params
 from tests.referee.positions import position
 from tests.sim.test_cli import run
 

@@ -1,9 +1,9 @@
-"""Simulated flight against closed-form ballistics (sim/validation.py states the bound)."""
+"""Simulated flight against closed-form ballistics (sim/physics/validation.py states the bound)."""
 
 import pytest
 
 from models.design import load_design
-from sim.validation import default_pitches, range_table
+from sim.physics.validation import default_pitches, range_table
 
 
 @pytest.mark.parametrize("name", ["stock", "fast-spring"])
@@ -23,9 +23,9 @@ def test_dragged_flight_matches_the_integrated_drag_equation(board):
     import dataclasses
     import math
 
-    from sim.aim import _landing_with_drag
-    from sim.validation import lowest_point_height_mm, open_board
-    from sim.world import World
+    from sim.physics.aim import _landing_with_drag
+    from sim.physics.validation import lowest_point_height_mm, open_board
+    from sim.physics.world import World
 
     design = load_design("stock")
     dragged = dataclasses.replace(design, physics=dataclasses.replace(

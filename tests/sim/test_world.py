@@ -10,9 +10,9 @@ from scipy.spatial import ConvexHull
 
 from models.design import load_design
 from models.layout import ALL_PIGGIES, layout_from_dict, load_layout
-from sim import aim
-from sim.ballistics import GRAVITY_MM_S2, direction, release_point_mm
-from sim.world import World
+from sim.physics import aim
+from sim.physics.ballistics import GRAVITY_MM_S2, direction, release_point_mm
+from sim.physics.world import World
 
 
 def layout(board, stacks):

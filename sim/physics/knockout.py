@@ -1,4 +1,4 @@
-"""The knocked-out test of RULINGS.md #7, on a piggy's real collision geometry.
+"""The knocked-out test (docs/rules/go-piggy-go.md, ruling 7), on a piggy's real collision geometry.
 
 Judged from above, as a child looks at the board: the piggy's convex parts, in
 their final pose, are projected onto the board, and compared with the square of

@@ -17,8 +17,8 @@ from models.board import Board
 from models.design import Design
 from models.files import write_text_atomic
 from models.meshes import barrel, hay_bale, load_parts
-from sim.render import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
-from sim.world import ShotResult
+from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
+from sim.physics.results import ShotResult
 
 SPACE_RGB, LINE_RGB, HOLE_RGB = (234, 220, 184), (138, 118, 80), (154, 154, 154)
 PIT_RGB, TROUGH_RGB, BOARD_RGB = (166, 138, 110), (201, 163, 107), (216, 197, 154)

@@ -11,8 +11,8 @@ import time
 from models.board import Board
 from models.design import Design
 from models.layout import Layout
-from sim.bullet import pb
-from sim.world import World
+from sim.physics.bullet import pb
+from sim.physics.world import World
 
 #: Seconds between two looks at the sliders and buttons.
 _POLL_S = 0.05

@@ -2,7 +2,7 @@
 a numerical integration (with quadratic drag). Used by the aim solver and by the
 validation of the simulated flight.
 
-Board frame, mm, s, degrees (DESIGN.md, "Units and frames").
+Board frame, mm, s, degrees (docs/architecture.md, "Units and frames").
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int):
     """``physics``, ``scripted``, ``scripted:P`` (the target knocked out with P) or
     ``table:FILE`` (the probabilities of a hit map file)."""
     if shots.startswith("table:"):
-        from sim.hitmap import target_probabilities
         from sim.studies.datafiles import read_table
+        from sim.studies.hitmap import target_probabilities
 
         path = shots[len("table:"):]
         return TableResolver(target_probabilities(read_table(path)), source=f"hit map {path}")

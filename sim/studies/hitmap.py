@@ -42,10 +42,10 @@ from models.errors import InputError
 from models.files import write_text_atomic
 from models.layout import check_piggy, layout_from_dict
 from referee.match import wilson_interval
-from sim.aim import OutOfReach
-from sim.pictures import draw_board, save_figure
+from sim.physics.aim import OutOfReach
 from sim.studies import datafiles
 from sim.studies.stats import precision_reached
+from sim.views.pictures import draw_board, save_figure
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
@@ -96,7 +96,7 @@ def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
 
 def provenance(spec: SweepSpec) -> dict:
     """What made a hit map: the object written with its files."""
-    from sim.design_tools import design_toml
+    from sim.studies.design_tools import design_toml
 
     design = load_design(spec.design)
     aimer = spec.aimer
@@ -115,7 +115,7 @@ _WORLDS: dict = {}  # per process: (board, design) -> World, built once
 
 
 def _world(spec: SweepSpec):
-    from sim.world import World
+    from sim.physics.world import World
 
     key = (spec.board, spec.design, spec.hit_rule)
     if key not in _WORLDS:
@@ -139,7 +139,7 @@ def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
 
 def run_space(spec: SweepSpec, name: str) -> dict:
     """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
-    from sim import shoot
+    from sim.physics import shoot
 
     world = _world(spec)
     board = world.board

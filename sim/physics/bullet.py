@@ -1,4 +1,4 @@
-"""PyBullet, imported quietly.
+"""PyBullet, imported quietly, and the unit of length inside it.
 
 PyBullet's C module prints its build time to standard error when it is
 imported, which clutters every command's output and its one-line errors; it is
@@ -7,6 +7,9 @@ muted at the file descriptor level for the import.
 
 import os
 import sys
+
+#: Lengths inside PyBullet are centimetres (see sim.physics.scene for why): cm per mm.
+CM_PER_MM = 0.1
 
 
 def _import_quietly():

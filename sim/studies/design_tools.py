@@ -1,5 +1,5 @@
-"""Launcher-design testing: compare designs by their hit maps, or sweep one design
-parameter and watch the figures move.
+"""Launcher-design testing: compare designs by their hit maps, shot for shot
+(sim/studies/compare.py), or sweep one design parameter and watch the figures move.
 
 Hit maps are cached under a cache folder (default ``.piggy-cache``), keyed by
 everything that makes them, so comparing again reads instead of shooting.
@@ -8,7 +8,6 @@ everything that makes them, so comparing again reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import tomllib
@@ -21,9 +20,8 @@ from models.board import Board
 from models.design import RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import write_text_atomic
-from sim import hitmap
-from sim.studies import datafiles
-from sim.aim import reach_mm
+from sim.physics.aim import reach_mm
+from sim.studies import compare, datafiles, hitmap
 
 #: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
 #: the tractor: the bale hits them instead of the piggy).
@@ -42,69 +40,57 @@ def design_toml(design: Design) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cached_hit_map(board_name: str, design: Design, spaces: tuple, shots: int, seed: int,
-                   workers: int, cache: Path) -> list[dict]:
-    """The hit map of a design (any, also derived ones), from the cache when it is there."""
+def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
+                  cache: Path) -> list[dict]:
+    """One design's hit map as chunks (per space, its shots in order), measured with
+    ``spec``'s settings; from the cache when it is there."""
     text = design_toml(design)
-    key = hashlib.sha256(f"{board_name}|{text}|{spaces}|{shots}|{seed}".encode()).hexdigest()[:16]
+    key = datafiles.sha256_text(f"{spec.key()}|{text}")[:16]
     cache.mkdir(parents=True, exist_ok=True)
     out = cache / f"hitmap-{key}.csv"
-    if out.exists():
-        return datafiles.read_table(out)
     design_file = cache / f"design-{key}.toml"
-    write_text_atomic(design_file, text)
-    spec = hitmap.SweepSpec(board=board_name, design=str(design_file), stacks={},
-                            spaces=spaces, shots=shots, seed=seed)
-    return hitmap.sweep(spec, out, "csv", workers=workers, resume=True)
+    if not (out.exists() and hitmap.per_shot_path(out).exists()):
+        write_text_atomic(design_file, text)
+        hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
+                     workers=workers, resume=True, per_shot=True)
+    rows = datafiles.read_table(out)
+    shots: dict[str, list[dict]] = {r["space"]: [] for r in rows}
+    for shot in datafiles.read_table(hitmap.per_shot_path(out)):
+        shots[shot["space"]].append(shot)
+    return [{"space": r["space"], "reachable": r["reachable"], "arc": r["arc"],
+             "target": r["target"], "shots": shots[r["space"]], "row": r} for r in rows]
 
 
-def figures(board: Board, design: Design, rows: list[dict], doubled: list[dict]) -> dict:
-    """The comparison figures of one design's hit map (and the one with doubled aim
-    spread, for the sensitivity)."""
-    reachable = [r for r in rows if r["reachable"]]
-    near, _ = reach_mm(design, 19.0)
-    dead = {"too_close": [], "too_far": [], "shadowed": []}
-    for r in rows:
-        distance = float(np.hypot(*board.space_center_mm(board.parse_space(r["space"]))))
-        if not r["reachable"]:
-            dead["too_close" if distance < (near if math.isfinite(near) else 0) else
-                 "too_far"].append(r["space"])
-        elif r["p_no_contact"] >= SHADOW_NO_CONTACT:
-            dead["shadowed"].append(r["space"])
-    mean = float(np.mean([r["p_target"] for r in reachable])) if reachable else float("nan")
-    mean_doubled = (float(np.mean([r["p_target"] for r in doubled if r["reachable"]]))
-                    if any(r["reachable"] for r in doubled) else float("nan"))
-    worst = min(reachable, key=lambda r: r["p_target"]) if reachable else None
-    return {
-        "design": design.name, "spaces": len(rows), "in_reach": len(reachable),
-        "mean_p_target": round(mean, 4),
-        "worst_p_target": None if worst is None else round(worst["p_target"], 4),
-        "worst_space": None if worst is None else worst["space"],
-        "collateral_rate": (round(float(np.mean([r["p_collateral"] for r in reachable])), 4)
-                            if reachable else None),
-        "dead_zones": dead,
-        "mean_p_target_doubled_spread": round(mean_doubled, 4),
-        "sensitivity": round(mean_doubled - mean, 4),
-    }
+def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
+    """One design's figures: reach, mean and worst P with intervals, dead zones,
+    collateral rate."""
+    near, _ = reach_mm(design, design.bale.height_mm / 2)
+    dead = {"too_close": [], "too_far": [], "shadowed": [], "never_out": []}
+    for chunk in chunks:
+        row = chunk["row"]
+        if not row["reachable"]:
+            dead["too_close" if row["distance_mm"] < (near if math.isfinite(near) else 0) else
+                 "too_far"].append(row["space"])
+        elif row["p_no_contact"] >= SHADOW_NO_CONTACT:
+            dead["shadowed"].append(row["space"])
+        elif row["p_target"] == 0:
+            dead["never_out"].append(row["space"])
+    reachable = [c["row"] for c in chunks if c["row"]["reachable"]]
+    collateral = (round(float(np.mean([r["p_collateral"] for r in reachable])), 4)
+                  if reachable else None)
+    return compare.summary(design.name, chunks) | {"dead_zones": dead,
+                                                   "collateral_rate": collateral}
 
 
-def doubled_spread(design: Design) -> Design:
-    launcher = dataclasses.replace(design.launcher, yaw_sd_deg=2 * design.launcher.yaw_sd_deg,
-                                   pitch_sd_deg=2 * design.launcher.pitch_sd_deg)
-    return dataclasses.replace(design, name=f"{design.name} (aim spread x2)", launcher=launcher)
-
-
-def compare(board_name: str, board: Board, designs: list[Design], spaces: tuple, shots: int,
-            seed: int, workers: int, cache: Path) -> tuple[list[dict], list[list[dict]]]:
-    """Figures and hit-map rows for each design."""
-    results, maps = [], []
-    for design in designs:
-        rows = cached_hit_map(board_name, design, spaces, shots, seed, workers, cache)
-        doubled = cached_hit_map(board_name, doubled_spread(design), spaces, shots, seed,
-                                 workers, cache)
-        results.append(figures(board, design, rows, doubled))
-        maps.append(rows)
-    return results, maps
+def compare_designs(spec: hitmap.SweepSpec, board: Board, designs: list[Design], workers: int,
+                    cache: Path) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
+    """Each design's figures, each design after the first compared with the first
+    shot for shot, and the hit-map rows."""
+    all_chunks = [design_chunks(spec, d, workers, cache) for d in designs]
+    results = [figures(board, d, c) for d, c in zip(designs, all_chunks, strict=True)]
+    comparisons = [compare.compare_chunks(designs[0].name, d.name, all_chunks[0], c)
+                   for d, c in zip(designs[1:], all_chunks[1:], strict=True)]
+    return results, comparisons, [[c["row"] for c in chunks] for chunks in all_chunks]
 
 
 def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]]):
@@ -113,13 +99,18 @@ def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]])
     fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 8.2), squeeze=False)
     for ax, result, rows in zip(axes[0], results, maps, strict=True):
         hitmap.draw_heatmap(ax, board, rows, numbers=n <= 2)
+        low, high = result["mean_p_target_ci"]
         ax.set_title(f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
-                     f"mean P {result['mean_p_target']:.2f}, worst "
-                     f"{result['worst_p_target']}\ncollateral {result['collateral_rate']}, "
-                     f"aim spread x2: {result['sensitivity']:+.2f}", fontsize=9)
+                     f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"
+                     f"worst {result['worst_space']} {_num(result['worst_p_target'])}, "
+                     f"collateral {_num(result['collateral_rate'])}", fontsize=9)
         ax.axis("off")
     fig.suptitle("Launcher designs compared: P(target knocked out) per space", fontsize=12)
     return fig
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 # --- sweeping one parameter ------------------------------------------------------------------
@@ -154,17 +145,22 @@ def with_value(design: Design, field: str, value: float) -> Design:
 
 
 def sweep_figure(field: str, values, results: list[dict]):
+    """Mean P (with its interval) and worst P, reach, and collateral against the field."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    axes[0].plot(values, [r["mean_p_target"] for r in results], "o-", label="mean")
-    axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst")
+    mean = [r["mean_p_target"] for r in results]
+    axes[0].errorbar(values, mean, yerr=[[m - r["mean_p_target_ci"][0] for m, r in
+                                          zip(mean, results, strict=True)],
+                                         [r["mean_p_target_ci"][1] - m for m, r in
+                                          zip(mean, results, strict=True)]],
+                     fmt="o-", capsize=3, label="mean (95 % interval)")
+    axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst space")
     axes[0].set_ylabel("P(target knocked out)")
     axes[0].legend()
     axes[1].plot(values, [r["in_reach"] for r in results], "o-")
     axes[1].set_ylabel("spaces in reach")
-    axes[2].plot(values, [r["collateral_rate"] for r in results], "o-", label="collateral")
-    axes[2].plot(values, [-r["sensitivity"] for r in results], "s--",
-                 label="loss with aim spread x2")
-    axes[2].legend()
+    axes[1].yaxis.get_major_locator().set_params(integer=True)
+    axes[2].plot(values, [r["collateral_rate"] for r in results], "o-")
+    axes[2].set_ylabel("P(collateral knock-out), mean")
     for ax in axes:
         ax.set_xlabel(field)
         ax.grid(alpha=0.3)

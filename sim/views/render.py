@@ -3,7 +3,7 @@ needed) from the poses a shot recorded, with the bale's trail and the knocked-ou
 piggies marked, written as GIF or MP4.
 
 The renderer is a world of its own with visual shapes only (the board top is
-textured with the same board drawing as every picture, :mod:`sim.pictures`);
+textured with the same board drawing as every picture, :mod:`sim.views.pictures`);
 it replays poses and never simulates.
 """
 
@@ -21,15 +21,11 @@ from models.board import Board
 from models.design import Design
 from models.errors import InputError
 from models.meshes import ASSETS_DIR, barrel, hay_bale, obj_text
-from sim.bullet import pb
-from sim.world import CM_PER_MM, Recording, ShotResult
+from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
+from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.results import Recording, ShotResult
 
 CAMERAS = ("overview", "chase", "top", "side")
-#: RGBA of each seat's piggies, and of the rest of the toy.
-PIGGY_RGBA = {"green": (0.23, 0.62, 0.23, 1), "gold": (0.88, 0.69, 0.0, 1),
-              "pink": (1.0, 0.5, 0.69, 1), "blue": (0.19, 0.44, 0.88, 1)}
-BALE_RGBA, FENCE_RGBA, TRACTOR_RGBA = (0.93, 0.8, 0.3, 1), (0.48, 0.29, 0.12, 1), (0.35, 0.35,
-                                                                                  0.4, 1)
 #: Frame size in pixels and frames per second of the videos.
 DEFAULT_SIZE = (640, 480)
 DEFAULT_FPS = 30
@@ -109,7 +105,7 @@ class ShotRenderer:
         """The board top as an image (the same drawing as every picture), for a texture."""
         import matplotlib.pyplot as plt
 
-        from sim.pictures import draw_board
+        from sim.views.pictures import draw_board
 
         x0, x1, y0, y1 = self.board.surface_extent_mm
         fig = plt.figure(figsize=((x1 - x0) / 100, (y1 - y0) / 100), dpi=200)

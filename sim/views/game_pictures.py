@@ -16,8 +16,8 @@ from PIL import Image
 from models.board import Board
 from models.files import write_text_atomic
 from models.meshes import load_parts
-from sim.knockout import transform
-from sim.pictures import draw_board, draw_footprint
+from sim.physics.knockout import transform
+from sim.views.pictures import draw_board, draw_footprint
 
 _PIGGY_PARTS = [m.vertices for m in load_parts("piggy").values()]
 #: How far the top piggy of a stack is drawn from the bottom one, mm.

@@ -36,12 +36,13 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     from referee.bots import make_bot
     from referee.match import play
     from referee.records import read_record, replay, write_record
-    from sim import hitmap, shoot
-    from sim.game_pictures import game_frames
-    from sim.pictures import save_figure
-    from sim.render import ShotRenderer, write_gif, write_mp4
-    from sim.viewer import write_shot_page
-    from sim.world import World
+    from sim.physics import shoot
+    from sim.physics.world import World
+    from sim.studies import hitmap
+    from sim.views.game_pictures import game_frames
+    from sim.views.pictures import save_figure, shot_figure
+    from sim.views.render import ShotRenderer, write_gif, write_mp4
+    from sim.views.viewer import write_shot_page
 
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -60,7 +61,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         result = shoot.fire(world, shot_aim, seed=seed, record=True)
         data = shoot.report(world, shot_aim, result, seed=seed, noise=True)
         write_text_atomic(out / "shot.json", json.dumps(data, indent=2) + "\n")
-        save_figure(shoot.shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
+        save_figure(shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
                     out / "shot.png")
     with ShotRenderer(board, design) as renderer:
         frames = renderer.frames(result, "overview", slowmo=3.0)
@@ -131,3 +132,23 @@ launcher's noise. Numbers and 95&nbsp;% intervals: <a href="hitmap.csv">hitmap.c
 Record: <a href="game.jsonl">game.jsonl</a> (<code>piggy replay game.jsonl</code>).</p></div>
 </div><h2>Files</h2><table>{rows}</table></body></html>
 """
+
+
+def cmd_demo(args) -> int:
+    from sim.cli import demo
+
+    demo.run(Path(args.out), seed=args.seed)
+    return 0
+
+
+def add_demo(sub) -> None:
+    """The ``demo`` command."""
+    p = sub.add_parser("demo", help="the main job on the defaults: a shot, its videos, a hit "
+                                    "map, a game; all in one folder",
+                       description="On the stock board and design: a solver-aimed shot (JSON, "
+                                   "PNG, GIF, MP4, 3D replay page), a small hit map with its "
+                                   "heatmap, a short bots-only game with its replay GIF, and an "
+                                   "index.html that shows them all. About a minute.")
+    p.add_argument("--out", default="piggy-demo", help="output folder (default: ./piggy-demo)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    p.set_defaults(func=cmd_demo)

@@ -14,7 +14,7 @@ import numpy as np
 
 from models.design import Design
 from models.errors import InputError
-from sim.ballistics import (
+from sim.physics.ballistics import (
     closed_form_landing,
     drag_constant_per_mm,
     height_at_distance,

@@ -1,0 +1,53 @@
+"""The ``piggy`` command: the parser assembled from one module per command group.
+
+Conventions (docs/architecture.md, "The command line"): every command has
+``--help``; commands that report take ``--json``; anything random takes
+``--seed``. Exit codes: 0 success, 2 bad input (one line on stderr naming the
+problem), 1 an internal failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from models.errors import InputError
+from sim.cli import board, demo, design, games, hitmap, shots
+from sim.cli.common import Parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``piggy`` parser, its commands in the order ``--help`` lists them."""
+    parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for add in (shots.add_shoot, shots.add_aim, design.add_design, board.add_board,
+                games.add_play, games.add_replay, games.add_tournament, hitmap.add_hitmap,
+                shots.add_sandbox, games.add_solve, demo.add_demo):
+        add(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not hasattr(args, "func"):
+            parser.print_help()
+            return 0 if not argv else 2
+        return args.func(args)
+    except InputError as exc:
+        print(f"piggy: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader went away (piggy ... | head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print("piggy: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an internal failure: say so, briefly, unless debugging
+        if os.environ.get("PIGGY_DEBUG"):
+            raise
+        print(f"piggy: internal error: {type(exc).__name__}: {exc} "
+              "(set PIGGY_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1

@@ -1,0 +1,64 @@
+"""``piggy board show``: a board and a layout, as text or a picture."""
+
+from __future__ import annotations
+
+from models.board import load_board
+from models.design import load_design
+from models.layout import load_layout
+from sim.cli.common import Parser, json_out
+from sim.views.pictures import check_png_path, save_figure
+
+
+def cmd_board_show(args) -> int:
+    if args.png:
+        check_png_path(args.png)
+    board = load_board(args.board)
+    layout = load_layout(args.layout, board=board)
+    stacks = layout.to_dict()["stacks"]
+    if args.json:
+        json_out({"name": board.name, "rows": board.rows, "cols": board.cols,
+                  "space_mm": board.space_mm, "spaces": len(board.spaces),
+                  "fences": len(board.fences), "stacks": stacks})
+    else:
+        print(f"board '{board.name}': {board.description}")
+        print(board.text_map(stacks))
+    if args.png:
+        _board_png(board, layout, args.png)
+        if not args.json:
+            print(f"Picture: {args.png}")
+    return 0
+
+
+def _board_png(board, layout, path) -> None:
+    import matplotlib.pyplot as plt
+
+    from sim.physics.world import World
+    from sim.views.pictures import draw_board, draw_footprint
+
+    fig, ax = plt.subplots(figsize=(7, 9))
+    draw_board(ax, board)
+    if layout.stacks:
+        with World(board, load_design("stock"), layout) as world:
+            for piggy in layout.piggies:
+                draw_footprint(ax, world.piggy_parts_mm(piggy), piggy)
+            for space, stack in layout.stacks.items():
+                x, y = board.space_center_mm(space)
+                ax.text(x, y - board.space_mm * 0.42, "/".join(stack), ha="center",
+                        fontsize=5.5, zorder=9)
+    ax.set_title(f"board '{board.name}'")
+    save_figure(fig, path)
+
+
+def add_board(sub) -> None:
+    """The ``board`` command and its actions."""
+    p = sub.add_parser("board", help="boards: show one")
+    board_sub = p.add_subparsers(dest="board_command", metavar="ACTION", parser_class=Parser,
+                                 required=True)
+    q = board_sub.add_parser("show", help="a text map of the board (and a picture with --png)",
+                             description="Print a text map of a board, with a layout's piggies.")
+    q.add_argument("--board", default="stock", help="board name or path (default: stock)")
+    q.add_argument("--layout", default="empty",
+                   help="layout JSON file, 'empty' (default) or 'crowded'")
+    q.add_argument("--png", metavar="FILE", help="also draw the board to a PNG file")
+    q.add_argument("--json", action="store_true", help="machine-readable summary")
+    q.set_defaults(func=cmd_board_show)

@@ -1,0 +1,179 @@
+"""``piggy design check|compare|sweep``: launcher designs."""
+
+from __future__ import annotations
+
+import os
+
+from models.board import load_board
+from models.design import RANGES, load_design
+from models.errors import InputError
+from models.layout import load_layout
+from sim.cli.common import Parser, json_out
+from sim.cli.hitmap import sweep_options
+from sim.views.pictures import check_png_path, save_figure
+
+
+def cmd_design_check(args) -> int:
+    design = load_design(args.file)
+    from sim.physics.aim import reach_mm
+
+    near, far = reach_mm(design, design.bale.height_mm / 2)
+    launcher = design.launcher
+    if args.json:
+        json_out({"valid": True, "design": design.to_dict(),
+                  "reach_on_board_mm": [round(near, 1), round(far, 1)]})
+        return 0
+    print(f"design '{design.name}' is valid ({args.file})")
+    if design.description:
+        print(f"  {design.description}")
+    print(f"  muzzle speed {launcher.muzzle_speed_mm_s:g} +- {launcher.speed_sd_mm_s:g} mm/s, "
+          f"pitch {launcher.pitch_min_deg:g} to {launcher.pitch_max_deg:g} deg, aim spread "
+          f"{launcher.yaw_sd_deg:g}/{launcher.pitch_sd_deg:g} deg")
+    print(f"  lands on the board {near:.0f} to {far:.0f} mm from the tractor")
+    return 0
+
+
+def _design_test_args(args):
+    """Board, the sweep settings, workers and cache of compare and sweep, checked
+    before any shot."""
+    from sim.cli.hitmap import sweep_spec
+    from sim.studies import design_tools
+
+    if args.plot:
+        check_png_path(args.plot)
+    workers = args.workers or os.cpu_count() or 1
+    if workers < 1:
+        raise InputError(f"--workers must be at least 1, got {workers}")
+    board = load_board(args.board)
+    layout = load_layout(args.layout, board=board)
+    spec = sweep_spec(args, board, layout)
+    return board, spec, workers, design_tools.cache_folder(args.cache)
+
+
+def cmd_design_compare(args) -> int:
+    from sim.studies import compare, datafiles, design_tools, hitmap
+
+    designs = design_tools.load_designs(args.designs)
+    args.design = args.designs[0]
+    board, spec, workers, cache = _design_test_args(args)
+    results, comparisons, maps = design_tools.compare_designs(spec, board, designs, workers,
+                                                              cache)
+    made_by = {k: v for k, v in hitmap.provenance(spec).items()
+               if k not in ("design", "design_file", "design_sha256")}
+    made_by["designs"] = [{"design": d.name, "design_sha256": datafiles.sha256_text(
+        design_tools.design_toml(d))} for d in designs]
+    if args.plot:
+        figure = (compare.difference_figure(board, comparisons[0]) if comparisons else
+                  design_tools.comparison_figure(board, results, maps))
+        save_figure(figure, args.plot)
+    if args.json:
+        first = comparisons[0].to_dict() if comparisons else {"verdict": None, "spaces": []}
+        json_out({"verdict": first["verdict"], "spaces": first["spaces"], "designs": results,
+                  "comparisons": [c.to_dict() for c in comparisons], "provenance": made_by})
+        return 0
+    _print_figures(results)
+    for comparison in comparisons:
+        mean, low, high = comparison.mean_diff
+        print(f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
+              f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]")
+        significant = [r for r in comparison.spaces if r["significant"]]
+        for row in significant:
+            print(f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
+                  f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
+                  f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)")
+        print(comparison.verdict)
+    if args.plot:
+        print(f"Wrote {args.plot}")
+    return 0
+
+
+def _print_figures(results: list[dict]) -> None:
+    width = max(20, *(len(r["design"]) + 2 for r in results))
+    print(f"{'':24s}" + "".join(f"{r['design']:>{width}s}" for r in results))
+    lines = [("spaces in reach", lambda r: f"{r['in_reach']}/{r['spaces']}"),
+             ("mean P(knocked out)", lambda r: _p_ci(r["mean_p_target"], r["mean_p_target_ci"])),
+             ("worst space", lambda r: r["worst_space"] or "-"),
+             ("worst P", lambda r: _p_ci(r["worst_p_target"], r["worst_p_target_ci"])),
+             ("collateral rate", lambda r: "-" if r["collateral_rate"] is None else
+              f"{r['collateral_rate']:.2f}")]
+    for label, cell in lines:
+        print(f"{label:24s}" + "".join(f"{cell(r):>{width}s}" for r in results))
+    for kind in ("too_close", "too_far", "shadowed", "never_out"):
+        print(f"{'dead zones, ' + kind.replace('_', ' '):24s}"
+              + "".join(f"{len(r['dead_zones'][kind]):>{width}d}" for r in results))
+
+
+def _p_ci(p, ci) -> str:
+    return "-" if p is None else f"{p:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _signed(value) -> str:
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def cmd_design_sweep(args) -> int:
+    from sim.studies import design_tools
+
+    field, values = design_tools.parse_sweep(args.param)
+    base = load_design(args.design)
+    variants = [design_tools.with_value(base, field, v) for v in values]
+    board, spec, workers, cache = _design_test_args(args)
+    results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache)
+    if args.plot:
+        save_figure(design_tools.sweep_figure(field, values, results), args.plot)
+    if args.json:
+        json_out({"field": field, "values": values.tolist(), "results": results})
+        return 0
+    print(f"{field:>14s} {'in reach':>9s} {'mean P [95 %]':>20s} {'worst P':>8s} {'collat.':>8s}")
+    for value, r in zip(values, results, strict=True):
+        print(f"{value:14g} {r['in_reach']:9d} "
+              f"{_p_ci(r['mean_p_target'], r['mean_p_target_ci']):>20s} "
+              f"{r['worst_p_target'] or 0:8.2f} {r['collateral_rate'] or 0:8.2f}")
+    if args.plot:
+        print(f"Wrote {args.plot}")
+    return 0
+
+
+def add_design(sub) -> None:
+    """The ``design`` command and its actions."""
+    p = sub.add_parser("design", help="launcher designs: check, compare, sweep")
+    design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=Parser,
+                                  required=True)
+    q = design_sub.add_parser("check", help="validate a design file and summarise it",
+                              description="Validate a launcher design file. Allowed ranges: "
+                              + ", ".join(f"{k} {lo:g}..{hi:g}" for k, (lo, hi) in RANGES.items()))
+    q.add_argument("file", help="design name or path to a design TOML file")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.set_defaults(func=cmd_design_check)
+
+    def design_test_options(q):
+        q.add_argument("--board", default="stock", help="board name or path (default: stock)")
+        q.add_argument("--layout", default="empty",
+                       help="layout JSON file, 'empty' (default) or 'crowded'")
+        sweep_options(q, shots_help="shots per space (default 50; the cap with --precision)")
+        q.add_argument("--workers", type=int, help="local worker processes (default: all)")
+        q.add_argument("--cache", help="folder of cached hit maps (default .piggy-cache)")
+        q.add_argument("--plot", metavar="FILE.png", help="the comparison picture")
+        q.add_argument("--json", action="store_true", help="machine-readable output")
+
+    q = design_sub.add_parser("compare", help="designs fired with the same shots, compared",
+                              description="Compare launcher designs shot for shot: every "
+                                          "design fires the same shots (the same random numbers "
+                                          "per shot), so per space P_A, P_B, the difference with "
+                                          "a 95 %% paired interval and an exact McNemar test, "
+                                          "Holm-corrected over the spaces, and one verdict line; "
+                                          "each design's reach, mean and worst P with intervals, "
+                                          "dead zones, collateral rate. --plot draws the "
+                                          "difference map. Hit maps are cached.")
+    q.add_argument("designs", nargs="+", help="design names or TOML files")
+    design_test_options(q)
+    q.set_defaults(func=cmd_design_compare)
+
+    q = design_sub.add_parser("sweep", help="vary one design parameter, plot the figures",
+                              description="Vary one design field over a range and report "
+                                          "(and plot) the comparison figures for each value.")
+    q.add_argument("--param", required=True,
+                   help="field=start:stop:count, e.g. muzzle_speed=1500:3000:7 (mm/s)")
+    q.add_argument("--design", default="stock", help="the design to vary (default: stock)")
+    design_test_options(q)
+    q.set_defaults(func=cmd_design_sweep)

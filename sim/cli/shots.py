@@ -1,0 +1,195 @@
+"""``piggy shoot``, ``piggy aim`` and ``piggy sandbox``: one shot at a time."""
+
+from __future__ import annotations
+
+from models.board import load_board
+from models.design import load_design
+from models.errors import InputError
+from models.layout import layout_from_dict, load_layout
+from sim.cli.common import (
+    aimer_args,
+    check_writable,
+    json_out,
+    load_aimer_args,
+    load_scene,
+    world_args,
+)
+from sim.cli.demo import DEMO_LAYOUT
+from sim.physics.knockout import HIT_RULES
+from sim.views.pictures import check_png_path, save_figure, shot_figure
+
+
+def cmd_shoot(args) -> int:
+    from sim.physics import shoot
+    from sim.physics.world import World
+
+    if args.at is None and (args.yaw is None or args.pitch is None):
+        raise InputError("piggy shoot: give --yaw and --pitch, or --at <space|piggy>")
+    if args.at is not None and (args.yaw is not None or args.pitch is not None):
+        raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
+    if args.png:
+        check_png_path(args.png)
+    videos = _check_video_args(args)
+    aimer = load_aimer_args(args)
+    board, design, layout = load_scene(args)
+    with World(board, design, layout, hit_rule=args.hit_rule) as world:
+        if args.at is not None:
+            shot_aim = shoot.solve_aim(world, args.at, args.arc)
+        else:
+            shot_aim = shoot.Aim(args.yaw, args.pitch)
+        noise = not args.exact
+        result = shoot.fire(world, shot_aim, seed=args.seed, noise=noise, aimer=aimer,
+                            record=bool(args.png or videos))
+        data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
+        if args.png:
+            save_figure(shot_figure(world, result), args.png)
+    written = _write_videos(board, design, result, args, videos)
+    if args.json:
+        json_out(data)
+    else:
+        print(shoot.describe(shot_aim, result))
+        for path in ([args.png] if args.png else []) + written:
+            print(f"Wrote {path}")
+    return 0
+
+
+def _check_video_args(args) -> dict[str, str]:
+    """The video files asked for, checked before the shot is fired."""
+    from sim.views.render import CAMERAS, check_video_path
+
+    if args.camera not in CAMERAS:
+        raise InputError(f"unknown camera '{args.camera}': allowed are {', '.join(CAMERAS)}")
+    if not 0.1 <= args.slowmo <= 20:
+        raise InputError(f"--slowmo {args.slowmo:g} is out of range [0.1, 20]")
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--size '{args.size}' must look like 640x480") from None
+    if not (64 <= width <= 3840 and 64 <= height <= 2160):
+        raise InputError(f"--size {args.size} is out of range: 64x64 to 3840x2160")
+    args.frame_size = (width, height)
+    videos = {}
+    for kind in ("gif", "mp4", "html"):
+        path = getattr(args, kind)
+        if path:
+            if kind == "html":
+                check_writable(path)
+                if not path.lower().endswith(".html"):
+                    raise InputError(f"replay page '{path}' must end in .html")
+            else:
+                check_video_path(path, f".{kind}")
+            videos[kind] = path
+    return videos
+
+
+def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[str]:
+    from sim.views.render import ShotRenderer, write_gif, write_mp4
+
+    written = []
+    if "gif" in videos or "mp4" in videos:
+        with ShotRenderer(board, design, size=args.frame_size) as renderer:
+            frames = renderer.frames(result, args.camera, slowmo=args.slowmo)
+        if "gif" in videos:
+            written.append(str(write_gif(frames, videos["gif"])))
+        if "mp4" in videos:
+            written.append(str(write_mp4(frames, videos["mp4"])))
+    if "html" in videos:
+        from sim.views.viewer import write_shot_page
+
+        written.append(str(write_shot_page(board, design, result, videos["html"])))
+    return written
+
+
+def cmd_aim(args) -> int:
+    from sim.physics import aim, shoot
+    from sim.physics.world import World
+
+    board, design, layout = load_scene(args)
+    with World(board, design, layout) as world:
+        point, label = shoot.target_point(world, args.at)
+        solutions = aim.solve(design, point, label)
+    if args.json:
+        json_out({"target": args.at, "target_mm": [round(v, 2) for v in point],
+                  "design": design.name, "solutions": [s.to_dict() for s in solutions]})
+        return 0
+    print(f"To hit {label} ({solutions[0].distance_mm:.0f} mm from the tractor) "
+          f"with design '{design.name}':")
+    for s in solutions:
+        print(f"  {s.arc:4s} arc: --yaw {s.yaw_deg:.2f} --pitch {s.pitch_deg:.2f}")
+    return 0
+
+
+def cmd_sandbox(args) -> int:
+    from sim.views.sandbox import run_sandbox
+
+    if args.seconds is not None and args.seconds <= 0:
+        raise InputError(f"--seconds must be positive, got {args.seconds:g}")
+    board, design = load_board(args.board), load_design(args.design)
+    layout = (load_layout(args.layout, board=board) if args.layout else
+              layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout"))
+    run_sandbox(board, design, layout, seconds=args.seconds, auto_fire=args.auto_fire,
+                slowmo=args.slowmo, seed=args.seed)
+    return 0
+
+
+def add_shoot(sub) -> None:
+    """The ``shoot`` command."""
+    p = sub.add_parser("shoot", help="fire one hay bale and judge who is knocked out",
+                       description="Fire one hay bale from the wolf tractor and judge, from "
+                                   "the physics, which piggies were knocked out of their spaces.")
+    world_args(p)
+    p.add_argument("--yaw", type=float, help="turn of the tractor, degrees (0 = toward the "
+                   "trough, positive = counter-clockwise from above); -360 to 360")
+    p.add_argument("--pitch", type=float, help="tilt of the barrel, degrees above horizontal; "
+                   "within the design's range")
+    p.add_argument("--at", help="aim automatically at a space (r8c3) or a piggy (gold-2)")
+    p.add_argument("--arc", default="low", choices=("low", "high"),
+                   help="with --at: the flat (low) or lobbed (high) solution (default low)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    p.add_argument("--exact", action="store_true",
+                   help="no shot-to-shot noise: fire exactly as aimed at the mean speed")
+    aimer_args(p, default="perfect")
+    p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
+                   help="knocked out when touching the outline (default) or wholly outside")
+    p.add_argument("--png", metavar="FILE", help="write a picture of the shot (top and side view)")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF of the shot")
+    p.add_argument("--mp4", metavar="FILE", help="write an MP4 video of the shot")
+    p.add_argument("--html", metavar="FILE",
+                   help="write a self-contained page that replays the shot in 3D (offline)")
+    p.add_argument("--camera", default="overview",
+                   help="video camera: overview (default), chase, top or side")
+    p.add_argument("--slowmo", type=float, default=3.0,
+                   help="videos play this many times slower than real time (default 3)")
+    p.add_argument("--size", default="640x480", help="video frame size (default 640x480)")
+    p.add_argument("--json", action="store_true", help="print the shot JSON")
+    p.set_defaults(func=cmd_shoot)
+
+
+def add_aim(sub) -> None:
+    """The ``aim`` command."""
+    p = sub.add_parser("aim", help="yaw/pitch solutions that put a bale on a space or piggy",
+                       description="Solve the aim: the low and high arcs that hit the target.")
+    world_args(p)
+    p.add_argument("--at", required=True, help="a space (r8c3) or a piggy on the layout (gold-2)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_aim)
+
+
+def add_sandbox(sub) -> None:
+    """The ``sandbox`` command."""
+    p = sub.add_parser("sandbox", help="PyBullet's window: sliders, a fire button, verdicts",
+                       description="The interactive way to try the launcher: sliders for yaw "
+                                   "and pitch, FIRE and reset buttons, and the knock-out "
+                                   "verdict after each shot. Needs a display (xvfb-run works).")
+    p.add_argument("--board", default="stock", help="board name or path (default: stock)")
+    p.add_argument("--design", default="stock", help="launcher design (default: stock)")
+    p.add_argument("--layout",
+                   help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)")
+    p.add_argument("--seconds", type=float, help="close the window after this long")
+    p.add_argument("--auto-fire", type=int, default=0, metavar="N",
+                   help="fire N shots at the sliders' settings by itself, then close "
+                        "(unless --seconds is given)")
+    p.add_argument("--slowmo", type=float, default=2.0,
+                   help="shots play this many times slower than real time (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    p.set_defaults(func=cmd_sandbox)

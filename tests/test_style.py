@@ -1,0 +1,40 @@
+"""The style is what ``ruff check`` enforces with the configuration in pyproject.toml
+(CONTRIBUTING.md, "Style"): the repository has no finding."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _ruff() -> list[str]:
+    """The ruff command: the executable beside this Python's, or on the PATH."""
+    beside = Path(sys.executable).with_name("ruff")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("ruff")
+    if found is None:
+        pytest.skip("ruff is not installed (pip install -e '.[dev]')")
+    return [found]
+
+
+def test_ruff_check_finds_nothing():
+    done = subprocess.run([*_ruff(), "check", "--no-cache", "."], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, f"ruff check found problems:\n{done.stdout}{done.stderr}"
+
+
+def test_ruff_check_fails_on_a_finding(tmp_path):
+    """The check above can fail: ruff with the repository's configuration flags an
+    unused import."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n")
+    done = subprocess.run([*_ruff(), "check", "--no-cache", "--config",
+                           str(ROOT / "pyproject.toml"), str(bad)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "F401" in done.stdout
