@@ -3,14 +3,16 @@ by one PyBullet shot (referee.shots describes the protocol).
 
 For each shot: stand the game's current position on the board, aim at the target
 with the aim solver (the low arc where there is one), fire one shot with the
-design's noise, and return what the physics knocked out. The noise is seeded
-from the resolver's seed and the game's shot number, so a game replays the same.
+launcher's noise and the aimer's error, and return what the physics knocked out.
+The noise is seeded from the resolver's seed and the game's shot number, so a game
+replays the same.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from models.aimer import PERFECT, Aimer
 from models.board import Board
 from models.design import Design
 from models.layout import layout_from_dict
@@ -27,8 +29,9 @@ class PhysicalResolver:
     """
 
     def __init__(self, design: Design, hit_rule: str = "touches-line", seed: int = 0,
-                 arc: str = "low"):
+                 arc: str = "low", aimer: Aimer = PERFECT):
         self.design, self.hit_rule, self.seed, self.arc = design, hit_rule, seed, arc
+        self.aimer = aimer
         self._world: World | None = None
         self.last = None
 
@@ -49,7 +52,7 @@ class PhysicalResolver:
             self.last = None
             return [((), 1.0)]
         seed = int(np.random.SeedSequence([self.seed, shot_number]).generate_state(1)[0])
-        self.last = shoot.fire(world, shot_aim, seed=seed)
+        self.last = shoot.fire(world, shot_aim, seed=seed, aimer=self.aimer)
         return [(tuple(self.last.knocked), 1.0)]
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ import os
 import time
 from pathlib import Path
 
+from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
@@ -79,10 +80,12 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
 
     report(f"2/3  a small hit map: {len(HITMAP_SPACES)} spaces x {HITMAP_SHOTS} shots ...")
     spec = hitmap.SweepSpec(board="stock", design="stock", stacks={},
-                            spaces=tuple(HITMAP_SPACES), shots=HITMAP_SHOTS, seed=seed)
+                            spaces=tuple(HITMAP_SPACES), shots=HITMAP_SHOTS, seed=seed,
+                            aimer=load_aimer("child").to_dict())
     results = hitmap.sweep(spec, out / "hitmap.csv", fmt="csv", resume=True)
     hitmap.save_heatmap(board, results, out / "hitmap.png",
-                        f"P(a lone piggy is knocked out), {HITMAP_SHOTS} shots per space")
+                        f"P(a lone piggy is knocked out), a child aiming, {HITMAP_SHOTS} "
+                        "shots per space")
     written += [("hitmap.csv", "hit probabilities by space, with 95 % intervals"),
                 ("hitmap.png", "the hit map drawn over the board")]
 

@@ -193,6 +193,11 @@ def _game_options(p, tournament: bool = False) -> None:
                         f"(default: {'scripted' if tournament else 'physics'})")
     p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
                    help="knocked out when touching the outline (default) or wholly outside")
+    p.add_argument("--aimer", help="who aims physical shots: perfect, adult, child (default) "
+                                   "or an aimer file; a table keeps the aimer it was measured "
+                                   "with")
+    p.add_argument("--aim-sd", metavar="YAW,PITCH",
+                   help="the aimer's spread for physical shots, 1 sd in degrees")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed of dice, shots and bots")

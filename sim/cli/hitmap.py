@@ -181,7 +181,7 @@ def add_hitmap(sub) -> None:
                    help="run on this Dask distributed cluster instead (tcp://host:8786; start "
                         "its workers with --nthreads 1)")
     p.add_argument("--out", help="output file: .parquet or .csv (default hitmap.parquet)")
-    p.add_argument("--format", choices=("parquet", "csv"),
+    p.add_argument("--format",
                    help="parquet or csv (default: from the --out suffix, else parquet)")
     p.add_argument("--per-shot", action="store_true",
                    help="also write <stem>.shots.<ext>: one row per shot (seeds, aim, outcome)")

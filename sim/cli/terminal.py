@@ -8,6 +8,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from models.design import load_design
 from models.errors import InputError
@@ -38,19 +39,35 @@ def parse_params(items: list[str]) -> dict:
     return params
 
 
-def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int):
+def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
+                  aimer_name: str | None = None, aim_sd: str | None = None):
     """``physics``, ``scripted``, ``scripted:P`` (the target knocked out with P) or
-    ``table:FILE`` (the probabilities of a hit map file)."""
+    ``table:FILE`` (the probabilities of a hit map file).
+
+    Physical shots are aimed by ``aimer_name`` (default ``child``, the toy's user);
+    a table was measured with an aimer of its own, and naming another is refused."""
     if shots.startswith("table:"):
-        from sim.studies.datafiles import read_table
+        from sim.studies.datafiles import read_provenance, read_table
         from sim.studies.hitmap import target_probabilities
 
         path = shots[len("table:"):]
+        made_with = read_provenance(path).get("aimer") if Path(path).is_file() else None
+        if aimer_name is not None and made_with is not None and aimer_name != made_with:
+            raise InputError(f"{path} was measured with aimer '{made_with}', not "
+                             f"'{aimer_name}': measure a hit map with --aimer {aimer_name}")
+        if aim_sd is not None:
+            raise InputError("--aim-sd does not apply to a table: its hit map was measured "
+                             "with its own aimer")
         return TableResolver(target_probabilities(read_table(path)), source=f"hit map {path}")
     if shots == "physics":
+        from models.aimer import load_aimer, parse_aim_sd
         from sim.resolver import PhysicalResolver
 
-        return PhysicalResolver(load_design(design_name), hit_rule=hit_rule, seed=seed)
+        aimer = load_aimer(aimer_name or "child")
+        if aim_sd is not None:
+            aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
+        return PhysicalResolver(load_design(design_name), hit_rule=hit_rule, seed=seed,
+                                aimer=aimer)
     if shots == "scripted" or shots.startswith("scripted:"):
         p = shots.partition(":")[2] or "0.5"
         try:
@@ -73,7 +90,7 @@ def build_game(name: str, args) -> Game:
         params.setdefault("board", args.board)
         params.setdefault("hit_rule", args.hit_rule)
         options["resolver"] = make_resolver(args.shots, args.design, params["hit_rule"],
-                                            args.seed)
+                                            args.seed, args.aimer, args.aim_sd)
     elif getattr(args, "players", None):
         params["players"] = args.players
     return load_game(key, **params, **options)

@@ -133,8 +133,8 @@ def test_demo_writes_its_folder(capsys, tmp_path):
                       "hitmap.csv", "game.gif", "game.jsonl"}
     assert all((out_dir / name).exists() for name in linked)
     rows = (out_dir / "hitmap.csv").read_text().splitlines()
-    assert rows[0].startswith("space,row,col,reachable,arc,target,shots,p_target,"
-                              "p_target_ci_low,p_target_ci_high")
+    assert rows[0].startswith("space,row,col,x_mm,y_mm,distance_mm,reachable,arc,target,shots,"
+                              "p_target,p_target_ci_low,p_target_ci_high")
     assert len(rows) == 1 + 10
 
 

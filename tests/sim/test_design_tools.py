@@ -22,11 +22,14 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
     assert (stock["design"], fast["design"]) == ("stock", "fast-spring")
     for figures in (stock, fast):
         assert figures["spaces"] == 4 and 0 <= figures["mean_p_target"] <= 1
-        assert set(figures["dead_zones"]) == {"too_close", "too_far", "shadowed"}
-        assert figures["sensitivity"] == pytest.approx(
-            figures["mean_p_target_doubled_spread"] - figures["mean_p_target"], abs=1e-3)
-    cached = sorted(p.name for p in (tmp_path / "cache").glob("hitmap-*.csv"))
-    assert len(cached) == 4  # two designs, each also with the aim spread doubled
+        low, high = figures["mean_p_target_ci"]
+        assert low <= figures["mean_p_target"] <= high
+        assert set(figures["dead_zones"]) == {"too_close", "too_far", "shadowed", "never_out"}
+    assert data["verdict"].startswith("fast-spring knocks out more than stock on ")
+    assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
+    assert data["provenance"]["aimer"] == "child"
+    cached = sorted(p.name for p in (tmp_path / "cache").glob("hitmap-*.shots.csv"))
+    assert len(cached) == 2  # one per design
     assert (tmp_path / "cmp.png").stat().st_size > 10_000
     code, again, _ = run(capsys, *argv)  # read from the cache: the same figures
     assert code == 0 and json.loads(again) == data
