@@ -56,11 +56,11 @@ def _size_text(n: int) -> str:
 def check_path_text(text: str, kind: str) -> None:
     """Refuse a path the system could not open anyway: too long, or with a NUL."""
     if "\0" in text:
-        raise InputError(f"{kind} path {shown(text)} contains a NUL character")
+        raise InputError(f"{kind} path '{shown(text)}' contains a NUL character")
     longest = max((len(part.encode("utf-8", "surrogateescape")) for part in text.split("/")),
                   default=0)
     if len(text) > MAX_PATH_CHARS or longest > MAX_NAME_BYTES:
-        raise InputError(f"{kind} name or path {shown(text, 40)} is too long: at most "
+        raise InputError(f"{kind} name or path '{shown(text, 40)}' is too long: at most "
                          f"{MAX_NAME_BYTES} bytes a name, {MAX_PATH_CHARS} characters a path")
 
 
@@ -80,17 +80,24 @@ def read_bytes(path: str | Path, kind: str, max_bytes: int | None = None) -> byt
         raise InputError(f"{kind} file '{shown(text)}' does not exist") from None
     except OSError as exc:
         raise InputError(f"{kind} file {shown(text)} cannot be read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as handle:
+    try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
             raise InputError(f"{kind} file {shown(text)} is {what}: give a regular file")
-        try:
-            # Read one byte past the cap: the size on disk may lie (/proc) or change.
-            data = handle.read(limit + 1)
-        except OSError as exc:
-            raise InputError(f"{kind} file {shown(text)} cannot be read ({exc.strerror})"
-                             ) from None
+        # Read one byte past the cap: the size on disk may lie (/proc) or change.
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise InputError(f"{kind} file {shown(text)} cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise InputError(f"{kind} file {shown(text)} is larger than {_size_text(limit)}, "
                          f"the most a {kind} file may be")
@@ -216,13 +223,15 @@ def _exists(path: Path) -> bool:
 
 
 def resolve_named_file(name_or_path: str | Path, folder: Path, kind: str,
-                       base_dir: Path | None = None) -> Path:
+                       base_dir: Path | None = None, only_beside: bool = False) -> Path:
     """A name (``folder/<name>.toml``) or a path, as the path of an existing file.
 
     A text with a ``/`` or ending in ``.toml`` is a path; so is one naming an
     existing file. A relative path is taken from ``base_dir`` (say, the folder of
-    the layout file that names it), by default the current folder. ``kind``
-    (``board``, ``design``) words the errors.
+    the layout file that names it), by default the current folder. With
+    ``only_beside``, the only path allowed is a bare file name in ``base_dir``
+    (a game record may name a board shipped with the package or one beside it).
+    ``kind`` (``board``, ``design``) words the errors.
     """
     if not isinstance(name_or_path, str | Path):
         raise InputError(f"a {kind} must be named by a string (a name or a path), "
@@ -235,6 +244,10 @@ def resolve_named_file(name_or_path: str | Path, folder: Path, kind: str,
     candidate = Path(text) if base_dir is None else Path(base_dir) / text
     if text in known_names(folder):
         return folder / f"{text}.toml"
+    if only_beside and ("/" in text or text in (".", "..")):
+        raise InputError(f"{kind} '{shown(text)}' is neither a known {kind} "
+                         f"({', '.join(known_names(folder))}) nor a file name beside the file "
+                         f"that names it")
     if candidate.suffix == ".toml" or "/" in text or _exists(candidate):
         if not _exists(candidate):
             raise InputError(f"{kind} file '{shown(os.fspath(candidate))}' does not exist")
