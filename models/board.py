@@ -1,6 +1,6 @@
 """Board files: the grid of spaces, holes, fences, checkpoints and pits.
 
-One file describes a board for both the referee and the physics (DESIGN.md,
+One file describes a board for both the referee and the physics (docs/formats.md,
 "Board file"). Lengths are millimetres. The board frame has its origin at the
 tractor's pivot on the board surface, +y toward the food trough, +x toward the
 right side, +z up. Space ``r<row>c<col>``: row 0 next to the start Mud Pit,
@@ -22,7 +22,7 @@ from models.text import check_label, shown
 
 BOARDS_DIR = Path(__file__).parent / "boards"
 
-#: Places that are not spaces (DESIGN.md, "Names").
+#: Places that are not spaces (docs/rules/go-piggy-go.md, "State JSON").
 PLACES = ("pit", "pit-left", "pit-right", "trough")
 
 #: Directions a space's triangle may point; "up" is toward the trough.

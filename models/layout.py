@@ -17,7 +17,7 @@ from models.errors import InputError
 from models.files import read_json, read_toml, resolve_named_file
 from models.text import shown
 
-#: Seat colours in seat order (DESIGN.md, "Names").
+#: Seat colours in seat order (docs/formats.md, "Names").
 COLOURS = ("green", "gold", "pink", "blue")
 PIGGIES_PER_COLOUR = 3
 MAX_STACK = 2
