@@ -64,13 +64,31 @@ def check_path_text(text: str, kind: str) -> None:
                          f"{MAX_NAME_BYTES} bytes a name, {MAX_PATH_CHARS} characters a path")
 
 
+def _limit(kind: str, max_bytes: int | None) -> int:
+    return MAX_FILE_BYTES.get(kind, DEFAULT_MAX_FILE_BYTES) if max_bytes is None else max_bytes
+
+
+def _check_regular(info: os.stat_result, text: str, kind: str, limit: int) -> None:
+    """Refuse what is not a regular file, or is one larger than ``limit`` bytes."""
+    if not stat.S_ISREG(info.st_mode):
+        what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise InputError(f"{kind} file {shown(text)} is {what}: give a regular file")
+    if info.st_size > limit:
+        raise _too_large(text, kind, limit)
+
+
+def _too_large(text: str, kind: str, limit: int) -> InputError:
+    return InputError(f"{kind} file {shown(text)} is larger than {_size_text(limit)}, "
+                      f"the most a {kind} file may be")
+
+
 def read_bytes(path: str | Path, kind: str, max_bytes: int | None = None) -> bytes:
     """The bytes of a regular file of at most ``max_bytes`` (by default the cap of
     ``kind`` in :data:`MAX_FILE_BYTES`); anything else raises :class:`InputError`.
 
     ``kind`` (``board``, ``layout``, ``record``, ...) words the errors and picks the cap.
     """
-    limit = MAX_FILE_BYTES.get(kind, DEFAULT_MAX_FILE_BYTES) if max_bytes is None else max_bytes
+    limit = _limit(kind, max_bytes)
     text = os.fspath(path)
     check_path_text(text, kind)
     try:
@@ -81,10 +99,7 @@ def read_bytes(path: str | Path, kind: str, max_bytes: int | None = None) -> byt
     except OSError as exc:
         raise InputError(f"{kind} file {shown(text)} cannot be read ({exc.strerror})") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise InputError(f"{kind} file {shown(text)} is {what}: give a regular file")
+        _check_regular(os.fstat(fd), text, kind, limit)
         # Read one byte past the cap: the size on disk may lie (/proc) or change.
         chunks, size = [], 0
         while size <= limit:
@@ -99,16 +114,23 @@ def read_bytes(path: str | Path, kind: str, max_bytes: int | None = None) -> byt
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise InputError(f"{kind} file {shown(text)} is larger than {_size_text(limit)}, "
-                         f"the most a {kind} file may be")
+        raise _too_large(text, kind, limit)
     return data
 
 
 def check_input_file(path: str | Path, kind: str, max_bytes: int | None = None) -> Path:
-    """Refuse (:class:`InputError`) a path that :func:`read_bytes` would refuse, for a
-    file that another library reads itself (Parquet, say); returns it as a Path."""
-    read_bytes(path, kind, max_bytes)
-    return Path(path)
+    """Refuse (:class:`InputError`) a path that :func:`read_bytes` would refuse, without
+    reading it, for a file that another library reads itself (Parquet, say)."""
+    text = os.fspath(path)
+    check_path_text(text, kind)
+    try:
+        info = os.stat(text)
+    except FileNotFoundError:
+        raise InputError(f"{kind} file '{shown(text)}' does not exist") from None
+    except OSError as exc:
+        raise InputError(f"{kind} file {shown(text)} cannot be read ({exc.strerror})") from None
+    _check_regular(info, text, kind, _limit(kind, max_bytes))
+    return Path(text)
 
 
 def read_text(path: str | Path, kind: str, max_bytes: int | None = None) -> str:

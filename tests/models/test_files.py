@@ -136,3 +136,15 @@ def test_a_file_named_by_a_record_may_be_only_beside_it(tmp_path):
     for path in ("../mine.toml", "/etc/passwd", "sub/mine.toml"):
         with pytest.raises(InputError, match="nor a file name beside"):
             resolve_named_file(path, BOARDS_DIR, "board", tmp_path, only_beside=True)
+
+
+def test_check_input_file_refuses_what_read_bytes_refuses_without_reading(tmp_path):
+    fifo = tmp_path / "table.parquet"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        check_input_file(fifo, "table")
+    with pytest.raises(InputError, match="does not exist"):
+        check_input_file(tmp_path / "missing.parquet", "table")
+    small = tmp_path / "small.parquet"
+    small.write_bytes(b"PAR1")
+    assert check_input_file(small, "table") == small
