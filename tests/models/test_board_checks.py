@@ -65,7 +65,7 @@ def test_the_minimum_space_keeps_a_centred_piggy_in_under_the_hit_rule(line_mm):
     """Against the knocked-out test itself: at the minimum a piggy standing in the
     middle of its space is inside it, MIN_CLEARANCE_MM clear; 2 mm less and it
     would count as knocked out before any shot."""
-    from sim.knockout import judge
+    from sim.physics.knockout import judge
 
     parts = [p.vertices for p in load_parts("piggy").values()]
     extent = (-1e4, 1e4, -1e4, 1e4)
