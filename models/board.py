@@ -9,6 +9,7 @@ column 0 on the left.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.files import read_toml, resolve_named_file
+from models.text import check_label, shown
 
 BOARDS_DIR = Path(__file__).parent / "boards"
 
@@ -29,7 +31,16 @@ DIRECTIONS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}
 #: Letters of the piggies' colours on text maps (gold is Y, for yellow: G is green).
 PIGGY_LETTERS = {"green": "G", "gold": "Y", "pink": "P", "blue": "B"}
 
-_SPACE_RE = re.compile(r"^r(\d+)c(\d+)$")
+# A space name exactly as written: ASCII digits, no leading zeros, at most 6 digits
+# (boards have at most 40 rows), nothing around it.
+_SPACE_RE = re.compile(r"r(0|[1-9][0-9]{0,5})c(0|[1-9][0-9]{0,5})", re.ASCII)
+# What a person may have meant by one: other digits (full width, say), leading zeros,
+# capitals, spaces. Only to say the canonical form in the error.
+_LOOSE_SPACE_RE = re.compile(r"\s*[rR]\s*0*(\d{1,6})\s*[cC]\s*0*(\d{1,6})\s*")
+
+#: Longest board name and description, characters.
+MAX_NAME_CHARS = 64
+MAX_DESCRIPTION_CHARS = 500
 
 # Optional keys and their defaults (mm), with the allowed ranges for all numbers.
 _NUMBER_RANGES = {
@@ -61,6 +72,28 @@ Space = tuple[int, int]
 def space_name(space: Space) -> str:
     """The canonical name ``r<row>c<col>`` of a (row, col) pair."""
     return f"r{space[0]}c{space[1]}"
+
+
+def parse_space_name(name: object, hint: str = "") -> Space:
+    """The (row, col) of a space name written exactly ``r<row>c<col>``, in ASCII
+    digits without leading zeros and with nothing around it, so that one space has
+    one name (``r8c3`` and ``r08c3`` are not two spaces, nor silently one).
+
+    Anything else raises :class:`InputError`; when the text is a recognisable
+    variant (``r08c3``, ``R8C3``, full-width digits) the message gives the
+    canonical form. ``hint`` is appended to the message of an unrecognisable name.
+    """
+    if isinstance(name, str):
+        m = _SPACE_RE.fullmatch(name)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+        loose = _LOOSE_SPACE_RE.fullmatch(name)
+        if loose:
+            canonical = space_name((int(loose.group(1)), int(loose.group(2))))
+            raise InputError(f"'{shown(name)}' is not a space name as written: write "
+                             f"{canonical} (ASCII digits, no leading zeros, no spaces)")
+    raise InputError(f"'{shown(name)}' is not a space name: expected r<row>c<col>, "
+                     f"e.g. r5c1{hint}")
 
 
 @dataclass(frozen=True)
@@ -100,12 +133,10 @@ class Board:
                 if (r, c) not in self.holes]
 
     def parse_space(self, name: str) -> Space:
-        """The (row, col) of a space name, or an :class:`InputError` naming the problem."""
-        m = _SPACE_RE.match(name.strip())
-        if not m:
-            raise InputError(f"'{name}' is not a space name: expected r<row>c<col>, "
-                             f"e.g. r5c1 (rows 0-{self.rows - 1}, columns 0-{self.cols - 1})")
-        space = (int(m.group(1)), int(m.group(2)))
+        """The (row, col) of a space of this board, named exactly as
+        :func:`parse_space_name` requires, or an :class:`InputError` naming the problem."""
+        space = parse_space_name(
+            name, f" (rows 0-{self.rows - 1}, columns 0-{self.cols - 1})")
         if not (0 <= space[0] < self.rows and 0 <= space[1] < self.cols):
             raise InputError(f"space {name} is off board '{self.name}': rows 0-{self.rows - 1}, "
                              f"columns 0-{self.cols - 1}")
@@ -120,7 +151,10 @@ class Board:
                          (r + 0.5) * self.space_mm - self.tractor[1]])
 
     def space_at_mm(self, xy) -> Space | None:
-        """The space whose square contains the board-frame point ``xy`` (mm), if any."""
+        """The space whose square contains the board-frame point ``xy`` (mm), if any
+        (None too for a point that is not finite)."""
+        if not (math.isfinite(xy[0]) and math.isfinite(xy[1])):
+            return None
         c = int(np.floor((xy[0] + self.tractor[0]) / self.space_mm))
         r = int(np.floor((xy[1] + self.tractor[1]) / self.space_mm))
         return (r, c) if self.is_space((r, c)) else None
@@ -217,16 +251,25 @@ def _int_pair(value, key: str, where: str) -> tuple[int, int]:
     if (not isinstance(value, list | tuple) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
         raise InputError(f"{where}: '{key}' entries must be [row, col] pairs of integers, "
-                         f"got {value!r}")
+                         f"got {shown(value)}")
     return int(value[0]), int(value[1])
 
 
 def board_from_dict(data: dict, source: str = "board") -> Board:
-    """Validate a parsed board file; errors name the key and the problem."""
-    where = f"board {source}"
+    """Validate a parsed board file; errors name the key and the problem.
+
+    Beyond each key, the board as a whole must make sense for a game (spaces large
+    enough for a piggy, the tractor over its hole, a way out of every pit and to
+    the trough from every space): see :mod:`models.board_checks`.
+    """
+    from models.board_checks import check_board  # it imports this module
+
+    where = f"board {shown(source)}"
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: a board must be a table of keys, got {shown(data)}")
     unknown = sorted(set(data) - _ALLOWED)
     if unknown:
-        raise InputError(f"{where}: unknown key '{unknown[0]}' (allowed: "
+        raise InputError(f"{where}: unknown key '{shown(unknown[0])}' (allowed: "
                          f"{', '.join(sorted(_ALLOWED))})")
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
@@ -236,17 +279,21 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
     for key, (lo, hi) in _NUMBER_RANGES.items():
         value = data.get(key, _DEFAULTS.get(key))
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise InputError(f"{where}: '{key}' must be a number of millimetres, got {value!r}")
+            raise InputError(f"{where}: '{key}' must be a number of millimetres, "
+                             f"got {shown(value)}")
         if not lo <= value <= hi:
-            raise InputError(f"{where}: '{key}' = {value} is out of range [{lo:g}, {hi:g}]")
+            raise InputError(f"{where}: '{key}' = {shown(value)} is out of range "
+                             f"[{lo:g}, {hi:g}]")
         numbers[key] = float(value)
 
     rows, cols = data["rows"], data["cols"]
     for key, value in (("rows", rows), ("cols", cols)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 40:
-            raise InputError(f"{where}: '{key}' must be an integer in [1, 40], got {value!r}")
-    if not isinstance(data["name"], str) or not data["name"]:
-        raise InputError(f"{where}: 'name' must be a non-empty string")
+            raise InputError(f"{where}: '{key}' must be an integer in [1, 40], "
+                             f"got {shown(value)}")
+    name = check_label(data["name"], f"{where}: 'name'", MAX_NAME_CHARS)
+    description = check_label(data.get("description", ""), f"{where}: 'description'",
+                              MAX_DESCRIPTION_CHARS, empty_ok=True)
 
     def on_grid(space: Space, key: str) -> Space:
         if not (0 <= space[0] < rows and 0 <= space[1] < cols):
@@ -256,23 +303,26 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
 
     if not isinstance(data["holes"], list):
         raise InputError(f"{where}: 'holes' must be a list of [row, col] pairs")
-    holes = frozenset(on_grid(_int_pair(h, "holes", where), "holes") for h in data["holes"])
+    hole_list = [on_grid(_int_pair(h, "holes", where), "holes") for h in data["holes"]]
+    holes = frozenset(hole_list)
+    if len(holes) < len(hole_list):
+        twice = next(h for h in hole_list if hole_list.count(h) > 1)
+        raise InputError(f"{where}: 'holes' lists {space_name(twice)} twice")
 
     tractor = data["tractor"]
     if (not isinstance(tractor, list) or len(tractor) != 2
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in tractor)):
-        raise InputError(f"{where}: 'tractor' must be [x_mm, y_mm], got {tractor!r}")
-    if not (0 <= tractor[0] <= cols * numbers["space_mm"]
-            and 0 <= tractor[1] <= rows * numbers["space_mm"]):
-        raise InputError(f"{where}: 'tractor' {tractor} lies outside the board "
-                         f"({cols * numbers['space_mm']:g} x {rows * numbers['space_mm']:g} mm)")
+        raise InputError(f"{where}: 'tractor' must be [x_mm, y_mm], got {shown(tractor)}")
+    if not all(math.isfinite(v) for v in tractor):
+        raise InputError(f"{where}: 'tractor' must be finite numbers, got {shown(tractor)}")
 
     if not isinstance(data["fences"], list):
         raise InputError(f"{where}: 'fences' must be a list of [[row, col], [row, col]] pairs")
     fences = set()
     for fence in data["fences"]:
         if not isinstance(fence, list) or len(fence) != 2:
-            raise InputError(f"{where}: a fence must be [[row, col], [row, col]], got {fence!r}")
+            raise InputError(f"{where}: a fence must be [[row, col], [row, col]], "
+                             f"got {shown(fence)}")
         a = on_grid(_int_pair(fence[0], "fences", where), "fences")
         b = on_grid(_int_pair(fence[1], "fences", where), "fences")
         if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
@@ -292,7 +342,7 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in checkpoints)
             or not 0 < checkpoints[0] < checkpoints[1] < rows):
         raise InputError(f"{where}: 'checkpoints' must be [row1, row2] with "
-                         f"0 < row1 < row2 < {rows}, got {checkpoints!r}")
+                         f"0 < row1 < row2 < {rows}, got {shown(checkpoints)}")
 
     pit_rows = {}
     for key in ("pit_left_rows", "pit_right_rows"):
@@ -302,32 +352,38 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
             raise InputError(f"{where}: '{key}' must be a non-empty list of row numbers")
         for row in value:
             if not 0 <= row < rows:
-                raise InputError(f"{where}: '{key}' has row {row} outside rows 0-{rows - 1}")
-        pit_rows[key] = tuple(sorted(set(value)))
+                raise InputError(f"{where}: '{key}' has row {shown(row)} outside rows "
+                                 f"0-{rows - 1}")
+        if len(set(value)) < len(value):
+            raise InputError(f"{where}: '{key}' lists row "
+                             f"{next(r for r in value if value.count(r) > 1)} twice")
+        pit_rows[key] = tuple(sorted(value))
 
     forward = {}
     raw_forward = data.get("forward", {})
     if not isinstance(raw_forward, dict):
         raise InputError(f"{where}: 'forward' must be a table of space = direction")
-    for name, direction in raw_forward.items():
-        m = _SPACE_RE.match(name)
-        if not m:
-            raise InputError(f"{where}: 'forward' key '{name}' is not a space name r<row>c<col>")
-        space = on_grid((int(m.group(1)), int(m.group(2))), "forward")
+    for key, direction in raw_forward.items():
+        try:
+            space = on_grid(parse_space_name(key), "forward")
+        except InputError as exc:
+            raise InputError(f"{where}: 'forward': {exc}") from None
         if space in holes:
-            raise InputError(f"{where}: 'forward' names {name}, which is a hole")
-        if direction not in DIRECTIONS:
-            raise InputError(f"{where}: 'forward.{name}' = {direction!r}: allowed "
+            raise InputError(f"{where}: 'forward' names {key}, which is a hole")
+        if not isinstance(direction, str) or direction not in DIRECTIONS:
+            raise InputError(f"{where}: 'forward.{key}' = {shown(direction)}: allowed "
                              f"directions are {', '.join(DIRECTIONS)}")
         forward[space] = direction
 
     if len(holes) >= rows * cols:
         raise InputError(f"{where}: 'holes' leaves no space on the board")
 
-    return Board(
-        name=data["name"], rows=rows, cols=cols, holes=holes,
+    board = Board(
+        name=name, rows=rows, cols=cols, holes=holes,
         tractor=(float(tractor[0]), float(tractor[1])), fences=frozenset(fences),
         checkpoints=(checkpoints[0], checkpoints[1]),
         pit_left_rows=pit_rows["pit_left_rows"], pit_right_rows=pit_rows["pit_right_rows"],
-        forward=forward, description=str(data.get("description", "")), **numbers,
+        forward=forward, description=description, **numbers,
     )
+    check_board(board, where)
+    return board

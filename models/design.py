@@ -188,4 +188,48 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: 'name' must be a non-empty string")
-    return Design(name=name, description=str(data.get("description", "")), **sections)
+    design = Design(name=name, description=str(data.get("description", "")), **sections)
+    check_design_as_a_whole(design, data, where)
+    return design
+
+
+def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:
+    """What a design must satisfy beyond each field's range, else :class:`InputError`.
+
+    - ``name`` and ``description`` print as they are: no control characters (a
+      newline, an ESC sequence), at most 64 and 500 characters.
+    - The bale leaves the barrel wholly above the board surface at every pitch the
+      barrel reaches: its centre is ``barrel_length_mm + length_mm / 2`` from the
+      pivot along the barrel, its long side along it, so its lowest point is
+      ``pivot_height_mm + r sin(pitch) - length_mm / 2 |sin(pitch)| - height_mm / 2
+      cos(pitch)`` (mm; rounded corners ignored, which errs on the safe side). A low
+      pivot, a long barrel and a steep downward pitch would start a shot under the
+      board, where no flight or landing point exists.
+    """
+    import math  # imports kept here: this check is one self-contained block
+
+    from models.text import check_label
+
+    check_label(data.get("name", design.name), f"{where}: 'name'", 64)
+    check_label(data.get("description", ""), f"{where}: 'description'", 500, empty_ok=True)
+
+    launcher, bale = design.launcher, design.bale
+    radius = launcher.barrel_length_mm + bale.length_mm / 2
+    steps = 2000
+    pitches = [launcher.pitch_min_deg + (launcher.pitch_max_deg - launcher.pitch_min_deg)
+               * i / steps for i in range(steps + 1)]
+    lowest = [launcher.pivot_height_mm + radius * math.sin(math.radians(p))
+              - bale.length_mm / 2 * abs(math.sin(math.radians(p)))
+              - bale.height_mm / 2 * math.cos(math.radians(p)) for p in pitches]
+    below = [i for i, z in enumerate(lowest) if z <= 0.0]
+    if not below:
+        return
+    worst = min(range(len(lowest)), key=lowest.__getitem__)
+    fix = (f"raise 'launcher.pitch_min_deg' to at least "
+           f"{math.ceil(pitches[below[-1] + 1] * 10) / 10:g}, raise the pivot or shorten "
+           f"the barrel" if below[-1] < steps else "raise the pivot or shorten the barrel")
+    raise InputError(
+        f"{where}: at pitch {pitches[worst]:g} deg the bale would leave the barrel "
+        f"{-lowest[worst]:.1f} mm under the board surface (pivot "
+        f"{launcher.pivot_height_mm:g} mm up, barrel {launcher.barrel_length_mm:g} mm "
+        f"long): {fix}")

@@ -1,18 +1,21 @@
 """Layout files: who stands where for a shot (docs/formats.md, "Layout file").
 
 ``{"board": "stock", "stacks": {"r5c1": ["green-1"], "r8c3": ["gold-2", "pink-1"]}}``
-Each list is bottom first, at most two piggies.
+Each list is bottom first, at most two piggies. The file's own ``board`` (a board
+name, or a path taken from the layout file's folder) is the layout's board unless
+the caller gives one; when both are there they must be the same board.
 """
 
 from __future__ import annotations
 
-import json
-import re
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.board import Board, Space, load_board, space_name
+from models.board import BOARDS_DIR, Board, Space, board_from_dict, load_board, space_name
 from models.errors import InputError
+from models.files import read_json, read_toml, resolve_named_file
+from models.text import shown
 
 #: Seat colours in seat order (docs/architecture.md, "Names").
 COLOURS = ("green", "gold", "pink", "blue")
@@ -20,15 +23,13 @@ PIGGIES_PER_COLOUR = 3
 MAX_STACK = 2
 ALL_PIGGIES = tuple(f"{c}-{n}" for c in COLOURS for n in range(1, PIGGIES_PER_COLOUR + 1))
 
-_PIGGY_RE = re.compile(r"^([a-z]+)-(\d+)$")
 
-
-def check_piggy(name: str) -> str:
-    """Return ``name`` if it is a piggy id like ``gold-2``, else raise :class:`InputError`."""
-    m = _PIGGY_RE.match(name)
-    if not m or m.group(1) not in COLOURS or not 1 <= int(m.group(2)) <= PIGGIES_PER_COLOUR:
-        raise InputError(f"unknown piggy '{name}': piggies are <colour>-<n> with colour in "
-                         f"{', '.join(COLOURS)} and n 1-{PIGGIES_PER_COLOUR}, e.g. gold-2")
+def check_piggy(name: object) -> str:
+    """Return ``name`` if it is exactly a piggy id like ``gold-2`` (no space, newline
+    or other character around it), else raise :class:`InputError`."""
+    if not isinstance(name, str) or name not in ALL_PIGGIES:
+        raise InputError(f"unknown piggy '{shown(name)}': piggies are <colour>-<n> with colour "
+                         f"in {', '.join(COLOURS)} and n 1-{PIGGIES_PER_COLOUR}, e.g. gold-2")
     return name
 
 
@@ -62,23 +63,62 @@ class Layout:
                 "stacks": {space_name(s): list(self.stacks[s]) for s in sorted(self.stacks)}}
 
 
-def layout_from_dict(data: dict, board: Board | None = None, source: str = "layout") -> Layout:
-    """Validate a layout mapping; ``board`` overrides the file's ``board`` key."""
+def layout_board(data: dict, source: str = "layout", base_dir: Path | None = None
+                 ) -> Board | None:
+    """The board a layout mapping names in its own ``board`` key, loaded and
+    validated, or None when it names none.
+
+    The key is a board name (models/boards/) or a path to a board file; a relative
+    path is taken from ``base_dir`` (the layout file's folder). Anything else is an
+    :class:`InputError` naming ``source``.
+    """
+    if not isinstance(data, dict) or "board" not in data:
+        return None
+    try:
+        path = resolve_named_file(data["board"], BOARDS_DIR, "board", base_dir=base_dir)
+        return board_from_dict(read_toml(path, "board"), source=os.fspath(path))
+    except InputError as exc:
+        raise InputError(f"{source}: 'board': {exc}") from None
+
+
+def choose_board(data: dict, board: Board | None, source: str = "layout",
+                 base_dir: Path | None = None) -> Board:
+    """The board of a layout: ``board`` (the one the caller was given, e.g. by
+    ``--board``) or else the layout's own ``board`` key or else stock. When both are
+    given they must be the same board, else :class:`InputError`."""
+    own = layout_board(data, source, base_dir)
+    if board is None:
+        return own if own is not None else load_board("stock")
+    if own is not None and own != board:
+        raise InputError(f"{source}: the layout is for board '{shown(own.name)}', not for the "
+                         f"board given ('{shown(board.name)}'): give one board, or the same")
+    return board
+
+
+def layout_from_dict(data: dict, board: Board | None = None, source: str = "layout",
+                     base_dir: Path | None = None) -> Layout:
+    """Validate a layout mapping; its board is :func:`choose_board`'s.
+
+    ``base_dir``: the folder a relative path in the ``board`` key is taken from.
+    """
     if not isinstance(data, dict):
         raise InputError(f"{source}: a layout must be a JSON object with 'stacks'")
     unknown = sorted(set(data) - {"board", "stacks"})
     if unknown:
-        raise InputError(f"{source}: unknown key '{unknown[0]}' (allowed: board, stacks)")
-    if board is None:
-        board = load_board(data.get("board", "stock"))
+        raise InputError(f"{source}: unknown key '{shown(unknown[0])}' "
+                         f"(allowed: board, stacks)")
+    board = choose_board(data, board, source, base_dir)
     stacks_in = data.get("stacks", {})
     if not isinstance(stacks_in, dict):
         raise InputError(f"{source}: 'stacks' must map space names to lists of piggies")
     stacks: dict[Space, tuple[str, ...]] = {}
     seen: set[str] = set()
     for name, piggies in stacks_in.items():
-        space = board.parse_space(name)
-        if not isinstance(piggies, list) or not all(isinstance(p, str) for p in piggies):
+        try:
+            space = board.parse_space(name)
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}") from None
+        if not isinstance(piggies, list):
             raise InputError(f"{source}: stack on {name} must be a list of piggy names")
         if not piggies:
             continue
@@ -86,7 +126,10 @@ def layout_from_dict(data: dict, board: Board | None = None, source: str = "layo
             raise InputError(f"{source}: stack on {name} has {len(piggies)} piggies; "
                              f"at most {MAX_STACK} may stack")
         for piggy in piggies:
-            check_piggy(piggy)
+            try:
+                check_piggy(piggy)
+            except InputError as exc:
+                raise InputError(f"{source}: stack on {name}: {exc}") from None
             if piggy in seen:
                 raise InputError(f"{source}: piggy {piggy} stands on two spaces")
             seen.add(piggy)
@@ -105,19 +148,18 @@ CROWDED_STACKS = {
 
 def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layout:
     """Read a layout file, or ``empty`` for no piggies at all, or ``crowded`` for
-    :data:`CROWDED_STACKS`."""
+    :data:`CROWDED_STACKS`.
+
+    ``board``: the board the caller was given (``--board``), or None to take the
+    layout file's own ``board`` key (else stock); a file naming another board than
+    a given one is refused (:func:`choose_board`). The board is ``layout.board``.
+    """
     if str(path_or_keyword) == "empty":
         return Layout(board=board or load_board("stock"), stacks={})
     if str(path_or_keyword) == "crowded":
         return layout_from_dict({"stacks": CROWDED_STACKS}, board=board or load_board("stock"),
                                 source="the crowded layout")
     path = Path(path_or_keyword)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"layout file '{path}' does not exist (or use 'empty')") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"layout file {path}: not valid JSON ({exc})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"layout file {path}: cannot be read ({exc})") from None
-    return layout_from_dict(data, board=board, source=f"layout {path}")
+    data = read_json(path, "layout")
+    return layout_from_dict(data, board=board, source=f"layout {shown(os.fspath(path))}",
+                            base_dir=path.parent)

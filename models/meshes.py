@@ -237,6 +237,11 @@ def build_assets() -> dict[str, str]:
         "principal_moments_mm5": [round(float(v), 1) for v in props.principal_moments_mm5],
         "principal_axes": [[round(float(v), 9) for v in row] for row in props.principal_axes],
         "height_mm": round(float(max(p.bounds[1][2] for p in piggy.values())), 3),
+        # Half its width (x) and half its length (y), from the origin under it: how far
+        # a piggy standing in the middle of a space reaches toward the outline.
+        "footprint_half_mm": [round(float(max(abs(v) for p in piggy.values()
+                                                  for v in p.bounds[:, axis])), 3)
+                              for axis in (0, 1)],
     }, indent=2) + "\n"
     # The same parts in the principal frame (origin at the centre of mass, axes the
     # principal axes of inertia): the physics body frame, so that its inertia is
