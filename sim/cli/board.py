@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from models.board import load_board
 from models.design import load_design
-from models.layout import load_layout
-from sim.cli.common import Parser, json_out
-from sim.views.pictures import check_png_path, save_figure
+from sim.cli.common import Parser, check_output, json_out, load_layout_args
+from sim.views.pictures import save_figure
 
 
 def cmd_board_show(args) -> int:
     if args.png:
-        check_png_path(args.png)
-    board = load_board(args.board)
-    layout = load_layout(args.layout, board=board)
+        check_output(args.png, "--png", (".png",))
+    layout = load_layout_args(args)
+    board = layout.board
     stacks = layout.to_dict()["stacks"]
     if args.json:
         json_out({"name": board.name, "rows": board.rows, "cols": board.cols,
@@ -56,7 +54,8 @@ def add_board(sub) -> None:
                                  required=True)
     q = board_sub.add_parser("show", help="a text map of the board (and a picture with --png)",
                              description="Print a text map of a board, with a layout's piggies.")
-    q.add_argument("--board", default="stock", help="board name or path (default: stock)")
+    q.add_argument("--board", help="board name or path (default: the layout file's own board, "
+                                   "else stock)")
     q.add_argument("--layout", default="empty",
                    help="layout JSON file, 'empty' (default) or 'crowded'")
     q.add_argument("--png", metavar="FILE", help="also draw the board to a PNG file")

@@ -1,18 +1,29 @@
-"""What every command group shares: the one-line argument errors, the options that
-pick a board, design and layout, JSON output, progress bars, writable paths."""
+"""What every command group shares: the one-line argument errors, numeric options
+checked when parsed, the options that pick a board, design and layout, JSON
+output, progress bars, and output paths checked before any work."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import re
 import sys
 from pathlib import Path
 
-from models.board import Board, load_board
+from models.board import BOARDS_DIR, Board, load_board
 from models.design import load_design
 from models.errors import InputError
+from models.files import check_path_text, read_json, resolve_named_file
 from models.layout import load_layout
+from models.text import shown
+
+#: The largest seed: seeds are written into data files as 64-bit integers.
+SEED_MAX = 2**63 - 1
+#: Local worker processes at most (each builds its own PyBullet world).
+MAX_WORKERS = 256
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
 
 
 class Parser(argparse.ArgumentParser):
@@ -23,9 +34,62 @@ class Parser(argparse.ArgumentParser):
         raise InputError(f"{where}{message} (see {self.prog} --help)")
 
 
+def whole_number(low: int, high: int | None = None):
+    """An argparse ``type``: a whole number (ASCII digits) from ``low`` to ``high``,
+    refused on one line, with what is allowed, when the command line is parsed."""
+    allowed = f"from {low} to {high}" if high is not None else f"{low} or more"
+
+    def parse(text: str) -> int:
+        if not _WHOLE_NUMBER.fullmatch(text.strip()):
+            raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a whole number "
+                                             f"(allowed: {allowed})")
+        value = int(text)
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is out of range (allowed: {allowed})")
+        return value
+
+    return parse
+
+
+def finite_number(low: float = -math.inf, high: float = math.inf, *, above: bool = False):
+    """An argparse ``type``: a finite number from ``low`` to ``high`` (strictly above
+    ``low`` with ``above``)."""
+    if above:
+        allowed = f"more than {low:g}" + (f", at most {high:g}" if high < math.inf else "")
+    elif math.isfinite(low) or math.isfinite(high):
+        allowed = f"from {low:g} to {high:g}"
+    else:
+        allowed = "a finite number"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a finite number "
+                                             f"(allowed: {allowed})")
+        if value < low or value > high or (above and value == low):
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range (allowed: {allowed})")
+        return value
+
+    return parse
+
+
+def seed_arg(p: argparse.ArgumentParser, what: str) -> None:
+    """The ``--seed`` option: 0 to :data:`SEED_MAX`."""
+    p.add_argument("--seed", type=whole_number(0, SEED_MAX), default=0,
+                   help=f"{what} (0 to 2^63-1, default 0)")
+
+
+def workers_arg(p: argparse.ArgumentParser, help_text: str) -> None:
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), help=help_text)
+
+
 def world_args(p: argparse.ArgumentParser, layout: bool = True) -> None:
-    p.add_argument("--board", default="stock",
-                   help="board name in models/boards/ or a path to a board file (default: stock)")
+    p.add_argument("--board",
+                   help="board name in models/boards/ or a path to a board file (default: the "
+                        "layout file's own board, else stock)")
     p.add_argument("--design", default="stock",
                    help="launcher design name in models/designs/ or a path (default: stock)")
     if layout:
@@ -35,14 +99,42 @@ def world_args(p: argparse.ArgumentParser, layout: bool = True) -> None:
 
 
 def json_out(data: dict) -> None:
-    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    """``data`` as JSON on standard output. NaN and infinities are refused (they are
+    not JSON): a number that cannot be computed is written as null, with a reason."""
+    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def load_layout_args(args):
+    """The layout of ``--layout`` on the board of ``--board``, or, without ``--board``,
+    on the layout file's own board (else stock); a conflict is refused. The board
+    is ``layout.board``."""
+    given = load_board(args.board) if args.board else None
+    return load_layout(args.layout, board=given)
+
+
+def board_reference(args) -> str:
+    """What names the board of ``load_layout_args(args)`` for another process to load
+    it: ``--board``, else the layout file's ``board`` (a known name, or its path made
+    absolute), else ``stock``."""
+    if args.board:
+        return args.board
+    if args.layout in ("empty", "crowded"):
+        return "stock"
+    data = read_json(args.layout, "layout")
+    if not isinstance(data, dict) or "board" not in data:
+        return "stock"
+    path = resolve_named_file(data["board"], BOARDS_DIR, "board",
+                              base_dir=Path(args.layout).parent)
+    return data["board"] if path.parent == BOARDS_DIR else os.path.abspath(path)
 
 
 def load_scene(args) -> tuple[Board, object, object]:
-    board = load_board(args.board)
+    """Board, design and (for commands with ``--layout``) layout of the options."""
     design = load_design(args.design)
-    layout = load_layout(args.layout, board=board) if hasattr(args, "layout") else None
-    return board, design, layout
+    if not hasattr(args, "layout"):
+        return load_board(args.board or "stock"), design, None
+    layout = load_layout_args(args)
+    return layout.board, design, layout
 
 
 def progress_bar(total: int, enabled: bool, unit: str = "game"):
@@ -63,11 +155,48 @@ def progress_bar(total: int, enabled: bool, unit: str = "game"):
     return update
 
 
-def check_writable(path: str) -> None:
-    folder = Path(path).parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise InputError(f"cannot write {path}: folder {folder} does not exist or is not "
-                         "writable")
+def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) -> Path:
+    """A file to be written, checked before any work: the suffix (one of
+    ``suffixes``, when given), not a folder nor a device, in an existing folder where
+    a file can be created (tried: permissions alone do not tell, e.g. on a read-only
+    file system). ``what`` words the errors (``--out``, ``--png``)."""
+    text = os.fspath(path)
+    check_path_text(text, what)
+    path = Path(text)
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise InputError(f"{what} {shown(text)} must end in {' or '.join(suffixes)}")
+    if path.is_dir():
+        raise InputError(f"{what} {shown(text)} is a folder: give a file name")
+    if path.exists() and not path.is_file():
+        raise InputError(f"{what} {shown(text)} is not a regular file: give a file name")
+    check_folder_writable(path.parent, f"{what} {shown(text)}")
+    return path
+
+
+def check_output_folder(path: str | Path, what: str) -> Path:
+    """A folder to write into (made if missing, inside an existing folder), checked
+    before any work."""
+    text = os.fspath(path)
+    check_path_text(text, what)
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{what} {shown(text)} is not a folder")
+    check_folder_writable(path if path.is_dir() else path.parent, f"{what} {shown(text)}")
+    return path
+
+
+def check_folder_writable(folder: Path, what: str) -> None:
+    """Refuse a folder that does not exist or in which no file can be created."""
+    if not folder.is_dir():
+        problem = "is not a folder" if folder.exists() else "does not exist"
+        raise InputError(f"cannot write {what}: folder {shown(os.fspath(folder))} {problem}")
+    probe = folder / f".piggy-write-test.{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"cannot write {what}: folder {shown(os.fspath(folder))} is not "
+                         f"writable ({exc.strerror})") from None
 
 
 def aimer_args(p: argparse.ArgumentParser, default: str, vary: bool = False) -> None:

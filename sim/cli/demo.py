@@ -20,6 +20,7 @@ from models.design import load_design
 from models.errors import InputError
 from models.files import write_text_atomic
 from models.layout import layout_from_dict
+from sim.cli.common import check_output_folder, seed_arg
 
 #: The embedded scene: a stack, a lone piggy behind it, neighbours.
 DEMO_LAYOUT = {"stacks": {"r8c3": ["gold-2", "pink-1"], "r8c2": ["green-1"],
@@ -140,7 +141,7 @@ Record: <a href="game.jsonl">game.jsonl</a> (<code>piggy replay game.jsonl</code
 def cmd_demo(args) -> int:
     from sim.cli import demo
 
-    demo.run(Path(args.out), seed=args.seed)
+    demo.run(check_output_folder(args.out, "--out"), seed=args.seed)
     return 0
 
 
@@ -153,5 +154,5 @@ def add_demo(sub) -> None:
                                    "heatmap, a short bots-only game with its replay GIF, and an "
                                    "index.html that shows them all. About a minute.")
     p.add_argument("--out", default="piggy-demo", help="output folder (default: ./piggy-demo)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    seed_arg(p, "seed of the shot-to-shot noise")
     p.set_defaults(func=cmd_demo)

@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-import os
-
-from models.board import load_board
 from models.design import RANGES, load_design
-from models.errors import InputError
-from models.layout import load_layout
-from sim.cli.common import Parser, json_out
-from sim.cli.hitmap import sweep_options
-from sim.views.pictures import check_png_path, save_figure
+from sim.cli.common import (
+    Parser,
+    check_output,
+    check_output_folder,
+    json_out,
+    load_layout_args,
+    workers_arg,
+)
+from sim.cli.hitmap import sweep_options, workers_of
+from sim.views.pictures import save_figure
 
 
 def cmd_design_check(args) -> int:
-    design = load_design(args.file)
+    import math
+
     from sim.physics.aim import reach_mm
 
+    design = load_design(args.file)
     near, far = reach_mm(design, design.bale.height_mm / 2)
+    reach = [round(near, 1), round(far, 1)] if math.isfinite(near) else None
+    why = None if reach else "the bale never comes down onto the board within the pitch range"
     launcher = design.launcher
     if args.json:
-        json_out({"valid": True, "design": design.to_dict(),
-                  "reach_on_board_mm": [round(near, 1), round(far, 1)]})
+        json_out({"valid": True, "design": design.to_dict(), "reach_on_board_mm": reach,
+                  "reach_reason": why})
         return 0
     print(f"design '{design.name}' is valid ({args.file})")
     if design.description:
@@ -29,7 +35,8 @@ def cmd_design_check(args) -> int:
     print(f"  muzzle speed {launcher.muzzle_speed_mm_s:g} +- {launcher.speed_sd_mm_s:g} mm/s, "
           f"pitch {launcher.pitch_min_deg:g} to {launcher.pitch_max_deg:g} deg, aim spread "
           f"{launcher.yaw_sd_deg:g}/{launcher.pitch_sd_deg:g} deg")
-    print(f"  lands on the board {near:.0f} to {far:.0f} mm from the tractor")
+    print(f"  lands on the board {near:.0f} to {far:.0f} mm from the tractor" if reach
+          else f"  {why}")
     return 0
 
 
@@ -40,14 +47,11 @@ def _design_test_args(args):
     from sim.studies import design_tools
 
     if args.plot:
-        check_png_path(args.plot)
-    workers = args.workers or os.cpu_count() or 1
-    if workers < 1:
-        raise InputError(f"--workers must be at least 1, got {workers}")
-    board = load_board(args.board)
-    layout = load_layout(args.layout, board=board)
-    spec = sweep_spec(args, board, layout)
-    return board, spec, workers, design_tools.cache_folder(args.cache)
+        check_output(args.plot, "--plot", (".png",))
+    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
+    layout = load_layout_args(args)
+    spec = sweep_spec(args, layout)
+    return layout.board, spec, workers_of(args), cache
 
 
 def cmd_design_compare(args) -> int:
@@ -147,11 +151,12 @@ def add_design(sub) -> None:
     q.set_defaults(func=cmd_design_check)
 
     def design_test_options(q):
-        q.add_argument("--board", default="stock", help="board name or path (default: stock)")
+        q.add_argument("--board", help="board name or path (default: the layout file's own "
+                                        "board, else stock)")
         q.add_argument("--layout", default="empty",
                        help="layout JSON file, 'empty' (default) or 'crowded'")
         sweep_options(q, shots_help="shots per space (default 50; the cap with --precision)")
-        q.add_argument("--workers", type=int, help="local worker processes (default: all)")
+        workers_arg(q, "local worker processes (default: all cores)")
         q.add_argument("--cache", help="folder of cached hit maps (default .piggy-cache)")
         q.add_argument("--plot", metavar="FILE.png", help="the comparison picture")
         q.add_argument("--json", action="store_true", help="machine-readable output")

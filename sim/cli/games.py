@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 from models.errors import InputError
-from sim.cli.common import check_writable, json_out, progress_bar
+from models.text import shown
+from sim.cli.common import (
+    check_output,
+    json_out,
+    progress_bar,
+    seed_arg,
+    whole_number,
+)
 from sim.physics.knockout import HIT_RULES
+
+#: Most games of one tournament.
+MAX_GAMES = 1_000_000
 
 
 def cmd_play(args) -> int:
@@ -16,8 +27,9 @@ def cmd_play(args) -> int:
     from sim.cli import terminal
 
     if args.record:
-        check_writable(args.record)
+        check_output(args.record, "--record")
     seats = args.seats.split(",") if args.seats else None
+    _check_players(args, seats)
     if seats and args.players is None:
         args.players = len(seats)
     game = terminal.build_game(args.game, args)
@@ -53,16 +65,32 @@ def cmd_play(args) -> int:
     return 0
 
 
+def _check_players(args, seats: list[str] | None) -> None:
+    """``--param players=N`` must agree with ``--seats`` and ``--players``."""
+    from sim.cli.terminal import parse_params
+
+    given = parse_params(args.param).get("players")
+    if given is None:
+        return
+    if seats is not None and given != len(seats):
+        raise InputError(f"--param players={shown(given)} but --seats names {len(seats)} "
+                         "seats: give one of them, or the same number")
+    if getattr(args, "players", None) is not None and given != args.players:
+        raise InputError(f"--param players={shown(given)} but --players {args.players}: "
+                         "give one of them")
+
+
 def cmd_replay(args) -> int:
+    from models.files import check_input_file
     from referee.records import read_record, replay
     from sim.cli.terminal import result_line
 
     for kind, path in (("gif", args.gif), ("html", args.html)):
         if path:
-            check_writable(path)
-            if not path.lower().endswith(f".{kind}"):
-                raise InputError(f"'{path}' must end in .{kind}")
+            check_output(path, f"--{kind}", (f".{kind}",))
+    check_input_file(args.file, "record")  # a regular file within the cap (not /dev/urandom)
     name, params, actions = read_record(args.file)
+    params = _record_board(name, params, args)
     if args.gif or args.html:
         return _replay_pictures(name, params, actions, args)
     previous_turn = None
@@ -76,6 +104,33 @@ def cmd_replay(args) -> int:
         previous_turn = turn
     print(result_line(last))
     return 0
+
+
+def _record_board(name: str, params: dict, args) -> dict:
+    """The record's parameters with its board checked: ``--board`` if given, else the
+    board the record names, which must be shipped with the package (models/boards/)
+    or a file beside the record: a record may not open files elsewhere."""
+    from pathlib import Path
+
+    from models.board import BOARDS_DIR, load_board
+    from models.files import resolve_named_file
+    from referee import canonical_name
+
+    if canonical_name(name) != "go_piggy_go" or not isinstance(params, dict):
+        if args.board:
+            raise InputError(f"--board applies to go-piggy-go records, not to {shown(name)}")
+        return params
+    if args.board:
+        load_board(args.board)
+        return {**params, "board": args.board}
+    if "board" not in params:
+        return params
+    try:
+        path = resolve_named_file(params["board"], BOARDS_DIR, "board",
+                                  base_dir=Path(args.file).parent, only_beside=True)
+    except InputError as exc:
+        raise InputError(f"record {shown(args.file)}: {exc}; or give --board") from None
+    return {**params, "board": params["board"] if path.parent == BOARDS_DIR else str(path)}
 
 
 def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
@@ -105,8 +160,7 @@ def cmd_tournament(args) -> int:
     bots = args.seats.split(",")
     if "human" in bots:
         raise InputError("piggy tournament: seats are bots only (no 'human')")
-    if args.games < 1:
-        raise InputError(f"--games must be at least 1, got {args.games}")
+    _check_players(args, bots)
     args.players = len(bots)
     game = terminal.build_game(args.game, args)
     for name in set(bots):
@@ -142,16 +196,53 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+#: Memory the solver needs per state (my score, opponent's, turn total), bytes: the
+#: value table (8), the policy (1) and the sweep's temporaries, measured with
+#: tracemalloc at 10.5 for targets 60 and 120.
+SOLVER_BYTES_PER_STATE = 12
+
+
+def solve_memory_bytes(target: int) -> int:
+    """The memory ``piggy solve`` needs for a game to ``target`` points, bytes: one
+    table of ``target**3`` states at a time (the CLI keeps no table once read)."""
+    return SOLVER_BYTES_PER_STATE * target ** 3
+
+
+def available_memory_bytes() -> int | None:
+    """Memory the system can give without swapping (Linux MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def cmd_solve(args) -> int:
     from referee import canonical_name, load_game, pig_out
     from sim.cli.terminal import parse_params
 
     if canonical_name(args.game) != "pig_out":
-        raise InputError(f"piggy solve: only pig_out can be solved, not {args.game}")
+        raise InputError(f"piggy solve: only pig_out can be solved, not {shown(args.game)}")
     params = parse_params(args.param)
     if args.preset:
         params["preset"] = args.preset
     game = load_game("pig_out", **params)
+    target = game.params["target"]
+    needed, free = solve_memory_bytes(target), available_memory_bytes()
+    if free is not None and needed > free:
+        largest = round((free / SOLVER_BYTES_PER_STATE) ** (1 / 3))
+        while solve_memory_bytes(largest) > free:
+            largest -= 1
+        raise InputError(f"piggy solve: a target of {target} needs about {_gib(needed)} of "
+                         f"memory ({target}^3 states), and {_gib(free)} is available: choose "
+                         f"a target of at most {largest}")
+    progress = progress_bar(1 + len(args.hold_at or []), not args.json, unit="table")
     start = time.perf_counter()
     win, roll, iterations = pig_out.solve(game)
     elapsed = time.perf_counter() - start
@@ -159,20 +250,29 @@ def cmd_solve(args) -> int:
               "first_player_win_probability": round(pig_out.first_player_win_probability(win), 6),
               "policy_states": int(roll.size), "rolling_states": int(roll.sum()),
               "iterations": iterations, "solve_time_s": round(elapsed, 2)}
-    for n in args.hold_at or []:
+    del win, roll  # one table in memory at a time
+    progress(1)
+    for done, n in enumerate(args.hold_at or [], start=2):
         held, _, _ = pig_out.evaluate_hold_at(game, n)
         result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
             pig_out.first_player_win_probability(held), 6)
+        del held
+        progress(done)
+    progress(None)
     if args.json:
         json_out(result)
         return 0
-    print(f"pig_out {game.params['preset']} (target {game.params['target']}): optimal play by "
+    print(f"pig_out {game.params['preset']} (target {target}): optimal play by "
           f"both, the first player wins {result['first_player_win_probability']:.4f}")
     print(f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
           f"{iterations} sweeps, {elapsed:.1f} s")
     for n, p in result.get("hold_at_first_player_win_probability", {}).items():
         print(f"  both holding at {n}: the first player wins {p:.4f}")
     return 0
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB"
 
 
 def _game_options(p, tournament: bool = False) -> None:
@@ -183,7 +283,8 @@ def _game_options(p, tournament: bool = False) -> None:
                    help="comma-separated seats in order: human, random, greedy"
                         + ("" if tournament else " (default: you against greedy bots)"))
     if not tournament:
-        p.add_argument("--players", type=int, help="number of players (default: the seats)")
+        p.add_argument("--players", type=whole_number(1, 99),
+                       help="number of players (default: the seats)")
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
     p.add_argument("--design", default="stock", help="launcher design for physical shots")
     p.add_argument("--shots", default="scripted" if tournament else "physics",
@@ -200,7 +301,7 @@ def _game_options(p, tournament: bool = False) -> None:
                    help="the aimer's spread for physical shots, 1 sd in degrees")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="seed of dice, shots and bots")
+    seed_arg(p, "seed of dice, shots and bots")
 
 
 def add_play(sub) -> None:
@@ -219,6 +320,9 @@ def add_replay(sub) -> None:
     p = sub.add_parser("replay", help="step through a game record, board by board",
                        description="Replay a game record, printing the board after each turn.")
     p.add_argument("file", help="a record written by piggy play --record")
+    p.add_argument("--board", help="the board to replay on (go-piggy-go), instead of the one "
+                                   "the record names; a record may name only a board shipped "
+                                   "with piggy or a board file beside it")
     p.add_argument("--gif", metavar="FILE", help="draw the game from above, turn by turn, as "
                                                   "an animated GIF (go-piggy-go)")
     p.add_argument("--html", metavar="FILE", help="the same as a self-contained page with a "
@@ -232,7 +336,8 @@ def add_tournament(sub) -> None:
                        description="Play many games between bots, rotating the seats, and "
                                    "report win rates with 95 % Wilson intervals.")
     _game_options(p, tournament=True)
-    p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    p.add_argument("--games", type=whole_number(1, MAX_GAMES), default=200,
+                   help=f"number of games, 1 to {MAX_GAMES} (default 200)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_tournament)
 
@@ -247,7 +352,7 @@ def add_solve(sub) -> None:
     p.add_argument("--preset", help="pig (classic Pig) or pig-out-2")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="a game parameter, e.g. --param target=50 (repeatable)")
-    p.add_argument("--hold-at", type=int, action="append", metavar="N",
+    p.add_argument("--hold-at", type=whole_number(1, 100_000), action="append", metavar="N",
                    help="also: the first player's chance when both hold at N (repeatable)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_solve)

@@ -4,22 +4,28 @@ the aim spread."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
-from models.layout import load_layout
 from sim.cli.common import (
     aimer_args,
-    check_writable,
+    board_reference,
+    check_output,
+    finite_number,
     json_out,
     load_aimer_args,
+    load_layout_args,
     progress_bar,
+    seed_arg,
+    whole_number,
+    workers_arg,
     world_args,
 )
 from sim.physics.knockout import HIT_RULES
-from sim.views.pictures import check_png_path, save_figure
+from sim.studies.hitmap import MAX_SHOTS
+from sim.views.pictures import save_figure
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
 PRECISION_CAP = 1000
@@ -32,49 +38,58 @@ def check_precision(value: float | None) -> float | None:
     return value
 
 
-def sweep_spec(args, board, layout):
+def sweep_spec(args, layout):
     """The :class:`~sim.studies.hitmap.SweepSpec` of the options shared by ``hitmap`` and
-    the design studies; everything checked before a shot is fired."""
+    the design studies, on ``layout`` and its board; everything checked before a shot
+    is fired."""
     from sim.physics.materials import parse_vary
     from sim.studies import hitmap
 
+    if args.arc not in hitmap.ARCS:
+        raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(hitmap.ARCS)}")
     precision = check_precision(args.precision)
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
-    if shots < 1:
-        raise InputError(f"--shots must be at least 1, got {shots}")
-    if args.seed < 0:
-        raise InputError(f"--seed must be 0 or more, got {args.seed}")
-    return hitmap.SweepSpec(
-        board=args.board, design=args.design, stacks=layout.to_dict()["stacks"],
-        spaces=hitmap.check_spaces(board, args.spaces, layout.stacks), shots=shots,
+    spec = hitmap.SweepSpec(
+        board=board_reference(args), design=args.design, stacks=layout.to_dict()["stacks"],
+        spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks), shots=shots,
         seed=args.seed, arc=args.arc, aimer=load_aimer_args(args).to_dict(),
         vary=parse_vary(args.vary), precision=precision, hit_rule=args.hit_rule,
         layout=args.layout)
+    hitmap.check_targets(spec)
+    return spec
+
+
+def workers_of(args) -> int:
+    """``--workers``, or every core."""
+    return args.workers or os.cpu_count() or 1
 
 
 def cmd_hitmap(args) -> int:
     from sim.studies import datafiles, hitmap
 
-    if args.arc not in hitmap.ARCS:
-        raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(hitmap.ARCS)}")
-    workers = args.workers or os.cpu_count() or 1
-    if workers < 1:
-        raise InputError(f"--workers must be at least 1, got {workers}")
+    workers = workers_of(args)
     out = Path(args.out or ("aim-sd-scan.csv" if args.aim_sd_scan else
                             f"hitmap.{args.format or 'parquet'}"))
     fmt = datafiles.format_of(out, args.format)
-    check_writable(str(out))
+    check_output(out, "--out", datafiles.SUFFIXES)
+    if args.per_shot:
+        check_output(hitmap.per_shot_path(out), "--per-shot file", datafiles.SUFFIXES)
     if args.plot:
-        check_png_path(args.plot)
-    board, design = load_board(args.board), load_design(args.design)
-    layout = load_layout(args.layout, board=board)
-    spec = sweep_spec(args, board, layout)
+        check_output(args.plot, "--plot", (".png",))
+    design = load_design(args.design)
+    layout = load_layout_args(args)
+    board = layout.board
+    spec = sweep_spec(args, layout)
     if args.aim_sd_scan:
         return _scan(args, spec, out, fmt, workers)
     progress = progress_bar(len(spec.spaces), not args.json, unit="space")
-    rows = hitmap.sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress,
-                        scheduler=args.scheduler)
+    outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress,
+                               scheduler=args.scheduler)
     progress(None)
+    rows = outcome.rows
+    if args.resume:
+        print(f"piggy: resumed: {outcome.reused} of {len(rows)} spaces reused from "
+              f"{hitmap.parts_folder(out)}, {outcome.computed} measured now", file=sys.stderr)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         raise InputError("no selected space is in reach of design "
@@ -92,7 +107,8 @@ def cmd_hitmap(args) -> int:
                "precision": spec.precision, "seed": spec.seed, "aimer": aimer,
                "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
                "worst": worst["space"], "worst_p_target": worst["p_target"],
-               "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]]}
+               "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
+               "reused_spaces": outcome.reused, "measured_spaces": outcome.computed}
     if args.per_shot:
         summary["per_shot_file"] = str(hitmap.per_shot_path(out))
     if args.json:
@@ -150,13 +166,13 @@ def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
 def sweep_options(p, *, shots_help: str) -> None:
     """The options of a sweep, shared by ``hitmap`` and the design studies."""
     p.add_argument("--spaces", help="comma-separated spaces (default: every space)")
-    p.add_argument("--shots", type=int, help=shots_help)
-    p.add_argument("--precision", type=float, metavar="HALF_WIDTH",
+    p.add_argument("--shots", type=whole_number(1, MAX_SHOTS), help=shots_help)
+    p.add_argument("--precision", type=finite_number(), metavar="HALF_WIDTH",
                    help="fire at each space in batches until its 95 %% interval of P(target) is "
                         f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "
                         f"{PRECISION_CAP})")
     p.add_argument("--arc", default="best", help="low, high or best (low where it exists)")
-    p.add_argument("--seed", type=int, default=0, help="root seed, split per space and shot")
+    seed_arg(p, "root seed, split per space and shot")
     p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
                    help="knocked out when touching the outline (default) or wholly outside")
     aimer_args(p, default="child", vary=True)
@@ -176,7 +192,7 @@ def add_hitmap(sub) -> None:
     p.add_argument("--aim-sd-scan", metavar="START:STOP:COUNT",
                    help="P(target) of --spaces at COUNT aim spreads from START to STOP degrees "
                         "(yaw and pitch alike), e.g. 0:6:7: a table, --json, --plot")
-    p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    workers_arg(p, "local worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on this Dask distributed cluster instead (tcp://host:8786; start "
                         "its workers with --nthreads 1)")

@@ -5,18 +5,22 @@ from __future__ import annotations
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
-from models.layout import layout_from_dict, load_layout
+from models.layout import layout_from_dict
 from sim.cli.common import (
     aimer_args,
-    check_writable,
+    check_output,
+    finite_number,
     json_out,
     load_aimer_args,
+    load_layout_args,
     load_scene,
+    seed_arg,
+    whole_number,
     world_args,
 )
 from sim.cli.demo import DEMO_LAYOUT
 from sim.physics.knockout import HIT_RULES
-from sim.views.pictures import check_png_path, save_figure, shot_figure
+from sim.views.pictures import save_figure, shot_figure
 
 
 def cmd_shoot(args) -> int:
@@ -28,7 +32,7 @@ def cmd_shoot(args) -> int:
     if args.at is not None and (args.yaw is not None or args.pitch is not None):
         raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
     if args.png:
-        check_png_path(args.png)
+        check_output(args.png, "--png", (".png",))
     videos = _check_video_args(args)
     aimer = load_aimer_args(args)
     board, design, layout = load_scene(args)
@@ -55,16 +59,16 @@ def cmd_shoot(args) -> int:
 
 def _check_video_args(args) -> dict[str, str]:
     """The video files asked for, checked before the shot is fired."""
-    from sim.views.render import CAMERAS, check_video_path
+    from models.text import shown
+    from sim.views.render import CAMERAS
 
     if args.camera not in CAMERAS:
         raise InputError(f"unknown camera '{args.camera}': allowed are {', '.join(CAMERAS)}")
-    if not 0.1 <= args.slowmo <= 20:
-        raise InputError(f"--slowmo {args.slowmo:g} is out of range [0.1, 20]")
     try:
-        width, height = (int(v) for v in args.size.lower().split("x"))
+        width, height = (int(v) for v in args.size.lower().split("x")
+                         if v.isascii() and v.isdigit() and len(v) <= 5)
     except ValueError:
-        raise InputError(f"--size '{args.size}' must look like 640x480") from None
+        raise InputError(f"--size '{shown(args.size)}' must look like 640x480") from None
     if not (64 <= width <= 3840 and 64 <= height <= 2160):
         raise InputError(f"--size {args.size} is out of range: 64x64 to 3840x2160")
     args.frame_size = (width, height)
@@ -72,13 +76,7 @@ def _check_video_args(args) -> dict[str, str]:
     for kind in ("gif", "mp4", "html"):
         path = getattr(args, kind)
         if path:
-            if kind == "html":
-                check_writable(path)
-                if not path.lower().endswith(".html"):
-                    raise InputError(f"replay page '{path}' must end in .html")
-            else:
-                check_video_path(path, f".{kind}")
-            videos[kind] = path
+            videos[kind] = str(check_output(path, f"--{kind}", (f".{kind}",)))
     return videos
 
 
@@ -122,11 +120,13 @@ def cmd_aim(args) -> int:
 def cmd_sandbox(args) -> int:
     from sim.views.sandbox import run_sandbox
 
-    if args.seconds is not None and args.seconds <= 0:
-        raise InputError(f"--seconds must be positive, got {args.seconds:g}")
-    board, design = load_board(args.board), load_design(args.design)
-    layout = (load_layout(args.layout, board=board) if args.layout else
-              layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout"))
+    design = load_design(args.design)
+    if args.layout:
+        layout = load_layout_args(args)
+    else:
+        layout = layout_from_dict(DEMO_LAYOUT, board=load_board(args.board or "stock"),
+                                  source="demo layout")
+    board = layout.board
     run_sandbox(board, design, layout, seconds=args.seconds, auto_fire=args.auto_fire,
                 slowmo=args.slowmo, seed=args.seed)
     return 0
@@ -138,14 +138,14 @@ def add_shoot(sub) -> None:
                        description="Fire one hay bale from the wolf tractor and judge, from "
                                    "the physics, which piggies were knocked out of their spaces.")
     world_args(p)
-    p.add_argument("--yaw", type=float, help="turn of the tractor, degrees (0 = toward the "
-                   "trough, positive = counter-clockwise from above); -360 to 360")
-    p.add_argument("--pitch", type=float, help="tilt of the barrel, degrees above horizontal; "
-                   "within the design's range")
+    p.add_argument("--yaw", type=finite_number(), help="turn of the tractor, degrees (0 = toward "
+                   "the trough, positive = counter-clockwise from above); -360 to 360")
+    p.add_argument("--pitch", type=finite_number(), help="tilt of the barrel, degrees above "
+                   "horizontal; within the design's range")
     p.add_argument("--at", help="aim automatically at a space (r8c3) or a piggy (gold-2)")
     p.add_argument("--arc", default="low", choices=("low", "high"),
                    help="with --at: the flat (low) or lobbed (high) solution (default low)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    seed_arg(p, "seed of the shot-to-shot noise")
     p.add_argument("--exact", action="store_true",
                    help="no shot-to-shot noise: fire exactly as aimed at the mean speed")
     aimer_args(p, default="perfect")
@@ -158,8 +158,9 @@ def add_shoot(sub) -> None:
                    help="write a self-contained page that replays the shot in 3D (offline)")
     p.add_argument("--camera", default="overview",
                    help="video camera: overview (default), chase, top or side")
-    p.add_argument("--slowmo", type=float, default=3.0,
-                   help="videos play this many times slower than real time (default 3)")
+    p.add_argument("--slowmo", type=finite_number(0.1, 20), default=3.0,
+                   help="videos play this many times slower than real time, 0.1 to 20 "
+                        "(default 3)")
     p.add_argument("--size", default="640x480", help="video frame size (default 640x480)")
     p.add_argument("--json", action="store_true", help="print the shot JSON")
     p.set_defaults(func=cmd_shoot)
@@ -181,15 +182,18 @@ def add_sandbox(sub) -> None:
                        description="The interactive way to try the launcher: sliders for yaw "
                                    "and pitch, FIRE and reset buttons, and the knock-out "
                                    "verdict after each shot. Needs a display (xvfb-run works).")
-    p.add_argument("--board", default="stock", help="board name or path (default: stock)")
+    p.add_argument("--board", help="board name or path (default: the layout file's own board, "
+                                   "else stock)")
     p.add_argument("--design", default="stock", help="launcher design (default: stock)")
     p.add_argument("--layout",
                    help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)")
-    p.add_argument("--seconds", type=float, help="close the window after this long")
-    p.add_argument("--auto-fire", type=int, default=0, metavar="N",
+    p.add_argument("--seconds", type=finite_number(0, 7 * 24 * 3600, above=True),
+                   help="close the window after this long")
+    p.add_argument("--auto-fire", type=whole_number(0, 10_000), default=0, metavar="N",
                    help="fire N shots at the sliders' settings by itself, then close "
                         "(unless --seconds is given)")
-    p.add_argument("--slowmo", type=float, default=2.0,
-                   help="shots play this many times slower than real time (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
+    p.add_argument("--slowmo", type=finite_number(0.1, 20), default=2.0,
+                   help="shots play this many times slower than real time, 0.1 to 20 "
+                        "(default 2)")
+    seed_arg(p, "seed of the shot-to-shot noise")
     p.set_defaults(func=cmd_sandbox)

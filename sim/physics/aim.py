@@ -48,10 +48,12 @@ class OutOfReach(InputError):
                  design: Design):
         self.distance_mm, self.reach_mm = distance_mm, reach_mm
         lo, hi = reach_mm
+        reaches = (f"reaches {lo:.0f}-{hi:.0f} mm at that height" if math.isfinite(lo) else
+                   "never comes down to that height")
         super().__init__(
             f"{target} is out of reach: {distance_mm:.0f} mm from the tractor, and design "
-            f"'{design.name}' reaches {lo:.0f}-{hi:.0f} mm at that height (pitch "
-            f"{design.launcher.pitch_min_deg:g} to {design.launcher.pitch_max_deg:g} deg)")
+            f"'{design.name}' {reaches} (pitch {design.launcher.pitch_min_deg:g} to "
+            f"{design.launcher.pitch_max_deg:g} deg)")
 
 
 def yaw_to(point_mm) -> float:

@@ -19,9 +19,18 @@ from importlib import metadata
 from pathlib import Path
 
 from models.errors import InputError
-from models.files import write_text_atomic
+from models.files import (
+    check_input_file,
+    parse_json,
+    read_json,
+    read_text,
+    write_text_atomic,
+)
+from models.text import shown
 
 FORMATS = ("parquet", "csv")
+#: The suffixes a data file may have; the format follows the suffix (:func:`format_of`).
+SUFFIXES = (".parquet", ".pq", ".csv")
 #: The key of the provenance object in Parquet metadata.
 METADATA_KEY = "piggy"
 _SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -78,45 +87,56 @@ def write_table(rows: list[dict], path: str | Path, fmt: str,
     try:
         pq.write_table(table, tmp)
         tmp.replace(path)
-    except OSError as exc:
+    except BaseException as exc:  # whatever failed (a full disk, ^C), no .tmp is left
         tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {shown(os.fspath(path))}: {exc.strerror or exc}"
+                             ) from None
+        raise
     return path
 
 
 def read_table(path: str | Path) -> list[dict]:
     """A table written by :func:`write_table`, CSV or Parquet."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"data file '{path}' does not exist")
+    path = check_input_file(path, "table")  # a regular file within the cap, not /dev/zero
+    where = f"data file {shown(os.fspath(path))}"
     try:
         if format_of(path) == "csv":
-            with open(path, newline="") as handle:
-                return [_typed(r) for r in csv.DictReader(handle)]
+            text = read_text(path, "table")
+            return [_typed(r) for r in csv.DictReader(io.StringIO(text, newline=""))]
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()
-    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:
-        raise InputError(f"data file {path} cannot be read ({exc})") from None
+    except InputError:
+        raise
+    except (OSError, ValueError, csv.Error) as exc:
+        raise InputError(f"{where} cannot be read ({exc})") from None
     except Exception as exc:  # pyarrow's own errors on a file that is not Parquet
-        raise InputError(f"data file {path} cannot be read as Parquet ({exc})") from None
+        raise InputError(f"{where} cannot be read as Parquet ({exc})") from None
 
 
 def read_provenance(path: str | Path) -> dict:
     """What made a data file: the ``piggy`` metadata object (Parquet) or the sidecar
     JSON (CSV); an empty dict for a file written without it."""
     path = Path(path)
+    where = f"what made {shown(os.fspath(path))}"
     try:
         if format_of(path) == "csv":
             sidecar = sidecar_path(path)
-            return json.loads(sidecar.read_text()) if sidecar.is_file() else {}
-        import pyarrow.parquet as pq
+            made_by = read_json(sidecar, "table") if sidecar.is_file() else {}
+        else:
+            import pyarrow.parquet as pq
 
-        meta = pq.read_schema(path).metadata or {}
-        text = meta.get(METADATA_KEY.encode())
-        return json.loads(text) if text else {}
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read what made {path} ({exc})") from None
+            meta = pq.read_schema(check_input_file(path, "table")).metadata or {}
+            text = meta.get(METADATA_KEY.encode())
+            made_by = parse_json(text.decode("utf-8", "replace"), where) if text else {}
+    except InputError:
+        raise
+    except Exception as exc:  # OSError, or pyarrow's own on a file that is not Parquet
+        raise InputError(f"cannot read {where} ({exc})") from None
+    if not isinstance(made_by, dict):
+        raise InputError(f"{where}: not a JSON object")
+    return made_by
 
 
 def _typed(row: dict) -> dict:

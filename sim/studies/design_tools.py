@@ -20,6 +20,7 @@ from models.board import Board
 from models.design import RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import write_text_atomic
+from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
 
@@ -114,25 +115,40 @@ def _num(value) -> str:
 
 
 # --- sweeping one parameter ------------------------------------------------------------------
+#: Most values in a sweep: each one is a whole hit map.
+MAX_SWEEP_VALUES = 50
+
+
 def parse_sweep(text: str) -> tuple[str, np.ndarray]:
     """``launcher.muzzle_speed_mm_s=1500:3000:7`` (or a unique field name without its
-    section, ``muzzle_speed_mm_s``, or without its unit, ``muzzle_speed``)."""
-    try:
-        name, span = text.split("=")
-        start, stop, count = span.split(":")
-        values = np.linspace(float(start), float(stop), int(count))
-    except ValueError:
-        raise InputError(f"--param '{text}' must look like field=start:stop:count, e.g. "
-                         "muzzle_speed=1500:3000:7") from None
-    if len(values) < 2:
-        raise InputError("--param needs a count of at least 2")
+    section, ``muzzle_speed_mm_s``, or without its unit, ``muzzle_speed``): 2 to
+    :data:`MAX_SWEEP_VALUES` values, evenly spaced."""
+    name, _, span = text.partition("=")
+    values = parse_range(span, f"--param {name}" if name else "--param", MAX_SWEEP_VALUES,
+                         "field=start:stop:count, e.g. muzzle_speed=1500:3000:7")
     matches = [k for k in RANGES if k == name or k.split(".")[1] == name
                or k.split(".")[1].rsplit("_", 2)[0] == name
                or k.split(".")[1].startswith(name + "_")]
     if len(matches) != 1:
-        raise InputError(f"unknown or ambiguous design field '{name}': fields are "
+        raise InputError(f"unknown or ambiguous design field '{shown(name)}': fields are "
                          f"{', '.join(RANGES)}")
     return matches[0], values
+
+
+def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray:
+    """``START:STOP:COUNT`` as COUNT (2 to ``max_count``) evenly spaced finite numbers,
+    the count checked before anything is made."""
+    pieces = text.split(":")
+    try:
+        start, stop = float(pieces[0]), float(pieces[1])
+        count = int(pieces[2]) if len(pieces) == 3 and pieces[2].strip().isascii() else None
+    except (ValueError, IndexError):
+        count = None
+    if count is None or not (math.isfinite(start) and math.isfinite(stop)):
+        raise InputError(f"{option} must look like {form}; got {shown(text)}")
+    if not 2 <= count <= max_count:
+        raise InputError(f"{option}: the count must be 2 to {max_count}, got {shown(count)}")
+    return np.linspace(start, stop, count)
 
 
 def with_value(design: Design, field: str, value: float) -> Design:

@@ -23,14 +23,9 @@ from sim.studies.stats import wilson_interval
 
 def parse_scan(text: str) -> np.ndarray:
     """``START:STOP:COUNT`` in degrees, e.g. ``0:6:7`` -> 0, 1, ..., 6."""
-    try:
-        start, stop, count = text.split(":")
-        values = np.linspace(float(start), float(stop), int(count))
-    except ValueError:
-        raise InputError(f"--aim-sd-scan takes START:STOP:COUNT in degrees (e.g. 0:6:7), "
-                         f"got {text!r}") from None
-    if not 2 <= len(values) <= 50:
-        raise InputError("--aim-sd-scan: COUNT must be 2 to 50")
+    from sim.studies.design_tools import parse_range
+
+    values = parse_range(text, "--aim-sd-scan", 50, "START:STOP:COUNT in degrees, e.g. 0:6:7")
     if values.min() < 0 or values.max() > MAX_SD_DEG:
         raise InputError(f"--aim-sd-scan: spreads must lie in [0, {MAX_SD_DEG:g}] degrees")
     return values

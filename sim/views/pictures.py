@@ -23,6 +23,10 @@ from models.board import Board
 from models.errors import InputError
 from models.meshes import load_parts
 
+# Names (of boards, designs, piggies, seats) are drawn as they are: a "$" in a name
+# must not start matplotlib's mathtext, nor anything call out to LaTeX.
+matplotlib.rcParams.update({"text.parse_math": False, "text.usetex": False})
+
 if TYPE_CHECKING:
     from sim.physics.results import ShotResult
     from sim.physics.world import World
@@ -125,9 +129,11 @@ def save_figure(fig, path: str | Path) -> Path:
     try:
         fig.savefig(tmp, dpi=150, bbox_inches="tight")
         tmp.replace(path)
-    except OSError as exc:
+    except BaseException as exc:  # no .tmp file is left behind, whatever failed
         tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
     finally:
         plt.close(fig)
     return path

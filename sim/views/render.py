@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from models.board import Board
 from models.design import Design
 from models.errors import InputError
 from models.meshes import ASSETS_DIR, barrel, hay_bale, obj_text
+from models.text import shown
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.results import Recording, ShotResult
@@ -254,9 +256,9 @@ def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     path = check_video_path(path, ".gif")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
     images = [Image.fromarray(f).convert("P", palette=Image.Palette.ADAPTIVE) for f in frames]
-    images[0].save(tmp, save_all=True, append_images=images[1:], duration=round(1000 / fps),
-                   loop=0, optimize=False)
-    tmp.replace(path)
+    with _replacing(tmp, path):
+        images[0].save(tmp, save_all=True, append_images=images[1:],
+                       duration=round(1000 / fps), loop=0, optimize=False)
     return path
 
 
@@ -266,9 +268,26 @@ def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
 
     path = check_video_path(path, ".mp4")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
-    with imageio.get_writer(tmp, fps=fps, codec="libx264", quality=7,
-                            macro_block_size=16) as writer:
+    # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
+    with _replacing(tmp, path), imageio.get_writer(
+            tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16,
+            ffmpeg_log_level="quiet") as writer:
         for frame in frames:
             writer.append_data(frame)
-    tmp.replace(path)
     return path
+
+
+@contextmanager
+def _replacing(tmp: Path, path: Path):
+    """Write ``tmp`` in the block, then rename it to ``path``; on any failure remove
+    ``tmp`` (no ``.tmp`` file is left behind) and, for a failed write, raise a
+    one-line :class:`InputError`."""
+    try:
+        yield
+        tmp.replace(path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            reason = exc.strerror or str(exc).splitlines()[0]
+            raise InputError(f"cannot write {shown(os.fspath(path))}: {reason}") from None
+        raise

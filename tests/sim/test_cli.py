@@ -142,7 +142,7 @@ def test_demo_into_an_unwritable_place_is_a_clear_error(capsys, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     code, _, err = run(capsys, "demo", "--out", str(blocker / "demo"))
-    assert code == 2 and "cannot create output folder" in err
+    assert code == 2 and f"folder {blocker} is not a folder" in err
 
 
 def test_installed_command_runs_quietly():

@@ -115,7 +115,7 @@ def test_tournament_with_table_shots(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["hitmap", "--shots", "0"], "--shots must be at least 1"),
+    (["hitmap", "--shots", "0"], "argument --shots: 0 is out of range"),
     (["hitmap", "--spaces", "r42c0"], "off board"),
     (["hitmap", "--spaces", "r5c3"], "is a hole"),
     (["hitmap", "--arc", "lob"], "unknown arc"),

@@ -61,7 +61,8 @@ def test_tournament_json(capsys):
     (["play", "go-piggy-go", "--seats", "greedy,greedy", "--record", "/no/dir/g.jsonl"],
      "cannot write"),
     (["tournament", "go-piggy-go", "--seats", "human,greedy"], "bots only"),
-    (["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "0"], "at least 1"),
+    (["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "0"],
+     "argument --games: 0 is out of range (allowed: from 1 to 1000000)"),
     (["replay", "/no/such/record.jsonl"], "does not exist"),
 ])
 def test_bad_input_exits_2(capsys, argv, message):

@@ -1,0 +1,83 @@
+"""The parts of a sweep: one file per finished space in ``<output>.parts/``, so that
+an interrupted sweep keeps what it finished and ``--resume`` does the rest.
+
+A part holds its space's chunk (the space, whether it is in reach, and its shots)
+with two checksums: the sha256 of the settings of the sweep that made it
+(:meth:`~sim.studies.hitmap.SweepSpec.key`: board, design, layout, spaces, shots,
+seed, aimer, ``--vary``, precision, hit rule) and the sha256 of its own chunk. A
+resumed sweep uses a part only if both match; a part that is not JSON, was made
+with other settings, or was changed since it was written is refused, naming the
+file, before a shot is fired.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from models.errors import InputError
+from models.files import read_json, write_text_atomic
+from models.text import shown
+
+#: The largest part file read: a space's shots at the cap, with room to spare.
+MAX_PART_BYTES = 64 * 1024 * 1024
+#: The version of the part format (a part of another version is refused).
+PART_FORMAT = 1
+_KEYS = {"piggy_part", "settings_sha256", "content_sha256", "chunk"}
+_CHUNK_KEYS = {"space", "reachable", "arc", "target", "shots"}
+
+
+def parts_folder(out: Path) -> Path:
+    """Where the parts of a sweep into ``out`` are kept."""
+    return out.with_name(out.name + ".parts")
+
+
+def settings_hash(spec_key: str) -> str:
+    """The sha256 of a sweep's settings (``SweepSpec.key()``)."""
+    return hashlib.sha256(spec_key.encode()).hexdigest()
+
+
+def content_hash(chunk: dict) -> str:
+    """The sha256 of a chunk, written canonically (sorted keys, no spaces)."""
+    text = json.dumps(chunk, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def part_files(folder: Path) -> list[Path]:
+    """The part files in a parts folder, sorted by name (none if there is no folder)."""
+    return sorted(folder.glob("r*c*.json")) if folder.is_dir() else []
+
+
+def write_part(folder: Path, spec_key: str, chunk: dict) -> Path:
+    """Write one finished space's part, atomically."""
+    record = {"piggy_part": PART_FORMAT, "settings_sha256": settings_hash(spec_key),
+              "content_sha256": content_hash(chunk), "chunk": chunk}
+    return write_text_atomic(folder / f"{chunk['space']}.json",
+                             json.dumps(record, allow_nan=False))
+
+
+def read_part(path: Path, spec_key: str) -> dict:
+    """The chunk of a part made by a sweep with these settings, unchanged since; else
+    an :class:`InputError` naming the file and what to do."""
+    where = f"part file {shown(os.fspath(path))}"
+    fix = (f"delete it (its space is measured again) or delete {shown(os.fspath(path.parent))}"
+           " and rerun without --resume")
+    try:
+        record = read_json(path, "part", MAX_PART_BYTES)
+    except InputError as exc:
+        raise InputError(f"{where} is corrupted ({exc}): {fix}") from None
+    if not isinstance(record, dict) or set(record) != _KEYS \
+            or record["piggy_part"] != PART_FORMAT or not isinstance(record["chunk"], dict):
+        raise InputError(f"{where} is corrupted (not a part of this version of piggy): {fix}")
+    if record["settings_sha256"] != settings_hash(spec_key):
+        raise InputError(f"{where} was made by a sweep with other settings: {fix}")
+    chunk = record["chunk"]
+    if record["content_sha256"] != content_hash(chunk):
+        raise InputError(f"{where} was changed after it was written (its checksum does not "
+                         f"match): {fix}")
+    if set(chunk) != _CHUNK_KEYS or chunk["space"] != path.stem \
+            or not isinstance(chunk["shots"], list):
+        raise InputError(f"{where} is corrupted (its chunk is not one space's): {fix}")
+    return chunk

@@ -1,0 +1,60 @@
+"""Local worker processes that never outlive the process that started them.
+
+A sweep's workers are a :class:`~concurrent.futures.ProcessPoolExecutor`'s. When
+the parent exits normally the pool shuts them down; when it is killed outright
+(``kill -9``, the out-of-memory killer) nothing runs in it to do so, and the
+workers would go on firing shots for nobody. So each worker, as it starts, asks
+the kernel to kill it when its parent dies (Linux ``prctl(PR_SET_PDEATHSIG)``):
+immediate, and it works while the worker is deep inside a PyBullet step, which
+holds the interpreter lock and would keep a watchdog thread from running.
+Elsewhere a watchdog thread polls the parent's pid once a second.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+#: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+#: How often the watchdog (where prctl is missing) looks at the parent, s.
+_WATCH_EVERY_S = 1.0
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Run in each worker as it starts: exit when ``parent_pid`` is no longer the parent."""
+    if sys.platform.startswith("linux") and _set_parent_death_signal():
+        # the parent may have died before the signal was asked for: look once
+        if os.getppid() != parent_pid:
+            os._exit(1)
+        return
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
+                     name="piggy-parent-watch").start()
+
+
+def _set_parent_death_signal() -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(_WATCH_EVERY_S)
+    os._exit(1)
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, each exiting when this process dies.
+
+    Use it within one thread (``with process_pool(n) as pool: ...``): the kernel
+    sends the signal when the *thread* that started a worker ends."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent,
+                               initargs=(os.getpid(),))
