@@ -10,6 +10,12 @@ the space it stood on.
 - ``cleared``: knocked out only when no part is over the space any more (the
   space ends at the centre of its outline).
 - Either way, a piggy that has left the board is knocked out.
+- Against where it stood before the shot: the rulebook counts a piggy as knocked
+  out when the shot *moved it* out of its space. Given the piggy's parts as it
+  stood before the shot, one that already touched its outline then (a space
+  smaller than a piggy's footprint, or a piggy settled askew) is knocked out under
+  ``touches-line`` only if it now reaches at least :data:`FURTHER_MM` further past
+  the line; a piggy nobody touched never is.
 
 Pure numpy: no physics here, so the rule can be tested on poses made by hand.
 """
@@ -24,6 +30,11 @@ HIT_RULES = ("touches-line", "cleared")
 
 #: A piggy whose lowest point is this far below the board surface has fallen off it, mm.
 FELL_OFF_DEPTH_MM = 1.0
+#: A piggy that already touched its outline before the shot is knocked out (under
+#: ``touches-line``) when it now reaches this much further past the line, mm: far
+#: more than a woken piggy's settling jitter (hundredths of a mm), less than a nudge
+#: a child would see.
+FURTHER_MM = 0.5
 
 
 @dataclass(frozen=True)
@@ -55,8 +66,8 @@ def transform(vertices: np.ndarray, position: np.ndarray, rotation: np.ndarray) 
 
 
 def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, line_mm: float,
-          surface_extent_mm: tuple[float, float, float, float], hit_rule: str = "touches-line"
-          ) -> Verdict:
+          surface_extent_mm: tuple[float, float, float, float], hit_rule: str = "touches-line",
+          start_parts_mm: list[np.ndarray] | None = None) -> Verdict:
     """Apply the knocked-out test to one piggy.
 
     Parameters
@@ -71,13 +82,15 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
         The board's top surface, mm.
     hit_rule : str
         ``touches-line`` or ``cleared``.
+    start_parts_mm : list of (n_i, 3) arrays, optional
+        The same parts where the piggy stood before the shot; without them the
+        piggy is taken to have stood clear of its outline.
     """
     check_hit_rule(hit_rule)
     all_vertices = np.vstack(parts_world_mm)
     half = space_mm / 2
     line_starts = half - line_mm / 2
-    offsets = all_vertices[:, :2] - np.asarray(space_centre_mm, float)
-    reach = float(np.max(np.abs(offsets)))
+    reach = _reach(all_vertices, space_centre_mm)
 
     centre = all_vertices.mean(axis=0)
     x_min, x_max, y_min, y_max = surface_extent_mm
@@ -86,11 +99,21 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
         return Verdict(True, "fell off the board", reach, line_starts)
 
     if hit_rule == "touches-line":
-        if reach >= line_starts:
+        if reach < line_starts:
+            return Verdict(False, f"inside its space, {line_starts - reach:.1f} mm clear of the "
+                                  "outline", reach, line_starts)
+        before = (-np.inf if start_parts_mm is None else
+                  _reach(np.vstack(start_parts_mm), space_centre_mm))
+        if before < line_starts:
             return Verdict(True, f"touches the outline of its space ({reach - line_starts:.1f} mm "
                                  "onto or past the line)", reach, line_starts)
-        return Verdict(False, f"inside its space, {line_starts - reach:.1f} mm clear of the "
-                              "outline", reach, line_starts)
+        if reach >= before + FURTHER_MM:
+            return Verdict(True, f"pushed {reach - before:.1f} mm further past the outline it "
+                                 f"already touched ({reach - line_starts:.1f} mm onto or past "
+                                 "the line)", reach, line_starts)
+        return Verdict(False, f"on the outline where it stood before the shot "
+                              f"({before - line_starts:.1f} mm onto it), not moved out of its "
+                              "space", reach, line_starts)
 
     overlap = max(_overlap_with_square(part[:, :2] - space_centre_mm, half)
                   for part in parts_world_mm)
@@ -98,6 +121,11 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
         return Verdict(True, "wholly outside its space", reach, line_starts)
     return Verdict(False, f"still {overlap:.1f} mm over its space (cleared rule)",
                    reach, line_starts)
+
+
+def _reach(vertices: np.ndarray, space_centre_mm) -> float:
+    """How far a footprint reaches from its space's centre: the largest |dx| or |dy|, mm."""
+    return float(np.max(np.abs(vertices[:, :2] - np.asarray(space_centre_mm, float))))
 
 
 def _overlap_with_square(points: np.ndarray, half: float) -> float:

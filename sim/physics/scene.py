@@ -257,13 +257,15 @@ class Scene:
         """The centre of a piggy's collision geometry now: the point to aim at; (3,), mm."""
         return np.vstack(self.piggy_parts_mm(piggy)).mean(axis=0)
 
-    def piggy_knocked_out(self, piggy: str) -> knockout.Verdict:
+    def piggy_knocked_out(self, piggy: str, start_parts_mm: list | None = None
+                          ) -> knockout.Verdict:
         """The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on a piggy as it stands
-        now."""
+        now, against where it stood before the shot (``start_parts_mm``, its parts then)
+        when given."""
         space = self._layout.space_of(piggy)
         return knockout.judge(self.piggy_parts_mm(piggy), self.board.space_center_mm(space),
                               self.board.space_mm, self.board.line_mm,
-                              self.board.surface_extent_mm, self.hit_rule)
+                              self.board.surface_extent_mm, self.hit_rule, start_parts_mm)
 
     def _colour_for_gui(self, bodies) -> None:
         """Colours in PyBullet's window (it draws the collision shapes); no-op headless."""

@@ -404,11 +404,11 @@ class World(Scene):
 
     def _judge(self, piggies) -> dict[str, PiggyResult]:
         """The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on these piggies as they
-        stand now."""
+        stand now, each against its settled pose before the shot (``start_parts_mm``)."""
         results = {}
         for piggy in piggies:
             space = self._layout.space_of(piggy)
-            verdict = self.piggy_knocked_out(piggy)
+            verdict = self.piggy_knocked_out(piggy, self.start_parts_mm[piggy])
             position, rotation = self.piggy_pose_mm(piggy)
             com = self._position_mm(self._piggy_bodies[piggy])
             moved = float(np.linalg.norm(com[:2] - self._start_positions_mm[piggy][:2]))

@@ -7,7 +7,7 @@ import pytest
 
 from models.errors import InputError
 from models.meshes import load_parts
-from sim.physics.knockout import judge, transform
+from sim.physics.knockout import FELL_OFF_DEPTH_MM, FURTHER_MM, judge, transform
 
 PARTS = [m.vertices for m in load_parts("piggy").values()]
 
@@ -84,3 +84,62 @@ def test_fallen_off_the_board_is_knocked(board, rule):
 def test_unknown_hit_rule_is_refused(board):
     with pytest.raises(InputError, match="unknown hit rule 'nearby'"):
         verdict(board, posed(board, (8, 1)), "nearby")
+
+
+# --- judged against where the piggy stood before the shot (ruling 7: "moved out") -----------
+#: A space too small for a piggy: standing square in its middle, the piggy's snout and
+#: tail already reach 2.8 mm onto the outline (the models refuse such a board; the
+#: test itself must still get it right).
+SMALL_SPACE_MM = 40.0
+
+
+def small_space_verdict(parts, start, rule="touches-line"):
+    return judge(parts, (0.0, 0.0), SMALL_SPACE_MM, 2.0, (-1e4, 1e4, -1e4, 1e4), rule,
+                 start_parts_mm=start)
+
+
+def at_origin(shift=(0.0, 0.0, 0.0), yaw_deg=0.0):
+    c, s = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
+    return [transform(v, np.asarray(shift, float), np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]))
+            for v in PARTS]
+
+
+def test_a_piggy_nobody_moved_is_not_knocked_out_even_on_the_outline():
+    standing = at_origin()
+    alone = small_space_verdict(standing, None)
+    assert alone.knocked and alone.reach_mm - alone.line_starts_mm == pytest.approx(2.8, abs=0.1)
+    unmoved = small_space_verdict(standing, standing)
+    assert not unmoved.knocked and "where it stood before the shot" in unmoved.reason
+    jostled = small_space_verdict(at_origin(shift=(0.0, 0.3, 0.0)), standing)
+    assert not jostled.knocked  # 0.3 mm further: within FURTHER_MM
+    sideways = small_space_verdict(at_origin(shift=(3.0, 0.0, 0.0)), standing)
+    assert not sideways.knocked  # pushed 3 mm, but no further over the line than before
+
+
+def test_a_piggy_on_the_outline_is_knocked_out_when_pushed_further_past_it():
+    standing = at_origin()
+    pushed = small_space_verdict(at_origin(shift=(0.0, FURTHER_MM + 0.1, 0.0)), standing)
+    assert pushed.knocked and "further past the outline" in pushed.reason
+    turned = small_space_verdict(at_origin(yaw_deg=30.0), standing)
+    assert not turned.knocked  # turned on the spot: its ends swing in from the line
+    gone = small_space_verdict(at_origin(shift=(45.0, 0.0, 0.0)), standing, "cleared")
+    assert gone.knocked and gone.reason == "wholly outside its space"
+
+
+def test_a_piggy_that_stood_clear_is_knocked_out_when_it_touches_the_line(board):
+    standing = posed(board, (8, 1))
+    touching = judge(posed(board, (8, 1), shift=(0.0, 5.0, 0.0)), board.space_center_mm((8, 1)),
+                     board.space_mm, board.line_mm, board.surface_extent_mm,
+                     start_parts_mm=standing)
+    assert touching.knocked and "touches the outline" in touching.reason
+
+
+def test_more_than_a_millimetre_below_the_board_has_fallen_off_it(board):
+    """The depth clause alone: the piggy's centre is over its space and, under the
+    cleared rule, it is wholly over its space; only its depth decides."""
+    sunk = verdict(board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM - 0.5)),
+                   "cleared")
+    assert sunk.knocked and sunk.reason == "fell off the board"
+    grazing = verdict(board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM + 0.5)),
+                      "cleared")
+    assert not grazing.knocked
