@@ -13,6 +13,7 @@ import os
 import sys
 
 from models.errors import InputError
+from models.text import shown
 from sim.cli import board, demo, design, games, hitmap, shots
 from sim.cli.common import Parser
 
@@ -48,6 +49,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # an internal failure: say so, briefly, unless debugging
         if os.environ.get("PIGGY_DEBUG"):
             raise
-        print(f"piggy: internal error: {type(exc).__name__}: {exc} "
+        print(f"piggy: internal error: {type(exc).__name__}: {shown(str(exc))} "
               "(set PIGGY_DEBUG=1 for the traceback)", file=sys.stderr)
         return 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from models.design import load_design
+from models.text import shown
 from sim.cli.common import Parser, check_output, json_out, load_layout_args
 from sim.views.pictures import save_figure
 
@@ -23,7 +24,7 @@ def cmd_board_show(args) -> int:
     if args.png:
         _board_png(board, layout, args.png)
         if not args.json:
-            print(f"Picture: {args.png}")
+            print(f"Picture: {shown(args.png)}")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from models.design import RANGES, load_design
+from models.text import shown
 from sim.cli.common import (
     Parser,
     check_output,
@@ -29,7 +30,7 @@ def cmd_design_check(args) -> int:
         json_out({"valid": True, "design": design.to_dict(), "reach_on_board_mm": reach,
                   "reach_reason": why})
         return 0
-    print(f"design '{design.name}' is valid ({args.file})")
+    print(f"design '{design.name}' is valid ({shown(args.file)})")
     if design.description:
         print(f"  {design.description}")
     print(f"  muzzle speed {launcher.muzzle_speed_mm_s:g} +- {launcher.speed_sd_mm_s:g} mm/s, "
@@ -87,7 +88,7 @@ def cmd_design_compare(args) -> int:
                   f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)")
         print(comparison.verdict)
     if args.plot:
-        print(f"Wrote {args.plot}")
+        print(f"Wrote {shown(args.plot)}")
     return 0
 
 
@@ -134,7 +135,7 @@ def cmd_design_sweep(args) -> int:
               f"{_p_ci(r['mean_p_target'], r['mean_p_target_ci']):>20s} "
               f"{r['worst_p_target'] or 0:8.2f} {r['collateral_rate'] or 0:8.2f}")
     if args.plot:
-        print(f"Wrote {args.plot}")
+        print(f"Wrote {shown(args.plot)}")
     return 0
 
 

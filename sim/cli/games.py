@@ -61,7 +61,7 @@ def cmd_play(args) -> int:
     print(terminal.result_line(state))
     if args.record:
         write_record(state, args.record)
-        print(f"Record: {args.record}")
+        print(f"Record: {shown(args.record)}")
     return 0
 
 
@@ -145,10 +145,10 @@ def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
     frames = game_frames(replay(name, params, actions), board)
     if args.gif:
         write_gif(frames, args.gif, fps=2)
-        print(f"Wrote {args.gif} ({len(frames)} turns)")
+        print(f"Wrote {shown(args.gif)} ({len(frames)} turns)")
     if args.html:
         write_game_page(frames, args.html, f"Go Piggy Go! game, {len(frames)} turns")
-        print(f"Wrote {args.html}")
+        print(f"Wrote {shown(args.html)}")
     return 0
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from models.design import load_design
 from models.errors import InputError
+from models.text import shown
 from sim.cli.common import (
     aimer_args,
     board_reference,
@@ -89,7 +90,8 @@ def cmd_hitmap(args) -> int:
     rows = outcome.rows
     if args.resume:
         print(f"piggy: resumed: {outcome.reused} of {len(rows)} spaces reused from "
-              f"{hitmap.parts_folder(out)}, {outcome.computed} measured now", file=sys.stderr)
+              f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
+              file=sys.stderr)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         raise InputError("no selected space is in reach of design "
@@ -120,7 +122,7 @@ def cmd_hitmap(args) -> int:
           f"{worst['p_target_ci_high']:.3f}]")
     for path in (str(out), summary.get("per_shot_file"), args.plot):
         if path:
-            print(f"Wrote {path}")
+            print(f"Wrote {shown(path)}")
     return 0
 
 
@@ -159,7 +161,7 @@ def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
         print(f"{sd:12.2f} " + "".join(f"{c:>19s}" for c in cells))
     for path in (str(out), args.plot):
         if path:
-            print(f"Wrote {path}")
+            print(f"Wrote {shown(path)}")
     return 0
 
 

@@ -6,6 +6,7 @@ from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
 from models.layout import layout_from_dict
+from models.text import shown
 from sim.cli.common import (
     aimer_args,
     check_output,
@@ -53,13 +54,12 @@ def cmd_shoot(args) -> int:
     else:
         print(shoot.describe(shot_aim, result))
         for path in ([args.png] if args.png else []) + written:
-            print(f"Wrote {path}")
+            print(f"Wrote {shown(path)}")
     return 0
 
 
 def _check_video_args(args) -> dict[str, str]:
     """The video files asked for, checked before the shot is fired."""
-    from models.text import shown
     from sim.views.render import CAMERAS
 
     if args.camera not in CAMERAS:

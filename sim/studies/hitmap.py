@@ -403,7 +403,7 @@ def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...
     """The spaces to measure: a comma-separated list, or every space of the board."""
     if not text:
         return tuple(space_name(s) for s in board.spaces)
-    names = [t.strip() for t in text.split(",") if t.strip()]
+    names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
     if not names:
         raise InputError("--spaces names no space")
     for index, name in enumerate(names):
