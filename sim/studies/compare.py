@@ -40,10 +40,13 @@ class Comparison:
     mean_diff: tuple  # (mean of P_B - P_A over spaces in reach of both, low, high)
 
     def to_dict(self) -> dict:
+        """As JSON: a difference that cannot be estimated is null, with the reason."""
         low_high = [_rounded(v) for v in self.mean_diff]
+        why = None if low_high[0] is not None else (
+            f"no selected space is in reach of both {self.design_a} and {self.design_b}")
         return {"design_a": self.design_a, "design_b": self.design_b, "verdict": self.verdict,
-                "mean_diff": low_high[0], "mean_diff_ci": low_high[1:], "alpha": ALPHA,
-                "correction": "holm", "spaces": self.spaces}
+                "mean_diff": low_high[0], "mean_diff_ci": low_high[1:], "null_reason": why,
+                "alpha": ALPHA, "correction": "holm", "spaces": self.spaces}
 
 
 def outcomes(chunk: dict) -> np.ndarray:
@@ -107,7 +110,8 @@ def summary(design: str, chunks: list[dict]) -> dict:
     mean, low, high = mean_interval(ps, variances)
     out = {"design": design, "spaces": len(chunks), "in_reach": len(reachable),
            "mean_p_target": _rounded(mean), "mean_p_target_ci": [_rounded(low), _rounded(high)],
-           "worst_space": None, "worst_p_target": None, "worst_p_target_ci": [None, None]}
+           "worst_space": None, "worst_p_target": None, "worst_p_target_ci": [None, None],
+           "null_reason": None if reachable else "no selected space is in reach of this design"}
     if reachable:
         index = int(np.argmin(ps))
         hits = int(np.sum(outcomes(reachable[index])))
