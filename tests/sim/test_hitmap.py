@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +16,18 @@ from models.errors import InputError
 from referee.match import sample_chance, wilson_interval
 from referee.shots import TableResolver
 from sim.cli import main
+from sim.studies import hitmap
 from sim.studies.datafiles import read_table
-from sim.studies.hitmap import SweepSpec, shot_seeds, sweep, target_probabilities
+from sim.studies.hitmap import (
+    SweepSpec,
+    parts_folder,
+    run_space,
+    run_sweep,
+    shot_seeds,
+    sweep,
+    target_probabilities,
+)
+from sim.studies.parts import write_part
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")
@@ -67,26 +78,139 @@ def test_the_order_of_spaces_does_not_change_a_space_s_result(tmp_path):
     assert forward == backward
 
 
-def test_a_killed_sweep_resumes_to_the_same_file(tmp_path):
-    args = ["--spaces", "r8c3,r9c5,r10c0,r2c1,r1c5,r9c1", "--shots", "4", "--workers", "1",
-            "--format", "csv", "--seed", "3"]
+def interrupted(out, made_spec, names):
+    """The parts an interrupted sweep into ``out`` leaves: ``names`` finished."""
+    folder = parts_folder(out)
+    folder.mkdir()
+    for name in names:
+        write_part(folder, made_spec.key(), run_space(made_spec, name))
+    return folder
+
+
+def test_resume_reuses_the_finished_spaces_and_measures_only_the_rest(tmp_path, monkeypatch):
     whole = tmp_path / "whole.csv"
-    assert main(["hitmap", *args, "--out", str(whole)]) == 0
+    sweep(spec(), whole, "csv")
     out = tmp_path / "cut.csv"
-    parts = tmp_path / "cut.csv.parts"
-    run = subprocess.Popen([sys.executable, "-m", "sim.cli", "hitmap", *args, "--out", str(out)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(parts.glob("r*c*.json"))) < 2:
-        time.sleep(0.05)
-    os.kill(run.pid, signal.SIGKILL)
-    run.wait()
-    kept = list(parts.glob("r*c*.json"))
-    assert 2 <= len(kept) < 6 and not out.exists()  # interrupted, finished spaces kept
+    interrupted(out, spec(), SPACES[:2])
     with pytest.raises(InputError, match="unfinished sweep"):  # no silent overwrite
-        sweep(SweepSpec("stock", "stock", {}, ("r8c3",), 4, 3), out, "csv")
-    assert main(["hitmap", *args, "--out", str(out), "--resume"]) == 0
+        sweep(spec(), out, "csv")
+    measured = []
+
+    def run_and_note(made_spec, name):
+        measured.append(name)
+        return run_space(made_spec, name)
+
+    monkeypatch.setattr(hitmap, "run_space", run_and_note)  # workers=1: in this process
+    outcome = run_sweep(spec(), out, "csv", resume=True)
+    assert (outcome.reused, outcome.computed) == (2, 2)
+    assert measured == list(SPACES[2:])  # finished spaces are not fired at again
     assert out.read_bytes() == whole.read_bytes()
+    assert not parts_folder(out).exists()
+
+
+def test_resume_is_reported_on_stderr_and_in_json(tmp_path, capsys):
+    out = tmp_path / "cut.csv"
+    argv = ["hitmap", "--spaces", "r8c3,r9c5,r10c0", "--shots", "2", "--seed", "3",
+            "--workers", "1", "--out", str(out)]
+    interrupted(out, cli_spec(argv), ["r9c5"])
+    assert main([*argv, "--resume", "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    assert (summary["reused_spaces"], summary["measured_spaces"]) == (1, 2)
+    assert captured.err == (f"piggy: resumed: 1 of 3 spaces reused from {out}.parts, "
+                            "2 measured now\n")
+
+
+def cli_spec(argv):
+    """The sweep settings ``piggy`` makes of a command line."""
+    from sim.cli import build_parser
+    from sim.cli.common import load_layout_args
+    from sim.cli.hitmap import sweep_spec
+
+    args = build_parser().parse_args(argv)
+    return sweep_spec(args, load_layout_args(args))
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    ("flip", "was changed after it was written (its checksum does not match)"),
+    ("other seed", "was made by a sweep with other settings"),
+    ("truncate", "is corrupted (part file"),
+    ("not a part", "is corrupted (not a part of this version of piggy)"),
+])
+def test_resume_refuses_a_damaged_part_naming_it(tmp_path, capsys, damage, message):
+    out = tmp_path / "cut.csv"
+    argv = ["hitmap", "--spaces", "r8c3,r9c5", "--shots", "2", "--seed", "3", "--workers", "1",
+            "--out", str(out)]
+    made_with = cli_spec([*argv[:-4], "--seed", "4", *argv[-4:]] if damage == "other seed"
+                         else argv)
+    folder = interrupted(out, made_with, ["r8c3", "r9c5"])
+    part = folder / "r9c5.json"
+    record = json.loads(part.read_text())
+    if damage == "flip":  # one shot's outcome edited by hand
+        shot = record["chunk"]["shots"][0]
+        shot["target_knocked"] = not shot["target_knocked"]
+        part.write_text(json.dumps(record))
+    elif damage == "truncate":
+        part.write_text(part.read_text()[:-40])
+    elif damage == "not a part":
+        part.write_text(json.dumps(record["chunk"]))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code = main([*argv, "--resume"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert f"part file {folder / ('r8c3.json' if damage == 'other seed' else 'r9c5.json')}" \
+        in err and message in err and "delete it" in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # nothing lost
+    assert not out.exists()
+
+
+def workers_of_process(pid: int) -> set[int]:
+    """The live processes whose parent is ``pid`` (Linux /proc)."""
+    children = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid) and fields[0] != "Z":
+            children.add(int(stat.parent.name))
+    return children
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; only its parent's record is left
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
+def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
+    """SIGKILL to a 2-worker hitmap: its workers exit with it instead of going on
+    firing shots for nobody (each space here takes them far longer than 5 s)."""
+    out = tmp_path / "killed.csv"
+    run = subprocess.Popen([sys.executable, "-m", "sim.cli", "hitmap", "--workers", "2",
+                            "--spaces", "r8c3,r9c5,r10c0,r2c1", "--shots", "2000",
+                            "--out", str(out)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        workers = set()
+        while len(workers) < 2 and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.1)
+            workers = workers_of_process(run.pid)
+        assert len(workers) == 2, "the workers never started"
+    finally:
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(alive(w) for w in workers):
+        time.sleep(0.1)
+    still = [w for w in workers if alive(w)]
+    for worker in still:  # leave nothing behind, whatever the verdict
+        os.kill(worker, signal.SIGKILL)
+    assert not still, "workers outlived the killed sweep by 5 s"
 
 
 def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
