@@ -229,13 +229,19 @@ def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     assert abs(knocked / trials - 0.3) < 3 * np.sqrt(0.3 * 0.7 / trials)
 
 
-def test_tournament_with_table_shots(tmp_path, capsys):
+@pytest.mark.parametrize("p_target", [0.0, 1.0])
+def test_tournament_with_table_shots_follows_the_table(tmp_path, capsys, p_target):
+    """A table where no shot ever knocks out, and one where every shot does: the
+    tournament's shots knock out exactly as the table says."""
     path = tmp_path / "table.csv"
     path.write_text("space,reachable,p_target\n" + "".join(
-        f"r{r}c{c},True,0.5\n" for r in range(11) for c in range(7)))
+        f"r{r}c{c},True,{p_target}\n" for r in range(11) for c in range(7)))
     code = main(["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "10",
                  "--shots", f"table:{path}", "--json"])
-    assert code == 0 and json.loads(capsys.readouterr().out)["games"] == 10
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["games"] == 10
+    assert result["tractor_shots_per_game"] > 0
+    assert result["shots_knocking_out_fraction"] == p_target
 
 
 @pytest.mark.parametrize(("argv", "message"), [

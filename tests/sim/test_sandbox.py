@@ -4,7 +4,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -22,11 +21,19 @@ def test_sandbox_opens_its_window_and_fires_a_shot():
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         pytest.skip("Xvfb is not installed here (.ci/run installs it)")
-    display = ":97"
-    server = subprocess.Popen([xvfb, display, "-screen", "0", "1024x768x24"],
+    # -displayfd: Xvfb picks a free display and writes its number once it accepts
+    # clients, so the test waits exactly as long as the server needs (no fixed sleep)
+    ready, write_end = os.pipe()
+    server = subprocess.Popen([xvfb, "-displayfd", str(write_end), "-screen", "0",
+                               "1024x768x24"], pass_fds=(write_end,),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
     try:
-        time.sleep(1.5)
+        with os.fdopen(ready) as numbers:
+            number = numbers.readline().strip()
+        if not number:
+            pytest.skip("Xvfb did not start")
+        display = f":{number}"
         done = subprocess.run([sys.executable, "-m", "sim.cli", "sandbox", "--auto-fire", "1"],
                               capture_output=True, text=True,
                               env={**os.environ, "DISPLAY": display}, timeout=180)
