@@ -33,7 +33,7 @@ def parse_params(items: list[str]) -> dict:
         key, text = m.groups()
         try:
             value = json.loads(text)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or a number beyond Python's digit limit: text
             value = text
         params[key] = value
     return params
@@ -83,6 +83,9 @@ def build_game(name: str, args) -> Game:
     """The game of a play/replay/tournament command, its options applied."""
     key = canonical_name(name)
     params = parse_params(getattr(args, "param", None))
+    if "resolver" in params:
+        raise InputError("--param resolver: shots are decided by --shots (physics, scripted, "
+                         "scripted:P, table:FILE), not by a game parameter")
     options = {}
     if key == "go_piggy_go":
         if getattr(args, "players", None):
