@@ -8,10 +8,11 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from models.design import load_design
 from models.errors import InputError
+from models.files import check_input_file
+from models.text import shown
 from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
@@ -51,14 +52,16 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
         from sim.studies.hitmap import target_probabilities
 
         path = shots[len("table:"):]
-        made_with = read_provenance(path).get("aimer") if Path(path).is_file() else None
+        check_input_file(path, "table")  # a regular file within the cap, before reading it
+        made_with = read_provenance(path).get("aimer")
         if aimer_name is not None and made_with is not None and aimer_name != made_with:
             raise InputError(f"{path} was measured with aimer '{made_with}', not "
                              f"'{aimer_name}': measure a hit map with --aimer {aimer_name}")
         if aim_sd is not None:
             raise InputError("--aim-sd does not apply to a table: its hit map was measured "
                              "with its own aimer")
-        return TableResolver(target_probabilities(read_table(path)), source=f"hit map {path}")
+        source = f"hit map {shown(path)}"
+        return TableResolver(target_probabilities(read_table(path), source), source=source)
     if shots == "physics":
         from models.aimer import load_aimer, parse_aim_sd
         from sim.resolver import PhysicalResolver
