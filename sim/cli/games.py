@@ -28,7 +28,7 @@ def cmd_play(args) -> int:
 
     if args.record:
         check_output(args.record, "--record")
-    seats = args.seats.split(",") if args.seats else None
+    seats = split_seats(args.seats) if args.seats else None
     _check_players(args, seats)
     if seats and args.players is None:
         args.players = len(seats)
@@ -63,6 +63,20 @@ def cmd_play(args) -> int:
         write_record(state, args.record)
         print(f"Record: {shown(args.record)}")
     return 0
+
+
+#: The longest seat name (human, greedy, hold-at-20 ...).
+MAX_SEAT_CHARS = 40
+
+
+def split_seats(text: str) -> list[str]:
+    """``--seats`` as its names, each checked for length before any bot is made."""
+    seats = text.split(",")
+    for seat in seats:
+        if not seat or len(seat) > MAX_SEAT_CHARS:
+            raise InputError(f"--seats {shown(text)}: each seat is a name of 1 to "
+                             f"{MAX_SEAT_CHARS} characters (human, random, greedy, ...)")
+    return seats
 
 
 def _check_players(args, seats: list[str] | None) -> None:
@@ -157,7 +171,7 @@ def cmd_tournament(args) -> int:
     from referee.match import tournament
     from sim.cli import terminal
 
-    bots = args.seats.split(",")
+    bots = split_seats(args.seats)
     if "human" in bots:
         raise InputError("piggy tournament: seats are bots only (no 'human')")
     _check_players(args, bots)

@@ -67,7 +67,8 @@ def read_part(path: Path, spec_key: str) -> dict:
     try:
         record = read_json(path, "part", MAX_PART_BYTES)
     except InputError as exc:
-        raise InputError(f"{where} is corrupted ({exc}): {fix}") from None
+        reason = str(exc).removeprefix(f"{where}: ")
+        raise InputError(f"{where} is corrupted ({reason}): {fix}") from None
     if not isinstance(record, dict) or set(record) != _KEYS \
             or record["piggy_part"] != PART_FORMAT or not isinstance(record["chunk"], dict):
         raise InputError(f"{where} is corrupted (not a part of this version of piggy): {fix}")
