@@ -49,7 +49,8 @@ class _Context:
 
     def __init__(self, name: str, params: dict):
         ours, options = to_referee(name, params)
-        self.game = referee.load_game(name, **ours)
+        resolver = {"resolver": options["resolver"]} if "resolver" in options else {}
+        self.game = referee.load_game(name, **ours, **resolver)
         self.codec: ActionCodec = codec_for(self.game)
         self.horizon: int | None = options.get("horizon")
         self.short_name = short_name(name)
