@@ -50,9 +50,10 @@ def main() -> int:
           f"{'OpenSpiel':>17s} {'z':>6s} {'ours':>17s} {'z':>6s}")
     for row in result["rows"]:
         ours = (f"{row['ours']:.4f} ± {row['ours_se']:.4f} {row['ours_z']:6.2f}"
-                if "ours" in row else f"{'-':>17s} {'':6s}")
-        print(f"  {row['policy']:10s} {row['against']:10s} {'yes' if row['moves_first'] else 'no':5s}"
-              f" {row['exact']:7.4f} {row['openspiel']:.4f} ± {row['openspiel_se']:.4f} "
+                if "ours" in row else f"{'-':>17s}")
+        first = "yes" if row["moves_first"] else "no"
+        print(f"  {row['policy']:10s} {row['against']:10s} {first:5s} {row['exact']:7.4f} "
+              f"{row['openspiel']:.4f} ± {row['openspiel_se']:.4f} "
               f"{row['openspiel_z']:6.2f} {ours}")
     print("agrees within 3 standard errors" if result["agrees"] else "DISAGREES")
     return 0 if result["agrees"] else 1

@@ -28,7 +28,7 @@ import numpy as np
 import pyspiel
 
 import referee
-import referee.openspiel  # noqa: F401  (registers python_pig_out)
+import referee.openspiel  # registers python_pig_out
 from referee.bots import HoldAtBot, PigOptimalBot
 from referee.match import play
 from referee.pig_out import optimal_policy

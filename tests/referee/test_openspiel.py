@@ -11,9 +11,8 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import referee.openspiel  # noqa: E402  (registers the games)
 from models.errors import InputError  # noqa: E402
-from referee.openspiel import RefereeBot, crosscheck  # noqa: E402
+from referee.openspiel import RefereeBot, crosscheck  # noqa: E402  (registers the games)
 from referee.pig_out import evaluate_hold_at, first_player_win_probability, solve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +28,7 @@ def stock_hit_map(tmp_path, p_target=0.3):
     return path
 
 
-# --- OpenSpiel's random-simulation test: legal moves, clones, serialization, chance ------------
+# --- OpenSpiel's random-simulation test: legal moves, clones, serialization, chance --------------
 SIMULATED = [
     ("python_go_piggy_go", 3),
     ("python_go_piggy_go(players=4,shots=scripted:0.8,max_turns=300)", 2),
@@ -80,7 +79,7 @@ def test_the_adapter_never_imports_pybullet():
                    env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
-# --- the encoding ---------------------------------------------------------------------------------
+# --- the encoding --------------------------------------------------------------------------------
 def random_states(spec, games, seed):
     """States of random games of ``spec``, through OpenSpiel's API."""
     game = pyspiel.load_game(spec)
@@ -196,7 +195,7 @@ def test_a_serialized_state_continues_the_same_game():
     assert copy.returns() == state.returns()
 
 
-# --- By Golly!'s hidden cards ------------------------------------------------------------------------
+# --- By Golly!'s hidden cards --------------------------------------------------------------------
 SEAT_0 = ["bunny", "butterfly", "caterpillar", "chick", "drake"] * 3
 
 
@@ -248,7 +247,7 @@ def test_by_golly_public_observer_leaves_out_the_hand():
     assert "bunny" in state.observation_string(0)
 
 
-# --- OpenSpiel's MCTS against our bots -------------------------------------------------------------
+# --- OpenSpiel's MCTS against our bots -----------------------------------------------------------
 MCTS_MATCHES = [("python_go_piggy_go(max_turns=60)", "greedy"),
                 ("python_pig_out(preset=pig,target=30)", "hold-at-20"),
                 ("python_by_golly(max_turns=30)", "memory"),
@@ -277,7 +276,7 @@ def test_openspiel_mcts_plays_our_games_against_our_bots(spec, bot):
         assert replay.is_terminal() and str(replay) == str(state)
 
 
-# --- the cross-check against OpenSpiel's Pig ---------------------------------------------------------
+# --- the cross-check against OpenSpiel's Pig -----------------------------------------------------
 def test_same_dice_give_the_same_pig_game_step_by_step():
     assert crosscheck.same_dice_games(25, seed=1) > 1000
 
