@@ -16,10 +16,10 @@ parameters are written differently there:
   CSV or Parquet, from ``piggy hitmap``). Never the physics: the referee does not
   import PyBullet.
 
-Two parameters are the adapter's own: pig_out's ``horizon`` (player moves before
-the game ends undecided; a Pig turn can have any number of them, and OpenSpiel
-needs a longest game) and nothing else; every other parameter is the game's, with
-its default.
+One parameter is the adapter's own: pig_out's ``horizon``, the player moves
+after which the game ends undecided (a Pig turn may have any number of rolls, and
+OpenSpiel needs a longest game). Every other parameter is the game's, with its
+default.
 """
 
 from __future__ import annotations

@@ -68,6 +68,7 @@ def test_table_shots_come_from_a_hit_map(tmp_path):
         state.apply_action(game.codec.encode(text, chance))
     shot = {state.action_to_string(-1, a): p for a, p in state.chance_outcomes()}
     assert shot == {"knock green-1": 0.25, "knock none": 0.75}
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def test_the_adapter_never_imports_pybullet():
