@@ -19,6 +19,7 @@ import pickle
 import pyspiel
 
 import referee
+from models.errors import InputError
 from referee.api import CHANCE, TERMINAL
 from referee.by_golly import DEAL, RUN_CARDS
 from referee.openspiel import observers
@@ -169,7 +170,7 @@ class OpenSpielState(pyspiel.State):
     def _apply_action(self, action):
         state, ctx = self._live.state, self._live.ctx
         if self.is_terminal():
-            raise pyspiel.SpielError(f"{ctx.short_name}: the game is over")
+            raise InputError(f"{ctx.short_name}: the game is over; no action is legal")
         chance = state.is_chance_node()
         text = ctx.codec.decode(int(action), chance)
         if self.recall is None:

@@ -16,6 +16,7 @@ from referee.openspiel import RefereeBot, crosscheck  # noqa: E402  (registers t
 from referee.pig_out import evaluate_hold_at, first_player_win_probability, solve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+WITH_OUR_CODE = {**os.environ, "PYTHONPATH": str(ROOT)}  # subprocesses import this checkout
 
 
 def stock_hit_map(tmp_path, p_target=0.3):
@@ -77,7 +78,7 @@ def test_the_adapter_never_imports_pybullet():
             "    pyspiel.load_game(f'python_{name}').new_initial_state()\n"
             "assert 'pybullet' not in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=ROOT,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+                   env=WITH_OUR_CODE)
 
 
 # --- the encoding --------------------------------------------------------------------------------
@@ -194,6 +195,19 @@ def test_a_serialized_state_continues_the_same_game():
     play_on(copy, 10_000)
     assert state.is_terminal() and copy.history() == state.history()
     assert copy.returns() == state.returns()
+
+
+def test_a_serialized_by_golly_state_loads_in_another_process(tmp_path):
+    game = pyspiel.load_game("python_by_golly(players=3,max_turns=20)")
+    state = game.new_initial_state()
+    play_on(state, 90)
+    (tmp_path / "state.txt").write_text(pyspiel.serialize_game_and_state(game, state))
+    code = ("import pyspiel, referee.openspiel\n"
+            "_, state = pyspiel.deserialize_game_and_state(open('state.txt').read())\n"
+            "print(str(state) + state.information_state_string(1))\n")
+    run = subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=tmp_path,
+                         capture_output=True, text=True, env=WITH_OUR_CODE)
+    assert run.stdout.rstrip("\n") == str(state) + state.information_state_string(1)
 
 
 # --- By Golly!'s hidden cards --------------------------------------------------------------------
