@@ -59,7 +59,8 @@ class _Context:
 
 
 class _Live:
-    """Our state inside a pyspiel state: cloned by our clone, pickled as JSON."""
+    """Our state inside a pyspiel state: copied as our ``clone`` copies it, pickled as
+    JSON."""
 
     __slots__ = ("ctx", "state")
 
@@ -73,8 +74,12 @@ class _Live:
         state = self.state
         attributes = dict(state.__dict__)
         game = attributes.pop("game")
+        try:
+            copied = pickle.loads(pickle.dumps(attributes, pickle.HIGHEST_PROTOCOL))
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return _Live(self.ctx, state.clone())  # something pickle cannot copy: the slow way
         copy = object.__new__(type(state))
-        copy.__dict__.update(pickle.loads(pickle.dumps(attributes, pickle.HIGHEST_PROTOCOL)))
+        copy.__dict__.update(copied)
         copy.game = game
         return _Live(self.ctx, copy)
 
