@@ -1,0 +1,1 @@
+"""Studies built on many shots: hit maps, design comparisons, calibration, statistics."""
