@@ -52,10 +52,10 @@ _ADVICE = {
     "yaw_offset_deg": "fire more shots",
 }
 MIN_SHOTS = 10
+MIN_PITCHES = 3
 #: How precisely a landing is marked and measured (1 sd), mm: a pen dot read off a
 #: ruler, and where along the bale's edge the first touch was.
 MARKING_SD_MM = 2.0
-MIN_PITCHES = 3
 #: Shots this close to level (deg) land flat: their first touch is ambiguous.
 LEVEL_DEG = 3.0
 #: At most this many fits, each with the drag correction of the last.
