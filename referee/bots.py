@@ -290,3 +290,46 @@ def make_bot(name: str, game: Game, seed: int | None = 0) -> Bot:
         raise InputError(f"unknown bot '{name}' for {game.name}: bots are "
                          f"{', '.join(sorted(known))} (or 'human' at the table)")
     return known[name](game, seed)
+
+
+class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):
+    """Go Piggy Go!: fires the tractor when a shot's expected gain beats its best move.
+
+    A shot at a rival's piggy is worth P(knocked out) for the space it stands on,
+    read from the hit table, times the rows it would fall back (to its Mud Pit);
+    a move is worth what the greedy bot says. The bot takes the best of the two,
+    from the observation and the table only.
+
+    ``table`` maps space names to P(target knocked out); by default it is the
+    game's own: a :class:`~referee.shots.TableResolver`'s map (``--shots table:FILE``)
+    or a scripted resolver's one probability. A space missing from the table is
+    taken as out of reach (P = 0).
+    """
+
+    def __init__(self, game: Game, seed: int | None = 0, table: dict[str, float] | None = None):
+        super().__init__(game, seed)
+        if table is None:
+            resolver = getattr(game, "resolver", None)
+            if hasattr(resolver, "probabilities"):
+                table = resolver.probabilities
+            elif getattr(resolver, "script", True) is None:  # scripted: one probability
+                table = dict.fromkeys(game.geometry.names.values(), resolver.hit_probability)
+            else:
+                raise InputError("the expected-gain bot needs a table of hit probabilities: "
+                                 "play with --shots table:FILE (a hit map) or scripted:P")
+        self.table = dict(table)
+
+    def expected_gain(self, target: str, observation: dict) -> float:
+        """P(knocked out) x rows it would fall back; negative for the bot's own piggy."""
+        where = observation["pieces"][target]
+        fall = self.progress(where) - self.progress(self._knocked_to(target, observation))
+        gain = self.table.get(where, 0.0) * fall
+        return -gain if self.game.seat_of(target) == observation["observer"] else gain
+
+    def score(self, action: str, observation: dict) -> float:
+        if action.startswith("fire "):
+            return self.expected_gain(action[len("fire "):], observation)
+        return super().score(action, observation)
+
+
+BOTS["go_piggy_go"]["expected-gain"] = GoPiggyGoExpectedGainBot

@@ -32,7 +32,7 @@ def design_toml(design: Design) -> str:
     """A design as a TOML file (the inverse of load_design, for derived designs)."""
     lines = [f"name = {json.dumps(design.name)}",
              f"description = {json.dumps(design.description)}"]
-    for section, values in dataclasses.asdict(design).items():
+    for section, values in design.file_dict().items():
         if isinstance(values, dict):
             lines.append(f"[{section}]")
             for key, value in values.items():
