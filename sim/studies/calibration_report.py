@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib.patches import Ellipse
 
 from models.board import load_board
-from sim.views.pictures import draw_board, save_figure
 from sim.studies.calibration import LABELS, CalibrationResult
+from sim.views.pictures import draw_board, save_figure
 
 #: Radius of the drawn ellipses, in standard deviations (95 % of a 2-D normal).
 _ELLIPSE_SD = float(np.sqrt(5.991))
