@@ -115,8 +115,8 @@ class AimEnv(gymnasium.Env):
         self.board = board if isinstance(board, Board) else load_board(board)
         self.design = design if isinstance(design, Design) else load_design(design)
         self.aim_sd_deg = aim_spread_deg(aimer, aim_sd_deg)
-        self._defaults = {"layout": parse_layout(self.board, layout), "target": target,
-                          "spaces": spaces}
+        self.layout = parse_layout(self.board, layout)  # the base layout
+        self._defaults = {"layout": self.layout, "target": target, "spaces": spaces}
         self._sampler = TargetSampler(**self._defaults)
 
         self.action_space = Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
