@@ -83,9 +83,9 @@ class AimEnv(gymnasium.Env):
     layout : the piggies on the board: ``empty`` (default), ``crowded``, a layout
         file, a layout mapping (``{"stacks": {"r8c3": ["pink-1"]}}``) or a Layout.
     target : ``None`` (default): each episode a random empty space (one of
-        ``spaces``, if given) with ``gold-1`` standing alone on it; a piggy name:
-        that piggy of the layout; a space name: its top piggy, or ``gold-1`` alone
-        if it is empty.
+        ``spaces``, if given) with ``gold-1`` standing alone on it; ``random-piggy``:
+        each episode one of the layout's piggies; a piggy name: that piggy of the
+        layout; a space name: its top piggy, or ``gold-1`` alone if it is empty.
     aim_sd_deg : the aiming error (yaw sd, pitch sd), degrees, added to the design's
         own spread; overrides ``aimer``. Neither: the design's spread alone.
     aimer : a named aimer (see :func:`resolve_aimer`).
@@ -156,8 +156,8 @@ class AimEnv(gymnasium.Env):
         if not (math.isfinite(yaw_deg) and math.isfinite(pitch_deg) and lo <= pitch_deg <= hi):
             raise InputError(f"aim yaw {yaw_deg:g}, pitch {pitch_deg:g} deg: the pitch must lie "
                              f"in [{lo:g}, {hi:g}] for design '{self.design.name}'")
-        yaw = -((-yaw_deg + 180.0) % 360.0 - 180.0)  # into (-180, 180]
-        return np.array([yaw / 180.0, 2.0 * (pitch_deg - lo) / (hi - lo) - 1.0], np.float32)
+        return np.array([_yaw_into_half_turn(yaw_deg) / 180.0,
+                         2.0 * (pitch_deg - lo) / (hi - lo) - 1.0], np.float32)
 
     # --- the Gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -199,7 +199,7 @@ class AimEnv(gymnasium.Env):
         reward = float(hit) - self.collateral_penalty * collateral
         info = {"target": target, "target_space": self._episode.space, "target_knocked": hit,
                 "knocked": knocked, "collateral": collateral, "aim_deg": (yaw, pitch),
-                "fired_deg": (float(result.yaw_deg), float(result.pitch_deg)),
+                "fired_deg": (_yaw_into_half_turn(result.yaw_deg), float(result.pitch_deg)),
                 "speed_mm_s": float(result.speed_mm_s), "shot_seed": shot_seed}
         # The episode ends with its one shot: the last observation is the first.
         return self._copy_observation(), reward, True, False, info
@@ -262,6 +262,11 @@ def solver_action(env: gymnasium.Env, observation: dict, arc: str = "low") -> np
     solutions = solve(unwrapped.design, np.asarray(observation["target"], dtype=float))
     chosen = next((s for s in solutions if s.arc == arc), solutions[0])
     return unwrapped.to_action(chosen.yaw_deg, chosen.pitch_deg)
+
+
+def _yaw_into_half_turn(yaw_deg: float) -> float:
+    """The same yaw in (-180, 180] degrees."""
+    return float(-((-yaw_deg + 180.0) % 360.0 - 180.0)) + 0.0  # never -0.0
 
 
 def _check_frame_size(size) -> tuple[int, int]:

@@ -20,6 +20,8 @@ from models.layout import ALL_PIGGIES, Layout, check_piggy, layout_from_dict, lo
 #: The piggy stood alone on an empty target space: gold-1, as in the hit maps
 #: (docs/hitmap.md), or the first piggy the layout does not use.
 SPARE_ORDER = ("gold-1", *(p for p in ALL_PIGGIES if p != "gold-1"))
+#: The ``target`` that draws one of the layout's own piggies each episode.
+RANDOM_PIGGY = "random-piggy"
 
 
 @dataclass(frozen=True)
@@ -55,9 +57,10 @@ class TargetSampler:
     ----------
     layout : the base layout.
     target : ``None``: a random empty space each episode, with the spare piggy
-        (:data:`SPARE_ORDER`) standing alone on it; a piggy name (``pink-1``): that
-        piggy of the layout; a space name (``r8c3``): the top piggy of its stack,
-        or the spare piggy standing alone there if it is empty.
+        (:data:`SPARE_ORDER`) standing alone on it; ``random-piggy``: one of the
+        layout's piggies each episode, any of them alike; a piggy name (``pink-1``):
+        that piggy of the layout; a space name (``r8c3``): the top piggy of its
+        stack, or the spare piggy standing alone there if it is empty.
     spaces : with ``target=None``, the empty spaces to draw from (default: all).
     """
 
@@ -67,6 +70,7 @@ class TargetSampler:
         board = layout.board
         if target is not None and spaces is not None:
             raise InputError("give either a target or spaces to draw targets from, not both")
+        self._piggies = []
         if target is None:
             if spaces is None:
                 self._candidates = [s for s in board.spaces if s not in layout.stacks]
@@ -81,6 +85,10 @@ class TargetSampler:
             self._fixed = None
         elif not isinstance(target, str):
             raise InputError(f"target must be a piggy or space name, not {type(target).__name__}")
+        elif target == RANDOM_PIGGY:
+            self._piggies, self._fixed = layout.piggies, None
+            if not self._piggies:
+                raise InputError(f"target {RANDOM_PIGGY}: the layout has no piggies")
         elif "-" in target:
             space = layout.space_of(check_piggy(target))
             self._fixed = Episode(layout, target, space_name(space))
@@ -114,9 +122,12 @@ class TargetSampler:
         return Episode(layout, piggy, space_name(space))
 
     def sample(self, rng: np.random.Generator) -> Episode:
-        """This episode's target: the fixed one, or a random empty space drawn with ``rng``."""
+        """This episode's target: the fixed one, or a random one drawn with ``rng``."""
         if self._fixed is not None:
             return self._fixed
+        if self._piggies:
+            piggy = self._piggies[int(rng.integers(len(self._piggies)))]
+            return Episode(self.layout, piggy, space_name(self.layout.space_of(piggy)))
         return self._stand_spare(self._candidates[int(rng.integers(len(self._candidates)))])
 
 
