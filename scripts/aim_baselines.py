@@ -8,7 +8,8 @@
 centre through the piggy's centre) and reports its success rate with a 95 %
 Wilson interval; ``--hitmap`` also measures the hit map's P(target) for that
 space with the same noise (sim/hitmap.py, on a design file whose spreads include
-the aiming error) and compares the two with a two-proportion z-test.
+the aiming error) and compares the two with a two-proportion z-test (the hit map
+aims at the top piggy of the target's space).
 
 ``learn`` is a cross-entropy-method learner that knows nothing but the rewards:
 no solver, no ballistics, not even the observation (the target is fixed). Until
@@ -215,11 +216,21 @@ def main(argv=None) -> int:
     if args.shots < 1 or args.generations < 1:
         parser.error("--shots and --generations must be at least 1")
     try:
-        env = gymnasium.make(ENV_ID, design=args.design, layout=args.layout,
-                             target=args.target, aim_sd_deg=args.aim_sd)
+        out = run(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.json:
+        print(json.dumps(out))
+    else:
+        _print(out)
+    return 0
+
+
+def run(args) -> dict:
+    """What ``main`` reports, for parsed arguments."""
+    env = gymnasium.make(ENV_ID, design=args.design, layout=args.layout, target=args.target,
+                         aim_sd_deg=args.aim_sd)
     with env:
         out = {"target": args.target, "aim_sd_deg": list(args.aim_sd), "seed": args.seed}
         hits, n = solver_success(env, args.target, args.shots, args.seed)
@@ -240,11 +251,7 @@ def main(argv=None) -> int:
                        history=[asdict(g) for g in history],
                        learned=_rate(final_hits, args.shots),
                        z=round(two_proportion_z(final_hits, args.shots, hits, n), 3))
-    if args.json:
-        print(json.dumps(out))
-    else:
-        _print(out)
-    return 0
+    return out
 
 
 def _rate(hits: int, n: int) -> dict:

@@ -107,7 +107,10 @@ class AimEnv(gymnasium.Env):
         if camera not in CAMERAS:
             raise InputError(f"unknown camera '{camera}': allowed are {', '.join(CAMERAS)}")
         self.frame_size = _check_frame_size(frame_size)
-        penalty = float(collateral_penalty)
+        try:
+            penalty = float(collateral_penalty)
+        except (TypeError, ValueError):
+            penalty = math.nan
         if not (math.isfinite(penalty) and penalty >= 0):
             raise InputError(f"collateral_penalty must be finite and >= 0, not "
                              f"{collateral_penalty!r}")
@@ -186,6 +189,8 @@ class AimEnv(gymnasium.Env):
             "stacks": episode.layout.to_dict()["stacks"]}
 
     def step(self, action):
+        if self.world is None:
+            raise InputError("the environment is closed")
         if self._episode is None or self._shot is not None:
             raise ResetNeeded("an episode is one shot: call reset() before step()")
         yaw, pitch = self.to_angles(action)

@@ -210,9 +210,12 @@ def test_the_aiming_error_adds_to_the_launchers_spread():
     ({"aim_sd_deg": (-1, 2)}, ">= 0"),
     ({"aim_sd_deg": "wide"}, "two numbers"),
     ({"collateral_penalty": float("nan")}, "collateral_penalty"),
+    ({"collateral_penalty": "high"}, "collateral_penalty"),
+    ({"layout": {"stacks": {"r8c3": ["pink-1", "pink-2", "pink-3"]}}}, "at most 2"),
     ({"render_mode": "ansi"}, "render_mode"),
     ({"design": "no-such-design"}, "no-such-design"),
 ])
+@pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")
 def test_bad_options_are_one_line_errors(options, message):
     with pytest.raises(InputError, match=message) as error:
         make(**options)
@@ -261,3 +264,13 @@ def test_the_solver_policy_succeeds_as_often_as_the_hit_map_says():
         z = module.two_proportion_z(hits, n, map_hits, map_n)
         assert abs(z) < 3, (space, hits, map_hits, z)
     env.close()
+
+
+@pytest.mark.parametrize("args", [["solver", "--target", "r4c3"],
+                                  ["learn", "--aim-sd=-1,2"]])
+def test_the_baselines_script_refuses_bad_input_in_one_line(args):
+    run = subprocess.run([sys.executable, "scripts/aim_baselines.py", *args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
