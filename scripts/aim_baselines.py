@@ -7,8 +7,7 @@
 ``solver`` fires the aim solver's aim at one target (the hit maps' aim: the bale's
 centre through the piggy's centre) and reports its success rate with a 95 %
 Wilson interval; ``--hitmap`` also measures the hit map's P(target) for that
-space with the same noise (sim/hitmap.py, on a design file whose spreads include
-the aiming error) and compares the two with a two-proportion z-test (the hit map
+space with the same noise and the same aimer (sim/studies/hitmap.py) and compares the two with a two-proportion z-test (the hit map
 aims at the top piggy of the target's space).
 
 ``learn`` is a cross-entropy-method learner that knows nothing but the rewards:
@@ -61,7 +60,7 @@ def solver_success(env: gymnasium.Env, target: str, shots: int, seed: int) -> tu
 
 def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tuple[int, int]:
     """(hits, shots) of the hit map's P(target) for one empty space of ``env``'s
-    board, with the env's design, aiming error and base layout (sim/hitmap.py)."""
+    board, with the env's design, aimer and base layout (sim/studies/hitmap.py)."""
     unwrapped = env.unwrapped
     design = unwrapped.design
     stacks = unwrapped.layout.to_dict()["stacks"]

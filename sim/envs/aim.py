@@ -242,7 +242,7 @@ class AimEnv(gymnasium.Env):
 def solver_action(env: gymnasium.Env, observation: dict, arc: str = "low") -> np.ndarray:
     """The aim solver as a policy: the action that puts the bale's centre through
     the target's centre (the hit maps' aim), on the ``arc`` asked for where it
-    exists. Raises :class:`sim.aim.OutOfReach` for a target out of reach."""
+    exists. Raises :class:`sim.physics.aim.OutOfReach` for a target out of reach."""
     unwrapped = env.unwrapped
     solutions = solve(unwrapped.design, np.asarray(observation["target"], dtype=float))
     chosen = next((s for s in solutions if s.arc == arc), solutions[0])

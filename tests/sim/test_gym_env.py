@@ -249,8 +249,8 @@ def test_the_learner_is_reproducible_from_its_seed():
 @pytest.mark.slow
 def test_the_solver_policy_succeeds_as_often_as_the_hit_map_says():
     """On two spaces at intermediate P (an aiming error of 4 deg), the solver's aim
-    fired through the env and the hit map (sim/hitmap.py, fed a design file whose
-    spreads include the aiming error) are independent samples of the same
+    fired through the env and the hit map (sim/studies/hitmap.py, with the same
+    aimer) are independent samples of the same
     probability: 200 shots each, pooled two-proportion z-test, |z| < 3 (two tests:
     a false alarm about once in 200 runs). Power: a difference in P of 0.15 gives
     |z| ≈ 3 (found half the time), a bug that drops the aiming error (P near 1)
