@@ -7,8 +7,9 @@
 ``solver`` fires the aim solver's aim at one target (the hit maps' aim: the bale's
 centre through the piggy's centre) and reports its success rate with a 95 %
 Wilson interval; ``--hitmap`` also measures the hit map's P(target) for that
-space with the same noise and the same aimer (sim/studies/hitmap.py) and compares the two with a two-proportion z-test (the hit map
-aims at the top piggy of the target's space).
+space with the same noise and the same aimer (sim/studies/hitmap.py) and
+compares the two with a two-proportion z-test (the hit map aims at the top piggy
+of the target's space).
 
 ``learn`` is a cross-entropy-method learner that knows nothing but the rewards:
 no solver, no ballistics, not even the observation (the target is fixed). Until
