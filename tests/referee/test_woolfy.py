@@ -172,7 +172,7 @@ def test_positions_are_parameters():
 
 @pytest.mark.parametrize(("params", "message"), [
     ({"wolf_start": 3}, "one of the wolf squares"), ({"players": 0}, "1-6"),
-    ({"pot_exits": "4,99"}, "squares 0-23"), ({"die_faces": "1,2,boar"}, "wolf or house")])
+    ({"pot_exits": "4,99"}, "squares 0-23"), ({"die_faces": "1,2,boar"}, "1-6, wolf, house")])
 def test_bad_parameters(params, message):
     with pytest.raises(InputError, match=message):
         referee.load_game("woolfy", **params)
