@@ -55,6 +55,17 @@ def shown(value) -> str:
     return f"a {type(value).__name__}"
 
 
+def printable(text: str, limit: int = 200) -> str:
+    """``text`` (a path, a name) for a one-line message: as it is, unless it holds
+    characters a terminal would act on (then escaped) or is longer than ``limit``
+    (then its middle is left out, keeping the end: a file's name)."""
+    if not text.isprintable():
+        text = repr(text)[1:-1]
+    if len(text) > limit:
+        text = f"{text[:limit // 2]}...{text[-limit // 2:]}"
+    return text
+
+
 def whole_text(text: str) -> int | None:
     """The whole number ``text`` spells in plain digits (at most MAX_DIGITS), else None;
     never raises, whatever the length."""

@@ -199,6 +199,18 @@ def test_the_memory_bot_goes_where_it_saw_its_animal():
     assert bot.choose(state.observation(0), state.legal_actions()) == "turn 2"
 
 
+def test_the_memory_bot_takes_the_lucky_break_and_risks_no_penalty():
+    bot = make_bot("memory", referee.load_game("by_golly"), seed=0)
+    state = play(table([["fox", "fox", "mouse", "worm", "snail"], RAVENS], [["goose"], ["hen"]]),
+                 "play fox", "turn 0")
+    assert bot.choose(state.observation(0), state.legal_actions()) == "discard fox"
+    play(state, "discard fox", "play mouse", "turn 1")  # chicken poop, no shovel seen yet
+    assert bot.choose(state.observation(0), state.legal_actions()) == "done"
+    play(state, "done", "play raven", "turn 3")  # seat 1 shows everyone a shovel at 3
+    play(state, "play worm", "turn 5")  # the other poop
+    assert bot.choose(state.observation(0), state.legal_actions()) == "turn 3"
+
+
 def test_memory_beats_forgetting():
     from referee.match import tournament
 
