@@ -12,7 +12,7 @@ shot's outcome (chance), supplied by the game's shot resolver.
 
 from __future__ import annotations
 
-from models.board import Space, load_board, space_name
+from models.board import Space, load_board
 from models.errors import InputError
 from models.layout import COLOURS, PIGGIES_PER_COLOUR
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
@@ -20,12 +20,11 @@ from referee.board_steps import Steps
 from referee.shots import ScriptedResolver, ShotResolver
 from referee.validate import (
     FLAG,
-    OBJECT,
     TURN_CAP,
-    Fields,
+    Spec,
+    is_whole,
     listed,
     one_of,
-    or_none,
     shown,
     text,
     whole,
@@ -58,7 +57,7 @@ def _is_face(item: str) -> bool:
 
 
 SPECS = {
-    "players": whole(2, 4),
+    "players": Spec("2, 3 or 4", lambda v: is_whole(v) and 2 <= v <= 4),
     "board": text(4096),
     "die_faces": listed(_is_face, f"1,2,3,4,5,tractor (numbers 1-{MAX_STEPS} or tractor)"),
     "tractor_move": whole(0, MAX_STEPS),
@@ -299,80 +298,9 @@ class GoPiggyGoState(State):
         }
 
     def _load(self, data: dict) -> None:
-        game, field = self.game, Fields("go_piggy_go", data)
-        by_name, board = game.geometry.by_name, game.board
-        pieces = field("pieces", OBJECT)
-        for piggy in sorted(set(pieces) ^ set(self.place)):
-            field.require(False, f"{'unknown' if piggy in pieces else 'missing'} piggy "
-                                 f"{shown(piggy)} in 'pieces' (the piggies in play are "
-                                 f"{', '.join(sorted(self.place))})")
-        for piggy, where in pieces.items():
-            field.require(where in PLACES or where in by_name,
-                          f"{piggy} is on {shown(where)}: not a pit, the trough or a space "
-                          f"of board '{board.name}'")
-            self.place[piggy] = by_name.get(where, where)
-        self.stacks = self._load_stacks(field("stacks", OBJECT), field)
-        passed = field("passed_checkpoints", OBJECT)
-        field.require(set(passed) == set(self.place),
-                      "'passed_checkpoints' must list every piggy in play")
-        stick = game.params["checkpoints_stick"]
-        for piggy, where in self.place.items():
-            self.passed[piggy] = count = field.item(f"passed_checkpoints.{piggy}",
-                                                    passed[piggy], whole(0, 2))
-            least = (board.checkpoints_passed(where) if isinstance(where, tuple)
-                     else {"pit-right": 1, "pit-left": 2}.get(where, 0))
-            field.require(count >= least and not (stick and where == "pit" and count),
-                          f"{piggy} in {pieces[piggy]} with {count} checkpoints passed")
-        self._load_turn(field)
+        from referee.go_piggy_go_load import load  # the checks need this module's names
 
-    def _load_stacks(self, raw: dict, field: Fields) -> dict[Space, list[str]]:
-        """The stacks, which must hold every piggy on the board and nobody else."""
-        by_name, stacks, seen = self.game.geometry.by_name, {}, set()
-        for name, stack in raw.items():
-            field.require(name in by_name, f"a stack on {shown(name)}, not a space of board "
-                                           f"'{self.game.board.name}'")
-            field.require(isinstance(stack, list) and 1 <= len(stack) <= 2,
-                          f"the stack on {name} must list 1 or 2 piggies, got {shown(stack)}")
-            for piggy in stack:
-                field.require(isinstance(piggy, str) and piggy in self.place and
-                              piggy not in seen and self.place[piggy] == by_name[name],
-                              f"the stack on {name} lists {shown(piggy)}, which 'pieces' "
-                              "does not put there (or lists twice)")
-                seen.add(piggy)
-            stacks[by_name[name]] = list(stack)
-        for piggy, where in self.place.items():
-            field.require(not isinstance(where, tuple) or piggy in seen,
-                          f"{piggy} is on {space_name(where)}, but no stack there lists it")
-        return stacks
-
-    def _load_turn(self, field: Fields) -> None:
-        """Whose turn, the die, the shot, the end: each consistent with the others."""
-        game = self.game
-        n, cap = game.num_players, game.params["max_turns"]
-        self.phase = field("phase", one_of(_PHASE_ROLL, _PHASE_MOVE, _PHASE_SHOT, _PHASE_OVER))
-        self.player = field("player", whole(0, n - 1))
-        self.die = field("die", or_none(one_of(*game.faces), "before the roll"))
-        self.target = field("target", or_none(one_of(*self.place), "no shot under way"))
-        self.turn = field("turn", whole(0, cap))
-        self.shots_fired = field("shots_fired", whole(0, self.turn))
-        self.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
-        self.capped = field("capped", FLAG)
-        phase, over = self.phase, self.phase == _PHASE_OVER
-        field.require((self.die is None) == (phase == _PHASE_ROLL) or over,
-                      f"die {shown(self.die)} in phase {phase}")
-        field.require((self.target is not None) == (phase == _PHASE_SHOT)
-                      and (phase != _PHASE_SHOT or (self.die == "tractor"
-                           and isinstance(self.place[self.target], tuple))),
-                      f"target {shown(self.target)} in phase {phase} with die {self.die}")
-        field.require(over == (self.capped or self.winner is not None)
-                      and not (self.capped and self.winner is not None)
-                      and self.capped == (self.turn >= cap),
-                      f"phase {phase}, winner {shown(self.winner)}, capped {self.capped} and "
-                      f"turn {self.turn} of {cap} do not go together")
-        complete = [s for s in range(n)
-                    if all(self.place[p] == TROUGH for p in game.piggies_of(s))]
-        field.require(complete == [] if self.winner is None else self.winner in complete,
-                      f"winner {shown(self.winner)} with seats {complete} in the trough")
+        load(self, data)
 
     def __str__(self) -> str:
         return self.describe()

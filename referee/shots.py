@@ -118,12 +118,14 @@ class TableResolver:
         return cls(probabilities, source)
 
     def check_board(self, board: Board) -> None:
-        """Every space of the table is a space of ``board`` (the game calls this)."""
+        """Every space of the table lies on ``board``'s grid (the game calls this). A
+        hole's entry is tolerated: no piggy ever stands there to be shot at."""
         for space in self.probabilities:
             row, col = (int(n) for n in SPACE_NAME.fullmatch(space).groups())
-            if not board.is_space((row, col)):
-                raise InputError(f"{self.source}: {space} is not a space of board "
-                                 f"{shown(board.name)}: the hit map was made for another board")
+            if not (row < board.rows and col < board.cols):
+                raise InputError(f"{self.source}: {space} is off board {shown(board.name)} "
+                                 f"(rows 0-{board.rows - 1}, columns 0-{board.cols - 1}): "
+                                 "the hit map was made for another board")
 
     def outcomes(self, board, stacks, shooter, target, shot_number):
         space = next((s for s, pigs in stacks.items() if target in pigs), None)

@@ -42,7 +42,7 @@ def test_first_player_is_a_parameter(make_game):
 def test_two_to_four_players(make_game):
     for n in (2, 3, 4):
         assert make_game(players=n).num_players == n
-    with pytest.raises(InputError, match="'players' must be a whole number 2-4, got 5"):
+    with pytest.raises(InputError, match="'players' must be 2, 3 or 4, got 5"):
         make_game(players=5)
 
 

@@ -110,6 +110,7 @@ def test_a_hit_map_table_needs_its_columns():
 
 def test_a_hit_map_of_another_board_is_refused_when_the_game_is_loaded():
     resolver = TableResolver({"r8c3": 0.5, "r40c2": 0.5}, "hit map big.csv")
-    with pytest.raises(InputError, match=r"hit map big\.csv: r40c2 is not a space of board "
-                                         "'stock': the hit map was made for another board"):
+    with pytest.raises(InputError, match=r"hit map big\.csv: r40c2 is off board 'stock' "
+                                         r"\(rows 0-10, columns 0-6\): the hit map was made "
+                                         "for another board"):
         referee.load_game("go_piggy_go", resolver=resolver)
