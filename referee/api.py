@@ -223,13 +223,17 @@ class State(ABC):
         raise IllegalAction(action, [o for o, _ in self._chance_outcomes()])
 
     def apply_action(self, action: str) -> None:
-        """Apply an action or chance outcome; an illegal one raises and changes nothing."""
+        """Apply an action or chance outcome; an illegal one raises and changes nothing,
+        and so does one that fails on the way (see :meth:`apply_known_legal`)."""
         self.apply_known_legal(self.parse_action(action))
 
     def apply_known_legal(self, action: str) -> None:
         """Apply an action already known to be legal: one taken from
         ``legal_actions()`` or ``chance_outcomes()`` of this very position (the
-        match runner's fast path). Anything else: use :meth:`apply_action`."""
+        match runner's fast path). Anything else: use :meth:`apply_action`.
+
+        Atomic: if applying raises (an interrupt, a bug), the state is rebuilt from
+        its start and history before the error goes on, so it is as it was."""
         try:
             self._apply(action)
         except BaseException:
