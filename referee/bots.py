@@ -203,9 +203,11 @@ class ByGollyMemoryBot(Bot):
     public log in its observation; ``memory`` events back (None: all of them).
 
     It plays an animal it knows the place of (the one it holds most of, for a lucky
-    break), turns over that place, else an unknown card; after chicken poop it turns
-    a known shovel or an unknown card; it draws penalty cards from the player
-    furthest from winning (drawing helps the one drawn from); it never swaps.
+    break, which it always takes), turns over that place, else an unknown card, and
+    plays on after a match; after chicken poop it turns a known shovel, else turns
+    nothing where that is allowed (else an unknown card); it draws penalty cards
+    from the player furthest from winning (drawing helps the one drawn from); it
+    never swaps.
     """
 
     def __init__(self, game: Game, seed: int | None = 0, memory: int | None = None):
@@ -230,17 +232,19 @@ class ByGollyMemoryBot(Bot):
     def choose(self, observation, legal):
         if len(legal) == 1:
             return legal[0]
-        verb = legal[0].split()[0]
-        if verb == "draw":
+        phase = observation["phase"]
+        if phase == "draw":
             sizes = [h + s for h, s in zip(observation["hand_sizes"],
                                            observation["stack_sizes"], strict=True)]
             return max(legal, key=lambda a: (sizes[int(a.split()[1])], -int(a.split()[1])))
-        if verb in ("done", "swap"):
+        if phase == "swap":
             return "done"
+        if phase == "lucky":  # fewer cards to get rid of
+            return next(a for a in legal if a.startswith("discard "))
         known = self.known(observation["events"])
         down = set(observation["face_down"])
         hidden_known = {p: c for p, c in known.items() if p in down}
-        if verb == "play":
+        if phase == "play":  # it plays on after a match: a miss costs nothing
             hand = Counter(observation["hand"])
             findable = [a for a in hand if a in hidden_known.values()]
             pool = findable or list(hand)
@@ -248,10 +252,12 @@ class ByGollyMemoryBot(Bot):
             choices = sorted(a for a in pool if hand[a] == most)
             return f"play {choices[int(self.rng.integers(len(choices)))]}"
         # turning a card over
-        wanted = "shovel" if observation["phase"] == "poop-turn" else observation["played"]
+        wanted = "shovel" if phase == "poop-turn" else observation["played"]
         targets = sorted(p for p, c in hidden_known.items() if c == wanted)
         if targets:
             return f"turn {targets[0]}"
+        if "done" in legal:  # after chicken poop with no shovel in mind: risk no penalty
+            return "done"
         unknown = sorted(p for p in down if p not in known)
         pool = unknown or sorted(p for p in down if known.get(p) != "poop") or sorted(down)
         return f"turn {pool[int(self.rng.integers(len(pool)))]}"

@@ -11,8 +11,10 @@ from tests.referee.positions import position
 
 
 def test_greedy_fires_at_the_leaders_most_advanced_piggy(make_game):
-    game = make_game()
-    state = position(game, {"gold-1": "r5c2", "gold-2": "r1c0"}, die="tractor")
+    # knocked out, gold-1 would lose 2 rows (r5c2 to the left pit, beside row 4), gold-2
+    # one (r4c0, to the same pit); a move on the tractor face gains 1
+    game = make_game(tractor_move=1)
+    state = position(game, {"gold-1": "r5c2", "gold-2": "r4c0"}, die="tractor")
     bot = GoPiggyGoGreedyBot(game, seed=0)
     assert bot.choose(state.observation(0), state.legal_actions()) == "fire gold-1"
 

@@ -122,8 +122,9 @@ def test_classic_pig_preset():
 
 
 @pytest.mark.parametrize(("params", "message"), [
-    ({"preset": "poker"}, "unknown preset"), ({"deck": "tarot"}, "physical or infinite"),
-    ({"pig_faces": "1,2,3,4,5,6"}, "some \\(not all\\)"), ({"players": 1}, "2-12"),
+    ({"preset": "poker"}, "'preset' must be one of pig-out-2, pig, got 'poker'"),
+    ({"deck": "tarot"}, "one of physical, infinite"),
+    ({"pig_faces": "1,2,3,4,5,6"}, "must leave a face that scores"), ({"players": 1}, "2-12"),
     ({"first_player": 5}, "roll or a seat")])
 def test_bad_parameters(params, message):
     with pytest.raises(InputError, match=message):
