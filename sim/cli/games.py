@@ -144,7 +144,7 @@ def cmd_tournament(args) -> int:
 
 def cmd_solve(args) -> int:
     from referee import canonical_name, load_game, pig_out
-    from sim.cli.terminal import parse_params
+    from referee.validate import parse_params
 
     if canonical_name(args.game) != "pig_out":
         raise InputError(f"piggy solve: only pig_out can be solved, not {args.game}")

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -16,27 +15,11 @@ from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
 from referee.shots import ScriptedResolver, TableResolver
+from referee.validate import parse_params
 
 #: ANSI colours for the seats' piggies on a terminal.
 _ANSI = {"G": "\033[1;32m", "Y": "\033[1;33m", "P": "\033[1;35m", "B": "\033[1;34m"}
 _RESET = "\033[0m"
-_PARAM_RE = re.compile(r"^([a-z_]+)=(.*)$")
-
-
-def parse_params(items: list[str]) -> dict:
-    """``--param key=value`` items as game parameters (numbers, true/false, text)."""
-    params = {}
-    for item in items or []:
-        m = _PARAM_RE.match(item)
-        if not m:
-            raise InputError(f"--param '{item}' must look like name=value")
-        key, text = m.groups()
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        params[key] = value
-    return params
 
 
 def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
@@ -48,7 +31,6 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
     a table was measured with an aimer of its own, and naming another is refused."""
     if shots.startswith("table:"):
         from sim.studies.datafiles import read_provenance, read_table
-        from sim.studies.hitmap import target_probabilities
 
         path = shots[len("table:"):]
         made_with = read_provenance(path).get("aimer") if Path(path).is_file() else None
@@ -58,7 +40,7 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
         if aim_sd is not None:
             raise InputError("--aim-sd does not apply to a table: its hit map was measured "
                              "with its own aimer")
-        return TableResolver(target_probabilities(read_table(path)), source=f"hit map {path}")
+        return TableResolver.from_rows(read_table(path), source=f"hit map {path}")
     if shots == "physics":
         from models.aimer import load_aimer, parse_aim_sd
         from sim.resolver import PhysicalResolver

@@ -307,12 +307,6 @@ def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
 
 
-def target_probabilities(rows: list[dict]) -> dict[str, float]:
-    """Space name -> P(target knocked out), for the spaces in reach."""
-    return {r["space"]: float(r["p_target"]) for r in rows
-            if r.get("reachable") and r.get("p_target") is not None}
-
-
 # --- pictures ---------------------------------------------------------------------------------
 def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> None:
     """The board with each measured space coloured by its knock-out probability;

@@ -328,12 +328,6 @@ def test_unknown_parameters_and_games_are_refused(make_game):
         referee.load_game("chess")
 
 
-def test_the_hit_rules_are_those_of_the_physics():
-    from sim.knockout import HIT_RULES
-
-    assert referee.go_piggy_go.HIT_RULES == HIT_RULES
-
-
 def test_scripted_resolver_plays_its_script(make_game):
     game = make_game(resolver=ScriptedResolver(script=[["gold-1"], []]))
     state = position(game, {"gold-1": "r3c3", "gold-2": "r3c1"}, die="tractor")

@@ -139,7 +139,8 @@ def test_the_documented_numbers():
     assert go.outcomes[6:9] == ("knock none", "knock green-1", "knock green-2")
     assert len(go.outcomes) == 6 + 2 ** 6
     golly = pyspiel.load_game("python_by_golly(players=3)").codec
-    assert golly.actions[:2] == ("done", "play bunny") and golly.actions[-1] == "swap 17 18"
+    assert golly.actions[:2] == ("done", "play bunny") and golly.actions[-1] == "keep worm"
+    assert "swap 17 18" in golly.actions
     assert golly.outcomes[-3:] == ("start 0", "start 1", "start 2")
 
 
