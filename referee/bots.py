@@ -8,12 +8,19 @@ the legal actions, never from the state itself. All are seeded.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models.errors import InputError
 from referee.api import Game
+from referee.shots import ScriptedResolver, TableResolver
 from referee.woolfy import HOUSES
+
+if TYPE_CHECKING:  # the games' own types, for the bots that know one game
+    from referee.go_piggy_go import GoPiggyGoGame
+    from referee.pig_out import PigOutGame
+    from referee.woolfy import WoolfyGame
 
 #: A knock-out's chance the greedy bot assumes when it weighs a shot.
 GREEDY_ASSUMED_HIT_PROBABILITY = 0.5
@@ -65,7 +72,9 @@ class GoPiggyGoGreedyBot(Bot):
     CARRY_RIVAL = -1.0
     LEADER_FACTOR = 1.5
 
-    def __init__(self, game: Game, seed: int | None = 0):
+    game: GoPiggyGoGame
+
+    def __init__(self, game: GoPiggyGoGame, seed: int | None = 0):
         super().__init__(game, seed)
         board = game.board
         self.rows = board.rows
@@ -98,7 +107,7 @@ class GoPiggyGoGreedyBot(Bot):
             value = GREEDY_ASSUMED_HIT_PROBABILITY * loss
             if owner == me:
                 return -value
-            totals = {}
+            totals: dict[int, float] = {}
             for piggy, where in pieces.items():
                 totals[seat_of(piggy)] = totals.get(seat_of(piggy), 0.0) + self.progress(where)
             leader = max((s for s in totals if s != me), key=lambda s: totals[s])
@@ -140,7 +149,9 @@ class PigOptimalBot(Bot):
     """Pig-Out with two players, no cards or an infinite deck: optimal play, from
     the value-iteration solution (Neller & Presser 2004)."""
 
-    def __init__(self, game: Game, seed: int | None = 0):
+    game: PigOutGame
+
+    def __init__(self, game: PigOutGame, seed: int | None = 0):
         from referee.pig_out import optimal_policy
 
         super().__init__(game, seed)
@@ -160,6 +171,8 @@ class WoolfyCarefulBot(Bot):
     would catch; it keeps piglets off the squares that jump passes, hides in houses,
     builds the brick house and waits within a roll of it, and steps on a "leave the
     pot" square when a piglet is in the pot."""
+
+    game: WoolfyGame
 
     def choose(self, observation, legal):
         if len(legal) == 1:
@@ -312,13 +325,15 @@ class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):
     taken as out of reach (P = 0).
     """
 
-    def __init__(self, game: Game, seed: int | None = 0, table: dict[str, float] | None = None):
+    def __init__(self, game: GoPiggyGoGame, seed: int | None = 0,
+                 table: dict[str, float] | None = None):
         super().__init__(game, seed)
         if table is None:
-            resolver = getattr(game, "resolver", None)
-            if hasattr(resolver, "probabilities"):
+            resolver = game.resolver
+            if isinstance(resolver, TableResolver):
                 table = resolver.probabilities
-            elif getattr(resolver, "script", True) is None:  # scripted: one probability
+            elif isinstance(resolver, ScriptedResolver) and resolver.script is None:
+                # scripted without a script: one probability everywhere
                 table = dict.fromkeys(game.geometry.names.values(), resolver.hit_probability)
             else:
                 raise InputError("the expected-gain bot needs a table of hit probabilities: "

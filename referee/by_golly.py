@@ -86,6 +86,8 @@ def _draw_outcomes(pool: Counter, prefix: str) -> list[tuple[str, float]]:
 
 
 class ByGollyState(State):
+    game: ByGollyGame  # the concrete game, with its parameters read
+
     def __init__(self, game: ByGollyGame):
         super().__init__(game)
         n = game.num_players

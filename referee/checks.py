@@ -131,7 +131,7 @@ def check_failed_action_changes_nothing(state: State) -> None:
         apply(action)
         raise RuntimeError("failed on purpose")
 
-    state._apply = apply_then_fail
+    state.__dict__["_apply"] = apply_then_fail  # this state only, removed below
     try:
         state.apply_action(action)
     except RuntimeError:

@@ -31,13 +31,21 @@ def generic(data: dict) -> Corruption:
     for key in data:
         if key in ("game", "history"):
             continue
-        yield from _changed(data, f"no field {key!r}", lambda d, k=key: d.pop(k))
+        yield from _without(data, f"no field {key!r}", key)
         wrong = [] if isinstance(data[key], dict) else {"x": 1}
-        yield from _changed(data, f"{key!r} of the wrong type",
-                            lambda d, k=key, w=wrong: d.update({k: w}))
-        yield from _changed(data, f"{key!r} a huge number", lambda d, k=key: d.update({k: HUGE}))
+        yield from _with(data, f"{key!r} of the wrong type", key, wrong)
+        yield from _with(data, f"{key!r} a huge number", key, HUGE)
     for player in (-1, 99, True, "0"):
-        yield from _changed(data, f"player {player!r}", lambda d, p=player: d.update(player=p))
+        yield from _with(data, f"player {player!r}", "player", player)
+
+
+# The field and value are parameters here, not loop variables a lambda would read late.
+def _with(data: dict, what: str, key: str, value: object) -> Corruption:
+    return _changed(data, what, lambda d: d.update({key: value}))
+
+
+def _without(data: dict, what: str, key: str) -> Corruption:
+    return _changed(data, what, lambda d: d.pop(key))
 
 
 # --- Go Piggy Go! ----------------------------------------------------------------------------

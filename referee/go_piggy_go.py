@@ -119,6 +119,8 @@ class GoPiggyGoGame(Game):
 class GoPiggyGoState(State):
     """A Go Piggy Go! position."""
 
+    game: GoPiggyGoGame  # the concrete game, with its board, dice and seats
+
     def __init__(self, game: GoPiggyGoGame):
         super().__init__(game)
         self.place: dict[str, Space | str] = {
@@ -152,6 +154,8 @@ class GoPiggyGoState(State):
             faces = self.game.faces
             return [(f"die {face}", 1.0 / len(faces)) for face in faces]
         if self._shot_outcomes is None:
+            if self.target is None:
+                raise ValueError("go_piggy_go: a shot's outcomes asked for with no target")
             game = self.game
             raw = game.resolver.outcomes(game.board, self.layout_stacks(), self.player,
                                          self.target, self.shots_fired)
@@ -181,6 +185,8 @@ class GoPiggyGoState(State):
         game = self.game
         geometry = game.geometry
         die = self.die
+        if die is None:
+            raise ValueError("go_piggy_go: legal moves asked for before the die is rolled")
         steps = game.params["tractor_move"] if die == "tractor" else int(die)
         actions = ["pass"]
         for piggy in game.piggies_of(self.player):
@@ -262,6 +268,9 @@ class GoPiggyGoState(State):
         board = self.game.board
         for piggy in piggies:
             space = self.place[piggy]
+            if not isinstance(space, tuple):
+                raise ValueError(f"go_piggy_go: {piggy} knocked out from the {space}, not "
+                                 "from a space of the board")
             stack = self.stacks[space]
             stack.remove(piggy)  # a top piggy left alone stays on the space (ruling 8)
             if not stack:
@@ -307,7 +316,7 @@ class GoPiggyGoState(State):
     def describe(self) -> str:
         """The board as text, with whose turn it is."""
         lines = [self.game.board.text_map(self.layout_stacks())]
-        places = {}
+        places: dict[str, list[str]] = {}
         for piggy, where in sorted(self.place.items()):
             if isinstance(where, str):
                 places.setdefault(where, []).append(piggy)

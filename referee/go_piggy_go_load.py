@@ -63,8 +63,9 @@ def _load_stacks(state: GoPiggyGoState, raw: dict, field: Fields) -> dict[Space,
             seen.add(piggy)
         stacks[by_name[name]] = list(stack)
     for piggy, where in state.place.items():
-        field.require(not isinstance(where, tuple) or piggy in seen,
-                      f"{piggy} is on {space_name(where)}, but no stack there lists it")
+        if isinstance(where, tuple):
+            field.require(piggy in seen,
+                          f"{piggy} is on {space_name(where)}, but no stack there lists it")
     return stacks
 
 def _load_turn(state: GoPiggyGoState, field: Fields) -> None:

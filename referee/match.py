@@ -8,7 +8,7 @@ the same game every time.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +31,7 @@ def sample_chance(state: State, rng: np.random.Generator) -> str:
     return outcomes[-1][0]  # rounding at the very top
 
 
-def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
+def play(game: Game, seats: Sequence[Bot | Callable[[State], str]], seed: int = 0,
          on_action: Callable[[State, str], None] | None = None) -> State:
     """Play one game to the end.
 

@@ -136,6 +136,8 @@ class PigOutGame(Game):
 
 
 class PigOutState(State):
+    game: PigOutGame  # the concrete game, with its parameters read
+
     def __init__(self, game: PigOutGame):
         super().__init__(game)
         p = game.params

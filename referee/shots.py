@@ -21,7 +21,7 @@ import math
 import re
 from typing import Protocol
 
-from models.board import Board
+from models.board import Board, parse_space_name
 from models.errors import InputError
 from models.layout import check_piggy
 from referee.validate import shown
@@ -121,7 +121,7 @@ class TableResolver:
         """Every space of the table lies on ``board``'s grid (the game calls this). A
         hole's entry is tolerated: no piggy ever stands there to be shot at."""
         for space in self.probabilities:
-            row, col = (int(n) for n in SPACE_NAME.fullmatch(space).groups())
+            row, col = parse_space_name(space)
             if not (row < board.rows and col < board.cols):
                 raise InputError(f"{self.source}: {space} is off board {shown(board.name)} "
                                  f"(rows 0-{board.rows - 1}, columns 0-{board.cols - 1}): "

@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from models.errors import InputError
 
@@ -72,7 +73,7 @@ def whole_text(text: str) -> int | None:
     return int(text) if _WHOLE_RE.fullmatch(text) else None
 
 
-def is_whole(value) -> bool:
+def is_whole(value: object) -> TypeGuard[int]:
     """An int that is not a bool (``True`` is not a number here)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -127,7 +128,7 @@ def listed(check_item: Callable[[str], bool], example: str) -> Spec:
     """A comma-separated list (or a single number) whose every item passes ``check_item``."""
     def accepts(value) -> bool:
         items = list_items(value)
-        return bool(items) and all(check_item(item) for item in items)
+        return items is not None and len(items) > 0 and all(check_item(item) for item in items)
 
     return Spec(f"a comma-separated list such as {example}", accepts)
 

@@ -136,6 +136,8 @@ class WoolfyGame(Game):
 
 
 class WoolfyState(State):
+    game: WoolfyGame  # the concrete game, with its parameters read
+
     def __init__(self, game: WoolfyGame):
         super().__init__(game)
         self.where: dict[str, int | str] = dict.fromkeys(PIGLETS, game.params["start_square"])
@@ -159,7 +161,7 @@ class WoolfyState(State):
         return CHANCE if self.phase == _DIE else self.player
 
     def returns(self) -> list[float]:
-        value = {"won": 1.0, "lost": -1.0}.get(self.result, 0.0)
+        value = 1.0 if self.result == "won" else -1.0 if self.result == "lost" else 0.0
         return [value] * self.game.num_players
 
     # --- helpers ---------------------------------------------------------------------------
@@ -203,10 +205,13 @@ class WoolfyState(State):
         length = game.length
         here = self.where[piglet]
         if starts is None:
-            if here in HOUSES:  # the square in front counts as the first step
+            if isinstance(here, int):
+                starts = (here,)
+            elif here in HOUSES:  # the square in front counts as the first step
                 starts, steps = (game.fronts[here],), steps - 1
             else:
-                starts = (here,)
+                raise ValueError(f"woolfy: {piglet} is in the {here}: give the squares its "
+                                 "move starts from")
         squares, houses = set(), set()
         start_square = game.params["start_square"]
         for start in starts:
@@ -228,6 +233,8 @@ class WoolfyState(State):
             verb = "rescue" if self._rescue_turn() else "roll"
             actions = [f"{verb} {p}" for p in self.choosable()]
             return sorted(actions) or ["pass"]
+        if piglet is None or self.rolled is None:
+            raise ValueError(f"woolfy: phase {self.phase} with no piglet chosen or no roll")
         if self.phase == _HOUSE:
             options = [f"house {piglet} {h}" for h in HOUSES if self.house_open(h)
                        and self.where[piglet] != h]

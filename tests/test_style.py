@@ -41,7 +41,7 @@ def test_ruff_check_fails_on_a_finding(tmp_path):
 
 
 #: The packages whose types mypy checks (pyproject.toml, [tool.mypy]).
-TYPED = ("models",)
+TYPED = ("models", "referee")
 
 
 def test_mypy_finds_no_type_error():

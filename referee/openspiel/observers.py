@@ -60,7 +60,7 @@ class InfoStateObserver:
 
     def __init__(self, public_info: bool):
         self.public_info = public_info
-        self.dict = {}
+        self.dict: dict[str, np.ndarray] = {}  # no named views
 
     def set_from(self, state, player):
         pass
