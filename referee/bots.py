@@ -152,7 +152,7 @@ class PigOptimalBot(Bot):
     game: PigOutGame
 
     def __init__(self, game: PigOutGame, seed: int | None = 0):
-        from referee.pig_out import optimal_policy
+        from referee.pig_solver import optimal_policy
 
         super().__init__(game, seed)
         self.rolls = optimal_policy(game)  # solved once per parameters, then shared

@@ -321,13 +321,4 @@ class PigOutState(State):
                 f"turn, {self.turn_total} spots so far this turn.")
 
 
-# Optimal play lives in referee.pig_solver; its functions are offered here too.
-from referee.pig_solver import (  # noqa: E402  (it needs PigOutGame, defined above)
-    evaluate_hold_at,
-    first_player_win_probability,
-    optimal_policy,
-    solve,
-)
-
-__all__ = ["PigOutGame", "PigOutState", "dice_outcomes", "evaluate_hold_at",
-           "first_player_win_probability", "optimal_policy", "solve"]
+__all__ = ["PigOutGame", "PigOutState", "dice_outcomes"]

@@ -31,7 +31,7 @@ import referee
 import referee.openspiel  # registers python_pig_out
 from referee.bots import HoldAtBot, PigOptimalBot
 from referee.match import play
-from referee.pig_out import optimal_policy
+from referee.pig_solver import optimal_policy
 
 OS_ROLL, OS_STOP = 0, 1
 _OS_STATE = re.compile(r"Scores: ([\d ]+), Turn total: (\d+)")

@@ -143,7 +143,7 @@ def cmd_tournament(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from referee import canonical_name, load_game, pig_out
+    from referee import canonical_name, load_game, pig_solver
     from referee.validate import parse_params
 
     if canonical_name(args.game) != "pig_out":
@@ -153,16 +153,17 @@ def cmd_solve(args) -> int:
         params["preset"] = args.preset
     game = load_game("pig_out", **params)
     start = time.perf_counter()
-    win, roll, iterations = pig_out.solve(game)
+    win, roll, iterations = pig_solver.solve(game)
     elapsed = time.perf_counter() - start
     result = {"game": "pig_out", "params": game.params,
-              "first_player_win_probability": round(pig_out.first_player_win_probability(win), 6),
+              "first_player_win_probability": round(
+                  pig_solver.first_player_win_probability(win), 6),
               "policy_states": int(roll.size), "rolling_states": int(roll.sum()),
               "iterations": iterations, "solve_time_s": round(elapsed, 2)}
     for n in args.hold_at or []:
-        held, _, _ = pig_out.evaluate_hold_at(game, n)
+        held, _, _ = pig_solver.evaluate_hold_at(game, n)
         result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
-            pig_out.first_player_win_probability(held), 6)
+            pig_solver.first_player_win_probability(held), 6)
     if args.json:
         json_out(result)
         return 0

@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from models.errors import InputError  # noqa: E402
 from referee.openspiel import RefereeBot, crosscheck  # noqa: E402  (registers the games)
-from referee.pig_out import evaluate_hold_at, first_player_win_probability, solve  # noqa: E402
+from referee.pig_solver import evaluate_hold_at, first_player_win_probability, solve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_OUR_CODE = {**os.environ, "PYTHONPATH": str(ROOT)}  # subprocesses import this checkout
