@@ -5,13 +5,15 @@ games without cards or with an infinite deck (docs/rules/pig-out.md)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 
 from models.errors import InputError
 from referee.pig_out import FACE_CARDS, RANKS, PigOutGame
 
 
-def solve(game: PigOutGame, tolerance: float = 1e-12, max_iterations: int = 10_000):
+def solve(game: PigOutGame, tolerance: float = 1e-12, max_iterations: int = 10_000,
+          on_sweep: Callable[[int, float], None] | None = None):
     """Value iteration over (my score, opponent's score, turn total) for two players.
 
     Returns ``(win, roll, iterations)``: ``win[i, j, k]`` the probability that the
@@ -20,8 +22,10 @@ def solve(game: PigOutGame, tolerance: float = 1e-12, max_iterations: int = 10_0
     shapes (target, target, target).
     Only games whose state is those three numbers: two players, and no cards or
     an infinite deck (a physical deck's cards would be part of the state).
+    ``on_sweep(iteration, change)`` is called after each sweep with the largest
+    change of a turn-start value (the solve stops when it is below ``tolerance``).
     """
-    return _iterate(game, tolerance, max_iterations, hold_at=None)
+    return _iterate(game, tolerance, max_iterations, hold_at=None, on_sweep=on_sweep)
 
 
 def evaluate_hold_at(game: PigOutGame, hold_at: int, tolerance: float = 1e-12,
@@ -40,7 +44,8 @@ def _check_solvable(game: PigOutGame) -> None:
                          "deck=infinite): a physical deck's cards are part of the state")
 
 
-def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: int | None):
+def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: int | None,
+             on_sweep: Callable[[int, float], None] | None = None):
     """Sweeps of value iteration. Within a turn a value depends only on larger turn
     totals, so each sweep runs k downward and uses the values it has just made
     (Gauss-Seidel); what is left to converge is the turn-start values."""
@@ -85,6 +90,8 @@ def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: i
             chooses_roll[k] = take_roll
             win[k] = np.where(take_roll, roll, hold)
         delta = float(np.max(np.abs(win[0] - start)))
+        if on_sweep:
+            on_sweep(iteration, delta)
         if delta < tolerance:
             return np.moveaxis(win, 0, 2), np.moveaxis(chooses_roll, 0, 2), iteration
     raise RuntimeError(f"value iteration did not converge in {max_iterations} iterations")

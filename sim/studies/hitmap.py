@@ -240,8 +240,8 @@ def _run_on_dask(spec: SweepSpec, names: list[str], scheduler: str,
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
     except ImportError:
-        raise InputError("--scheduler needs dask.distributed: pip install "
-                         "'dask[distributed]'") from None
+        raise InputError("--scheduler needs Dask, an optional extra: pip install "
+                         "'go-piggy-go-sandbox[cluster]'") from None
     try:
         client = Client(scheduler, timeout="10s")
     except OSError as exc:

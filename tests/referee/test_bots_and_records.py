@@ -92,3 +92,17 @@ def test_bad_records_are_refused(tmp_path):
         read_record(bad)
     with pytest.raises(InputError, match="does not exist"):
         read_record(tmp_path / "missing.jsonl")
+
+
+def test_a_cooperative_tournament_counts_each_game_once():
+    """Woolfy's table wins or loses together: k won games of n are k of n, not
+    k x seats of n x seats (which would narrow the interval)."""
+    game = referee.load_game("woolfy", players=3)
+    won = []
+    result = tournament(game, lambda n, s: make_bot(n, game, s), ["careful"] * 3, 15, seed=2,
+                        on_game=lambda i, state: won.append(state.returns()[0] > 0))
+    data = result.to_dict()
+    assert data["cooperative"] and "win_rates" not in data
+    assert data["team"]["wins"] == sum(won) and data["team"]["games"] == 15
+    assert data["team"]["ci95"] == [round(v, 4) for v in wilson_interval(sum(won), 15)]
+    assert 0 < sum(won) < 15  # a real test: some games won, some lost
