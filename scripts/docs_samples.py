@@ -118,7 +118,7 @@ def compact_json(value, indent: int = 0, width: int = 92) -> str:
 
 def pig_out_solves() -> str:
     """The solve table: exact figures, and the time each solve took here."""
-    from referee import load_game, pig_out
+    from referee import load_game, pig_solver
 
     rows = [("classic Pig (`--preset pig`)", {"preset": "pig"}, None, "0.5306"),
             ("classic Pig, both hold at 20 (`--hold-at 20`)", {"preset": "pig"}, 20, "0.5347"),
@@ -132,12 +132,12 @@ def pig_out_solves() -> str:
         game = load_game("pig_out", **params)
         start = time.process_time()
         if hold_at is None:
-            win, _, sweeps = pig_out.solve(game)
+            win, _, sweeps = pig_solver.solve(game)
         else:
-            win, _, sweeps = pig_out.evaluate_hold_at(game, hold_at)
+            win, _, sweeps = pig_solver.evaluate_hold_at(game, hold_at)
         seconds = time.process_time() - start
         states = game.params["target"] ** 3
-        lines.append(f"| {label} | {pig_out.first_player_win_probability(win):.4f} | "
+        lines.append(f"| {label} | {pig_solver.first_player_win_probability(win):.4f} | "
                      f"{published} | {states:,} | {sweeps} | {seconds:.1f} s |")
     return "\n".join(lines) + "\n"
 
