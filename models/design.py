@@ -8,6 +8,7 @@ and a bad file gets an :class:`InputError` that names the field and the range.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,14 @@ DESIGNS_DIR = Path(__file__).parent / "designs"
 
 @dataclass(frozen=True)
 class Launcher:
-    """The wolf tractor's spring launcher."""
+    """The wolf tractor's spring launcher.
+
+    A design gives the launch either as a speed (``muzzle_speed_mm_s``,
+    ``speed_sd_mm_s``) or as a spring (the five ``SPRING_FIELDS``). With a spring,
+    :class:`Design` derives the two speed fields from it and the bale's mass
+    (:func:`spring_speed_mm_s`), so that everything downstream reads one muzzle
+    speed and one speed spread and never needs to know about springs.
+    """
 
     muzzle_speed_mm_s: float = 2000.0  # mean speed of the bale leaving the barrel
     speed_sd_mm_s: float = 30.0        # shot-to-shot spread of that speed (1 sd)
@@ -29,6 +37,39 @@ class Launcher:
     pitch_max_deg: float = 75.0        # highest tilt
     yaw_sd_deg: float = 0.8            # aim spread, turning (1 sd)
     pitch_sd_deg: float = 0.8          # aim spread, tilting (1 sd)
+    # The spring, when the design gives one (all five, or none):
+    spring_rate_n_m: float | None = None  # stiffness k, N/m
+    draw_mm: float | None = None          # how far it is compressed when cocked
+    draw_sd_mm: float | None = None       # shot-to-shot spread of the draw (1 sd)
+    plunger_mass_g: float | None = None   # the part the spring pushes, moving with the bale
+    efficiency: float | None = None       # share of the spring's energy that ends up moving
+
+    @property
+    def has_spring(self) -> bool:
+        return self.spring_rate_n_m is not None
+
+
+#: The launcher's spring fields, and the speed fields a spring replaces.
+SPRING_FIELDS = ("spring_rate_n_m", "draw_mm", "draw_sd_mm", "plunger_mass_g", "efficiency")
+SPEED_FIELDS = ("muzzle_speed_mm_s", "speed_sd_mm_s")
+
+
+def spring_speed_mm_s(launcher: Launcher, bale_mass_g: float) -> tuple[float, float]:
+    """Muzzle speed and its spread (1 sd), mm/s, of a spring launcher.
+
+    Energy balance: the share ``efficiency`` of the spring's energy moves bale and
+    plunger together, ½·η·k·d² = ½·(m_bale + m_plunger)·v², so
+    v = d·√(η·k / (m_bale + m_plunger)). The speed is proportional to the draw,
+    so a normal spread of the draw gives exactly a normal spread of the speed,
+    sd_v = v·sd_d/d (no first-order approximation).
+    """
+    rate, draw, draw_sd = launcher.spring_rate_n_m, launcher.draw_mm, launcher.draw_sd_mm
+    plunger, efficiency = launcher.plunger_mass_g, launcher.efficiency
+    if rate is None or draw is None or draw_sd is None or plunger is None or efficiency is None:
+        raise ValueError("not a spring launcher: it gives no spring")
+    moving_kg = (bale_mass_g + plunger) * 1e-3
+    speed = draw * 1e-3 * math.sqrt(efficiency * rate / moving_kg) * 1e3
+    return speed, speed * draw_sd / draw
 
 
 @dataclass(frozen=True)
@@ -93,8 +134,30 @@ class Design:
     surfaces: Surfaces = Surfaces()
     physics: Physics = Physics()
 
+    def __post_init__(self):
+        # A spring's speed follows from the spring and the bale, whatever the
+        # launcher's speed fields say: derived here, so no copy can go stale.
+        if self.launcher.has_spring:
+            speed, sd = spring_speed_mm_s(self.launcher, self.bale.mass_g)
+            object.__setattr__(self, "launcher", dataclasses.replace(
+                self.launcher, muzzle_speed_mm_s=speed, speed_sd_mm_s=sd))
+
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """Every field; a spring launcher shows its spring and its derived speed."""
+        data = dataclasses.asdict(self)
+        if not self.launcher.has_spring:
+            for key in SPRING_FIELDS:
+                del data["launcher"][key]
+        return data
+
+    def file_dict(self) -> dict:
+        """The fields a design file gives (a spring launcher without its derived
+        speed): what ``design_from_dict`` reads back to this design."""
+        data = self.to_dict()
+        if self.launcher.has_spring:
+            for key in SPEED_FIELDS:
+                del data["launcher"][key]
+        return data
 
 
 _SECTIONS = {"launcher": Launcher, "bale": Bale, "piggy": Piggy,
@@ -110,6 +173,11 @@ RANGES: dict[str, tuple[float, float]] = {
     "launcher.pitch_max_deg": (-60.0, 85.0),
     "launcher.yaw_sd_deg": (0.0, 20.0),
     "launcher.pitch_sd_deg": (0.0, 20.0),
+    "launcher.spring_rate_n_m": (1.0, 100000.0),
+    "launcher.draw_mm": (0.5, 300.0),
+    "launcher.draw_sd_mm": (0.0, 50.0),
+    "launcher.plunger_mass_g": (0.0, 500.0),
+    "launcher.efficiency": (0.01, 1.0),
     "bale.length_mm": (3.0, 60.0),
     "bale.width_mm": (3.0, 60.0),
     "bale.height_mm": (3.0, 60.0),
@@ -141,6 +209,29 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
     """Load and validate a design by name or path; bad files raise :class:`InputError`."""
     path = resolve_named_file(name_or_path, DESIGNS_DIR, "design")
     return design_from_dict(read_toml(path, "design"), source=str(path))
+
+
+def _check_launch(given: dict, sections: dict, where: str) -> None:
+    """A launcher gives its launch as a speed or as a whole spring, not both; a
+    spring's derived speed and spread must lie in the speed fields' ranges."""
+    spring = [k for k in SPRING_FIELDS if k in given]
+    if not spring:
+        return  # a speed launcher (missing speed fields take the stock values)
+    speed = [k for k in SPEED_FIELDS if k in given]
+    if speed:
+        raise InputError(f"{where}: give the launcher as a speed ({', '.join(SPEED_FIELDS)}) "
+                         f"or as a spring ({', '.join(SPRING_FIELDS)}), not both: it has "
+                         f"'launcher.{speed[0]}' and 'launcher.{spring[0]}'")
+    missing = [k for k in SPRING_FIELDS if k not in given]
+    if missing:
+        raise InputError(f"{where}: a spring launcher needs all of {', '.join(SPRING_FIELDS)}; "
+                         f"'launcher.{missing[0]}' is missing")
+    derived = spring_speed_mm_s(sections["launcher"], sections["bale"].mass_g)
+    for key, value in zip(SPEED_FIELDS, derived, strict=True):
+        lo, hi = RANGES[f"launcher.{key}"]
+        if not lo <= value <= hi:
+            raise InputError(f"{where}: the spring gives '{key}' = {value:.4g}, out of range "
+                             f"[{lo:g}, {hi:g}]")
 
 
 def design_from_dict(data: dict, source: str = "design") -> Design:
@@ -175,8 +266,9 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
             if not lo <= value <= hi:
                 raise InputError(f"{where}: '{section}.{key}' = {value} is out of range "
                                  f"[{lo:g}, {hi:g}]")
-        sections[section] = cls(**{k: (float(v) if isinstance(fields[k].default, float) else v)
-                                   for k, v in values.items()})
+        sections[section] = cls(**{k: (float(v) if isinstance(fields[k].default, float | None)
+                                       else v) for k, v in values.items()})
+    _check_launch(data.get("launcher", {}), sections, where)
     launcher = sections["launcher"]
     if launcher.pitch_min_deg >= launcher.pitch_max_deg:
         raise InputError(f"{where}: 'launcher.pitch_min_deg' ({launcher.pitch_min_deg:g}) must be "

@@ -10,6 +10,8 @@ import math
 import os
 import re
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from models.board import BOARDS_DIR, Board, load_board
@@ -137,20 +139,24 @@ def load_scene(args) -> tuple[Board, object, object]:
     return layout.board, design, layout
 
 
-def progress_bar(total: int, enabled: bool, unit: str = "game"):
-    """A progress bar (rate and time left) on standard error when it is a terminal;
-    call with the number done so far, or None to close."""
+def progress_bar(total: int | None, enabled: bool, unit: str = "game", label: str | None = None):
+    """A progress bar (rate and time left) on standard error when it is a terminal.
+
+    Returns ``update(done, total=None)``: call it with the number done so far (and the
+    total, once it is known or when it changes), or with None to close the bar."""
     if not (enabled and sys.stderr.isatty()):
-        return lambda done: None
+        return lambda done, total=None: None
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit=unit, file=sys.stderr)
+    bar = tqdm(total=total, unit=unit, desc=label, file=sys.stderr)
 
-    def update(done):
+    def update(done, total=None):
         if done is None:
             bar.close()
-        else:
-            bar.update(done - bar.n)
+            return
+        if total is not None and total != bar.total:
+            bar.total = total
+        bar.update(done - bar.n)
 
     return update
 
@@ -174,14 +180,18 @@ def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) ->
 
 
 def check_output_folder(path: str | Path, what: str) -> Path:
-    """A folder to write into (made if missing, inside an existing folder), checked
-    before any work."""
+    """A folder to write into (made, with its missing parents, when the work writes),
+    checked before any work: the nearest part of it that exists must be a folder in
+    which files can be created."""
     text = os.fspath(path)
     check_path_text(text, what)
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise InputError(f"{what} {shown(text)} is not a folder")
-    check_folder_writable(path if path.is_dir() else path.parent, f"{what} {shown(text)}")
+    existing = path.absolute()
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    check_folder_writable(existing, f"{what} {shown(text)}")
     return path
 
 
@@ -197,6 +207,30 @@ def check_folder_writable(folder: Path, what: str) -> None:
     except OSError as exc:
         raise InputError(f"cannot write {what}: folder {shown(os.fspath(folder))} is not "
                          f"writable ({exc.strerror})") from None
+@contextmanager
+def waiting(label: str, enabled: bool = True):
+    """For a wait with no steps to count: ``label`` and the time elapsed on standard
+    error, refreshed twice a second, while the block runs (a terminal only)."""
+    if not (enabled and sys.stderr.isatty()):
+        yield
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(total=None, desc=label, file=sys.stderr, bar_format="{desc} {elapsed}")
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(0.5):
+            bar.refresh()
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+        bar.close()
 
 
 def aimer_args(p: argparse.ArgumentParser, default: str, vary: bool = False) -> None:

@@ -44,7 +44,6 @@ from models.board import Board, load_board, space_name
 from models.design import load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
-from models.text import shown
 from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
 from sim.studies import datafiles, parts
@@ -256,8 +255,8 @@ def _run_on_dask(spec: SweepSpec, names: list[str], scheduler: str,
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
     except ImportError:
-        raise InputError("--scheduler needs dask.distributed: pip install "
-                         "'dask[distributed]'") from None
+        raise InputError("--scheduler needs Dask, an optional extra: pip install "
+                         "'go-piggy-go-sandbox[cluster]'") from None
     try:
         client = Client(scheduler, timeout="10s")
     except OSError as exc:
@@ -344,24 +343,6 @@ def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1
 
 def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
-
-
-def target_probabilities(rows: list[dict], source: str = "hit map") -> dict[str, float]:
-    """Space name -> P(target knocked out), for the spaces in reach; a table without a
-    ``space`` column or with a ``p_target`` that is not a number in [0, 1] is an
-    :class:`InputError` naming ``source`` and the row."""
-    if rows and not {"space", "p_target"} <= set(rows[0]):
-        raise InputError(f"{source}: a hit map needs the columns space and p_target")
-    table = {}
-    for number, row in enumerate(rows, start=1):
-        p = row.get("p_target")
-        if not row.get("reachable", True) or p is None:
-            continue
-        if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
-            raise InputError(f"{source}: row {number}: p_target {shown(p)} is not a number "
-                             "in [0, 1]")
-        table[str(row["space"])] = float(p)
-    return table
 
 
 # --- pictures ---------------------------------------------------------------------------------

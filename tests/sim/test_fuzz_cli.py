@@ -175,7 +175,7 @@ BAD = [
     ("files: table without a space column", ["tournament", "go-piggy-go", *BOTS[:2], "--shots",
                                              "table:{p}/table_no_space.csv"], "columns"),
     ("files: table with p_target abc", ["tournament", "go-piggy-go", *BOTS[:2], "--shots",
-                                        "table:{p}/table_bad_p.csv"], "p_target abc"),
+                                        "table:{p}/table_bad_p.csv"], "p_target 'abc'"),
     # outputs, checked before any work
     ("outputs: --png a folder", [*SHOOT, "--png", "{p}/a-folder.png"], "is a folder"),
     ("outputs: --png wrong suffix", [*SHOOT, "--png", "{o}/shot.gif"], "must end in .png"),
@@ -364,6 +364,7 @@ NUMERIC = [
     (["play", "go-piggy-go"], "--players", whole(1, 99)),
     (["tournament", "go-piggy-go", "--seats", "greedy,random"], "--games", whole(1, 1_000_000)),
     (["solve", "pig-out"], "--hold-at", lambda v: v is None or all(map(whole(1, 100_000), v))),
+    (["replay", "game.jsonl"], "--turn", whole(1, 1_000_000)),
 ]
 
 NUMBERISH = st.one_of(
@@ -407,6 +408,7 @@ def test_every_numeric_option_is_fuzzed_and_checked_when_parsed():
     """A new numeric option must parse through sim/cli/common.py's checked types (never
     a bare int or float, which take -1, nan or 5000 digits) and be listed above."""
     listed = {(tuple(a for a in argv if not a.startswith("-") and a not in (
-        "stock", "go-piggy-go", "pig-out", "greedy,random", "muzzle_speed=1:2:3"))[:2],
+        "stock", "go-piggy-go", "pig-out", "greedy,random", "muzzle_speed=1:2:3",
+        "game.jsonl"))[:2],
         option) for argv, option, _ in NUMERIC}
     assert _options_that_parse_numbers(PARSER) == listed

@@ -25,7 +25,6 @@ from sim.studies.hitmap import (
     run_sweep,
     shot_seeds,
     sweep,
-    target_probabilities,
 )
 from sim.studies.parts import write_part
 from tests.referee.positions import position
@@ -134,7 +133,7 @@ def cli_spec(argv):
 @pytest.mark.parametrize(("damage", "message"), [
     ("flip", "was changed after it was written (its checksum does not match)"),
     ("other seed", "was made by a sweep with other settings"),
-    ("truncate", "is corrupted (part file"),
+    ("truncate", "is corrupted (not valid JSON"),
     ("not a part", "is corrupted (not a part of this version of piggy)"),
 ])
 def test_resume_refuses_a_damaged_part_naming_it(tmp_path, capsys, damage, message):
@@ -215,7 +214,7 @@ def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
 
 def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     rows = sweep(spec(spaces=("r8c3", "r9c5")), tmp_path / "map.parquet", "parquet")
-    table = target_probabilities(read_table(tmp_path / "map.parquet"))
+    table = TableResolver.from_rows(read_table(tmp_path / "map.parquet"), "map").probabilities
     assert table == {r["space"]: r["p_target"] for r in rows}
     game = referee.load_game("go_piggy_go", players=2,
                              resolver=TableResolver({"r8c3": 0.3}, "test"))
