@@ -157,7 +157,7 @@ def test_the_aim_spread_scan(capsys, tmp_path):
     (["shoot", "--at", "r5c1", "--aimer", "nobody"], "unknown aimer"),
     (["tournament", "go-piggy-go", "--seats", "greedy,random", "--shots", "physics",
       "--aim-sd", "x,1"], "--aim-sd takes YAW,PITCH"),
-    (["hitmap", "--aim-sd-scan", "0:6"], "--aim-sd-scan takes START:STOP:COUNT"),
+    (["hitmap", "--aim-sd-scan", "0:6"], "--aim-sd-scan must look like START:STOP:COUNT"),
     (["hitmap", "--aim-sd-scan", "0:6:3"], "--aim-sd-scan measures the spaces of --spaces"),
     (["hitmap", "--out", "x.csv", "--format", "parquet"], "ends in .csv but --format is"),
 ])
