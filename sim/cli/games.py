@@ -1,11 +1,8 @@
-"""``piggy play``, ``replay``, ``tournament`` and ``solve``: the games of the referee."""
+"""``piggy play``, ``replay`` and ``tournament``: the games of the referee."""
 
 from __future__ import annotations
 
-import math
-import os
 import sys
-import time
 
 from models.errors import InputError
 from models.text import shown
@@ -234,110 +231,6 @@ def cmd_tournament(args) -> int:
     return 0
 
 
-#: Memory the solver needs per state (my score, opponent's, turn total), bytes: the
-#: value table (8), the policy (1) and the sweep's temporaries, measured with
-#: tracemalloc at 10.5 for targets 60 and 120.
-SOLVER_BYTES_PER_STATE = 12
-
-
-def solve_memory_bytes(target: int) -> int:
-    """The memory ``piggy solve`` needs for a game to ``target`` points, bytes: one
-    table of ``target**3`` states at a time (the CLI keeps no table once read)."""
-    return SOLVER_BYTES_PER_STATE * target ** 3
-
-
-def available_memory_bytes() -> int | None:
-    """Memory the system can give without swapping (Linux MemAvailable), or None."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-#: Above this many states (target cubed) a solve takes minutes: warn first.
-SOLVE_WARN_STATES = 10_000_000
-
-
-def cmd_solve(args) -> int:
-    from referee import canonical_name, load_game, pig_solver
-    from referee.validate import parse_params
-
-    if canonical_name(args.game) != "pig_out":
-        raise InputError(f"piggy solve: only pig_out can be solved, not {shown(args.game)}")
-    params = parse_params(args.param)
-    if args.preset:
-        params["preset"] = args.preset
-    game = load_game("pig_out", **params)
-    if game.params["cards"] and game.params["deck"] == "physical":
-        raise InputError("piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "
-                         "left are part of the state): add --param deck=infinite to solve the "
-                         "same game with the cards drawn with replacement (minutes at target "
-                         "400), or use --preset pig for classic Pig (seconds)")
-    target = game.params["target"]
-    needed, free = solve_memory_bytes(target), available_memory_bytes()
-    if free is not None and needed > free:
-        largest = round((free / SOLVER_BYTES_PER_STATE) ** (1 / 3))
-        while solve_memory_bytes(largest) > free:
-            largest -= 1
-        raise InputError(f"piggy solve: a target of {target} needs about {_gib(needed)} of "
-                         f"memory ({target}^3 states), and {_gib(free)} is available: choose "
-                         f"a target of at most {largest}")
-    if target ** 3 > SOLVE_WARN_STATES:
-        print(f"piggy: note: target {target} means {target ** 3:.1e} states: the solve takes "
-              f"minutes and about {_gib(needed)} of memory (Ctrl-C stops it)", file=sys.stderr)
-    progress = progress_bar(None, not args.json, unit="sweep", label="solving")
-    start = time.perf_counter()
-    win, roll, iterations = pig_solver.solve(game, on_sweep=_sweep_progress(progress))
-    progress(iterations, iterations)  # the estimate of the sweeps left ends exact
-    progress(None)
-    elapsed = time.perf_counter() - start
-    result = {"game": "pig_out", "params": game.params,
-              "first_player_win_probability": round(
-                  pig_solver.first_player_win_probability(win), 6),
-              "policy_states": int(roll.size), "rolling_states": int(roll.sum()),
-              "iterations": iterations, "solve_time_s": round(elapsed, 2)}
-    del win, roll  # one table in memory at a time
-    for n in args.hold_at or []:
-        held, _, _ = pig_solver.evaluate_hold_at(game, n)
-        result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
-            pig_solver.first_player_win_probability(held), 6)
-        del held
-    if args.json:
-        json_out(result)
-        return 0
-    # Four decimals: these are exact values of the game, not estimates, and the
-    # published ones (0.5306, 0.5347) differ in the third.
-    print(f"pig_out {game.params['preset']} (target {game.params['target']}): optimal play by "
-          f"both, the first player wins {result['first_player_win_probability']:.4f}")
-    print(f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
-          f"{iterations} sweeps, {elapsed:.1f} s")
-    for n, p in result.get("hold_at_first_player_win_probability", {}).items():
-        print(f"  both holding at {n}: the first player wins {p:.4f}")
-    return 0
-
-
-def _gib(n: int) -> str:
-    return f"{n / 2**30:,.1f} GiB"
-
-
-def _sweep_progress(progress, tolerance: float = 1e-12):
-    """Sweeps done, out of an estimate: the largest change falls about geometrically
-    from 1 to ``tolerance``, so the fraction of its logarithm gone predicts the end."""
-
-    def on_sweep(iteration: int, change: float) -> None:
-        gone = math.log(max(change, tolerance)) / math.log(tolerance)
-        progress(iteration, max(iteration + 1, round(iteration / gone)) if gone > 0.1 else None)
-
-    return on_sweep
-
-
 def _game_options(p, tournament: bool = False) -> None:
     """The options every game command takes."""
     from sim.cli.terminal import DEFAULT_BOTS, bots_help
@@ -413,21 +306,3 @@ def add_tournament(sub) -> None:
                    help=f"number of games, 1 to {MAX_GAMES} (default 200)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_tournament)
-
-
-def add_solve(sub) -> None:
-    """The ``solve`` command."""
-    p = sub.add_parser("solve", help="optimal play of Pig-Out's family by value iteration",
-                       description="Solve pig_out for two players (no cards, or an infinite "
-                                   "deck): the first player's chance of winning under optimal "
-                                   "play by both. A progress bar on a terminal; a note first "
-                                   "when the solve takes minutes.")
-    p.add_argument("game", help="pig_out (or pig-out)")
-    p.add_argument("--preset", help="pig (classic Pig, seconds) or pig-out-2 (the default; "
-                                    "it needs --param deck=infinite, and takes minutes)")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="a game parameter, e.g. --param target=50 (repeatable)")
-    p.add_argument("--hold-at", type=whole_number(1, 100_000), action="append", metavar="N",
-                   help="also: the first player's chance when both hold at N (repeatable)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_solve)

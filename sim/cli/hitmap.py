@@ -168,7 +168,8 @@ def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
 def sweep_options(p, *, shots_help: str) -> None:
     """The options of a sweep, shared by ``hitmap`` and the design studies."""
     p.add_argument("--spaces", help="comma-separated spaces (default: every space)")
-    p.add_argument("--shots", type=whole_number(1, MAX_SHOTS), help=shots_help)
+    p.add_argument("--shots", type=whole_number(1, MAX_SHOTS),
+                   help=f"{shots_help}; at most {MAX_SHOTS}")
     p.add_argument("--precision", type=finite_number(), metavar="HALF_WIDTH",
                    help="fire at each space in batches until its 95 %% interval of P(target) is "
                         f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "

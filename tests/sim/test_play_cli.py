@@ -250,6 +250,41 @@ def test_solve_reproduces_the_published_pig_figures(capsys):
     assert data["policy_states"] == 100 ** 3 and data["solve_time_s"] > 0
 
 
+@pytest.mark.parametrize("target", [40, 80])
+def test_the_solver_s_memory_estimate_bounds_what_it_allocates(target):
+    """The estimate ``piggy solve`` checks against the free memory is an upper bound of
+    what the solver allocates (numpy's arrays, seen by tracemalloc), and a tight one."""
+    import tracemalloc
+
+    from referee import load_game, pig_solver
+    from sim.cli.solve import solve_memory_bytes
+
+    game = load_game("pig_out", preset="pig", target=target)
+    tracemalloc.start()
+    try:
+        pig_solver.solve(game)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0.6 * solve_memory_bytes(target) <= peak <= solve_memory_bytes(target)
+
+
+def test_solve_refuses_what_will_not_fit_before_it_starts(capsys, monkeypatch):
+    from sim.cli import solve
+
+    free = 2 * 2**30
+    monkeypatch.setattr(solve, "available_memory_bytes", lambda: free)
+    monkeypatch.setattr("referee.pig_solver.solve",
+                        lambda *a, **k: pytest.fail("the solve started"))
+    code, out, err = run(capsys, "solve", "pig-out", "--preset", "pig", "--param",
+                         "target=1000")
+    largest = max(t for t in range(1, 1001) if solve.solve_memory_bytes(t) <= free)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert (f"needs about {solve.solve_memory_bytes(1000) / 2**30:,.1f} GiB of memory "
+            "(1000^3 states), and 2.0 GiB is available: choose a target of at most "
+            f"{largest}") in err
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["solve", "pig_out"], "add --param deck=infinite"),
     (["solve", "pig_out", "--preset", "pig-out-2"], "physical deck cannot be solved"),
