@@ -67,8 +67,10 @@ def sidecar_path(path: str | Path) -> Path:
 
 def write_table(rows: list[dict], path: str | Path, fmt: str,
                 provenance: dict | None = None) -> Path:
-    """Rows to CSV or Parquet, atomically, with the provenance (if any) beside them."""
+    """Rows to CSV or Parquet, atomically, with the provenance (if any) beside them;
+    the format must agree with the suffix (:func:`format_of`)."""
     path = Path(path)
+    fmt = format_of(path, fmt)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["space"])

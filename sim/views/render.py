@@ -9,6 +9,7 @@ it replays poses and never simulates.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import tempfile
@@ -269,12 +270,30 @@ def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     path = check_video_path(path, ".mp4")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
     # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
-    with _replacing(tmp, path), imageio.get_writer(
-            tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16,
-            ffmpeg_log_level="quiet") as writer:
-        for frame in frames:
-            writer.append_data(frame)
+    with _replacing(tmp, path):
+        with imageio.get_writer(tmp, fps=fps, codec="libx264", quality=7,
+                                macro_block_size=16, ffmpeg_log_level="quiet") as writer:
+            for frame in frames:
+                writer.append_data(frame)
+        _check_video(tmp)
     return path
+
+
+def _check_video(path: Path) -> None:
+    """Refuse (OSError) a video ffmpeg did not finish: imageio does not look at
+    ffmpeg's exit status, and a full disk leaves a file without its index."""
+    import imageio_ffmpeg
+
+    meta = {}
+    if path.is_file():  # not a device or a pipe left in its place
+        try:
+            reader = imageio_ffmpeg.read_frames(str(path))
+            meta = next(reader)
+            reader.close()
+        except (OSError, RuntimeError, StopIteration):
+            meta = {}
+    if not meta.get("size"):
+        raise OSError(errno.EIO, "ffmpeg could not finish the video")
 
 
 @contextmanager

@@ -412,3 +412,56 @@ def test_every_numeric_option_is_fuzzed_and_checked_when_parsed():
         "game.jsonl"))[:2],
         option) for argv, option, _ in NUMERIC}
     assert _options_that_parse_numbers(PARSER) == listed
+
+
+# --- a write that fails half-way (a full disk) -------------------------------------------------
+def _frames():
+    import numpy as np
+
+    return [np.full((64, 64, 3), shade, np.uint8) for shade in (0, 128, 255)]
+
+
+def _write_gif(path):
+    from sim.views.render import write_gif
+
+    write_gif(_frames(), path)
+
+
+def _write_mp4(path):
+    from sim.views.render import write_mp4
+
+    write_mp4(_frames(), path)
+
+
+def _write_png(path):
+    import matplotlib.pyplot as plt
+
+    from sim.views.pictures import save_figure
+
+    save_figure(plt.subplots()[0], path)
+
+
+def _write_parquet(path):
+    from sim.studies.datafiles import write_table
+
+    write_table([{"space": "r8c3", "p_target": 0.5}] * 2000, path, "parquet")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(("name", "write", "tmp_suffix"), [
+    ("shot.gif", _write_gif, ".tmp.gif"), ("shot.mp4", _write_mp4, ".tmp.mp4"),
+    ("shot.png", _write_png, ".tmp.png"), ("map.parquet", _write_parquet, ".tmp"),
+])
+def test_a_write_that_fails_half_way_is_one_line_and_leaves_no_tmp_file(tmp_path, capfd, name,
+                                                                         write, tmp_suffix):
+    """The temporary file every writer writes first points at /dev/full, as on a full
+    disk: one line naming the file, nothing from ffmpeg on the terminal, and neither
+    the file nor its temporary left behind."""
+    tmp = tmp_path / f".{name}.{os.getpid()}{tmp_suffix}"
+    tmp.symlink_to("/dev/full")
+    with pytest.raises(InputError) as raised:
+        write(tmp_path / name)
+    message = str(raised.value)
+    assert message.startswith(f"cannot write {tmp_path / name}: ") and "\n" not in message
+    assert capfd.readouterr().err == ""  # ffmpeg's own lines stay quiet
+    assert list(tmp_path.iterdir()) == []
