@@ -300,6 +300,9 @@ GOOD = [
                                           "--png", "{o}/board.png"], "$\\frac{$"),
     ("a design named in mathtext", ["design", "check", "{p}/design_math.toml"], "is valid"),
     ("design check --json", ["design", "check", "stock", "--json"], "json"),
+    ("a hit map of a design named in mathtext, drawn",
+     ["hitmap", *SWEEP, "--design", "{p}/design_math.toml", "--out", "{o}/h.csv", "--plot",
+      "{o}/h.png"], "Wrote"),
     ("--param players agreeing with --seats", ["tournament", "go-piggy-go", *BOTS, "--param",
                                                "players=2"], "2 games"),
     ("a record with its board beside it", ["replay", "{p}/record_beside.jsonl"], "No winner"),
@@ -327,6 +330,26 @@ def test_valid_input_exits_0(capsys, place, tmp_path, argv, expect):
             assert data["comparisons"][0]["null_reason"].startswith("no selected space")
     else:
         assert expect in out
+
+
+def test_json_output_refuses_nan_loudly(capsys):
+    """NaN is not JSON: a figure that cannot be computed must be null with a reason, and
+    one that slips through fails the command instead of printing invalid JSON."""
+    from sim.cli.common import json_out
+
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        json_out({"p": math.nan})
+    assert capsys.readouterr().out == ""
+
+
+def test_a_design_that_never_comes_down_has_a_null_reach_with_the_reason(capsys, monkeypatch):
+    monkeypatch.setattr("sim.physics.aim.reach_mm", lambda design, height: (math.nan, math.nan))
+    code, out, _ = run(capsys, ["design", "check", "stock", "--json"])
+    data = strict_json(out)
+    assert code == 0 and data["reach_on_board_mm"] is None
+    assert data["reach_open_ground_mm"] is None and "never comes down" in data["reach_reason"]
+    code, out, _ = run(capsys, ["design", "check", "stock"])
+    assert code == 0 and "nan" not in out and "never comes down" in out
 
 
 # --- every numeric option, property-based ------------------------------------------------------
