@@ -24,6 +24,8 @@ from models.layout import layout_from_dict
 DEMO_LAYOUT = {"stacks": {"r8c3": ["gold-2", "pink-1"], "r8c2": ["green-1"],
                           "r9c3": ["blue-1"], "r2c1": ["green-2"], "r7c5": ["pink-3"]}}
 DEMO_TARGET = "gold-2"
+#: The GIF's camera: behind and above the tractor, framed on the action (sim/framing.py).
+DEMO_CAMERA = "overview"
 #: The hit map's spaces (near, far, behind fences, beside the tractor) and shots each.
 HITMAP_SPACES = ["r1c1", "r2c5", "r3c3", "r6c0", "r7c1", "r8c3", "r9c5", "r10c0", "r10c6",
                  "r7c3"]
@@ -63,7 +65,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         save_figure(shoot.shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
                     out / "shot.png")
     with ShotRenderer(board, design) as renderer:
-        frames = renderer.frames(result, "overview", slowmo=3.0)
+        frames = renderer.frames(result, DEMO_CAMERA, slowmo=3.0)
         chase = renderer.frames(result, "chase", slowmo=3.0)
     write_gif(frames, out / "shot.gif")
     write_mp4(chase, out / "shot.mp4")
@@ -71,8 +73,8 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     write_text_atomic(out / "layout.json", json.dumps(layout.to_dict(), indent=2) + "\n")
     written += [("shot.json", "the shot: who was knocked out and why, what the bale struck"),
                 ("shot.png", "top and side view of the shot"),
-                ("shot.gif", "the shot from above the start pit, 3x slower than life"),
-                ("shot.mp4", "the shot from behind the tractor"),
+                ("shot.gif", "the shot from behind the tractor, 3x slower than life"),
+                ("shot.mp4", "the shot following the bale (chase camera)"),
                 ("shot.html", "the shot in 3D: turn, zoom, scrub (works offline)"),
                 ("layout.json", "the layout the shot was fired at")]
 
