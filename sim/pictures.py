@@ -41,12 +41,12 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
                                alpha=0.6, zorder=0))
         if labels:
             ax.text(px + board.side_pit_mm / 2, (lo + hi) / 2, f"pit-{side}", rotation=90,
-                    ha="center", va="center", fontsize=7, color="white")
+                    ha="center", va="center", fontsize=8, color="white", clip_on=True)
     if labels:
         ax.text((gx0 + gx1) / 2, (y0 + gy0) / 2, "start Mud Pit", ha="center", va="center",
-                fontsize=8, color="white")
+                fontsize=9, color="white", clip_on=True)
         ax.text((gx0 + gx1) / 2, (gy1 + y1) / 2, "food trough", ha="center", va="center",
-                fontsize=8)
+                fontsize=9, clip_on=True)
     for r in range(board.rows):
         for c in range(board.cols):
             corner = (gx0 + c * s, gy0 + r * s)
@@ -56,13 +56,14 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
             ax.add_patch(Rectangle(corner, s, s, facecolor=SPACE_COLOUR, edgecolor=LINE_COLOUR,
                                    linewidth=0.8, zorder=1))
             if labels:
-                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=4.5,
-                        color=LINE_COLOUR, zorder=2)
+                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=6.5,
+                        color=LINE_COLOUR, zorder=2, clip_on=True)
     for k, row in enumerate(board.checkpoints, start=1):
         y = gy0 + row * s
         ax.plot([gx0, gx1], [y, y], ls="--", color="#b03030", lw=1.2, zorder=3)
         if labels:
-            ax.text(gx1 + 2, y + 2, f"checkpoint #{k}", fontsize=6, color="#b03030")
+            ax.text(gx1 - 2, y + 2, f"checkpoint #{k}", fontsize=6.5, color="#b03030",
+                    ha="right", zorder=3, clip_on=True)
     for a, b in board.fence_segments_mm():
         ax.plot([a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5,
                 solid_capstyle="butt", zorder=4)

@@ -7,13 +7,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from models.errors import InputError
 from models.layout import check_piggy
-from models.meshes import load_parts
-from sim import aim, pictures
+from sim import aim
 from sim.world import ShotResult, World
 
 #: Yaw may be given in either sense of turning, once round.
@@ -124,47 +122,7 @@ def describe(shot_aim: Aim, result: ShotResult) -> str:
 
 
 def shot_figure(world: World, result: ShotResult, title: str = ""):
-    """Top view and side view of a shot just fired in ``world``: the bale's path, the
-    first contact, where the piggies stood (faint) and ended, who was knocked out."""
-    fig, (top, side) = plt.subplots(1, 2, figsize=(12, 8), width_ratios=[1.0, 1.1])
-    pictures.draw_board(top, world.board)
-    pictures.draw_tractor(top, result.yaw_deg,
-                          [m.vertices for m in load_parts("tractor").values()])
-    for piggy, parts in world.start_parts_mm.items():
-        pictures.draw_footprint(top, parts, piggy, alpha=0.25, edge="none", zorder=5)
-    for piggy in result.piggies:
-        parts = world.piggy_parts_mm(piggy)
-        pictures.draw_footprint(top, parts, piggy)
-        if result.piggies[piggy].knocked:
-            x, y = np.vstack(parts)[:, :2].mean(axis=0)
-            top.plot(x, y, "x", color="#d00000", ms=14, mew=3, zorder=8)
-    along = np.array([-math.sin(math.radians(result.yaw_deg)),
-                      math.cos(math.radians(result.yaw_deg))])
-    reach = 1.2 * max(np.hypot(*result.rest_mm[:2]), 100.0)
-    top.plot([0, reach * along[0]], [0, reach * along[1]], ls="--", color="#404040", lw=0.8,
-             zorder=6, label=f"aim: yaw {result.yaw_deg:.1f}, pitch {result.pitch_deg:.1f} deg")
-    path = result.trajectory_mm
-    if path is not None and len(path):
-        top.plot(path[:, 0], path[:, 1], color="#402000", lw=1.2, zorder=7)
-        side.plot(path[:, :2] @ along, path[:, 2], color="#402000", lw=1.5, label="bale centre")
-    for number, (name, point) in enumerate(zip(result.contacts, result.contact_points_mm,
-                                               strict=True), start=1):
-        first = number == 1
-        top.plot(point[0], point[1], "o", mfc="none", mec="#d00000", ms=9 if first else 6,
-                 mew=1.5, zorder=8, label=f"first contact ({name})" if first else None)
-        top.annotate(str(number), point[:2], xytext=(4, 4), textcoords="offset points",
-                     fontsize=6, color="#d00000", zorder=8)
-        if path is not None and len(path):
-            side.plot(np.dot(point[:2], along), point[2], "o", mfc="none", mec="#d00000",
-                      ms=6, zorder=8)
-    top.legend(loc="lower right", fontsize=7)
-    top.set_title(title or "top view", fontsize=10)
-    side.axhline(0, color=pictures.LINE_COLOUR, lw=2)
-    side.set_xlabel("distance along the aim (mm)")
-    side.set_ylabel("height (mm)")
-    side.set_title("side view", fontsize=10)
-    side.set_aspect("equal", adjustable="datalim")
-    side.grid(alpha=0.3)
-    knocked = ", ".join(result.knocked) or "nobody"
-    fig.suptitle(f"Knocked out: {knocked}", fontsize=13)
-    return fig
+    """The picture of a shot just fired in ``world`` (see :mod:`sim.shot_picture`)."""
+    from sim.shot_picture import shot_figure as draw
+
+    return draw(world, result, title)
