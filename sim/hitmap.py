@@ -27,10 +27,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.patches import Rectangle
 
 from models.board import Board, load_board, space_name
 from models.design import load_design
@@ -39,7 +36,7 @@ from models.files import write_text_atomic
 from models.layout import check_piggy, layout_from_dict
 from referee.match import wilson_interval
 from sim.aim import OutOfReach
-from sim.pictures import draw_board, save_figure
+from sim.hitmap_picture import draw_heatmap, heatmap_figure, save_heatmap  # noqa: F401
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
@@ -298,41 +295,6 @@ def target_probabilities(rows: list[dict]) -> dict[str, float]:
     """Space name -> P(target knocked out), for the spaces in reach."""
     return {r["space"]: float(r["p_target"]) for r in rows
             if r.get("reachable") and r.get("p_target") is not None}
-
-
-# --- pictures ---------------------------------------------------------------------------------
-def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> None:
-    """The board with each measured space coloured by its knock-out probability;
-    unreachable spaces hatched."""
-    draw_board(ax, board, labels=False)
-    cmap = colormaps["RdYlGn"]
-    s = board.space_mm
-    for r in rows:
-        x, y = board.space_center_mm(board.parse_space(r["space"])) - s / 2
-        if not r["reachable"]:
-            ax.add_patch(Rectangle((x, y), s, s, facecolor="none", edgecolor="#555555",
-                                   hatch="///", zorder=5))
-            continue
-        ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(r["p_target"]), alpha=0.85,
-                               zorder=5))
-        if numbers:
-            ax.text(x + s / 2, y + s / 2, f"{100 * r['p_target']:.0f}%", ha="center",
-                    va="center", fontsize=8, zorder=6)
-
-
-def heatmap_figure(board: Board, rows: list[dict], title: str):
-    """One hit map over the board, with a colour bar."""
-    fig, ax = plt.subplots(figsize=(6.5, 8.5))
-    draw_heatmap(ax, board, rows)
-    mappable = plt.cm.ScalarMappable(cmap=colormaps["RdYlGn"])
-    mappable.set_clim(0, 1)
-    fig.colorbar(mappable, ax=ax, shrink=0.6, label="P(target knocked out)")
-    ax.set_title(title, fontsize=10)
-    return fig
-
-
-def save_heatmap(board: Board, rows: list[dict], path, title: str) -> Path:
-    return save_figure(heatmap_figure(board, rows, title), path)
 
 
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:

@@ -56,14 +56,16 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
             ax.add_patch(Rectangle(corner, s, s, facecolor=SPACE_COLOUR, edgecolor=LINE_COLOUR,
                                    linewidth=0.8, zorder=1))
             if labels:
+                # over a hit map's colours (zorder 2), under the piggies (5)
                 ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=6.5,
-                        color=LINE_COLOUR, zorder=2, clip_on=True)
+                        color=LINE_COLOUR, zorder=4.5, clip_on=True)
     for k, row in enumerate(board.checkpoints, start=1):
         y = gy0 + row * s
         ax.plot([gx0, gx1], [y, y], ls="--", color="#b03030", lw=1.2, zorder=3)
         if labels:
-            ax.text(gx1 - 2, y + 2, f"checkpoint #{k}", fontsize=6.5, color="#b03030",
-                    ha="right", zorder=3, clip_on=True)
+            # under the line at the right: clear of the space names (bottom left)
+            ax.text(gx1 - 2, y - 2, f"checkpoint #{k}", fontsize=6.5, color="#b03030",
+                    ha="right", va="top", zorder=4.5, clip_on=True)
     for a, b in board.fence_segments_mm():
         ax.plot([a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5,
                 solid_capstyle="butt", zorder=4)
