@@ -93,7 +93,8 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
                  seed=seed)
     write_record(final, out / "game.jsonl")
     name, params, actions = read_record(out / "game.jsonl")
-    write_gif(game_frames(replay(name, params, actions), game.board), out / "game.gif", fps=2)
+    write_gif(game_frames(replay(name, params, actions), game.board, ["greedy", "random"]),
+              out / "game.gif", fps=2)
     written += [("game.jsonl", f"the game's record ({len(final.history)} actions)"),
                 ("game.gif", "the game from above, turn by turn")]
 
