@@ -111,7 +111,7 @@ def fit(points: np.ndarray, forward, up, fov_deg: float, aspect: float,
     return centre, distance
 
 
-def _direction(azimuth_from_behind_deg: float, elevation_deg: float, ahead) -> np.ndarray:
+def direction(azimuth_from_behind_deg: float, elevation_deg: float, ahead) -> np.ndarray:
     """A view direction: ``elevation`` down from level, turned ``azimuth`` from the aim."""
     a = math.radians(azimuth_from_behind_deg)
     h = np.array([ahead[0] * math.cos(a) - ahead[1] * math.sin(a),
@@ -134,7 +134,7 @@ def view(preset: str, result: ShotResult, frame: int, aspect: float) -> View:
     if preset == "top":
         forward, up = np.array([0.0, 0.0, -1.0]), ahead
     else:
-        forward, up = _direction(turn, down, ahead), np.array([0.0, 0.0, 1.0])
+        forward, up = direction(turn, down, ahead), np.array([0.0, 0.0, 1.0])
     if preset == "chase":
         target = chase_track(result)[frame]
         everything = action_points(result)
