@@ -14,6 +14,7 @@ import time
 
 from models.board import Board
 from models.design import Design
+from models.errors import InputError
 from models.layout import Layout
 from sim.bullet import pb
 from sim.world import World
@@ -53,10 +54,11 @@ def _quiet_pybullet():
         try:
             with contextlib.redirect_stdout(stream):
                 yield
-        except BaseException:
+        except Exception as exc:
             log.seek(0)
             tail = log.read().decode(errors="replace").splitlines()[-20:]
-            print("PyBullet's log ended with:", *tail, sep="\n  ", file=sys.stderr)
+            if tail and not isinstance(exc, InputError):  # a failure, not a refusal
+                print("PyBullet's log ended with:", *tail, sep="\n  ", file=sys.stderr)
             raise
         finally:
             os.dup2(terminal, 1)
@@ -68,14 +70,19 @@ def run_sandbox(board: Board, design: Design, layout: Layout, *, seconds: float 
     """Open the window and serve it until it is closed (or ``seconds`` pass).
 
     ``seconds`` counts from the start of the process, the window's opening included
-    (that is what a user measures); a shot still in flight then is cut short.
+    (that is what a user measures); a shot still in flight then is cut short, and
+    when the window is not ready by then it is not opened at all.
     ``auto_fire``: fire that many shots at the sliders' settings by itself, then
     close (unless ``seconds`` is given); for tests and demonstrations. Returns the
     number of shots fired.
     """
     deadline = None if seconds is None else _process_start() + seconds
     with _quiet_pybullet():
-        return _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report)
+        try:
+            return _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report)
+        except _TimeUp:
+            report(f"Time is up ({seconds:g} s): closed before the window was ready.")
+            return 0
 
 
 def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> int:
@@ -86,8 +93,12 @@ def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> 
     launcher = design.launcher
     shots = 0
     try:
+        _check(deadline)  # between the slow steps of opening: a short --seconds is kept
         with tempfile.TemporaryDirectory(prefix="piggy-sandbox-") as folder:
-            add_board_top(client, board, board_texture_png(board, folder), _TEXTURE_LIFT_MM)
+            texture = board_texture_png(board, folder)
+            _check(deadline)
+            add_board_top(client, board, texture, _TEXTURE_LIFT_MM)
+        _check(deadline)
         # The sliders and buttons stay (COV_ENABLE_GUI); the three synthetic-camera
         # panes (RGB, depth, segmentation) that cover the left of the view go.
         for pane in (pb.COV_ENABLE_RGB_BUFFER_PREVIEW, pb.COV_ENABLE_DEPTH_BUFFER_PREVIEW,
@@ -142,6 +153,11 @@ def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> 
     return shots
 
 
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise _TimeUp
+
+
 def _process_start() -> float:
     """The :func:`time.monotonic` reading of when this process started (from Linux's
     /proc); the present moment where that cannot be read."""
@@ -162,9 +178,8 @@ def _pacer(step_s: float, deadline: float | None):
     clock = {"next": time.monotonic()}
 
     def on_step() -> None:
+        _check(deadline)
         now = time.monotonic()
-        if deadline is not None and now >= deadline:
-            raise _TimeUp
         clock["next"] = max(clock["next"] + step_s, now)
         time.sleep(max(0.0, clock["next"] - now))
 
