@@ -177,6 +177,10 @@ const home = () => ({az: D.camera.az, el: D.camera.el, dist: D.camera.dist_mm,
                      target: D.camera.target_mm.slice()});
 let cam = home();
 let frame = 0, playing = true, last = null, clock = 0;
+if (location.hash === '#end') {  // page.html#end: open on the shot's outcome
+  frame = N - 1; playing = false; clock = frame * D.dt_s; slider.value = frame;
+  document.getElementById('play').textContent = 'Play';
+}
 function resize() { canvas.width = innerWidth; canvas.height = innerHeight - 40; }
 addEventListener('resize', resize); resize();
 function quatRot(q, v) {  // rotate v by unit quaternion q = (x, y, z, w)
