@@ -247,11 +247,17 @@ def check_video_path(path: str | Path, suffix: str) -> Path:
     return path
 
 
-def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS) -> Path:
-    """An animated GIF, written atomically."""
+def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS,
+              colours: int = 255) -> Path:
+    """An animated GIF, written atomically. One palette of ``colours`` for every frame
+    (made from a sample of them), so that each frame after the first stores only what
+    changed; flat drawings need far fewer colours than rendered scenes."""
     path = check_video_path(path, ".gif")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
-    images = [Image.fromarray(f).convert("P", palette=Image.Palette.ADAPTIVE) for f in frames]
+    sample = np.vstack([*frames[:: max(1, len(frames) // 8)], frames[-1]])
+    palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
+    images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE)
+              for f in frames]
     images[0].save(tmp, save_all=True, append_images=images[1:], duration=round(1000 / fps),
                    loop=0, optimize=False)
     tmp.replace(path)
