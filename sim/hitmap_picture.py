@@ -2,11 +2,12 @@
 piggy is knocked out, with the 95 % interval under the percentage, the space's
 name, and the fences and checkpoints drawn over the colours.
 
-Spaces the measurement cannot explain by the colour alone are marked, with a
-legend: out of reach (no aim reaches them), held by a fence (a fence on the far
-side of the space, seen from the tractor, stops the piggy inside its space; on
-the stock board r7c3), and shadowed (the bale struck something else before the
-piggy in most shots).
+Spaces the colour alone does not explain are marked, with a legend: out of reach
+(no aim reaches them), held by a fence (knocked out measurably less often than
+the open spaces, with a fence on the far side of the space, seen from the
+tractor, that stops the piggy inside its space: on the stock board r7c3 at
+0 %, and r2c3, r9c2, r9c4), and shadowed (the bale struck something else before
+the piggy in most shots).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from sim.pictures import draw_board, save_figure
 
 #: The colours' scale, red (never knocked out) to green (always).
 CMAP = "RdYlGn"
-#: A mark is shown when the 95 % interval lies wholly on its side of one half.
-_HALF = 0.5
+#: "Held by a fence" is shown when the 95 % interval of P(knocked out) lies below
+#: this (open spaces are at 95-100 % with the stock launcher), "shadowed" when the
+#: interval of P(no piggy struck) lies above the other.
+_HELD_BELOW, _SHADOWED_ABOVE = 0.9, 0.5
 _MARKS = {
     "fence": ("F", "held by a fence: the fence on its far side (seen from the tractor) "
-                   "stops the piggy inside its space"),
+                   "stops the piggy inside its space in some or all shots"),
     "shadow": ("S", "shadowed: the bale struck something else before the piggy in most "
                     "shots"),
 }
@@ -33,9 +36,12 @@ _MARKS = {
 
 def fence_behind(board: Board, space: Space) -> bool:
     """Whether a fence stands on the side of ``space`` away from the tractor: the side
-    a shot from the tractor pushes its piggy toward."""
+    a shot from the tractor pushes its piggy toward (none for a space exactly
+    diagonal from the tractor, which a shot pushes toward a corner)."""
     x, y = board.space_center_mm(space)
     r, c = space
+    if abs(abs(x) - abs(y)) < 1e-6:
+        return False
     beyond = (r, c + (1 if x > 0 else -1)) if abs(x) > abs(y) else (r + (1 if y > 0 else -1), c)
     return board.fence_between(space, beyond)
 
@@ -46,10 +52,11 @@ def marks(board: Board, row: dict) -> list[str]:
         return []
     out = []
     high = row.get("p_target_ci_high")
-    if high is not None and high < _HALF and fence_behind(board, board.parse_space(row["space"])):
+    if high is not None and high < _HELD_BELOW and fence_behind(board,
+                                                                 board.parse_space(row["space"])):
         out.append("fence")
     low = row.get("p_no_contact_ci_low")
-    if low is not None and low > _HALF:
+    if low is not None and low > _SHADOWED_ABOVE:
         out.append("shadow")
     return out
 

@@ -65,7 +65,8 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
         if labels:
             # under the line at the right: clear of the space names (bottom left)
             ax.text(gx1 - 2, y - 2, f"checkpoint #{k}", fontsize=6.5, color="#b03030",
-                    ha="right", va="top", zorder=4.5, clip_on=True)
+                    ha="right", va="top", zorder=4.5, clip_on=True,
+                    bbox={"fc": "white", "ec": "none", "alpha": 0.6, "pad": 0.5})
     for a, b in board.fence_segments_mm():
         ax.plot([a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5,
                 solid_capstyle="butt", zorder=4)

@@ -31,7 +31,7 @@ def shot_figure(world: World, result: ShotResult, title: str = ""):
     """The three views of a shot just fired in ``world``."""
     fig = plt.figure(figsize=(15, 9.6))
     grid = fig.add_gridspec(2, 2, width_ratios=[1.0, 1.35], height_ratios=[1.2, 1.0],
-                            left=0.05, right=0.98, top=0.91, bottom=0.1, wspace=0.12,
+                            left=0.05, right=0.98, top=0.91, bottom=0.14, wspace=0.12,
                             hspace=0.22)
     whole, close, section = (fig.add_subplot(grid[:, 0]), fig.add_subplot(grid[0, 1]),
                              fig.add_subplot(grid[1, 1]))

@@ -46,7 +46,8 @@ def test_the_legend_covers_no_view(demo_figure):
     _, figure, _ = demo_figure
     renderer = figure.canvas.get_renderer()
     legend = figure.legends[0].get_window_extent(renderer)
-    assert not any(legend.overlaps(ax.get_window_extent(renderer)) for ax in figure.axes)
+    # the axes with their tick labels and titles
+    assert not any(legend.overlaps(ax.get_tightbbox(renderer)) for ax in figure.axes)
 
 
 def test_space_labels_are_readable(demo_figure, board):
@@ -101,12 +102,17 @@ def test_a_fence_behind_a_space_is_found_from_the_board(board):
     assert hitmap_picture.fence_behind(board, (2, 3))
     assert not hitmap_picture.fence_behind(board, (8, 3))
     assert not hitmap_picture.fence_behind(board, (1, 3))
+    # r3c1 lies exactly diagonal from the tractor: a shot pushes it toward a corner
+    assert not hitmap_picture.fence_behind(board, (3, 1))
 
 
 def test_the_hit_map_explains_its_low_spaces(board):
     rows = [row("r7c3", 0), row("r8c3", 6), row("r9c5", 0, reachable=False),
-            row("r10c3", 1, no_contact=6), row("r1c1", 0)]
+            row("r10c3", 1, no_contact=6), row("r1c1", 0), row("r9c2", 62, shots=100),
+            row("r2c3", 97, shots=100)]
     assert hitmap_picture.marks(board, rows[0]) == ["fence"]
+    assert hitmap_picture.marks(board, rows[5]) == ["fence"]  # held back in a third
+    assert hitmap_picture.marks(board, rows[6]) == []  # as often as an open space
     assert hitmap_picture.marks(board, rows[3]) == ["shadow"]
     assert hitmap_picture.marks(board, rows[4]) == []  # low, but nothing known explains it
     figure = hitmap_picture.heatmap_figure(board, rows, "test")
