@@ -25,8 +25,9 @@ _MOVED_MM = 1.0
 _TRACTOR_HEIGHT_MM = 45.0
 #: The action fills at most this share of the half-width and half-height of the picture.
 _FILL = 0.82
-#: The chase camera stays at least this far from the bale, mm.
-_CHASE_NEAREST_MM = 260.0
+#: The cameras stay at least this far from what they look at (a shot that disturbs
+#: nothing still shows its surroundings), the chase camera further, mm.
+_NEAREST_MM, _CHASE_NEAREST_MM = 150.0, 260.0
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def view(preset: str, result: ShotResult, frame: int, aspect: float) -> View:
                           nearest_mm=_CHASE_NEAREST_MM)
     else:
         points = action_points(result, tractor=preset != "top")
-        target, distance = fit(points, forward, up, fov, aspect)
+        target, distance = fit(points, forward, up, fov, aspect, nearest_mm=_NEAREST_MM)
     eye = target - distance * forward
     return View(tuple(eye), tuple(target), tuple(up), fov)
 

@@ -32,6 +32,8 @@ PIGGY_RGBA = {"green": (0.23, 0.62, 0.23, 1), "gold": (0.88, 0.69, 0.0, 1),
               "pink": (1.0, 0.5, 0.69, 1), "blue": (0.19, 0.44, 0.88, 1)}
 BALE_RGBA, FENCE_RGBA, TRACTOR_RGBA = (0.93, 0.8, 0.3, 1), (0.48, 0.29, 0.12, 1), (0.35, 0.35,
                                                                                   0.4, 1)
+TABLE_RGBA = (0.82, 0.82, 0.8, 1)
+_TABLE_HALF_MM = 1500.0
 #: Frame size in pixels and frames per second of the videos.
 DEFAULT_SIZE = (640, 480)
 DEFAULT_FPS = 30
@@ -68,6 +70,11 @@ class ShotRenderer:
                           halfExtents=[(x1 - x0) / 2 * CM_PER_MM, (y1 - y0) / 2 * CM_PER_MM,
                                        t / 2 * CM_PER_MM], rgbaColor=(0.6, 0.5, 0.35, 1))
         self._body(side, ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2 - 0.2))
+        # the table the board stands on: a bale that flies off the board lands on it
+        table = self._call(pb.createVisualShape, pb.GEOM_BOX,
+                           halfExtents=[_TABLE_HALF_MM * CM_PER_MM] * 2 + [CM_PER_MM],
+                           rgbaColor=TABLE_RGBA)
+        self._body(table, (0, 0, -t - 10.5))
         # The top: the board drawing mapped onto a quad (sim.textures), as in the sandbox.
         add_board_top(self.client, board, board_texture_png(board, self._tmp.name))
         for a, b in board.fence_segments_mm():
