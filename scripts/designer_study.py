@@ -26,6 +26,7 @@ from models.board import load_board, space_name
 from models.design import load_design
 from sim.studies import compare, design_tools, hitmap
 from sim.studies.stats import wilson_interval
+from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 
 VARY = {"friction": 0.2, "restitution": 0.2, "mass": 0.1}
@@ -63,7 +64,7 @@ def main() -> None:
     rows = [c["row"] for c in stock_chunks]
     shots = sum(r["shots"] for r in rows)
     fixed = fixed_n_for(args.precision) * sum(r["reachable"] for r in rows)
-    save_figure(hitmap.heatmap_figure(board, rows, "stock design, a child aiming: P(target "
+    save_figure(heatmap_figure(board, rows, "stock design, a child aiming: P(target "
                                       f"knocked out) to ±{args.precision:g}"),
                 pictures / "hitmap-child.png")
 

@@ -19,6 +19,7 @@ from sim.cli.common import (
     world_args,
 )
 from sim.physics.knockout import HIT_RULES
+from sim.views.hitmap_picture import save_heatmap
 from sim.views.pictures import check_png_path, save_figure
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
@@ -84,7 +85,7 @@ def cmd_hitmap(args) -> int:
                 if spec.precision else f"{spec.shots} shots a space")
     aimer = spec.aimer["name"]
     if args.plot:
-        hitmap.save_heatmap(board, rows, args.plot, f"design '{design.name}', aimer {aimer}: "
+        save_heatmap(board, rows, args.plot, f"design '{design.name}', aimer {aimer}: "
                             f"P(target knocked out), {sampling}")
     worst = min(reachable, key=lambda r: r["p_target"])
     summary = {"file": str(out), "spaces": len(rows), "in_reach": len(reachable),

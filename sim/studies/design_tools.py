@@ -24,6 +24,7 @@ from models.errors import InputError
 from models.files import write_text_atomic
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
+from sim.views.hitmap_picture import draw_heatmap
 
 #: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
 #: the tractor: the bale hits them instead of the piggy).
@@ -111,7 +112,7 @@ def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]])
     n = len(results)
     fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 8.2), squeeze=False)
     for ax, result, rows in zip(axes[0], results, maps, strict=True):
-        hitmap.draw_heatmap(ax, board, rows, numbers=n <= 2)
+        draw_heatmap(ax, board, rows, numbers=n <= 2)
         low, high = result["mean_p_target_ci"]
         ax.set_title(f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
                      f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"
