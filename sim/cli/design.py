@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from models.board import load_board
 from models.design import RANGES, load_design
@@ -19,9 +20,12 @@ def cmd_design_check(args) -> int:
 
     near, far = reach_mm(design, design.bale.height_mm / 2)
     launcher = design.launcher
+    report = _safety(design, args)
     if args.json:
         json_out({"valid": True, "design": design.to_dict(),
-                  "reach_on_board_mm": [round(near, 1), round(far, 1)]})
+                  "reach_on_board_mm": [round(near, 1), round(far, 1)],
+                  "speed_from_spring": launcher.has_spring,
+                  **{k: v for k, v in report.to_dict().items() if k != "design"}})
         return 0
     print(f"design '{design.name}' is valid ({args.file})")
     if design.description:
@@ -30,7 +34,39 @@ def cmd_design_check(args) -> int:
           f"pitch {launcher.pitch_min_deg:g} to {launcher.pitch_max_deg:g} deg, aim spread "
           f"{launcher.yaw_sd_deg:g}/{launcher.pitch_sd_deg:g} deg")
     print(f"  lands on the board {near:.0f} to {far:.0f} mm from the tractor")
+    if launcher.has_spring:
+        print(f"  {spring_line(launcher)}")
+    from sim.studies.safety import format_safety
+
+    for line in format_safety(report):
+        print(f"  {line}")
     return 0
+
+
+def spring_line(launcher) -> str:
+    """The speed a spring gives, and the spring it comes from."""
+    return (f"speed from the spring: {launcher.muzzle_speed_mm_s:.0f} ± "
+            f"{launcher.speed_sd_mm_s:.0f} mm/s, from a {launcher.spring_rate_n_m:g} N/m spring "
+            f"drawn {launcher.draw_mm:g} ± {launcher.draw_sd_mm:g} mm (plunger "
+            f"{launcher.plunger_mass_g:g} g, efficiency {launcher.efficiency:g})")
+
+
+def _safety(design, args):
+    """The design's safety report against the limits of the command line (checked)."""
+    from sim.studies.safety import SafetyLimits, safety_report
+
+    limits = SafetyLimits()
+    for option, value in (("--limit-energy-j", args.limit_energy_j),
+                          ("--limit-energy-per-area-j-m2", args.limit_energy_per_area_j_m2)):
+        if value is not None and not (0 < value < 1e9):  # NaN fails this too
+            raise InputError(f"{option} {value:g} is out of range: a limit is a number above 0")
+    if args.limit_energy_j is not None:
+        limits = replace(limits, kinetic_energy_j=args.limit_energy_j, source="given on the "
+                         "command line")
+    if args.limit_energy_per_area_j_m2 is not None:
+        limits = replace(limits, kinetic_energy_per_area_j_m2=args.limit_energy_per_area_j_m2,
+                         source="given on the command line")
+    return safety_report(design, limits)
 
 
 def _design_test_args(args):
@@ -144,6 +180,12 @@ def add_design(sub) -> None:
                               + ", ".join(f"{k} {lo:g}..{hi:g}" for k, (lo, hi) in RANGES.items()))
     q.add_argument("file", help="design name or path to a design TOML file")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--limit-energy-j", type=float, metavar="J",
+                   help="reference limit of the bale's kinetic energy at its fastest, J "
+                        "(default 0.08, cited for EN 71-1 and ASTM F963; indicative)")
+    q.add_argument("--limit-energy-per-area-j-m2", type=float, metavar="J_M2",
+                   help="reference limit of that energy per area of the bale's smallest face, "
+                        "J/m² (default 1600; indicative)")
     q.set_defaults(func=cmd_design_check)
 
     def design_test_options(q):
