@@ -10,6 +10,7 @@ from models.design import RANGES, load_design
 from models.errors import InputError
 from models.layout import load_layout
 from sim.cli.common import Parser, json_out
+from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options
 from sim.views.pictures import check_png_path, save_figure
 
@@ -172,7 +173,7 @@ def cmd_design_sweep(args) -> int:
 
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
-    p = sub.add_parser("design", help="launcher designs: check, compare, sweep")
+    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, game")
     design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=Parser,
                                   required=True)
     q = design_sub.add_parser("check", help="validate a design file and summarise it",
@@ -219,3 +220,5 @@ def add_design(sub) -> None:
     q.add_argument("--design", default="stock", help="the design to vary (default: stock)")
     design_test_options(q)
     q.set_defaults(func=cmd_design_sweep)
+
+    add_design_game(design_sub)
