@@ -42,8 +42,11 @@ def design_toml(design: Design) -> str:
 
 def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:
     """Where the cache keeps a design's hit map measured with ``spec``'s settings (a
-    hit map file: ``--shots table:FILE`` reads it)."""
-    key = datafiles.sha256_text(f"{spec.key()}|{design_toml(design)}")[:16]
+    hit map file: ``--shots table:FILE`` reads it). The key leaves out ``spec.design``
+    (the first design named, which the sweep replaces): a design's map is found
+    whatever the order the designs are given in."""
+    settings = dataclasses.replace(spec, design="").key()
+    key = datafiles.sha256_text(f"{settings}|{design_toml(design)}")[:16]
     return cache / f"hitmap-{key}.csv"
 
 
