@@ -63,11 +63,13 @@ def spring_speed_mm_s(launcher: Launcher, bale_mass_g: float) -> tuple[float, fl
     so a normal spread of the draw gives exactly a normal spread of the speed,
     sd_v = v·sd_d/d (no first-order approximation).
     """
-    moving_kg = (bale_mass_g + launcher.plunger_mass_g) * 1e-3
-    speed_m_s = launcher.draw_mm * 1e-3 * math.sqrt(
-        launcher.efficiency * launcher.spring_rate_n_m / moving_kg)
-    speed = speed_m_s * 1e3
-    return speed, speed * launcher.draw_sd_mm / launcher.draw_mm
+    rate, draw, draw_sd = launcher.spring_rate_n_m, launcher.draw_mm, launcher.draw_sd_mm
+    plunger, efficiency = launcher.plunger_mass_g, launcher.efficiency
+    if rate is None or draw is None or draw_sd is None or plunger is None or efficiency is None:
+        raise ValueError("not a spring launcher: it gives no spring")
+    moving_kg = (bale_mass_g + plunger) * 1e-3
+    speed = draw * 1e-3 * math.sqrt(efficiency * rate / moving_kg) * 1e3
+    return speed, speed * draw_sd / draw
 
 
 @dataclass(frozen=True)

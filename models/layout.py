@@ -95,7 +95,7 @@ def choose_board(data: dict, board: Board | None, source: str = "layout",
     return board
 
 
-def layout_from_dict(data: dict, board: Board | None = None, source: str = "layout",
+def layout_from_dict(data: object, board: Board | None = None, source: str = "layout",
                      base_dir: Path | None = None) -> Layout:
     """Validate a layout mapping; its board is :func:`choose_board`'s.
 

@@ -206,17 +206,20 @@ def obj_text(parts: dict[str, trimesh.Trimesh]) -> str:
 def parse_obj(text: str) -> dict[str, trimesh.Trimesh]:
     """The parts of an OBJ written by :func:`obj_text`."""
     parts: dict[str, tuple[list, list]] = {}
-    current = None
+    current: str | None = None
     vertices: list[list[float]] = []
     for line in text.splitlines():
         if line.startswith("o "):
             current = line[2:].strip()
             parts[current] = ([], [])
-        elif line.startswith("v "):
-            vertices.append([float(v) for v in line.split()[1:4]])
-            parts[current][0].append(len(vertices) - 1)
-        elif line.startswith("f "):
-            parts[current][1].append([int(i) - 1 for i in line.split()[1:4]])
+        elif line[:2] in ("v ", "f "):
+            if current is None:
+                raise ValueError("a vertex or face before the first part ('o' line)")
+            if line.startswith("v "):
+                vertices.append([float(v) for v in line.split()[1:4]])
+                parts[current][0].append(len(vertices) - 1)
+            else:
+                parts[current][1].append([int(i) - 1 for i in line.split()[1:4]])
     meshes = {}
     all_vertices = np.array(vertices)
     for name, (indices, faces) in parts.items():

@@ -15,6 +15,7 @@ from referee.api import CHANCE, TERMINAL, Game, IllegalAction, State
 from referee.by_golly import ByGollyGame
 from referee.go_piggy_go import GoPiggyGoGame
 from referee.pig_out import PigOutGame
+from referee.validate import shown
 from referee.woolfy import WoolfyGame
 
 #: Registered games by canonical name.
@@ -30,10 +31,11 @@ __all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "IllegalAction", "State", "can
 
 
 def canonical_name(name: str) -> str:
-    """``go-piggy-go`` and ``go_piggy_go`` are the same game; unknown names are refused."""
-    key = name.strip().lower().replace("-", "_")
+    """``go-piggy-go`` and ``go_piggy_go`` are the same game; unknown names (and names
+    that are not text) are refused."""
+    key = name.strip().lower().replace("-", "_") if isinstance(name, str) else None
     if key not in GAMES:
-        raise InputError(f"unknown game '{name}': games are {', '.join(sorted(GAMES))}")
+        raise InputError(f"unknown game {shown(name)}: games are {', '.join(sorted(GAMES))}")
     return key
 
 

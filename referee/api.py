@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from models.errors import InputError
+from referee.validate import Spec, check_params, shown
 
 #: ``current_player()`` at a chance node, and at the end (OpenSpiel's values).
 CHANCE = -1
@@ -37,8 +38,8 @@ class IllegalAction(InputError):
 
     def __init__(self, action: str, legal: list[str]):
         self.action, self.legal = action, legal
-        shown = ", ".join(legal[:40]) + (f", ... ({len(legal)} in all)" if len(legal) > 40 else "")
-        super().__init__(f"'{action}' is not legal here; legal: {shown or 'nothing'}")
+        listed = ", ".join(legal[:40]) + (f", ... ({len(legal)} in all)" if len(legal) > 40 else "")
+        super().__init__(f"{shown(action)} is not legal here; legal: {listed or 'nothing'}")
 
 
 class Game(ABC):
@@ -47,14 +48,15 @@ class Game(ABC):
     name: str = ""
     #: parameter -> default; anything else given to load_game is refused.
     defaults: ClassVar[dict] = {}
+    #: parameter -> what it accepts (each default is accepted); the game's __init__
+    #: checks what depends on several parameters (a seat below ``players``, squares
+    #: that must differ).
+    specs: ClassVar[dict[str, Spec]] = {}
     #: everyone wins or loses together (returns all +1 or all -1)
     cooperative: ClassVar[bool] = False
 
     def __init__(self, **params):
-        unknown = sorted(set(params) - set(self.defaults))
-        if unknown:
-            raise InputError(f"{self.name}: unknown parameter '{unknown[0]}' (allowed: "
-                             f"{', '.join(sorted(self.defaults))})")
+        check_params(self.name, self.specs, params)
         self.params = {**self.defaults, **params}
 
     @property
@@ -70,15 +72,59 @@ class Game(ABC):
     def new_initial_state(self) -> State: ...
 
     def state_from_json(self, text: str) -> State:
-        """The state that ``state.to_json()`` wrote (for this game and parameters)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{self.name}: state is not valid JSON ({exc})") from None
+        """The state that ``state.to_json()`` wrote (for this game and parameters).
+
+        Anything else is refused with a one-line InputError: fields missing, unknown
+        or of the wrong type, positions that break the game's rules (the game's
+        ``_load`` checks them), and a history that does not lead to the state: a
+        state with a history must be the one that history reaches from the start
+        (as OpenSpiel restores states); a position set up by hand has an empty one.
+        """
+        where = f"{self.name} state"
+        data = _parse_json(text, where)
         if not isinstance(data, dict) or data.get("game") != self.name:
-            raise InputError(f"{self.name}: not a {self.name} state")
+            raise InputError(f"{where}: not a {self.name} state (its \"game\" is "
+                             f"{shown(data.get('game') if isinstance(data, dict) else data)})")
         state = self.new_initial_state()
+        expected = {"game", "params", "history", *state._to_dict()}
+        for key in sorted(set(data) ^ expected):
+            raise InputError(f"{where}: {'unknown' if key in data else 'missing'} field "
+                             f"{shown(key)}")
+        self._check_state_params(data["params"], where)
+        history = data["history"]
+        if not isinstance(history, list) or not all(isinstance(a, str) for a in history):
+            raise InputError(f"{where}: field 'history' must be a list of action strings")
         state._load(data)
+        if not history:
+            state._start = text  # a position set up by hand: play goes on from here
+            return state
+        return self._replayed(state, history, where)
+
+    def _check_state_params(self, params, where: str) -> None:
+        mine = json.loads(json.dumps(self.params))
+        if params == mine:
+            return
+        if not isinstance(params, dict):
+            raise InputError(f"{where}: field 'params' must be an object, got {shown(params)}")
+        key = min(set(params) ^ set(mine) or {k for k in mine if params[k] != mine[k]})
+        raise InputError(f"{where}: saved with {key}={shown(params.get(key))}, but this game "
+                         f"has {key}={shown(mine.get(key))}")
+
+    def _replayed(self, loaded: State, history: list[str], where: str) -> State:
+        """The state the history reaches, if it is ``loaded``."""
+        state = self.new_initial_state()
+        for number, action in enumerate(history, start=1):
+            try:
+                state.apply_action(action)
+            except InputError as exc:
+                raise InputError(f"{where}: history action {number} {shown(action)} cannot "
+                                 f"be played there ({exc})") from None
+        replayed = json.loads(json.dumps(state._to_dict()))
+        saved = loaded._to_dict()
+        for key in sorted(replayed):
+            if json.loads(json.dumps(saved[key])) != replayed[key]:
+                raise InputError(f"{where}: field '{key}' = {shown(saved[key])} does not match "
+                                 f"the history, which gives {shown(replayed[key])}")
         return state
 
     def __repr__(self) -> str:
@@ -93,6 +139,8 @@ class State(ABC):
         self.history: list[str] = []
         self._legal_for = -1     # len(history) that _legal belongs to
         self._legal: list[str] = []
+        self._start: str | None = None  # the position the history starts from (None: the
+                                        # initial state), to restore after a failed action
 
     # --- hooks for each game ---------------------------------------------------
     @abstractmethod
@@ -121,7 +169,11 @@ class State(ABC):
 
     @abstractmethod
     def _load(self, data: dict) -> None:
-        """Set this state from :meth:`_to_dict`'s data (and ``history``)."""
+        """Set this (initial) state from :meth:`_to_dict`'s data, checking every field
+        and the rules the position must satisfy (ranges, capacities, pieces and cards
+        conserved, fields that follow from others); anything wrong: a one-line
+        InputError. ``state_from_json`` has already checked the keys, ``params`` and
+        ``history``."""
 
     def _is_legal_chance_outcome(self, action: str) -> bool:
         """Chance outcomes a record may hold beyond those listed (e.g. a physical
@@ -171,15 +223,35 @@ class State(ABC):
         raise IllegalAction(action, [o for o, _ in self._chance_outcomes()])
 
     def apply_action(self, action: str) -> None:
-        """Apply an action or chance outcome; an illegal one raises and changes nothing."""
+        """Apply an action or chance outcome; an illegal one raises and changes nothing,
+        and so does one that fails on the way (see :meth:`apply_known_legal`)."""
         self.apply_known_legal(self.parse_action(action))
 
     def apply_known_legal(self, action: str) -> None:
         """Apply an action already known to be legal: one taken from
         ``legal_actions()`` or ``chance_outcomes()`` of this very position (the
-        match runner's fast path). Anything else: use :meth:`apply_action`."""
-        self._apply(action)
+        match runner's fast path). Anything else: use :meth:`apply_action`.
+
+        Atomic: if applying raises (an interrupt, a bug), the state is rebuilt from
+        its start and history before the error goes on, so it is as it was."""
+        try:
+            self._apply(action)
+        except BaseException:
+            self._restore()  # whatever broke, the state stays as it was
+            raise
         self.history.append(action)
+
+    def _restore(self) -> None:
+        """Rebuild this state from its start and history (after a failed action: no
+        cost until something fails)."""
+        game = self.game
+        state = (game.new_initial_state() if self._start is None
+                 else game.state_from_json(self._start))
+        for action in self.history:
+            state._apply(action)
+            state.history.append(action)
+        self.__dict__.clear()
+        self.__dict__.update(state.__dict__)
 
     def clone(self) -> State:
         """An independent copy; the game (and its shot resolver) stays shared."""
@@ -198,3 +270,18 @@ class State(ABC):
 
     def __str__(self) -> str:
         return self.to_json()
+
+
+def _parse_json(text: str, where: str):
+    """JSON text, or a one-line InputError (malformed, nested too deeply, numbers of
+    thousands of digits)."""
+    if not isinstance(text, str | bytes):
+        raise InputError(f"{where}: expected JSON text, got {shown(text)}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except ValueError:  # Python's own limit on the digits of a number
+        raise InputError(f"{where}: a number of thousands of digits") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None

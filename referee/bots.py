@@ -8,12 +8,19 @@ the legal actions, never from the state itself. All are seeded.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models.errors import InputError
 from referee.api import Game
+from referee.shots import ScriptedResolver, TableResolver
 from referee.woolfy import HOUSES
+
+if TYPE_CHECKING:  # the games' own types, for the bots that know one game
+    from referee.go_piggy_go import GoPiggyGoGame
+    from referee.pig_out import PigOutGame
+    from referee.woolfy import WoolfyGame
 
 #: A knock-out's chance the greedy bot assumes when it weighs a shot.
 GREEDY_ASSUMED_HIT_PROBABILITY = 0.5
@@ -65,7 +72,9 @@ class GoPiggyGoGreedyBot(Bot):
     CARRY_RIVAL = -1.0
     LEADER_FACTOR = 1.5
 
-    def __init__(self, game: Game, seed: int | None = 0):
+    game: GoPiggyGoGame
+
+    def __init__(self, game: GoPiggyGoGame, seed: int | None = 0):
         super().__init__(game, seed)
         board = game.board
         self.rows = board.rows
@@ -98,7 +107,7 @@ class GoPiggyGoGreedyBot(Bot):
             value = GREEDY_ASSUMED_HIT_PROBABILITY * loss
             if owner == me:
                 return -value
-            totals = {}
+            totals: dict[int, float] = {}
             for piggy, where in pieces.items():
                 totals[seat_of(piggy)] = totals.get(seat_of(piggy), 0.0) + self.progress(where)
             leader = max((s for s in totals if s != me), key=lambda s: totals[s])
@@ -140,8 +149,10 @@ class PigOptimalBot(Bot):
     """Pig-Out with two players, no cards or an infinite deck: optimal play, from
     the value-iteration solution (Neller & Presser 2004)."""
 
-    def __init__(self, game: Game, seed: int | None = 0):
-        from referee.pig_out import optimal_policy
+    game: PigOutGame
+
+    def __init__(self, game: PigOutGame, seed: int | None = 0):
+        from referee.pig_solver import optimal_policy
 
         super().__init__(game, seed)
         self.rolls = optimal_policy(game)  # solved once per parameters, then shared
@@ -160,6 +171,8 @@ class WoolfyCarefulBot(Bot):
     would catch; it keeps piglets off the squares that jump passes, hides in houses,
     builds the brick house and waits within a roll of it, and steps on a "leave the
     pot" square when a piglet is in the pot."""
+
+    game: WoolfyGame
 
     def choose(self, observation, legal):
         if len(legal) == 1:
@@ -203,9 +216,11 @@ class ByGollyMemoryBot(Bot):
     public log in its observation; ``memory`` events back (None: all of them).
 
     It plays an animal it knows the place of (the one it holds most of, for a lucky
-    break), turns over that place, else an unknown card; after chicken poop it turns
-    a known shovel or an unknown card; it draws penalty cards from the player
-    furthest from winning (drawing helps the one drawn from); it never swaps.
+    break, which it always takes), turns over that place, else an unknown card, and
+    plays on after a match; after chicken poop it turns a known shovel, else turns
+    nothing where that is allowed (else an unknown card); it draws penalty cards
+    from the player furthest from winning (drawing helps the one drawn from); it
+    never swaps.
     """
 
     def __init__(self, game: Game, seed: int | None = 0, memory: int | None = None):
@@ -230,17 +245,19 @@ class ByGollyMemoryBot(Bot):
     def choose(self, observation, legal):
         if len(legal) == 1:
             return legal[0]
-        verb = legal[0].split()[0]
-        if verb == "draw":
+        phase = observation["phase"]
+        if phase == "draw":
             sizes = [h + s for h, s in zip(observation["hand_sizes"],
                                            observation["stack_sizes"], strict=True)]
             return max(legal, key=lambda a: (sizes[int(a.split()[1])], -int(a.split()[1])))
-        if verb in ("done", "swap"):
+        if phase == "swap":
             return "done"
+        if phase == "lucky":  # fewer cards to get rid of
+            return next(a for a in legal if a.startswith("discard "))
         known = self.known(observation["events"])
         down = set(observation["face_down"])
         hidden_known = {p: c for p, c in known.items() if p in down}
-        if verb == "play":
+        if phase == "play":  # it plays on after a match: a miss costs nothing
             hand = Counter(observation["hand"])
             findable = [a for a in hand if a in hidden_known.values()]
             pool = findable or list(hand)
@@ -248,10 +265,12 @@ class ByGollyMemoryBot(Bot):
             choices = sorted(a for a in pool if hand[a] == most)
             return f"play {choices[int(self.rng.integers(len(choices)))]}"
         # turning a card over
-        wanted = "shovel" if observation["phase"] == "poop-turn" else observation["played"]
+        wanted = "shovel" if phase == "poop-turn" else observation["played"]
         targets = sorted(p for p, c in hidden_known.items() if c == wanted)
         if targets:
             return f"turn {targets[0]}"
+        if "done" in legal:  # after chicken poop with no shovel in mind: risk no penalty
+            return "done"
         unknown = sorted(p for p in down if p not in known)
         pool = unknown or sorted(p for p in down if known.get(p) != "poop") or sorted(down)
         return f"turn {pool[int(self.rng.integers(len(pool)))]}"
@@ -306,13 +325,15 @@ class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):
     taken as out of reach (P = 0).
     """
 
-    def __init__(self, game: Game, seed: int | None = 0, table: dict[str, float] | None = None):
+    def __init__(self, game: GoPiggyGoGame, seed: int | None = 0,
+                 table: dict[str, float] | None = None):
         super().__init__(game, seed)
         if table is None:
-            resolver = getattr(game, "resolver", None)
-            if hasattr(resolver, "probabilities"):
+            resolver = game.resolver
+            if isinstance(resolver, TableResolver):
                 table = resolver.probabilities
-            elif getattr(resolver, "script", True) is None:  # scripted: one probability
+            elif isinstance(resolver, ScriptedResolver) and resolver.script is None:
+                # scripted without a script: one probability everywhere
                 table = dict.fromkeys(game.geometry.names.values(), resolver.hit_probability)
             else:
                 raise InputError("the expected-gain bot needs a table of hit probabilities: "

@@ -8,7 +8,12 @@ Actions:
   card dealt to a player is the top of their stack), ``start <seat>`` (by lot);
 - the player: ``play <animal>`` (a hand card, face up), ``turn <position>`` (a
   face-down run card), ``draw <seat>`` (a penalty card from that player's stack),
-  ``swap <p> <q>`` (two face-up run cards, after chicken poop), ``done``.
+  ``swap <p> <q>`` (two face-up run cards, after chicken poop), ``done`` (end the
+  turn: after a match, after chicken poop instead of turning a card, or after the
+  swaps), ``discard <animal>`` / ``keep <animal>`` (the lucky break: the other
+  cards of the animal just matched set aside, or kept). With ``optional_steps =
+  "compulsory"`` the sheet's "may" steps are always taken: no ``done`` after a
+  match or chicken poop, and the lucky break is automatic.
 
 ``observation(player)`` shows what that player has seen: their hand, everyone's
 card counts, the run cards face up now, and the public log of every card turned
@@ -19,8 +24,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
+from referee.validate import TURN_CAP, one_of, whole
 
 ANIMALS = ("bunny", "butterfly", "caterpillar", "chick", "drake", "fox", "goose", "hedgehog",
            "hen", "marten", "mouse", "raven", "rooster", "snail", "worm")
@@ -31,26 +36,38 @@ DEAL = {2: 15, 3: 15, 4: 11, 5: 9, 6: 7}  # cards dealt to each player, by playe
 HAND = 5
 PENALTY = {"animal": 2, POOP: 4}          # cards drawn after poop then an animal / poop
 
+RUN_SIZE = sum(RUN_CARDS.values())
+
 DEFAULTS = {
     "players": 2,          # 2-6
     "max_turns": 5000,     # ours: a game this long ends undecided
+    "optional_steps": "choice",  # what the sheet says a player *may* do is a choice:
+                                 # turning a card after chicken poop, the lucky break,
+                                 # going on after a match; "compulsory": always done
+}
+SPECS = {
+    "players": whole(2, 6),
+    "max_turns": TURN_CAP,
+    "optional_steps": one_of("choice", "compulsory"),
 }
 
 _SETUP_RUN, _SETUP_DEAL, _SETUP_START = "run", "deal", "start"
 _PLAY, _TURN, _POOP_TURN, _DRAW, _SWAP, _OVER = "play", "turn", "poop-turn", "draw", "swap", "over"
+_LUCKY = "lucky"
+SETUP_PHASES = (_SETUP_RUN, _SETUP_DEAL, _SETUP_START)
+PHASES = (*SETUP_PHASES, _PLAY, _TURN, _LUCKY, _POOP_TURN, _DRAW, _SWAP, _OVER)
 
 
 class ByGollyGame(Game):
     name = "by_golly"
     defaults = DEFAULTS
+    specs = SPECS
 
     def __init__(self, **params):
         super().__init__(**params)
-        players = self.params["players"]
-        if players not in DEAL or isinstance(players, bool):
-            raise InputError(f"by_golly: 'players' must be 2-6, got {players!r}")
-        self.deal_size = DEAL[players]
-        self.seats = [f"seat {i}" for i in range(players)]
+        self.deal_size = DEAL[self.params["players"]]
+        self.seats = [f"seat {i}" for i in range(self.params["players"])]
+        self.optional = self.params["optional_steps"] == "choice"
 
     @property
     def num_players(self) -> int:
@@ -69,6 +86,8 @@ def _draw_outcomes(pool: Counter, prefix: str) -> list[tuple[str, float]]:
 
 
 class ByGollyState(State):
+    game: ByGollyGame  # the concrete game, with its parameters read
+
     def __init__(self, game: ByGollyGame):
         super().__init__(game)
         n = game.num_players
@@ -88,7 +107,7 @@ class ByGollyState(State):
 
     # --- whose turn ---------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase in (_SETUP_RUN, _SETUP_DEAL, _SETUP_START):
+        if self.phase in SETUP_PHASES:
             return CHANCE
         return TERMINAL if self.phase == _OVER else self.player
 
@@ -111,17 +130,25 @@ class ByGollyState(State):
         return [p for p in range(len(self.run)) if p not in up]
 
     def _legal_actions(self) -> list[str]:
-        if self.phase == _PLAY:
-            return sorted(f"play {a}" for a in set(self.hands[self.player]))
-        if self.phase in (_TURN, _POOP_TURN):
-            return sorted((f"turn {p}" for p in self.face_down()), key=_by_number)
+        optional = self.game.optional
+        if self.phase == _PLAY:  # after a match (cards face up) the player may stop
+            actions = [f"play {a}" for a in set(self.hands[self.player])]
+            if optional and self.face_up:
+                actions.append("done")
+            return sorted(actions)
+        if self.phase in (_TURN, _POOP_TURN):  # after chicken poop, turning one is a choice
+            actions = [f"turn {p}" for p in self.face_down()]
+            if optional and self.phase == _POOP_TURN:
+                actions.append("done")
+            return sorted(actions)
+        if self.phase == _LUCKY:
+            animal = self.run[self.face_up[-1]]
+            return [f"discard {animal}", f"keep {animal}"]
         if self.phase == _DRAW:
             return [f"draw {s}" for s in self._penalty_sources()]
-        actions = ["done"]
-        if self.swaps_left > 0:
-            up = sorted(self.face_up)
-            actions += [f"swap {p} {q}" for i, p in enumerate(up) for q in up[i + 1:]]
-        return actions
+        up = sorted(self.face_up)
+        swaps = [f"swap {p} {q}" for i, p in enumerate(up) for q in up[i + 1:]]
+        return sorted(["done", *swaps]) if self.swaps_left > 0 else ["done"]
 
     def _penalty_sources(self) -> list[int]:
         """Other players whose stacks still have cards (ruling 4)."""
@@ -132,7 +159,7 @@ class ByGollyState(State):
         verb, _, rest = action.partition(" ")
         if verb == "run":
             self.run.append(rest)
-            if len(self.run) == sum(RUN_CARDS.values()):
+            if len(self.run) == RUN_SIZE:
                 self.phase = _SETUP_DEAL
         elif verb == "deal":
             n = self.game.num_players
@@ -164,7 +191,12 @@ class ByGollyState(State):
             self.run[p], self.run[q] = self.run[q], self.run[p]
             self.events.append(["swap", p, q])
             self.swaps_left -= 1
-        else:  # done
+        elif verb in ("discard", "keep"):  # the lucky break taken, or not
+            if verb == "discard":
+                self.hands[self.player] = [c for c in self.hands[self.player] if c != rest]
+            self._after_match()
+        else:  # done: stop after a match, turn no card after chicken poop, or end the swaps
+            self._take_back()
             self._end_turn()
 
     def _to_turn(self, phase: str) -> None:
@@ -192,19 +224,27 @@ class ByGollyState(State):
         elif card == POOP:
             self._to_turn(_POOP_TURN)  # a shovel is needed at once
         elif card == self.played:
-            # a match: the played card and every other one of that animal go (ruling 2)
-            self.hands[self.player] = [c for c in hand if c != card]
+            # a match: the played card goes, and every other one of that animal may go
+            # too: the lucky break (ruling 2)
             self.played = None
-            if not self.hands[self.player]:
-                if not self.stacks[self.player]:
-                    self.winner, self.phase = self.player, _OVER  # ruling 6
-                    return
-                self._end_turn()
-            else:
-                self.phase = _PLAY
+            if card in hand and self.game.optional:
+                self.phase = _LUCKY
+                return
+            self.hands[self.player] = [c for c in hand if c != card]
+            self._after_match()
         else:  # another animal, or a shovel turned over directly (ruling 3)
             self._take_back()
             self._end_turn()
+
+    def _after_match(self) -> None:
+        """An empty hand ends the turn, or wins with an empty stack (ruling 6); else the
+        player plays on."""
+        if self.hands[self.player]:
+            self.phase = _PLAY
+        elif self.stacks[self.player]:
+            self._end_turn()
+        else:
+            self.winner, self.phase = self.player, _OVER
 
     def _take_back(self) -> None:
         if self.played is not None:
@@ -260,15 +300,9 @@ class ByGollyState(State):
                 "capped": self.capped}
 
     def _load(self, data: dict) -> None:
-        try:
-            for key in ("run", "face_up", "hands", "stacks", "events", "phase", "player",
-                        "played", "draws_left", "swaps_left", "turn", "winner", "capped"):
-                value = data[key]
-                setattr(self, key, [list(v) if isinstance(v, list) else v for v in value]
-                        if isinstance(value, list) else value)
-            self.history = list(data.get("history", []))
-        except (KeyError, TypeError) as exc:
-            raise InputError(f"by_golly state: missing or bad field ({exc})") from None
+        from referee.by_golly_load import load  # the checks need this module's names
+
+        load(self, data)
 
     def describe(self, player: int | None = None) -> str:
         """The table as ``player`` sees it (the player to move by default)."""
@@ -286,6 +320,3 @@ class ByGollyState(State):
                                           else f"no winner after {self.turn} turns"))
         return "\n".join(lines)
 
-
-def _by_number(action: str) -> int:
-    return int(action.split()[1])

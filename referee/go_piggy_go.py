@@ -11,13 +11,29 @@ shot's outcome (chance), supplied by the game's shot resolver.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from models.board import DIRECTIONS, Board, Space, load_board, space_name
+from models.board import Space, load_board
 from models.errors import InputError
-from models.layout import COLOURS, PIGGIES_PER_COLOUR, check_piggy
+from models.layout import COLOURS, PIGGIES_PER_COLOUR
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
+from referee.board_steps import Steps
 from referee.shots import ScriptedResolver, ShotResolver
+from referee.validate import (
+    FLAG,
+    TURN_CAP,
+    Spec,
+    is_whole,
+    listed,
+    one_of,
+    shown,
+    text,
+    whole,
+    whole_text,
+)
+
+#: Ruling 7's readings of "knocked out", for the physical shot resolver.
+HIT_RULES = ("touches-line", "cleared")
+#: The largest die face and tractor move accepted.
+MAX_STEPS = 20
 
 # --- parameters (each ruling that reads the rulebook one way is one) -----------------
 DEFAULTS = {
@@ -34,8 +50,26 @@ DEFAULTS = {
     "max_turns": 2000,                 # our addition: a game this long ends undecided
 }
 
+
+def _is_face(item: str) -> bool:
+    return item == "tractor" or 1 <= (whole_text(item) or 0) <= MAX_STEPS
+
+
+SPECS = {
+    "players": Spec("2, 3 or 4", lambda v: is_whole(v) and 2 <= v <= 4),
+    "board": text(4096),
+    "die_faces": listed(_is_face, f"1,2,3,4,5,tractor (numbers 1-{MAX_STEPS} or tractor)"),
+    "tractor_move": whole(0, MAX_STEPS),
+    "diagonal_fences": one_of("block", "allow"),
+    "checkpoints_stick": FLAG,
+    "first_player": whole(0, 3),       # and a seat of the game: checked with 'players'
+    "hit_rule": one_of(*HIT_RULES),
+    "max_turns": TURN_CAP,
+}
+
 PITS = ("pit", "pit-left", "pit-right")
 TROUGH = "trough"
+PLACES = (*PITS, TROUGH)
 _PHASE_ROLL, _PHASE_MOVE, _PHASE_SHOT, _PHASE_OVER = "roll", "move", "shot", "over"
 
 
@@ -45,34 +79,28 @@ class GoPiggyGoGame(Game):
 
     name = "go_piggy_go"
     defaults = DEFAULTS
+    specs = SPECS
 
     def __init__(self, resolver: ShotResolver | None = None, **params):
         super().__init__(**params)
         p = self.params
-        players = p["players"]
-        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
-            raise InputError(f"go_piggy_go: 'players' must be 2, 3 or 4, got {players!r}")
         faces = [f.strip() for f in str(p["die_faces"]).split(",") if f.strip()]
-        for face in faces:
-            if face != "tractor" and not (face.isdigit() and 1 <= int(face) <= 20):
-                raise InputError(f"go_piggy_go: die face '{face}' must be a number 1-20 "
-                                 "or 'tractor'")
-        if not faces or len(set(faces)) != len(faces):
-            raise InputError("go_piggy_go: 'die_faces' must list distinct faces, "
-                             "e.g. 1,2,3,4,5,tractor")
-        if p["diagonal_fences"] not in ("block", "allow"):
-            raise InputError("go_piggy_go: 'diagonal_fences' must be block or allow")
-        if not (isinstance(p["first_player"], int) and 0 <= p["first_player"] < players):
-            raise InputError(f"go_piggy_go: 'first_player' must be a seat 0-{players - 1}")
-        if not (isinstance(p["tractor_move"], int) and 0 <= p["tractor_move"] <= 20):
-            raise InputError("go_piggy_go: 'tractor_move' must be a whole number 0-20")
-        if not (isinstance(p["max_turns"], int) and p["max_turns"] >= 1):
-            raise InputError("go_piggy_go: 'max_turns' must be a positive whole number")
+        if len(set(faces)) != len(faces):
+            raise InputError(f"go_piggy_go: parameter 'die_faces' must list distinct faces, "
+                             f"got {shown(p['die_faces'])}")
+        if p["first_player"] >= p["players"]:
+            raise InputError(f"go_piggy_go: parameter 'first_player' must be a seat "
+                             f"0-{p['players'] - 1}, got {p['first_player']}")
+        if resolver is not None and not callable(getattr(resolver, "outcomes", None)):
+            raise InputError(f"go_piggy_go: 'resolver' must be a shot resolver (an object with "
+                             f"an outcomes(...) method), got {shown(resolver)}")
         self.faces = faces
         self.board = load_board(p["board"])
-        self.geometry = _Geometry.of(self.board, p["diagonal_fences"] == "allow")
+        self.geometry = Steps.of(self.board, p["diagonal_fences"] == "allow")
         self.resolver = resolver or ScriptedResolver()
-        self.seats = [COLOURS[s] for s in range(players)]
+        if hasattr(self.resolver, "check_board"):
+            self.resolver.check_board(self.board)  # e.g. a hit map made for another board
+        self.seats = [COLOURS[s] for s in range(p["players"])]
 
     @property
     def num_players(self) -> int:
@@ -88,82 +116,10 @@ class GoPiggyGoGame(Game):
         return GoPiggyGoState(self)
 
 
-class _Geometry:
-    """Where a piggy may step on a board: precomputed once per board (ruling 3)."""
-
-    def __init__(self, board: Board, diagonals_ignore_fences: bool):
-        self.board = board
-        self.steps: dict[Space, tuple[Space, ...]] = {
-            s: self._steps_from(s, diagonals_ignore_fences) for s in board.spaces}
-        rows, cols = board.rows, board.cols
-        self.entries = {
-            "pit": tuple(s for s in ((0, c) for c in range(cols)) if board.is_space(s)),
-            "pit-left": tuple(s for s in ((r, 0) for r in board.pit_left_rows)
-                              if board.is_space(s)),
-            "pit-right": tuple(s for s in ((r, cols - 1) for r in board.pit_right_rows)
-                               if board.is_space(s)),
-        }
-        self.last_row = frozenset(s for s in board.spaces if s[0] == rows - 1)
-        self.names = {s: space_name(s) for s in board.spaces}
-        self.by_name = {name: s for s, name in self.names.items()}
-        self.reachable = lru_cache(maxsize=None)(self._reachable)
-
-    @classmethod
-    @lru_cache(maxsize=16)
-    def of(cls, board: Board, diagonals_ignore_fences: bool) -> _Geometry:
-        return cls(board, diagonals_ignore_fences)
-
-    def _steps_from(self, s: Space, diagonals_ignore_fences: bool) -> tuple[Space, ...]:
-        board = self.board
-        fr, fc = DIRECTIONS[board.forward.get(s, "up")]
-        sides = ((fc, fr), (-fc, -fr))
-        out = []
-        for dr, dc in ((fr, fc), *sides, *((fr + a, fc + b) for a, b in sides)):
-            t = (s[0] + dr, s[1] + dc)
-            if not board.is_space(t):
-                continue
-            if dr == 0 or dc == 0:
-                if board.fence_between(s, t):
-                    continue
-            elif not diagonals_ignore_fences:
-                a, b = (s[0] + dr, s[1]), (s[0], s[1] + dc)  # the two cells beside the corner
-                edges = ((s, a), (s, b), (a, t), (b, t))
-                if any(board.fence_between(x, y) for x, y in edges):
-                    continue
-            out.append(t)
-        return tuple(sorted(out))
-
-    def _reachable(self, start: Space | str, n: int) -> tuple[tuple[Space, ...], bool]:
-        """Spaces a path of 1..n steps from ``start`` (a space or a pit) can end on,
-        and whether the trough can be reached.
-
-        Paths may not revisit a space; that does not change what is reachable, since
-        cutting a loop out of a walk leaves a shorter legal path to the same end.
-        """
-        if n <= 0:
-            return (), False
-        if isinstance(start, str):
-            frontier, dist = set(self.entries[start]), 1
-        else:
-            frontier, dist = set(self.steps[start]), 1
-        seen = {start} if not isinstance(start, str) else set()
-        reached: set[Space] = set()
-        trough = False
-        while frontier and dist <= n:
-            reached |= frontier - seen
-            if dist < n and frontier & self.last_row:
-                trough = True
-            seen |= frontier
-            frontier = {t for s in frontier for t in self.steps[s]} - seen
-            dist += 1
-        reached.discard(start)
-        if start in self.last_row:
-            trough = True
-        return tuple(sorted(reached)), trough
-
-
 class GoPiggyGoState(State):
     """A Go Piggy Go! position."""
+
+    game: GoPiggyGoGame  # the concrete game, with its board, dice and seats
 
     def __init__(self, game: GoPiggyGoGame):
         super().__init__(game)
@@ -198,6 +154,8 @@ class GoPiggyGoState(State):
             faces = self.game.faces
             return [(f"die {face}", 1.0 / len(faces)) for face in faces]
         if self._shot_outcomes is None:
+            if self.target is None:
+                raise ValueError("go_piggy_go: a shot's outcomes asked for with no target")
             game = self.game
             raw = game.resolver.outcomes(game.board, self.layout_stacks(), self.player,
                                          self.target, self.shots_fired)
@@ -227,6 +185,8 @@ class GoPiggyGoState(State):
         game = self.game
         geometry = game.geometry
         die = self.die
+        if die is None:
+            raise ValueError("go_piggy_go: legal moves asked for before the die is rolled")
         steps = game.params["tractor_move"] if die == "tractor" else int(die)
         actions = ["pass"]
         for piggy in game.piggies_of(self.player):
@@ -308,6 +268,9 @@ class GoPiggyGoState(State):
         board = self.game.board
         for piggy in piggies:
             space = self.place[piggy]
+            if not isinstance(space, tuple):
+                raise ValueError(f"go_piggy_go: {piggy} knocked out from the {space}, not "
+                                 "from a space of the board")
             stack = self.stacks[space]
             stack.remove(piggy)  # a top piggy left alone stays on the space (ruling 8)
             if not stack:
@@ -343,28 +306,9 @@ class GoPiggyGoState(State):
         }
 
     def _load(self, data: dict) -> None:
-        board = self.game.board
-        try:
-            pieces = data["pieces"]
-            if set(pieces) != set(self.place):
-                raise InputError("go_piggy_go state: 'pieces' must list every piggy in play")
-            self.place = {p: (board.parse_space(w) if w not in (*PITS, TROUGH) else w)
-                          for p, w in pieces.items()}
-            self.stacks = {board.parse_space(s): [check_piggy(p) for p in stack]
-                           for s, stack in data["stacks"].items()}
-            self.passed = {p: int(k) for p, k in data["passed_checkpoints"].items()}
-            self.phase, self.player, self.die = data["phase"], data["player"], data["die"]
-            self.target, self.turn = data["target"], data["turn"]
-            self.shots_fired, self.winner = data["shots_fired"], data["winner"]
-            self.capped = data["capped"]
-            self.history = list(data.get("history", []))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"go_piggy_go state: missing or bad field ({exc})") from None
-        for space, stack in self.stacks.items():
-            if any(self.place.get(p) != space for p in stack) or not 1 <= len(stack) <= 2:
-                raise InputError(f"go_piggy_go state: stack on {space_name(space)} does not "
-                                 "match 'pieces'")
-        self._shot_outcomes = None
+        from referee.go_piggy_go_load import load  # the checks need this module's names
+
+        load(self, data)
 
     def __str__(self) -> str:
         return self.describe()
@@ -372,7 +316,7 @@ class GoPiggyGoState(State):
     def describe(self) -> str:
         """The board as text, with whose turn it is."""
         lines = [self.game.board.text_map(self.layout_stacks())]
-        places = {}
+        places: dict[str, list[str]] = {}
         for piggy, where in sorted(self.place.items()):
             if isinstance(where, str):
                 places.setdefault(where, []).append(piggy)

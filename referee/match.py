@@ -8,7 +8,7 @@ the same game every time.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +31,7 @@ def sample_chance(state: State, rng: np.random.Generator) -> str:
     return outcomes[-1][0]  # rounding at the very top
 
 
-def play(game: Game, seats: list[Bot | Callable[[State], str]], seed: int = 0,
+def play(game: Game, seats: Sequence[Bot | Callable[[State], str]], seed: int = 0,
          on_action: Callable[[State, str], None] | None = None) -> State:
     """Play one game to the end.
 
@@ -79,8 +79,11 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
 
 @dataclass
 class TournamentResult:
-    """Win rates by bot (not by seat: seats are rotated), and game statistics. In a
-    cooperative game every seat of a won game counts a win."""
+    """Win rates by bot (not by seat: seats are rotated), and game statistics.
+
+    In a cooperative game the table wins or loses together, so the games are
+    counted, not the seats: ``team_wins`` of ``games``, and one interval over the
+    games (a won game is one success, however many seats it had)."""
 
     games: int
     bots: list[str]
@@ -89,16 +92,26 @@ class TournamentResult:
     undecided: int
     turns: list[int] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    cooperative: bool = False
+    team_wins: int = 0
 
     def to_dict(self) -> dict:
-        rates = {}
-        for bot in sorted(set(self.bots)):
-            n, k = self.seats_played[bot], self.wins[bot]
-            lo, hi = wilson_interval(k, n)
-            rates[bot] = {"wins": k, "seats_played": n, "win_rate": round(k / n, 4) if n else None,
-                          "ci95": [round(lo, 4), round(hi, 4)]}
-        return {"games": self.games, "seats": self.bots, "win_rates": rates,
-                "undecided": self.undecided,
+        head = {"games": self.games, "seats": self.bots, "cooperative": self.cooperative}
+        if self.cooperative:
+            lo, hi = wilson_interval(self.team_wins, self.games)
+            head["team"] = {"wins": self.team_wins, "games": self.games,
+                            "win_rate": round(self.team_wins / self.games, 4),
+                            "ci95": [round(lo, 4), round(hi, 4)]}
+        else:
+            rates = {}
+            for bot in sorted(set(self.bots)):
+                n, k = self.seats_played[bot], self.wins[bot]
+                lo, hi = wilson_interval(k, n)
+                rates[bot] = {"wins": k, "seats_played": n,
+                              "win_rate": round(k / n, 4) if n else None,
+                              "ci95": [round(lo, 4), round(hi, 4)]}
+            head["win_rates"] = rates
+        return {**head, "undecided": self.undecided,
                 "mean_turns": round(float(np.mean(self.turns)), 2) if self.turns else None,
                 **self.extra}
 
@@ -111,7 +124,8 @@ def tournament(game: Game, bot_factory: Callable[[str, int], Bot], bots: list[st
     n = len(bots)
     wins = dict.fromkeys(bots, 0)
     seats_played = dict.fromkeys(bots, 0)
-    result = TournamentResult(games, list(bots), wins, seats_played, 0)
+    result = TournamentResult(games, list(bots), wins, seats_played, 0,
+                              cooperative=game.cooperative)
     for g in range(games):
         order = [bots[(i + g) % n] for i in range(n)]
         game_seed = int(np.random.SeedSequence([seed, g]).generate_state(1)[0])
@@ -120,10 +134,8 @@ def tournament(game: Game, bot_factory: Callable[[str, int], Bot], bots: list[st
         for name in order:
             seats_played[name] += 1
         returns = state.returns()
-        if game.cooperative:  # the table wins or loses together
-            if returns[0] > 0:
-                for name in order:
-                    wins[name] += 1
+        if game.cooperative:  # the table wins or loses together: one game, one count
+            result.team_wins += returns[0] > 0
         elif max(returns) > 0:
             wins[order[returns.index(max(returns))]] += 1
         else:

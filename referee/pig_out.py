@@ -17,6 +17,22 @@ from functools import lru_cache
 
 from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
+from referee.validate import (
+    FLAG,
+    OBJECT,
+    TURN_CAP,
+    Fields,
+    Spec,
+    is_whole,
+    list_items,
+    list_of,
+    listed,
+    one_of,
+    or_none,
+    shown,
+    whole,
+    whole_text,
+)
 
 # --- parameters -------------------------------------------------------------------------
 PRESETS = {
@@ -43,6 +59,29 @@ FACE_CARDS = frozenset("AJQK")
 SUITS = 4
 FACES = 6
 
+#: The largest score or turn total a saved state may hold (far beyond any target).
+MAX_POINTS = 10**9
+
+
+def _is_pig_face(item: str) -> bool:
+    return 1 <= (whole_text(item) or 0) <= FACES
+
+
+PRESET_VALUE = "the preset's"
+SPECS = {
+    "preset": one_of(*PRESETS),
+    "players": whole(2, 12),
+    "target": or_none(whole(1, 100_000), PRESET_VALUE),
+    "deck": one_of("physical", "infinite"),
+    "dice": or_none(whole(1, 4), PRESET_VALUE),
+    "pig_faces": or_none(listed(_is_pig_face, "6 or 1,6 (faces 1-6)"), PRESET_VALUE),
+    "cards": or_none(FLAG, PRESET_VALUE),
+    "first_player": or_none(Spec("roll or a seat number 0-11",
+                                 lambda v: v == "roll" or (is_whole(v) and 0 <= v < 12)),
+                            PRESET_VALUE),
+    "max_turns": TURN_CAP,
+}
+
 _ROLLOFF, _ROLL, _CARD, _DECIDE, _OVER = "rolloff", "roll", "card", "decide", "over"
 
 
@@ -61,36 +100,26 @@ class PigOutGame(Game):
 
     name = "pig_out"
     defaults = DEFAULTS
+    specs = SPECS
 
     def __init__(self, **params):
         super().__init__(**params)
         p = self.params
-        if p["preset"] not in PRESETS:
-            raise InputError(f"pig_out: unknown preset '{p['preset']}': allowed are "
-                             f"{', '.join(PRESETS)}")
         for key, value in PRESETS[p["preset"]].items():
             if p[key] is None:
                 p[key] = value
         players = p["players"]
-        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 12:
-            raise InputError(f"pig_out: 'players' must be a whole number 2-12, got {players!r}")
-        if not isinstance(p["target"], int) or not 1 <= p["target"] <= 100_000:
-            raise InputError("pig_out: 'target' must be a whole number 1-100000")
-        if p["deck"] not in ("physical", "infinite"):
-            raise InputError("pig_out: 'deck' must be physical or infinite")
-        if not isinstance(p["dice"], int) or not 1 <= p["dice"] <= 4:
-            raise InputError("pig_out: 'dice' must be 1-4")
-        try:
-            self.pig_faces = frozenset(int(f) for f in str(p["pig_faces"]).split(",") if f)
-        except ValueError:
-            raise InputError("pig_out: 'pig_faces' must list die faces, e.g. 6 or 1") from None
-        if not self.pig_faces <= set(range(1, FACES + 1)) or len(self.pig_faces) == FACES:
-            raise InputError("pig_out: 'pig_faces' must be some (not all) of the faces 1-6")
-        if not isinstance(p["cards"], bool):
-            raise InputError("pig_out: 'cards' must be true or false")
+        self.pig_faces = frozenset(int(f) for f in list_items(p["pig_faces"]))
+        if len(self.pig_faces) == FACES:
+            raise InputError("pig_out: parameter 'pig_faces' must leave a face that scores, "
+                             f"got {shown(p['pig_faces'])}")
         first = p["first_player"]
-        if first != "roll" and not (isinstance(first, int) and 0 <= first < players):
-            raise InputError(f"pig_out: 'first_player' must be roll or a seat 0-{players - 1}")
+        if first != "roll" and first >= players:
+            raise InputError(f"pig_out: parameter 'first_player' must be roll or a seat "
+                             f"0-{players - 1}, got {first}")
+        # the least a successful roll (and its card) adds to a turn
+        self.least_gain = (p["dice"] * min(set(range(1, FACES + 1)) - self.pig_faces)
+                           * (2 if p["cards"] else 1))
         self.rolls = {s: (faces, prob, any(f in self.pig_faces for f in faces), sum(faces))
                       for s, faces, prob in dice_outcomes(p["dice"])}
         self.roll_outcomes = [(s, prob) for s, _, prob in dice_outcomes(p["dice"])]
@@ -107,6 +136,8 @@ class PigOutGame(Game):
 
 
 class PigOutState(State):
+    game: PigOutGame  # the concrete game, with its parameters read
+
     def __init__(self, game: PigOutGame):
         super().__init__(game)
         p = game.params
@@ -227,15 +258,58 @@ class PigOutState(State):
                 "turn": self.turn, "winner": self.winner, "capped": self.capped}
 
     def _load(self, data: dict) -> None:
-        try:
-            for key in ("scores", "turn_total", "spots", "deck", "phase", "player", "rollers",
-                        "rolloff", "turn", "winner", "capped"):
-                value = data[key]
-                setattr(self, key, list(value) if isinstance(value, list) else
-                        dict(value) if isinstance(value, dict) else value)
-            self.history = list(data.get("history", []))
-        except KeyError as exc:
-            raise InputError(f"pig_out state: missing field {exc}") from None
+        game, field = self.game, Fields("pig_out", data)
+        p, n = game.params, game.num_players
+        target, cap = p["target"], p["max_turns"]
+        self.scores = field("scores", list_of(whole(0, MAX_POINTS), n, n))
+        self.turn_total = field("turn_total", whole(0, MAX_POINTS))
+        self.spots = field("spots", whole(0, FACES * p["dice"]))
+        self.phase = field("phase", one_of(_ROLLOFF, _ROLL, _CARD, _DECIDE, _OVER))
+        self.player = field("player", whole(0, n - 1))
+        self.turn = field("turn", whole(0, cap))
+        self.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
+        self.capped = field("capped", FLAG)
+        deck = field("deck", OBJECT)
+        field.require(set(deck) == set(RANKS), f"'deck' must count each rank {', '.join(RANKS)}")
+        self.deck = {r: field.item(f"deck.{r}", deck[r], whole(0, SUITS)) for r in RANKS}
+        field.require(any(self.deck.values()) and ((p["deck"] == "physical" and p["cards"])
+                                                   or min(self.deck.values()) == SUITS),
+                      "the deck holds no card, or cards are drawn from an unused deck")
+        phase, over = self.phase, self.phase == _OVER
+        self._load_rolloff(field)
+        field.require(phase != _CARD or p["cards"], "phase card in a game without cards")
+        field.require((self.spots > 0) == (phase == _CARD), f"spots {self.spots} in phase {phase}")
+        field.require(self.turn_total == 0 or (self.turn_total >= game.least_gain
+                      and phase in (_ROLL, _CARD, _DECIDE)),
+                      f"a turn total of {self.turn_total} in phase {phase}")
+        field.require(phase != _DECIDE or self.turn_total > 0, "phase decide before any roll")
+        field.require(over == (self.capped or self.winner is not None)
+                      and not (self.capped and self.winner is not None)
+                      and self.capped == (self.turn >= cap),
+                      f"phase {phase}, winner {shown(self.winner)}, capped {self.capped} and "
+                      f"turn {self.turn} of {cap} do not go together")
+        reached = [s for s, score in enumerate(self.scores) if score >= target]
+        field.require(reached == ([] if self.winner is None else [self.winner]),
+                      f"scores {self.scores} reach the target {target} but the winner is "
+                      f"{shown(self.winner)}")
+
+    def _load_rolloff(self, field: Fields) -> None:
+        """The roll for the first player (ruling 3): only before the first turn."""
+        n = self.game.num_players
+        self.rollers = field("rollers", list_of(whole(0, n - 1), 0, n))
+        self.rolloff = field("rolloff", list_of(whole(2, 2 * FACES), 0, n))
+        if self.phase != _ROLLOFF:
+            field.require(self.rollers == self.rolloff == [], "a roll for the first player "
+                                                             "after play has begun")
+            return
+        field.require(self.game.params["first_player"] == "roll" and self.turn == 0
+                      and not any(self.scores) and self.turn_total == 0,
+                      "a roll for the first player in a game under way (or without one)")
+        field.require(self.rollers == sorted(set(self.rollers)) and len(self.rollers) >= 2
+                      and len(self.rolloff) < len(self.rollers)
+                      and self.player == self.rollers[len(self.rolloff)],
+                      f"rollers {self.rollers}, their rolls {self.rolloff} and player "
+                      f"{self.player} do not go together")
 
     def describe(self) -> str:
         scores = ", ".join(f"seat {s}: {v}" for s, v in enumerate(self.scores))
@@ -247,98 +321,4 @@ class PigOutState(State):
                 f"turn, {self.turn_total} spots so far this turn.")
 
 
-# --- solving: optimal play for two players (Neller & Presser 2004) --------------------------
-def solve(game: PigOutGame, tolerance: float = 1e-12, max_iterations: int = 10_000):
-    """Value iteration over (my score, opponent's score, turn total) for two players.
-
-    Returns ``(win, roll, iterations)``: ``win[i, j, k]`` the probability that the
-    player to move wins, holding ``i``, the opponent ``j``, with ``k`` spots this
-    turn, under optimal play by both; ``roll[i, j, k]`` whether rolling is optimal;
-    shapes (target, target, target).
-    Only games whose state is those three numbers: two players, and no cards or
-    an infinite deck (a physical deck's cards would be part of the state).
-    """
-    return _iterate(game, tolerance, max_iterations, hold_at=None)
-
-
-def evaluate_hold_at(game: PigOutGame, hold_at: int, tolerance: float = 1e-12,
-                     max_iterations: int = 10_000):
-    """The same tables for two players who both hold once a turn reaches ``hold_at``
-    spots (or would reach the target)."""
-    return _iterate(game, tolerance, max_iterations, hold_at=hold_at)
-
-
-def _check_solvable(game: PigOutGame) -> None:
-    p = game.params
-    if p["players"] != 2:
-        raise InputError("pig_out solve: two players only")
-    if p["cards"] and p["deck"] == "physical":
-        raise InputError("pig_out solve: with cards, only the infinite deck (--param "
-                         "deck=infinite): a physical deck's cards are part of the state")
-
-
-def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: int | None):
-    """Sweeps of value iteration. Within a turn a value depends only on larger turn
-    totals, so each sweep runs k downward and uses the values it has just made
-    (Gauss-Seidel); what is left to converge is the turn-start values."""
-    import numpy as np
-
-    _check_solvable(game)
-    goal = game.params["target"]
-    # Each successful roll (and card) adds one of these gains with these probabilities.
-    gains: Counter = Counter()
-    card_values = [int(r) for r in RANKS if r not in FACE_CARDS] if game.params["cards"] else [1]
-    card_p = 1 / len(RANKS) if game.params["cards"] else 1.0
-    for _, prob, pigs, spots in game.rolls.values():
-        if not pigs:
-            for value in card_values:
-                gains[spots * value] += prob * card_p
-    pig_probability = 1.0 - sum(gains.values())  # a pig face, or a face card
-    gain_list = sorted(gains.items())
-    # win[k, i, j]: the player to move holds i, the opponent j, the turn has k spots.
-    # Turn totals that reach the goal (i + k >= goal) are wins: the player holds.
-    win = np.zeros((goal, goal, goal))
-    i_plus_k = np.arange(goal)[None, :, None] + np.arange(goal)[:, None, None]
-    win[np.broadcast_to(i_plus_k >= goal, win.shape)] = 1.0
-    chooses_roll = np.zeros(win.shape, dtype=bool)
-    ones = np.ones((goal, goal))
-    for iteration in range(1, max_iterations + 1):
-        start = win[0].copy()                       # turn-start values V[i, j]
-        pigged = pig_probability * (1.0 - start.T)  # lose the turn: the opponent's V[j, i]
-        # holding k: the opponent to move at V[j, i + k]; past the goal, a win
-        after_hold = np.vstack([start.T, np.zeros((goal, goal))])
-        for k in range(goal - 1, -1, -1):
-            roll = pigged.copy()
-            for gain, prob in gain_list:
-                roll += prob * (win[k + gain] if k + gain < goal else ones)
-            hold = 1.0 - after_hold[k:k + goal]
-            if hold_at is None:
-                take_roll = roll > hold
-            else:
-                below_goal = (np.arange(goal) + k < goal)[:, None]
-                take_roll = np.broadcast_to((k < hold_at) & below_goal, roll.shape)
-            if k == 0:
-                take_roll = np.ones_like(take_roll)  # the first roll of a turn is compulsory
-            chooses_roll[k] = take_roll
-            win[k] = np.where(take_roll, roll, hold)
-        delta = float(np.max(np.abs(win[0] - start)))
-        if delta < tolerance:
-            return np.moveaxis(win, 0, 2), np.moveaxis(chooses_roll, 0, 2), iteration
-    raise RuntimeError(f"value iteration did not converge in {max_iterations} iterations")
-
-
-def first_player_win_probability(win) -> float:
-    return float(win[0, 0, 0])
-
-
-@lru_cache(maxsize=4)
-def _solved(params_key: tuple):
-    _, roll, _ = solve(PigOutGame(**dict(params_key)))
-    return roll
-
-
-def optimal_policy(game: PigOutGame):
-    """``roll[i, j, k]``: whether optimal play rolls holding ``i`` against ``j`` with
-    ``k`` spots this turn; solved once per parameters (refused if unsolvable)."""
-    _check_solvable(game)
-    return _solved(tuple(sorted(game.params.items())))
+__all__ = ["PigOutGame", "PigOutState", "dice_outcomes"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from models.errors import InputError
 from models.files import write_text_atomic
 from referee.api import State
+from referee.validate import printable, shown
 
 
 def record_lines(state: State) -> list[str]:
@@ -30,29 +31,67 @@ def write_record(state: State, path: str | Path) -> Path:
     return write_text_atomic(path, "\n".join(record_lines(state)) + "\n")
 
 
+#: The largest record file read (a long game's record is well under a megabyte).
+MAX_RECORD_BYTES = 64 * 2**20
+HEAD = '{"game": <name>, "params": {...}}'
+
+
 def read_record(path: str | Path) -> tuple[str, dict, list[str]]:
-    """(game name, parameters, actions) of a record file."""
+    """(game name, parameters, actions) of a record file; anything malformed is a
+    one-line InputError naming the file and the line."""
     path = Path(path)
+    where = f"record file {printable(str(path))}"
+    lines = _read_lines(path, where)
+    values = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            values.append((number, _parse_line(where, number, line)))
+    if not values:
+        raise InputError(f"{where} is empty")
+    (number, head), actions = values[0], values[1:]
+    if not isinstance(head, dict):
+        raise InputError(f"{where}: line {number} must be {HEAD}, got {shown(head)}")
+    for key in sorted(set(head) - {"game", "params"}):
+        raise InputError(f"{where}: line {number}: unknown key {shown(key)} "
+                         f"(the first line is {HEAD})")
+    name, params = head.get("game"), head.get("params", {})
+    if not isinstance(name, str):
+        raise InputError(f"{where}: line {number}: 'game' must be a game's name, "
+                         f"got {shown(name)}")
+    if not isinstance(params, dict):
+        raise InputError(f"{where}: line {number}: 'params' must be an object of "
+                         f"game parameters, got {shown(params)}")
+    for number, action in actions:
+        if not isinstance(action, str):
+            raise InputError(f"{where}: line {number} must be an action string, "
+                             f"got {shown(action)}")
+    return name, params, [action for _, action in actions]
+
+
+def _read_lines(path: Path, where: str) -> list[str]:
+    """The lines of a regular file of at most MAX_RECORD_BYTES (not a device or a pipe,
+    which could be read for ever)."""
     try:
-        lines = [line for line in path.read_text().splitlines() if line.strip()]
-    except FileNotFoundError:
-        raise InputError(f"record file '{path}' does not exist") from None
+        if not path.is_file():
+            raise InputError(f"{where} does not exist or is not a regular file")
+        if path.stat().st_size > MAX_RECORD_BYTES:
+            raise InputError(f"{where} is over {MAX_RECORD_BYTES // 2**20} MiB: "
+                             "not a game record")
+        return path.read_text().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"record file {path}: cannot be read ({exc})") from None
-    if not lines:
-        raise InputError(f"record file {path} is empty")
+        raise InputError(f"{where}: cannot be read ({type(exc).__name__})") from None
+
+
+def _parse_line(where: str, number: int, line: str):
     try:
-        head = json.loads(lines[0])
-        actions = [json.loads(line) for line in lines[1:]]
+        return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(f"record file {path}: line {exc.lineno}: not JSON ({exc.msg})") from None
-    if not isinstance(head, dict) or "game" not in head:
-        raise InputError(f"record file {path}: the first line must be "
-                         '{"game": ..., "params": {...}}')
-    bad = next((i for i, a in enumerate(actions, start=2) if not isinstance(a, str)), None)
-    if bad is not None:
-        raise InputError(f"record file {path}: line {bad} is not an action string")
-    return head["game"], head.get("params", {}), actions
+        raise InputError(f"{where}: line {number}: not JSON ({exc.msg})") from None
+    except ValueError:  # Python's own limit on the digits of a number
+        raise InputError(f"{where}: line {number}: a number of thousands of "
+                         "digits") from None
+    except RecursionError:
+        raise InputError(f"{where}: line {number}: JSON nested too deeply") from None
 
 
 def replay(name: str, params: dict, actions: list[str], **game_options) -> Iterator[State]:
@@ -69,5 +108,5 @@ def replay(name: str, params: dict, actions: list[str], **game_options) -> Itera
         try:
             state.apply_action(action)
         except InputError as exc:
-            raise InputError(f"record action {number} ('{action}'): {exc}") from None
+            raise InputError(f"record action {number} ({shown(action)}): {exc}") from None
         yield state

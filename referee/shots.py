@@ -17,11 +17,17 @@ never imports it.
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Protocol
 
-from models.board import Board
+from models.board import Board, parse_space_name
 from models.errors import InputError
 from models.layout import check_piggy
+from referee.validate import shown
+
+#: A space's name as the board writes it: no leading zeros, no more than 3 digits.
+SPACE_NAME = re.compile(r"r(0|[1-9][0-9]{0,2})c(0|[1-9][0-9]{0,2})")
 
 
 class ShotResolver(Protocol):
@@ -43,8 +49,9 @@ class ScriptedResolver:
     """
 
     def __init__(self, hit_probability: float = 0.5, script: list[list[str]] | None = None):
-        if not 0.0 <= hit_probability <= 1.0:
-            raise InputError(f"hit probability {hit_probability} is out of range [0, 1]")
+        if not _is_probability(hit_probability):
+            raise InputError(f"hit probability {shown(hit_probability)} is not a number in "
+                             "[0, 1]")
         for outcome in script or []:
             for piggy in outcome:
                 check_piggy(piggy)
@@ -62,17 +69,63 @@ class TableResolver:
     """Shots decided by a hit map: the target is knocked out with the probability
     measured for the space it stands on (``piggy hitmap``), else nobody.
 
-    ``probabilities`` maps space names to P(target knocked out); the physics ran
-    once, when the map was made, so thousands of games run at full speed.
+    ``probabilities`` maps space names (``r8c3``, written as the board writes them)
+    to P(target knocked out), each a number in [0, 1]; the physics ran once, when the
+    map was made, so thousands of games run at full speed. Anything else is a
+    one-line InputError naming ``source`` and the problem.
     """
 
     def __init__(self, probabilities: dict[str, float], source: str = "table"):
-        for space, p in probabilities.items():
-            if not 0.0 <= p <= 1.0:
-                raise InputError(f"{source}: P = {p} for {space} is out of range [0, 1]")
-        if not probabilities:
+        if not isinstance(probabilities, dict) or not probabilities:
             raise InputError(f"{source}: the hit map has no space in reach")
+        for space, p in probabilities.items():
+            if not isinstance(space, str) or not SPACE_NAME.fullmatch(space):
+                raise InputError(f"{source}: {shown(space)} is not a space name like r8c3")
+            if not _is_probability(p):
+                raise InputError(f"{source}: P = {shown(p)} for {space} is not a number in "
+                                 "[0, 1]")
         self.probabilities, self.source = dict(probabilities), source
+
+    @classmethod
+    def from_rows(cls, rows: list[dict], source: str) -> TableResolver:
+        """From a hit map file's rows (``piggy hitmap``: a ``space`` column, and
+        ``p_target`` for the rows whose ``reachable`` is true; a table without a
+        ``reachable`` column counts every row as in reach)."""
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise InputError(f"{source}: not a table of rows")
+        for column in ("space", "p_target"):
+            if rows and column not in rows[0]:
+                raise InputError(f"{source}: no '{column}' column (columns: "
+                                 f"{shown(', '.join(map(str, rows[0])))})")
+        probabilities: dict[str, float] = {}
+        seen = set()
+        for number, row in enumerate(rows, start=1):
+            space = row.get("space")
+            if not isinstance(space, str) or not SPACE_NAME.fullmatch(space):
+                raise InputError(f"{source}: row {number}: {shown(space)} is not a space name "
+                                 "like r8c3")
+            if space in seen:
+                raise InputError(f"{source}: space {space} is listed twice (row {number})")
+            seen.add(space)
+            if row.get("reachable", True) is True:
+                if not _is_probability(row.get("p_target")):
+                    raise InputError(f"{source}: row {number}: p_target "
+                                     f"{shown(row.get('p_target'))} is not a number in [0, 1]")
+                probabilities[space] = float(row["p_target"])
+            elif row.get("reachable") is not False and row.get("reachable") is not None:
+                raise InputError(f"{source}: row {number}: reachable "
+                                 f"{shown(row.get('reachable'))} is not true or false")
+        return cls(probabilities, source)
+
+    def check_board(self, board: Board) -> None:
+        """Every space of the table lies on ``board``'s grid (the game calls this). A
+        hole's entry is tolerated: no piggy ever stands there to be shot at."""
+        for space in self.probabilities:
+            row, col = parse_space_name(space)
+            if not (row < board.rows and col < board.cols):
+                raise InputError(f"{self.source}: {space} is off board {shown(board.name)} "
+                                 f"(rows 0-{board.rows - 1}, columns 0-{board.cols - 1}): "
+                                 "the hit map was made for another board")
 
     def outcomes(self, board, stacks, shooter, target, shot_number):
         space = next((s for s, pigs in stacks.items() if target in pigs), None)
@@ -81,3 +134,8 @@ class TableResolver:
                              "stands: measure every space the game can use")
         p = self.probabilities[space]
         return [(o, q) for o, q in (((target,), p), ((), 1.0 - p)) if q > 0]
+
+
+def _is_probability(p) -> bool:
+    return (isinstance(p, int | float) and not isinstance(p, bool)
+            and math.isfinite(p) and 0.0 <= p <= 1.0)

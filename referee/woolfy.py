@@ -19,6 +19,21 @@ from __future__ import annotations
 
 from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, State
+from referee.validate import (
+    FLAG,
+    OBJECT,
+    TURN_CAP,
+    Fields,
+    Spec,
+    is_whole,
+    list_items,
+    listed,
+    one_of,
+    or_none,
+    shown,
+    whole,
+    whole_text,
+)
 
 # --- parameters (ruling 1: every position is one) ------------------------------------
 DEFAULTS = {
@@ -37,51 +52,72 @@ DEFAULTS = {
     "brick_parts": 4,                         # 3 walls and the roof (ruling 5)
     "die_faces": "1,2,3,wolf,wolf,house",
     "max_turns": 500,                         # ruling 8: then the game is lost
+    "same_piglet_exception": "sheet",         # ruling 6: the piglet rolled last turn may be
+                                              # rolled again when both others are in the pot
+                                              # or both in houses ("sheet"), or when each is
+                                              # in the pot or a house ("pot-or-house")
 }
 
 PIGLETS = ("red", "yellow", "blue")
 HOUSES = ("straw", "stick", "brick")
 POT = "pot"
+DIE_FACES = ("1", "2", "3", "4", "5", "6", "wolf", "house")
+MAX_TRACK = 200
 _CHOOSE, _DIE, _MOVE, _HOUSE, _OVER = "choose", "die", "move", "house", "over"
 
-
-def _squares(text, length: int, key: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(v) for v in str(text).split(",") if str(v).strip())
-    except ValueError:
-        raise InputError(f"woolfy: '{key}' must list square numbers, e.g. 4,16") from None
-    if not values or any(not 0 <= v < length for v in values):
-        raise InputError(f"woolfy: '{key}' must list squares 0-{length - 1}")
-    return values
+_SQUARE = whole(0, MAX_TRACK - 1)
+_SQUARES = listed(lambda item: whole_text(item) is not None, "4,16 (square numbers)")
+SPECS = {
+    "players": whole(1, 6), "track_length": whole(6, MAX_TRACK), "start_square": _SQUARE,
+    "wolf_squares": _SQUARES, "wolf_start": _SQUARE, "pot_exits": _SQUARES,
+    **{f"{h}_square": _SQUARE for h in HOUSES},
+    "straw_capacity": whole(0, 3), "stick_capacity": whole(0, 3),
+    "brick_capacity": Spec("3 (the game is won with all three piglets in the brick house)",
+                           lambda v: is_whole(v) and v == len(PIGLETS)),
+    "brick_parts": whole(0, 10),
+    "die_faces": listed(lambda face: face in DIE_FACES, "1,2,3,wolf,wolf,house (1-6, wolf, "
+                                                        "house)"),
+    "max_turns": TURN_CAP,
+    "same_piglet_exception": one_of("sheet", "pot-or-house"),
+}
 
 
 class WoolfyGame(Game):
     name = "woolfy"
     defaults = DEFAULTS
+    specs = SPECS
     cooperative = True
 
     def __init__(self, **params):
         super().__init__(**params)
         p = self.params
-        if not isinstance(p["players"], int) or not 1 <= p["players"] <= 6:
-            raise InputError("woolfy: 'players' must be 1-6")
-        length = p["track_length"]
-        if not isinstance(length, int) or not 6 <= length <= 200:
-            raise InputError("woolfy: 'track_length' must be a whole number 6-200")
-        self.length = length
-        self.wolf_squares = tuple(sorted(_squares(p["wolf_squares"], length, "wolf_squares")))
+        self.length = length = p["track_length"]
+        squares = {key: [int(v) for v in list_items(p[key])] for key in ("wolf_squares",
+                                                                          "pot_exits")}
+        squares.update({key: [p[key]] for key in ("start_square", "wolf_start",
+                                                  *(f"{h}_square" for h in HOUSES))})
+        for key, values in squares.items():
+            if max(values) >= length or len(set(values)) != len(values):
+                raise InputError(f"woolfy: parameter '{key}' = {shown(p[key])} must be distinct "
+                                 f"squares 0-{length - 1} (track_length {length})")
+        self.wolf_squares = tuple(sorted(squares["wolf_squares"]))
         if p["wolf_start"] not in self.wolf_squares:
-            raise InputError("woolfy: 'wolf_start' must be one of the wolf squares")
-        self.pot_exits = _squares(p["pot_exits"], length, "pot_exits")
-        self.fronts = {h: _squares(p[f"{h}_square"], length, f"{h}_square")[0] for h in HOUSES}
+            raise InputError(f"woolfy: parameter 'wolf_start' = {p['wolf_start']} must be one "
+                             f"of the wolf squares {p['wolf_squares']}")
+        self.pot_exits = tuple(squares["pot_exits"])
+        self.fronts = {h: p[f"{h}_square"] for h in HOUSES}
+        # the start square, the squares in front of the houses and the exits: all different
+        special = {"start_square": p["start_square"]}
+        for key in (*(f"{h}_square" for h in HOUSES), "pot_exits"):
+            for square in squares[key]:
+                clash = next((k for k, q in special.items() if q == square), None)
+                if clash:
+                    raise InputError(f"woolfy: parameter '{key}' puts square {square} where "
+                                     f"'{clash}' is: the start square, the squares in front of "
+                                     "the houses and the exits must all differ")
+                special[key] = square
         self.capacity = {h: p[f"{h}_capacity"] for h in HOUSES}
-        for h, c in self.capacity.items():
-            if not isinstance(c, int) or not 0 <= c <= 3:
-                raise InputError(f"woolfy: '{h}_capacity' must be 0-3")
-        faces = [f.strip() for f in str(p["die_faces"]).split(",") if f.strip()]
-        if not faces or any(f not in ("1", "2", "3", "4", "5", "6", "wolf", "house")
-                            for f in faces):
-            raise InputError("woolfy: 'die_faces' must list 1-6, wolf or house faces")
+        faces = list_items(p["die_faces"])
         counts = {f: faces.count(f) for f in dict.fromkeys(faces)}
         self.die = [(f"die {f}", n / len(faces)) for f, n in counts.items()]
         self.seats = [f"player {i + 1}" for i in range(p["players"])]
@@ -100,6 +136,8 @@ class WoolfyGame(Game):
 
 
 class WoolfyState(State):
+    game: WoolfyGame  # the concrete game, with its parameters read
+
     def __init__(self, game: WoolfyGame):
         super().__init__(game)
         self.where: dict[str, int | str] = dict.fromkeys(PIGLETS, game.params["start_square"])
@@ -123,7 +161,7 @@ class WoolfyState(State):
         return CHANCE if self.phase == _DIE else self.player
 
     def returns(self) -> list[float]:
-        value = {"won": 1.0, "lost": -1.0}.get(self.result, 0.0)
+        value = 1.0 if self.result == "won" else -1.0 if self.result == "lost" else 0.0
         return [value] * self.game.num_players
 
     # --- helpers ---------------------------------------------------------------------------
@@ -145,12 +183,20 @@ class WoolfyState(State):
             others = [p for p in potted if p != self.last_die]
             return others or potted
         free = [p for p in PIGLETS if self.where[p] != POT]
-        if self.last_die in free:
-            others = [p for p in PIGLETS if p != self.last_die]
-            excused = all(self.where[p] == POT or self.where[p] in HOUSES for p in others)
-            if not excused:
-                free.remove(self.last_die)
+        if self.last_die in free and not self._may_roll_again():
+            free.remove(self.last_die)
         return free
+
+    def _may_roll_again(self) -> bool:
+        """Ruling 6's exception: the piglet rolled last turn may be rolled again when both
+        others are in the pot or both in houses (the sheet), or, with
+        ``same_piglet_exception="pot-or-house"``, when each is in the pot or a house."""
+        places = [self.where[p] for p in PIGLETS if p != self.last_die]
+        potted = [w == POT for w in places]
+        housed = [w in HOUSES for w in places]
+        if self.game.params["same_piglet_exception"] == "sheet":
+            return all(potted) or all(housed)
+        return all(a or b for a, b in zip(potted, housed, strict=True))
 
     def destinations(self, piglet: str, steps: int, starts: tuple[int, ...] | None = None
                      ) -> list[str]:
@@ -159,10 +205,13 @@ class WoolfyState(State):
         length = game.length
         here = self.where[piglet]
         if starts is None:
-            if here in HOUSES:  # the square in front counts as the first step
+            if isinstance(here, int):
+                starts = (here,)
+            elif here in HOUSES:  # the square in front counts as the first step
                 starts, steps = (game.fronts[here],), steps - 1
             else:
-                starts = (here,)
+                raise ValueError(f"woolfy: {piglet} is in the {here}: give the squares its "
+                                 "move starts from")
         squares, houses = set(), set()
         start_square = game.params["start_square"]
         for start in starts:
@@ -184,6 +233,8 @@ class WoolfyState(State):
             verb = "rescue" if self._rescue_turn() else "roll"
             actions = [f"{verb} {p}" for p in self.choosable()]
             return sorted(actions) or ["pass"]
+        if piglet is None or self.rolled is None:
+            raise ValueError(f"woolfy: phase {self.phase} with no piglet chosen or no roll")
         if self.phase == _HOUSE:
             options = [f"house {piglet} {h}" for h in HOUSES if self.house_open(h)
                        and self.where[piglet] != h]
@@ -265,17 +316,49 @@ class WoolfyState(State):
                 "turn": self.turn, "result": self.result, "capped": self.capped}
 
     def _load(self, data: dict) -> None:
-        try:
-            self.where = {p: data["piglets"][p] for p in PIGLETS}
-            for key, attr in (("wolf", "wolf"), ("brick_parts", "brick"),
-                              ("last_die", "last_die"), ("rescue_armed", "rescue_armed"),
-                              ("phase", "phase"), ("player", "player"), ("chosen", "chosen"),
-                              ("rolled", "rolled"), ("rescuing", "rescuing"),
-                              ("turn", "turn"), ("result", "result"), ("capped", "capped")):
-                setattr(self, attr, data[key])
-            self.history = list(data.get("history", []))
-        except (KeyError, TypeError) as exc:
-            raise InputError(f"woolfy state: missing or bad field ({exc})") from None
+        game, field = self.game, Fields("woolfy", data)
+        p, cap = game.params, game.params["max_turns"]
+        piglets = field("piglets", OBJECT)
+        field.require(set(piglets) == set(PIGLETS), f"'piglets' must place exactly "
+                                                    f"{', '.join(PIGLETS)}")
+        place = Spec(f"a square 0-{game.length - 1}, a house ({', '.join(HOUSES)}) or the pot",
+                     lambda v: v in (*HOUSES, POT) or (is_whole(v) and 0 <= v < game.length))
+        self.where = {pig: field.item(f"piglets.{pig}", piglets[pig], place) for pig in PIGLETS}
+        self.wolf = field("wolf", Spec(f"a wolf square ({p['wolf_squares']})",
+                                       lambda v: is_whole(v) and v in game.wolf_squares))
+        self.brick = field("brick_parts", whole(0, p["brick_parts"]))
+        for house in HOUSES:
+            inside = self.in_house(house)
+            field.require(len(inside) <= game.capacity[house] and not (
+                house == "brick" and inside and self.brick < p["brick_parts"]),
+                f"{', '.join(inside)} in the {house} house, which holds "
+                f"{game.capacity[house]}" + (" once built" if house == "brick" else ""))
+        piglet = or_none(one_of(*PIGLETS), "none")
+        self.last_die, self.chosen = field("last_die", piglet), field("chosen", piglet)
+        self.rolled = field("rolled", or_none(one_of(*(f for f in DIE_FACES if f != "wolf")),
+                                              "not rolled"))
+        self.rescue_armed, self.rescuing = field("rescue_armed", FLAG), field("rescuing", FLAG)
+        self.phase = field("phase", one_of(_CHOOSE, _DIE, _MOVE, _HOUSE, _OVER))
+        self.player = field("player", whole(0, game.num_players - 1))
+        self.turn = field("turn", whole(0, cap))
+        self.result = field("result", or_none(one_of("won", "lost"), "not over"))
+        self.capped = field("capped", FLAG)
+        phase, chosen = self.phase, self.chosen
+        field.require((chosen is not None) == (phase in (_DIE, _MOVE, _HOUSE))
+                      and (self.rolled is not None) == (phase in (_MOVE, _HOUSE))
+                      and (phase != _HOUSE or self.rolled == "house")
+                      and (phase != _MOVE or self.rolled != "house")
+                      and (chosen is None or (self.where[chosen] == POT) == self.rescuing),
+                      f"phase {phase} with piglet {shown(chosen)} (rescuing {self.rescuing}) "
+                      f"and roll {shown(self.rolled)}")
+        places = list(self.where.values())
+        won, potted = places.count("brick") == len(places), places.count(POT) == len(places)
+        capped = self.turn >= cap and not won and not potted
+        ends = "won" if won else "lost" if potted or capped else None
+        field.require((phase == _OVER) == (self.result is not None) and self.result == ends
+                      and self.capped == capped,
+                      f"result {shown(self.result)} (capped {self.capped}) in phase {phase}, "
+                      f"turn {self.turn} of {cap}, with the piglets at {places}")
 
     def describe(self) -> str:
         game = self.game

@@ -69,3 +69,11 @@ def make_game(rules_board_path):
         return referee.load_game("go_piggy_go", players=players, board=rules_board_path,
                                  **params)
     return make
+
+
+@pytest.fixture(autouse=True)
+def _user_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch):
+    """Commands that cache in the user's cache folder (design compare and sweep without
+    --cache) write under a temporary one, never the real one (platformdirs reads
+    XDG_CACHE_HOME on Linux)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "user-cache"))

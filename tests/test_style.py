@@ -38,3 +38,26 @@ def test_ruff_check_fails_on_a_finding(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 1
     assert "F401" in done.stdout
+
+
+#: The packages whose types mypy checks (pyproject.toml, [tool.mypy]).
+TYPED = ("models", "referee")
+
+
+def test_mypy_finds_no_type_error():
+    pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
+    done = subprocess.run([sys.executable, "-m", "mypy", *TYPED], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, f"mypy found problems:\n{done.stdout}{done.stderr}"
+
+
+def test_mypy_fails_on_a_type_error(tmp_path):
+    """The check above can fail: mypy with the repository's configuration flags a
+    str passed where an int is expected."""
+    pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
+    bad = tmp_path / "bad.py"
+    bad.write_text("def twice(n: int) -> int:\n    return 2 * n\n\n\ntwice('x')\n")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file",
+                           str(ROOT / "pyproject.toml"), str(bad)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "arg-type" in done.stdout

@@ -112,8 +112,9 @@ def _woolfy(game) -> ActionCodec:
 def _by_golly(game) -> ActionCodec:
     """Player: ``done``; ``play`` each animal (alphabetical); ``turn`` each run
     position 0-18; ``draw`` from each seat; ``swap p q`` for every pair p < q,
-    ordered by p then q. Chance: ``run`` each run card (alphabetical), ``deal``
-    each animal, ``start`` each seat."""
+    ordered by p then q; the lucky break's ``discard`` and then ``keep`` each animal
+    (alphabetical; added last, so the numbers before them never moved). Chance:
+    ``run`` each run card (alphabetical), ``deal`` each animal, ``start`` each seat."""
     positions = range(sum(RUN_CARDS.values()))
     seats = range(game.num_players)
     actions = ["done"]
@@ -121,6 +122,7 @@ def _by_golly(game) -> ActionCodec:
     actions += [f"turn {p}" for p in positions]
     actions += [f"draw {s}" for s in seats]
     actions += [f"swap {p} {q}" for p in positions for q in positions if p < q]
+    actions += [f"{choice} {animal}" for choice in ("discard", "keep") for animal in ANIMALS]
     outcomes = [f"run {card}" for card in sorted(RUN_CARDS)]
     outcomes += [f"deal {animal}" for animal in ANIMALS]
     outcomes += [f"start {s}" for s in seats]

@@ -31,7 +31,7 @@ import referee
 import referee.openspiel  # registers python_pig_out
 from referee.bots import HoldAtBot, PigOptimalBot
 from referee.match import play
-from referee.pig_out import optimal_policy
+from referee.pig_solver import optimal_policy
 
 OS_ROLL, OS_STOP = 0, 1
 _OS_STATE = re.compile(r"Scores: ([\d ]+), Turn total: (\d+)")
@@ -47,7 +47,10 @@ def our_pig(target: int = 100):
 
 def os_scores(state) -> tuple[list[int], int]:
     """Scores and turn total of an OpenSpiel Pig state (read from its string)."""
-    scores, total = _OS_STATE.match(str(state)).groups()
+    found = _OS_STATE.match(str(state))
+    if found is None:
+        raise ValueError(f"not an OpenSpiel Pig state: {str(state)!r}")
+    scores, total = found.groups()
     return [int(s) for s in scores.split()], int(total)
 
 
@@ -239,23 +242,22 @@ def report(games: int, dice_games: int = 200, seed: int = 0) -> dict:
     outcomes_theirs = openspiel_pig().new_initial_state()
     outcomes_theirs.apply_action(OS_ROLL)
     ours = pyspiel.load_game("python_pig_out(preset=pig)").new_initial_state()
-    result = {"chance_outcomes": {"openspiel": outcomes_theirs.chance_outcomes(),
-                                  "ours": ours.chance_outcomes()},
-              "same_dice": {"games": dice_games, "difference": None},
-              "games_per_row": games, "rows": []}
+    chance_outcomes = {"openspiel": outcomes_theirs.chance_outcomes(),
+                       "ours": ours.chance_outcomes()}
+    same_dice: dict[str, int | str | None] = {"games": dice_games, "difference": None}
+    rows: list[dict] = []
     try:
-        result["same_dice"]["steps_compared"] = same_dice_games(dice_games, seed)
+        same_dice["steps_compared"] = same_dice_games(dice_games, seed)
     except AssertionError as difference:
-        result["same_dice"]["difference"] = str(difference)
-    result["chance_outcomes"]["same"] = (result["chance_outcomes"]["openspiel"]
-                                         == result["chance_outcomes"]["ours"])
+        same_dice["difference"] = str(difference)
+    chance_outcomes["same"] = chance_outcomes["openspiel"] == chance_outcomes["ours"]
     tables = {"hold-at-20": hold_at_table(100, 20), "hold-at-25": hold_at_table(100, 25),
               "optimal": optimal_table(game)}
     for a, b, simulate_ours in (("hold-at-20", "hold-at-25", True),
                                 ("optimal", "hold-at-20", False)):
         exact_first, exact_second = win_probability(game, tables[a], tables[b])
         for order, exact in (((a, b), exact_first), ((b, a), exact_second)):
-            row_seed = seed * 7919 + len(result["rows"])
+            row_seed = seed * 7919 + len(rows)
             wins = play_openspiel([tables[order[0]], tables[order[1]]], games, row_seed)
             p, se = rate(wins[0 if order[0] == a else 1], games)
             row = {"policy": a, "against": b, "moves_first": order[0] == a,
@@ -268,8 +270,7 @@ def report(games: int, dice_games: int = 200, seed: int = 0) -> dict:
                             "ours_z": round((q - exact) / se_q, 2),
                             "openspiel_vs_ours_z": round((p - q) / math.hypot(se, se_q), 2)})
             row["agrees"] = all(abs(v) < Z_LIMIT for k, v in row.items() if k.endswith("_z"))
-            result["rows"].append(row)
-    result["agrees"] = (result["chance_outcomes"]["same"]
-                        and result["same_dice"]["difference"] is None
-                        and all(row["agrees"] for row in result["rows"]))
-    return result
+            rows.append(row)
+    return {"chance_outcomes": chance_outcomes, "same_dice": same_dice, "games_per_row": games,
+            "rows": rows, "agrees": (chance_outcomes["same"] and same_dice["difference"] is None
+                                     and all(row["agrees"] for row in rows))}

@@ -24,6 +24,7 @@ import numpy as np
 import pyspiel
 
 from referee.by_golly import ANIMALS, RUN_CARDS
+from referee.by_golly import PHASES as BY_GOLLY_PHASES
 from referee.go_piggy_go import PITS, TROUGH
 from referee.pig_out import RANKS, SUITS
 from referee.woolfy import HOUSES, PIGLETS, POT
@@ -31,7 +32,7 @@ from referee.woolfy import HOUSES, PIGLETS, POT
 _GPG_PHASES = ("roll", "move", "shot", "over")
 _PIG_PHASES = ("rolloff", "roll", "card", "decide", "over")
 _WOOLFY_PHASES = ("choose", "die", "move", "house", "over")
-_BY_GOLLY_PHASES = ("run", "deal", "start", "play", "turn", "poop-turn", "draw", "swap", "over")
+_BY_GOLLY_PHASES = BY_GOLLY_PHASES  # every phase the game has, in its order
 _RUN_CARDS = tuple(sorted(RUN_CARDS))
 _RUN_LENGTH = sum(RUN_CARDS.values())
 
@@ -59,7 +60,7 @@ class InfoStateObserver:
 
     def __init__(self, public_info: bool):
         self.public_info = public_info
-        self.dict = {}
+        self.dict: dict[str, np.ndarray] = {}  # no named views
 
     def set_from(self, state, player):
         pass

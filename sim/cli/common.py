@@ -7,6 +7,8 @@ import argparse
 import json
 import os
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from models.board import Board, load_board
@@ -45,22 +47,52 @@ def load_scene(args) -> tuple[Board, object, object]:
     return board, design, layout
 
 
-def progress_bar(total: int, enabled: bool, unit: str = "game"):
-    """A progress bar (rate and time left) on standard error when it is a terminal;
-    call with the number done so far, or None to close."""
+def progress_bar(total: int | None, enabled: bool, unit: str = "game", label: str | None = None):
+    """A progress bar (rate and time left) on standard error when it is a terminal.
+
+    Returns ``update(done, total=None)``: call it with the number done so far (and the
+    total, once it is known or when it changes), or with None to close the bar."""
     if not (enabled and sys.stderr.isatty()):
-        return lambda done: None
+        return lambda done, total=None: None
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit=unit, file=sys.stderr)
+    bar = tqdm(total=total, unit=unit, desc=label, file=sys.stderr)
 
-    def update(done):
+    def update(done, total=None):
         if done is None:
             bar.close()
-        else:
-            bar.update(done - bar.n)
+            return
+        if total is not None and total != bar.total:
+            bar.total = total
+        bar.update(done - bar.n)
 
     return update
+
+
+@contextmanager
+def waiting(label: str, enabled: bool = True):
+    """For a wait with no steps to count: ``label`` and the time elapsed on standard
+    error, refreshed twice a second, while the block runs (a terminal only)."""
+    if not (enabled and sys.stderr.isatty()):
+        yield
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(total=None, desc=label, file=sys.stderr, bar_format="{desc} {elapsed}")
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(0.5):
+            bar.refresh()
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+        bar.close()
 
 
 def check_writable(path: str) -> None:

@@ -102,7 +102,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     write_text_atomic(out / "index.html", _index(result, results, final, written))
     written.append(("index.html", "all of the above on one page"))
     report("")
-    report(shoot.describe(shot_aim, result))
+    report(shoot.describe(shot_aim, result, board))
     report("")
     report(f"Wrote {out.resolve()}/ in {time.perf_counter() - start:.0f} s:")
     for name, what in written:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+import numpy as np
+
 from models.board import load_board
 from models.design import RANGES, load_design
 from models.errors import InputError
 from models.layout import load_layout
-from sim.cli.common import Parser, json_out
+from sim.cli.common import Parser, json_out, progress_bar
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options
 from sim.views.pictures import check_png_path, save_figure
@@ -17,24 +19,34 @@ from sim.views.pictures import check_png_path, save_figure
 
 def cmd_design_check(args) -> int:
     design = load_design(args.file)
+    board = load_board(args.board)
     from sim.physics.aim import reach_mm
 
     near, far = reach_mm(design, design.bale.height_mm / 2)
+    reach = board_reach(board, near, far)
     launcher = design.launcher
     report = _safety(design, args)
     if args.json:
         json_out({"valid": True, "design": design.to_dict(),
-                  "reach_on_board_mm": [round(near, 1), round(far, 1)],
+                  "reach_open_ground_mm": [round(near, 1), round(far, 1)], **reach,
                   "speed_from_spring": launcher.has_spring,
                   **{k: v for k, v in report.to_dict().items() if k != "design"}})
         return 0
     print(f"design '{design.name}' is valid ({args.file})")
     if design.description:
         print(f"  {design.description}")
-    print(f"  muzzle speed {launcher.muzzle_speed_mm_s:g} +- {launcher.speed_sd_mm_s:g} mm/s, "
-          f"pitch {launcher.pitch_min_deg:g} to {launcher.pitch_max_deg:g} deg, aim spread "
-          f"{launcher.yaw_sd_deg:g}/{launcher.pitch_sd_deg:g} deg")
-    print(f"  lands on the board {near:.0f} to {far:.0f} mm from the tractor")
+    for names in (("muzzle_speed_mm_s", "speed_sd_mm_s"), ("pitch_min_deg", "pitch_max_deg"),
+                  ("yaw_sd_deg", "pitch_sd_deg")):
+        print("  " + ", ".join(f"launcher.{n} = {getattr(launcher, n):g}" for n in names))
+    low, high = reach["reach_on_board_mm"]
+    print(f"  reach on board '{board.name}': {len(reach['spaces_in_reach'])} of "
+          f"{reach['spaces']} spaces, {low:.1f} to {high:.1f} mm from the tractor (its spaces: "
+          f"{reach['board_span_mm'][0]:.1f} to {reach['board_span_mm'][1]:.1f} mm)")
+    for kind in ("too_close", "too_far"):
+        if reach[kind]:
+            print(f"  {kind.replace('_', ' ')}: {', '.join(reach[kind])}")
+    print(f"  on open ground, past the board, the bale lands {near:.1f} to {far:.1f} mm from "
+          "the tractor")
     if launcher.has_spring:
         print(f"  {spring_line(launcher)}")
     from sim.studies.safety import format_safety
@@ -70,6 +82,22 @@ def _safety(design, args):
     return safety_report(design, limits)
 
 
+def board_reach(board, near_mm: float, far_mm: float) -> dict:
+    """Which spaces' centres lie within the design's landing distances, and those
+    distances clipped to the board's spaces (mm)."""
+    from models.board import space_name
+
+    distance = {space_name(s): float(np.hypot(*board.space_center_mm(s))) for s in board.spaces}
+    span = (min(distance.values()), max(distance.values()))
+    return {"board": board.name, "board_span_mm": [round(v, 1) for v in span],
+            "reach_on_board_mm": [round(max(near_mm, span[0]), 1),
+                                  round(min(far_mm, span[1]), 1)],
+            "spaces": len(distance),
+            "spaces_in_reach": [n for n, d in distance.items() if near_mm <= d <= far_mm],
+            "too_close": [n for n, d in distance.items() if d < near_mm],
+            "too_far": [n for n, d in distance.items() if d > far_mm]}
+
+
 def _design_test_args(args):
     """Board, the sweep settings, workers and cache of compare and sweep, checked
     before any shot."""
@@ -93,8 +121,10 @@ def cmd_design_compare(args) -> int:
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
     board, spec, workers, cache = _design_test_args(args)
+    progress = progress_bar(None, not args.json, unit="space")
     results, comparisons, maps = design_tools.compare_designs(spec, board, designs, workers,
-                                                              cache)
+                                                              cache, progress)
+    progress(None)
     made_by = {k: v for k, v in hitmap.provenance(spec).items()
                if k not in ("design", "design_file", "design_sha256")}
     made_by["designs"] = [{"design": d.name, "design_sha256": datafiles.sha256_text(
@@ -106,7 +136,8 @@ def cmd_design_compare(args) -> int:
     if args.json:
         first = comparisons[0].to_dict() if comparisons else {"verdict": None, "spaces": []}
         json_out({"verdict": first["verdict"], "spaces": first["spaces"], "designs": results,
-                  "comparisons": [c.to_dict() for c in comparisons], "provenance": made_by})
+                  "comparisons": [c.to_dict() for c in comparisons], "provenance": made_by,
+                  "cache": str(cache)})
         return 0
     _print_figures(results)
     for comparison in comparisons:
@@ -119,9 +150,14 @@ def cmd_design_compare(args) -> int:
                   f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
                   f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)")
         print(comparison.verdict)
+    _print_cache(cache)
     if args.plot:
         print(f"Wrote {args.plot}")
     return 0
+
+
+def _print_cache(cache) -> None:
+    print(f"Hit maps cached in {cache} (--cache chooses another folder)")
 
 
 def _print_figures(results: list[dict]) -> None:
@@ -131,8 +167,7 @@ def _print_figures(results: list[dict]) -> None:
              ("mean P(knocked out)", lambda r: _p_ci(r["mean_p_target"], r["mean_p_target_ci"])),
              ("worst space", lambda r: r["worst_space"] or "-"),
              ("worst P", lambda r: _p_ci(r["worst_p_target"], r["worst_p_target_ci"])),
-             ("collateral rate", lambda r: "-" if r["collateral_rate"] is None else
-              f"{r['collateral_rate']:.2f}")]
+             ("collateral rate", lambda r: _p(r["collateral_rate"]))]
     for label, cell in lines:
         print(f"{label:24s}" + "".join(f"{cell(r):>{width}s}" for r in results))
     for kind in ("too_close", "too_far", "shadowed", "never_out"):
@@ -142,6 +177,10 @@ def _print_figures(results: list[dict]) -> None:
 
 def _p_ci(p, ci) -> str:
     return "-" if p is None else f"{p:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _p(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _signed(value) -> str:
@@ -155,17 +194,25 @@ def cmd_design_sweep(args) -> int:
     base = load_design(args.design)
     variants = [design_tools.with_value(base, field, v) for v in values]
     board, spec, workers, cache = _design_test_args(args)
-    results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache)
+    progress = progress_bar(None, not args.json, unit="space")
+    results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache, progress)
+    progress(None)
     if args.plot:
         save_figure(design_tools.sweep_figure(field, values, results), args.plot)
     if args.json:
-        json_out({"field": field, "values": values.tolist(), "results": results})
+        json_out({"field": field, "values": values.tolist(), "results": results,
+                  "cache": str(cache)})
         return 0
-    print(f"{field:>14s} {'in reach':>9s} {'mean P [95 %]':>20s} {'worst P':>8s} {'collat.':>8s}")
+    width = max(len(field), 10)
+    print(f"{field:>{width}s} {'in reach':>9s} {'mean P [95 %]':>18s} {'worst space':>12s} "
+          f"{'worst P [95 %]':>18s} {'collateral':>10s}")
     for value, r in zip(values, results, strict=True):
-        print(f"{value:14g} {r['in_reach']:9d} "
-              f"{_p_ci(r['mean_p_target'], r['mean_p_target_ci']):>20s} "
-              f"{r['worst_p_target'] or 0:8.2f} {r['collateral_rate'] or 0:8.2f}")
+        print(f"{value:{width}g} {r['in_reach']:>4d}/{r['spaces']:<4d} "
+              f"{_p_ci(r['mean_p_target'], r['mean_p_target_ci']):>18s} "
+              f"{r['worst_space'] or '-':>12s} "
+              f"{_p_ci(r['worst_p_target'], r['worst_p_target_ci']):>18s} "
+              f"{_p(r['collateral_rate']):>10s}")
+    _print_cache(cache)
     if args.plot:
         print(f"Wrote {args.plot}")
     return 0
@@ -180,6 +227,8 @@ def add_design(sub) -> None:
                               description="Validate a launcher design file. Allowed ranges: "
                               + ", ".join(f"{k} {lo:g}..{hi:g}" for k, (lo, hi) in RANGES.items()))
     q.add_argument("file", help="design name or path to a design TOML file")
+    q.add_argument("--board", default="stock",
+                   help="the board whose spaces the reach is given for (default: stock)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--limit-energy-j", type=float, metavar="J",
                    help="reference limit of the bale's kinetic energy at its fastest, J "
@@ -195,7 +244,8 @@ def add_design(sub) -> None:
                        help="layout JSON file, 'empty' (default) or 'crowded'")
         sweep_options(q, shots_help="shots per space (default 50; the cap with --precision)")
         q.add_argument("--workers", type=int, help="local worker processes (default: all)")
-        q.add_argument("--cache", help="folder of cached hit maps (default .piggy-cache)")
+        q.add_argument("--cache", help="folder of cached hit maps (default: the user's cache "
+                                       "folder, ~/.cache/go-piggy-go/hitmaps on Linux)")
         q.add_argument("--plot", metavar="FILE.png", help="the comparison picture")
         q.add_argument("--json", action="store_true", help="machine-readable output")
 

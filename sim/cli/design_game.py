@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from models.board import load_board
@@ -49,17 +48,19 @@ def cmd_design_game(args) -> int:
     spec = sweep_spec(args, board, load_layout("empty", board=board))
 
     tables, maps = [], []
-    for design in designs:
-        bar = _lazy_bar(len(spec.spaces), not args.json, f"hit map of {design.name}")
-        chunks = design_tools.design_chunks(spec, design, workers, cache, progress=bar)
-        bar(None)
+    spaces = len(spec.spaces)
+    shooting = progress_bar(spaces * len(designs), not args.json, unit="space", label="hit maps")
+    for k, design in enumerate(designs):
+        chunks = design_tools.design_chunks(
+            spec, design, workers, cache, lambda done, k=k: shooting(k * spaces + done))
         rows = [c["row"] for c in chunks]
         path = design_tools.cached_hitmap_path(spec, design, cache)
         tables.append(design_game.table_of(board, rows, f"hit map {path}"))
         maps.append({"file": str(path), "spaces": len(rows),
                      "in_reach": sum(1 for r in rows if r["reachable"]),
                      "shots": sum(int(r["shots"]) for r in rows)})
-    progress = progress_bar(args.games * len(designs), not args.json)
+    shooting(None)
+    progress = progress_bar(args.games * len(designs), not args.json, label="games")
     results = []
     for k, (design, table, made) in enumerate(zip(designs, tables, maps, strict=True)):
         figures, tournament = design_game.play_design(
@@ -86,25 +87,6 @@ def _check_cache(cache: Path) -> None:
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise InputError(f"cannot use {cache} as the hit-map cache: {folder} is not a "
                          "writable folder")
-
-
-def _lazy_bar(total: int, enabled: bool, what: str):
-    """A progress bar that appears only if the hit map is shot (not read from the cache)."""
-    bar = None
-
-    def update(done):
-        nonlocal bar
-        if done is None:
-            if bar:
-                bar(None)
-            return
-        if bar is None:
-            bar = progress_bar(total, enabled, unit="space")
-            if enabled and sys.stderr.isatty():
-                print(f"Measuring the {what} ({total} spaces):", file=sys.stderr)
-        bar(done)
-
-    return update
 
 
 def _cell(figure: dict, digits: int) -> str:

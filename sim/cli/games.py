@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
@@ -20,12 +21,14 @@ def cmd_play(args) -> int:
     seats = args.seats.split(",") if args.seats else None
     if seats and args.players is None:
         args.players = len(seats)
-    game = terminal.build_game(args.game, args)
+    game, shots = terminal.build_game(args.game, args)
     if seats is None:
-        seats = (["human"] if sys.stdin.isatty() else ["greedy"]) + ["greedy"] * (
-            game.num_players - 1)
+        bot = terminal.DEFAULT_BOTS[game.name]
+        seats = (["human"] if sys.stdin.isatty() else [bot]) + [bot] * (game.num_players - 1)
     players = terminal.seat_players(game, seats, args.seed, terminal.stream_is_terminal())
     humans = "human" in seats
+    if not args.quiet and shots:
+        print(terminal.shots_line(shots))
 
     def on_action(state, action):
         if args.quiet:
@@ -37,9 +40,12 @@ def cmd_play(args) -> int:
 
     try:
         state = play(game, players, seed=args.seed, on_action=on_action)
+    except terminal.GameAbandoned as exc:
+        print(f"piggy: game abandoned: {exc}; nothing recorded", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("piggy: game abandoned", file=sys.stderr)
-        return 0
+        print("piggy: game abandoned (interrupted); nothing recorded", file=sys.stderr)
+        return 130
     finally:
         resolver = getattr(game, "resolver", None)
         if hasattr(resolver, "close"):
@@ -54,8 +60,8 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from referee.records import read_record, replay
-    from sim.cli.terminal import result_line
+    from referee.records import read_record
+    from sim.cli import terminal
 
     for kind, path in (("gif", args.gif), ("html", args.html)):
         if path:
@@ -65,16 +71,24 @@ def cmd_replay(args) -> int:
     name, params, actions = read_record(args.file)
     if args.gif or args.html:
         return _replay_pictures(name, params, actions, args)
-    previous_turn = None
-    last = None
-    for last in replay(name, params, actions):
-        turn = getattr(last, "turn", None)
-        if ((turn != previous_turn or last.is_terminal()) and last.history
-                and hasattr(last, "describe")):
-            print(f"--- after {last.history[-1]} ---")
-            print(last.describe())
-        previous_turn = turn
-    print(result_line(last))
+    turns, final = terminal.replay_turns(name, params, actions)
+    if args.turn is not None:
+        if not 1 <= args.turn <= len(turns):
+            raise InputError(f"--turn {args.turn}: the game has turns 1-{len(turns)}")
+        for turn in turns[:args.turn]:
+            print("\n".join(turn.lines))
+        if turns[args.turn - 1].board:
+            print(turns[args.turn - 1].board)
+        print(f"(turn {args.turn} of {len(turns)})")
+        return 0
+    if terminal.stream_is_terminal(sys.stdin) and terminal.stream_is_terminal():
+        terminal.step_through(turns)
+    else:
+        for turn in turns:
+            print("\n".join(turn.lines))
+        if turns and turns[-1].board:
+            print(turns[-1].board)
+    print(terminal.result_line(final))
     return 0
 
 
@@ -108,15 +122,15 @@ def cmd_tournament(args) -> int:
     if args.games < 1:
         raise InputError(f"--games must be at least 1, got {args.games}")
     args.players = len(bots)
-    game = terminal.build_game(args.game, args)
+    game, shots = terminal.build_game(args.game, args)
     for name in set(bots):
         make_bot(name, game)  # refuse unknown bots before playing
-    shots = knocks = 0
+    fired = knocks = 0
     progress = progress_bar(args.games, not args.json)
 
     def on_game(index, state):
-        nonlocal shots, knocks
-        shots += sum(a.startswith("fire ") for a in state.history)
+        nonlocal fired, knocks
+        fired += sum(a.startswith("fire ") for a in state.history)
         knocks += sum(a.startswith("knock ") and a != "knock none" for a in state.history)
         progress(index + 1)
 
@@ -124,27 +138,41 @@ def cmd_tournament(args) -> int:
                         seed=args.seed, on_game=on_game)
     progress(None)
     if game.name == "go_piggy_go":
-        result.extra = {"tractor_shots_per_game": round(shots / args.games, 3),
-                        "shots_knocking_out_fraction": round(knocks / shots, 4) if shots else None}
+        result.extra = {"shots": shots, "tractor_shots_per_game": round(fired / args.games, 3),
+                        "shots_knocking_out_fraction": round(knocks / fired, 4) if fired else None}
     data = result.to_dict()
     if args.json:
         json_out(data)
         return 0
     print(f"{game.name}: {args.games} games, seats {', '.join(bots)} (rotated)")
-    print(f"  {'bot':10s} {'wins':>6s} {'seats':>6s} {'win rate':>9s}   95 % interval")
-    for bot, r in data["win_rates"].items():
-        lo, hi = r["ci95"]
-        print(f"  {bot:10s} {r['wins']:6d} {r['seats_played']:6d} {r['win_rate']:9.3f}   "
-              f"[{lo:.3f}, {hi:.3f}]")
-    print(f"  mean game length {data['mean_turns']} turns; undecided {data['undecided']}")
-    for key, value in result.extra.items():
-        print(f"  {key.replace('_', ' ')}: {value}")
+    if shots:
+        print(f"  {terminal.shots_line(shots)}")
+    if result.cooperative:
+        team = data["team"]
+        lo, hi = team["ci95"]
+        print(f"  cooperative: the table won {team['wins']} of {team['games']} games, "
+              f"{team['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] (95 % interval over games)")
+    else:
+        print(f"  {'bot':10s} {'wins':>6s} {'seats':>6s} {'win rate':>9s}   95 % interval")
+        for bot, r in data["win_rates"].items():
+            lo, hi = r["ci95"]
+            print(f"  {bot:10s} {r['wins']:6d} {r['seats_played']:6d} {r['win_rate']:9.2f}   "
+                  f"[{lo:.2f}, {hi:.2f}]")
+    print(f"  mean game length {data['mean_turns']:.1f} turns; undecided {data['undecided']}")
+    if game.name == "go_piggy_go":
+        knocking = data["shots_knocking_out_fraction"]
+        print(f"  tractor shots per game {data['tractor_shots_per_game']:.1f}; shots knocking "
+              f"a piggy out {'-' if knocking is None else f'{knocking:.2f}'}")
     return 0
 
 
+#: Above this many states (target cubed) a solve takes minutes: warn first.
+SOLVE_WARN_STATES = 10_000_000
+
+
 def cmd_solve(args) -> int:
-    from referee import canonical_name, load_game, pig_out
-    from sim.cli.terminal import parse_params
+    from referee import canonical_name, load_game, pig_solver
+    from referee.validate import parse_params
 
     if canonical_name(args.game) != "pig_out":
         raise InputError(f"piggy solve: only pig_out can be solved, not {args.game}")
@@ -152,20 +180,36 @@ def cmd_solve(args) -> int:
     if args.preset:
         params["preset"] = args.preset
     game = load_game("pig_out", **params)
+    if game.params["cards"] and game.params["deck"] == "physical":
+        raise InputError("piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "
+                         "left are part of the state): add --param deck=infinite to solve the "
+                         "same game with the cards drawn with replacement (minutes at target "
+                         "400), or use --preset pig for classic Pig (seconds)")
+    states = game.params["target"] ** 3
+    if states > SOLVE_WARN_STATES:
+        print(f"piggy: note: target {game.params['target']} means {states:.1e} states: the "
+              f"solve takes minutes and about {states * 9 / 1e9:.1f} GB of memory "
+              "(Ctrl-C stops it)", file=sys.stderr)
+    progress = progress_bar(None, not args.json, unit="sweep", label="solving")
     start = time.perf_counter()
-    win, roll, iterations = pig_out.solve(game)
+    win, roll, iterations = pig_solver.solve(game, on_sweep=_sweep_progress(progress))
+    progress(iterations, iterations)  # the estimate of the sweeps left ends exact
+    progress(None)
     elapsed = time.perf_counter() - start
     result = {"game": "pig_out", "params": game.params,
-              "first_player_win_probability": round(pig_out.first_player_win_probability(win), 6),
+              "first_player_win_probability": round(
+                  pig_solver.first_player_win_probability(win), 6),
               "policy_states": int(roll.size), "rolling_states": int(roll.sum()),
               "iterations": iterations, "solve_time_s": round(elapsed, 2)}
     for n in args.hold_at or []:
-        held, _, _ = pig_out.evaluate_hold_at(game, n)
+        held, _, _ = pig_solver.evaluate_hold_at(game, n)
         result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
-            pig_out.first_player_win_probability(held), 6)
+            pig_solver.first_player_win_probability(held), 6)
     if args.json:
         json_out(result)
         return 0
+    # Four decimals: these are exact values of the game, not estimates, and the
+    # published ones (0.5306, 0.5347) differ in the third.
     print(f"pig_out {game.params['preset']} (target {game.params['target']}): optimal play by "
           f"both, the first player wins {result['first_player_win_probability']:.4f}")
     print(f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
@@ -175,13 +219,29 @@ def cmd_solve(args) -> int:
     return 0
 
 
+def _sweep_progress(progress, tolerance: float = 1e-12):
+    """Sweeps done, out of an estimate: the largest change falls about geometrically
+    from 1 to ``tolerance``, so the fraction of its logarithm gone predicts the end."""
+
+    def on_sweep(iteration: int, change: float) -> None:
+        gone = math.log(max(change, tolerance)) / math.log(tolerance)
+        progress(iteration, max(iteration + 1, round(iteration / gone)) if gone > 0.1 else None)
+
+    return on_sweep
+
+
 def _game_options(p, tournament: bool = False) -> None:
     """The options every game command takes."""
+    from sim.cli.terminal import DEFAULT_BOTS, bots_help
+
     p.add_argument("game", help="go-piggy-go, pig-out, woolfy or by-golly (hyphens or "
                                 "underscores)")
     p.add_argument("--seats", required=tournament,
-                   help="comma-separated seats in order: human, random, greedy"
-                        + ("" if tournament else " (default: you against greedy bots)"))
+                   help="comma-separated seats in order, "
+                        + ("bots only" if tournament else "'human' or a bot")
+                        + f". Bots by game: {bots_help()}"
+                        + ("" if tournament else " (default: you against "
+                           + ", ".join(DEFAULT_BOTS.values()) + " bots, by game)"))
     if not tournament:
         p.add_argument("--players", type=int, help="number of players (default: the seats)")
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
@@ -216,9 +276,14 @@ def add_play(sub) -> None:
 
 def add_replay(sub) -> None:
     """The ``replay`` command."""
-    p = sub.add_parser("replay", help="step through a game record, board by board",
-                       description="Replay a game record, printing the board after each turn.")
+    p = sub.add_parser("replay", help="step through a game record, turn by turn",
+                       description="Replay a game record: each turn's roll, action and "
+                                   "outcome. At a terminal, step through it turn by turn (the "
+                                   "board after each); piped, the whole log and the final "
+                                   "board at once; --turn N shows the board after turn N.")
     p.add_argument("file", help="a record written by piggy play --record")
+    p.add_argument("--turn", type=int, metavar="N",
+                   help="the log up to turn N and the board after it")
     p.add_argument("--gif", metavar="FILE", help="draw the game from above, turn by turn, as "
                                                   "an animated GIF (go-piggy-go)")
     p.add_argument("--html", metavar="FILE", help="the same as a self-contained page with a "
@@ -242,9 +307,11 @@ def add_solve(sub) -> None:
     p = sub.add_parser("solve", help="optimal play of Pig-Out's family by value iteration",
                        description="Solve pig_out for two players (no cards, or an infinite "
                                    "deck): the first player's chance of winning under optimal "
-                                   "play by both.")
+                                   "play by both. A progress bar on a terminal; a note first "
+                                   "when the solve takes minutes.")
     p.add_argument("game", help="pig_out (or pig-out)")
-    p.add_argument("--preset", help="pig (classic Pig) or pig-out-2")
+    p.add_argument("--preset", help="pig (classic Pig, seconds) or pig-out-2 (the default; "
+                                    "it needs --param deck=infinite, and takes minutes)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="a game parameter, e.g. --param target=50 (repeatable)")
     p.add_argument("--hold-at", type=int, action="append", metavar="N",

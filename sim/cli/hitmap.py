@@ -99,9 +99,9 @@ def cmd_hitmap(args) -> int:
         json_out(summary)
         return 0
     print(f"{len(rows)} spaces, {len(reachable)} in reach, {sampling} ({sum(shots)} shots), "
-          f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.3f}, worst "
-          f"{worst['space']} {worst['p_target']:.3f} [{worst['p_target_ci_low']:.3f}, "
-          f"{worst['p_target_ci_high']:.3f}]")
+          f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.2f}, worst "
+          f"{worst['space']} {worst['p_target']:.2f} [{worst['p_target_ci_low']:.2f}, "
+          f"{worst['p_target_ci_high']:.2f}]")
     for path in (str(out), summary.get("per_shot_file"), args.plot):
         if path:
             print(f"Wrote {path}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+from contextlib import ExitStack
+
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
@@ -12,6 +15,8 @@ from sim.cli.common import (
     json_out,
     load_aimer_args,
     load_scene,
+    progress_bar,
+    waiting,
     world_args,
 )
 from sim.cli.demo import DEMO_LAYOUT
@@ -27,6 +32,8 @@ def cmd_shoot(args) -> int:
         raise InputError("piggy shoot: give --yaw and --pitch, or --at <space|piggy>")
     if args.at is not None and (args.yaw is not None or args.pitch is not None):
         raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
+    if args.arc is not None and args.at is None:
+        raise InputError("piggy shoot: --arc chooses the solver's arc: it goes with --at")
     if args.png:
         check_png_path(args.png)
     videos = _check_video_args(args)
@@ -34,7 +41,8 @@ def cmd_shoot(args) -> int:
     board, design, layout = load_scene(args)
     with World(board, design, layout, hit_rule=args.hit_rule) as world:
         if args.at is not None:
-            shot_aim = shoot.solve_aim(world, args.at, args.arc)
+            shot_aim = shoot.solve_aim(world, args.at, args.arc or "low",
+                                       strict=args.arc is not None)
         else:
             shot_aim = shoot.Aim(args.yaw, args.pitch)
         noise = not args.exact
@@ -47,7 +55,7 @@ def cmd_shoot(args) -> int:
     if args.json:
         json_out(data)
     else:
-        print(shoot.describe(shot_aim, result))
+        print(shoot.describe(shot_aim, result, board))
         for path in ([args.png] if args.png else []) + written:
             print(f"Wrote {path}")
     return 0
@@ -86,18 +94,33 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
     from sim.views.render import ShotRenderer, write_gif, write_mp4
 
     written = []
+    show = not args.json
     if "gif" in videos or "mp4" in videos:
         with ShotRenderer(board, design, size=args.frame_size) as renderer:
-            frames = renderer.frames(result, args.camera, slowmo=args.slowmo)
-        if "gif" in videos:
-            written.append(str(write_gif(frames, videos["gif"])))
-        if "mp4" in videos:
-            written.append(str(write_mp4(frames, videos["mp4"])))
+            frames = _render(renderer, result, args.camera, args.slowmo, show)
+        with waiting("writing the video", show):
+            if "gif" in videos:
+                written.append(str(write_gif(frames, videos["gif"])))
+            if "mp4" in videos:
+                written.append(str(write_mp4(frames, videos["mp4"])))
     if "html" in videos:
         from sim.views.viewer import write_shot_page
 
-        written.append(str(write_shot_page(board, design, result, videos["html"])))
+        with waiting("building the 3D page", show):
+            written.append(str(write_shot_page(board, design, result, videos["html"])))
     return written
+
+
+def _render(renderer, result, camera: str, slowmo: float, show: bool) -> list:
+    """The video's frames, with a bar per frame where the renderer reports its progress
+    (a ``progress(done, total)`` parameter), else the time elapsed."""
+    if "progress" in inspect.signature(renderer.frames).parameters:
+        progress = progress_bar(None, show, unit="frame", label="rendering")
+        frames = renderer.frames(result, camera, slowmo=slowmo, progress=progress)
+        progress(None)
+        return frames
+    with waiting("rendering the video", show):
+        return renderer.frames(result, camera, slowmo=slowmo)
 
 
 def cmd_aim(args) -> int:
@@ -127,8 +150,15 @@ def cmd_sandbox(args) -> int:
     board, design = load_board(args.board), load_design(args.design)
     layout = (load_layout(args.layout, board=board) if args.layout else
               layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout"))
-    run_sandbox(board, design, layout, seconds=args.seconds, auto_fire=args.auto_fire,
-                slowmo=args.slowmo, seed=args.seed)
+    with ExitStack() as opening:  # the start-up wait ends with the window's first words
+        opening.enter_context(waiting("opening the sandbox window"))
+
+        def report(text: str) -> None:
+            opening.close()
+            print(text)
+
+        run_sandbox(board, design, layout, seconds=args.seconds, auto_fire=args.auto_fire,
+                    slowmo=args.slowmo, seed=args.seed, report=report)
     return 0
 
 
@@ -143,8 +173,9 @@ def add_shoot(sub) -> None:
     p.add_argument("--pitch", type=float, help="tilt of the barrel, degrees above horizontal; "
                    "within the design's range")
     p.add_argument("--at", help="aim automatically at a space (r8c3) or a piggy (gold-2)")
-    p.add_argument("--arc", default="low", choices=("low", "high"),
-                   help="with --at: the flat (low) or lobbed (high) solution (default low)")
+    p.add_argument("--arc", choices=("low", "high"),
+                   help="with --at: the flat (low) or lobbed (high) solution, refused when it "
+                        "does not exist (default: low, or high where no low arc reaches)")
     p.add_argument("--seed", type=int, default=0, help="seed of the shot-to-shot noise")
     p.add_argument("--exact", action="store_true",
                    help="no shot-to-shot noise: fire exactly as aimed at the mean speed")

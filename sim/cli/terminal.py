@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from models.design import load_design
@@ -16,39 +16,30 @@ from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
 from referee.shots import ScriptedResolver, TableResolver
+from referee.validate import parse_params
 
 #: ANSI colours for the seats' piggies on a terminal.
 _ANSI = {"G": "\033[1;32m", "Y": "\033[1;33m", "P": "\033[1;35m", "B": "\033[1;34m"}
 _RESET = "\033[0m"
-_PARAM_RE = re.compile(r"^([a-z_]+)=(.*)$")
+#: The bot that fills the seats ``piggy play`` is not told about, by game.
+DEFAULT_BOTS = {"go_piggy_go": "greedy", "pig_out": "hold-at-20", "woolfy": "careful",
+                "by_golly": "memory"}
 
 
-def parse_params(items: list[str]) -> dict:
-    """``--param key=value`` items as game parameters (numbers, true/false, text)."""
-    params = {}
-    for item in items or []:
-        m = _PARAM_RE.match(item)
-        if not m:
-            raise InputError(f"--param '{item}' must look like name=value")
-        key, text = m.groups()
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        params[key] = value
-    return params
+class GameAbandoned(Exception):
+    """A human seat's input ended (standard input closed) in the middle of a game."""
 
 
 def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
                   aimer_name: str | None = None, aim_sd: str | None = None):
     """``physics``, ``scripted``, ``scripted:P`` (the target knocked out with P) or
-    ``table:FILE`` (the probabilities of a hit map file).
+    ``table:FILE`` (the probabilities of a hit map file): the resolver, and a dict
+    saying what decides the shots (for the output: ``resolver`` and its settings).
 
     Physical shots are aimed by ``aimer_name`` (default ``child``, the toy's user);
     a table was measured with an aimer of its own, and naming another is refused."""
     if shots.startswith("table:"):
         from sim.studies.datafiles import read_provenance, read_table
-        from sim.studies.hitmap import target_probabilities
 
         path = shots[len("table:"):]
         made_with = read_provenance(path).get("aimer") if Path(path).is_file() else None
@@ -58,7 +49,8 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
         if aim_sd is not None:
             raise InputError("--aim-sd does not apply to a table: its hit map was measured "
                              "with its own aimer")
-        return TableResolver(target_probabilities(read_table(path)), source=f"hit map {path}")
+        resolver = TableResolver.from_rows(read_table(path), source=f"hit map {path}")
+        return resolver, {"resolver": "table", "file": path, "aimer": made_with}
     if shots == "physics":
         from models.aimer import load_aimer, parse_aim_sd
         from sim.resolver import PhysicalResolver
@@ -66,34 +58,64 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
         aimer = load_aimer(aimer_name or "child")
         if aim_sd is not None:
             aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
-        return PhysicalResolver(load_design(design_name), hit_rule=hit_rule, seed=seed,
-                                aimer=aimer)
+        design = load_design(design_name)
+        return (PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer),
+                {"resolver": "physics", "design": design.name, "aimer": aimer.name,
+                 "hit_rule": hit_rule})
     if shots == "scripted" or shots.startswith("scripted:"):
         p = shots.partition(":")[2] or "0.5"
         try:
-            return ScriptedResolver(hit_probability=float(p))
+            resolver = ScriptedResolver(hit_probability=float(p))
         except ValueError:
             raise InputError(f"--shots {shots}: the hit probability must be a number "
                              "0-1") from None
+        return resolver, {"resolver": "scripted", "hit_probability": resolver.hit_probability}
     raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, "
                      "table:FILE")
 
 
-def build_game(name: str, args) -> Game:
-    """The game of a play/replay/tournament command, its options applied."""
+def shots_line(shots: dict | None) -> str | None:
+    """What decides the tractor's shots, in words (None for games without shots)."""
+    if shots is None:
+        return None
+    kind = shots["resolver"]
+    if kind == "physics":
+        return (f"Shots decided by physics: a PyBullet shot per fire, design "
+                f"{shots['design']}, aimer {shots['aimer']}")
+    if kind == "table":
+        aimer = f", measured with aimer {shots['aimer']}" if shots["aimer"] else ""
+        return f"Shots decided by the hit map {shots['file']}{aimer}"
+    return (f"Shots decided by a script: the target alone is knocked out with P "
+            f"{shots['hit_probability']:.2f}, no physics")
+
+
+def build_game(name: str, args) -> tuple[Game, dict | None]:
+    """The game of a play/replay/tournament command, its options applied; and what
+    decides its tractor's shots (None for the games without a tractor)."""
     key = canonical_name(name)
     params = parse_params(getattr(args, "param", None))
-    options = {}
+    options, shots = {}, None
     if key == "go_piggy_go":
         if getattr(args, "players", None):
             params["players"] = args.players
         params.setdefault("board", args.board)
         params.setdefault("hit_rule", args.hit_rule)
-        options["resolver"] = make_resolver(args.shots, args.design, params["hit_rule"],
-                                            args.seed, args.aimer, args.aim_sd)
+        options["resolver"], shots = make_resolver(args.shots, args.design, params["hit_rule"],
+                                                   args.seed, args.aimer, args.aim_sd)
     elif getattr(args, "players", None):
         params["players"] = args.players
-    return load_game(key, **params, **options)
+    return load_game(key, **params, **options), shots
+
+
+def bots_help() -> str:
+    """The bots of each game, for --help."""
+    from referee.bots import bot_names
+
+    def names(game: str) -> str:
+        return ", ".join("hold-at-N" if b.startswith("hold-at-") else b for b in bot_names(game))
+
+    return "; ".join(f"{game.replace('_', '-')}: {names(game)}"
+                     for game in ("go_piggy_go", "pig_out", "woolfy", "by_golly"))
 
 
 def colourise(text: str) -> str:
@@ -117,7 +139,7 @@ def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] 
             try:
                 entry = read(f"Your move (1-{len(legal)} or an action): ").strip()
             except EOFError:
-                raise KeyboardInterrupt from None
+                raise GameAbandoned("standard input ended before the game did") from None
             if entry.isdigit() and 1 <= int(entry) <= len(legal):
                 return legal[int(entry) - 1]
             try:
@@ -139,18 +161,90 @@ def seat_players(game: Game, seats: list[str], seed: int, colour: bool):
 
 
 def log_line(state: State, action: str) -> str | None:
-    """One compact log line for an action; hidden chance outcomes are not shown, and
-    Go Piggy Go!'s die is folded into the mover's line."""
+    """One compact log line for an action taken in ``state``; hidden chance outcomes
+    are not shown, Go Piggy Go!'s die is folded into the mover's line, and a
+    knock-out says where each knocked piggy went."""
     player = state.current_player()
     game = state.game
     if player < 0:
         if not game.is_public_chance(action) or (game.name == "go_piggy_go"
                                                   and action.startswith("die ")):
             return None
-        return f"         {action}"
+        return f"         {action}{knock_destinations(state, action)}"
     who = game.seats[player]
     die = getattr(state, "die", None) if game.name == "go_piggy_go" else None
     return f"T{state.turn + 1:<4} {who:8s} {('rolled ' + die + ': ') if die else ''}{action}"
+
+
+def knock_destinations(state: State, action: str) -> str:
+    """``: green-3 to pit-right`` for a Go Piggy Go! knock-out (where the rules sent
+    each piggy), ``: nobody knocked out`` for ``knock none``; else nothing."""
+    if state.game.name != "go_piggy_go" or not action.startswith("knock "):
+        return ""
+    if action == "knock none":
+        return ": nobody knocked out"
+    after = state.clone()
+    after.apply_action(action)
+    knocked = action[len("knock "):].split(",")
+    return ": " + ", ".join(f"{p} to {after.place[p]}" for p in knocked)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a replayed game: its log lines, and the board after it (for the
+    games that draw one)."""
+
+    number: int
+    lines: tuple[str, ...]
+    board: str | None
+
+
+def replay_turns(name: str, params: dict, actions: list[str]) -> tuple[list[Turn], State]:
+    """A record's turns (roll, action, outcome), and its final state."""
+    from referee.records import replay
+
+    states = replay(name, params, actions)
+    state = next(states)
+    turns: list[Turn] = []
+    lines: list[str] = []
+    current = state.turn
+    for action in actions:
+        line = log_line(state, action)
+        if line:
+            lines.append(line)
+        state = next(states)
+        if state.turn != current or state.is_terminal():
+            turns.append(Turn(current + 1, tuple(lines), _board(state)))
+            lines, current = [], state.turn
+    if lines:
+        turns.append(Turn(current + 1, tuple(lines), _board(state)))
+    return turns, state
+
+
+def _board(state: State) -> str | None:
+    return state.describe() if hasattr(state, "describe") else None
+
+
+def step_through(turns: list[Turn], read: Callable[[str], str] = input,
+                 write: Callable[[str], None] = print) -> None:
+    """Show a replay turn by turn at the terminal: Enter for the next turn, a number
+    to jump to that turn, q (or the end of input) to stop."""
+    index = 0
+    while index < len(turns):
+        turn = turns[index]
+        write("\n".join(turn.lines))
+        if turn.board:
+            write(colourise(turn.board))
+        if index == len(turns) - 1:
+            return
+        try:
+            entry = read(f"[turn {turn.number} of {len(turns)}] Enter: next turn, a number: "
+                         "that turn, q: stop ").strip().lower()
+        except EOFError:
+            return
+        if entry in ("q", "quit"):
+            return
+        index = int(entry) - 1 if entry.isdigit() and 1 <= int(entry) <= len(turns) else index + 1
 
 
 def result_line(state: State) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.aimer import PERFECT, Aimer
+from models.board import Board, space_name
 from models.errors import InputError
 from models.layout import check_piggy
 from sim.physics import aim
@@ -60,13 +61,19 @@ def target_point(world: World, name: str) -> tuple[np.ndarray, str]:
     return np.array([x, y, world.design.bale.height_mm / 2]), name
 
 
-def solve_aim(world: World, at: str, arc: str = "low") -> Aim:
-    """The solver's aim at a space or piggy; the other arc if the asked one does not exist."""
+def solve_aim(world: World, at: str, arc: str = "low", strict: bool = False) -> Aim:
+    """The solver's aim at a space or piggy. When the asked arc does not exist: the
+    other one, or with ``strict`` an :class:`InputError` saying which arcs there are."""
     if arc not in ARCS:
         raise InputError(f"unknown arc '{arc}': allowed are {', '.join(ARCS)}")
     point, label = target_point(world, at)
     solutions = aim.solve(world.design, point, label)
-    chosen = next((s for s in solutions if s.arc == arc), solutions[0])
+    chosen = next((s for s in solutions if s.arc == arc), None)
+    if chosen is None and strict:
+        raise InputError(f"no {arc} arc reaches {label} with design '{world.design.name}' "
+                         f"(its pitch range allows only the {solutions[0].arc} arc): use "
+                         f"--arc {solutions[0].arc}, or leave --arc out")
+    chosen = chosen or solutions[0]
     return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, tuple(float(v) for v in point))
 
 
@@ -94,25 +101,80 @@ def fire(world: World, shot_aim: Aim, *, seed: int = 0, noise: bool = True,
 def report(world: World, shot_aim: Aim, result: ShotResult, *, seed: int, noise: bool,
            aimer: Aimer = PERFECT) -> dict:
     """The shot JSON (docs/formats.md, "Shot JSON")."""
-    return {
+    data = {
         "board": world.board.name, "design": world.design.name,
         "layout": world.layout.to_dict()["stacks"],
         "aim": shot_aim.to_dict(), "seed": seed, "noise": noise,
         **({} if aimer == PERFECT else {"aimer": aimer.to_dict()}),
         **result.to_dict(),
     }
+    data["bale"]["rest_on"] = rest_place(world.board, result)
+    return data
 
 
-def describe(shot_aim: Aim, result: ShotResult) -> str:
-    """A few lines for people: who was knocked out, and why."""
+#: The places that are not spaces (docs/architecture.md, "Names"), and the rest of the
+#: board top, in words.
+_PLACE_WORDS = {"pit": "in the start Mud Pit", "pit-left": "in the left side Mud Pit",
+                "pit-right": "in the right side Mud Pit", "trough": "in the trough",
+                "edge-left": "on the board's left edge", "edge-right": "on the board's right edge",
+                "tractor-hole": "in the tractor's hole", "off-board": "off the board"}
+
+
+def place_at(board: Board, point_mm) -> str:
+    """Where a board-frame point (mm) lies: a space (``r9c3``), ``pit``, ``pit-left``,
+    ``pit-right``, ``trough``, ``edge-left``/``edge-right`` (beside the spaces, away
+    from the side pits), ``tractor-hole`` or ``off-board``."""
+    x, y = float(point_mm[0]), float(point_mm[1])
+    space = board.space_at_mm((x, y))
+    if space is not None:
+        return space_name(space)
+    x_min, x_max, y_min, y_max = board.surface_extent_mm
+    if not (x_min <= x <= x_max and y_min <= y <= y_max):
+        return "off-board"
+    grid_x_min, grid_x_max, grid_y_min, grid_y_max = board.grid_extent_mm
+    if y < grid_y_min:
+        return "pit"
+    if y > grid_y_max:
+        return "trough"
+    if grid_x_min <= x <= grid_x_max:
+        return "tractor-hole"
+    side = "left" if x < grid_x_min else "right"
+    row = int((y - grid_y_min) // board.space_mm)
+    pit_rows = board.pit_left_rows if side == "left" else board.pit_right_rows
+    return f"pit-{side}" if row in pit_rows else f"edge-{side}"
+
+
+def rest_place(board: Board, result: ShotResult) -> str:
+    """Where the bale ended (:func:`place_at` its rest point); ``off-board`` once it
+    has struck the table."""
+    return "off-board" if "table" in result.contacts else place_at(board, result.rest_mm)
+
+
+def _in_words(place: str) -> str:
+    return _PLACE_WORDS.get(place, f"on {place}")
+
+
+def _strike(board: Board, what: str, point_mm) -> str:
+    if what == "board":
+        return f"the board {_in_words(place_at(board, point_mm))}"
+    if what == "table":
+        return "the table (off the board)"
+    return what if "-" in what else f"the {what}"  # a piggy by its name; the fence, tractor
+
+
+def describe(shot_aim: Aim, result: ShotResult, board: Board) -> str:
+    """A few lines for people: what the bale struck and where it ended, who was
+    knocked out, and why."""
     lines = []
     if shot_aim.target:
         lines.append(f"Aimed at {shot_aim.target} ({shot_aim.arc} arc): yaw "
                      f"{shot_aim.yaw_deg:.2f} deg, pitch {shot_aim.pitch_deg:.2f} deg")
     lines.append(f"Fired at yaw {result.yaw_deg:.2f} deg, pitch {result.pitch_deg:.2f} deg, "
                  f"{result.speed_mm_s:.0f} mm/s")
-    path = " -> ".join(result.contacts) if result.contacts else "nothing"
-    lines.append(f"The bale struck: {path}")
+    strikes = [_strike(board, what, point) for what, point
+               in zip(result.contacts, result.contact_points_mm, strict=True)]
+    lines.append("The bale struck, in order: " + (" -> ".join(strikes) or "nothing")
+                 + f"; it came to rest {_in_words(rest_place(board, result))}")
     knocked = ", ".join(result.knocked) or "nobody"
     lines.append(f"Knocked out: {knocked}")
     for piggy in sorted(result.piggies):

@@ -105,6 +105,8 @@ def summary(design: str, chunks: list[dict]) -> dict:
     ps = [float(np.mean(outcomes(c))) for c in reachable]
     variances = [p * (1 - p) / len(c["shots"]) for p, c in zip(ps, reachable, strict=True)]
     mean, low, high = mean_interval(ps, variances)
+    if reachable:  # a probability's interval stays within [0, 1], with few shots too
+        low, high = max(low, 0.0), min(high, 1.0)
     out = {"design": design, "spaces": len(chunks), "in_reach": len(reachable),
            "mean_p_target": _rounded(mean), "mean_p_target_ci": [_rounded(low), _rounded(high)],
            "worst_space": None, "worst_p_target": None, "worst_p_target_ci": [None, None]}

@@ -1,8 +1,9 @@
 """Launcher-design testing: compare designs by their hit maps, shot for shot
 (sim/studies/compare.py), or sweep one design parameter and watch the figures move.
 
-Hit maps are cached under a cache folder (default ``.piggy-cache``), keyed by
-everything that makes them, so comparing again reads instead of shooting.
+Hit maps are cached under a cache folder (default: the user's cache folder, see
+:func:`cache_folder`), keyed by everything that makes them, so comparing again
+reads instead of shooting.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 import json
 import math
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -51,10 +53,10 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
 
 
 def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
-                  cache: Path, progress=None) -> list[dict]:
+                  cache: Path, progress: Callable[[int], None] | None = None) -> list[dict]:
     """One design's hit map as chunks (per space, its shots in order), measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
-    the number of spaces finished, only when shots are fired."""
+    the number of spaces finished."""
     text = design_toml(design)
     out = cached_hitmap_path(spec, design, cache)
     cache.mkdir(parents=True, exist_ok=True)
@@ -63,6 +65,8 @@ def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
         write_text_atomic(design_file, text)
         hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
                      workers=workers, resume=True, per_shot=True, progress=progress)
+    elif progress:
+        progress(len(spec.spaces))
     rows = datafiles.read_table(out)
     shots: dict[str, list[dict]] = {r["space"]: [] for r in rows}
     for shot in datafiles.read_table(hitmap.per_shot_path(out)):
@@ -93,10 +97,18 @@ def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
 
 
 def compare_designs(spec: hitmap.SweepSpec, board: Board, designs: list[Design], workers: int,
-                    cache: Path) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
+                    cache: Path, progress: Callable[[int, int], None] | None = None
+                    ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
-    shot for shot, and the hit-map rows."""
-    all_chunks = [design_chunks(spec, d, workers, cache) for d in designs]
+    shot for shot, and the hit-map rows. ``progress(done, total)`` counts spaces
+    finished over all the designs."""
+    total = len(spec.spaces) * len(designs)
+    all_chunks = []
+    for index, design in enumerate(designs):
+        offset = index * len(spec.spaces)
+        all_chunks.append(design_chunks(
+            spec, design, workers, cache,
+            progress and (lambda done, offset=offset: progress(offset + done, total))))
     results = [figures(board, d, c) for d, c in zip(designs, all_chunks, strict=True)]
     comparisons = [compare.compare_chunks(designs[0].name, d.name, all_chunks[0], c)
                    for d, c in zip(designs[1:], all_chunks[1:], strict=True)]
@@ -186,4 +198,10 @@ def load_designs(names: list[str]) -> list[Design]:
 
 
 def cache_folder(text: str | None) -> Path:
-    return Path(text or ".piggy-cache")
+    """``--cache``, else the user's cache folder (platformdirs: on Linux
+    ``$XDG_CACHE_HOME/go-piggy-go/hitmaps``, ``~/.cache/...`` by default)."""
+    if text:
+        return Path(text)
+    from platformdirs import user_cache_path
+
+    return user_cache_path("go-piggy-go") / "hitmaps"

@@ -240,8 +240,8 @@ def _run_on_dask(spec: SweepSpec, names: list[str], scheduler: str,
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
     except ImportError:
-        raise InputError("--scheduler needs dask.distributed: pip install "
-                         "'dask[distributed]'") from None
+        raise InputError("--scheduler needs Dask, an optional extra: pip install "
+                         "'go-piggy-go-sandbox[cluster]'") from None
     try:
         client = Client(scheduler, timeout="10s")
     except OSError as exc:
@@ -305,12 +305,6 @@ def sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
 
 def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
-
-
-def target_probabilities(rows: list[dict]) -> dict[str, float]:
-    """Space name -> P(target knocked out), for the spaces in reach."""
-    return {r["space"]: float(r["p_target"]) for r in rows
-            if r.get("reachable") and r.get("p_target") is not None}
 
 
 # --- pictures ---------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import json
 def position(game, pieces=None, die=None, player=0, passed=None, stacks=None, phase=None):
     """A state with piggies where ``pieces`` says (others in the start pit), through
     the public JSON loader. ``stacks`` lists spaces' stacks bottom first where two
-    piggies share a space; lone piggies are stacked automatically."""
+    piggies share a space; lone piggies are stacked automatically. Each piggy has
+    passed at least the checkpoints behind where it stands (``passed`` may say more)."""
     state = game.new_initial_state()
     data = json.loads(state.to_json())
     pieces = pieces or {}
@@ -18,6 +19,10 @@ def position(game, pieces=None, die=None, player=0, passed=None, stacks=None, ph
             stack_map.setdefault(where, []).append(piggy)
     data["stacks"] = stack_map
     data["passed_checkpoints"].update(passed or {})
+    for piggy, where in data["pieces"].items():  # at least the checkpoints behind it
+        least = ({"pit-right": 1, "pit-left": 2}.get(where, 0) if not where.startswith("r")
+                 else game.board.checkpoints_passed(game.board.parse_space(where)))
+        data["passed_checkpoints"][piggy] = max(data["passed_checkpoints"][piggy], least)
     data["die"] = die
     data["player"] = player
     data["phase"] = phase or ("move" if die else "roll")

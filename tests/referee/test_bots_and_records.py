@@ -11,8 +11,10 @@ from tests.referee.positions import position
 
 
 def test_greedy_fires_at_the_leaders_most_advanced_piggy(make_game):
-    game = make_game()
-    state = position(game, {"gold-1": "r5c2", "gold-2": "r1c0"}, die="tractor")
+    # knocked out, gold-1 would lose 2 rows (r5c2 to the left pit, beside row 4), gold-2
+    # one (r4c0, to the same pit); a move on the tractor face gains 1
+    game = make_game(tractor_move=1)
+    state = position(game, {"gold-1": "r5c2", "gold-2": "r4c0"}, die="tractor")
     bot = GoPiggyGoGreedyBot(game, seed=0)
     assert bot.choose(state.observation(0), state.legal_actions()) == "fire gold-1"
 
@@ -90,3 +92,17 @@ def test_bad_records_are_refused(tmp_path):
         read_record(bad)
     with pytest.raises(InputError, match="does not exist"):
         read_record(tmp_path / "missing.jsonl")
+
+
+def test_a_cooperative_tournament_counts_each_game_once():
+    """Woolfy's table wins or loses together: k won games of n are k of n, not
+    k x seats of n x seats (which would narrow the interval)."""
+    game = referee.load_game("woolfy", players=3)
+    won = []
+    result = tournament(game, lambda n, s: make_bot(n, game, s), ["careful"] * 3, 15, seed=2,
+                        on_game=lambda i, state: won.append(state.returns()[0] > 0))
+    data = result.to_dict()
+    assert data["cooperative"] and "win_rates" not in data
+    assert data["team"]["wins"] == sum(won) and data["team"]["games"] == 15
+    assert data["team"]["ci95"] == [round(v, 4) for v in wilson_interval(sum(won), 15)]
+    assert 0 < sum(won) < 15  # a real test: some games won, some lost

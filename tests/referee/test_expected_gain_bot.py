@@ -24,18 +24,25 @@ def choice(game, pieces, name="expected-gain"):
     return make_bot(name, game, seed=0).choose(state.observation(0), state.legal_actions())
 
 
-def test_it_fires_when_the_table_says_a_hit_is_likely_and_moves_when_not(make_game):
-    pieces = {"gold-1": "r5c2", "gold-2": "r1c0"}  # gold-1 would fall back 6 rows
-    likely = table_game(make_game, lambda s: 1.0)
-    unlikely = table_game(make_game, lambda s: 0.1)  # 0.6 rows expected: a move is worth more
+def stock_game(players=2, **params):
+    """Go Piggy Go! on the stock board, whose long way back makes a shot worth firing."""
+    return referee.load_game("go_piggy_go", players=players, **params)
+
+
+def test_it_fires_when_the_table_says_a_hit_is_likely_and_moves_when_not():
+    pieces = {"gold-1": "r2c3", "gold-2": "r0c0"}  # gold-1 would fall back 3 rows, to the pit
+    likely = table_game(stock_game, lambda s: 1.0)
+    unlikely = table_game(stock_game, lambda s: 0.1)  # 0.3 rows expected: a move is worth more
     assert choice(likely, pieces) == "fire gold-1"
     assert choice(unlikely, pieces).startswith("move green-")
     assert choice(unlikely, pieces, "greedy") == "fire gold-1"  # greedy assumes a hit chance
 
 
-def test_it_fires_at_the_target_of_the_highest_expected_gain(make_game):
-    game = table_game(make_game, lambda s: 0.9 if s == "r3c0" else 0.1)
-    pieces = {"gold-1": "r5c2", "gold-2": "r3c0"}  # 0.1 x 6 rows against 0.9 x 4 rows
+def test_it_fires_at_the_target_of_the_highest_expected_gain():
+    game = table_game(stock_game, lambda s: 0.9 if s == "r2c0" else 0.1)
+    # gold-1 has passed checkpoint 1 and would fall back to the right Mud Pit (row 3-4):
+    # 0.1 x about 2.5 rows against 0.9 x 3 rows for gold-2
+    pieces = {"gold-1": "r6c1", "gold-2": "r2c0"}
     assert choice(game, pieces) == "fire gold-2"
     assert choice(game, pieces, "greedy") == "fire gold-1"
 
@@ -46,8 +53,8 @@ def test_it_needs_a_table_and_is_registered(make_game):
     assert set(make_bot("expected-gain", scripted).table.values()) == {0.25}
     with pytest.raises(InputError, match="needs a table of hit probabilities"):
         make_bot("expected-gain", make_game(resolver=ScriptedResolver(script=[["gold-1"]])))
-    explicit = GoPiggyGoExpectedGainBot(make_game(), table={"r5c2": 1.0})
-    state = position(explicit.game, {"gold-1": "r5c2"}, die="tractor")
+    explicit = GoPiggyGoExpectedGainBot(stock_game(), table={"r2c3": 1.0})
+    state = position(explicit.game, {"gold-1": "r2c3"}, die="tractor")
     assert explicit.choose(state.observation(0), state.legal_actions()) == "fire gold-1"
 
 

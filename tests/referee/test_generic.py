@@ -9,14 +9,17 @@ from referee.checks import check_game
 from referee.match import play
 
 GAME_SETUPS = [(name, params) for name in sorted(referee.GAMES)
-               for params in ({"players": 2}, {"players": 3}, {"players": 4})]
+               for params in ({"players": 2}, {"players": 3}, {"players": 4})] + [
+    ("by_golly", {"players": 2, "optional_steps": "compulsory"}),
+    ("woolfy", {"players": 2, "same_piglet_exception": "pot-or-house"})]
 
 
 @pytest.mark.parametrize(("name", "params"), GAME_SETUPS)
 def test_random_playthroughs_clones_json_and_records(name, params):
     """Random games end; every 7th state round-trips through JSON, offers sorted legal
     actions and chance probabilities summing to 1; records replay; clones are
-    independent; an illegal action changes nothing."""
+    independent; an illegal action changes nothing; saved states corrupted on purpose
+    are refused with one line; an action that fails changes nothing."""
     check_game(referee.load_game(name, **params), games=15, seed=11)
 
 

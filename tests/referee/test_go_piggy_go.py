@@ -42,7 +42,7 @@ def test_first_player_is_a_parameter(make_game):
 def test_two_to_four_players(make_game):
     for n in (2, 3, 4):
         assert make_game(players=n).num_players == n
-    with pytest.raises(InputError, match="'players' must be 2, 3 or 4"):
+    with pytest.raises(InputError, match="'players' must be 2, 3 or 4, got 5"):
         make_game(players=5)
 
 
@@ -208,7 +208,7 @@ def test_tractor_move_is_a_parameter(make_game):
 
 
 def test_a_shot_is_a_chance_node_of_knock_outcomes(make_game):
-    state = position(make_game(), {"gold-1": "r3c3"}, die="tractor")
+    state = position(make_game(), {"gold-1": "r1c3"}, die="tractor")
     state.apply_action("fire gold-1")
     assert state.is_chance_node()
     assert state.chance_outcomes() == [("knock gold-1", 0.5), ("knock none", 0.5)]
@@ -341,6 +341,17 @@ def test_carrying_a_rivals_last_piggy_in_the_mover_wins(make_game):
     state = position(make_game(), pieces, die="1", stacks={"r5c1": ["green-3", "gold-3"]})
     state.apply_action("move green-3 trough")
     assert state.is_terminal() and state.returns() == [1.0, -1.0]
+
+
+def test_carrying_a_rivals_last_piggy_in_the_mover_wins_from_any_seat(make_game):
+    """Seat 1 carries seat 0's last piggy into the trough: both colours are complete,
+    and the mover, seat 1, wins (not the lower seat)."""
+    pieces = {"green-1": "trough", "green-2": "trough", "green-3": "r5c1",
+              "gold-1": "trough", "gold-2": "trough", "gold-3": "r5c1"}
+    state = position(make_game(players=3), pieces, die="1", player=1,
+                     stacks={"r5c1": ["gold-3", "green-3"]})
+    state.apply_action("move gold-3 trough")
+    assert state.is_terminal() and state.returns() == [-0.5, 1.0, -0.5]
 
 
 def test_a_carried_piggy_passes_checkpoints_too(make_game):

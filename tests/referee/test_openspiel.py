@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from models.errors import InputError  # noqa: E402
 from referee.openspiel import RefereeBot, crosscheck  # noqa: E402  (registers the games)
-from referee.pig_out import evaluate_hold_at, first_player_win_probability, solve  # noqa: E402
+from referee.pig_solver import evaluate_hold_at, first_player_win_probability, solve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_OUR_CODE = {**os.environ, "PYTHONPATH": str(ROOT)}  # subprocesses import this checkout
@@ -139,7 +139,8 @@ def test_the_documented_numbers():
     assert go.outcomes[6:9] == ("knock none", "knock green-1", "knock green-2")
     assert len(go.outcomes) == 6 + 2 ** 6
     golly = pyspiel.load_game("python_by_golly(players=3)").codec
-    assert golly.actions[:2] == ("done", "play bunny") and golly.actions[-1] == "swap 17 18"
+    assert golly.actions[:2] == ("done", "play bunny") and golly.actions[-1] == "keep worm"
+    assert "swap 17 18" in golly.actions
     assert golly.outcomes[-3:] == ("start 0", "start 1", "start 2")
 
 

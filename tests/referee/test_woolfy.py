@@ -10,9 +10,9 @@ import referee
 from models.errors import InputError
 
 
-def woolfy(piglets=None, players=2, **fields):
+def woolfy(piglets=None, players=2, params=None, **fields):
     """A Woolfy state set up through the public JSON loader."""
-    game = referee.load_game("woolfy", players=players)
+    game = referee.load_game("woolfy", players=players, **(params or {}))
     data = json.loads(game.new_initial_state().to_json())
     data["piglets"].update(piglets or {})
     data.update(fields)
@@ -114,6 +114,15 @@ def test_unless_both_others_are_in_the_pot_or_in_houses(others):
     assert "roll red" in state.legal_actions()
 
 
+def test_one_in_the_pot_and_one_in_a_house_is_no_exception_on_the_sheet():
+    """The sheet lists "both in the pot" and "both in houses"; the other reading, each
+    in the pot or a house, is the parameter same_piglet_exception="pot-or-house"."""
+    mixed = {"red": 12, "yellow": "pot", "blue": "straw"}
+    assert woolfy(mixed, last_die="red").legal_actions() == ["roll blue"]
+    either = woolfy(mixed, last_die="red", params={"same_piglet_exception": "pot-or-house"})
+    assert either.legal_actions() == ["roll blue", "roll red"]
+
+
 def test_landing_on_a_leave_the_pot_square_arms_a_rescue():
     state = rolled(woolfy({"red": 2, "yellow": "pot", "blue": 21}), "red", "2")
     state.apply_action("move red 4")
@@ -172,7 +181,7 @@ def test_positions_are_parameters():
 
 @pytest.mark.parametrize(("params", "message"), [
     ({"wolf_start": 3}, "one of the wolf squares"), ({"players": 0}, "1-6"),
-    ({"pot_exits": "4,99"}, "squares 0-23"), ({"die_faces": "1,2,boar"}, "wolf or house")])
+    ({"pot_exits": "4,99"}, "squares 0-23"), ({"die_faces": "1,2,boar"}, "1-6, wolf, house")])
 def test_bad_parameters(params, message):
     with pytest.raises(InputError, match=message):
         referee.load_game("woolfy", **params)
@@ -186,5 +195,5 @@ def test_careful_players_win_far_more_often_than_random_ones():
     rates = {}
     for bot in ("careful", "random"):
         result = tournament(game, lambda n, s: make_bot(n, game, s), [bot, bot], 80, seed=5)
-        rates[bot] = result.wins[bot] / result.seats_played[bot]
+        rates[bot] = result.team_wins / result.games  # cooperative: games won
     assert rates["careful"] > 0.15 > rates["random"]

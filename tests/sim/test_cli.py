@@ -162,3 +162,72 @@ def test_every_command_has_help(capsys, argv):
         main([*argv, "--help"])
     assert done.value.code == 0
     assert "usage: piggy" in capsys.readouterr().out
+
+
+def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
+    from models.board import load_board, space_name
+
+    code, out, _ = run(capsys, "shoot", "--yaw", "10", "--pitch", "5")
+    assert code == 0
+    assert "The bale struck, in order: the board in the trough -> the table (off the board)" in out
+    assert "came to rest off the board" in out
+    code, out, _ = run(capsys, "shoot", "--at", "r9c5", "--exact", "--json")
+    bale = json.loads(out)["bale"]
+    board = load_board("stock")
+    first = board.space_at_mm(bale["contact_points_mm"][0][:2])
+    assert bale["contacts"][0] == "board" and space_name(first) == "r9c5"  # where it aimed
+    code, out, _ = run(capsys, "shoot", "--at", "r9c5", "--exact")
+    assert "struck, in order: the board on r9c5 -> " in out
+    x_min, x_max, y_min, y_max = board.surface_extent_mm
+    x, y = bale["rest_mm"][:2]
+    assert bale["rest_on"] == "off-board" and "came to rest off the board" in out
+    assert not (x_min <= x <= x_max and y_min <= y <= y_max)  # it left over the far end
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["shoot", "--at", "r2c1", "--arc", "high"], "no high arc reaches r2c1"),
+    (["shoot", "--yaw", "1", "--pitch", "1", "--arc", "low"], "it goes with --at"),
+])
+def test_an_arc_that_cannot_be_fired_is_refused(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_design_check_gives_the_reach_on_the_board(capsys, tmp_path):
+    code, out, _ = run(capsys, "design", "check", "fast-spring", "--json")
+    data = json.loads(out)
+    far = data["reach_open_ground_mm"][1]
+    high = data["reach_on_board_mm"][1]
+    span_high = data["board_span_mm"][1]
+    assert far > span_high and high == span_high  # clipped to the board's farthest space
+    assert len(data["spaces_in_reach"]) == data["spaces"] == 68
+    weak = tmp_path / "weak.toml"
+    weak.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 1200.0\n')
+    code, out, _ = run(capsys, "design", "check", str(weak))
+    reach = next(line for line in out.splitlines() if "reach on board 'stock'" in line)
+    assert code == 0 and " of 68 spaces" in reach and "too far: r0c0" in out
+    assert "launcher.muzzle_speed_mm_s = 1200" in out  # the name design sweep takes
+
+
+def test_a_wait_without_steps_shows_its_time_on_a_terminal_only(monkeypatch, capsys, tmp_path):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    argv = ["shoot", "--yaw", "0", "--pitch", "0", "--html", str(tmp_path / "shot.html")]
+    monkeypatch.setattr("sys.stderr", Terminal())
+    assert main(argv) == 0
+    assert "building the 3D page" in sys.stderr.getvalue()
+    monkeypatch.setattr("sys.stderr", Terminal())
+    assert main([*argv, "--json"]) == 0
+    assert sys.stderr.getvalue() == ""
+
+
+def test_the_cluster_mode_without_dask_says_how_to_install_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # as if not installed
+    code, _, err = run(capsys, "hitmap", "--scheduler", "tcp://127.0.0.1:1", "--spaces", "r8c3",
+                       "--shots", "1", "--out", str(tmp_path / "h.csv"))
+    assert code == 2 and err.count("\n") == 1
+    assert "pip install 'go-piggy-go-sandbox[cluster]'" in err

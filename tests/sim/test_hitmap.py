@@ -16,7 +16,7 @@ from referee.match import sample_chance, wilson_interval
 from referee.shots import TableResolver
 from sim.cli import main
 from sim.studies.datafiles import read_table
-from sim.studies.hitmap import SweepSpec, shot_seeds, sweep, target_probabilities
+from sim.studies.hitmap import SweepSpec, shot_seeds, sweep
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")
@@ -91,7 +91,7 @@ def test_a_killed_sweep_resumes_to_the_same_file(tmp_path):
 
 def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     rows = sweep(spec(spaces=("r8c3", "r9c5")), tmp_path / "map.parquet", "parquet")
-    table = target_probabilities(read_table(tmp_path / "map.parquet"))
+    table = TableResolver.from_rows(read_table(tmp_path / "map.parquet"), "map").probabilities
     assert table == {r["space"]: r["p_target"] for r in rows}
     game = referee.load_game("go_piggy_go", players=2,
                              resolver=TableResolver({"r8c3": 0.3}, "test"))

@@ -1,10 +1,14 @@
 """piggy play, replay and tournament."""
 
+import io
 import json
+import subprocess
+import sys
 
 import pytest
 
 from referee.records import read_record
+from sim.cli import main
 from sim.cli.terminal import human_seat, parse_params
 from tests.referee.positions import position
 from tests.sim.test_cli import run
@@ -18,8 +22,46 @@ def test_bots_only_game_with_a_record_then_replay(capsys, tmp_path):
     name, params, actions = read_record(record)
     assert name == "go_piggy_go" and params["players"] == 2 and actions
     code, out, _ = run(capsys, "replay", str(record))
-    assert code == 0 and out.count("--- after") >= 5 and "TROUGH" in out
+    played = [line for line in out.splitlines() if line.startswith("T")]
+    assert code == 0 and played[0].startswith("T1 ") and "rolled" in played[0]
+    assert out.count("TROUGH") == 1  # piped: the log, then the final board once
     assert out.strip().splitlines()[-1].startswith("Winner:")
+
+
+def test_replay_shows_the_board_after_a_chosen_turn(capsys, tmp_path):
+    record = tmp_path / "game.jsonl"
+    run(capsys, "play", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted",
+        "--seed", "4", "--quiet", "--record", str(record))
+    code, out, _ = run(capsys, "replay", str(record), "--turn", "3")
+    lines = out.strip().splitlines()
+    assert code == 0 and [line.split()[0] for line in lines[:3]] == ["T1", "T2", "T3"]
+    assert "Turn 4:" in out and lines[-1].startswith("(turn 3 of ")
+    code, _, err = run(capsys, "replay", str(record), "--turn", "999")
+    assert code == 2 and "--turn 999: the game has turns 1-" in err
+
+
+def test_replay_steps_turn_by_turn_at_a_terminal(capsys, tmp_path, monkeypatch):
+    record = tmp_path / "game.jsonl"
+    run(capsys, "play", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted",
+        "--seed", "4", "--quiet", "--record", str(record))
+
+    monkeypatch.setattr("sys.stdin", _Terminal("\n\nq\n"))
+    monkeypatch.setattr("sys.stdout", _Terminal())
+    code = main(["replay", str(record)])
+    out = sys.stdout.getvalue()
+    assert code == 0 and out.count("TROUGH") == 3  # turns 1, 2 and 3, then q
+    assert "T4 " not in out and "[turn 3 of " in out
+
+
+def test_play_says_where_knocked_piggies_went_and_what_decided_the_shots(capsys):
+    code, out, _ = run(capsys, "play", "go-piggy-go", "--seats", "greedy,random,random",
+                       "--shots", "scripted:0.9", "--seed", "2")
+    assert code == 0 and out.startswith("Shots decided by a script")
+    knocks = [line.strip() for line in out.splitlines() if line.strip().startswith("knock ")]
+    assert knocks and all(": " in k for k in knocks)
+    hits = [k for k in knocks if k != "knock none: nobody knocked out"]
+    piggy = hits[0].split()[1].rstrip(":")
+    assert f"{piggy} to pit" in hits[0]
 
 
 def test_quiet_game_prints_only_the_result(capsys):
@@ -46,6 +88,77 @@ def test_tournament_json(capsys):
     assert data["win_rates"]["random"]["seats_played"] == 60
     assert data["tractor_shots_per_game"] > 0 and 0 <= data["shots_knocking_out_fraction"] <= 1
     assert data["mean_turns"] > 10
+    assert data["shots"] == {"resolver": "scripted", "hit_probability": 0.5}
+    code, out, _ = run(capsys, "tournament", "go-piggy-go", "--seats", "greedy,random",
+                       "--games", "3", "--shots", "scripted:0.8")
+    assert "Shots decided by a script: the target alone is knocked out with P 0.80" in out
+
+
+def test_cooperative_tournament_counts_games_not_seats(capsys):
+    from referee.match import wilson_interval
+
+    code, out, _ = run(capsys, "tournament", "woolfy", "--seats", "careful,careful,careful",
+                       "--games", "12", "--json")
+    data = json.loads(out)
+    team = data["team"]
+    assert code == 0 and data["cooperative"] and "win_rates" not in data
+    assert team["games"] == 12 and 0 <= team["wins"] <= 12
+    assert team["ci95"] == [round(v, 4) for v in wilson_interval(team["wins"], 12)]
+    code, out, _ = run(capsys, "tournament", "woolfy", "--seats", "careful,careful,careful",
+                       "--games", "12")
+    assert f"the table won {team['wins']} of 12 games" in out
+
+
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("argv", [
+    ["tournament", "woolfy", "--seats", "careful,careful", "--games", "4"],
+    ["solve", "pig_out", "--preset", "pig", "--param", "target=30"],
+])
+def test_progress_bars_on_a_terminal_and_never_under_json(monkeypatch, capsys, argv):
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    assert main(argv) == 0
+    shown = sys.stderr.getvalue()
+    assert "100%" in shown and "/s]" in shown  # a bar that reached its end, with its rate
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    assert main([*argv, "--json"]) == 0
+    assert sys.stderr.getvalue() == ""
+    json.loads(capsys.readouterr().out)
+
+
+def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
+    """Through a pseudo-terminal, as a person sees it; piped, nothing on stderr."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    argv = [sys.executable, "-m", "sim.cli", "tournament", "woolfy", "--seats",
+            "careful,careful", "--games", "3"]
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # 80 columns
+    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, text=True)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert done.returncode == 0 and b"3/3" in shown and b"game" in shown
+    piped = subprocess.run(argv, capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stderr == ""
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -87,13 +200,23 @@ def test_human_seat_reprompts_after_wrong_entries_and_takes_numbers_or_text(make
         "move green-1 r2c1"
 
 
-def test_human_at_end_of_input_abandons_the_game_cleanly(capsys, monkeypatch):
-    import io
-
+def test_human_at_end_of_input_abandons_the_game_with_an_error(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
+    record = tmp_path / "game.jsonl"
     code, _, err = run(capsys, "play", "go-piggy-go", "--seats", "human,greedy",
-                         "--shots", "scripted")
-    assert code == 0 and "game abandoned" in err and "Your move" not in err
+                       "--shots", "scripted", "--record", str(record))
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("piggy: game abandoned: standard input ended") and "Your move" not in err
+    assert not record.exists()
+
+
+def test_abandoned_game_exit_code_from_a_closed_stdin():
+    """The installed command, its standard input closed at once: non-zero, one line."""
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "play", "go-piggy-go", "--seats",
+                           "human,greedy", "--shots", "scripted"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "game abandoned" in done.stderr
 
 
 @pytest.mark.parametrize(("game", "seats", "params"), [
@@ -127,7 +250,8 @@ def test_solve_reproduces_the_published_pig_figures(capsys):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["solve", "pig_out"], "only the infinite deck"),
+    (["solve", "pig_out"], "add --param deck=infinite"),
+    (["solve", "pig_out", "--preset", "pig-out-2"], "physical deck cannot be solved"),
     (["solve", "woolfy"], "only pig_out can be solved"),
     (["solve", "pig_out", "--preset", "pig", "--param", "players=3"], "two players only"),
     (["tournament", "woolfy", "--seats", "careful,wolf"], "unknown bot 'wolf'"),

@@ -1,0 +1,175 @@
+"""Reading a saved By Golly! state (referee.by_golly): every field, and the rules a
+position must satisfy — the 19 chicken-run cards, at most 3 of each animal, the
+deal, the phase and the fields that go with it, and the public log agreeing with
+the cards face up (docs/rules/by-golly.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from referee.by_golly import (
+    _DRAW,
+    _LUCKY,
+    _OVER,
+    _PLAY,
+    _POOP_TURN,
+    _SETUP_DEAL,
+    _SETUP_RUN,
+    _SETUP_START,
+    _SWAP,
+    _TURN,
+    ANIMAL_CARDS,
+    ANIMALS,
+    HAND,
+    PENALTY,
+    PHASES,
+    POOP,
+    RUN_CARDS,
+    RUN_SIZE,
+    SETUP_PHASES,
+    SHOVEL,
+    ByGollyState,
+)
+from referee.validate import FLAG, Fields, Spec, is_whole, list_of, one_of, or_none, shown, whole
+
+_ANIMAL = one_of(*ANIMALS)
+_CARDS = list_of(_ANIMAL, 0, sum(ANIMAL_CARDS.values()))
+
+
+def load(state: ByGollyState, data: dict) -> None:
+    """Set ``state`` from a saved state's fields, or a one-line InputError."""
+    game, field = state.game, Fields("by_golly", data)
+    n = game.num_players
+    state.run = field("run", list_of(one_of(*RUN_CARDS), 0, RUN_SIZE))
+    extra = Counter(state.run) - RUN_CARDS
+    field.require(not extra, f"the chicken run holds {sum(extra.values())} card(s) too many "
+                             f"of {', '.join(sorted(extra))}: it has one of each animal, "
+                             "2 poop and 2 shovels")
+    state.phase = phase = field("phase", one_of(*PHASES))
+    field.require((len(state.run) == RUN_SIZE) == (phase != _SETUP_RUN),
+                  f"a chicken run of {len(state.run)} cards in phase {phase} (it has "
+                  f"{RUN_SIZE} once laid out)")
+    state.hands = field("hands", list_of(_CARDS, n, n))
+    state.stacks = field("stacks", list_of(_CARDS, n, n))
+    state.played = field("played", or_none(_ANIMAL, "no card played"))
+    state.player = field("player", whole(0, n - 1))
+    state.face_up = field("face_up", list_of(whole(0, RUN_SIZE - 1), 0, RUN_SIZE))
+    state.draws_left = field("draws_left", whole(0, max(PENALTY.values())))
+    state.swaps_left = field("swaps_left", whole(0, RUN_SIZE - 1))
+    state.turn = field("turn", whole(0, game.params["max_turns"]))
+    state.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
+    state.capped = field("capped", FLAG)
+    state.events = field("events", Spec("a list of events: [\"reveal\", position, card], "
+                                        "[\"swap\", p, q], [\"draw\", from, to] or [\"hide\"]",
+                                        lambda v: isinstance(v, list)
+                                        and all(_is_event(e, n) for e in v)))
+    _check_cards(state, field)
+    if phase in SETUP_PHASES:
+        field.require(not (state.face_up or state.events or state.played or state.draws_left
+                           or state.swaps_left or state.turn or state.capped)
+                      and state.winner is None, f"play under way in set-up phase {phase}")
+        return
+    _check_phase(state, field)
+    _check_log(state, field)
+
+
+def _is_event(event, players: int) -> bool:
+    if not isinstance(event, list) or not event or event[0] not in ("reveal", "swap", "draw",
+                                                                     "hide"):
+        return False
+    if event[0] == "hide":
+        return len(event) == 1
+    if len(event) != 3:
+        return False
+    if event[0] == "reveal":
+        return _is_position(event[1]) and event[2] in RUN_CARDS
+    if event[0] == "swap":
+        return _is_position(event[1]) and _is_position(event[2])
+    return all(is_whole(s) and 0 <= s < players for s in event[1:])
+
+
+def _is_position(value) -> bool:
+    return is_whole(value) and 0 <= value < RUN_SIZE
+
+
+def _check_cards(state: ByGollyState, field: Fields) -> None:
+    """At most 3 of each animal; the deal, while it lasts, round and round."""
+    game, phase = state.game, state.phase
+    cards = Counter(c for pile in (*state.hands, *state.stacks) for c in pile)
+    cards.update([state.played] if state.played else [])
+    extra = cards - ANIMAL_CARDS
+    field.require(not extra, f"{', '.join(f'{cards[a]} {a}' for a in sorted(extra))} cards in "
+                             "play: there are 3 of each animal")
+    total, n = sum(cards.values()), game.num_players
+    dealt = n * game.deal_size
+    if phase in (_SETUP_RUN, _SETUP_DEAL):
+        most = dealt - 1 if phase == _SETUP_DEAL else 0
+        field.require(not any(state.hands) and total <= most
+                      and all(len(s) == total // n + (seat < total % n)
+                              for seat, s in enumerate(state.stacks)),
+                      f"{total} cards dealt in phase {phase}, not one by one round the table")
+    elif phase == _SETUP_START:
+        field.require(all(len(h) == HAND for h in state.hands)
+                      and all(len(s) == game.deal_size - HAND for s in state.stacks),
+                      f"hands of {[len(h) for h in state.hands]} and stacks of "
+                      f"{[len(s) for s in state.stacks]} cards after the deal")
+    else:
+        field.require(total <= dealt, f"{total} animal cards in play, but {dealt} were dealt")
+
+
+def _check_phase(state: ByGollyState, field: Fields) -> None:
+    """The fields each phase goes with."""
+    phase, run, up, played = state.phase, state.run, state.face_up, state.played
+    last = run[up[-1]] if up else None
+    field.require(len(set(up)) == len(up), f"face-up positions {up} repeat")
+    needs_played = phase in (_TURN, _POOP_TURN, _DRAW)
+    rules = {
+        "a card played": (played is not None) == needs_played,
+        "draws left": (state.draws_left > 0) == (phase == _DRAW),
+        "swaps left": state.swaps_left < len(up) if phase == _SWAP else state.swaps_left == 0,
+        "the last card turned": {
+            _PLAY: all(run[p] in ANIMALS for p in up),
+            _TURN: all(run[p] in ANIMALS for p in up),
+            _LUCKY: last in ANIMALS and last in state.hands[state.player],
+            _POOP_TURN: last == POOP,
+            _DRAW: last not in (SHOVEL, None) and len(up) >= 2 and run[up[-2]] == POOP,
+        }.get(phase, True),
+        "the end": (phase == _OVER) == (state.capped or state.winner is not None)
+        and state.capped == (state.turn >= state.game.params["max_turns"]),
+        "the winner's cards": state.winner is None or not (
+            state.hands[state.winner] or state.stacks[state.winner] or played),
+    }
+    broken = [rule for rule, holds in rules.items() if not holds]
+    field.require(not broken, f"phase {phase} does not go with {broken[0] if broken else ''} "
+                              f"(played {shown(played)}, face up {up}, draws left "
+                              f"{state.draws_left}, swaps left {state.swaps_left})")
+    for seat, hand in enumerate(state.hands):
+        empty = not hand and not (seat == state.player and played)
+        field.require(not empty or (seat == state.winner and not state.stacks[seat]),
+                      f"seat {seat} holds no card, yet has not won")
+
+
+def _check_log(state: ByGollyState, field: Fields) -> None:
+    """The public log: one "hide" per turn ended, and since the last one, the cards
+    turned over (moved by any swaps) are those face up now."""
+    events = state.events
+    hides = sum(e[0] == "hide" for e in events)
+    field.require(hides == state.turn, f"{hides} turns ended in the log, but 'turn' is "
+                                       f"{state.turn}")
+    since = len(events) - next((i for i, e in enumerate(reversed(events)) if e[0] == "hide"),
+                               len(events))
+    seen: dict[int, str] = {}
+    order: list[int] = []
+    for event in events[since:]:
+        if event[0] == "reveal":
+            seen[event[1]] = event[2]
+            order.append(event[1])
+        elif event[0] == "swap":
+            p, q = event[1], event[2]
+            field.require(p in seen and q in seen, f"the log swaps {p} and {q}, not both "
+                                                   "face up")
+            seen[p], seen[q] = seen[q], seen[p]
+    field.require(order == state.face_up and all(state.run[p] == c for p, c in seen.items()),
+                  f"the cards face up {state.face_up} do not match those the log shows "
+                  f"turned over this turn ({order})")

@@ -1,0 +1,98 @@
+"""Reading a saved Go Piggy Go! state (referee.go_piggy_go): every field, and the
+rules a position must satisfy — the piggies in play, each on one place, the
+stacks agreeing with the pieces and at most two high, checkpoints passed, and the
+phase, die, target and end going together (docs/rules/go-piggy-go.md).
+"""
+
+from __future__ import annotations
+
+from models.board import Space, space_name
+from referee.go_piggy_go import (
+    _PHASE_MOVE,
+    _PHASE_OVER,
+    _PHASE_ROLL,
+    _PHASE_SHOT,
+    PLACES,
+    TROUGH,
+    GoPiggyGoState,
+)
+from referee.validate import FLAG, OBJECT, Fields, one_of, or_none, shown, whole
+
+
+def load(state: GoPiggyGoState, data: dict) -> None:
+    """Set ``state`` from a saved state's fields, or a one-line InputError."""
+    game, field = state.game, Fields("go_piggy_go", data)
+    by_name, board = game.geometry.by_name, game.board
+    pieces = field("pieces", OBJECT)
+    for piggy in sorted(set(pieces) ^ set(state.place)):
+        field.require(False, f"{'unknown' if piggy in pieces else 'missing'} piggy "
+                             f"{shown(piggy)} in 'pieces' (the piggies in play are "
+                             f"{', '.join(sorted(state.place))})")
+    for piggy, where in pieces.items():
+        field.require(where in PLACES or where in by_name,
+                      f"{piggy} is on {shown(where)}: not a pit, the trough or a space "
+                      f"of board {shown(board.name)}")
+        state.place[piggy] = by_name.get(where, where)
+    state.stacks = _load_stacks(state, field("stacks", OBJECT), field)
+    passed = field("passed_checkpoints", OBJECT)
+    field.require(set(passed) == set(state.place),
+                  "'passed_checkpoints' must list every piggy in play")
+    stick = game.params["checkpoints_stick"]
+    for piggy, where in state.place.items():
+        state.passed[piggy] = count = field.item(f"passed_checkpoints.{piggy}",
+                                                passed[piggy], whole(0, 2))
+        least = (board.checkpoints_passed(where) if isinstance(where, tuple)
+                 else {"pit-right": 1, "pit-left": 2}.get(where, 0))
+        field.require(count >= least and not (stick and where == "pit" and count),
+                      f"{piggy} in {pieces[piggy]} with {count} checkpoints passed")
+    _load_turn(state, field)
+
+def _load_stacks(state: GoPiggyGoState, raw: dict, field: Fields) -> dict[Space, list[str]]:
+    """The stacks, which must hold every piggy on the board and nobody else."""
+    by_name, stacks, seen = state.game.geometry.by_name, {}, set()
+    for name, stack in raw.items():
+        field.require(name in by_name, f"a stack on {shown(name)}, not a space of board "
+                                       f"{shown(state.game.board.name)}")
+        field.require(isinstance(stack, list) and 1 <= len(stack) <= 2,
+                      f"the stack on {name} must list 1 or 2 piggies, got {shown(stack)}")
+        for piggy in stack:
+            field.require(isinstance(piggy, str) and piggy in state.place and
+                          piggy not in seen and state.place[piggy] == by_name[name],
+                          f"the stack on {name} lists {shown(piggy)}, which 'pieces' "
+                          "does not put there (or lists twice)")
+            seen.add(piggy)
+        stacks[by_name[name]] = list(stack)
+    for piggy, where in state.place.items():
+        if isinstance(where, tuple):
+            field.require(piggy in seen,
+                          f"{piggy} is on {space_name(where)}, but no stack there lists it")
+    return stacks
+
+def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
+    """Whose turn, the die, the shot, the end: each consistent with the others."""
+    game = state.game
+    n, cap = game.num_players, game.params["max_turns"]
+    state.phase = field("phase", one_of(_PHASE_ROLL, _PHASE_MOVE, _PHASE_SHOT, _PHASE_OVER))
+    state.player = field("player", whole(0, n - 1))
+    state.die = field("die", or_none(one_of(*game.faces), "before the roll"))
+    state.target = field("target", or_none(one_of(*state.place), "no shot under way"))
+    state.turn = field("turn", whole(0, cap))
+    state.shots_fired = field("shots_fired", whole(0, state.turn))
+    state.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
+    state.capped = field("capped", FLAG)
+    phase, over = state.phase, state.phase == _PHASE_OVER
+    field.require((state.die is None) == (phase == _PHASE_ROLL) or over,
+                  f"die {shown(state.die)} in phase {phase}")
+    field.require((state.target is not None) == (phase == _PHASE_SHOT)
+                  and (phase != _PHASE_SHOT or (state.die == "tractor"
+                       and isinstance(state.place[state.target], tuple))),
+                  f"target {shown(state.target)} in phase {phase} with die {state.die}")
+    field.require(over == (state.capped or state.winner is not None)
+                  and not (state.capped and state.winner is not None)
+                  and state.capped == (state.turn >= cap),
+                  f"phase {phase}, winner {shown(state.winner)}, capped {state.capped} and "
+                  f"turn {state.turn} of {cap} do not go together")
+    complete = [s for s in range(n)
+                if all(state.place[p] == TROUGH for p in game.piggies_of(s))]
+    field.require(complete == [] if state.winner is None else state.winner in complete,
+                  f"winner {shown(state.winner)} with seats {complete} in the trough")

@@ -1,0 +1,109 @@
+"""The worked study of docs/hitmap.md: the stock board with a child aiming.
+
+    python scripts/designer_study.py [--precision 0.05] [--workers 2] [--out study/]
+                                     [--json]
+
+1. The whole stock board's hit map at ``--precision``, timed: shots used and wall
+   time, against the shots fixed-N sampling needs for the same precision
+   everywhere (the worst case, P = 0.5).
+2. stock against fast-spring, the same shots (a paired comparison).
+3. stock with the guessed physics varied (``--vary friction=0.2,restitution=0.2,
+   mass=0.1``) against stock as designed, the same shots: which spaces move.
+Pictures go to docs/img/ (``--pictures``); the hit maps are cached in ``--out`` so a
+second run only reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+from models.aimer import load_aimer
+from models.board import load_board, space_name
+from models.design import load_design
+from sim.studies import compare, design_tools, hitmap
+from sim.studies.stats import wilson_interval
+from sim.views.pictures import save_figure
+
+VARY = {"friction": 0.2, "restitution": 0.2, "mass": 0.1}
+
+
+def fixed_n_for(precision: float) -> int:
+    """Shots a space needs so that the Wilson interval is within ±precision at P = 0.5."""
+    n = 1
+    while True:
+        low, high = wilson_interval(n // 2, n)
+        if (high - low) / 2 <= precision:
+            return n
+        n += 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--precision", type=float, default=0.05)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default="study", help="cache folder of the hit maps")
+    parser.add_argument("--pictures", default="docs/img", help="folder for the pictures")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    cache, pictures = Path(args.out), Path(args.pictures)
+    board = load_board("stock")
+    spec = hitmap.SweepSpec(board="stock", design="stock", stacks={},
+                            spaces=tuple(space_name(s) for s in board.spaces),
+                            shots=1000, seed=0, aimer=load_aimer("child").to_dict(),
+                            precision=args.precision)
+    stock, fast = load_design("stock"), load_design("fast-spring")
+
+    start = time.perf_counter()
+    stock_chunks = design_tools.design_chunks(spec, stock, args.workers, cache)
+    seconds = time.perf_counter() - start
+    rows = [c["row"] for c in stock_chunks]
+    shots = sum(r["shots"] for r in rows)
+    fixed = fixed_n_for(args.precision) * sum(r["reachable"] for r in rows)
+    save_figure(hitmap.heatmap_figure(board, rows, "stock design, a child aiming: P(target "
+                                      f"knocked out) to ±{args.precision:g}"),
+                pictures / "hitmap-child.png")
+
+    fast_chunks = design_tools.design_chunks(spec, fast, args.workers, cache)
+    versus = compare.compare_chunks("stock", "fast-spring", stock_chunks, fast_chunks)
+    save_figure(compare.difference_figure(board, versus), pictures / "compare.png")
+
+    varied = design_tools.design_chunks(dataclasses.replace(spec, vary=VARY), stock,
+                                        args.workers, cache)
+    robust = compare.compare_chunks("as designed", "guesses varied", stock_chunks, varied)
+    save_figure(compare.difference_figure(board, robust), pictures / "compare-vary.png")
+
+    ps = [r["p_target"] for r in rows if r["reachable"]]
+    result = {
+        "precision": args.precision,
+        "spaces": len(rows), "in_reach": len(ps),
+        "shots": shots, "shots_fixed_n": fixed,
+        "shots_per_space": [min(r["shots"] for r in rows if r["reachable"]),
+                            max(r["shots"] for r in rows if r["reachable"])],
+        "seconds": round(seconds, 1),
+        "p_target_range": [min(ps), max(ps)],
+        "spaces_above_0_95": sum(p > 0.95 for p in ps),
+        "stock_vs_fast": {"verdict": versus.verdict,
+                          "mean_diff": [round(v, 4) for v in versus.mean_diff],
+                          "figures": [design_tools.figures(board, stock, stock_chunks),
+                                      design_tools.figures(board, fast, fast_chunks)]},
+        "vary": {"verdict": robust.verdict,
+                 "mean_diff": [round(v, 4) for v in robust.mean_diff]},
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"stock, child, ±{args.precision:g}: {shots} shots over {len(ps)} spaces "
+          f"({result['shots_per_space'][0]}-{result['shots_per_space'][1]} a space) in "
+          f"{seconds:.0f} s; fixed N for the same precision: {fixed} shots")
+    print(f"P(target) from {min(ps):.2f} to {max(ps):.2f}; above 0.95 on "
+          f"{result['spaces_above_0_95']} spaces")
+    print(versus.verdict)
+    print(robust.verdict)
+
+
+if __name__ == "__main__":
+    main()
