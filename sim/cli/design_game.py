@@ -83,7 +83,11 @@ def cmd_design_game(args) -> int:
 
 
 def _check_cache(cache: Path) -> None:
-    folder = cache if cache.exists() else cache.parent
+    """The cache folder, or the nearest folder above it that exists (where it will be
+    made), must be a writable folder."""
+    folder = cache
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise InputError(f"cannot use {cache} as the hit-map cache: {folder} is not a "
                          "writable folder")
@@ -166,7 +170,9 @@ def add_design_game(design_sub) -> None:
                    help="root seed of the hit maps' shots and of the games (default 0)")
     q.add_argument("--workers", type=int, help="local worker processes for the hit maps "
                                                "(default: all)")
-    q.add_argument("--cache", help="folder of cached hit maps (default .piggy-cache)")
+    q.add_argument("--cache", help="folder of cached hit maps, shared with design compare "
+                                   "(default: the user's cache folder, "
+                                   "~/.cache/go-piggy-go/hitmaps on Linux)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.set_defaults(func=cmd_design_game)
 

@@ -95,12 +95,14 @@ def test_same_seed_same_games():
     (["--param", "die_faces=7,7"], "die_faces"),
     (["--precision", "0.7"], "--precision 0.7 is out of range"),
     (["--workers", "0"], "--workers must be at least 1"),
-    (["--cache", "/no/such/folder/cache"], "cannot use /no/such/folder/cache as the hit-map"),
+    (["--cache", "FILE/cache"], "/a-file/cache as the hit-map cache: "),
     (["--aimer", "robot"], "robot"),
 ])
 def test_bad_input_exits_2_before_any_shot(capsys, tmp_path, argv, message):
     cache = tmp_path / "cache"
-    argv = ["design", "game", "stock", *argv]
+    (tmp_path / "a-file").write_text("not a folder")
+    argv = ["design", "game", "stock",
+            *(str(tmp_path / "a-file" / "cache") if a == "FILE/cache" else a for a in argv)]
     if "--cache" not in argv:
         argv += ["--cache", str(cache)]
     code, out, err = run(capsys, *argv)
