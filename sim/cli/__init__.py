@@ -13,7 +13,7 @@ import os
 import sys
 
 from models.errors import InputError
-from sim.cli import board, demo, design, games, hitmap, shots
+from sim.cli import board, calibrate, demo, design, games, hitmap, shots
 from sim.cli.common import Parser
 
 
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for add in (shots.add_shoot, shots.add_aim, design.add_design, board.add_board,
                 games.add_play, games.add_replay, games.add_tournament, hitmap.add_hitmap,
-                shots.add_sandbox, games.add_solve, demo.add_demo):
+                shots.add_sandbox, games.add_solve, calibrate.add_calibrate, demo.add_demo):
         add(sub)
     return parser
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from models.design import RANGES, load_design
 from models.errors import InputError
 from models.layout import load_layout
 from sim.cli.common import Parser, json_out, progress_bar
+from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options
 from sim.views.pictures import check_png_path, save_figure
 
@@ -23,9 +25,12 @@ def cmd_design_check(args) -> int:
     near, far = reach_mm(design, design.bale.height_mm / 2)
     reach = board_reach(board, near, far)
     launcher = design.launcher
+    report = _safety(design, args)
     if args.json:
         json_out({"valid": True, "design": design.to_dict(),
-                  "reach_open_ground_mm": [round(near, 1), round(far, 1)], **reach})
+                  "reach_open_ground_mm": [round(near, 1), round(far, 1)], **reach,
+                  "speed_from_spring": launcher.has_spring,
+                  **{k: v for k, v in report.to_dict().items() if k != "design"}})
         return 0
     print(f"design '{design.name}' is valid ({args.file})")
     if design.description:
@@ -42,7 +47,39 @@ def cmd_design_check(args) -> int:
             print(f"  {kind.replace('_', ' ')}: {', '.join(reach[kind])}")
     print(f"  on open ground, past the board, the bale lands {near:.1f} to {far:.1f} mm from "
           "the tractor")
+    if launcher.has_spring:
+        print(f"  {spring_line(launcher)}")
+    from sim.studies.safety import format_safety
+
+    for line in format_safety(report):
+        print(f"  {line}")
     return 0
+
+
+def spring_line(launcher) -> str:
+    """The speed a spring gives, and the spring it comes from."""
+    return (f"speed from the spring: {launcher.muzzle_speed_mm_s:.0f} ± "
+            f"{launcher.speed_sd_mm_s:.0f} mm/s, from a {launcher.spring_rate_n_m:g} N/m spring "
+            f"drawn {launcher.draw_mm:g} ± {launcher.draw_sd_mm:g} mm (plunger "
+            f"{launcher.plunger_mass_g:g} g, efficiency {launcher.efficiency:g})")
+
+
+def _safety(design, args):
+    """The design's safety report against the limits of the command line (checked)."""
+    from sim.studies.safety import SafetyLimits, safety_report
+
+    limits = SafetyLimits()
+    for option, value in (("--limit-energy-j", args.limit_energy_j),
+                          ("--limit-energy-per-area-j-m2", args.limit_energy_per_area_j_m2)):
+        if value is not None and not (0 < value < 1e9):  # NaN fails this too
+            raise InputError(f"{option} {value:g} is out of range: a limit is a number above 0")
+    if args.limit_energy_j is not None:
+        limits = replace(limits, kinetic_energy_j=args.limit_energy_j, source="given on the "
+                         "command line")
+    if args.limit_energy_per_area_j_m2 is not None:
+        limits = replace(limits, kinetic_energy_per_area_j_m2=args.limit_energy_per_area_j_m2,
+                         source="given on the command line")
+    return safety_report(design, limits)
 
 
 def board_reach(board, near_mm: float, far_mm: float) -> dict:
@@ -183,7 +220,7 @@ def cmd_design_sweep(args) -> int:
 
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
-    p = sub.add_parser("design", help="launcher designs: check, compare, sweep")
+    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, game")
     design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=Parser,
                                   required=True)
     q = design_sub.add_parser("check", help="validate a design file and summarise it",
@@ -193,6 +230,12 @@ def add_design(sub) -> None:
     q.add_argument("--board", default="stock",
                    help="the board whose spaces the reach is given for (default: stock)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--limit-energy-j", type=float, metavar="J",
+                   help="reference limit of the bale's kinetic energy at its fastest, J "
+                        "(default 0.08, cited for EN 71-1 and ASTM F963; indicative)")
+    q.add_argument("--limit-energy-per-area-j-m2", type=float, metavar="J_M2",
+                   help="reference limit of that energy per area of the bale's smallest face, "
+                        "J/m² (default 1600; indicative)")
     q.set_defaults(func=cmd_design_check)
 
     def design_test_options(q):
@@ -227,3 +270,5 @@ def add_design(sub) -> None:
     q.add_argument("--design", default="stock", help="the design to vary (default: stock)")
     design_test_options(q)
     q.set_defaults(func=cmd_design_sweep)
+
+    add_design_game(design_sub)

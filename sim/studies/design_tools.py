@@ -43,16 +43,25 @@ def design_toml(design: Design) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:
+    """Where the cache keeps a design's hit map measured with ``spec``'s settings (a
+    hit map file: ``--shots table:FILE`` reads it). The key leaves out ``spec.design``
+    (the first design named, which the sweep replaces): a design's map is found
+    whatever the order the designs are given in."""
+    settings = dataclasses.replace(spec, design="").key()
+    key = datafiles.sha256_text(f"{settings}|{design_toml(design)}")[:16]
+    return cache / f"hitmap-{key}.csv"
+
+
 def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
                   cache: Path, progress: Callable[[int], None] | None = None) -> list[dict]:
     """One design's hit map as chunks (per space, its shots in order), measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
     the number of spaces finished."""
     text = design_toml(design)
-    key = datafiles.sha256_text(f"{spec.key()}|{text}")[:16]
+    out = cached_hitmap_path(spec, design, cache)
     cache.mkdir(parents=True, exist_ok=True)
-    out = cache / f"hitmap-{key}.csv"
-    design_file = cache / f"design-{key}.toml"
+    design_file = out.with_name(out.name.replace("hitmap-", "design-").replace(".csv", ".toml"))
     if not (out.exists() and hitmap.per_shot_path(out).exists()):
         write_text_atomic(design_file, text)
         hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
