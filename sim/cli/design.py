@@ -253,7 +253,7 @@ def add_design(sub) -> None:
                               description="Compare launcher designs shot for shot: every "
                                           "design fires the same shots (the same random numbers "
                                           "per shot), so per space P_A, P_B, the difference with "
-                                          "a 95 %% paired interval and an exact McNemar test, "
+                                          "a 95 % paired interval and an exact McNemar test, "
                                           "Holm-corrected over the spaces, and one verdict line; "
                                           "each design's reach, mean and worst P with intervals, "
                                           "dead zones, collateral rate. --plot draws the "

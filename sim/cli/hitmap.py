@@ -169,7 +169,7 @@ def add_hitmap(sub) -> None:
                        description="For each space, stand a piggy there, aim at it and fire "
                                    "shots with the launcher's spread and the aimer's error: "
                                    "P(target knocked out), P(any), P(collateral), P(no contact), "
-                                   "95 %% Wilson intervals, mean ricochets. Resumable: finished "
+                                   "95 % Wilson intervals, mean ricochets. Resumable: finished "
                                    "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
                                    "the chosen spaces as the aim spread grows.")
     world_args(p)
