@@ -1,12 +1,13 @@
 """The worked study of docs/hitmap.md: the stock board with a child aiming.
 
-    python scripts/designer_study.py [--precision 0.05] [--workers 2] [--out study/]
-                                     [--json]
+    python scripts/designer_study.py [--precision 0.05] [--compare-precision 0.1]
+                                     [--workers 2] [--out study/] [--json]
 
 1. The whole stock board's hit map at ``--precision``, timed: shots used and wall
    time, against the shots fixed-N sampling needs for the same precision
    everywhere (the worst case, P = 0.5).
-2. stock against fast-spring, the same shots (a paired comparison).
+2. stock against fast-spring, the same shots (a paired comparison), at
+   ``--compare-precision``.
 3. stock with the guessed physics varied (``--vary friction=0.2,restitution=0.2,
    mass=0.1``) against stock as designed, the same shots: which spaces move.
 Pictures go to docs/img/ (``--pictures``); the hit maps are cached in ``--out`` so a
@@ -26,6 +27,7 @@ from models.board import load_board, space_name
 from models.design import load_design
 from sim.studies import compare, design_tools, hitmap
 from sim.studies.stats import wilson_interval
+from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 
 VARY = {"friction": 0.2, "restitution": 0.2, "mass": 0.1}
@@ -44,6 +46,7 @@ def fixed_n_for(precision: float) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--precision", type=float, default=0.05)
+    parser.add_argument("--compare-precision", type=float, default=0.1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="study", help="cache folder of the hit maps")
     parser.add_argument("--pictures", default="docs/img", help="folder for the pictures")
@@ -63,17 +66,19 @@ def main() -> None:
     rows = [c["row"] for c in stock_chunks]
     shots = sum(r["shots"] for r in rows)
     fixed = fixed_n_for(args.precision) * sum(r["reachable"] for r in rows)
-    save_figure(hitmap.heatmap_figure(board, rows, "stock design, a child aiming: P(target "
+    save_figure(heatmap_figure(board, rows, "stock design, a child aiming: P(target "
                                       f"knocked out) to ±{args.precision:g}"),
                 pictures / "hitmap-child.png")
 
-    fast_chunks = design_tools.design_chunks(spec, fast, args.workers, cache)
-    versus = compare.compare_chunks("stock", "fast-spring", stock_chunks, fast_chunks)
+    paired = dataclasses.replace(spec, precision=args.compare_precision)
+    base_chunks = design_tools.design_chunks(paired, stock, args.workers, cache)
+    fast_chunks = design_tools.design_chunks(paired, fast, args.workers, cache)
+    versus = compare.compare_chunks("stock", "fast-spring", base_chunks, fast_chunks)
     save_figure(compare.difference_figure(board, versus), pictures / "compare.png")
 
-    varied = design_tools.design_chunks(dataclasses.replace(spec, vary=VARY), stock,
+    varied = design_tools.design_chunks(dataclasses.replace(paired, vary=VARY), stock,
                                         args.workers, cache)
-    robust = compare.compare_chunks("as designed", "guesses varied", stock_chunks, varied)
+    robust = compare.compare_chunks("as designed", "guesses varied", base_chunks, varied)
     save_figure(compare.difference_figure(board, robust), pictures / "compare-vary.png")
 
     ps = [r["p_target"] for r in rows if r["reachable"]]
@@ -88,7 +93,7 @@ def main() -> None:
         "spaces_above_0_95": sum(p > 0.95 for p in ps),
         "stock_vs_fast": {"verdict": versus.verdict,
                           "mean_diff": [round(v, 4) for v in versus.mean_diff],
-                          "figures": [design_tools.figures(board, stock, stock_chunks),
+                          "figures": [design_tools.figures(board, stock, base_chunks),
                                       design_tools.figures(board, fast, fast_chunks)]},
         "vary": {"verdict": robust.verdict,
                  "mean_diff": [round(v, 4) for v in robust.mean_diff]},

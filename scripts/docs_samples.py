@@ -142,6 +142,20 @@ def pig_out_solves() -> str:
     return "\n".join(lines) + "\n"
 
 
+def design_check_spring() -> str:
+    return _fenced("text", "$ piggy design check spring-stock\n"
+                   + piggy("design", "check", "spring-stock")
+                   + "$ piggy design check stock --limit-energy-j 0.004 | grep FLAG\n"
+                   + "".join(line + "\n" for line in piggy(
+                       "design", "check", "stock", "--limit-energy-j", "0.004").splitlines()
+                             if "FLAG" in line))
+
+
+def calibrate_example() -> str:
+    argv = ("calibrate", "docs/examples/measured-shots.csv")
+    return _fenced("text", f"$ piggy {' '.join(argv)}\n" + piggy(*argv))
+
+
 @dataclass(frozen=True)
 class Sample:
     make: Callable[[], str]
@@ -157,6 +171,8 @@ SAMPLES = {
     "bots": Sample(bots, ("README.md",)),
     "shot-json": Sample(shot_json, ("docs/formats.md",)),
     "pig-out-solves": Sample(pig_out_solves, ("docs/rules/pig-out.md",), checked=False),
+    "design-check-spring": Sample(design_check_spring, ("docs/real-toy.md",)),
+    "calibrate-example": Sample(calibrate_example, ("docs/real-toy.md",)),
 }
 
 

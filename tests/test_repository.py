@@ -263,8 +263,8 @@ def test_the_graph_sees_the_real_imports(graph):
     shoot = {(i.name, i.at_import) for i in graph["sim.physics.shoot"]}
     assert ("sim.physics.world", True) in shoot
     assert ("sim.physics.aim", True) in shoot
-    pictures = {(i.name, i.at_import) for i in graph["sim.views.pictures"]}
-    assert ("sim.physics.world", False) in pictures
+    bots = {(i.name, i.at_import) for i in graph["referee.bots"]}
+    assert ("referee.go_piggy_go", False) in bots
 
 
 @pytest.mark.parametrize(("package", "source", "imported"), [
@@ -287,13 +287,12 @@ def test_import_cycles_are_found():
     sources = project_sources()
     source, is_package = sources["sim.physics.ballistics"]
     sources["sim.physics.ballistics"] = (source + "\nfrom sim.physics import aim\n", is_package)
-    assert import_cycles(import_graph(sources)) == [
-        ["sim.physics.aim", "sim.physics.ballistics", "sim.physics.aim"]]
+    (cycle,) = import_cycles(import_graph(sources))  # where it is entered depends on the graph
+    assert cycle[0] == cycle[-1] and set(cycle) == {"sim.physics.aim", "sim.physics.ballistics"}
     # the same import inside a function is not a cycle: it runs later
     sources["sim.physics.ballistics"] = (
         source + "\ndef f():\n    from sim.physics import aim\n", is_package)
     assert import_cycles(import_graph(sources)) == []
-
 
 
 def test_every_package_is_installed():

@@ -26,6 +26,8 @@ from sim.cli.common import check_output_folder, seed_arg
 DEMO_LAYOUT = {"stacks": {"r8c3": ["gold-2", "pink-1"], "r8c2": ["green-1"],
                           "r9c3": ["blue-1"], "r2c1": ["green-2"], "r7c5": ["pink-3"]}}
 DEMO_TARGET = "gold-2"
+#: The GIF's camera: behind and above the tractor, framed on the action (sim/views/framing.py).
+DEMO_CAMERA = "overview"
 #: The hit map's spaces (near, far, behind fences, beside the tractor) and shots each.
 HITMAP_SPACES = ["r1c1", "r2c5", "r3c3", "r6c0", "r7c1", "r8c3", "r9c5", "r10c0", "r10c6",
                  "r7c3"]
@@ -42,8 +44,10 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     from sim.physics.world import World
     from sim.studies import hitmap
     from sim.views.game_pictures import game_frames
-    from sim.views.pictures import save_figure, shot_figure
+    from sim.views.hitmap_picture import save_heatmap
+    from sim.views.pictures import save_figure
     from sim.views.render import ShotRenderer, write_gif, write_mp4
+    from sim.views.shot_picture import shot_figure
     from sim.views.viewer import write_shot_page
 
     try:
@@ -66,7 +70,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         save_figure(shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
                     out / "shot.png")
     with ShotRenderer(board, design) as renderer:
-        frames = renderer.frames(result, "overview", slowmo=3.0)
+        frames = renderer.frames(result, DEMO_CAMERA, slowmo=3.0)
         chase = renderer.frames(result, "chase", slowmo=3.0)
     write_gif(frames, out / "shot.gif")
     write_mp4(chase, out / "shot.mp4")
@@ -74,8 +78,8 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     write_text_atomic(out / "layout.json", json.dumps(layout.to_dict(), indent=2) + "\n")
     written += [("shot.json", "the shot: who was knocked out and why, what the bale struck"),
                 ("shot.png", "top and side view of the shot"),
-                ("shot.gif", "the shot from above the start pit, 3x slower than life"),
-                ("shot.mp4", "the shot from behind the tractor"),
+                ("shot.gif", "the shot from behind the tractor, 3x slower than life"),
+                ("shot.mp4", "the shot following the bale (chase camera)"),
                 ("shot.html", "the shot in 3D: turn, zoom, scrub (works offline)"),
                 ("layout.json", "the layout the shot was fired at")]
 
@@ -84,7 +88,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
                             spaces=tuple(HITMAP_SPACES), shots=HITMAP_SHOTS, seed=seed,
                             aimer=load_aimer("child").to_dict())
     results = hitmap.sweep(spec, out / "hitmap.csv", fmt="csv", resume=True)
-    hitmap.save_heatmap(board, results, out / "hitmap.png",
+    save_heatmap(board, results, out / "hitmap.png",
                         f"P(a lone piggy is knocked out), a child aiming, {HITMAP_SHOTS} "
                         "shots per space")
     written += [("hitmap.csv", "hit probabilities by space, with 95 % intervals"),
@@ -96,7 +100,8 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
                  seed=seed)
     write_record(final, out / "game.jsonl")
     name, params, actions = read_record(out / "game.jsonl")
-    write_gif(game_frames(replay(name, params, actions), game.board), out / "game.gif", fps=2)
+    write_gif(game_frames(replay(name, params, actions), game.board, ["greedy", "random"]),
+              out / "game.gif", fps=2)
     written += [("game.jsonl", f"the game's record ({len(final.history)} actions)"),
                 ("game.gif", "the game from above, turn by turn")]
 

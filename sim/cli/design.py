@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -13,13 +14,18 @@ from sim.cli.common import (
     Parser,
     check_output,
     check_output_folder,
+    finite_number,
     json_out,
     load_layout_args,
     progress_bar,
     workers_arg,
 )
+from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.views.pictures import save_figure
+
+#: A safety limit given on the command line: a finite number above 0.
+LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_check(args) -> int:
@@ -33,10 +39,12 @@ def cmd_design_check(args) -> int:
         "board": board.name, "reach_on_board_mm": None,
         "reach_reason": "the bale never comes down to the board within the pitch range"}
     launcher = design.launcher
+    report = _safety(design, args)
     if args.json:
         json_out({"valid": True, "design": design.to_dict(),
                   "reach_open_ground_mm": [round(near, 1), round(far, 1)] if lands else None,
-                  **reach})
+                  **reach, "speed_from_spring": launcher.has_spring,
+                  **{k: v for k, v in report.to_dict().items() if k != "design"}})
         return 0
     print(f"design '{design.name}' is valid ({shown(args.file)})")
     if design.description:
@@ -56,7 +64,35 @@ def cmd_design_check(args) -> int:
             print(f"  {kind.replace('_', ' ')}: {', '.join(reach[kind])}")
     print(f"  on open ground, past the board, the bale lands {near:.1f} to {far:.1f} mm from "
           "the tractor")
+    if launcher.has_spring:
+        print(f"  {spring_line(launcher)}")
+    from sim.studies.safety import format_safety
+
+    for line in format_safety(report):
+        print(f"  {line}")
     return 0
+
+
+def spring_line(launcher) -> str:
+    """The speed a spring gives, and the spring it comes from."""
+    return (f"speed from the spring: {launcher.muzzle_speed_mm_s:.0f} ± "
+            f"{launcher.speed_sd_mm_s:.0f} mm/s, from a {launcher.spring_rate_n_m:g} N/m spring "
+            f"drawn {launcher.draw_mm:g} ± {launcher.draw_sd_mm:g} mm (plunger "
+            f"{launcher.plunger_mass_g:g} g, efficiency {launcher.efficiency:g})")
+
+
+def _safety(design, args):
+    """The design's safety report against the limits of the command line (checked)."""
+    from sim.studies.safety import SafetyLimits, safety_report
+
+    limits = SafetyLimits()  # the limits given were checked when parsed (above 0, finite)
+    if args.limit_energy_j is not None:
+        limits = replace(limits, kinetic_energy_j=args.limit_energy_j, source="given on the "
+                         "command line")
+    if args.limit_energy_per_area_j_m2 is not None:
+        limits = replace(limits, kinetic_energy_per_area_j_m2=args.limit_energy_per_area_j_m2,
+                         source="given on the command line")
+    return safety_report(design, limits)
 
 
 def board_reach(board, near_mm: float, far_mm: float) -> dict:
@@ -194,7 +230,7 @@ def cmd_design_sweep(args) -> int:
 
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
-    p = sub.add_parser("design", help="launcher designs: check, compare, sweep")
+    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, game")
     design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=Parser,
                                   required=True)
     q = design_sub.add_parser("check", help="validate a design file and summarise it",
@@ -204,6 +240,12 @@ def add_design(sub) -> None:
     q.add_argument("--board", default="stock",
                    help="the board whose spaces the reach is given for (default: stock)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--limit-energy-j", type=LIMIT, metavar="J",
+                   help="reference limit of the bale's kinetic energy at its fastest, J "
+                        "(default 0.08, cited for EN 71-1 and ASTM F963; indicative)")
+    q.add_argument("--limit-energy-per-area-j-m2", type=LIMIT, metavar="J_M2",
+                   help="reference limit of that energy per area of the bale's smallest face, "
+                        "J/m² (default 1600; indicative)")
     q.set_defaults(func=cmd_design_check)
 
     def design_test_options(q):
@@ -222,7 +264,7 @@ def add_design(sub) -> None:
                               description="Compare launcher designs shot for shot: every "
                                           "design fires the same shots (the same random numbers "
                                           "per shot), so per space P_A, P_B, the difference with "
-                                          "a 95 %% paired interval and an exact McNemar test, "
+                                          "a 95 % paired interval and an exact McNemar test, "
                                           "Holm-corrected over the spaces, and one verdict line; "
                                           "each design's reach, mean and worst P with intervals, "
                                           "dead zones, collateral rate. --plot draws the "
@@ -239,3 +281,5 @@ def add_design(sub) -> None:
     q.add_argument("--design", default="stock", help="the design to vary (default: stock)")
     design_test_options(q)
     q.set_defaults(func=cmd_design_sweep)
+
+    add_design_game(design_sub)

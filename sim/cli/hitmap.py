@@ -26,6 +26,7 @@ from sim.cli.common import (
 )
 from sim.physics.knockout import HIT_RULES
 from sim.studies.hitmap import MAX_SHOTS
+from sim.views.hitmap_picture import save_heatmap
 from sim.views.pictures import save_figure
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
@@ -101,7 +102,7 @@ def cmd_hitmap(args) -> int:
                 if spec.precision else f"{spec.shots} shots a space")
     aimer = spec.aimer["name"]
     if args.plot:
-        hitmap.save_heatmap(board, rows, args.plot, f"design '{design.name}', aimer {aimer}: "
+        save_heatmap(board, rows, args.plot, f"design '{design.name}', aimer {aimer}: "
                             f"P(target knocked out), {sampling}")
     worst = min(reachable, key=lambda r: r["p_target"])
     summary = {"file": str(out), "spaces": len(rows), "in_reach": len(reachable),
@@ -187,7 +188,7 @@ def add_hitmap(sub) -> None:
                        description="For each space, stand a piggy there, aim at it and fire "
                                    "shots with the launcher's spread and the aimer's error: "
                                    "P(target knocked out), P(any), P(collateral), P(no contact), "
-                                   "95 %% Wilson intervals, mean ricochets. Resumable: finished "
+                                   "95 % Wilson intervals, mean ricochets. Resumable: finished "
                                    "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
                                    "the chosen spaces as the aim spread grows.")
     world_args(p)

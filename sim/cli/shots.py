@@ -26,7 +26,8 @@ from sim.cli.common import (
 )
 from sim.cli.demo import DEMO_LAYOUT
 from sim.physics.knockout import HIT_RULES
-from sim.views.pictures import save_figure, shot_figure
+from sim.views.pictures import save_figure
+from sim.views.shot_picture import shot_figure
 
 
 def cmd_shoot(args) -> int:

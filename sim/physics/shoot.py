@@ -1,6 +1,6 @@
 """One shot, end to end: pick the aim (by hand or with the aim solver), fire it in
 a :class:`~sim.physics.world.World`, and report it as JSON or text (its picture is
-:func:`sim.views.pictures.shot_figure`).
+:func:`sim.views.shot_picture.shot_figure`).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from models.files import write_text_atomic
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
+from sim.views.hitmap_picture import draw_heatmap
 
 #: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
 #: the tractor: the bale hits them instead of the piggy).
@@ -43,16 +44,25 @@ def design_toml(design: Design) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:
+    """Where the cache keeps a design's hit map measured with ``spec``'s settings (a
+    hit map file: ``--shots table:FILE`` reads it). The key leaves out ``spec.design``
+    (the first design named, which the sweep replaces): a design's map is found
+    whatever the order the designs are given in."""
+    settings = dataclasses.replace(spec, design="").key()
+    key = datafiles.sha256_text(f"{settings}|{design_toml(design)}")[:16]
+    return cache / f"hitmap-{key}.csv"
+
+
 def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
                   cache: Path, progress: Callable[[int], None] | None = None) -> list[dict]:
     """One design's hit map as chunks (per space, its shots in order), measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
     the number of spaces finished."""
     text = design_toml(design)
-    key = datafiles.sha256_text(f"{spec.key()}|{text}")[:16]
+    out = cached_hitmap_path(spec, design, cache)
     cache.mkdir(parents=True, exist_ok=True)
-    out = cache / f"hitmap-{key}.csv"
-    design_file = cache / f"design-{key}.toml"
+    design_file = out.with_name(out.name.replace("hitmap-", "design-").replace(".csv", ".toml"))
     if not (out.exists() and hitmap.per_shot_path(out).exists()):
         write_text_atomic(design_file, text)
         hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
@@ -112,7 +122,7 @@ def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]])
     n = len(results)
     fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 8.2), squeeze=False)
     for ax, result, rows in zip(axes[0], results, maps, strict=True):
-        hitmap.draw_heatmap(ax, board, rows, numbers=n <= 2)
+        draw_heatmap(ax, board, rows, numbers=n <= 2)
         low, high = result["mean_p_target_ci"]
         ax.set_title(f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
                      f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"

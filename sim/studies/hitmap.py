@@ -34,10 +34,7 @@ from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.patches import Rectangle
 
 from models.aimer import Aimer
 from models.board import Board, load_board, space_name
@@ -49,7 +46,6 @@ from sim.physics.aim import OutOfReach
 from sim.studies import datafiles, parts
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
-from sim.views.pictures import draw_board, save_figure
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
@@ -345,39 +341,6 @@ def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
 
 
-# --- pictures ---------------------------------------------------------------------------------
-def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> None:
-    """The board with each measured space coloured by its knock-out probability;
-    unreachable spaces hatched."""
-    draw_board(ax, board, labels=False)
-    cmap = colormaps["RdYlGn"]
-    s = board.space_mm
-    for r in rows:
-        x, y = board.space_center_mm(board.parse_space(r["space"])) - s / 2
-        if not r["reachable"]:
-            ax.add_patch(Rectangle((x, y), s, s, facecolor="none", edgecolor="#555555",
-                                   hatch="///", zorder=5))
-            continue
-        ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(r["p_target"]), alpha=0.85,
-                               zorder=5))
-        if numbers:
-            ax.text(x + s / 2, y + s / 2, f"{100 * r['p_target']:.0f}%", ha="center",
-                    va="center", fontsize=8, zorder=6)
-
-
-def heatmap_figure(board: Board, rows: list[dict], title: str):
-    """One hit map over the board, with a colour bar."""
-    fig, ax = plt.subplots(figsize=(6.5, 8.5))
-    draw_heatmap(ax, board, rows)
-    mappable = plt.cm.ScalarMappable(cmap=colormaps["RdYlGn"])
-    mappable.set_clim(0, 1)
-    fig.colorbar(mappable, ax=ax, shrink=0.6, label="P(target knocked out)")
-    ax.set_title(title, fontsize=10)
-    return fig
-
-
-def save_heatmap(board: Board, rows: list[dict], path, title: str) -> Path:
-    return save_figure(heatmap_figure(board, rows, title), path)
 
 
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:

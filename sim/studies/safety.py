@@ -141,7 +141,12 @@ def format_safety(report: SafetyReport) -> list[str]:
         f"{limits.kinetic_energy_per_area_j_m2:g} J/m²",
     ]
     over = report.over_limits
-    lines.append("safety: OVER THE LIMIT (" + ", ".join(over) + "): flagged, not refused"
-                 if over else "safety: within the reference limits")
+    excess = {"kinetic_energy_j": f"kinetic energy {report.kinetic_energy_max_j:.4f} J > "
+                                  f"{limits.kinetic_energy_j:g} J",
+              "kinetic_energy_per_area_j_m2": f"per area {report.kinetic_energy_per_area_j_m2:.0f}"
+                                              f" J/m² > {limits.kinetic_energy_per_area_j_m2:g}"
+                                              " J/m²"}
+    lines.append("FLAG: safety: OVER THE LIMIT: " + "; ".join(excess[k] for k in over)
+                 + " (flagged, not refused)" if over else "safety: within the reference limits")
     lines.append(f"  ({limits.source})")
     return lines

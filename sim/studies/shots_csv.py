@@ -19,6 +19,7 @@ import numpy as np
 
 from models.design import RANGES
 from models.errors import InputError
+from models.files import read_text
 
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
@@ -50,12 +51,7 @@ def read_shots(path) -> MeasuredShots:
     """Read and check a shots CSV; anything wrong is one :class:`InputError` line
     naming the row and the column."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"shots file '{path}' does not exist")
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"shots file {path}: cannot be read ({exc})") from None
+    text = read_text(path, "shots")  # a regular UTF-8 file within the cap
     return parse_shots(text, source=path.name)
 
 

@@ -6,10 +6,8 @@ looks the same everywhere.
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -21,15 +19,10 @@ from scipy.spatial import ConvexHull
 
 from models.board import Board
 from models.errors import InputError
-from models.meshes import load_parts
 
 # Names (of boards, designs, piggies, seats) are drawn as they are: a "$" in a name
 # must not start matplotlib's mathtext, nor anything call out to LaTeX.
 matplotlib.rcParams.update({"text.parse_math": False, "text.usetex": False})
-
-if TYPE_CHECKING:
-    from sim.physics.results import ShotResult
-    from sim.physics.world import World
 
 #: Seat colours as drawn (docs/architecture.md, "Names").
 PIGGY_COLOURS = {"green": "#3a9d3a", "gold": "#e0b000", "pink": "#ff7fb0", "blue": "#3070e0"}
@@ -52,12 +45,12 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
                                alpha=0.6, zorder=0))
         if labels:
             ax.text(px + board.side_pit_mm / 2, (lo + hi) / 2, f"pit-{side}", rotation=90,
-                    ha="center", va="center", fontsize=7, color="white")
+                    ha="center", va="center", fontsize=8, color="white", clip_on=True)
     if labels:
         ax.text((gx0 + gx1) / 2, (y0 + gy0) / 2, "start Mud Pit", ha="center", va="center",
-                fontsize=8, color="white")
+                fontsize=9, color="white", clip_on=True)
         ax.text((gx0 + gx1) / 2, (gy1 + y1) / 2, "food trough", ha="center", va="center",
-                fontsize=8)
+                fontsize=9, clip_on=True)
     for r in range(board.rows):
         for c in range(board.cols):
             corner = (gx0 + c * s, gy0 + r * s)
@@ -67,13 +60,17 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
             ax.add_patch(Rectangle(corner, s, s, facecolor=SPACE_COLOUR, edgecolor=LINE_COLOUR,
                                    linewidth=0.8, zorder=1))
             if labels:
-                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=4.5,
-                        color=LINE_COLOUR, zorder=2)
+                # over a hit map's colours (zorder 2), under the piggies (5)
+                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=6.5,
+                        color=LINE_COLOUR, zorder=4.5, clip_on=True)
     for k, row in enumerate(board.checkpoints, start=1):
         y = gy0 + row * s
         ax.plot([gx0, gx1], [y, y], ls="--", color="#b03030", lw=1.2, zorder=3)
         if labels:
-            ax.text(gx1 + 2, y + 2, f"checkpoint #{k}", fontsize=6, color="#b03030")
+            # under the line at the right: clear of the space names (bottom left)
+            ax.text(gx1 - 2, y - 2, f"checkpoint #{k}", fontsize=6.5, color="#b03030",
+                    ha="right", va="top", zorder=4.5, clip_on=True,
+                    bbox={"fc": "white", "ec": "none", "alpha": 0.6, "pad": 0.5})
     for a, b in board.fence_segments_mm():
         ax.plot([a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5,
                 solid_capstyle="butt", zorder=4)
@@ -137,50 +134,3 @@ def save_figure(fig, path: str | Path) -> Path:
     finally:
         plt.close(fig)
     return path
-
-
-def shot_figure(world: World, result: ShotResult, title: str = ""):
-    """Top view and side view of a shot just fired in ``world``: the bale's path, the
-    first contact, where the piggies stood (faint) and ended, who was knocked out."""
-    fig, (top, side) = plt.subplots(1, 2, figsize=(12, 8), width_ratios=[1.0, 1.1])
-    draw_board(top, world.board)
-    draw_tractor(top, result.yaw_deg,
-                          [m.vertices for m in load_parts("tractor").values()])
-    for piggy, parts in world.start_parts_mm.items():
-        draw_footprint(top, parts, piggy, alpha=0.25, edge="none", zorder=5)
-    for piggy in result.piggies:
-        parts = world.piggy_parts_mm(piggy)
-        draw_footprint(top, parts, piggy)
-        if result.piggies[piggy].knocked:
-            x, y = np.vstack(parts)[:, :2].mean(axis=0)
-            top.plot(x, y, "x", color="#d00000", ms=14, mew=3, zorder=8)
-    along = np.array([-math.sin(math.radians(result.yaw_deg)),
-                      math.cos(math.radians(result.yaw_deg))])
-    reach = 1.2 * max(np.hypot(*result.rest_mm[:2]), 100.0)
-    top.plot([0, reach * along[0]], [0, reach * along[1]], ls="--", color="#404040", lw=0.8,
-             zorder=6, label=f"aim: yaw {result.yaw_deg:.1f}, pitch {result.pitch_deg:.1f} deg")
-    path = result.trajectory_mm
-    if path is not None and len(path):
-        top.plot(path[:, 0], path[:, 1], color="#402000", lw=1.2, zorder=7)
-        side.plot(path[:, :2] @ along, path[:, 2], color="#402000", lw=1.5, label="bale centre")
-    for number, (name, point) in enumerate(zip(result.contacts, result.contact_points_mm,
-                                               strict=True), start=1):
-        first = number == 1
-        top.plot(point[0], point[1], "o", mfc="none", mec="#d00000", ms=9 if first else 6,
-                 mew=1.5, zorder=8, label=f"first contact ({name})" if first else None)
-        top.annotate(str(number), point[:2], xytext=(4, 4), textcoords="offset points",
-                     fontsize=6, color="#d00000", zorder=8)
-        if path is not None and len(path):
-            side.plot(np.dot(point[:2], along), point[2], "o", mfc="none", mec="#d00000",
-                      ms=6, zorder=8)
-    top.legend(loc="lower right", fontsize=7)
-    top.set_title(title or "top view", fontsize=10)
-    side.axhline(0, color=LINE_COLOUR, lw=2)
-    side.set_xlabel("distance along the aim (mm)")
-    side.set_ylabel("height (mm)")
-    side.set_title("side view", fontsize=10)
-    side.set_aspect("equal", adjustable="datalim")
-    side.grid(alpha=0.3)
-    knocked = ", ".join(result.knocked) or "nobody"
-    fig.suptitle(f"Knocked out: {knocked}", fontsize=13)
-    return fig

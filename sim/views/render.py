@@ -27,8 +27,12 @@ from models.text import shown
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.results import Recording, ShotResult
+from sim.views import framing, labels
+from sim.views.framing import CAMERAS
+from sim.views.textures import add_board_top, board_texture_png
 
-CAMERAS = ("overview", "chase", "top", "side")
+TABLE_RGBA = (0.82, 0.82, 0.8, 1)
+_TABLE_HALF_MM = 1500.0
 #: Frame size in pixels and frames per second of the videos.
 DEFAULT_SIZE = (640, 480)
 DEFAULT_FPS = 30
@@ -65,16 +69,13 @@ class ShotRenderer:
                           halfExtents=[(x1 - x0) / 2 * CM_PER_MM, (y1 - y0) / 2 * CM_PER_MM,
                                        t / 2 * CM_PER_MM], rgbaColor=(0.6, 0.5, 0.35, 1))
         self._body(side, ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2 - 0.2))
-        # The top: two triangles with the board drawing mapped on exactly.
-        corners = [[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]]
-        top = self._call(pb.createVisualShape, pb.GEOM_MESH,
-                         vertices=[[c * CM_PER_MM for c in v] for v in corners],
-                         indices=[0, 1, 2, 0, 2, 3], uvs=[[0, 0], [1, 0], [1, 1], [0, 1]],
-                         normals=[[0, 0, 1]] * 4, meshScale=[1, 1, 1])
-        board_body = self._body(top)
-        texture = self._call(pb.loadTexture, self._board_texture())
-        self._call(pb.changeVisualShape, board_body, -1, textureUniqueId=texture,
-                   rgbaColor=[1, 1, 1, 1])
+        # the table the board stands on: a bale that flies off the board lands on it
+        table = self._call(pb.createVisualShape, pb.GEOM_BOX,
+                           halfExtents=[_TABLE_HALF_MM * CM_PER_MM] * 2 + [CM_PER_MM],
+                           rgbaColor=TABLE_RGBA)
+        self._body(table, (0, 0, -t - 10.5))
+        # The top: the board drawing mapped onto a quad (sim.views.textures), as in the sandbox.
+        add_board_top(self.client, board, board_texture_png(board, self._tmp.name))
         for a, b in board.fence_segments_mm():
             mid, along = (a + b) / 2, b - a
             half = [(np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2) * CM_PER_MM,
@@ -104,24 +105,6 @@ class ShotRenderer:
                                meshScale=[CM_PER_MM] * 3, rgbaColor=rgba)
             for colour, rgba in PIGGY_RGBA.items()}
 
-    def _board_texture(self) -> str:
-        """The board top as an image (the same drawing as every picture), for a texture."""
-        import matplotlib.pyplot as plt
-
-        from sim.views.pictures import draw_board
-
-        x0, x1, y0, y1 = self.board.surface_extent_mm
-        fig = plt.figure(figsize=((x1 - x0) / 100, (y1 - y0) / 100), dpi=200)
-        ax = fig.add_axes((0, 0, 1, 1))
-        draw_board(ax, self.board, labels=True)
-        ax.set_xlim(x0, x1)
-        ax.set_ylim(y0, y1)
-        ax.axis("off")
-        path = Path(self._tmp.name) / "board.png"
-        fig.savefig(path, dpi=200)
-        plt.close(fig)
-        return str(path)
-
     # --- one frame -------------------------------------------------------------------
     def _pose(self, recording: Recording, frame: int, yaw_deg: float, pitch_deg: float) -> None:
         self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
@@ -144,34 +127,12 @@ class ShotRenderer:
                 self._call(pb.resetBasePositionAndOrientation, body, [0, 0, -1000], [0, 0, 0, 1])
 
     def camera(self, preset: str, result: ShotResult, frame: int) -> tuple[list, list]:
-        """View and projection matrices (PyBullet's column-major lists) of a preset."""
+        """View and projection matrices (PyBullet's column-major lists) of a preset,
+        framed on the shot's action (:mod:`sim.views.framing`)."""
         if preset not in CAMERAS:
             raise InputError(f"unknown camera '{preset}': allowed are {', '.join(CAMERAS)}")
-        rec = result.recording
-        _, _, y0, y1 = self.board.surface_extent_mm
-        yaw = math.radians(result.yaw_deg)
-        ahead = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
-        path = result.trajectory_mm
-        middle = path[:, :2].mean(axis=0) if len(path) else np.zeros(2)
-        if preset == "overview":
-            length = y1 - y0
-            eye, target, up = (0, y0 - 0.28 * length, 0.6 * length), (0, 0.08 * y1, 0), (0, 0, 1)
-        elif preset == "top":
-            eye, target, up = (0, 0, 1.55 * (y1 - y0)), (0, 0, 0), (0, 1, 0)
-        elif preset == "side":
-            side = np.array([ahead[1], -ahead[0], 0.0])
-            eye = (*(middle + 420 * side[:2]), 140)
-            target, up = (*middle, 40), (0, 0, 1)
-        else:  # chase: behind the tractor, looking where the bale is
-            bale = rec.bale_mm[frame] if rec.bale_in_play[frame] else path[-1]
-            eye = tuple(-170 * ahead + np.array([0, 0, 200]))
-            target, up = tuple(0.5 * np.asarray(bale) + 0.5 * np.append(middle, 0)), (0, 0, 1)
-        scale = CM_PER_MM
-        view = pb.computeViewMatrix([c * scale for c in eye], [c * scale for c in target], up)
         w, h = self.size
-        fov = 30 if preset == "top" else 45
-        projection = pb.computeProjectionMatrixFOV(fov, w / h, 1.0, 1000.0)
-        return view, projection
+        return framing.view(preset, result, frame, w / h).matrices(self.size)
 
     def frame(self, result: ShotResult, index: int, preset: str = "overview") -> np.ndarray:
         """One frame as an (h, w, 3) uint8 array, trail and marks drawn on."""
@@ -187,20 +148,14 @@ class ShotRenderer:
         trail = rec.bale_mm[: index + 1][rec.bale_in_play[: index + 1]]
         if len(trail) > 1:
             points = _project(trail, view, projection, self.size)
-            draw.line([tuple(p) for p in points], fill=(120, 60, 0), width=2)
+            draw.line([tuple(p) for p in points], fill=(150, 40, 0), width=3)
         last = index == rec.frames - 1
-        for piggy in result.knocked if last else []:
-            centre = _project(rec.piggies_mm[piggy][index][None, :], view, projection,
-                              self.size)[0]
-            r = 14
-            draw.ellipse([centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r],
-                         outline=(220, 0, 0), width=3)
-            draw.text((centre[0] + r + 2, centre[1] - r), f"{piggy} OUT", fill=(220, 0, 0))
-        caption = f"t = {index * rec.dt_s:.2f} s"
+        caption = f"{preset} camera   t = {index * rec.dt_s:.2f} s"
         if last:
+            _mark_the_end(draw, result, _project_fn(view, projection, self.size), self.size)
             caption += "   knocked out: " + (", ".join(result.knocked) or "nobody")
-        draw.rectangle([0, h - 18, w, h], fill=(255, 255, 255))
-        draw.text((6, h - 15), caption, fill=(0, 0, 0))
+        draw.rectangle([0, h - _CAPTION_PX, w, h], fill=(255, 255, 255))
+        draw.text((6, h - _CAPTION_PX + 3), caption, fill=(0, 0, 0), font=_font(14))
         return np.asarray(image)
 
     def frames(self, result: ShotResult, preset: str = "overview", hold_s: float = 1.0,
@@ -230,6 +185,52 @@ class ShotRenderer:
         self.close()
 
 
+#: Height of the caption strip under each frame, pixels.
+_CAPTION_PX = 22
+
+
+def _font(pixels: int):
+    """A scalable font (matplotlib's DejaVu Sans, always installed with it)."""
+    from matplotlib import font_manager
+    from PIL import ImageFont
+
+    return ImageFont.truetype(font_manager.findfont("DejaVu Sans"), pixels)
+
+
+def _project_fn(view, projection, size):
+    return lambda points_mm: _project(np.atleast_2d(points_mm), view, projection, size)
+
+
+def _mark_the_end(draw: ImageDraw.ImageDraw, result: ShotResult, project, size) -> None:
+    """On the last frame: a red ring round each knocked-out piggy and a ring where the
+    bale came to rest, each named by a label placed clear of the others and of the
+    rings (a leader line when it had to go further off)."""
+    rec = result.recording
+    w, h = size
+    font = _font(15)
+    rings, wanted = [], []
+    for piggy in result.knocked:
+        centre = project(rec.piggies_mm[piggy][-1])[0]
+        rings.append((centre, 16, (220, 0, 0), f"{piggy} OUT"))
+    bale = project(np.asarray(result.rest_mm, float))[0]
+    rings.append((bale, 9, (150, 40, 0), "bale"))
+    keep_clear = [(x - r, y - r, x + r, y + r) for (x, y), r, _, _ in rings]
+    for track in rec.piggies_mm.values():  # the other piggies' middles stay in view too
+        x, y = project(track[-1])[0]
+        keep_clear.append((x - 10, y - 10, x + 10, y + 10))
+    for (x, y), _, _, text in rings:
+        x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font, anchor="lt")
+        wanted.append((text, (x, y), (x1 - x0 + 6, y1 - y0 + 6)))
+    placed = labels.place(wanted, (0, 0, w, h - _CAPTION_PX), gap=10, keep_clear=keep_clear)
+    for ((x, y), r, colour, _), label in zip(rings, placed, strict=True):
+        draw.ellipse([x - r, y - r, x + r, y + r], outline=colour, width=3)
+        bx0, by0, bx1, by1 = label.box
+        if label.needs_leader(10):
+            draw.line([(x, y), label.leader_end()], fill=colour, width=2)
+        draw.rectangle([bx0, by0, bx1, by1], fill=(255, 255, 255), outline=colour)
+        draw.text((bx0 + 3, by0 + 3), label.text, fill=colour, font=font, anchor="lt")
+
+
 def _project(points_mm: np.ndarray, view, projection, size) -> np.ndarray:
     """Board points (n, 3), mm, to pixel coordinates (n, 2) of a camera."""
     v = np.asarray(view).reshape(4, 4).T
@@ -252,11 +253,17 @@ def check_video_path(path: str | Path, suffix: str) -> Path:
     return path
 
 
-def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS) -> Path:
-    """An animated GIF, written atomically."""
+def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS,
+              colours: int = 255) -> Path:
+    """An animated GIF, written atomically. One palette of ``colours`` for every frame
+    (made from a sample of them), so that each frame after the first stores only what
+    changed; flat drawings need far fewer colours than rendered scenes."""
     path = check_video_path(path, ".gif")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
-    images = [Image.fromarray(f).convert("P", palette=Image.Palette.ADAPTIVE) for f in frames]
+    sample = np.vstack([*frames[:: max(1, len(frames) // 8)], frames[-1]])
+    palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
+    images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE)
+              for f in frames]
     with _replacing(tmp, path):
         images[0].save(tmp, save_all=True, append_images=images[1:],
                        duration=round(1000 / fps), loop=0, optimize=False)

@@ -9,6 +9,7 @@ meshes and every frame's poses are JSON inside it too.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -103,9 +104,32 @@ def shot_data(board: Board, design: Design, result: ShotResult) -> dict:
                            "q": np.round(rec.piggies_quat[name], 5).tolist()}
                     for name in rec.piggies_mm},
         "knocked": result.knocked,
+        "camera": start_camera(result),
         "verdicts": {p: r.reason for p, r in sorted(result.piggies.items())},
         "contacts": result.contacts,
     }
+
+
+#: The page's camera: the focal length of its renderer below, in sizes of the canvas's
+#: smaller side (about 40 degrees across it: as the videos' overview, little
+#: distortion), and its first view direction (degrees turned from the aim, degrees
+#: down from level).
+FOCAL = 1.4
+PAGE_FOV_DEG = 2 * math.degrees(math.atan(0.5 / FOCAL))
+START_VIEW_DEG = (25.0, 45.0)
+
+
+def start_camera(result: ShotResult) -> dict:
+    """Where the page's camera starts: framed on the shot's action (sim/views/framing.py),
+    as the page's orbit camera takes it (target, distance, azimuth, elevation)."""
+    from sim.views import framing
+
+    forward = framing.direction(*START_VIEW_DEG, framing.ahead_of(result))
+    points = framing.action_points(result, tractor=True)
+    target, distance = framing.fit(points, forward, (0.0, 0.0, 1.0), PAGE_FOV_DEG, 1.0)
+    return {"target_mm": np.round(target, 1).tolist(), "dist_mm": round(distance, 1),
+            "focal": FOCAL,
+            "az": math.atan2(-forward[1], -forward[0]), "el": math.asin(-forward[2])}
 
 
 def page(data: dict, title: str) -> str:
@@ -129,12 +153,14 @@ body{margin:0;font:14px sans-serif;background:#f4f1ea;color:#222}
 #bar{display:flex;gap:10px;align-items:center;padding:6px 10px;background:#fff;
 border-bottom:1px solid #ccc}
 #time{width:70px}#timeline{flex:1}canvas{display:block;cursor:grab}
-#info{position:absolute;right:10px;top:48px;background:rgba(255,255,255,.85);padding:6px 10px;
+#info{position:absolute;left:10px;bottom:10px;background:rgba(255,255,255,.85);padding:6px 10px;
 max-width:420px;font-size:12px;border-radius:4px}
 </style></head><body>
 <div id="bar"><button id="play">Pause</button><input id="timeline" type="range" min="0" value="0">
 <span id="time"></span><label>speed <select id="speed"><option value="0.25">1/4</option>
 <option value="0.5">1/2</option><option value="1" selected>1</option></select></label>
+<label><input id="names" type="checkbox" checked> names</label>
+<button id="home">frame the action</button>
 <span>drag: turn &middot; wheel: zoom</span></div>
 <canvas id="view"></canvas><div id="info"></div>
 <script id="data" type="application/json">__DATA__</script>
@@ -147,8 +173,14 @@ const S = D.scene, N = D.bale.p.length;
 const canvas = document.getElementById('view'), ctx = canvas.getContext('2d');
 const slider = document.getElementById('timeline'), label = document.getElementById('time');
 slider.max = N - 1;
-let cam = {az: -Math.PI / 2, el: 0.8, dist: 1.0 * (S.extent_mm[3] - S.extent_mm[2])};
+const home = () => ({az: D.camera.az, el: D.camera.el, dist: D.camera.dist_mm,
+                     target: D.camera.target_mm.slice()});
+let cam = home();
 let frame = 0, playing = true, last = null, clock = 0;
+if (location.hash === '#end') {  // page.html#end: open on the shot's outcome
+  frame = N - 1; playing = false; clock = frame * D.dt_s; slider.value = frame;
+  document.getElementById('play').textContent = 'Play';
+}
 function resize() { canvas.width = innerWidth; canvas.height = innerHeight - 40; }
 addEventListener('resize', resize); resize();
 function quatRot(q, v) {  // rotate v by unit quaternion q = (x, y, z, w)
@@ -184,12 +216,13 @@ function bodies(k) {
 function draw(k) {
   const w = canvas.width, h = canvas.height;
   ctx.fillStyle = '#f4f1ea'; ctx.fillRect(0, 0, w, h);
-  const ce = Math.cos(cam.el), eye = [cam.dist * ce * Math.cos(cam.az),
-    cam.dist * ce * Math.sin(cam.az), cam.dist * Math.sin(cam.el)];
-  const fwd = eye.map(c => -c), fl = Math.hypot(...fwd), F = fwd.map(c => c / fl);
+  const ce = Math.cos(cam.el), T = cam.target;
+  const eye = [T[0] + cam.dist * ce * Math.cos(cam.az), T[1] + cam.dist * ce * Math.sin(cam.az),
+               T[2] + cam.dist * Math.sin(cam.el)];
+  const fwd = eye.map((c, i) => T[i] - c), fl = Math.hypot(...fwd), F = fwd.map(c => c / fl);
   let R = [F[1], -F[0], 0]; const rl = Math.hypot(...R) || 1; R = R.map(c => c / rl);
   const U = [R[1] * F[2] - R[2] * F[1], R[2] * F[0] - R[0] * F[2], R[0] * F[1] - R[1] * F[0]];
-  const focal = 0.9 * Math.min(w, h), light = [0.35, -0.5, 0.8];
+  const focal = D.camera.focal * Math.min(w, h), light = [0.35, -0.5, 0.8];
   const tris = [];
   for (const b of bodies(k)) {
     const proj = b.pts.map(p => {
@@ -228,11 +261,49 @@ function draw(k) {
     ctx.fillStyle = `rgb(${t.rgb})`; ctx.fill();
     ctx.strokeStyle = ctx.fillStyle; ctx.lineWidth = 0.5; ctx.stroke();  // no seams
   }
+  if (document.getElementById('names').checked) {
+    const project = p => {
+      const d = [p[0] - eye[0], p[1] - eye[1], p[2] - eye[2]];
+      const z = d[0] * F[0] + d[1] * F[1] + d[2] * F[2];
+      return [w / 2 + focal * (d[0] * R[0] + d[1] * R[1] + d[2] * R[2]) / z,
+              h / 2 - focal * (d[0] * U[0] + d[1] * U[1] + d[2] * U[2]) / z, z];
+    };
+    nameTags(k, project, focal);
+  }
   label.textContent = (k * D.dt_s).toFixed(2) + ' s';
   document.getElementById('info').innerHTML = k === N - 1
     ? '<b>Knocked out: ' + (D.knocked.join(', ') || 'nobody') + '</b><br>' +
       Object.entries(D.verdicts).map(([p, r]) => p + ': ' + r).join('<br>')
     : 'The bale struck: ' + (D.contacts.join(' &rarr; ') || 'nothing');
+}
+function nameTags(k, project, focal) {
+  // Each piggy's name over it; at the last frame the knocked-out ones in red with a
+  // ring. A tag that would overlap one already drawn moves up until it is clear.
+  const end = k === N - 1, placed = [];
+  ctx.font = 'bold 13px sans-serif'; ctx.textBaseline = 'middle';
+  const tags = Object.entries(D.piggies).map(([name, track]) => {
+    const [x, y, z] = project(track.p[k]), top = project([track.p[k][0], track.p[k][1],
+                                                           track.p[k][2] + 32]);
+    return {name, x, y, z, top, out: end && D.knocked.includes(name)};
+  }).filter(t => t.z > 1).sort((a, b) => a.top[1] - b.top[1]);
+  for (const t of tags) {
+    const text = t.out ? t.name + ' OUT' : t.name, tw = ctx.measureText(text).width + 8;
+    let box = [t.top[0] - tw / 2, t.top[1] - 18, tw, 18];
+    while (placed.some(b => box[0] < b[0] + b[2] && b[0] < box[0] + box[2] &&
+                            box[1] < b[1] + b[3] && b[1] < box[1] + box[3])) box[1] -= 19;
+    placed.push(box);
+    const colour = t.out ? '#d00000' : '#222';
+    if (t.out) {
+      ctx.strokeStyle = colour; ctx.lineWidth = 3; ctx.beginPath();
+      ctx.arc(t.x, t.y, Math.max(10, 18 * focal / t.z), 0, 2 * Math.PI); ctx.stroke();
+    }
+    ctx.strokeStyle = colour; ctx.lineWidth = 1; ctx.beginPath();
+    ctx.moveTo(t.top[0], t.top[1]); ctx.lineTo(box[0] + box[2] / 2, box[1] + box[3]);
+    ctx.stroke();
+    ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fillRect(...box);
+    ctx.strokeRect(...box); ctx.fillStyle = colour;
+    ctx.fillText(text, box[0] + 4, box[1] + 9);
+  }
 }
 function tick(now) {
   if (playing && last !== null) {
@@ -256,6 +327,7 @@ onmousemove = e => { if (!drag) return;
   cam.az -= (e.clientX - drag[0]) * 0.008;
   cam.el = Math.max(0.05, Math.min(1.55, cam.el + (e.clientY - drag[1]) * 0.006));
   drag = [e.clientX, e.clientY]; };
+document.getElementById('home').onclick = () => { cam = home(); };
 canvas.onwheel = e => { e.preventDefault(); cam.dist *= Math.exp(e.deltaY * 0.001); };
 requestAnimationFrame(tick);
 """

@@ -1,5 +1,6 @@
 """piggy design compare and piggy design sweep."""
 
+import dataclasses
 import json
 
 import pytest
@@ -77,3 +78,16 @@ def test_compare_bad_input(capsys):
     assert code == 2 and "unknown design 'nonesuch'" in err
     code, _, err = run(capsys, "design", "compare", "stock", "--shots", "0")
     assert code == 2 and "argument --shots: 0 is out of range (allowed: from 1 to 20000)" in err
+
+
+def test_a_designs_cached_map_does_not_depend_on_the_order_of_the_designs(tmp_path):
+    from sim.studies.design_tools import cached_hitmap_path
+    from sim.studies.hitmap import SweepSpec
+
+    spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r8c3",), shots=2)
+    fast = load_design("fast-spring")
+    first = cached_hitmap_path(spec, fast, tmp_path)
+    assert first == cached_hitmap_path(dataclasses.replace(spec, design="fast-spring"), fast,
+                                       tmp_path)
+    assert first != cached_hitmap_path(dataclasses.replace(spec, shots=3), fast, tmp_path)
+    assert first != cached_hitmap_path(spec, load_design("stock"), tmp_path)

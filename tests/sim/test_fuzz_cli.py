@@ -109,7 +109,7 @@ BAD = [
         SHOOT, ["hitmap", *SWEEP], ["design", "compare", "stock", *SWEEP],
         ["design", "sweep", "--param", "muzzle_speed=1500:3000:3", *SWEEP],
         ["play", "go-piggy-go", "--seats", "greedy,random"], ["tournament", "go-piggy-go", *BOTS],
-        ["demo"], ["sandbox"])],
+        ["demo"], ["sandbox"], ["design", "game", "stock"])],
     ("numbers: a seed past 2^63", [*SHOOT, "--seed", str(2**63)], "out of range"),
     ("numbers: a seed of 5000 digits", [*SHOOT, "--seed", DIGITS], "is not a whole number"),
     ("numbers: full-width digits", ["hitmap", "--shots", "\uff11\uff12"], "not a whole number"),
@@ -154,6 +154,8 @@ BAD = [
     ("files: --design /dev/zero", [*SHOOT, "--design", "/dev/zero"], "not a regular file"),
     ("files: --aimer /dev/zero", [*SHOOT, "--aimer", "/dev/zero"], "not a regular file"),
     ("files: design check /dev/zero", ["design", "check", "/dev/zero"], "not a regular file"),
+    ("files: calibrate /dev/zero", ["calibrate", "/dev/zero"], "not a regular file"),
+    ("files: calibrate a FIFO", ["calibrate", "{p}/fifo"], "not a regular file"),
     ("files: replay a FIFO", ["replay", "{p}/fifo"], "not a regular file"),
     ("files: table /dev/zero", ["tournament", "go-piggy-go", *BOTS[:2], "--shots",
                                 "table:/dev/zero"], "not a regular file"),
@@ -205,6 +207,12 @@ BAD = [
                                              "{o}/g.htm"], "must end in .html"),
     ("outputs: board --png unwritable", ["board", "show", "--png", "/proc/b.png"], "writable"),
     ("outputs: demo --out under a file", ["demo", "--out", "{p}/blocker/demo"], "not a folder"),
+    ("outputs: calibrate --out a .txt", ["calibrate", "{p}/table_bad_p.csv", "--out",
+                                         "{o}/fit.txt"], "must end in .toml"),
+    ("outputs: calibrate --plot unwritable", ["calibrate", "{p}/table_bad_p.csv", "--plot",
+                                              "/proc/fit.png"], "not writable"),
+    ("outputs: design game --cache under a file", ["design", "game", "stock", "--cache",
+                                                   "{p}/blocker/cache"], "not a folder"),
     # parameters
     ("parameters: --param players against --seats", ["play", "go-piggy-go", "--seats",
                                                      "greedy,random", "--param", "players=3"],
@@ -226,6 +234,12 @@ BAD = [
     ("parameters: --slowmo 100", [*SHOOT, "--slowmo", "100"], "out of range"),
     ("parameters: --seconds 0", ["sandbox", "--seconds", "0"], "out of range"),
     ("parameters: --hold-at 0", ["solve", "pig-out", "--hold-at", "0"], "out of range"),
+    ("parameters: --measurement-sd nan", ["calibrate", "x.csv", "--measurement-sd", "nan"],
+     "not a finite number"),
+    ("parameters: --limit-energy-j -1", ["design", "check", "stock", "--limit-energy-j=-1"],
+     "out of range"),
+    ("parameters: design game --games 0", ["design", "game", "stock", "--games", "0"],
+     "out of range"),
     # designs
     ("designs: the muzzle under the board", ["design", "check", "{p}/design_below.toml"],
      "under the board surface"),
@@ -388,6 +402,14 @@ NUMERIC = [
     (["tournament", "go-piggy-go", "--seats", "greedy,random"], "--games", whole(1, 1_000_000)),
     (["solve", "pig-out"], "--hold-at", lambda v: v is None or all(map(whole(1, 100_000), v))),
     (["replay", "game.jsonl"], "--turn", whole(1, 1_000_000)),
+    *[(["design", "check", "stock"], option, finite(0, 1e9, above=True))
+      for option in ("--limit-energy-j", "--limit-energy-per-area-j-m2")],
+    (["design", "game", "stock"], "--games", whole(1, 1_000_000)),
+    (["design", "game", "stock"], "--shots", whole(1, MAX_SHOTS)),
+    (["design", "game", "stock"], "--precision", finite()),
+    (["design", "game", "stock"], "--seed", SEED),
+    (["design", "game", "stock"], "--workers", whole(1, MAX_WORKERS)),
+    (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
 ]
 
 NUMBERISH = st.one_of(
@@ -432,7 +454,7 @@ def test_every_numeric_option_is_fuzzed_and_checked_when_parsed():
     a bare int or float, which take -1, nan or 5000 digits) and be listed above."""
     listed = {(tuple(a for a in argv if not a.startswith("-") and a not in (
         "stock", "go-piggy-go", "pig-out", "greedy,random", "muzzle_speed=1:2:3",
-        "game.jsonl"))[:2],
+        "game.jsonl", "shots.csv"))[:2],
         option) for argv, option, _ in NUMERIC}
     assert _options_that_parse_numbers(PARSER) == listed
 

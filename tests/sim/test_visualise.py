@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sim.cli import main
+from models.layout import layout_from_dict
+from sim.cli import demo, main
+from sim.physics import shoot
+from sim.physics.world import World
+from sim.views import framing, labels, render
+from sim.views.render import CAMERAS, ShotRenderer
 
 LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c5": ["blue-1"]}}
 
@@ -24,6 +29,92 @@ def shot_files(tmp_path_factory):
                  str(folder / "shot.html"), "--png", str(folder / "shot.png"), "--json"])
     assert code == 0
     return folder
+
+
+@pytest.fixture(scope="module")
+def demo_shot(board, design):
+    """The demo's shot, recorded."""
+    layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
+    with World(board, design, layout) as world:
+        return shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=0, record=True)
+
+
+@pytest.fixture(scope="module")
+def renderer(board, design):
+    with ShotRenderer(board, design) as r:
+        yield r
+
+
+def on_screen(points_mm, view, projection, size) -> np.ndarray:
+    """Pixel positions of points, after checking that they are in front of the camera."""
+    v = np.asarray(view).reshape(4, 4).T
+    homogeneous = np.column_stack([np.asarray(points_mm) * 0.1, np.ones(len(points_mm))])
+    assert ((homogeneous @ v.T)[:, 2] < 0).all(), "a point is behind the camera"
+    return render._project(np.asarray(points_mm, float), view, projection, size)
+
+
+def inside(pixels: np.ndarray, size, margin: float = 0.03) -> bool:
+    w, h = size
+    h -= render._CAPTION_PX  # the caption strip hides the bottom
+    return bool(((pixels[:, 0] > margin * w) & (pixels[:, 0] < (1 - margin) * w)
+                 & (pixels[:, 1] > margin * h) & (pixels[:, 1] < (1 - margin) * h)).all())
+
+
+@pytest.mark.parametrize("camera", CAMERAS)
+def test_each_camera_ends_on_the_knocked_out_piggies_and_the_landing(demo_shot, renderer,
+                                                                    camera):
+    assert demo.DEMO_CAMERA in CAMERAS
+    result = demo_shot
+    last = result.recording.frames - 1
+    assert result.knocked  # the demo shot knocks piggies out
+    view, projection = renderer.camera(camera, result, last)
+    ends = [result.recording.piggies_mm[p][last] for p in result.knocked]
+    pixels = on_screen(np.array([*ends, result.rest_mm]), view, projection, renderer.size)
+    assert inside(pixels, renderer.size), pixels
+    # filmed from near enough: the action spans a good part of the picture (the old
+    # overview showed it in 60 x 60 of 640 x 480 pixels)
+    action = on_screen(framing.action_points(result), view, projection, renderer.size)
+    spread = np.ptp(action, axis=0) / np.array(renderer.size)
+    assert spread.max() > 0.4, spread
+
+
+def test_the_chase_camera_follows_the_bale(demo_shot, renderer):
+    result = demo_shot
+    rec = result.recording
+    w, h = renderer.size
+    for k in np.flatnonzero(rec.bale_in_play)[::3]:
+        view, projection = renderer.camera("chase", result, int(k))
+        x, y = on_screen(rec.bale_mm[k][None, :], view, projection, renderer.size)[0]
+        assert abs(x - w / 2) < 0.2 * w and abs(y - h / 2) < 0.2 * h, (k, x, y)
+
+
+@pytest.mark.parametrize("camera", ["chase", "overview"])
+def test_the_barrel_is_not_in_the_middle_of_the_picture(demo_shot, renderer, design, camera):
+    result = demo_shot
+    launcher = design.launcher
+    yaw, pitch = np.radians(result.yaw_deg), np.radians(result.pitch_deg)
+    axis = np.array([-np.sin(yaw) * np.cos(pitch), np.cos(yaw) * np.cos(pitch), np.sin(pitch)])
+    barrel = (np.array([0, 0, launcher.pivot_height_mm])
+              + np.linspace(0, launcher.barrel_length_mm, 10)[:, None] * axis)
+    w, h = renderer.size
+    for k in (result.recording.frames // 2, result.recording.frames - 1):
+        view, projection = renderer.camera(camera, result, k)
+        pixels = on_screen(barrel, view, projection, renderer.size)
+        central = (np.abs(pixels[:, 0] - w / 2) < 0.1 * w) & (np.abs(pixels[:, 1] - h / 2)
+                                                              < 0.1 * h)
+        assert not central.any(), (camera, k)
+
+
+def test_labels_never_overlap_even_when_their_points_do():
+    points = [(300 + 3 * i, 200 + (i % 2)) for i in range(8)]
+    wanted = [(f"piggy-{i} OUT", p, (90, 16)) for i, p in enumerate(points)]
+    placed = labels.place(wanted, (0, 0, 640, 480), gap=8, keep_clear=[(290, 190, 330, 210)])
+    assert labels.overlaps(placed) == 0
+    assert all(p.box[0] >= 0 and p.box[2] <= 640 and p.box[1] >= 0 and p.box[3] <= 480
+               for p in placed)
+    assert not any(labels._overlap(p.box, (290, 190, 330, 210)) for p in placed)
+    far = [p for p in placed if p.needs_leader(8)]
+    assert far and all(p.box[0] <= p.leader_end()[0] <= p.box[2] for p in far)
 
 
 def not_blank(image: np.ndarray) -> bool:
@@ -69,6 +160,25 @@ def test_html_page_is_self_contained(shot_files):
     assert data["knocked"] and len(data["scene"]["piggy"]["f"]) > 300  # the physics' meshes
 
 
+def test_html_page_starts_framed_on_the_knocked_out_piggies(board, design, demo_shot):
+    from sim.views.viewer import shot_data
+
+    data = shot_data(board, design, demo_shot)
+    cam, (w, h) = data["camera"], (900, 610)  # the canvas of the browser test below
+    target, d = np.array(cam["target_mm"]), cam["dist_mm"]
+    eye = target + d * np.array([np.cos(cam["el"]) * np.cos(cam["az"]),
+                                 np.cos(cam["el"]) * np.sin(cam["az"]), np.sin(cam["el"])])
+    forward = (target - eye) / d  # the page's own projection (sim/views/viewer.py, draw)
+    right = np.array([forward[1], -forward[0], 0.0]) / np.hypot(forward[0], forward[1])
+    up = np.cross(right, forward)
+    focal = cam["focal"] * min(w, h)
+    for piggy in demo_shot.knocked:
+        offset = np.array(data["piggies"][piggy]["p"][-1]) - eye
+        depth = offset @ forward
+        x, y = w / 2 + focal * (offset @ right) / depth, h / 2 - focal * (offset @ up) / depth
+        assert depth > 0 and 0.05 * w < x < 0.95 * w and 0.05 * h < y < 0.95 * h, piggy
+
+
 def test_html_page_renders_in_a_headless_browser(shot_files, tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
@@ -78,13 +188,16 @@ def test_html_page_renders_in_a_headless_browser(shot_files, tmp_path):
                     "--disable-background-networking", "--disable-component-update",
                     "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
                     "--window-size=900,650", "--virtual-time-budget=3000",
-                    f"--screenshot={shot}", (shot_files / "shot.html").as_uri()],
+                    f"--screenshot={shot}", (shot_files / "shot.html").as_uri() + "#end"],
                    capture_output=True, timeout=120, check=False)
     image = np.asarray(Image.open(shot).convert("RGB"))
     body = image[60:, :, :]  # below the controls
     assert not_blank(body)
     pink = (body[:, :, 0] > 200) & (body[:, :, 1] < 160) & (body[:, :, 2] > 120)
     assert pink.sum() > 20  # a pink piggy is on screen
+    # opened at its end (#end): the knocked-out piggies are ringed in red
+    red = (body[:, :, 0] > 190) & (body[:, :, 1] < 40) & (body[:, :, 2] < 40)
+    assert red.sum() > 300
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -1,0 +1,68 @@
+"""``piggy calibrate``: fit a launcher design to shots measured on the real toy
+(docs/real-toy.md)."""
+
+from __future__ import annotations
+
+from models.board import load_board
+from models.design import load_design
+from models.text import shown
+from sim.cli.common import check_output, finite_number, json_out
+
+
+def cmd_calibrate(args) -> int:
+    from sim.studies.calibration import calibrate, write_fitted_design
+    from sim.studies.calibration_report import format_calibration, save_residuals_plot
+    from sim.studies.shots_csv import read_shots
+
+    # Everything that can be refused is refused before the fit.
+    if args.out:
+        check_output(args.out, "--out", (".toml",))
+    if args.plot:
+        check_output(args.plot, "--plot", (".png",))
+        load_board(args.board)
+    base = load_design(args.design)
+    shots = read_shots(args.shots)
+    options = {} if args.measurement_sd is None else {"measurement_sd_mm": args.measurement_sd}
+    result = calibrate(shots, base, **options)
+    if args.out:
+        write_fitted_design(result, args.out)
+    if args.plot:
+        save_residuals_plot(result, args.plot, board=args.board)
+    if args.json:
+        data = result.to_dict()
+        data["files"] = {"design": args.out, "plot": args.plot}
+        json_out(data)
+        return 0
+    print(format_calibration(result))
+    for what, path in (("fitted design", args.out), ("residuals plot", args.plot)):
+        if path:
+            print(f"Wrote {shown(path)} ({what})")
+    return 0
+
+
+def add_calibrate(sub) -> None:
+    """The ``calibrate`` command."""
+    p = sub.add_parser("calibrate", help="fit a design's speed and spreads to measured shots",
+                       description="Fit by maximum likelihood the muzzle speed, its spread, "
+                                   "the yaw and pitch spreads and the offsets of the angle "
+                                   "scales to shots measured on the real toy, each with a "
+                                   "standard error; write the base design with the fitted "
+                                   "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
+                                   "x_mm, y_mm (first touch, board frame), optional "
+                                   "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
+                                   "to measure: 5 pitches x 8 shots). Data that cannot "
+                                   "determine a parameter is refused with what to measure.")
+    p.add_argument("shots", metavar="SHOTS.csv", help="the measured shots")
+    p.add_argument("--design", default="stock",
+                   help="base design the fit starts from and fills in: a name in "
+                        "models/designs/ or a path (default: stock)")
+    p.add_argument("--out", metavar="FITTED.toml", help="write the fitted design here")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="measured vs predicted landings, and the misses by pitch")
+    p.add_argument("--board", default="stock",
+                   help="board drawn under the landings in --plot (default: stock)")
+    p.add_argument("--measurement-sd", type=finite_number(0, 50, above=True), metavar="MM",
+                   help="how precisely a landing was marked and measured, 1 sd in mm, above "
+                        "0 and at most 50 (default 2)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_calibrate)
