@@ -29,16 +29,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+from scipy.stats import binom, binomtest
 
 import referee
 from models.board import load_board
 from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from referee.bots import make_bot
-from referee.match import play
+from referee.match import play, wilson_interval
 from sim.physics import aim
 from sim.physics.world import World
 
@@ -52,10 +56,22 @@ def aims(world: World, count: int) -> list[tuple[float, float, int]]:
     return [(targets[i % 12].yaw_deg, targets[i % 12].pitch_deg, i) for i in range(count)]
 
 
+#: The engine's physics before it was tuned by the grazing test (docs/physics.md,
+#: "Fidelity on grazing shots"); the naive reference keeps its solver iterations.
+BEFORE_TUNING = {"solver_iterations": 20, "rest_time_s": 0.1, "early_verdict": False}
+
+
+def with_physics(design, **changes):
+    """The design with some of its physics settings changed."""
+    return dataclasses.replace(design, physics=dataclasses.replace(design.physics, **changes))
+
+
 def naive_design(design):
-    """The same model, run the way a first attempt would: 2 s every shot, all awake."""
-    return dataclasses.replace(design, physics=dataclasses.replace(
-        design.physics, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False))
+    """The same model, run the way a first attempt would: 2 s every shot, all awake,
+    the solver iterations the model had before any tuning for speed."""
+    return with_physics(design, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False,
+                        early_verdict=False,
+                        solver_iterations=BEFORE_TUNING["solver_iterations"])
 
 
 def time_naive(board, design, layout, shots) -> tuple[float, list]:
@@ -159,6 +175,173 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     return figures
 
 
+#: Grazing aims: this far beside each piggy's centre, mm, square to the line of fire in
+#: the board plane (to the left, seen from the tractor), where P(knocked out) is
+#: neither 0 nor 1.
+GRAZING_OFFSET_MM = 15.0
+#: Target k's shot j has seed GRAZING_SEED * (k + 1) + j: a shorter run fires the
+#: first shots of a longer one.
+GRAZING_SEED = 1_000_000
+#: The speed changes tried on the engine as it was before tuning, one at a time and
+#: together; the engine as the design file has it is compared too.
+CHANGES = [("10 solver iterations", {"solver_iterations": 10}),
+           ("early verdict", {"early_verdict": True}),
+           ("0.03 s rest", {"rest_time_s": 0.03})]
+
+
+def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float, int]]]:
+    """For each piggy, ``per_target`` shots (yaw, pitch, seed) aimed by the solver (low
+    arc) at the point GRAZING_OFFSET_MM beside it."""
+    rows = []
+    for k, piggy in enumerate(ALL_PIGGIES):
+        centre = world.piggy_centre_mm(piggy)
+        along = centre[:2] / math.hypot(*centre[:2])
+        point = centre + GRAZING_OFFSET_MM * np.array([-along[1], along[0], 0.0])
+        solution = aim.solve(world.design, point, piggy)[0]
+        rows.append([(solution.yaw_deg, solution.pitch_deg, GRAZING_SEED * (k + 1) + j)
+                     for j in range(per_target)])
+    return rows
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar test: under "no difference" each discordant pair favours
+    either side with probability 1/2 (binomial). No discordant pair: 1."""
+    if a_only + b_only == 0:
+        return 1.0
+    return float(binomtest(a_only, a_only + b_only, 0.5).pvalue)
+
+
+def max_dp_test(a_only: list[int], b_only: list[int], shots: int) -> tuple[float, float]:
+    """The largest |P_A - P_B| over targets that "no difference" leaves 95 % of the time
+    (what these shots can resolve), and the p-value of the one observed; exact, given
+    each target's discordant pairs (each target's b-only count is binomial(d, 1/2),
+    the targets independent)."""
+    discordant = [a + b for a, b in zip(a_only, b_only, strict=True)]
+    observed = max(abs(a - b) for a, b in zip(a_only, b_only, strict=True))
+
+    def all_within(m: int) -> float:  # P(every |2 B_k - d_k| <= m)
+        return math.prod(binom.cdf((d + m) // 2, d, 0.5) - binom.cdf(-((m - d) // 2) - 1, d, 0.5)
+                         for d in discordant)
+
+    resolvable = next(m for m in range(max(discordant) + 1) if all_within(m) >= 0.95)
+    p_value = 1.0 if observed == 0 else 1.0 - all_within(observed - 1)
+    return resolvable / shots, min(1.0, p_value)
+
+
+def paired(a: list[list[frozenset]], b: list[list[frozenset]]) -> dict:
+    """A against B on the same grazing shots (``[target][shot]`` -> who was knocked
+    out): P(target knocked out) per target, the largest |P_A - P_B|, the exact McNemar
+    test on target-knocked-out over all shots, the share of shots with the same verdicts."""
+    shots = len(a[0])
+    a_only = [sum(p in x and p not in y for x, y in zip(a[k], b[k], strict=True))
+              for k, p in enumerate(ALL_PIGGIES)]
+    b_only = [sum(p in y and p not in x for x, y in zip(a[k], b[k], strict=True))
+              for k, p in enumerate(ALL_PIGGIES)]
+    resolvable, max_p = max_dp_test(a_only, b_only, shots)
+    same = sum(x == y for ra, rb in zip(a, b, strict=True) for x, y in zip(ra, rb, strict=True))
+    return {"max_abs_dp": round(max(map(abs, np.subtract(a_only, b_only))) / shots, 4),
+            "max_abs_dp_resolvable": round(resolvable, 4), "max_abs_dp_p": round(max_p, 4),
+            "a_only": sum(a_only), "b_only": sum(b_only),
+            "mcnemar_p": round(mcnemar_exact(sum(a_only), sum(b_only)), 4),
+            "agreement": round(same / (shots * len(a)), 4)}
+
+
+def passes(test: dict) -> bool:
+    """The adoption rule: no significant difference at 5 % (McNemar), and the largest
+    difference in P within what the shots can resolve."""
+    return test["mcnemar_p"] >= 0.05 and test["max_abs_dp"] <= test["max_abs_dp_resolvable"]
+
+
+def hits(results: list[list[frozenset]]) -> list[int]:
+    return [sum(p in x for x in row) for p, row in zip(ALL_PIGGIES, results, strict=True)]
+
+
+def bench_grazing(per_target: int, quiet: bool) -> dict:
+    """Fidelity on grazing shots, and the speed changes compared on them (module docstring)."""
+    board, design = load_board("stock"), load_design("stock")
+    layout = load_layout("crowded", board)
+    with World(board, design, layout) as world:
+        aims_by_target = grazing_aims(world, per_target)
+    before = with_physics(design, **BEFORE_TUNING)
+    variants = {"before tuning": before.physics}
+    for label, change in CHANGES:
+        variants[label] = with_physics(before, **change).physics
+    variants["all three"] = with_physics(before, **{k: v for _, c in CHANGES
+                                                   for k, v in c.items()}).physics
+    engine_label = next((label for label, physics in variants.items()
+                         if physics == design.physics), f"design '{design.name}'")
+    variants.setdefault(engine_label, design.physics)
+    worlds = {label: World(board, dataclasses.replace(design, physics=physics), layout)
+              for label, physics in variants.items()}
+    seconds = dict.fromkeys(variants, 0.0)
+    results = {label: [] for label in variants}
+    for k, shots in enumerate(aims_by_target):
+        labels = list(variants)
+        for label in labels[k % len(labels):] + labels[:k % len(labels)]:  # fair to each
+            start = time.perf_counter()
+            results[label].append([frozenset(worlds[label].shoot(yaw, pitch, seed=seed).knocked)
+                                   for yaw, pitch, seed in shots])
+            seconds[label] += time.perf_counter() - start
+    for world in worlds.values():
+        world.close()
+    reference = [[frozenset(k) for k in time_naive(board, design, layout, shots)[1]]
+                 for shots in aims_by_target]
+    nudged = [[frozenset(k) for k in time_naive(
+        board, design, layout, [(y + AIM_NUDGE_DEG, p, s) for y, p, s in shots])[1]]
+        for shots in aims_by_target]
+    rows = []
+    for label in variants:
+        against_ref, against_before = (paired(results[label], reference),
+                                       paired(results[label], results["before tuning"]))
+        rows.append({"variant": label, "shots_per_s": round(12 * per_target / seconds[label], 2),
+                     "speed_vs_before": round(seconds["before tuning"] / seconds[label], 2),
+                     "vs_reference": against_ref, "vs_before": against_before,
+                     "passes": passes(against_ref) and passes(against_before)})
+    engine = paired(results[engine_label], reference)
+    wilson = [(wilson_interval(h, per_target)) for h in hits(reference)]
+    targets = [{"piggy": p, "p_reference": round(r / per_target, 3),
+                "p_reference_ci": [round(lo, 3), round(hi, 3)],
+                "p_engine": round(e / per_target, 3),
+                "p_engine_ci": [round(x, 3) for x in wilson_interval(e, per_target)]}
+               for p, r, e, (lo, hi) in zip(ALL_PIGGIES, hits(reference),
+                                            hits(results[engine_label]), wilson, strict=True)]
+    figures = {"grazing_shots_per_target": per_target, "grazing_engine": engine_label,
+               "grazing_max_abs_dp": engine["max_abs_dp"],
+               "grazing_max_abs_dp_resolvable": engine["max_abs_dp_resolvable"],
+               "grazing_mcnemar_p": engine["mcnemar_p"],
+               "grazing_agreement": engine["agreement"],
+               "grazing_self_agreement": paired(reference, nudged)["agreement"],
+               "grazing_targets": targets, "grazing_variants": rows}
+    if not quiet:
+        print_grazing(figures, design)
+    return figures
+
+
+def print_grazing(figures: dict, design) -> None:
+    n = figures["grazing_shots_per_target"]
+    print(f"grazing shots: {n} a piggy, {GRAZING_OFFSET_MM:g} mm beside each of the crowded "
+          f"layout's 12, design '{design.name}' noise; the same shots for every variant")
+    print(f"  {'piggy':8s} {'P reference':>22s} {'P engine':>22s}")
+    for row in figures["grazing_targets"]:
+        (a, b), (c, d) = row["p_reference_ci"], row["p_engine_ci"]
+        print(f"  {row['piggy']:8s} {row['p_reference']:6.3f} [{a:.3f}, {b:.3f}]  "
+              f"{row['p_engine']:6.3f} [{c:.3f}, {d:.3f}]")
+    resolvable = figures["grazing_max_abs_dp_resolvable"]
+    print(f"  engine ({figures['grazing_engine']}) vs naive reference: max |dP| "
+          f"{figures['grazing_max_abs_dp']:.3f} (resolvable {resolvable:.3f}), McNemar p "
+          f"{figures['grazing_mcnemar_p']:.3f}, same verdicts "
+          f"{100 * figures['grazing_agreement']:.1f} % (the reference against itself with "
+          f"every aim {AIM_NUDGE_DEG} degree off: {100 * figures['grazing_self_agreement']:.1f} %)")
+    print(f"  {'variant':22s} {'shots/s':>8s} {'speed':>6s} | vs reference: {'max|dP|':>7s} "
+          f"{'resolv':>6s} {'McN p':>6s} {'same':>6s} | vs before: {'McN p':>6s} {'same':>6s}")
+    for row in figures["grazing_variants"]:
+        r, b = row["vs_reference"], row["vs_before"]
+        print(f"  {row['variant']:22s} {row['shots_per_s']:8.2f} {row['speed_vs_before']:5.2f}x |"
+              f" {r['max_abs_dp']:20.3f} {r['max_abs_dp_resolvable']:6.3f} {r['mcnemar_p']:6.3f}"
+              f" {100 * r['agreement']:5.1f}% | {b['mcnemar_p']:17.3f} {100 * b['agreement']:5.1f}%"
+              f"  {'passes' if row['passes'] else 'FAILS'}")
+
+
 #: Games timed, with sensible bots: (label, game, parameters, seats).
 GAME_BENCHES = [
     ("go_piggy_go, 4 random bots, scripted shots", "go_piggy_go", {"players": 4},
@@ -193,16 +376,22 @@ def bench_games(games: int) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("shots", "games"), help="run one section only")
+    parser.add_argument("--only", choices=("shots", "grazing", "games"),
+                        help="run one section only")
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
     parser.add_argument("--naive-shots", type=int, default=240,
                         help="naive-reference shots, the first of the same (default 240)")
+    parser.add_argument("--grazing-shots", type=int, default=20,
+                        help="grazing shots a piggy, for the engine variants and twice for the "
+                             "naive reference (default 20)")
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
     report = {}
     if args.only in (None, "shots"):
         report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
+    if args.only in (None, "grazing"):
+        report.update(bench_grazing(args.grazing_shots, args.json))
     if args.only in (None, "games"):
         report["games"] = bench_games(args.games)
         if not args.json:
