@@ -1,7 +1,8 @@
 """Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
     python scripts/bench.py [--only shots|grazing|games] [--shots 240] [--naive-shots 240]
-                            [--grazing-shots 20] [--games 200] [--json]
+                            [--grazing-shots 20] [--grazing-reference-shots N]
+                            [--games 200] [--json]
 
 Shots, on the stock board's crowded layout (12 piggies, two stacks), the same
 solver-aimed shots and seeds for every variant, timed in the same run (these
@@ -24,7 +25,8 @@ Grazing (docs/physics.md, "Fidelity on grazing shots"): --grazing-shots shots at
 each of the 12 piggies, aimed by the solver at a point 15 mm beside it (square to
 the line of fire, in the board plane), with the design's noise and seeds fixed per
 shot, so that P(the piggy is knocked out) lies between 0 and 1, where a hit map
-carries information. The same shots are fired by the naive reference, by the
+carries information. The same shots are fired by the naive reference (the first
+--grazing-reference-shots of each piggy's: it is the costly part), by the
 reference with every aim 0.01 degree off (its self-agreement), by the engine as
 it was before tuning for speed, by each speed change alone and all together, and
 by the engine as the design file has it. For each, against the reference and
@@ -53,7 +55,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from scipy.stats import binom, binomtest
+from bench_stats import hits, paired, passes
 
 import referee
 from models.board import load_board
@@ -221,60 +223,6 @@ def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float,
     return rows
 
 
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar test: under "no difference" each discordant pair favours
-    either side with probability 1/2 (binomial). No discordant pair: 1."""
-    if a_only + b_only == 0:
-        return 1.0
-    return float(binomtest(a_only, a_only + b_only, 0.5).pvalue)
-
-
-def max_dp_test(a_only: list[int], b_only: list[int], shots: int) -> tuple[float, float]:
-    """The largest |P_A - P_B| over targets that "no difference" leaves 95 % of the time
-    (what these shots can resolve), and the p-value of the one observed; exact, given
-    each target's discordant pairs (each target's b-only count is binomial(d, 1/2),
-    the targets independent)."""
-    discordant = [a + b for a, b in zip(a_only, b_only, strict=True)]
-    observed = max(abs(a - b) for a, b in zip(a_only, b_only, strict=True))
-
-    def all_within(m: int) -> float:  # P(every |2 B_k - d_k| <= m)
-        return math.prod(binom.cdf((d + m) // 2, d, 0.5) - binom.cdf(-((m - d) // 2) - 1, d, 0.5)
-                         for d in discordant)
-
-    resolvable = next(m for m in range(max(discordant) + 1) if all_within(m) >= 0.95)
-    p_value = 1.0 if observed == 0 else 1.0 - all_within(observed - 1)
-    return resolvable / shots, float(min(1.0, p_value))
-
-
-def paired(a: list[list[frozenset]], b: list[list[frozenset]]) -> dict:
-    """A against B on the same grazing shots (``[target][shot]`` -> who was knocked
-    out): P(target knocked out) per target, the largest |P_A - P_B|, the exact McNemar
-    test on target-knocked-out over all shots, the share of shots with the same verdicts."""
-    shots = len(a[0])
-    a_only = [sum(p in x and p not in y for x, y in zip(a[k], b[k], strict=True))
-              for k, p in enumerate(ALL_PIGGIES)]
-    b_only = [sum(p in y and p not in x for x, y in zip(a[k], b[k], strict=True))
-              for k, p in enumerate(ALL_PIGGIES)]
-    resolvable, max_p = max_dp_test(a_only, b_only, shots)
-    same = sum(x == y for ra, rb in zip(a, b, strict=True) for x, y in zip(ra, rb, strict=True))
-    largest = max(abs(x - y) for x, y in zip(a_only, b_only, strict=True))
-    return {"max_abs_dp": round(largest / shots, 4),
-            "max_abs_dp_resolvable": round(resolvable, 4), "max_abs_dp_p": round(max_p, 4),
-            "a_only": sum(a_only), "b_only": sum(b_only),
-            "mcnemar_p": round(mcnemar_exact(sum(a_only), sum(b_only)), 4),
-            "agreement": round(same / (shots * len(a)), 4)}
-
-
-def passes(test: dict) -> bool:
-    """The adoption rule: no significant difference at 5 % (McNemar), and the largest
-    difference in P within what the shots can resolve."""
-    return test["mcnemar_p"] >= 0.05 and test["max_abs_dp"] <= test["max_abs_dp_resolvable"]
-
-
-def hits(results: list[list[frozenset]]) -> list[int]:
-    return [sum(p in x for x in row) for p, row in zip(ALL_PIGGIES, results, strict=True)]
-
-
 def grazing_variants(design) -> tuple[dict, str]:
     """Label -> physics: the engine before tuning, each change alone, all together,
     and the design as its file has it (under the label of the variant it equals);
@@ -318,38 +266,41 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     return verdicts, cpu, simulated
 
 
-def bench_grazing(per_target: int, quiet: bool) -> dict:
-    """Fidelity on grazing shots, and the speed changes compared on them (module docstring)."""
+def bench_grazing(per_target: int, reference_per_target: int, quiet: bool) -> dict:
+    """Fidelity on grazing shots, and the speed changes compared on them (module
+    docstring); the naive reference fires the first ``reference_per_target`` of each
+    piggy's shots (it costs some 30 engine shots a shot)."""
     board, design = load_board("stock"), load_design("stock")
     layout = load_layout("crowded", board)
     with World(board, design, layout) as world:
         aims_by_target = grazing_aims(world, per_target)
     variants, engine_label = grazing_variants(design)
     results, cpu, simulated = fire_variants(board, design, layout, variants, aims_by_target)
-    reference = [[frozenset(k) for k in time_naive(board, design, layout, shots)[1]]
+    m = reference_per_target
+    reference = [[frozenset(k) for k in time_naive(board, design, layout, shots[:m])[1]]
                  for shots in aims_by_target]
     nudged = [[frozenset(k) for k in time_naive(
-        board, design, layout, [(y + AIM_NUDGE_DEG, p, s) for y, p, s in shots])[1]]
+        board, design, layout, [(y + AIM_NUDGE_DEG, p, s) for y, p, s in shots[:m]])[1]]
         for shots in aims_by_target]
     shots = 12 * per_target
     rows = []
     for label in variants:
-        against_ref, against_before = (paired(results[label], reference),
-                                       paired(results[label], results["before tuning"]))
+        against_ref = paired([row[:m] for row in results[label]], reference)
+        against_before = paired(results[label], results["before tuning"])
         rows.append({"variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
                      "speed_vs_before": round(cpu["before tuning"] / cpu[label], 3),
                      "sim_s_per_shot": round(simulated[label] / shots, 4),
                      "vs_reference": against_ref, "vs_before": against_before,
                      "passes": passes(against_ref) and passes(against_before)})
-    engine = paired(results[engine_label], reference)
-    wilson = [(wilson_interval(h, per_target)) for h in hits(reference)]
-    targets = [{"piggy": p, "p_reference": round(r / per_target, 3),
-                "p_reference_ci": [round(lo, 3), round(hi, 3)],
-                "p_engine": round(e / per_target, 3),
-                "p_engine_ci": [round(x, 3) for x in wilson_interval(e, per_target)]}
-               for p, r, e, (lo, hi) in zip(ALL_PIGGIES, hits(reference),
-                                            hits(results[engine_label]), wilson, strict=True)]
-    figures = {"grazing_shots_per_target": per_target, "grazing_engine": engine_label,
+    engine_shots = [row[:m] for row in results[engine_label]]
+    engine = paired(engine_shots, reference)
+    targets = [{"piggy": p, "p_reference": round(r / m, 3),
+                "p_reference_ci": [round(x, 3) for x in wilson_interval(r, m)],
+                "p_engine": round(e / m, 3),
+                "p_engine_ci": [round(x, 3) for x in wilson_interval(e, m)]}
+               for p, r, e in zip(ALL_PIGGIES, hits(reference), hits(engine_shots), strict=True)]
+    figures = {"grazing_shots_per_target": per_target,
+               "grazing_reference_shots_per_target": m, "grazing_engine": engine_label,
                "grazing_max_abs_dp": engine["max_abs_dp"],
                "grazing_max_abs_dp_resolvable": engine["max_abs_dp_resolvable"],
                "grazing_mcnemar_p": engine["mcnemar_p"],
@@ -362,9 +313,10 @@ def bench_grazing(per_target: int, quiet: bool) -> dict:
 
 
 def print_grazing(figures: dict, design) -> None:
-    n = figures["grazing_shots_per_target"]
-    print(f"grazing shots: {n} a piggy, {GRAZING_OFFSET_MM:g} mm beside each of the crowded "
-          f"layout's 12, design '{design.name}' noise; the same shots for every variant")
+    n, m = figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]
+    print(f"grazing shots: {n} a piggy ({m} for the naive reference), {GRAZING_OFFSET_MM:g} mm "
+          f"beside each of the crowded layout's 12, design '{design.name}' noise; the same "
+          "shots for every variant")
     print(f"  {'piggy':8s} {'P reference':>22s} {'P engine':>22s}")
     for row in figures["grazing_targets"]:
         (a, b), (c, d) = row["p_reference_ci"], row["p_engine_ci"]
@@ -428,16 +380,25 @@ def main() -> int:
     parser.add_argument("--naive-shots", type=int, default=240,
                         help="naive-reference shots, the first of the same (default 240)")
     parser.add_argument("--grazing-shots", type=int, default=20,
-                        help="grazing shots a piggy, for the engine variants and twice for the "
-                             "naive reference (default 20)")
+                        help="grazing shots a piggy for the engine variants (default 20)")
+    parser.add_argument("--grazing-reference-shots", type=int,
+                        help="the first so many of them for the naive reference, fired twice "
+                             "(default: all)")
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
+    if args.grazing_shots < 1:
+        parser.error(f"--grazing-shots must be at least 1, got {args.grazing_shots}")
+    reference_shots = args.grazing_shots if args.grazing_reference_shots is None \
+        else args.grazing_reference_shots
+    if not 1 <= reference_shots <= args.grazing_shots:
+        parser.error(f"--grazing-reference-shots must be 1 to --grazing-shots "
+                     f"({args.grazing_shots}), got {reference_shots}")
     report = {}
     if args.only in (None, "shots"):
         report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
     if args.only in (None, "grazing"):
-        report.update(bench_grazing(args.grazing_shots, args.json))
+        report.update(bench_grazing(args.grazing_shots, reference_shots, args.json))
     if args.only in (None, "games"):
         report["games"] = bench_games(args.games)
         if not args.json:

@@ -24,8 +24,9 @@ def test_bench_shots_reports_every_figure_as_json():
     assert figures["two_workers_same_verdicts"]
 
 
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
+def load_bench_stats():
+    spec = importlib.util.spec_from_file_location("bench_stats",
+                                                  ROOT / "scripts" / "bench_stats.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -33,11 +34,11 @@ def load_bench():
 
 def test_exact_mcnemar_by_hand():
     """5 discordant pairs all one way: two-sided p = 2 / 2^5; 3 against 3: p = 1; none: 1."""
-    bench = load_bench()
-    assert bench.mcnemar_exact(5, 0) == pytest.approx(2 / 32)
-    assert bench.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
-    assert bench.mcnemar_exact(3, 3) == pytest.approx(1.0)
-    assert bench.mcnemar_exact(0, 0) == 1.0
+    stats = load_bench_stats()
+    assert stats.mcnemar_exact(5, 0) == pytest.approx(2 / 32)
+    assert stats.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert stats.mcnemar_exact(3, 3) == pytest.approx(1.0)
+    assert stats.mcnemar_exact(0, 0) == 1.0
 
 
 def test_largest_difference_in_p_against_chance_by_hand():
@@ -45,13 +46,13 @@ def test_largest_difference_in_p_against_chance_by_hand():
     (|2B - d| is 0 or 2, each with chance 1/2), target 2 has one (|2B - d| = 1
     always). Under "no difference" max |2B - d| <= 1 has chance 1/2 and <= 2 chance 1:
     resolvable 2 / 10; the observed max is 2, p = P(max >= 2) = 1/2."""
-    bench = load_bench()
-    resolvable, p_value = bench.max_dp_test([2, 1], [0, 0], 10)
+    stats = load_bench_stats()
+    resolvable, p_value = stats.max_dp_test([2, 1], [0, 0], 10)
     assert resolvable == pytest.approx(0.2)
     assert p_value == pytest.approx(0.5)
     # 6 of 6 one way on one target: P(|2B - 6| = 6) = 2 / 64; twelve such targets
     # (d = 6 each), one of them all one way: 1 - (62/64)^12
-    resolvable, p_value = bench.max_dp_test([6] + [3] * 11, [0] + [3] * 11, 30)
+    resolvable, p_value = stats.max_dp_test([6] + [3] * 11, [0] + [3] * 11, 30)
     assert p_value == pytest.approx(1 - (62 / 64) ** 12)
 
 
@@ -60,9 +61,11 @@ def test_bench_grazing_reports_every_figure_as_json():
     """One grazing shot a piggy: the keys issue 10 asks for, each a share or a p-value,
     and every variant's comparison."""
     run = subprocess.run([sys.executable, "scripts/bench.py", "--only", "grazing",
-                          "--grazing-shots", "1", "--json"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=900, check=True)
+                          "--grazing-shots", "2", "--grazing-reference-shots", "1", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=900, check=True)
     figures = json.loads(run.stdout)
+    assert (figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]) \
+        == (2, 1)
     for key in ("grazing_max_abs_dp", "grazing_mcnemar_p", "grazing_agreement",
                 "grazing_self_agreement"):
         assert 0 <= figures[key] <= 1, key
@@ -71,3 +74,12 @@ def test_bench_grazing_reports_every_figure_as_json():
     assert variants[:5] == ["before tuning", "10 solver iterations", "early verdict",
                             "0.03 s rest", "all three"]
     assert all(row["speed_vs_before"] > 0 for row in figures["grazing_variants"])
+
+
+@pytest.mark.parametrize("args", [["--grazing-shots", "0"],
+                                  ["--grazing-shots", "3", "--grazing-reference-shots", "5"]])
+def test_bench_refuses_impossible_grazing_sizes(args):
+    run = subprocess.run([sys.executable, "scripts/bench.py", "--only", "grazing", *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --grazing")
