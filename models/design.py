@@ -115,8 +115,9 @@ class Physics:
     max_time_s: float = 4.0            # cap on one shot's simulated time
     rest_speed_mm_s: float = 4.0       # a body slower than this ...
     rest_spin_deg_s: float = 20.0      # ... and turning slower than this is at rest
-    rest_time_s: float = 0.1           # everything at rest this long ends the shot
+    rest_time_s: float = 0.03          # everything at rest this long ends the shot
     sleep_at_rest: bool = True         # idle piggies static until something comes near
+    early_verdict: bool = True         # a piggy surely out stops holding up the shot's end
     air_drag: bool = False             # quadratic air drag on the bale
     drag_coefficient: float = 1.05     # of the bale, on its frontal area (a cube: 1.05)
     air_density_kg_m3: float = 1.2

@@ -1,13 +1,15 @@
-"""Speed: physical shots per second, and complete games per second.
+"""Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
-    python scripts/bench.py [--only shots|games] [--shots 240] [--naive-shots 240]
+    python scripts/bench.py [--only shots|grazing|games] [--shots 240] [--naive-shots 240]
+                            [--grazing-shots 20] [--grazing-reference-shots N]
                             [--games 200] [--json]
 
 Shots, on the stock board's crowded layout (12 piggies, two stacks), the same
 solver-aimed shots and seeds for every variant, timed in the same run (these
 machines are noisy: compare the ratios, not the absolute figures):
 - the naive reference: the same physical model, but a fresh World per shot, a
-  fixed 2-second horizon, every piggy awake and no early stop;
+  fixed 2-second horizon, every piggy awake, no early stop, and the solver
+  iterations the model had before it was tuned for speed (20);
 - our engine, one process: one World, idle piggies static stand-ins until
   something comes near, resting piggies frozen again, stopping when everything
   is at rest;
@@ -17,8 +19,26 @@ It reports how often the naive reference and each engine agree on who was
 knocked out (on the first --naive-shots shots), and, to show what agreement
 means for these shots, how often the reference model agrees with itself when
 every aim moves by 0.01 degree (a 0.05 mm shift at 300 mm; run with every
-piggy awake, which gives the naive reference's verdicts). With the defaults a
-run takes about 6 minutes, most of it the naive reference.
+piggy awake, which gives the naive reference's verdicts).
+
+Grazing (docs/physics.md, "Fidelity on grazing shots"): --grazing-shots shots at
+each of the 12 piggies, aimed by the solver at a point 15 mm beside it (square to
+the line of fire, in the board plane), with the design's noise and seeds fixed per
+shot, so that P(the piggy is knocked out) lies between 0 and 1, where a hit map
+carries information. The same shots are fired by the naive reference (the first
+--grazing-reference-shots of each piggy's: it is the costly part), by the
+reference with every aim 0.01 degree off (its self-agreement), by the engine as
+it was before tuning for speed, by each speed change alone and all together, and
+by the engine as the design file has it. For each, against the reference and
+against the engine before tuning: the largest |dP| over the 12 piggies and the
+largest that "no difference" leaves 95 % of the time (what these shots resolve),
+an exact McNemar test on target-knocked-out over all shots, and the share of shots
+with the same verdicts; and its speed against the engine before tuning, timed
+interleaved target by target. A change passes when neither McNemar test is
+significant at 5 % and neither largest |dP| exceeds what the shots resolve.
+
+With the defaults a run takes about 12 minutes on an idle 2-core machine, most of
+it the naive reference (twice 240 grazing shots, 240 solver-aimed shots).
 
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
@@ -29,16 +49,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+from bench_stats import hits, paired, passes
 
 import referee
 from models.board import load_board
 from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from referee.bots import make_bot
-from referee.match import play
+from referee.match import play, wilson_interval
 from sim.physics import aim
 from sim.physics.world import World
 
@@ -52,10 +76,22 @@ def aims(world: World, count: int) -> list[tuple[float, float, int]]:
     return [(targets[i % 12].yaw_deg, targets[i % 12].pitch_deg, i) for i in range(count)]
 
 
+#: The engine's physics before it was tuned by the grazing test (docs/physics.md,
+#: "Fidelity on grazing shots"); the naive reference keeps its solver iterations.
+BEFORE_TUNING = {"solver_iterations": 20, "rest_time_s": 0.1, "early_verdict": False}
+
+
+def with_physics(design, **changes):
+    """The design with some of its physics settings changed."""
+    return dataclasses.replace(design, physics=dataclasses.replace(design.physics, **changes))
+
+
 def naive_design(design):
-    """The same model, run the way a first attempt would: 2 s every shot, all awake."""
-    return dataclasses.replace(design, physics=dataclasses.replace(
-        design.physics, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False))
+    """The same model, run the way a first attempt would: 2 s every shot, all awake,
+    the solver iterations the model had before any tuning for speed."""
+    return with_physics(design, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False,
+                        early_verdict=False,
+                        solver_iterations=BEFORE_TUNING["solver_iterations"])
 
 
 def time_naive(board, design, layout, shots) -> tuple[float, list]:
@@ -159,6 +195,151 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     return figures
 
 
+#: Grazing aims: this far beside each piggy's centre, mm, square to the line of fire in
+#: the board plane (to the left, seen from the tractor), where P(knocked out) is
+#: neither 0 nor 1.
+GRAZING_OFFSET_MM = 15.0
+#: Target k's shot j has seed GRAZING_SEED * (k + 1) + j: a shorter run fires the
+#: first shots of a longer one.
+GRAZING_SEED = 1_000_000
+#: The speed changes tried on the engine as it was before tuning, one at a time and
+#: together; the engine as the design file has it is compared too.
+CHANGES = [("10 solver iterations", {"solver_iterations": 10}),
+           ("early verdict", {"early_verdict": True}),
+           ("0.03 s rest", {"rest_time_s": 0.03})]
+
+
+def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float, int]]]:
+    """For each piggy, ``per_target`` shots (yaw, pitch, seed) aimed by the solver (low
+    arc) at the point GRAZING_OFFSET_MM beside it."""
+    rows = []
+    for k, piggy in enumerate(ALL_PIGGIES):
+        centre = world.piggy_centre_mm(piggy)
+        along = centre[:2] / math.hypot(*centre[:2])
+        point = centre + GRAZING_OFFSET_MM * np.array([-along[1], along[0], 0.0])
+        solution = aim.solve(world.design, point, piggy)[0]
+        rows.append([(solution.yaw_deg, solution.pitch_deg, GRAZING_SEED * (k + 1) + j)
+                     for j in range(per_target)])
+    return rows
+
+
+def grazing_variants(design) -> tuple[dict, str]:
+    """Label -> physics: the engine before tuning, each change alone, all together,
+    and the design as its file has it (under the label of the variant it equals);
+    and the design's label."""
+    before = with_physics(design, **BEFORE_TUNING)
+    variants = {"before tuning": before.physics}
+    for label, change in CHANGES:
+        variants[label] = with_physics(before, **change).physics
+    variants["all three"] = with_physics(before, **{k: v for _, c in CHANGES
+                                                   for k, v in c.items()}).physics
+    engine_label = next((label for label, physics in variants.items()
+                         if physics == design.physics), f"design '{design.name}'")
+    variants.setdefault(engine_label, design.physics)
+    return variants, engine_label
+
+
+def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -> tuple:
+    """Every variant's world fires the same shots: ``(verdicts [target][shot] ->
+    frozenset, CPU seconds, simulated seconds)`` by label.
+
+    Timed shot by shot, the variants in turn (each goes first as often), in CPU time
+    of this process: on a shared machine, wall time per block of shots, or even
+    CPU time per block, moved by 10-20 % between two worlds of the same design."""
+    worlds = {label: World(board, dataclasses.replace(design, physics=physics), layout)
+              for label, physics in variants.items()}
+    labels = list(variants)
+    cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
+    verdicts = {label: [[] for _ in aims_by_target] for label in labels}
+    turn = 0
+    for k, shots in enumerate(aims_by_target):
+        for yaw, pitch, seed in shots:
+            turn += 1
+            for label in labels[turn % len(labels):] + labels[:turn % len(labels)]:
+                start = time.process_time()
+                result = worlds[label].shoot(yaw, pitch, seed=seed)
+                cpu[label] += time.process_time() - start
+                verdicts[label][k].append(frozenset(result.knocked))
+                simulated[label] += result.sim_time_s
+    for world in worlds.values():
+        world.close()
+    return verdicts, cpu, simulated
+
+
+def bench_grazing(per_target: int, reference_per_target: int, quiet: bool) -> dict:
+    """Fidelity on grazing shots, and the speed changes compared on them (module
+    docstring); the naive reference fires the first ``reference_per_target`` of each
+    piggy's shots (it costs some 30 engine shots a shot)."""
+    board, design = load_board("stock"), load_design("stock")
+    layout = load_layout("crowded", board)
+    with World(board, design, layout) as world:
+        aims_by_target = grazing_aims(world, per_target)
+    variants, engine_label = grazing_variants(design)
+    results, cpu, simulated = fire_variants(board, design, layout, variants, aims_by_target)
+    m = reference_per_target
+    reference = [[frozenset(k) for k in time_naive(board, design, layout, shots[:m])[1]]
+                 for shots in aims_by_target]
+    nudged = [[frozenset(k) for k in time_naive(
+        board, design, layout, [(y + AIM_NUDGE_DEG, p, s) for y, p, s in shots[:m]])[1]]
+        for shots in aims_by_target]
+    shots = 12 * per_target
+    rows = []
+    for label in variants:
+        against_ref = paired([row[:m] for row in results[label]], reference)
+        against_before = paired(results[label], results["before tuning"])
+        rows.append({"variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
+                     "speed_vs_before": round(cpu["before tuning"] / cpu[label], 3),
+                     "sim_s_per_shot": round(simulated[label] / shots, 4),
+                     "vs_reference": against_ref, "vs_before": against_before,
+                     "passes": passes(against_ref) and passes(against_before)})
+    engine_shots = [row[:m] for row in results[engine_label]]
+    engine = paired(engine_shots, reference)
+    targets = [{"piggy": p, "p_reference": round(r / m, 3),
+                "p_reference_ci": [round(x, 3) for x in wilson_interval(r, m)],
+                "p_engine": round(e / m, 3),
+                "p_engine_ci": [round(x, 3) for x in wilson_interval(e, m)]}
+               for p, r, e in zip(ALL_PIGGIES, hits(reference), hits(engine_shots), strict=True)]
+    figures = {"grazing_shots_per_target": per_target,
+               "grazing_reference_shots_per_target": m, "grazing_engine": engine_label,
+               "grazing_max_abs_dp": engine["max_abs_dp"],
+               "grazing_max_abs_dp_resolvable": engine["max_abs_dp_resolvable"],
+               "grazing_mcnemar_p": engine["mcnemar_p"],
+               "grazing_agreement": engine["agreement"],
+               "grazing_self_agreement": paired(reference, nudged)["agreement"],
+               "grazing_targets": targets, "grazing_variants": rows}
+    if not quiet:
+        print_grazing(figures, design)
+    return figures
+
+
+def print_grazing(figures: dict, design) -> None:
+    n, m = figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]
+    print(f"grazing shots: {n} a piggy ({m} for the naive reference), {GRAZING_OFFSET_MM:g} mm "
+          f"beside each of the crowded layout's 12, design '{design.name}' noise; the same "
+          "shots for every variant")
+    print(f"  {'piggy':8s} {'P reference':>22s} {'P engine':>22s}")
+    for row in figures["grazing_targets"]:
+        (a, b), (c, d) = row["p_reference_ci"], row["p_engine_ci"]
+        print(f"  {row['piggy']:8s} {row['p_reference']:6.3f} [{a:.3f}, {b:.3f}]  "
+              f"{row['p_engine']:6.3f} [{c:.3f}, {d:.3f}]")
+    resolvable = figures["grazing_max_abs_dp_resolvable"]
+    print(f"  engine ({figures['grazing_engine']}) vs naive reference: max |dP| "
+          f"{figures['grazing_max_abs_dp']:.3f} (resolvable {resolvable:.3f}), McNemar p "
+          f"{figures['grazing_mcnemar_p']:.3f}, same verdicts "
+          f"{100 * figures['grazing_agreement']:.1f} % (the reference against itself with "
+          f"every aim {AIM_NUDGE_DEG} degree off: {100 * figures['grazing_self_agreement']:.1f} %)")
+    print(f"  {'variant':22s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} | vs reference: "
+          f"{'max|dP|':>7s} {'resolv':>6s} {'McN p':>6s} {'same':>6s} | vs before: "
+          f"{'McN p':>6s} {'same':>6s}")
+    for row in figures["grazing_variants"]:
+        r, b = row["vs_reference"], row["vs_before"]
+        print(f"  {row['variant']:22s} {row['shots_per_cpu_s']:11.2f} "
+              f"{row['speed_vs_before']:5.2f}x {row['sim_s_per_shot']:6.3f} |"
+              f" {r['max_abs_dp']:20.3f} {r['max_abs_dp_resolvable']:6.3f} {r['mcnemar_p']:6.3f}"
+              f" {100 * r['agreement']:5.1f}% | {b['mcnemar_p']:17.3f} {100 * b['agreement']:5.1f}%"
+              f"  {'passes' if row['passes'] else 'FAILS'}")
+
+
 #: Games timed, with sensible bots: (label, game, parameters, seats).
 GAME_BENCHES = [
     ("go_piggy_go, 4 random bots, scripted shots", "go_piggy_go", {"players": 4},
@@ -193,16 +374,31 @@ def bench_games(games: int) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("shots", "games"), help="run one section only")
+    parser.add_argument("--only", choices=("shots", "grazing", "games"),
+                        help="run one section only")
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
     parser.add_argument("--naive-shots", type=int, default=240,
                         help="naive-reference shots, the first of the same (default 240)")
+    parser.add_argument("--grazing-shots", type=int, default=20,
+                        help="grazing shots a piggy for the engine variants (default 20)")
+    parser.add_argument("--grazing-reference-shots", type=int,
+                        help="the first so many of them for the naive reference, fired twice "
+                             "(default: all)")
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
+    if args.grazing_shots < 1:
+        parser.error(f"--grazing-shots must be at least 1, got {args.grazing_shots}")
+    reference_shots = args.grazing_shots if args.grazing_reference_shots is None \
+        else args.grazing_reference_shots
+    if not 1 <= reference_shots <= args.grazing_shots:
+        parser.error(f"--grazing-reference-shots must be 1 to --grazing-shots "
+                     f"({args.grazing_shots}), got {reference_shots}")
     report = {}
     if args.only in (None, "shots"):
         report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
+    if args.only in (None, "grazing"):
+        report.update(bench_grazing(args.grazing_shots, reference_shots, args.json))
     if args.only in (None, "games"):
         report["games"] = bench_games(args.games)
         if not args.json:

@@ -28,6 +28,12 @@ from sim.physics.ballistics import (
     release_point_mm,
 )
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.early_verdict import (
+    Motion,
+    PiggyShape,
+    knocked_out_beyond_mm,
+    sealed_reach_mm,
+)
 from sim.physics.materials import NOMINAL, Materials, draw_materials
 from sim.physics.results import PiggyResult, Recording, ShotResult
 from sim.physics.scene import REST_CHECK_EVERY, Scene, parking_cm
@@ -79,6 +85,12 @@ class World(Scene):
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
         self._rest_results = self._judge(self._layout.piggies)
+        self._ground = [b for b, name in self._names.items() if name in ("board", "table")]
+        self._shape = PiggyShape.of(self._piggy_parts_mm)
+        self._beyond_mm = knocked_out_beyond_mm(self._shape, self.board.space_mm,
+                                                self.board.line_mm, self.hit_rule)
+        self._space_centres = {p: tuple(map(float, self.board.space_center_mm(layout.space_of(p))))
+                               for p in layout.piggies}
         self._reset()
 
     def _park(self, body: int, slot: int) -> None:
@@ -144,6 +156,36 @@ class World(Scene):
         near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
                           [c + reach_cm for c in high])
         return {other for other, _ in near or () if other in others}
+
+    def _sealed(self, bodies: set[int], ground_friction: float) -> set[int]:
+        """Those of these moving piggies whose knock-out can no longer be undone: on the
+        board or the table, past their outline and moving away, nothing near
+        (:mod:`sim.physics.early_verdict`). Their friction, mass and inertia are read
+        from Bullet, so they are the ones this shot runs with."""
+        sealed = set()
+        for body in sorted(bodies):
+            piggy = self._names[body]
+            position, _ = self._call(pb.getBasePositionAndOrientation, body)
+            velocity, spin = self._call(pb.getBaseVelocity, body)
+            centre = self._space_centres[piggy]
+            if not any(abs(p / CM_PER_MM - c) >= self._beyond_mm for p, c in zip(
+                    position, centre, strict=False)):
+                continue  # the cheap part first: not even past the line
+            mass, friction, inertia = self._call(pb.getDynamicsInfo, body, -1)[:3]
+            motion = Motion(tuple(p / CM_PER_MM for p in position),
+                            tuple(v / CM_PER_MM for v in velocity), tuple(spin),
+                            max(inertia) / mass / CM_PER_MM ** 2)
+            reach_mm = sealed_reach_mm(motion, centre, self._shape, friction * ground_friction,
+                                       self._beyond_mm)
+            if reach_mm is None or not any(
+                    self._call(pb.getContactPoints, bodyA=body, bodyB=g) for g in self._ground):
+                continue
+            reach_cm = reach_mm * CM_PER_MM
+            near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in position],
+                              [c + reach_cm for c in position])
+            if not {other for other, _ in near or ()} - {body, *self._ground}:
+                sealed.add(body)
+        return sealed
 
     def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
         """Wake every stand-in within ``reach_cm`` (two steps' travel at the fastest)
@@ -303,6 +345,8 @@ class World(Scene):
         x0, x1, y0, y1 = self.board.surface_extent_mm
         surface_cm = (x0 * CM_PER_MM, x1 * CM_PER_MM, y0 * CM_PER_MM, y1 * CM_PER_MM)
 
+        # the least friction a piggy can slide with, on the board or the table
+        ground_friction = min(self._call(pb.getDynamicsInfo, g, -1)[1] for g in self._ground)
         last_touch: dict[int, int] = {}
         strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
         contacts: list[str] = []
@@ -368,6 +412,8 @@ class World(Scene):
             restless = {b for b in movers if not self._at_rest(b, rest_speed, rest_spin)}
             if physics.sleep_at_rest:
                 self._freeze_quiet(quiet, restless, set(movers), reach, freeze_steps)
+            if physics.early_verdict and restless:
+                restless -= self._sealed(restless & set(self._woken.values()), ground_friction)
             if restless:
                 rest_steps = 0
                 continue

@@ -1,9 +1,13 @@
-"""scripts/bench.py runs and reports what issue 5 asks of it (no timing asserted)."""
+"""scripts/bench.py runs and reports what issues 5 and 10 ask of it (no timing asserted),
+and the maths of its paired tests by hand."""
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,3 +22,64 @@ def test_bench_shots_reports_every_figure_as_json():
         assert figures[key] > 0, key
     assert 0 <= figures["verdict_agreement"] <= 1
     assert figures["two_workers_same_verdicts"]
+
+
+def load_bench_stats():
+    spec = importlib.util.spec_from_file_location("bench_stats",
+                                                  ROOT / "scripts" / "bench_stats.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_exact_mcnemar_by_hand():
+    """5 discordant pairs all one way: two-sided p = 2 / 2^5; 3 against 3: p = 1; none: 1."""
+    stats = load_bench_stats()
+    assert stats.mcnemar_exact(5, 0) == pytest.approx(2 / 32)
+    assert stats.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert stats.mcnemar_exact(3, 3) == pytest.approx(1.0)
+    assert stats.mcnemar_exact(0, 0) == 1.0
+
+
+def test_largest_difference_in_p_against_chance_by_hand():
+    """Two targets, 10 shots each. Target 1 has 2 discordant pairs, both one way
+    (|2B - d| is 0 or 2, each with chance 1/2), target 2 has one (|2B - d| = 1
+    always). Under "no difference" max |2B - d| <= 1 has chance 1/2 and <= 2 chance 1:
+    resolvable 2 / 10; the observed max is 2, p = P(max >= 2) = 1/2."""
+    stats = load_bench_stats()
+    resolvable, p_value = stats.max_dp_test([2, 1], [0, 0], 10)
+    assert resolvable == pytest.approx(0.2)
+    assert p_value == pytest.approx(0.5)
+    # 6 of 6 one way on one target: P(|2B - 6| = 6) = 2 / 64; twelve such targets
+    # (d = 6 each), one of them all one way: 1 - (62/64)^12
+    resolvable, p_value = stats.max_dp_test([6] + [3] * 11, [0] + [3] * 11, 30)
+    assert p_value == pytest.approx(1 - (62 / 64) ** 12)
+
+
+@pytest.mark.slow
+def test_bench_grazing_reports_every_figure_as_json():
+    """One grazing shot a piggy: the keys issue 10 asks for, each a share or a p-value,
+    and every variant's comparison."""
+    run = subprocess.run([sys.executable, "scripts/bench.py", "--only", "grazing",
+                          "--grazing-shots", "2", "--grazing-reference-shots", "1", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=900, check=True)
+    figures = json.loads(run.stdout)
+    assert (figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]) \
+        == (2, 1)
+    for key in ("grazing_max_abs_dp", "grazing_mcnemar_p", "grazing_agreement",
+                "grazing_self_agreement"):
+        assert 0 <= figures[key] <= 1, key
+    assert len(figures["grazing_targets"]) == 12
+    variants = [row["variant"] for row in figures["grazing_variants"]]
+    assert variants[:5] == ["before tuning", "10 solver iterations", "early verdict",
+                            "0.03 s rest", "all three"]
+    assert all(row["speed_vs_before"] > 0 for row in figures["grazing_variants"])
+
+
+@pytest.mark.parametrize("args", [["--grazing-shots", "0"],
+                                  ["--grazing-shots", "3", "--grazing-reference-shots", "5"]])
+def test_bench_refuses_impossible_grazing_sizes(args):
+    run = subprocess.run([sys.executable, "scripts/bench.py", "--only", "grazing", *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --grazing")
