@@ -81,7 +81,9 @@ def test_sandbox_window_shows_the_board_without_debug_panes_and_keeps_its_second
     opened = process.stdout.readline()
     assert opened.startswith("Sandbox open"), ("the window did not open in time: " + opened
                                                + process.stderr.read()[-500:])
-    for _ in range(15):  # until the 3D view has drawn its first frame (black before)
+    # until the 3D view has drawn its first frame (black before), for as long as the
+    # window stays open: on a loaded machine the first frame can take many seconds
+    while time.monotonic() - start < seconds - 2.0:
         time.sleep(1.0)
         try:
             screen = np.asarray(grab.grab(xdisplay=display).convert("RGB"))
