@@ -20,7 +20,6 @@ Known PyBullet traps, each defeated here and tested:
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import sys
@@ -296,8 +295,11 @@ class Scene:
         self.close()
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # at interpreter shutdown pybullet may be gone
+        # not contextlib.suppress: at interpreter shutdown contextlib itself may be gone
+        try:  # noqa: SIM105
             self.close()
+        except Exception:
+            pass
 
 
 def parking_cm(slot: int) -> list[float]:
