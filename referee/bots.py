@@ -14,6 +14,7 @@ import numpy as np
 
 from models.errors import InputError
 from referee.api import Game
+from referee.by_golly import remembered_run
 from referee.shots import ScriptedResolver, TableResolver
 from referee.woolfy import HOUSES
 
@@ -229,18 +230,7 @@ class ByGollyMemoryBot(Bot):
 
     def known(self, events: list) -> dict[int, str]:
         """Position -> card, as far as this bot remembers."""
-        seen: dict[int, str] = {}
-        for event in events if self.memory is None else events[-self.memory:]:
-            if event[0] == "reveal":
-                seen[event[1]] = event[2]
-            elif event[0] == "swap":
-                p, q = event[1], event[2]
-                a, b = seen.pop(p, None), seen.pop(q, None)
-                if a is not None:
-                    seen[q] = a
-                if b is not None:
-                    seen[p] = b
-        return seen
+        return remembered_run(events if self.memory is None else events[-self.memory:])
 
     def choose(self, observation, legal):
         if len(legal) == 1:

@@ -80,6 +80,22 @@ class ByGollyGame(Game):
         return ByGollyState(self)
 
 
+def remembered_run(events) -> dict[int, str]:
+    """Position -> the card last seen there, from the public log (swaps followed)."""
+    seen: dict[int, str] = {}
+    for event in events:
+        if event[0] == "reveal":
+            seen[event[1]] = event[2]
+        elif event[0] == "swap":
+            p, q = event[1], event[2]
+            a, b = seen.pop(p, None), seen.pop(q, None)
+            if a is not None:
+                seen[q] = a
+            if b is not None:
+                seen[p] = b
+    return seen
+
+
 def _draw_outcomes(pool: Counter, prefix: str) -> list[tuple[str, float]]:
     total = sum(pool.values())
     return [(f"{prefix} {card}", n / total) for card, n in sorted(pool.items()) if n]

@@ -23,7 +23,7 @@ import json
 import numpy as np
 import pyspiel
 
-from referee.by_golly import ANIMALS, RUN_CARDS
+from referee.by_golly import ANIMALS, RUN_CARDS, remembered_run
 from referee.by_golly import PHASES as BY_GOLLY_PHASES
 from referee.go_piggy_go import PITS, TROUGH
 from referee.pig_out import RANKS, SUITS
@@ -212,22 +212,6 @@ def _by_golly_pieces(game):
             ("played", (len(ANIMALS),)), ("phase", (len(_BY_GOLLY_PHASES),)),
             ("current_player", (n,)), ("observer", (n,)), ("draws_left", (1,)),
             ("swaps_left", (1,)), ("turns_left", (1,))]
-
-
-def remembered_run(events) -> dict[int, str]:
-    """Position -> the card last seen there, from the public log (swaps followed)."""
-    seen: dict[int, str] = {}
-    for event in events:
-        if event[0] == "reveal":
-            seen[event[1]] = event[2]
-        elif event[0] == "swap":
-            p, q = event[1], event[2]
-            a, b = seen.pop(p, None), seen.pop(q, None)
-            if a is not None:
-                seen[q] = a
-            if b is not None:
-                seen[p] = b
-    return seen
 
 
 def _by_golly_write(game, state, player, views):

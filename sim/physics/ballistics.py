@@ -68,6 +68,17 @@ def height_at_distance(design: Design, pitch_deg: float, distance_mm: float,
     return _integrate_with_drag(x0, z0, vx, vz, k, distance_mm)
 
 
+def rk4_velocity_step(accel, vx, vz, dt: float):
+    """One classic Runge-Kutta step of the velocity under ``accel(vx, vz) -> (ax, az)``
+    (mm/s, mm/s^2); scalars or numpy arrays alike. Returns the new (vx, vz)."""
+    a1 = accel(vx, vz)
+    a2 = accel(vx + 0.5 * dt * a1[0], vz + 0.5 * dt * a1[1])
+    a3 = accel(vx + 0.5 * dt * a2[0], vz + 0.5 * dt * a2[1])
+    a4 = accel(vx + dt * a3[0], vz + dt * a3[1])
+    return (vx + dt / 6 * (a1[0] + 2 * a2[0] + 2 * a3[0] + a4[0]),
+            vz + dt / 6 * (a1[1] + 2 * a2[1] + 2 * a3[1] + a4[1]))
+
+
 def _integrate_with_drag(x, z, vx, vz, k, target_x, dt=2e-4, z_floor=-500.0) -> float:
     """RK4 on x'' = -k|v|vx, z'' = -g - k|v|vz until x reaches target_x; z there."""
     def accel(vx_, vz_):
@@ -77,12 +88,7 @@ def _integrate_with_drag(x, z, vx, vz, k, target_x, dt=2e-4, z_floor=-500.0) -> 
     while x < target_x:
         if z < z_floor or vx <= 1e-9:
             return -math.inf
-        a1 = accel(vx, vz)
-        a2 = accel(vx + 0.5 * dt * a1[0], vz + 0.5 * dt * a1[1])
-        a3 = accel(vx + 0.5 * dt * a2[0], vz + 0.5 * dt * a2[1])
-        a4 = accel(vx + dt * a3[0], vz + dt * a3[1])
-        nvx = vx + dt / 6 * (a1[0] + 2 * a2[0] + 2 * a3[0] + a4[0])
-        nvz = vz + dt / 6 * (a1[1] + 2 * a2[1] + 2 * a3[1] + a4[1])
+        nvx, nvz = rk4_velocity_step(accel, vx, vz, dt)
         nx, nz = x + dt * (vx + nvx) / 2, z + dt * (vz + nvz) / 2
         if nx >= target_x:  # interpolate the last step
             f = (target_x - x) / (nx - x)

@@ -13,7 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from models.design import Bale, Design
-from sim.physics.ballistics import GRAVITY_MM_S2, drag_constant_per_mm, release_radius_mm
+from sim.physics.ballistics import (
+    GRAVITY_MM_S2,
+    drag_constant_per_mm,
+    release_radius_mm,
+    rk4_velocity_step,
+)
 
 #: Time step of the drag integration, s (the bale moves about 1 mm a step; RK4's
 #: error is far below a millimetre).
@@ -78,12 +83,7 @@ def _dragged(x, z, vx, vz, floor, k, shape):
     for _ in range(int(_MAX_FLIGHT_S / dt)):
         if done.all():
             break
-        a1 = accel(vx, vz)
-        a2 = accel(vx + 0.5 * dt * a1[0], vz + 0.5 * dt * a1[1])
-        a3 = accel(vx + 0.5 * dt * a2[0], vz + 0.5 * dt * a2[1])
-        a4 = accel(vx + dt * a3[0], vz + dt * a3[1])
-        nvx = vx + dt / 6 * (a1[0] + 2 * a2[0] + 2 * a3[0] + a4[0])
-        nvz = vz + dt / 6 * (a1[1] + 2 * a2[1] + 2 * a3[1] + a4[1])
+        nvx, nvz = rk4_velocity_step(accel, vx, vz, dt)
         nx, nz = x + dt * (vx + nvx) / 2, z + dt * (vz + nvz) / 2
         speed = np.hypot(nvx, nvz)
         down = ~done & (nz <= floor)
