@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from models.board import DIRECTIONS, Board, Space, space_name
+from models.board import Board, Space, space_name
+from models.board_checks import forward_steps
 
 
 class Steps:
@@ -14,7 +15,7 @@ class Steps:
     def __init__(self, board: Board, diagonals_ignore_fences: bool):
         self.board = board
         self.steps: dict[Space, tuple[Space, ...]] = {
-            s: self._steps_from(s, diagonals_ignore_fences) for s in board.spaces}
+            s: forward_steps(board, s, not diagonals_ignore_fences) for s in board.spaces}
         rows, cols = board.rows, board.cols
         self.entries = {
             "pit": tuple(s for s in ((0, c) for c in range(cols)) if board.is_space(s)),
@@ -32,26 +33,6 @@ class Steps:
     @lru_cache(maxsize=16)
     def of(cls, board: Board, diagonals_ignore_fences: bool) -> Steps:
         return cls(board, diagonals_ignore_fences)
-
-    def _steps_from(self, s: Space, diagonals_ignore_fences: bool) -> tuple[Space, ...]:
-        board = self.board
-        fr, fc = DIRECTIONS[board.forward.get(s, "up")]
-        sides = ((fc, fr), (-fc, -fr))
-        out = []
-        for dr, dc in ((fr, fc), *sides, *((fr + a, fc + b) for a, b in sides)):
-            t = (s[0] + dr, s[1] + dc)
-            if not board.is_space(t):
-                continue
-            if dr == 0 or dc == 0:
-                if board.fence_between(s, t):
-                    continue
-            elif not diagonals_ignore_fences:
-                a, b = (s[0] + dr, s[1]), (s[0], s[1] + dc)  # the two cells beside the corner
-                edges = ((s, a), (s, b), (a, t), (b, t))
-                if any(board.fence_between(x, y) for x, y in edges):
-                    continue
-            out.append(t)
-        return tuple(sorted(out))
 
     def _reachable(self, start: Space | str, n: int) -> tuple[tuple[Space, ...], bool]:
         """Spaces a path of 1..n steps from ``start`` (a space or a pit) can end on,
