@@ -77,8 +77,8 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     write_shot_page(board, design, result, out / "shot.html")
     write_text_atomic(out / "layout.json", json.dumps(layout.to_dict(), indent=2) + "\n")
     written += [("shot.json", "the shot: who was knocked out and why, what the bale struck"),
-                ("shot.png", "top and side view of the shot"),
-                ("shot.gif", "the shot from behind the tractor, 3x slower than life"),
+                ("shot.png", "the board, a close-up of the contacts, a section along the aim"),
+                ("shot.gif", "the shot from above, framed on the action, 3x slower than life"),
                 ("shot.mp4", "the shot following the bale (chase camera)"),
                 ("shot.html", "the shot in 3D: turn, zoom, scrub (works offline)"),
                 ("layout.json", "the layout the shot was fired at")]
@@ -130,7 +130,7 @@ img,video{{max-width:100%;border:1px solid #ccc}}td{{padding:2px 10px}}
 <h2>One shot: aimed at gold-2 — knocked out: {e(knocked)}</h2>
 <div class="two"><div><img src="shot.gif" alt="the shot"></div>
 <div><video src="shot.mp4" controls loop muted autoplay></video></div></div>
-<p><img src="shot.png" alt="top and side view"></p>
+<p><img src="shot.png" alt="the board, a close-up and a section along the aim"></p>
 <p><a href="shot.html">Open the shot in 3D</a> (turn it with the mouse; no network needed).</p>
 <h2>A small hit map</h2><div class="two"><div><img src="hitmap.png" alt="hit map"></div>
 <div><p>{len(hits)} spaces, a lone piggy on each, shots aimed by the solver with the stock
