@@ -183,7 +183,9 @@ def add_shoot(sub) -> None:
     aimer_args(p, default="perfect")
     p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
                    help="knocked out when touching the outline (default) or wholly outside")
-    p.add_argument("--png", metavar="FILE", help="write a picture of the shot (the board, a close-up, a section along the aim)")
+    p.add_argument("--png", metavar="FILE",
+                   help="write a picture of the shot (the board, a close-up, a section along "
+                        "the aim)")
     p.add_argument("--gif", metavar="FILE", help="write an animated GIF of the shot")
     p.add_argument("--mp4", metavar="FILE", help="write an MP4 video of the shot")
     p.add_argument("--html", metavar="FILE",
