@@ -152,7 +152,7 @@ def difference_figure(board: Board, comparison: Comparison):
     from sim.views.pictures import draw_board
 
     fig, ax = plt.subplots(figsize=(6.5, 8.5))
-    draw_board(ax, board, labels=False)
+    draw_board(ax, board, labels=True)
     largest = max([abs(r["diff"]) for r in comparison.spaces if r["diff"] is not None] + [0.0])
     span = max(0.1, math.ceil(largest * 10) / 10)  # the scale fits the differences found
     cmap, norm = colormaps["RdBu"], TwoSlopeNorm(vmin=-span, vcenter=0.0, vmax=span)
@@ -161,9 +161,10 @@ def difference_figure(board: Board, comparison: Comparison):
         x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
         if row["diff"] is None:
             ax.add_patch(Rectangle((x, y), s, s, facecolor="none", edgecolor="#555555",
-                                   hatch="///", zorder=5))
+                                   hatch="///", zorder=2))
             continue
-        ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(norm(row["diff"])), zorder=5,
+        # zorder 2: over the spaces, under the board's names, checkpoints and fences
+        ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(norm(row["diff"])), zorder=2,
                                edgecolor="black" if row["significant"] else "none",
                                linewidth=2.0))
         mark = "*" if row["significant"] else ""
