@@ -77,8 +77,12 @@ def aims(world: World, count: int) -> list[tuple[float, float, int]]:
 
 
 #: The engine's physics before it was tuned by the grazing test (docs/physics.md,
-#: "Fidelity on grazing shots"); the naive reference keeps its solver iterations.
-BEFORE_TUNING = {"solver_iterations": 20, "rest_time_s": 0.1, "early_verdict": False}
+#: "Fidelity on grazing shots"); the naive reference keeps its solver iterations and
+#: its fixed-base multibody board, fences and tractor.
+BEFORE_TUNING = {"solver_iterations": 20, "rest_time_s": 0.1, "early_verdict": False,
+                 "rigid_statics": False}
+#: The engine as issue 10 left it, what issue 18's speed changes are compared with.
+ISSUE_10 = "issue 10's engine"
 
 
 def with_physics(design, **changes):
@@ -90,7 +94,7 @@ def naive_design(design):
     """The same model, run the way a first attempt would: 2 s every shot, all awake,
     the solver iterations the model had before any tuning for speed."""
     return with_physics(design, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False,
-                        early_verdict=False,
+                        early_verdict=False, rigid_statics=False,
                         solver_iterations=BEFORE_TUNING["solver_iterations"])
 
 
@@ -224,18 +228,21 @@ def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float,
 
 
 def grazing_variants(design) -> tuple[dict, str]:
-    """Label -> physics: the engine before tuning, each change alone, all together,
-    and the design as its file has it (under the label of the variant it equals);
-    and the design's label."""
+    """Label -> (physics, bale_to_rest): the engine before tuning, each change alone, all
+    together; issue 10's engine, and issue 18's changes to it (rigid statics; the bale's
+    early verdict, which hit maps use); the design as hit maps use it is the last; and
+    its label."""
     before = with_physics(design, **BEFORE_TUNING)
-    variants = {"before tuning": before.physics}
+    variants = {"before tuning": (before.physics, True)}
     for label, change in CHANGES:
-        variants[label] = with_physics(before, **change).physics
-    variants["all three"] = with_physics(before, **{k: v for _, c in CHANGES
-                                                   for k, v in c.items()}).physics
-    engine_label = next((label for label, physics in variants.items()
-                         if physics == design.physics), f"design '{design.name}'")
-    variants.setdefault(engine_label, design.physics)
+        variants[label] = (with_physics(before, **change).physics, True)
+    variants["all three"] = (with_physics(before, **{k: v for _, c in CHANGES
+                                                    for k, v in c.items()}).physics, True)
+    variants[ISSUE_10] = (with_physics(design, rigid_statics=False).physics, True)
+    variants["bale verdict"] = (with_physics(design, rigid_statics=False).physics, False)
+    variants["rigid statics"] = (design.physics, True)
+    engine_label = f"design '{design.name}', as hit maps use it"
+    variants[engine_label] = (design.physics, False)
     return variants, engine_label
 
 
@@ -246,8 +253,9 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     Timed shot by shot, the variants in turn (each goes first as often), in CPU time
     of this process: on a shared machine, wall time per block of shots, or even
     CPU time per block, moved by 10-20 % between two worlds of the same design."""
-    worlds = {label: World(board, dataclasses.replace(design, physics=physics), layout)
-              for label, physics in variants.items()}
+    worlds = {label: World(board, dataclasses.replace(design, physics=physics), layout,
+                           bale_to_rest=to_rest)
+              for label, (physics, to_rest) in variants.items()}
     labels = list(variants)
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     verdicts = {label: [[] for _ in aims_by_target] for label in labels}
@@ -287,11 +295,14 @@ def bench_grazing(per_target: int, reference_per_target: int, quiet: bool) -> di
     for label in variants:
         against_ref = paired([row[:m] for row in results[label]], reference)
         against_before = paired(results[label], results["before tuning"])
+        against_issue_10 = paired(results[label], results[ISSUE_10])
         rows.append({"variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
                      "speed_vs_before": round(cpu["before tuning"] / cpu[label], 3),
+                     "speed_vs_issue_10": round(cpu[ISSUE_10] / cpu[label], 3),
                      "sim_s_per_shot": round(simulated[label] / shots, 4),
                      "vs_reference": against_ref, "vs_before": against_before,
-                     "passes": passes(against_ref) and passes(against_before)})
+                     "vs_issue_10": against_issue_10,
+                     "passes": all(map(passes, (against_ref, against_before, against_issue_10)))})
     engine_shots = [row[:m] for row in results[engine_label]]
     engine = paired(engine_shots, reference)
     targets = [{"piggy": p, "p_reference": round(r / m, 3),
@@ -328,16 +339,19 @@ def print_grazing(figures: dict, design) -> None:
           f"{figures['grazing_mcnemar_p']:.3f}, same verdicts "
           f"{100 * figures['grazing_agreement']:.1f} % (the reference against itself with "
           f"every aim {AIM_NUDGE_DEG} degree off: {100 * figures['grazing_self_agreement']:.1f} %)")
-    print(f"  {'variant':22s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} | vs reference: "
-          f"{'max|dP|':>7s} {'resolv':>6s} {'McN p':>6s} {'same':>6s} | vs before: "
-          f"{'McN p':>6s} {'same':>6s}")
+    print(f"  {'variant':36s} {'shots/cpu s':>11s} {'speed':>6s} {'vs i10':>6s} {'sim s':>6s} | "
+          f"vs reference: {'max|dP|':>7s} {'resolv':>6s} {'McN p':>6s} {'same':>6s} | "
+          f"vs before: {'McN p':>6s} {'same':>6s} | vs {ISSUE_10}: {'max|dP|':>7s} "
+          f"{'resolv':>6s} {'McN p':>6s} {'same':>6s}")
     for row in figures["grazing_variants"]:
-        r, b = row["vs_reference"], row["vs_before"]
-        print(f"  {row['variant']:22s} {row['shots_per_cpu_s']:11.2f} "
-              f"{row['speed_vs_before']:5.2f}x {row['sim_s_per_shot']:6.3f} |"
+        r, b, i = row["vs_reference"], row["vs_before"], row["vs_issue_10"]
+        print(f"  {row['variant']:36s} {row['shots_per_cpu_s']:11.2f} "
+              f"{row['speed_vs_before']:5.2f}x {row['speed_vs_issue_10']:5.2f}x "
+              f"{row['sim_s_per_shot']:6.3f} |"
               f" {r['max_abs_dp']:20.3f} {r['max_abs_dp_resolvable']:6.3f} {r['mcnemar_p']:6.3f}"
               f" {100 * r['agreement']:5.1f}% | {b['mcnemar_p']:17.3f} {100 * b['agreement']:5.1f}%"
-              f"  {'passes' if row['passes'] else 'FAILS'}")
+              f" | {i['max_abs_dp']:27.3f} {i['max_abs_dp_resolvable']:6.3f} {i['mcnemar_p']:6.3f}"
+              f" {100 * i['agreement']:5.1f}%  {'passes' if row['passes'] else 'FAILS'}")
 
 
 #: Games timed, with sensible bots: (label, game, parameters, seats).

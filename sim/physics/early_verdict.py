@@ -48,7 +48,8 @@ from sim.physics.ballistics import GRAVITY_MM_S2
 
 @dataclass(frozen=True)
 class PiggyShape:
-    """What the early verdict needs of the piggy's shape, about its centre of mass, mm.
+    """What the early verdict needs of the piggy's shape (or the bale's), about its
+    centre of mass, mm.
 
     ``inner_radius_mm``: the largest ball around the centre inside the hull of its
     parts (also the lowest its centre can lie on a flat surface); ``outer_radius_mm``:
@@ -133,3 +134,12 @@ def sealed_reach_mm(motion: Motion, space_centre_mm, shape: PiggyShape, friction
     if abs(motion.centre_mm[axis] - space_centre_mm[axis]) - back < beyond_mm:
         return None
     return shape.outer_radius_mm + anywhere
+
+
+def reach_mm(motion: Motion, shape: PiggyShape, friction: float) -> float:
+    """How far from its centre (mm) a body lying on the ground could still touch
+    something: the sphere that holds every vertex plus the distance it could still
+    travel in any direction against friction ``friction`` (:func:`travel_mm`). The
+    bale's early verdict: with nothing but the board within it, the bale can strike
+    nothing more."""
+    return shape.outer_radius_mm + travel_mm(motion, shape, friction, 0)[1]

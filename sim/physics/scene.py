@@ -140,12 +140,17 @@ class Scene:
         self._names = {}
         self._create_shapes()
         surfaces = self.design.surfaces
+        # Rigid bodies (maximal coordinates) cost Bullet less a step than fixed-base
+        # multibodies, and so do their contacts (docs/physics.md, "Speed")
+        rigid = self.design.physics.rigid_statics
         for name, shape, position, yaw in self._static_specs:
             body = self._call(pb.createMultiBody, 0, shape,
                               basePosition=[c * CM_PER_MM for c in position],
-                              baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]))
+                              baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]),
+                              useMaximalCoordinates=rigid)
             self._names[body] = name
-        self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape)
+        self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape,
+                                   useMaximalCoordinates=rigid)
         self._names[self._tractor] = "tractor"
         self._static_bodies = list(self._names)
         for body in self._static_bodies:

@@ -21,6 +21,7 @@ import numpy as np
 from models.aimer import PERFECT, Aimer
 from models.board import space_name
 from models.layout import Layout
+from models.meshes import hay_bale
 from sim.physics.ballistics import (
     GRAVITY_MM_S2,
     direction,
@@ -32,6 +33,7 @@ from sim.physics.early_verdict import (
     Motion,
     PiggyShape,
     knocked_out_beyond_mm,
+    reach_mm,
     sealed_reach_mm,
 )
 from sim.physics.materials import NOMINAL, Materials, draw_materials
@@ -51,7 +53,17 @@ class World(Scene):
 
     Built like a scene (``World(board, design, layout, hit_rule=..., gui=...)``);
     :meth:`shoot` fires from the tractor, :meth:`launch` from anywhere.
+
+    ``bale_to_rest=False`` makes a world for studies that count verdicts and strikes
+    only: a shot may then end while the bale still slides, once nothing but the board
+    is within its reach (it can strike nothing more, so every verdict and every
+    strike but its last touches of the board are the same; ``rest_mm`` is then where
+    it was, and ``sim_time_s`` shorter).
     """
+
+    def __init__(self, *args, bale_to_rest: bool = True, **kwargs):
+        self.bale_to_rest = bale_to_rest
+        super().__init__(*args, **kwargs)
 
     def set_layout(self, layout: Layout) -> None:
         """Stand the layout's piggies on their spaces, let them settle, and keep their
@@ -86,7 +98,11 @@ class World(Scene):
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
         self._rest_results = self._judge(self._layout.piggies)
         self._ground = [b for b, name in self._names.items() if name in ("board", "table")]
+        self._board_body = next(b for b in self._ground if self._names[b] == "board")
         self._shape = PiggyShape.of(self._piggy_parts_mm)
+        bale = self.design.bale
+        self._bale_outline = PiggyShape.of([hay_bale(bale.length_mm, bale.width_mm, bale.height_mm,
+                                                     bale.corner_radius_mm).vertices])
         self._beyond_mm = knocked_out_beyond_mm(self._shape, self.board.space_mm,
                                                 self.board.line_mm, self.hit_rule)
         self._space_centres = {p: tuple(map(float, self.board.space_center_mm(layout.space_of(p))))
@@ -186,6 +202,28 @@ class World(Scene):
             if not {other for other, _ in near or ()} - {body, *self._ground}:
                 sealed.add(body)
         return sealed
+
+    def _bale_spent(self, bale: int, ground_friction: float, surface_cm) -> bool:
+        """The bale's early verdict: it lies on the board, and nothing but the board,
+        not even the board's edge, is within its reach (``early_verdict.reach_mm``),
+        so it can strike nothing more."""
+        position, _ = self._call(pb.getBasePositionAndOrientation, bale)
+        velocity, spin = self._call(pb.getBaseVelocity, bale)
+        mass, friction, inertia = self._call(pb.getDynamicsInfo, bale, -1)[:3]
+        motion = Motion(tuple(p / CM_PER_MM for p in position),
+                        tuple(v / CM_PER_MM for v in velocity), tuple(spin),
+                        max(inertia) / mass / CM_PER_MM ** 2)
+        reach = reach_mm(motion, self._bale_outline, friction * ground_friction) * CM_PER_MM
+        x, y, _ = position
+        if not (surface_cm[0] + reach <= x <= surface_cm[1] - reach
+                and surface_cm[2] + reach <= y <= surface_cm[3] - reach):
+            return False
+        if not self._call(pb.getContactPoints, bodyA=bale, bodyB=self._board_body):
+            return False
+        near = self._call(pb.getOverlappingObjects, [c - reach for c in position],
+                          [c + reach for c in position])
+        # the table lies under the board everywhere: beyond the edges checked above
+        return not {other for other, _ in near or ()} - {bale, *self._ground}
 
     def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
         """Wake every stand-in within ``reach_cm`` (two steps' travel at the fastest)
@@ -414,6 +452,9 @@ class World(Scene):
                 self._freeze_quiet(quiet, restless, set(movers), reach, freeze_steps)
             if physics.early_verdict and restless:
                 restless -= self._sealed(restless & set(self._woken.values()), ground_friction)
+            if not self.bale_to_rest and bale in restless and self._bale_spent(
+                    bale, ground_friction, surface_cm):
+                restless.discard(bale)
             if restless:
                 rest_steps = 0
                 continue
