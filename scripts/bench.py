@@ -1,7 +1,8 @@
 """Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
-    python scripts/bench.py [--only shots|grazing|games] [--shots 240] [--naive-shots 240]
-                            [--grazing-shots 20] [--grazing-reference-shots N]
+    python scripts/bench.py [--only shots|grazing|child|games] [--shots 240]
+                            [--naive-shots 240] [--grazing-shots 20]
+                            [--grazing-reference-shots N] [--child-shots 30]
                             [--games 200] [--json]
 
 Shots, on the stock board's crowded layout (12 piggies, two stacks), the same
@@ -28,17 +29,23 @@ shot, so that P(the piggy is knocked out) lies between 0 and 1, where a hit map
 carries information. The same shots are fired by the naive reference (the first
 --grazing-reference-shots of each piggy's: it is the costly part), by the
 reference with every aim 0.01 degree off (its self-agreement), by the engine as
-it was before tuning for speed, by each speed change alone and all together, and
-by the engine as the design file has it. For each, against the reference and
-against the engine before tuning: the largest |dP| over the 12 piggies and the
-largest that "no difference" leaves 95 % of the time (what these shots resolve),
-an exact McNemar test on target-knocked-out over all shots, and the share of shots
-with the same verdicts; and its speed against the engine before tuning, timed
-interleaved target by target. A change passes when neither McNemar test is
-significant at 5 % and neither largest |dP| exceeds what the shots resolve.
+it was before tuning for speed, by each speed change alone and all together, by
+issue 10's engine and by each of issue 18's changes to it, and by the engine as
+the design file has it, as hit maps use it. For each, against the reference,
+against the engine before tuning and against issue 10's engine: the largest |dP|
+over the 12 piggies and the largest that "no difference" leaves 95 % of the time
+(what these shots resolve), an exact McNemar test on target-knocked-out over all
+shots, and the share of shots with the same verdicts; and its speed against the
+engine before tuning and against issue 10's, timed interleaved target by target.
+A change passes when no McNemar test is significant at 5 % and no largest |dP|
+exceeds what the shots resolve.
 
 With the defaults a run takes about 12 minutes on an idle 2-core machine, most of
 it the naive reference (twice 240 grazing shots, 240 solver-aimed shots).
+
+A child's shots (scripts/bench_child.py): issue 18's speed changes on the shots a hit
+map fires, a lone piggy on six stock spaces, the child aimer; CPU time per shot and
+the verdicts and strikes against issue 10's engine.
 
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
@@ -55,6 +62,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from bench_child import bench_child
 from bench_stats import hits, paired, passes
 
 import referee
@@ -80,7 +88,7 @@ def aims(world: World, count: int) -> list[tuple[float, float, int]]:
 #: "Fidelity on grazing shots"); the naive reference keeps its solver iterations and
 #: its fixed-base multibody board, fences and tractor.
 BEFORE_TUNING = {"solver_iterations": 20, "rest_time_s": 0.1, "early_verdict": False,
-                 "rigid_statics": False}
+                 "rigid_obstacles": False}
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
 ISSUE_10 = "issue 10's engine"
 
@@ -94,7 +102,7 @@ def naive_design(design):
     """The same model, run the way a first attempt would: 2 s every shot, all awake,
     the solver iterations the model had before any tuning for speed."""
     return with_physics(design, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False,
-                        early_verdict=False, rigid_statics=False,
+                        early_verdict=False, rigid_obstacles=False,
                         solver_iterations=BEFORE_TUNING["solver_iterations"])
 
 
@@ -227,20 +235,22 @@ def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float,
     return rows
 
 
-def grazing_variants(design) -> tuple[dict, str]:
+def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
     """Label -> (physics, bale_to_rest): the engine before tuning, each change alone, all
-    together; issue 10's engine, and issue 18's changes to it (rigid statics; the bale's
-    early verdict, which hit maps use); the design as hit maps use it is the last; and
-    its label."""
-    before = with_physics(design, **BEFORE_TUNING)
-    variants = {"before tuning": (before.physics, True)}
-    for label, change in CHANGES:
-        variants[label] = (with_physics(before, **change).physics, True)
-    variants["all three"] = (with_physics(before, **{k: v for _, c in CHANGES
-                                                    for k, v in c.items()}).physics, True)
-    variants[ISSUE_10] = (with_physics(design, rigid_statics=False).physics, True)
-    variants["bale verdict"] = (with_physics(design, rigid_statics=False).physics, False)
-    variants["rigid statics"] = (design.physics, True)
+    together (unless ``since_issue_10``); issue 10's engine, and issue 18's changes to it
+    (rigid obstacles; the bale's early verdict, which hit maps use); the design as hit
+    maps use it is the last; and its label."""
+    variants = {}
+    if not since_issue_10:
+        before = with_physics(design, **BEFORE_TUNING)
+        variants["before tuning"] = (before.physics, True)
+        for label, change in CHANGES:
+            variants[label] = (with_physics(before, **change).physics, True)
+        variants["all three"] = (with_physics(before, **{k: v for _, c in CHANGES
+                                                        for k, v in c.items()}).physics, True)
+    variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True)
+    variants["bale verdict"] = (with_physics(design, rigid_obstacles=False).physics, False)
+    variants["rigid obstacles"] = (design.physics, True)
     engine_label = f"design '{design.name}', as hit maps use it"
     variants[engine_label] = (design.physics, False)
     return variants, engine_label
@@ -274,7 +284,8 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     return verdicts, cpu, simulated
 
 
-def bench_grazing(per_target: int, reference_per_target: int, quiet: bool) -> dict:
+def bench_grazing(per_target: int, reference_per_target: int, quiet: bool,
+                  since_issue_10: bool = False) -> dict:
     """Fidelity on grazing shots, and the speed changes compared on them (module
     docstring); the naive reference fires the first ``reference_per_target`` of each
     piggy's shots (it costs some 30 engine shots a shot)."""
@@ -282,7 +293,7 @@ def bench_grazing(per_target: int, reference_per_target: int, quiet: bool) -> di
     layout = load_layout("crowded", board)
     with World(board, design, layout) as world:
         aims_by_target = grazing_aims(world, per_target)
-    variants, engine_label = grazing_variants(design)
+    variants, engine_label = grazing_variants(design, since_issue_10)
     results, cpu, simulated = fire_variants(board, design, layout, variants, aims_by_target)
     m = reference_per_target
     reference = [[frozenset(k) for k in time_naive(board, design, layout, shots[:m])[1]]
@@ -294,15 +305,19 @@ def bench_grazing(per_target: int, reference_per_target: int, quiet: bool) -> di
     rows = []
     for label in variants:
         against_ref = paired([row[:m] for row in results[label]], reference)
-        against_before = paired(results[label], results["before tuning"])
+        # against the engine before tuning: None when it was not fired
+        against_before = results.get("before tuning") and paired(results[label],
+                                                                 results["before tuning"])
         against_issue_10 = paired(results[label], results[ISSUE_10])
         rows.append({"variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
-                     "speed_vs_before": round(cpu["before tuning"] / cpu[label], 3),
+                     "speed_vs_before": against_before and round(
+                         cpu["before tuning"] / cpu[label], 3),
                      "speed_vs_issue_10": round(cpu[ISSUE_10] / cpu[label], 3),
                      "sim_s_per_shot": round(simulated[label] / shots, 4),
                      "vs_reference": against_ref, "vs_before": against_before,
                      "vs_issue_10": against_issue_10,
-                     "passes": all(map(passes, (against_ref, against_before, against_issue_10)))})
+                     "passes": all(passes(x) for x in (against_ref, against_before,
+                                                       against_issue_10) if x)})
     engine_shots = [row[:m] for row in results[engine_label]]
     engine = paired(engine_shots, reference)
     targets = [{"piggy": p, "p_reference": round(r / m, 3),
@@ -345,11 +360,13 @@ def print_grazing(figures: dict, design) -> None:
           f"{'resolv':>6s} {'McN p':>6s} {'same':>6s}")
     for row in figures["grazing_variants"]:
         r, b, i = row["vs_reference"], row["vs_before"], row["vs_issue_10"]
-        print(f"  {row['variant']:36s} {row['shots_per_cpu_s']:11.2f} "
-              f"{row['speed_vs_before']:5.2f}x {row['speed_vs_issue_10']:5.2f}x "
-              f"{row['sim_s_per_shot']:6.3f} |"
+        speed_before = "" if b is None else f"{row['speed_vs_before']:.2f}x"
+        against_before = "not fired" if b is None else \
+            f"{b['mcnemar_p']:.3f} {100 * b['agreement']:5.1f}%"
+        print(f"  {row['variant']:36s} {row['shots_per_cpu_s']:11.2f} {speed_before:>6s} "
+              f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} |"
               f" {r['max_abs_dp']:20.3f} {r['max_abs_dp_resolvable']:6.3f} {r['mcnemar_p']:6.3f}"
-              f" {100 * r['agreement']:5.1f}% | {b['mcnemar_p']:17.3f} {100 * b['agreement']:5.1f}%"
+              f" {100 * r['agreement']:5.1f}% | {against_before:>24s}"
               f" | {i['max_abs_dp']:27.3f} {i['max_abs_dp_resolvable']:6.3f} {i['mcnemar_p']:6.3f}"
               f" {100 * i['agreement']:5.1f}%  {'passes' if row['passes'] else 'FAILS'}")
 
@@ -388,7 +405,7 @@ def bench_games(games: int) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("shots", "grazing", "games"),
+    parser.add_argument("--only", choices=("shots", "grazing", "child", "games"),
                         help="run one section only")
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
     parser.add_argument("--naive-shots", type=int, default=240,
@@ -398,9 +415,16 @@ def main() -> int:
     parser.add_argument("--grazing-reference-shots", type=int,
                         help="the first so many of them for the naive reference, fired twice "
                              "(default: all)")
+    parser.add_argument("--grazing-since-issue-10", action="store_true",
+                        help="fire only issue 10's engine and the changes since (not the "
+                             "engine before tuning and its changes)")
+    parser.add_argument("--child-shots", type=int, default=30,
+                        help="a child's shots a space for the child section (default 30)")
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
+    if args.child_shots < 1:
+        parser.error(f"--child-shots must be at least 1, got {args.child_shots}")
     if args.grazing_shots < 1:
         parser.error(f"--grazing-shots must be at least 1, got {args.grazing_shots}")
     reference_shots = args.grazing_shots if args.grazing_reference_shots is None \
@@ -412,7 +436,10 @@ def main() -> int:
     if args.only in (None, "shots"):
         report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
     if args.only in (None, "grazing"):
-        report.update(bench_grazing(args.grazing_shots, reference_shots, args.json))
+        report.update(bench_grazing(args.grazing_shots, reference_shots, args.json,
+                                    args.grazing_since_issue_10))
+    if args.only in (None, "child"):
+        report.update(bench_child(args.child_shots, args.json))
     if args.only in (None, "games"):
         report["games"] = bench_games(args.games)
         if not args.json:

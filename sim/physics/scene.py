@@ -140,14 +140,15 @@ class Scene:
         self._names = {}
         self._create_shapes()
         surfaces = self.design.surfaces
-        # Rigid bodies (maximal coordinates) cost Bullet less a step than fixed-base
-        # multibodies, and so do their contacts (docs/physics.md, "Speed")
-        rigid = self.design.physics.rigid_statics
+        # Fences and the tractor as rigid bodies (maximal coordinates) cost Bullet less a
+        # step than fixed-base multibodies; not the board and the table, on which a
+        # rigid bale slides askew (docs/physics.md, "Speed")
+        rigid = self.design.physics.rigid_obstacles
         for name, shape, position, yaw in self._static_specs:
             body = self._call(pb.createMultiBody, 0, shape,
                               basePosition=[c * CM_PER_MM for c in position],
                               baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]),
-                              useMaximalCoordinates=rigid)
+                              useMaximalCoordinates=rigid and name == "fence")
             self._names[body] = name
         self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape,
                                    useMaximalCoordinates=rigid)

@@ -122,8 +122,10 @@ def _world(spec: SweepSpec):
 
     key = (spec.board, spec.design, spec.hit_rule)
     if key not in _WORLDS:
+        # a hit map counts verdicts and strikes: a shot may end once the bale can
+        # strike nothing more (docs/physics.md, "Speed")
         _WORLDS[key] = World(load_board(spec.board), load_design(spec.design),
-                             hit_rule=spec.hit_rule)
+                             hit_rule=spec.hit_rule, bale_to_rest=False)
     return _WORLDS[key]
 
 

@@ -1,0 +1,101 @@
+"""A child's shots, timed: the engine's speed changes of issue 18 on the shots a hit map
+fires (docs/physics.md, "Speed").
+
+Each of :data:`SPACES` of the stock board holds one piggy alone, aimed at by the
+solver (low arc) as ``piggy hitmap`` aims, fired at by the ``child`` aimer with the
+design's noise and the hit map's seeds. Every variant fires the same shots, the
+variants taking turns shot by shot (each goes first as often), timed in CPU time
+of this process (wall time on a shared machine measures the other work too).
+Against issue 10's engine, each variant's verdicts and strikes are compared shot
+by shot: the strikes leaving out the bale's last touches of the board, which the
+bale's early verdict may cut short (the hit map counts none of them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from models.aimer import load_aimer
+from models.board import load_board
+from models.design import load_design
+from models.layout import layout_from_dict
+from sim.physics import shoot
+from sim.physics.world import World
+from sim.studies.hitmap import TARGET, shot_seed
+
+#: Stock spaces: open ones (r0c3, r10c6, r2c1, r4c1) and fence-held ones (r7c3, r9c2).
+SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")
+#: Label -> (rigid obstacles, bale followed to rest); the first is what the others are
+#: compared with, the last is the stock design as hit maps use it.
+VARIANTS = {"issue 10's engine": (False, True), "rigid obstacles": (True, True),
+            "bale verdict": (False, False), "both (as hit maps)": (True, False)}
+
+
+def strikes(result) -> list[str]:
+    """What the bale struck, less its last touches of the board."""
+    contacts = list(result.contacts)
+    while contacts and contacts[-1] == "board":
+        contacts.pop()
+    return contacts
+
+
+def bench_child(per_space: int, quiet: bool) -> dict:
+    """``per_space`` child's shots at each of :data:`SPACES`, fired by every variant."""
+    board, design = load_board("stock"), load_design("stock")
+    aimer = load_aimer("child")
+    worlds = {label: World(board, dataclasses.replace(design, physics=dataclasses.replace(
+        design.physics, rigid_obstacles=rigid)), bale_to_rest=to_rest)
+        for label, (rigid, to_rest) in VARIANTS.items()}
+    labels, base = list(VARIANTS), next(iter(VARIANTS))
+    cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
+    same_verdicts, same_strikes = dict.fromkeys(labels, 0), dict.fromkeys(labels, 0)
+    hits = {label: dict.fromkeys(SPACES, 0) for label in labels}
+    turn = 0
+    for name in SPACES:
+        layout = layout_from_dict({"stacks": {name: [TARGET]}}, board=board,
+                                  source="bench layout")
+        for world in worlds.values():
+            world.set_layout(layout)
+        aim = shoot.solve_aim(worlds[base], TARGET, "low")
+        for index in range(per_space):
+            seed = shot_seed(0, board.parse_space(name), index)
+            turn += 1
+            results = {}
+            for label in labels[turn % len(labels):] + labels[:turn % len(labels)]:
+                start = time.process_time()
+                results[label] = worlds[label].shoot(aim.yaw_deg, aim.pitch_deg, seed=seed,
+                                                     aimer=aimer)
+                cpu[label] += time.process_time() - start
+            for label, result in results.items():
+                simulated[label] += result.sim_time_s
+                hits[label][name] += TARGET in result.knocked
+                same_verdicts[label] += result.knocked == results[base].knocked
+                same_strikes[label] += strikes(result) == strikes(results[base])
+    for world in worlds.values():
+        world.close()
+    shots = per_space * len(SPACES)
+    figures = {"child_shots": shots, "child_spaces": list(SPACES),
+               "child_variants": [{
+                   "variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
+                   "speed_vs_issue_10": round(cpu[base] / cpu[label], 3),
+                   "sim_s_per_shot": round(simulated[label] / shots, 4),
+                   "same_verdicts": same_verdicts[label], "same_strikes": same_strikes[label],
+                   "p_target": {s: round(h / per_space, 3) for s, h in hits[label].items()}}
+                   for label in labels]}
+    if not quiet:
+        print_child(figures)
+    return figures
+
+
+def print_child(figures: dict) -> None:
+    print(f"a child's shots: {figures['child_shots']} ({', '.join(figures['child_spaces'])}, a "
+          "lone piggy each, solver-aimed, child aimer), the same shots for every variant, "
+          "CPU time")
+    print(f"  {'variant':20s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} "
+          f"{'same verdicts':>13s} {'same strikes':>12s}   P(target) by space")
+    for row in figures["child_variants"]:
+        p = " ".join(f"{v:.2f}" for v in row["p_target"].values())
+        print(f"  {row['variant']:20s} {row['shots_per_cpu_s']:11.2f} "
+              f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} "
+              f"{row['same_verdicts']:13d} {row['same_strikes']:12d}   {p}")
