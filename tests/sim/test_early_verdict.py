@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from models.layout import load_layout
+from models.layout import layout_from_dict, load_layout
 from models.meshes import load_parts
 from sim.physics import aim
 from sim.physics.ballistics import GRAVITY_MM_S2
@@ -17,6 +17,7 @@ from sim.physics.early_verdict import (
     Motion,
     PiggyShape,
     knocked_out_beyond_mm,
+    reach_mm,
     sealed_reach_mm,
     travel_mm,
 )
@@ -100,6 +101,18 @@ def test_sealed_only_past_the_line_moving_away_with_little_to_bring_it_back(boar
     assert sealed_reach_mm(motion(inside, (200.0, 0, 0)), centre, SHAPE, 0.3, beyond) is None
 
 
+def test_reach_of_a_sliding_body_is_its_outline_plus_the_friction_closed_form():
+    """At rest on the ground: its outer radius. Sliding at 500 mm/s with mu 0.25 and
+    lying as low as it can: that plus v^2 / (2 mu g); raised 2 mm: g * 2 mm more energy."""
+    lying = SHAPE.inner_radius_mm
+    assert reach_mm(motion((0, 0, lying)), SHAPE, 0.25) == pytest.approx(SHAPE.outer_radius_mm)
+    slide = 500.0 ** 2 / (2 * 0.25 * GRAVITY_MM_S2)
+    assert reach_mm(motion((0, 0, lying), (300.0, 400.0, 0)), SHAPE, 0.25) \
+        == pytest.approx(SHAPE.outer_radius_mm + slide)
+    assert reach_mm(motion((0, 0, lying + 2.0), (300.0, 400.0, 0)), SHAPE, 0.25) \
+        == pytest.approx(SHAPE.outer_radius_mm + slide + 2.0 / 0.25)
+
+
 def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, design):
     """Grazing shots beside gold-2 (it slides off its space, away from the others): the
     same piggies knocked out with the early verdict as without, every shot ends no
@@ -121,4 +134,28 @@ def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, d
             assert a.knocked == b.knocked, seed
             assert a.sim_time_s <= b.sim_time_s + 1e-9, seed
             sooner += a.sim_time_s < b.sim_time_s
+    assert sooner >= 1
+
+
+def test_a_world_not_following_the_bale_to_rest_gives_the_same_verdicts_and_strikes(board,
+                                                                                    design):
+    """A child's shots at a lone piggy (as a hit map fires them): with the bale's early
+    verdict the same piggies are knocked out and the bale struck the same things, but
+    for its last touches of the board; no shot ends later, and some end sooner."""
+    from models.aimer import load_aimer
+    from sim.physics.shoot import solve_aim
+
+    lone = layout_from_dict({"stacks": {"r7c3": ["gold-1"]}}, board=board)
+    with World(board, design, lone) as full, \
+            World(board, design, lone, bale_to_rest=False) as quick:
+        s = solve_aim(full, "gold-1", "low")
+        sooner = 0
+        for seed in range(8):
+            a = full.shoot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child"))
+            b = quick.shoot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child"))
+            assert a.knocked == b.knocked, seed
+            assert b.contacts == a.contacts[:len(b.contacts)], seed
+            assert set(a.contacts[len(b.contacts):]) <= {"board"}, seed
+            assert b.sim_time_s <= a.sim_time_s + 1e-9, seed
+            sooner += b.sim_time_s < a.sim_time_s
     assert sooner >= 1
