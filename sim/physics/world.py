@@ -21,7 +21,6 @@ import numpy as np
 from models.aimer import PERFECT, Aimer
 from models.board import space_name
 from models.layout import Layout
-from models.meshes import hay_bale
 from sim.physics.ballistics import (
     GRAVITY_MM_S2,
     direction,
@@ -29,16 +28,10 @@ from sim.physics.ballistics import (
     release_point_mm,
 )
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.early_verdict import (
-    Motion,
-    PiggyShape,
-    knocked_out_beyond_mm,
-    reach_mm,
-    sealed_reach_mm,
-)
 from sim.physics.materials import NOMINAL, Materials, draw_materials
 from sim.physics.results import PiggyResult, Recording, ShotResult
-from sim.physics.scene import REST_CHECK_EVERY, Scene, parking_cm
+from sim.physics.scene import REST_CHECK_EVERY, parking_cm
+from sim.physics.sealing import Sealing
 
 #: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
@@ -48,7 +41,7 @@ _STRIKE_GAP_S = 0.02
 _FREEZE_AFTER_S = 0.02
 
 
-class World(Scene):
+class World(Sealing):
     """A :class:`~sim.physics.scene.Scene` that fires shots: the stand-in shot engine.
 
     Built like a scene (``World(board, design, layout, hit_rule=..., gui=...)``);
@@ -97,16 +90,7 @@ class World(Scene):
         self._start_positions_mm = {n: self._position_mm(b) for n, b in self._piggy_bodies.items()}
         self.start_parts_mm = {n: self.piggy_parts_mm(n) for n in self._piggy_bodies}
         self._rest_results = self._judge(self._layout.piggies)
-        self._ground = [b for b, name in self._names.items() if name in ("board", "table")]
-        self._board_body = next(b for b in self._ground if self._names[b] == "board")
-        self._shape = PiggyShape.of(self._piggy_parts_mm)
-        bale = self.design.bale
-        self._bale_outline = PiggyShape.of([hay_bale(bale.length_mm, bale.width_mm, bale.height_mm,
-                                                     bale.corner_radius_mm).vertices])
-        self._beyond_mm = knocked_out_beyond_mm(self._shape, self.board.space_mm,
-                                                self.board.line_mm, self.hit_rule)
-        self._space_centres = {p: tuple(map(float, self.board.space_center_mm(layout.space_of(p))))
-                               for p in layout.piggies}
+        self._prepare_sealing(layout)
         self._reset()
 
     def _park(self, body: int, slot: int) -> None:
@@ -172,58 +156,6 @@ class World(Scene):
         near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
                           [c + reach_cm for c in high])
         return {other for other, _ in near or () if other in others}
-
-    def _sealed(self, bodies: set[int], ground_friction: float) -> set[int]:
-        """Those of these moving piggies whose knock-out can no longer be undone: on the
-        board or the table, past their outline and moving away, nothing near
-        (:mod:`sim.physics.early_verdict`). Their friction, mass and inertia are read
-        from Bullet, so they are the ones this shot runs with."""
-        sealed = set()
-        for body in sorted(bodies):
-            piggy = self._names[body]
-            position, _ = self._call(pb.getBasePositionAndOrientation, body)
-            velocity, spin = self._call(pb.getBaseVelocity, body)
-            centre = self._space_centres[piggy]
-            if not any(abs(p / CM_PER_MM - c) >= self._beyond_mm for p, c in zip(
-                    position, centre, strict=False)):
-                continue  # the cheap part first: not even past the line
-            mass, friction, inertia = self._call(pb.getDynamicsInfo, body, -1)[:3]
-            motion = Motion(tuple(p / CM_PER_MM for p in position),
-                            tuple(v / CM_PER_MM for v in velocity), tuple(spin),
-                            max(inertia) / mass / CM_PER_MM ** 2)
-            reach_mm = sealed_reach_mm(motion, centre, self._shape, friction * ground_friction,
-                                       self._beyond_mm)
-            if reach_mm is None or not any(
-                    self._call(pb.getContactPoints, bodyA=body, bodyB=g) for g in self._ground):
-                continue
-            reach_cm = reach_mm * CM_PER_MM
-            near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in position],
-                              [c + reach_cm for c in position])
-            if not {other for other, _ in near or ()} - {body, *self._ground}:
-                sealed.add(body)
-        return sealed
-
-    def _bale_spent(self, bale: int, ground_friction: float, surface_cm) -> bool:
-        """The bale's early verdict: it lies on the board, and nothing but the board,
-        not even the board's edge, is within its reach (``early_verdict.reach_mm``),
-        so it can strike nothing more."""
-        position, _ = self._call(pb.getBasePositionAndOrientation, bale)
-        velocity, spin = self._call(pb.getBaseVelocity, bale)
-        mass, friction, inertia = self._call(pb.getDynamicsInfo, bale, -1)[:3]
-        motion = Motion(tuple(p / CM_PER_MM for p in position),
-                        tuple(v / CM_PER_MM for v in velocity), tuple(spin),
-                        max(inertia) / mass / CM_PER_MM ** 2)
-        reach = reach_mm(motion, self._bale_outline, friction * ground_friction) * CM_PER_MM
-        x, y, _ = position
-        if not (surface_cm[0] + reach <= x <= surface_cm[1] - reach
-                and surface_cm[2] + reach <= y <= surface_cm[3] - reach):
-            return False
-        if not self._call(pb.getContactPoints, bodyA=bale, bodyB=self._board_body):
-            return False
-        near = self._call(pb.getOverlappingObjects, [c - reach for c in position],
-                          [c + reach for c in position])
-        # the table lies under the board everywhere: beyond the edges checked above
-        return not {other for other, _ in near or ()} - {bale, *self._ground}
 
     def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
         """Wake every stand-in within ``reach_cm`` (two steps' travel at the fastest)
@@ -385,6 +317,9 @@ class World(Scene):
 
         # the least friction a piggy can slide with, on the board or the table
         ground_friction = min(self._call(pb.getDynamicsInfo, g, -1)[1] for g in self._ground)
+        mass, bale_friction, inertia = self._call(pb.getDynamicsInfo, bale, -1)[:3]
+        bale_friction *= ground_friction
+        bale_gyration_sq = max(inertia) / mass / CM_PER_MM ** 2  # mm^2
         last_touch: dict[int, int] = {}
         strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
         contacts: list[str] = []
@@ -453,7 +388,7 @@ class World(Scene):
             if physics.early_verdict and restless:
                 restless -= self._sealed(restless & set(self._woken.values()), ground_friction)
             if not self.bale_to_rest and bale in restless and self._bale_spent(
-                    bale, ground_friction, surface_cm):
+                    bale, pos, bale_friction, bale_gyration_sq, surface_cm):
                 restless.discard(bale)
             if restless:
                 rest_steps = 0
