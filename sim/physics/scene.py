@@ -83,7 +83,9 @@ class Scene:
         self._piggy_mass = load_piggy_mass()
         self._principal_axes = np.array(self._piggy_mass["principal_axes"])  # columns
         self._com_mm = np.array(self._piggy_mass["com_mm"])
-        self._piggy_parts_mm = [m.vertices.copy() for m in load_parts("piggy_principal").values()]
+        # plain arrays: trimesh's tracked ones make every transform of them slower
+        self._piggy_parts_mm = [np.array(m.vertices, dtype=float)
+                                for m in load_parts("piggy_principal").values()]
         self._piggy_bodies: dict[str, int] = {}
         self._layout: Layout = layout or Layout(board=board, stacks={})
         self.set_layout(self._layout)
