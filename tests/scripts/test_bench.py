@@ -24,6 +24,22 @@ def test_bench_shots_reports_every_figure_as_json():
     assert figures["two_workers_same_verdicts"]
 
 
+def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
+    """One child's shot a space: every variant's speed against issue 10's engine, and
+    the bale's early verdict alone keeps every verdict and every strike."""
+    run = subprocess.run([sys.executable, "scripts/bench.py", "--only", "child",
+                          "--child-shots", "1", "--json"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, check=True)
+    figures = json.loads(run.stdout)
+    rows = {row["variant"]: row for row in figures["child_variants"]}
+    assert list(rows) == ["issue 10's engine", "rigid obstacles", "bale verdict",
+                          "both (as hit maps)"]
+    shots = figures["child_shots"]
+    assert shots == len(figures["child_spaces"])
+    assert all(row["speed_vs_issue_10"] > 0 for row in rows.values())
+    assert rows["bale verdict"]["same_verdicts"] == rows["bale verdict"]["same_strikes"] == shots
+
+
 def load_bench_stats():
     spec = importlib.util.spec_from_file_location("bench_stats",
                                                   ROOT / "scripts" / "bench_stats.py")
