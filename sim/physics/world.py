@@ -19,7 +19,8 @@ import math
 import numpy as np
 
 from models.aimer import PERFECT, Aimer
-from models.board import space_name
+from models.board import Board, space_name
+from models.design import Design
 from models.layout import Layout
 from sim.physics.ballistics import (
     GRAVITY_MM_S2,
@@ -51,12 +52,13 @@ class World(Sealing):
     only: a shot may then end while the bale still slides, once nothing but the board
     is within its reach (it can strike nothing more, so every verdict and every
     strike but its last touches of the board are the same; ``rest_mm`` is then where
-    it was, and ``sim_time_s`` shorter).
+    it was, and ``sim_time_s`` shorter; docs/physics.md, "The bale's early verdict").
     """
 
-    def __init__(self, *args, bale_to_rest: bool = True, **kwargs):
+    def __init__(self, board: Board, design: Design, layout: Layout | None = None, *,
+                 hit_rule: str = "touches-line", gui: bool = False, bale_to_rest: bool = True):
         self.bale_to_rest = bale_to_rest
-        super().__init__(*args, **kwargs)
+        super().__init__(board, design, layout, hit_rule=hit_rule, gui=gui)
 
     def set_layout(self, layout: Layout) -> None:
         """Stand the layout's piggies on their spaces, let them settle, and keep their
