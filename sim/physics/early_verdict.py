@@ -34,6 +34,11 @@ across the axis, and the fall of its centre of mass to the lowest it can lie
 (``g (z - inner)``); friction spends it within ``e / (mu g)``. Its velocity along
 the axis carries it away, not back, and counts only toward its reach. Pure numpy:
 no physics here, so the rule is tested on states made by hand.
+
+The bale has an early verdict of its own, for worlds that need not follow it to
+rest (hit maps): lying on the board with nothing but the board within
+:func:`reach_mm`, it can strike nothing more. The questions to Bullet (what is
+near, what touches) are :mod:`sim.physics.sealing`.
 """
 
 from __future__ import annotations
