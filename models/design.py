@@ -118,7 +118,7 @@ class Physics:
     rest_time_s: float = 0.03          # everything at rest this long ends the shot
     sleep_at_rest: bool = True         # idle piggies static until something comes near
     early_verdict: bool = True         # a piggy surely out stops holding up the shot's end
-    rigid_obstacles: bool = True       # fences and tractor as Bullet rigid bodies
+    rigid_obstacles: bool = False      # fences and tractor as Bullet rigid bodies
     air_drag: bool = False             # quadratic air drag on the bale
     drag_coefficient: float = 1.05     # of the bale, on its frontal area (a cube: 1.05)
     air_density_kg_m3: float = 1.2

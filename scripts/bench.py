@@ -249,8 +249,8 @@ def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
         variants["all three"] = (with_physics(before, **{k: v for _, c in CHANGES
                                                         for k, v in c.items()}).physics, True)
     variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True)
-    variants["bale verdict"] = (with_physics(design, rigid_obstacles=False).physics, False)
-    variants["rigid obstacles"] = (design.physics, True)
+    variants["rigid obstacles"] = (with_physics(design, rigid_obstacles=True).physics, True)
+    variants["both"] = (with_physics(design, rigid_obstacles=True).physics, False)
     engine_label = f"design '{design.name}', as hit maps use it"
     variants[engine_label] = (design.physics, False)
     return variants, engine_label

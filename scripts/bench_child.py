@@ -29,7 +29,7 @@ SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")
 #: Label -> (rigid obstacles, bale followed to rest); the first is what the others are
 #: compared with, the last is the stock design as hit maps use it.
 VARIANTS = {"issue 10's engine": (False, True), "rigid obstacles": (True, True),
-            "bale verdict": (False, False), "both (as hit maps)": (True, False)}
+            "both": (True, False), "bale verdict (as hit maps)": (False, False)}
 
 
 def strikes(result) -> list[str]:
