@@ -8,6 +8,7 @@ port, no extra package), collects its console errors and runs JavaScript in it.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -139,10 +140,8 @@ class Browser:
         return base64.b64decode(self.call("Page.captureScreenshot", session=True)["data"])
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError, OSError):  # it may be gone already
             self.call("Browser.close")
-        except (RuntimeError, OSError):
-            pass
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
