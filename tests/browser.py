@@ -119,14 +119,19 @@ class Browser:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout_s: float = 60.0):
-        """Wait until a JavaScript expression is truthy; its value."""
+        """Wait until a JavaScript expression is truthy (while it fails, the page may
+        still be loading); its value."""
         end = time.monotonic() + timeout_s
+        failure = None
         while time.monotonic() < end:
-            value = self.run(expression)
+            try:
+                value = self.run(expression)
+            except RuntimeError as exc:
+                value, failure = None, exc
             if value:
                 return value
             time.sleep(0.2)
-        raise TimeoutError(f"waited {timeout_s:g} s for {expression}")
+        raise TimeoutError(f"waited {timeout_s:g} s for {expression} (last failure: {failure})")
 
     def click(self, x: float, y: float) -> None:
         """A left click at a point of the page (CSS pixels)."""

@@ -105,13 +105,15 @@ def scene(board: Board, design: Design) -> dict:
     }
 
 
-def shot_data(board: Board, design: Design, result: ShotResult) -> dict:
-    """Everything the page shows: the scene, every frame's poses, the verdicts."""
+def shot_data(board: Board, design: Design, result: ShotResult,
+              with_scene: bool = True) -> dict:
+    """Everything the page shows: the scene (unless the page has it already), every
+    frame's poses, the verdicts."""
     rec = result.recording
     if rec is None:
         raise ValueError("the shot was fired without recording")
     return {
-        "scene": scene(board, design),
+        **({"scene": scene(board, design)} if with_scene else {}),
         "dt_s": rec.dt_s,
         "yaw_deg": result.yaw_deg, "pitch_deg": result.pitch_deg,
         "bale": {"p": np.round(rec.bale_mm, 2).tolist(), "q": np.round(rec.bale_quat, 5).tolist(),

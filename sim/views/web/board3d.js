@@ -200,6 +200,22 @@ class Board3D {
     return tile ? {space: tile.name} : null;
   }
 
+  // Where a space or piggy (by name) is on the page now, in CSS pixels; null when
+  // there is none of that name.
+  onPage(name) {
+    let point = null;
+    if (this.piggies[name]) {
+      point = this.piggies[name].position.clone();
+    } else {
+      const tile = this.tiles.find(t => t.name === name);
+      if (tile) point = new THREE.Vector3((tile.x0 + tile.x1) / 2, (tile.y0 + tile.y1) / 2, 0);
+    }
+    if (!point) return null;
+    point.project(this.camera);
+    const box = this.renderer.domElement.getBoundingClientRect();
+    return [box.left + (point.x + 1) / 2 * box.width, box.top + (1 - point.y) / 2 * box.height];
+  }
+
   render() {
     this.controls.update();
     this.renderer.render(this.scene, this.camera);
