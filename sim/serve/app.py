@@ -163,8 +163,14 @@ class Server:
             raise InputError(f"unknown edit '{shown(op)}': allowed are place, move, remove, "
                              "layout")
 
-    async def _aim(self, key: str, sandbox: Sandbox, body: dict) -> None:
+    async def _aim(self, key: str, sandbox: Sandbox, body: dict) -> dict:
+        """A new aim, refused (and forgotten) when the tractor cannot take it."""
         sandbox.set_aim(body)
+        state = await self._state(key, sandbox)
+        if state["aim_error"]:
+            sandbox.undo()
+            raise InputError(state["aim_error"])
+        return state
 
     async def _undo(self, key: str, sandbox: Sandbox, body: dict) -> None:
         sandbox.undo()
