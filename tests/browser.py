@@ -107,6 +107,7 @@ class Browser:
             self._note(reply)
 
     def open(self, url: str) -> None:
+        self.call("Page.bringToFront", session=True)  # a page behind others is not drawn
         self.call("Page.navigate", session=True, url=url)
 
     def run(self, expression: str):

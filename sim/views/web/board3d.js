@@ -190,6 +190,7 @@ class Board3D {
     const at = new THREE.Vector2(((event.clientX - box.left) / box.width) * 2 - 1,
                                  -((event.clientY - box.top) / box.height) * 2 + 1);
     const ray = new THREE.Raycaster();
+    this.camera.updateMatrixWorld();
     ray.setFromCamera(at, this.camera);
     const pig = ray.intersectObjects(Object.values(this.piggies))[0];
     if (pig) return {piggy: pig.object.userData.piggy};
@@ -211,6 +212,7 @@ class Board3D {
       if (tile) point = new THREE.Vector3((tile.x0 + tile.x1) / 2, (tile.y0 + tile.y1) / 2, 0);
     }
     if (!point) return null;
+    this.camera.updateMatrixWorld();
     point.project(this.camera);
     const box = this.renderer.domElement.getBoundingClientRect();
     return [box.left + (point.x + 1) / 2 * box.width, box.top + (1 - point.y) / 2 * box.height];
