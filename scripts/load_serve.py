@@ -65,12 +65,13 @@ class Served:
         is_json = (kind or "").startswith("application/json")
         return status, json.loads(content) if is_json else content
 
-    def memory_mb(self) -> float:
-        """Resident memory of the server and its workers, MB."""
+    def memory_mb(self) -> tuple[float, int]:
+        """Resident memory of the server and its workers, MB; and how many processes."""
         import psutil
 
-        root = psutil.Process(self.process.pid)
-        return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)]) / 1e6
+        processes = [psutil.Process(self.process.pid)]
+        processes += processes[0].children(recursive=True)
+        return sum(p.memory_info().rss for p in processes) / 1e6, len(processes)
 
     def stop(self, timeout_s: float = 60.0) -> tuple[int, bool]:
         """Ctrl-C to the group, as a terminal sends it; (exit code, whether any
@@ -139,18 +140,19 @@ def main() -> int:
                         help="stop sending shots after this long")
     args = parser.parse_args()
     served = Served("--workers", str(args.workers), "--layout", "empty")
-    served.request("/api/new", {})  # the workers start
-    before = served.memory_mb()
+    load(served, 2, 1, args.seconds)  # two workers start
+    before, processes_before = served.memory_mb()
     start = time.monotonic()
     outcome = load(served, args.clients, args.shots, args.seconds)
     elapsed = time.monotonic() - start
-    after = served.memory_mb()
+    after, processes_after = served.memory_mb()
     code, left = served.stop()
     print(f"{args.clients} clients x {args.shots} shots, {args.workers} workers: "
           f"{outcome['answered']} answered, {len(outcome['refused'])} refused, "
           f"{len(outcome['mixed'])} mixed between tabs, {outcome['unanswered']} not sent "
-          f"(time limit) in {elapsed:.0f} s; memory {before:.0f} MB before, {after:.0f} MB "
-          f"after; Ctrl-C: exit code {code}, {'a process left' if left else 'no process left'}")
+          f"(time limit) in {elapsed:.0f} s; memory {before:.0f} MB before ({processes_before} "
+          f"processes), {after:.0f} MB after ({processes_after}); Ctrl-C: exit code {code}, "
+          f"{'a process left' if left else 'no process left'}")
     ok = (outcome["answered"] == args.clients * args.shots and not left)
     return 0 if ok else 1
 

@@ -11,8 +11,10 @@ from models.board import BOARDS_DIR, load_board
 from models.design import known_designs, load_design
 from models.errors import InputError
 from models.files import known_names
+from models.layout import layout_from_dict
 from models.text import shown
 from sim.cli.common import board_reference, load_layout_args, whole_number
+from sim.cli.demo import DEMO_LAYOUT
 
 #: What the web extra brings; without it the command says how to get it.
 WEB_EXTRA = "pip install -e '.[web]'"
@@ -33,17 +35,22 @@ def cmd_serve(args) -> int:
         stacks = load_layout_args(args).to_dict()["stacks"]
         board = board_reference(args)
     else:
-        load_board(args.board or "stock")
-        stacks, board = None, args.board or "stock"
+        board = args.board or "stock"
+        on = load_board(board)
+        try:  # the demo's piggies, where they fit on the board
+            stacks = layout_from_dict(DEMO_LAYOUT, board=on,
+                                      source="the demo layout").to_dict()["stacks"]
+        except InputError:
+            stacks = {}
     if board not in known_names(BOARDS_DIR):
         board = os.path.abspath(board)
+    listening = _bind(args.host, args.port)
+    port = listening.getsockname()[1]
     if args.host != LOOPBACK:
         print(f"piggy serve: warning: listening on {shown(args.host)}, not only this machine: "
               "anyone who can reach it and has the URL can use it (an SSH tunnel is safer: "
               "docs/serve.md)", file=sys.stderr)
-    listening = _bind(args.host, args.port)
-    port = listening.getsockname()[1]
-    server = Server(workers=args.workers, board=board, design=design, stacks=stacks)
+    server = Server(stacks, workers=args.workers, board=board, design=design)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
     config = uvicorn.Config(server.app(), log_level="warning", timeout_graceful_shutdown=2)

@@ -33,7 +33,6 @@ from models.errors import InputError
 from models.files import MAX_FILE_BYTES, known_names, parse_json, parse_toml
 from models.text import shown
 from sim.cli.common import SEED_MAX
-from sim.cli.demo import DEMO_LAYOUT
 from sim.serve import jobs
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
@@ -52,17 +51,19 @@ TOKEN_HEADER = "x-piggy-token"
 
 
 class Server:
-    """The app's state: the token, the tabs' sandboxes, the workers, the uploads."""
+    """The app's state: the token, the tabs' sandboxes, the workers, the uploads.
 
-    def __init__(self, workers: int = 2, board: str = "stock", design: str = "stock",
-                 stacks: dict | None = None, token: str | None = None, capacity: int = 32,
+    ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
+    workers load) are what a new tab starts with."""
+
+    def __init__(self, stacks: dict, workers: int = 2, board: str = "stock",
+                 design: str = "stock", token: str | None = None, capacity: int = 32,
                  idle_s: float = 1800.0):
         self.token = token or secrets.token_urlsafe(24)
         self.store = Store(capacity, idle_s)
         self.workers_wanted = workers
         self.workers: Workers | None = None
-        self.defaults = (board, design, stacks if stacks is not None
-                         else dict(DEMO_LAYOUT["stacks"]))
+        self.defaults = (board, design, stacks)
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self._uploads = tempfile.TemporaryDirectory(prefix="piggy-serve-")

@@ -39,11 +39,13 @@ class Board3D {
     this.container = container;
     this.renderer = new THREE.WebGLRenderer({antialias: true, preserveDrawingBuffer: true});
     this.renderer.setPixelRatio(window.devicePixelRatio || 1);
-    this.renderer.domElement.style.display = 'block';
+    // the canvas takes the container's size and never sets it
+    this.renderer.domElement.style.cssText = 'display:block;position:absolute;left:0;top:0';
     container.appendChild(this.renderer.domElement);
     this.overlay = document.createElement('canvas');
     this.overlay.style.cssText = 'position:absolute;left:0;top:0;pointer-events:none';
     container.style.position = 'relative';
+    container.style.overflow = 'hidden';
     container.appendChild(this.overlay);
     this.scene = new THREE.Scene();
     this.scene.background = new THREE.Color(0xf4f1ea);
@@ -71,6 +73,7 @@ class Board3D {
     this.scene.add(this.trail);
     this.setAim(0, 0);
     this.resize();
+    new ResizeObserver(() => this.resize()).observe(container);
   }
 
   _body(mesh, rgb) {

@@ -3,6 +3,8 @@
 'use strict';
 const D = JSON.parse(document.getElementById('data').textContent);
 const N = D.bale.p.length;
+function fitWindow() { document.getElementById('view').style.height = (innerHeight - 40) + 'px'; }
+addEventListener('resize', fitWindow); fitWindow();
 const view = new Board3D(document.getElementById('view'), D.scene);
 const slider = document.getElementById('timeline'), label = document.getElementById('time');
 const playButton = document.getElementById('play');
@@ -20,11 +22,6 @@ if (location.hash === '#end') {  // page.html#end: open on the shot's outcome
   frame = N - 1; playing = false; clock = frame * D.dt_s; slider.value = frame;
   playButton.textContent = 'Play';
 }
-function fitWindow() {
-  document.getElementById('view').style.height = (innerHeight - 40) + 'px';
-  view.resize();
-}
-addEventListener('resize', fitWindow); fitWindow();
 function show(k) {
   const poses = {};
   for (const [name, track] of Object.entries(D.piggies)) poses[name] = [track.p[k], track.q[k]];

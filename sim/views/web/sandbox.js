@@ -58,8 +58,7 @@ async function show(state) {
     const scene = await api(state.id + '/scene');
     $('view').replaceChildren();
     sandbox.view = new Board3D($('view'), scene);
-    sandbox.view.setCamera({target_mm: [0, 250, 0], dist_mm: 1100, az: -Math.PI / 2,
-                            el: 0.75});
+    wholeBoard(scene);
     sandbox.view.renderer.domElement.addEventListener('pointerdown', e => {
       sandbox.down = [e.clientX, e.clientY]; });
     sandbox.view.renderer.domElement.addEventListener('click', clicked);
@@ -80,6 +79,13 @@ async function show(state) {
     : 'aimed by hand';
   if (state.aim_error) say(state.aim_error);
   $('undo').disabled = !state.undo;
+}
+
+function wholeBoard(scene) {  // the camera on the whole board, from behind the pit
+  const [x0, x1, y0, y1] = scene.extent_mm;
+  sandbox.view.setCamera({target_mm: [(x0 + x1) / 2, (y0 + y1) / 2 + 40, 0],
+                          dist_mm: 1.3 * Math.max(x1 - x0, y1 - y0), az: -Math.PI / 2,
+                          el: 1.0});
 }
 
 async function clicked(event) {
@@ -108,7 +114,7 @@ async function clicked(event) {
 const replay = {data: null, frame: 0, playing: false, clock: 0, last: null, trail: [], upTo: []};
 
 function stopReplay() {
-  replay.data = null; replay.playing = false;
+  replay.data = null; replay.playing = false; $('action').disabled = true;
   $('play').disabled = true; $('timeline').disabled = true; $('time').textContent = '';
 }
 
@@ -120,6 +126,7 @@ function startReplay(data) {
     replay.upTo.push(replay.trail.length);
   }
   $('timeline').max = data.bale.p.length - 1;
+  $('action').disabled = false;
   $('play').disabled = false; $('timeline').disabled = false; $('play').textContent = 'Pause';
   sandbox.view.setAim(data.yaw_deg, data.pitch_deg);
 }
@@ -231,6 +238,8 @@ for (const id of ['yaw', 'pitch']) {
                              {yaw_deg: +$('yaw').value, pitch_deg: +$('pitch').value});
 }
 $('fire').onclick = fire;
+$('home').onclick = () => wholeBoard(sandbox.view.S);
+$('action').onclick = () => replay.data && sandbox.view.setCamera(replay.data.camera);
 $('undo').onclick = () => act(sandbox.state.id + '/undo', {});
 $('reset').onclick = () => act(sandbox.state.id + '/reset', {});
 $('likely').onclick = likely;
@@ -250,7 +259,6 @@ $('timeline').oninput = () => {
   replay.playing = false; replay.frame = +$('timeline').value;
   replay.clock = replay.frame * replay.data.dt_s; $('play').textContent = 'Play';
 };
-addEventListener('resize', () => sandbox.view && sandbox.view.resize());
 addEventListener('pagehide', () => {  // a closed tab frees its sandbox on the server
   if (sandbox.state) navigator.sendBeacon(
     `/api/${sandbox.state.id}/close?token=${encodeURIComponent(token)}`);
