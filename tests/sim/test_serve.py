@@ -75,7 +75,8 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
         page.wait_for("!!(sandbox.state.stacks.r9c5 && sandbox.view.piggies['gold-1'])", 60)
         page.run("document.querySelector('input[value=aim]').checked = true")
         page.click(*page.run("sandbox.view.onPage('gold-1')"))  # and one aims at it
-        page.wait_for("sandbox.state.aim.at === 'gold-1'", 60)
+        page.wait_for("sandbox.state.aim.at", 60)
+        assert page.run("sandbox.state.aim") == {"at": "gold-1"}
         page.run("document.querySelector('#fire').click()")
         page.wait_for("!!sandbox.shot", 120)
         shown = page.run("({shot: sandbox.shot.shot, verdict: "

@@ -193,6 +193,7 @@ class Board3D {
     const at = new THREE.Vector2(((event.clientX - box.left) / box.width) * 2 - 1,
                                  -((event.clientY - box.top) / box.height) * 2 + 1);
     const ray = new THREE.Raycaster();
+    this.scene.updateMatrixWorld();  // poses set since the last frame drawn count too
     this.camera.updateMatrixWorld();
     ray.setFromCamera(at, this.camera);
     const pig = ray.intersectObjects(Object.values(this.piggies))[0];
@@ -215,6 +216,7 @@ class Board3D {
       if (tile) point = new THREE.Vector3((tile.x0 + tile.x1) / 2, (tile.y0 + tile.y1) / 2, 0);
     }
     if (!point) return null;
+    this.scene.updateMatrixWorld();  // poses set since the last frame drawn count too
     this.camera.updateMatrixWorld();
     point.project(this.camera);
     const box = this.renderer.domElement.getBoundingClientRect();
