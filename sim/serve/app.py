@@ -1,7 +1,7 @@
 """The sandbox in the browser: a small Starlette app (ASGI, served by uvicorn).
 
-Every request needs the token (``?token=`` or the ``X-Piggy-Token`` header), else
-403 and nothing else. The page (sim/views/web/sandbox.html and sandbox.js, drawn
+Every request needs the token, else 403 and nothing else (:mod:`sim.serve.guard`).
+The page (sim/views/web/sandbox.html and sandbox.js, drawn
 by the renderer the offline pages use) talks JSON to ``/api/...``; each tab has
 its own sandbox (:mod:`sim.serve.sessions`), its physics runs in the workers
 (:mod:`sim.serve.pool`, :mod:`sim.serve.jobs`). Bad input gets status 400 and
@@ -34,20 +34,17 @@ from models.files import MAX_FILE_BYTES, known_names, parse_json, parse_toml
 from models.text import shown
 from sim.cli.common import SEED_MAX
 from sim.serve import jobs
+from sim.serve.guard import Guard, json_body
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.studies import hitmap
 from sim.studies.stats import wilson_half_width
 from sim.views import viewer
 
-#: The largest request body, bytes: an upload of the largest board, design or layout
-#: file the command line reads, as JSON text.
-MAX_BODY_BYTES = 2 * max(MAX_FILE_BYTES[k] for k in ("board", "design", "layout"))
 #: "How likely?": the precisions offered (half-width of the 95 % interval), and the
 #: shots of the first look at the estimate (each next look doubles them).
 PRECISIONS = (0.2, 0.1, 0.05)
 _FIRST_LOOK_SHOTS = 40
-TOKEN_HEADER = "x-piggy-token"
 
 
 class Server:
@@ -86,7 +83,7 @@ class Server:
                   Route("/api/{sid}/likely", self.likely_status),
                   Route("/api/{sid}/{action}", self.act, methods=["POST"])]
         app = Starlette(routes=routes, lifespan=lifespan)
-        app.add_middleware(_Guard, server=self)
+        app.add_middleware(Guard, token=self.token)
         return app
 
     # --- pages and reads ------------------------------------------------------------
@@ -135,7 +132,7 @@ class Server:
     # --- changes --------------------------------------------------------------------
     async def act(self, request: Request) -> Response:
         key, action = request.path_params["sid"], request.path_params["action"]
-        body = await _json_body(request)
+        body = await json_body(request)
         if action == "close":
             self._let_go(key)
             return JSONResponse({"closed": self.store.close(key)})
@@ -341,54 +338,3 @@ def _sandbox_page() -> str:
 def _download(text: str, name: str, kind: str) -> Response:
     return Response(text, media_type=kind,
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-
-async def _json_body(request: Request) -> dict:
-    """The request's JSON object, read up to :data:`MAX_BODY_BYTES`."""
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise _TooLarge
-    if not body:
-        return {}
-    data = parse_json(body.decode("utf-8", errors="replace"), "the request")
-    if not isinstance(data, dict):
-        raise InputError("the request must be a JSON object")
-    return data
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class _Guard:
-    """The token on every request (403 and nothing else without it), a cap on the
-    body, and every refusal as one line of JSON."""
-
-    def __init__(self, app, server: Server):
-        self.app, self.server = app, server
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        request = Request(scope)
-        given = request.query_params.get("token") or request.headers.get(TOKEN_HEADER) or ""
-        if not secrets.compare_digest(given.encode(), self.server.token.encode()):
-            return await Response(status_code=403)(scope, receive, send)
-        size = request.headers.get("content-length", "0")
-        try:
-            if not size.isdigit() or int(size) > MAX_BODY_BYTES:
-                raise _TooLarge
-            await self.app(scope, receive, send)
-        except _TooLarge:
-            await _refuse(413, f"the request is larger than {MAX_BODY_BYTES // 1024} KiB, "
-                               "the most allowed")(scope, receive, send)
-        except InputError as exc:
-            await _refuse(400, str(exc))(scope, receive, send)
-
-
-def _refuse(status: int, message: str) -> Response:
-    return JSONResponse({"error": shown(message, 300)}, status_code=status,
-                        headers={"Cache-Control": "no-store"})
-

@@ -184,7 +184,7 @@ _PAGE = """<!DOCTYPE html>
 <style>
 body{margin:0;font:14px sans-serif;background:#f4f1ea;color:#222;overflow:hidden}
 #bar{display:flex;gap:10px;align-items:center;padding:6px 10px;height:27px;background:#fff;
-border-bottom:1px solid #ccc}
+border-bottom:1px solid #ccc;white-space:nowrap;overflow:hidden;font-size:13px}
 #time{width:70px}#timeline{flex:1}#view{width:100%;cursor:grab}
 #info{position:absolute;left:10px;bottom:10px;background:rgba(255,255,255,.85);padding:6px 10px;
 max-width:420px;font-size:12px;border-radius:4px}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import socket
 import sys
 import time
 from pathlib import Path
@@ -82,7 +83,8 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
         shown = page.run("({shot: sandbox.shot.shot, verdict: "
                          "document.querySelector('#verdict').textContent})")
         assert page.errors == []
-        page.run(f"act('{page.run('sandbox.state.id')}/choose', {{design: 'nope'}})")
+        sid = page.run("sandbox.state.id")
+        page.run(f"act('{sid}/choose', {{design: 'nope'}})")
         message = page.wait_for("document.querySelector('#message').textContent")
     layout = tmp_path / "placed.json"
     layout.write_text(json.dumps({"board": "stock", "stacks": {**LAYOUT["stacks"],
@@ -94,6 +96,8 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     assert shown["verdict"] + "\n" == capsys.readouterr().out
     assert "gold-1" in shown["shot"]["knocked"] or "stays" in shown["verdict"]
     assert message.startswith("unknown design 'nope': known designs are")
+    status, saved = served.request(f"/api/{sid}/save/shot.html")  # the offline page of it
+    assert status == 200 and b"new Board3D(" in saved and b"http://" not in saved
 
 
 @pytest.mark.parametrize(("path", "body", "status", "message"), [
@@ -184,6 +188,16 @@ def test_ctrl_c_stops_the_server_and_its_workers(layout_file):
     assert status == 200 and state["poses"]  # the workers have started
     code, left = server.stop()
     assert code == 130 and not left
+
+
+def test_a_port_in_use_is_refused_on_one_line(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"port {port} on 127.0.0.1 is in use" in err
 
 
 def test_serve_without_the_web_extra_says_how_to_get_it(monkeypatch, capsys):
