@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
+import os
 import socket
 import sys
 import time
@@ -13,6 +15,7 @@ import pytest
 
 from models.errors import InputError
 from sim.cli import main
+from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
 from tests import browser
 
@@ -86,6 +89,13 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
         sid = page.run("sandbox.state.id")
         page.run(f"act('{sid}/choose', {{design: 'nope'}})")
         message = page.wait_for("document.querySelector('#message').textContent")
+        status, saved = served.request(f"/api/{sid}/save/shot.html")  # the offline page of it
+        assert status == 200 and b"new Board3D(" in saved and b"http://" not in saved
+        page.open("about:blank")  # the tab goes: its sandbox is let go
+        end = time.monotonic() + 60
+        while served.request(f"/api/{sid}/scene")[0] == 200 and time.monotonic() < end:
+            time.sleep(0.5)
+        assert served.request(f"/api/{sid}/scene")[0] == 400
     layout = tmp_path / "placed.json"
     layout.write_text(json.dumps({"board": "stock", "stacks": {**LAYOUT["stacks"],
                                                                 "r9c5": ["gold-1"]}}))
@@ -96,8 +106,6 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     assert shown["verdict"] + "\n" == capsys.readouterr().out
     assert "gold-1" in shown["shot"]["knocked"] or "stays" in shown["verdict"]
     assert message.startswith("unknown design 'nope': known designs are")
-    status, saved = served.request(f"/api/{sid}/save/shot.html")  # the offline page of it
-    assert status == 200 and b"new Board3D(" in saved and b"http://" not in saved
 
 
 @pytest.mark.parametrize(("path", "body", "status", "message"), [
@@ -188,6 +196,36 @@ def test_ctrl_c_stops_the_server_and_its_workers(layout_file):
     assert status == 200 and state["poses"]  # the workers have started
     code, left = server.stop()
     assert code == 130 and not left
+
+
+def _wait_for_file(path: str) -> str:
+    while not os.path.exists(path):
+        time.sleep(0.05)
+    return "estimate"
+
+
+def _shot() -> str:
+    return "shot"
+
+
+def test_estimates_leave_a_worker_free_for_shots(tmp_path):
+    """Estimates that do not end until told: a shot from another tab is answered."""
+    go = str(tmp_path / "go")
+
+    async def scenario():
+        workers = Workers(2)
+        try:
+            estimates = [asyncio.create_task(workers.run_estimate("a", _wait_for_file, go))
+                         for _ in range(3)]
+            shot = await asyncio.wait_for(workers.run("b", _shot), 120)
+            waiting = [not t.done() for t in estimates]
+            Path(go).touch()
+            return shot, waiting, await asyncio.gather(*estimates)
+        finally:
+            workers.close()
+
+    shot, waiting, estimates = asyncio.run(scenario())
+    assert shot == "shot" and all(waiting) and estimates == ["estimate"] * 3
 
 
 def test_a_port_in_use_is_refused_on_one_line(capsys):
