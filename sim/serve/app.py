@@ -31,6 +31,7 @@ from models.board import BOARDS_DIR, board_from_dict, load_board
 from models.design import design_from_dict, known_designs, load_design
 from models.errors import InputError
 from models.files import MAX_FILE_BYTES, known_names, parse_json, parse_toml
+from models.layout import layout_from_dict
 from models.text import shown
 from sim.cli.common import SEED_MAX
 from sim.serve import jobs
@@ -45,6 +46,8 @@ from sim.views import viewer
 #: shots of the first look at the estimate (each next look doubles them).
 PRECISIONS = (0.2, 0.1, 0.05)
 _FIRST_LOOK_SHOTS = 40
+#: Uploaded boards and designs kept (each at most 256 KiB).
+MAX_UPLOADS = 200
 
 
 class Server:
@@ -209,11 +212,17 @@ class Server:
             board = data.get("board", sandbox.board_label)
             if board != sandbox.board_label:
                 await self._choose(key, sandbox, {"board": board})
+            layout_from_dict({k: v for k, v in data.items() if k != "board"},
+                             board=load_board(sandbox.board), source=source)
             sandbox.set_stacks(data.get("stacks", {}), source)
             return
         parsed = parse_toml(text, source)
         made = (board_from_dict if kind == "board" else design_from_dict)(parsed, source)
-        path = Path(self._uploads.name) / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()}.toml"
+        folder = Path(self._uploads.name)
+        path = folder / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()}.toml"
+        if not path.exists() and len(list(folder.iterdir())) >= MAX_UPLOADS:
+            raise InputError(f"this server keeps at most {MAX_UPLOADS} uploaded files: "
+                             "restart it to upload more")
         path.write_text(text, encoding="utf-8")
         self._use(sandbox, kind, str(path), f"{made.name} (uploaded)")
 
@@ -238,10 +247,7 @@ class Server:
                 "yaw_deg": 0.0, "pitch_deg": 30.0}
 
     async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
-        seed = body.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-            raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to "
-                             f"{SEED_MAX}")
+        seed = _seed(body)
         noise = not body.get("exact", False)
         shot = await self.workers.run(key, jobs.fire, sandbox.board, sandbox.design,
                                       sandbox.stacks, sandbox.aim, seed, noise, sandbox.aimer)
@@ -260,8 +266,7 @@ class Server:
         space = next((s for s, stack in sandbox.stacks.items() if at in stack), at)
         spec = hitmap.SweepSpec(board=sandbox.board, design=sandbox.design,
                                 stacks=sandbox.stacks, spaces=(space,), shots=1,
-                                seed=body.get("seed", 0) if isinstance(body.get("seed"), int)
-                                else 0, arc=sandbox.aim.get("arc", "best"),
+                                seed=_seed(body), arc=sandbox.aim.get("arc", "best"),
                                 aimer=load_aimer(sandbox.aimer).to_dict(), precision=precision)
         hitmap.check_targets(spec)
         if key in self.tasks:
@@ -309,6 +314,15 @@ class Server:
                 "known": {"board": _known_boards(), "design": known_designs(),
                           "aimer": known_aimers()},
                 "precisions": PRECISIONS, **look}
+
+
+def _seed(body: dict) -> int:
+    """The request's seed (0 when not given), in the command line's range."""
+    seed = body.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to "
+                         f"{SEED_MAX}")
+    return seed
 
 
 def _shots_for(precision: float) -> int:

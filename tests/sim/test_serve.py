@@ -120,6 +120,8 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     ("upload", {"kind": "design", "text": "x = ["}, 400, "uploaded design"),
     ("upload", {"kind": "layout", "text": '{"board": "../../etc/x", "stacks": {}}'}, 400,
      "unknown board '../../etc/x'"),
+    ("upload", {"kind": "layout", "text": '{"stacks": {}, "extra": 1}'}, 400,
+     "uploaded layout: unknown key 'extra'"),
     ("upload", {"kind": "design", "text": "# " + "x" * 1_000_000}, 413,
      "the request is larger than"),
     ("edit", {"op": "place", "colour": "gold", "space": "r8c3"}, 400, "at most 2 may stack"),
