@@ -240,6 +240,16 @@ def test_a_port_in_use_is_refused_on_one_line(capsys):
     assert err.count("\n") == 1 and f"port {port} on 127.0.0.1 is in use" in err
 
 
+def test_another_host_than_loopback_is_warned_of(monkeypatch, capsys):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: None)  # no serving
+    assert main(["serve", "--host", "127.0.0.2", "--port", "0"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("Open http://127.0.0.2:") and "?token=" in out
+    assert err.startswith("piggy serve: warning: listening on 127.0.0.2") and "SSH tunnel" in err
+
+
 def test_serve_without_the_web_extra_says_how_to_get_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     assert main(["serve"]) == 2

@@ -167,7 +167,7 @@ def test_html_page_starts_framed_on_the_knocked_out_piggies(board, design, demo_
     target, d = np.array(cam["target_mm"]), cam["dist_mm"]
     eye = target + d * np.array([np.cos(cam["el"]) * np.cos(cam["az"]),
                                  np.cos(cam["el"]) * np.sin(cam["az"]), np.sin(cam["el"])])
-    forward = (target - eye) / d  # the page's own projection (sim/views/viewer.py, draw)
+    forward = (target - eye) / d  # the page's pinhole camera (sim/views/web/board3d.js)
     right = np.array([forward[1], -forward[0], 0.0]) / np.hypot(forward[0], forward[1])
     up = np.cross(right, forward)
     focal = cam["focal"] * min(w, h)
