@@ -317,8 +317,11 @@ class Server:
 
 
 def _seed(body: dict) -> int:
-    """The request's seed (0 when not given), in the command line's range."""
+    """The request's seed (0 when not given; a number, or its digits as text, which
+    keep seeds past 2^53 exact), in the command line's range."""
     seed = body.get("seed", 0)
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 20:
+        seed = int(seed)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
         raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to "
                          f"{SEED_MAX}")

@@ -115,6 +115,7 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     ("choose", {"design": "nope"}, 400, "unknown design 'nope': known designs are"),
     ("choose", {"board": "/etc/passwd"}, 400, "unknown board '/etc/passwd'"),
     ("fire", {"seed": -1}, 400, "seed -1 is out of range"),
+    ("fire", {"seed": "1e3"}, 400, "seed 1e3 is out of range"),
     ("upload", {"kind": "design", "text": "# " + "x" * 300_000}, 400,
      "the uploaded design is larger than 256 KiB"),
     ("upload", {"kind": "design", "text": "x = ["}, 400, "uploaded design"),

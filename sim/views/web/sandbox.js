@@ -146,10 +146,9 @@ function showFrame(k) {
 async function fire() {
   $('fire').disabled = true;
   $('verdict').textContent = 'firing…';
-  const seed = $('seed').value.trim();
   const reply = await act(sandbox.state.id + '/fire',
-                          {seed: /^[0-9]+$/.test(seed) ? Number(seed) : seed,
-                           exact: $('exact').checked}, async r => {
+                          {seed: $('seed').value.trim() || '0', exact: $('exact').checked},
+                          async r => {
     sandbox.shot = r;
     $('verdict').textContent = r.text;
     startReplay(r.replay);
@@ -180,7 +179,7 @@ function tick(now) {
 async function likely() {
   const started = await act(sandbox.state.id + '/likely',
                             {precision: Number($('precision').value),
-                             seed: Number($('seed').value) || 0}, async () => {});
+                             seed: $('seed').value.trim() || '0'}, async () => {});
   if (started) watchEstimate(started);
 }
 
