@@ -44,12 +44,9 @@ class Workers:
         for future in self._waiting.pop(owner, set()):
             future.cancel()
 
-    def pids(self) -> list[int]:
-        """The workers' process ids (those started so far)."""
-        return [p.pid for p in (self._pool._processes or {}).values()]
-
     def close(self) -> None:
-        """Stop the workers now, dropping what waits."""
+        """Stop the workers now, dropping what waits: a running estimate is not
+        waited for (the pool's own shutdown would), its worker is terminated."""
         processes = list((self._pool._processes or {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
