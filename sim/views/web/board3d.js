@@ -226,17 +226,26 @@ class Board3D {
   render() {
     this.controls.update();
     this.renderer.render(this.scene, this.camera);
-    this._nameTags();
+    this._overlay();
   }
 
-  // Each piggy's name over it; those marked in this.tags in red with a ring. A tag
+  // The trail again on the overlay, two pixels wide (WebGL draws lines one pixel wide).
+  _trailLine(ctx, project) {
+    const count = this.trail.geometry.drawRange.count;
+    if (!this.trailPoints || !(count > 1)) return;
+    const points = this.trailPoints.slice(0, count).map(project).filter(p => p[2] > 1);
+    ctx.strokeStyle = 'rgba(200,60,20,0.85)'; ctx.lineWidth = 2; ctx.beginPath();
+    points.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+    ctx.stroke();
+  }
+
+  // The trail, then each piggy's name over it; those marked in this.tags in red with a ring. A tag
   // that would overlap one already drawn moves up until it is clear.
-  _nameTags() {
+  _overlay() {
     const ratio = window.devicePixelRatio || 1, ctx = this.overlay.getContext('2d');
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     const w = this.overlay.width / ratio, h = this.overlay.height / ratio;
     ctx.clearRect(0, 0, w, h);
-    if (!this.names) return;
     const project = p => {
       const v = new THREE.Vector3(p[0], p[1], p[2]);
       const depth = v.clone().sub(this.camera.position).dot(
@@ -244,6 +253,8 @@ class Board3D {
       v.project(this.camera);
       return [(v.x + 1) / 2 * w, (1 - v.y) / 2 * h, depth];
     };
+    this._trailLine(ctx, project);
+    if (!this.names) return;
     const placed = [];
     ctx.font = 'bold 13px sans-serif'; ctx.textBaseline = 'middle';
     const tags = Object.entries(this.piggies).map(([name, mesh]) => {
