@@ -348,8 +348,8 @@ def _scene(board: str, design: str) -> dict:
 
 @lru_cache(maxsize=1)
 def _sandbox_page() -> str:
-    return viewer.asset("sandbox.html").replace("__RENDERER__", viewer.renderer_scripts()) \
-        .replace("__SCRIPT__", viewer.asset("sandbox.js"))
+    return viewer.fill(viewer.asset("sandbox.html"), RENDERER=viewer.renderer_scripts(),
+                       SCRIPT=viewer.asset("sandbox.js"))
 
 
 def _download(text: str, name: str, kind: str) -> Response:

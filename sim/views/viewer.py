@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -153,9 +154,14 @@ def start_camera(result: ShotResult) -> dict:
 def page(data: dict, title: str) -> str:
     """The HTML text of a replay page."""
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return (_PAGE.replace("__TITLE__", html.escape(title)).replace("__DATA__", payload)
-            .replace("__RENDERER__", renderer_scripts())
-            .replace("__SCRIPT__", asset("replay.js")))
+    return fill(_PAGE, TITLE=html.escape(title), DATA=payload, RENDERER=renderer_scripts(),
+                SCRIPT=asset("replay.js"))
+
+
+def fill(template: str, **parts: str) -> str:
+    """A page's ``__NAME__`` marks replaced by its parts, in one pass (a part's own
+    text is never taken for a mark)."""
+    return re.sub(r"__([A-Z]+)__", lambda mark: parts[mark.group(1)], template)
 
 
 def asset(name: str) -> str:
