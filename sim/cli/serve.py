@@ -96,7 +96,8 @@ def add_serve(sub) -> None:
     p.add_argument("--design", default="stock", help="launcher design (default: stock)")
     p.add_argument("--layout", help="layout JSON file, 'empty' or 'crowded' (default: the "
                                     "demo's piggies)")
-    p.add_argument("--workers", type=whole_number(2, 64), default=min(4, os.cpu_count() or 2),
+    p.add_argument("--workers", type=whole_number(2, 64),
+                   default=max(2, min(4, os.cpu_count() or 2)),
                    help="worker processes for shots and estimates, 2 to 64 (default: the CPUs, "
-                        "at most 4)")
+                        "2 to 4)")
     p.set_defaults(func=cmd_serve)

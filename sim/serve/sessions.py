@@ -166,6 +166,9 @@ class Store:
 
     def get(self, key: str) -> Sandbox:
         sandbox = self._sandboxes.get(key)
+        if sandbox is not None and time.monotonic() - sandbox.used > self.idle_s:
+            del self._sandboxes[key]  # unused too long: let go, as expire() would
+            sandbox = None
         if sandbox is None:
             raise InputError("this sandbox is closed (idle too long, or the server restarted):"
                              " reload the page")

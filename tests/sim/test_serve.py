@@ -267,3 +267,15 @@ def test_the_store_keeps_a_bounded_number_of_sandboxes():
     with pytest.raises(InputError, match="closed"):
         store.get(keys[1])
     assert len({keys[0], third}) == 2 and len(third) >= 20
+
+
+def test_a_sandbox_unused_for_the_idle_time_is_let_go(monkeypatch):
+    from sim.serve import sessions
+
+    store = Store(capacity=2, idle_s=1800)
+    key, _ = store.add(Sandbox(board="stock", design="stock", stacks={}))
+    later = time.monotonic() + 1801
+    monkeypatch.setattr(sessions.time, "monotonic", lambda: later)
+    with pytest.raises(InputError, match="idle too long"):
+        store.get(key)
+    assert len(store) == 0
