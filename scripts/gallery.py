@@ -108,7 +108,9 @@ def page(out: Path, world, result) -> None:
     with tempfile.TemporaryDirectory() as folder:
         html = write_shot_page(world.board, world.design, result, Path(folder) / "shot.html")
         shot = Path(folder) / "page.png"
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+        # WebGL in software (SwiftShader): no GPU or display needed
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--use-angle=swiftshader",
+                        "--enable-unsafe-swiftshader",
                         "--no-first-run", "--disable-background-networking",
                         "--disable-component-update", "--disable-sync",
                         f"--user-data-dir={Path(folder) / 'profile'}", "--window-size=900,650",

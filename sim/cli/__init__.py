@@ -14,7 +14,7 @@ import sys
 
 from models.errors import InputError
 from models.text import shown
-from sim.cli import board, calibrate, demo, design, games, hitmap, shots, solve
+from sim.cli import board, calibrate, demo, design, games, hitmap, serve, shots, solve
 from sim.cli.common import Parser
 
 
@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for add in (shots.add_shoot, shots.add_aim, design.add_design, board.add_board,
                 games.add_play, games.add_replay, games.add_tournament, hitmap.add_hitmap,
-                shots.add_sandbox, solve.add_solve, calibrate.add_calibrate, demo.add_demo):
+                shots.add_sandbox, serve.add_serve, solve.add_solve, calibrate.add_calibrate,
+                demo.add_demo):
         add(sub)
     return parser
 

@@ -240,6 +240,12 @@ class Scene:
     def layout(self) -> Layout:
         return self._layout
 
+    def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
+        """Each piggy's resting pose on the layout, as a recording keeps poses: its
+        body's position (centre of mass, mm) and quaternion (x, y, z, w)."""
+        return {name: ([v / CM_PER_MM for v in position], list(orientation))
+                for name, (position, orientation) in self._rest_poses_cm.items()}
+
     def _position_mm(self, body: int) -> np.ndarray:
         pos, _ = self._call(pb.getBasePositionAndOrientation, body)
         return np.array(pos) / CM_PER_MM

@@ -166,7 +166,7 @@ def test_installed_command_runs_quietly():
 
 
 @pytest.mark.parametrize("argv", [[], ["shoot"], ["aim"], ["design", "check"], ["board", "show"],
-                                  ["demo"], ["play"], ["replay"], ["tournament"]])
+                                  ["demo"], ["play"], ["replay"], ["tournament"], ["serve"]])
 def test_every_command_has_help(capsys, argv):
     with pytest.raises(SystemExit) as done:
         main([*argv, "--help"])

@@ -233,6 +233,9 @@ BAD = [
     ("parameters: --precision 0.7", ["hitmap", *SWEEP, "--precision", "0.7"], "out of range"),
     ("parameters: --slowmo 100", [*SHOOT, "--slowmo", "100"], "out of range"),
     ("parameters: --seconds 0", ["sandbox", "--seconds", "0"], "out of range"),
+    ("parameters: serve --port 70000", ["serve", "--port", "70000"], "out of range"),
+    ("parameters: serve --workers 1", ["serve", "--workers", "1"], "out of range"),
+    ("names: serve --design nope", ["serve", "--design", "nope"], "unknown design 'nope'"),
     ("parameters: --hold-at 0", ["solve", "pig-out", "--hold-at", "0"], "out of range"),
     ("parameters: --measurement-sd nan", ["calibrate", "x.csv", "--measurement-sd", "nan"],
      "not a finite number"),
@@ -410,6 +413,8 @@ NUMERIC = [
     (["design", "game", "stock"], "--seed", SEED),
     (["design", "game", "stock"], "--workers", whole(1, MAX_WORKERS)),
     (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
+    (["serve"], "--port", whole(0, 65535)),
+    (["serve"], "--workers", whole(2, 64)),
 ]
 
 NUMBERISH = st.one_of(

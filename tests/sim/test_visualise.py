@@ -2,8 +2,6 @@
 
 import json
 import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ from sim.physics import shoot
 from sim.physics.world import World
 from sim.views import framing, labels, render
 from sim.views.render import CAMERAS, ShotRenderer
+from tests import browser
 
 LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c5": ["blue-1"]}}
 
@@ -168,7 +167,7 @@ def test_html_page_starts_framed_on_the_knocked_out_piggies(board, design, demo_
     target, d = np.array(cam["target_mm"]), cam["dist_mm"]
     eye = target + d * np.array([np.cos(cam["el"]) * np.cos(cam["az"]),
                                  np.cos(cam["el"]) * np.sin(cam["az"]), np.sin(cam["el"])])
-    forward = (target - eye) / d  # the page's own projection (sim/views/viewer.py, draw)
+    forward = (target - eye) / d  # the page's pinhole camera (sim/views/web/board3d.js)
     right = np.array([forward[1], -forward[0], 0.0]) / np.hypot(forward[0], forward[1])
     up = np.cross(right, forward)
     focal = cam["focal"] * min(w, h)
@@ -180,16 +179,8 @@ def test_html_page_starts_framed_on_the_knocked_out_piggies(board, design, demo_
 
 
 def test_html_page_renders_in_a_headless_browser(shot_files, tmp_path):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("chromium is not installed here (.ci/run installs it)")
     shot = tmp_path / "page.png"
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
-                    "--window-size=900,650", "--virtual-time-budget=3000",
-                    f"--screenshot={shot}", (shot_files / "shot.html").as_uri() + "#end"],
-                   capture_output=True, timeout=120, check=False)
+    browser.screenshot((shot_files / "shot.html").as_uri() + "#end", shot, tmp_path / "profile")
     image = np.asarray(Image.open(shot).convert("RGB"))
     body = image[60:, :, :]  # below the controls
     assert not_blank(body)
@@ -198,6 +189,23 @@ def test_html_page_renders_in_a_headless_browser(shot_files, tmp_path):
     # opened at its end (#end): the knocked-out piggies are ringed in red
     red = (body[:, :, 0] > 190) & (body[:, :, 1] < 40) & (body[:, :, 2] < 40)
     assert red.sum() > 300
+
+
+def test_html_page_draws_with_three_js_the_trail_and_the_names(shot_files, tmp_path):
+    text = (shot_files / "shot.html").read_text()
+    assert "three.js 0.187.0, MIT licence" in text and "new Board3D(" in text
+    assert "ctx.fill()" not in text  # the hand-written canvas renderer is gone
+    with browser.Browser(tmp_path / "profile") as page:
+        page.open((shot_files / "shot.html").as_uri() + "#end")
+        page.wait_for("typeof view === 'object' && view.trail.geometry.drawRange.count > 0")
+        assert page.errors == []
+        seen = page.run("""({webgl: view.renderer.getContext() instanceof WebGLRenderingContext
+                              || view.renderer.getContext() instanceof WebGL2RenderingContext,
+                            trail: view.trail.geometry.drawRange.count,
+                            inPlay: D.bale.in_play.filter(Boolean).length,
+                            spaces: view.tiles.map(t => t.name)})""")
+    assert seen["webgl"] and seen["trail"] == seen["inPlay"] > 10
+    assert {"r8c3", "r9c5", "r0c0", "pit", "trough"} <= set(seen["spaces"])
 
 
 @pytest.mark.parametrize(("argv", "message"), [

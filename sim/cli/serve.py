@@ -1,0 +1,103 @@
+"""``piggy serve``: the sandbox in the browser (sim/serve/), one URL with a token."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import sys
+
+from models.board import BOARDS_DIR, load_board
+from models.design import known_designs, load_design
+from models.errors import InputError
+from models.files import known_names
+from models.layout import layout_from_dict
+from models.text import shown
+from sim.cli.common import board_reference, load_layout_args, whole_number
+from sim.cli.demo import DEMO_LAYOUT
+
+#: What the web extra brings; without it the command says how to get it.
+WEB_EXTRA = "pip install -e '.[web]'"
+LOOPBACK = "127.0.0.1"
+
+
+def cmd_serve(args) -> int:
+    try:
+        import uvicorn
+
+        from sim.serve.app import Server
+    except ImportError as exc:
+        raise InputError(f"piggy serve needs the web extra ({exc.name} is missing): "
+                         f"{WEB_EXTRA}") from None
+    load_design(args.design)
+    design = args.design if args.design in known_designs() else os.path.abspath(args.design)
+    if args.layout:
+        stacks = load_layout_args(args).to_dict()["stacks"]
+        board = board_reference(args)
+    else:
+        board = args.board or "stock"
+        on = load_board(board)
+        try:  # the demo's piggies, where they fit on the board
+            stacks = layout_from_dict(DEMO_LAYOUT, board=on,
+                                      source="the demo layout").to_dict()["stacks"]
+        except InputError:
+            stacks = {}
+    if board not in known_names(BOARDS_DIR):
+        board = os.path.abspath(board)
+    listening = _bind(args.host, args.port)
+    port = listening.getsockname()[1]
+    if args.host != LOOPBACK:
+        print(f"piggy serve: warning: listening on {shown(args.host)}, not only this machine: "
+              "anyone who can reach it and has the URL can use it (an SSH tunnel is safer: "
+              "docs/serve.md)", file=sys.stderr)
+    server = Server(stacks, workers=args.workers, board=board, design=design)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
+    config = uvicorn.Config(server.app(), log_level="warning", timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run(sockets=[listening])
+    return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, or an :class:`InputError` saying why there is none."""
+    try:
+        info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError):
+        raise InputError(f"--host '{shown(host)}' is not an address of this machine") from None
+    sock = socket.socket(info[0], socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(info[4])
+    except OSError as exc:
+        sock.close()
+        why = "is in use: choose another with --port" if exc.errno == errno.EADDRINUSE \
+            else f"cannot be opened ({os.strerror(exc.errno or 0)})"
+        raise InputError(f"port {port} on {shown(host)} {why}") from None
+    sock.listen(128)
+    return sock
+
+
+def add_serve(sub) -> None:
+    """The ``serve`` command."""
+    p = sub.add_parser("serve", help="the sandbox in a browser: place piggies, aim, fire, "
+                                     "see the shot in 3D",
+                       description="Start a local web app and print the one URL (with its "
+                                   "token) to open: the board in 3D, piggies placed by "
+                                   "clicking, the aim, FIRE, the verdict, 'how likely?'. No "
+                                   "display needed here; Ctrl-C stops it. Needs the web "
+                                   f"extra ({WEB_EXTRA}).")
+    p.add_argument("--port", type=whole_number(0, 65535), default=8765,
+                   help="port to listen on, 0 for any free one (default 8765)")
+    p.add_argument("--host", default=LOOPBACK,
+                   help=f"address to listen on (default {LOOPBACK}, this machine only; "
+                        "another prints a warning)")
+    p.add_argument("--board", help="board name or path (default: the layout file's own board, "
+                                   "else stock)")
+    p.add_argument("--design", default="stock", help="launcher design (default: stock)")
+    p.add_argument("--layout", help="layout JSON file, 'empty' or 'crowded' (default: the "
+                                    "demo's piggies)")
+    p.add_argument("--workers", type=whole_number(2, 64),
+                   default=max(2, min(4, os.cpu_count() or 2)),
+                   help="worker processes for shots and estimates, 2 to 64 (default: the CPUs, "
+                        "2 to 4)")
+    p.set_defaults(func=cmd_serve)

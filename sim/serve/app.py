@@ -1,0 +1,357 @@
+"""The sandbox in the browser: a small Starlette app (ASGI, served by uvicorn).
+
+Every request needs the token, else 403 and nothing else (:mod:`sim.serve.guard`).
+The page (sim/views/web/sandbox.html and sandbox.js, drawn
+by the renderer the offline pages use) talks JSON to ``/api/...``; each tab has
+its own sandbox (:mod:`sim.serve.sessions`), its physics runs in the workers
+(:mod:`sim.serve.pool`, :mod:`sim.serve.jobs`). Bad input gets status 400 and
+``{"error": one line}``, which the page shows. Nothing the browser sends names a
+file here: boards, designs and aimers by known name, or uploaded as text (checked,
+then kept in the server's own folder under a name it makes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+import tempfile
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from models.aimer import known_aimers, load_aimer
+from models.board import BOARDS_DIR, board_from_dict, load_board
+from models.design import design_from_dict, known_designs, load_design
+from models.errors import InputError
+from models.files import MAX_FILE_BYTES, known_names, parse_json, parse_toml
+from models.layout import layout_from_dict
+from models.text import shown
+from sim.cli.common import SEED_MAX
+from sim.serve import jobs
+from sim.serve.guard import Guard, json_body
+from sim.serve.pool import Workers
+from sim.serve.sessions import Sandbox, Store
+from sim.studies import hitmap
+from sim.studies.stats import wilson_half_width
+from sim.views import viewer
+
+#: "How likely?": the precisions offered (half-width of the 95 % interval), and the
+#: shots of the first look at the estimate (each next look doubles them).
+PRECISIONS = (0.2, 0.1, 0.05)
+_FIRST_LOOK_SHOTS = 40
+#: Uploaded boards and designs kept (each at most 256 KiB).
+MAX_UPLOADS = 200
+
+
+class Server:
+    """The app's state: the token, the tabs' sandboxes, the workers, the uploads.
+
+    ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
+    workers load) are what a new tab starts with."""
+
+    def __init__(self, stacks: dict, workers: int = 2, board: str = "stock",
+                 design: str = "stock", token: str | None = None, capacity: int = 32,
+                 idle_s: float = 1800.0):
+        self.token = token or secrets.token_urlsafe(24)
+        self.store = Store(capacity, idle_s)
+        self.workers_wanted = workers
+        self.workers: Workers | None = None
+        self.defaults = (board, design, stacks)
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.tasks: dict[str, asyncio.Task] = {}
+        self._uploads = tempfile.TemporaryDirectory(prefix="piggy-serve-")
+
+    def app(self) -> Starlette:
+        @asynccontextmanager
+        async def lifespan(_app):
+            self.workers = Workers(self.workers_wanted)
+            try:
+                yield
+            finally:
+                for task in self.tasks.values():
+                    task.cancel()
+                self.workers.close()
+                self._uploads.cleanup()
+
+        routes = [Route("/", self.page), Route("/api/new", self.new, methods=["POST"]),
+                  Route("/api/{sid}/scene", self.scene),
+                  Route("/api/{sid}/save/{what}", self.save),
+                  Route("/api/{sid}/likely", self.likely_status),
+                  Route("/api/{sid}/{action}", self.act, methods=["POST"])]
+        app = Starlette(routes=routes, lifespan=lifespan)
+        app.add_middleware(Guard, token=self.token)
+        return app
+
+    # --- pages and reads ------------------------------------------------------------
+    async def page(self, request: Request) -> Response:
+        return HTMLResponse(_sandbox_page())
+
+    async def new(self, request: Request) -> Response:
+        board, design, stacks = self.defaults
+        sandbox = Sandbox(board=board, design=design, stacks=stacks,
+                          board_label=load_board(board).name, design_label=load_design(design)
+                          .name)
+        key, gone = self.store.add(sandbox)
+        for old in gone:
+            self._let_go(old)
+        return JSONResponse(await self._state(key, sandbox))
+
+    async def scene(self, request: Request) -> Response:
+        sandbox = self.store.get(request.path_params["sid"])
+        return JSONResponse(await asyncio.to_thread(_scene, sandbox.board, sandbox.design))
+
+    async def likely_status(self, request: Request) -> Response:
+        sandbox = self.store.get(request.path_params["sid"])
+        return JSONResponse(sandbox.estimate or {})
+
+    async def save(self, request: Request) -> Response:
+        sandbox = self.store.get(request.path_params["sid"])
+        what = request.path_params["what"]
+        if what == "layout.json":
+            board = sandbox.board_label if sandbox.board_label in _known_boards() else None
+            text = json.dumps({**({"board": board} if board else {}),
+                               "stacks": sandbox.stacks}, indent=2)
+            return _download(text, what, "application/json")
+        shot = sandbox.last_shot
+        if what not in ("shot.json", "shot.html"):
+            raise InputError(f"unknown file '{shown(what)}': allowed are shot.json, "
+                             "shot.html, layout.json")
+        if shot is None:
+            raise InputError("no shot to save yet: FIRE first")
+        if what == "shot.json":
+            return _download(json.dumps(shot["shot"], indent=2), what, "application/json")
+        data = {**shot["replay"], "scene": _scene(sandbox.board, sandbox.design)}
+        knocked = ", ".join(shot["shot"]["knocked"]) or "nobody"
+        return _download(viewer.page(data, f"Go Piggy Go! shot — knocked out: {knocked}"),
+                         what, "text/html")
+
+    # --- changes --------------------------------------------------------------------
+    async def act(self, request: Request) -> Response:
+        key, action = request.path_params["sid"], request.path_params["action"]
+        body = await json_body(request)
+        if action == "close":
+            self._let_go(key)
+            return JSONResponse({"closed": self.store.close(key)})
+        sandbox = self.store.get(key)
+        handlers = {"edit": self._edit, "aim": self._aim, "choose": self._choose,
+                    "upload": self._upload, "undo": self._undo, "reset": self._reset,
+                    "fire": self._fire, "likely": self._likely}
+        if action not in handlers:
+            raise InputError(f"unknown action '{shown(action)}': allowed are "
+                             f"{', '.join(handlers)}, close")
+        async with self.locks.setdefault(key, asyncio.Lock()):
+            reply = await handlers[action](key, sandbox, body)
+        return JSONResponse(reply if reply is not None else await self._state(key, sandbox))
+
+    async def _edit(self, key: str, sandbox: Sandbox, body: dict) -> None:
+        op = body.get("op")
+        if op == "place":
+            sandbox.place(body.get("colour"), body.get("space"))
+        elif op == "move":
+            sandbox.move(body.get("piggy"), body.get("space"))
+        elif op == "remove":
+            sandbox.remove(body.get("piggy"))
+        elif op == "layout":
+            sandbox.set_stacks(body.get("stacks"))
+        else:
+            raise InputError(f"unknown edit '{shown(op)}': allowed are place, move, remove, "
+                             "layout")
+
+    async def _aim(self, key: str, sandbox: Sandbox, body: dict) -> dict:
+        """A new aim, refused (and forgotten) when the tractor cannot take it."""
+        sandbox.set_aim(body)
+        state = await self._state(key, sandbox)
+        if state["aim_error"]:
+            sandbox.undo()
+            raise InputError(state["aim_error"])
+        return state
+
+    async def _undo(self, key: str, sandbox: Sandbox, body: dict) -> None:
+        sandbox.undo()
+
+    async def _reset(self, key: str, sandbox: Sandbox, body: dict) -> None:
+        sandbox.reset()
+
+    async def _choose(self, key: str, sandbox: Sandbox, body: dict) -> None:
+        """A known board, design or aimer by name."""
+        for kind, known in (("board", _known_boards()), ("design", known_designs()),
+                            ("aimer", known_aimers())):
+            if kind in body:
+                name = body[kind]
+                if name not in known:
+                    raise InputError(f"unknown {kind} '{shown(name)}': known {kind}s are "
+                                     f"{', '.join(known)}")
+                self._use(sandbox, kind, name, name)
+                return
+        raise InputError("choose a board, a design or an aimer")
+
+    async def _upload(self, key: str, sandbox: Sandbox, body: dict) -> None:
+        """A board, design or layout file's text, checked as the command line checks it."""
+        kind, text = body.get("kind"), body.get("text")
+        if kind not in ("board", "design", "layout"):
+            raise InputError(f"unknown upload '{shown(kind)}': allowed are board, design, "
+                             "layout")
+        if not isinstance(text, str):
+            raise InputError(f"the uploaded {kind} must be a file's text")
+        if len(text.encode()) > MAX_FILE_BYTES[kind]:
+            raise InputError(f"the uploaded {kind} is larger than "
+                             f"{MAX_FILE_BYTES[kind] // 1024} KiB, the largest {kind} file "
+                             "allowed")
+        source = f"uploaded {kind}"
+        if kind == "layout":
+            data = parse_json(text, source)
+            if not isinstance(data, dict):
+                raise InputError(f"{source}: a layout must be a JSON object with 'stacks'")
+            board = data.get("board", sandbox.board_label)
+            if board != sandbox.board_label:
+                await self._choose(key, sandbox, {"board": board})
+            layout_from_dict({k: v for k, v in data.items() if k != "board"},
+                             board=load_board(sandbox.board), source=source)
+            sandbox.set_stacks(data.get("stacks", {}), source)
+            return
+        parsed = parse_toml(text, source)
+        made = (board_from_dict if kind == "board" else design_from_dict)(parsed, source)
+        folder = Path(self._uploads.name)
+        path = folder / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()}.toml"
+        if not path.exists() and len(list(folder.iterdir())) >= MAX_UPLOADS:
+            raise InputError(f"this server keeps at most {MAX_UPLOADS} uploaded files: "
+                             "restart it to upload more")
+        path.write_text(text, encoding="utf-8")
+        self._use(sandbox, kind, str(path), f"{made.name} (uploaded)")
+
+    def _use(self, sandbox: Sandbox, kind: str, ref: str, label: str) -> None:
+        """Switch the sandbox's board, design or aimer; a new board keeps the layout
+        where it fits on it, else empties it."""
+        before = sandbox.snapshot()
+        sandbox.remember()
+        if kind == "aimer":
+            load_aimer(ref)
+            sandbox.aimer = ref
+        else:
+            setattr(sandbox, kind, ref)
+            setattr(sandbox, f"{kind}_label", label)
+        if kind == "board":
+            try:
+                sandbox.set_stacks(sandbox.stacks)
+                sandbox.history.pop()  # one change, one undo
+            except InputError:
+                sandbox.stacks = {}
+            sandbox.aim = before["aim"] if "yaw_deg" in before["aim"] else {
+                "yaw_deg": 0.0, "pitch_deg": 30.0}
+
+    async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
+        seed = _seed(body)
+        noise = not body.get("exact", False)
+        shot = await self.workers.run(key, jobs.fire, sandbox.board, sandbox.design,
+                                      sandbox.stacks, sandbox.aim, seed, noise, sandbox.aimer)
+        sandbox.last_shot = shot
+        return {"shot": shot["shot"], "text": shot["text"], "replay": shot["replay"]}
+
+    async def _likely(self, key: str, sandbox: Sandbox, body: dict) -> dict:
+        precision = body.get("precision")
+        if precision not in PRECISIONS:
+            raise InputError(f"precision {shown(precision)} is not offered: allowed are "
+                             f"{', '.join(f'{p:g}' for p in PRECISIONS)}")
+        at = sandbox.aim.get("at")
+        if at is None:
+            raise InputError("aim at a space or a piggy first: 'how likely?' measures a "
+                             "target")
+        space = next((s for s, stack in sandbox.stacks.items() if at in stack), at)
+        spec = hitmap.SweepSpec(board=sandbox.board, design=sandbox.design,
+                                stacks=sandbox.stacks, spaces=(space,), shots=1,
+                                seed=_seed(body), arc=sandbox.aim.get("arc", "best"),
+                                aimer=load_aimer(sandbox.aimer).to_dict(), precision=precision)
+        hitmap.check_targets(spec)
+        if key in self.tasks:
+            self.tasks.pop(key).cancel()
+        most = _shots_for(precision)
+        sandbox.estimate = {"running": True, "space": space, "shots": 0, "most": most,
+                            "precision": precision}
+        self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, space, most))
+        return sandbox.estimate
+
+    async def _estimate(self, key: str, sandbox: Sandbox, spec, space: str, most: int) -> None:
+        """Fire the estimate's shots in looks of doubling size, reporting each look,
+        until the precision is reached (the same shots as one hit-map run)."""
+        cap = _FIRST_LOOK_SHOTS
+        try:
+            while True:
+                look = await self.workers.run_estimate(key, jobs.estimate, spec, space, cap)
+                sandbox.estimate = {**look, "running": not look["done"] and cap < most,
+                                    "most": most, "precision": spec.precision}
+                if not sandbox.estimate["running"]:
+                    return
+                cap = min(2 * cap, most)
+        except InputError as exc:
+            sandbox.estimate = {"running": False, "error": str(exc)}
+        finally:
+            self.tasks.pop(key, None)
+
+    def _let_go(self, key: str) -> None:
+        """A tab closed or let go: its waiting work is dropped."""
+        if key in self.tasks:
+            self.tasks.pop(key).cancel()
+        self.locks.pop(key, None)
+        if self.workers is not None:
+            self.workers.drop(key)
+
+    async def _state(self, key: str, sandbox: Sandbox) -> dict:
+        """What the page shows: the sandbox, its piggies' poses and its aim solved."""
+        look = await self.workers.run(key, jobs.look, sandbox.board, sandbox.design,
+                                      sandbox.stacks, sandbox.aim)
+        design = load_design(sandbox.design)
+        return {"id": key, "board": sandbox.board_label, "design": sandbox.design_label,
+                "aimer": sandbox.aimer, "stacks": sandbox.stacks, "aim": sandbox.aim,
+                "undo": len(sandbox.history), "scene_key": f"{sandbox.board}|{sandbox.design}",
+                "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
+                "known": {"board": _known_boards(), "design": known_designs(),
+                          "aimer": known_aimers()},
+                "precisions": PRECISIONS, **look}
+
+
+def _seed(body: dict) -> int:
+    """The request's seed (0 when not given; a number, or its digits as text, which
+    keep seeds past 2^53 exact), in the command line's range."""
+    seed = body.get("seed", 0)
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 20:
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to "
+                         f"{SEED_MAX}")
+    return seed
+
+
+def _shots_for(precision: float) -> int:
+    """Shots that reach a precision whatever the probability (at P = 1/2), in whole
+    batches, within the hit maps' cap."""
+    shots = hitmap.BATCH
+    while wilson_half_width(shots // 2, shots) > precision and shots < hitmap.MAX_SHOTS:
+        shots += hitmap.BATCH
+    return shots
+
+
+def _known_boards() -> list[str]:
+    return known_names(BOARDS_DIR)
+
+
+@lru_cache(maxsize=8)
+def _scene(board: str, design: str) -> dict:
+    return viewer.scene(load_board(board), load_design(design))
+
+
+@lru_cache(maxsize=1)
+def _sandbox_page() -> str:
+    return viewer.fill(viewer.asset("sandbox.html"), RENDERER=viewer.renderer_scripts(),
+                       SCRIPT=viewer.asset("sandbox.js"))
+
+
+def _download(text: str, name: str, kind: str) -> Response:
+    return Response(text, media_type=kind,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -1,0 +1,120 @@
+"""What the sandbox's worker processes do: stand a layout, solve an aim, fire a
+shot, measure how likely a hit is. Plain functions of plain values (they travel
+to the workers); each worker keeps one PyBullet world per board and design.
+
+A shot is :mod:`sim.physics.shoot`'s, as ``piggy shoot`` fires it: the same aim,
+seed and noise give the same shot JSON and the same words.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+from dataclasses import replace
+
+import numpy as np
+
+from models.aimer import load_aimer
+from models.board import load_board
+from models.design import load_design
+from models.errors import InputError
+from models.layout import layout_from_dict
+from referee.match import wilson_interval
+from sim.studies import hitmap
+from sim.studies.stats import precision_reached
+from sim.studies.workers import die_with_parent
+
+#: Each worker's worlds, (board, design, hit rule) -> World; a few at most.
+_WORLDS: dict = {}
+_MAX_WORLDS = 4
+
+
+def start_worker(parent_pid: int) -> None:
+    """Run in each worker as it starts: die with the server; leave Ctrl-C to it (the
+    server stops its workers itself, so they need not print a traceback each)."""
+    die_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _world(board: str, design: str, stacks: dict, hit_rule: str = "touches-line"):
+    from sim.physics.world import World
+
+    key = (board, design, hit_rule)
+    if key not in _WORLDS:
+        while len(_WORLDS) >= _MAX_WORLDS:
+            _WORLDS.pop(next(iter(_WORLDS))).close()
+        _WORLDS[key] = World(load_board(board), load_design(design), hit_rule=hit_rule)
+    world = _WORLDS[key]
+    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board,
+                                      source="the sandbox's layout"))
+    return world
+
+
+def plain_errors(job):
+    """A job whose refusals reach the server as plain :class:`InputError` (some of its
+    subclasses take arguments that would not come back through pickling)."""
+    @functools.wraps(job)
+    def run(*args):
+        try:
+            return job(*args)
+        except InputError as exc:
+            raise InputError(str(exc)) from None
+    return run
+
+
+@plain_errors
+def look(board: str, design: str, stacks: dict, aim: dict) -> dict:
+    """What the page draws between shots: the piggies' resting poses on the layout
+    (name -> [position mm, quaternion]) and the aim as yaw and pitch, or why the
+    aim cannot be taken (``aim_error``)."""
+    world = _world(board, design, stacks)
+    poses = {name: list(pose) for name, pose in world.rest_poses_mm().items()}
+    try:
+        return {"poses": poses, "solved": _aim(world, aim).to_dict(), "aim_error": None}
+    except InputError as exc:
+        return {"poses": poses, "solved": None, "aim_error": str(exc)}
+
+
+def _aim(world, aim: dict):
+    from sim.physics import shoot
+
+    if "at" in aim:
+        arc = aim.get("arc")
+        return shoot.solve_aim(world, aim["at"], arc or "low", strict=arc is not None)
+    shoot.check_angles(world, aim["yaw_deg"], aim["pitch_deg"])
+    return shoot.Aim(aim["yaw_deg"], aim["pitch_deg"])
+
+
+@plain_errors
+def fire(board: str, design: str, stacks: dict, aim: dict, seed: int, noise: bool,
+         aimer: str) -> dict:
+    """One shot as ``piggy shoot`` fires it: its JSON, its words and its replay (the
+    frames of :func:`sim.views.viewer.shot_data`, without the scene)."""
+    from sim.physics import shoot
+    from sim.views.viewer import shot_data
+
+    world = _world(board, design, stacks)
+    shot_aim = _aim(world, aim)
+    shot_aimer = load_aimer(aimer)
+    result = shoot.fire(world, shot_aim, seed=seed, noise=noise, aimer=shot_aimer, record=True)
+    data = shoot.report(world, shot_aim, result, seed=seed, noise=noise, aimer=shot_aimer)
+    replay = shot_data(world.board, world.design, result, with_scene=False)
+    return {"shot": data, "text": shoot.describe(shot_aim, result, world.board),
+            "replay": replay, "pid": os.getpid()}
+
+
+@plain_errors
+def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
+    """How likely the top piggy on ``space`` is knocked out: the hit map's shots at
+    that space (:func:`sim.studies.hitmap.run_space`) up to ``cap`` shots, stopping
+    at the spec's precision. ``done`` is False when the cap stopped it first."""
+    chunk = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
+    shots = chunk["shots"]
+    hits = int(np.sum([row["target_knocked"] for row in shots])) if shots else 0
+    low, high = wilson_interval(hits, len(shots))
+    return {"space": space, "target": chunk["target"], "reachable": chunk["reachable"],
+            "arc": chunk["arc"], "shots": len(shots), "hits": hits,
+            "p": hits / len(shots) if shots else None, "interval": [low, high],
+            "done": not chunk["reachable"] or precision_reached(hits, len(shots),
+                                                                spec.precision)}

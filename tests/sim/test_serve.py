@@ -1,0 +1,281 @@
+"""``piggy serve``: the sandbox in the browser, its token, its checks, its tabs."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from models.errors import InputError
+from sim.cli import main
+from sim.serve.pool import Workers
+from sim.serve.sessions import Sandbox, Store
+from tests import browser
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}}
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("load_serve", ROOT / "scripts" / "load_serve.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+load_serve = _load_script()
+
+
+@pytest.fixture(scope="module")
+def layout_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("serve") / "layout.json"
+    path.write_text(json.dumps(LAYOUT))
+    return path
+
+
+@pytest.fixture(scope="module")
+def served(layout_file):
+    server = load_serve.Served("--workers", "2", "--layout", str(layout_file))
+    yield server
+    server.stop()
+
+
+def new_sandbox(served) -> str:
+    status, state = served.request("/api/new", {})
+    assert status == 200
+    return state["id"]
+
+
+def test_without_the_token_every_request_gets_403_and_nothing_else(served):
+    sid = new_sandbox(served)
+    for path, body in (("/", None), ("/api/new", {}), (f"/api/{sid}/scene", None),
+                       (f"/api/{sid}/fire", {"seed": 0})):
+        status, content = served.request(path, body, token=False)
+        assert (status, content) == (403, b""), path
+    status, content = served.request("/?token=" + "x" * len(served.token), token=False)
+    assert (status, content) == (403, b"")
+    status, content = served.request("/?token=" + served.token, token=False)
+    assert status == 200 and b"<title>Go Piggy Go! sandbox</title>" in content
+    assert b"http://" not in content and b"https://" not in content  # works offline
+
+
+def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tmp_path,
+                                                                       capsys):
+    with browser.Browser(tmp_path / "profile") as page:
+        page.open(served.url)
+        page.wait_for("sandbox.view && Object.keys(sandbox.view.piggies).length === 3", 120)
+        page.run("document.querySelector('#colour').value = 'gold'")
+        page.click(*page.run("sandbox.view.onPage('r9c5')"))  # a click places gold-1
+        page.wait_for("!!(sandbox.state.stacks.r9c5 && sandbox.view.piggies['gold-1'])", 60)
+        page.run("document.querySelector('input[value=aim]').checked = true")
+        page.click(*page.run("sandbox.view.onPage('gold-1')"))  # and one aims at it
+        page.wait_for("sandbox.state.aim.at", 60)
+        assert page.run("sandbox.state.aim") == {"at": "gold-1"}
+        page.run("document.querySelector('#fire').click()")
+        page.wait_for("!!sandbox.shot", 120)
+        shown = page.run("({shot: sandbox.shot.shot, verdict: "
+                         "document.querySelector('#verdict').textContent})")
+        assert page.errors == []
+        sid = page.run("sandbox.state.id")
+        page.run(f"act('{sid}/choose', {{design: 'nope'}})")
+        message = page.wait_for("document.querySelector('#message').textContent")
+        status, saved = served.request(f"/api/{sid}/save/shot.html")  # the offline page of it
+        assert status == 200 and b"new Board3D(" in saved and b"http://" not in saved
+        page.open("about:blank")  # the tab goes: its sandbox is let go
+        end = time.monotonic() + 60
+        while served.request(f"/api/{sid}/scene")[0] == 200 and time.monotonic() < end:
+            time.sleep(0.5)
+        assert served.request(f"/api/{sid}/scene")[0] == 400
+    layout = tmp_path / "placed.json"
+    layout.write_text(json.dumps({"board": "stock", "stacks": {**LAYOUT["stacks"],
+                                                                "r9c5": ["gold-1"]}}))
+    shoot = ["shoot", "--layout", str(layout), "--at", "gold-1", "--seed", "0"]
+    assert main([*shoot, "--json"]) == 0
+    assert shown["shot"] == json.loads(capsys.readouterr().out)
+    assert main(shoot) == 0
+    assert shown["verdict"] + "\n" == capsys.readouterr().out
+    assert "gold-1" in shown["shot"]["knocked"] or "stays" in shown["verdict"]
+    assert message.startswith("unknown design 'nope': known designs are")
+
+
+@pytest.mark.parametrize(("path", "body", "status", "message"), [
+    ("aim", {"yaw_deg": 500, "pitch_deg": 10}, 400, "yaw 500 deg is out of range [-360, 360]"),
+    ("aim", {"yaw_deg": 0, "pitch_deg": 89}, 400, "pitch 89 deg is out of range for design"),
+    ("aim", {"at": "r99c1"}, 400, "r99c1"),
+    ("choose", {"design": "nope"}, 400, "unknown design 'nope': known designs are"),
+    ("choose", {"board": "/etc/passwd"}, 400, "unknown board '/etc/passwd'"),
+    ("fire", {"seed": -1}, 400, "seed -1 is out of range"),
+    ("fire", {"seed": "1e3"}, 400, "seed 1e3 is out of range"),
+    ("upload", {"kind": "design", "text": "# " + "x" * 300_000}, 400,
+     "the uploaded design is larger than 256 KiB"),
+    ("upload", {"kind": "design", "text": "x = ["}, 400, "uploaded design"),
+    ("upload", {"kind": "layout", "text": '{"board": "../../etc/x", "stacks": {}}'}, 400,
+     "unknown board '../../etc/x'"),
+    ("upload", {"kind": "layout", "text": '{"stacks": {}, "extra": 1}'}, 400,
+     "uploaded layout: unknown key 'extra'"),
+    ("upload", {"kind": "design", "text": "# " + "x" * 1_000_000}, 413,
+     "the request is larger than"),
+    ("edit", {"op": "place", "colour": "gold", "space": "r8c3"}, 400, "at most 2 may stack"),
+    ("undo", {}, 400, "nothing to undo"),
+])
+def test_bad_input_gets_one_line_and_the_app_keeps_serving(served, path, body, status, message):
+    sid = new_sandbox(served)
+    got, reply = served.request(f"/api/{sid}/{path}", body)
+    assert got == status and message in reply["error"] and "\n" not in reply["error"]
+    got, state = served.request(f"/api/{sid}/edit", {"op": "place", "colour": "green",
+                                                     "space": "r9c5"})
+    assert got == 200 and state["stacks"]["r9c5"] == ["green-1"]
+
+
+def test_each_tab_has_its_own_sandbox_undo_reset_and_a_closed_one_is_gone(served):
+    first, second = new_sandbox(served), new_sandbox(served)
+    served.request(f"/api/{first}/edit", {"op": "remove", "piggy": "blue-1"})
+    _, state = served.request(f"/api/{first}/edit", {"op": "move", "piggy": "pink-1",
+                                                     "space": "r9c3"})
+    assert state["stacks"] == {"r8c3": ["gold-2"], "r9c3": ["pink-1"]} and state["undo"] == 2
+    _, other = served.request(f"/api/{second}/aim", {"yaw_deg": 0, "pitch_deg": 10})
+    assert other["stacks"] == LAYOUT["stacks"]
+    _, state = served.request(f"/api/{first}/undo", {})
+    assert state["stacks"] == {"r8c3": ["gold-2", "pink-1"]}
+    _, state = served.request(f"/api/{first}/reset", {})
+    assert state["stacks"] == LAYOUT["stacks"]
+    assert served.request(f"/api/{first}/close", {}) == (200, {"closed": True})
+    status, reply = served.request(f"/api/{first}/scene")
+    assert status == 400 and "this sandbox is closed" in reply["error"]
+    assert served.request(f"/api/{second}/scene")[0] == 200
+
+
+def test_uploads_are_checked_then_used_and_saves_come_back(served):
+    sid = new_sandbox(served)
+    status, state = served.request(f"/api/{sid}/upload", {
+        "kind": "layout", "text": json.dumps({"board": "stock", "stacks": {"r9c5": ["blue-2"]}})})
+    assert status == 200 and state["stacks"] == {"r9c5": ["blue-2"]}
+    design = (ROOT / "models" / "designs" / "fast-spring.toml").read_text()
+    status, state = served.request(f"/api/{sid}/upload", {"kind": "design", "text": design})
+    assert status == 200 and state["design"].endswith("(uploaded)")
+    status, saved = served.request(f"/api/{sid}/save/layout.json")
+    assert status == 200 and saved["stacks"] == {"r9c5": ["blue-2"]}
+    status, reply = served.request(f"/api/{sid}/save/shot.json")
+    assert status == 400 and "no shot to save yet" in reply["error"]
+    status, reply = served.request(f"/api/{sid}/save/..%2F..%2Fetc%2Fpasswd")
+    assert status in (400, 404)
+
+
+def test_a_small_load_answers_every_shot_for_its_own_tab(served):
+    outcome = load_serve.load(served, clients=3, shots=2, seconds=600)
+    assert outcome == {"answered": 6, "refused": [], "mixed": [], "unanswered": 0}
+
+
+@pytest.mark.slow
+def test_how_likely_gives_a_probability_with_its_interval(served):
+    sid = new_sandbox(served)
+    served.request(f"/api/{sid}/aim", {"at": "blue-1"})
+    status, started = served.request(f"/api/{sid}/likely", {"precision": 0.2})
+    assert status == 200 and started["running"] and started["space"] == "r9c3"
+    end = time.monotonic() + 600
+    while time.monotonic() < end:
+        _, estimate = served.request(f"/api/{sid}/likely")
+        if not estimate["running"]:
+            break
+        time.sleep(1)
+    low, high = estimate["interval"]
+    assert estimate["target"] == "blue-1" and estimate["shots"] >= 20
+    assert low <= estimate["p"] <= high and high - low <= 0.4 + 1e-9
+
+
+def test_ctrl_c_stops_the_server_and_its_workers(layout_file):
+    server = load_serve.Served("--workers", "2", "--layout", str(layout_file))
+    status, state = server.request("/api/new", {})
+    assert status == 200 and state["poses"]  # the workers have started
+    code, left = server.stop()
+    assert code == 130 and not left
+
+
+def _wait_for_file(path: str) -> str:
+    while not os.path.exists(path):
+        time.sleep(0.05)
+    return "estimate"
+
+
+def _shot() -> str:
+    return "shot"
+
+
+def test_estimates_leave_a_worker_free_for_shots(tmp_path):
+    """Estimates that do not end until told: a shot from another tab is answered."""
+    go = str(tmp_path / "go")
+
+    async def scenario():
+        workers = Workers(2)
+        try:
+            estimates = [asyncio.create_task(workers.run_estimate("a", _wait_for_file, go))
+                         for _ in range(3)]
+            shot = await asyncio.wait_for(workers.run("b", _shot), 120)
+            waiting = [not t.done() for t in estimates]
+            Path(go).touch()
+            return shot, waiting, await asyncio.gather(*estimates)
+        finally:
+            workers.close()
+
+    shot, waiting, estimates = asyncio.run(scenario())
+    assert shot == "shot" and all(waiting) and estimates == ["estimate"] * 3
+
+
+def test_a_port_in_use_is_refused_on_one_line(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"port {port} on 127.0.0.1 is in use" in err
+
+
+def test_another_host_than_loopback_is_warned_of(monkeypatch, capsys):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: None)  # no serving
+    assert main(["serve", "--host", "127.0.0.2", "--port", "0"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("Open http://127.0.0.2:") and "?token=" in out
+    assert err.startswith("piggy serve: warning: listening on 127.0.0.2") and "SSH tunnel" in err
+
+
+def test_serve_without_the_web_extra_says_how_to_get_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install -e '.[web]'" in err
+
+
+def test_the_store_keeps_a_bounded_number_of_sandboxes():
+    store = Store(capacity=2, idle_s=3600)
+    keys = [store.add(Sandbox(board="stock", design="stock", stacks={}))[0] for _ in range(2)]
+    store.get(keys[0])  # the first is used again: the second is now the oldest
+    third, gone = store.add(Sandbox(board="stock", design="stock", stacks={}))
+    assert gone == [keys[1]] and len(store) == 2
+    with pytest.raises(InputError, match="closed"):
+        store.get(keys[1])
+    assert len({keys[0], third}) == 2 and len(third) >= 20
+
+
+def test_a_sandbox_unused_for_the_idle_time_is_let_go(monkeypatch):
+    from sim.serve import sessions
+
+    store = Store(capacity=2, idle_s=1800)
+    key, _ = store.add(Sandbox(board="stock", design="stock", stacks={}))
+    later = time.monotonic() + 1801
+    monkeypatch.setattr(sessions.time, "monotonic", lambda: later)
+    with pytest.raises(InputError, match="idle too long"):
+        store.get(key)
+    assert len(store) == 0
