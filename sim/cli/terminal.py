@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from models.design import load_design
 from models.errors import InputError
 from models.files import check_input_file
+from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from referee import canonical_name, load_game
 from referee.api import Game, State
@@ -66,11 +67,11 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
                  "hit_rule": hit_rule})
     if shots == "scripted" or shots.startswith("scripted:"):
         p = shots.partition(":")[2] or "0.5"
-        try:
-            resolver = ScriptedResolver(hit_probability=float(p))
-        except ValueError:
-            raise InputError(f"--shots {shots}: the hit probability must be a number "
-                             "0-1") from None
+        probability = ascii_decimal(p.strip())
+        if probability is None or not 0.0 <= probability <= 1.0:
+            raise InputError(f"--shots {shown(shots)}: the hit probability must be a number "
+                             "0-1 in ASCII digits")
+        resolver = ScriptedResolver(hit_probability=probability)
         return resolver, {"resolver": "scripted", "hit_probability": resolver.hit_probability}
     raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, "
                      "table:FILE")
@@ -145,12 +146,13 @@ def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] 
                 entry = read(f"Your move (1-{len(legal)} or an action): ").strip()
             except EOFError:
                 raise GameAbandoned("standard input ended before the game did") from None
-            if entry.isdigit() and 1 <= int(entry) <= len(legal):
-                return legal[int(entry) - 1]
+            number = ascii_whole(entry)
+            if number is not None and 1 <= number <= len(legal):
+                return legal[number - 1]
             try:
                 return state.parse_action(entry)
             except InputError:
-                write(f"'{entry}' is not one of your {len(legal)} moves: type its number "
+                write(f"'{shown(entry)}' is not one of your {len(legal)} moves: type its number "
                       f"(1-{len(legal)}) or its text exactly as listed")
 
     return choose
@@ -249,7 +251,8 @@ def step_through(turns: list[Turn], read: Callable[[str], str] = input,
             return
         if entry in ("q", "quit"):
             return
-        index = int(entry) - 1 if entry.isdigit() and 1 <= int(entry) <= len(turns) else index + 1
+        number = ascii_whole(entry)
+        index = number - 1 if number is not None and 1 <= number <= len(turns) else index + 1
 
 
 def result_line(state: State) -> str:

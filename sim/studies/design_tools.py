@@ -22,6 +22,7 @@ from models.board import Board
 from models.design import RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import write_text_atomic
+from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
@@ -161,13 +162,11 @@ def parse_sweep(text: str) -> tuple[str, np.ndarray]:
 def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray:
     """``START:STOP:COUNT`` as COUNT (2 to ``max_count``) evenly spaced finite numbers,
     the count checked before anything is made."""
-    pieces = text.split(":")
-    try:
-        start, stop = float(pieces[0]), float(pieces[1])
-        count = int(pieces[2]) if len(pieces) == 3 and pieces[2].strip().isascii() else None
-    except (ValueError, IndexError):
-        count = None
-    if count is None or not (math.isfinite(start) and math.isfinite(stop)):
+    pieces = [piece.strip() for piece in text.split(":")]
+    start, stop = (ascii_decimal(piece) for piece in [*pieces, "", ""][:2])
+    count = ascii_whole(pieces[2]) if len(pieces) == 3 else None
+    if (count is None or start is None or stop is None
+            or not (math.isfinite(start) and math.isfinite(stop))):
         raise InputError(f"{option} must look like {form}; got {shown(text)}")
     if not 2 <= count <= max_count:
         raise InputError(f"{option}: the count must be 2 to {max_count}, got {shown(count)}")

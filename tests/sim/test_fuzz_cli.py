@@ -416,7 +416,8 @@ NUMBERISH = st.one_of(
     st.integers(-(10**30), 10**30).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.sampled_from(["-1", "0", "1", "-0", "+3", " 5", "1_000", "0x10", "1e3", "1e999", "nan",
-                     "-inf", "\uff19", "\u0665", DIGITS, "", "2.5", str(2**63), str(2**63 - 1)]),
+                     "-inf", "\uff19", "\u0665", "\u00b2", "\u2460", "\uff11\uff12", "\u0663",
+                     "1.5\u0665", DIGITS, "", "2.5", str(2**63), str(2**63 - 1)]),
     st.text(max_size=30),
 )
 PARSER = build_parser()
@@ -435,6 +436,8 @@ def test_numeric_options_refuse_on_one_line_or_parse_within_range(argv, option, 
         return
     value = getattr(args, option.lstrip("-").replace("-", "_"))
     assert allowed(value), (text, value)
+    # ASCII digits only (issue 21): no other script's digits, no underscores
+    assert text.isascii() and "_" not in text, (text, value)
 
 
 def _options_that_parse_numbers(parser, path=()) -> set[tuple]:

@@ -1,0 +1,99 @@
+"""The hostile pass's third round (issue 21), class by class: numbers in ASCII digits
+only, wherever a person types one; what the prompt echoes; empty names; ... Each
+class has its cases run through ``sim.cli.main`` (exit 2, one line, nothing
+written) or through the function a person's text reaches.
+
+The classes of the earlier rounds are in ``tests/sim/test_fuzz_cli.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from models.errors import InputError
+from referee.bots import make_bot
+from sim.cli import main
+from sim.cli.terminal import human_seat
+from tests.referee.positions import position
+
+ESC = "\x1b"
+#: Text that ``str.isdigit`` or ``int``/``float`` take for a number, and a person
+#: does not mean as one: other scripts' digits, superscripts, circled digits,
+#: full-width digits, underscores.
+NOT_ASCII_NUMBERS = ["\u00b2", "\u2460", "\u0663", "\uff11\uff12", "1_000", "\u0661.5"]
+
+
+def run(capsys, argv: list[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def files_under(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def refused(capsys, argv: list[str], message: str, folder: Path | None = None) -> None:
+    before = files_under(folder) if folder else set()
+    code, out, err = run(capsys, argv)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("piggy: error: "), err
+    assert ESC not in err and out == ""
+    assert message in err, err
+    if folder:
+        assert files_under(folder) == before
+
+
+# --- numbers: ASCII digits only ---------------------------------------------------------------
+SHOOT = ["shoot", "--yaw", "0", "--pitch", "10"]
+
+
+@pytest.mark.parametrize("text", NOT_ASCII_NUMBERS)
+@pytest.mark.parametrize(("argv", "form", "message"), [
+    (["hitmap", "--shots"], "{}", "ASCII digits"),
+    (["shoot", "--yaw", "0", "--pitch"], "{}", "ASCII digits"),
+    ([*SHOOT, "--slowmo"], "{}", "ASCII digits"),
+    (["calibrate", "x.csv", "--measurement-sd"], "{}", "ASCII digits"),
+    ([*SHOOT, "--aim-sd"], "{},1", "ASCII digits"),
+    (["hitmap", "--spaces", "r8c3", "--vary"], "friction={}", "ASCII digits"),
+    (["design", "sweep", "--param"], "muzzle_speed=1500:3000:{}", "must look like"),
+    (["design", "sweep", "--param"], "muzzle_speed={}:3000:3", "must look like"),
+    (["tournament", "pig-out", "--seats"], "random,hold-at-{}", "ASCII digits"),
+    (["tournament", "go-piggy-go", "--seats", "greedy,random", "--shots"], "scripted:{}",
+     "ASCII digits"),
+], ids=["whole option", "decimal option", "slowmo", "measurement-sd", "aim-sd", "vary",
+        "sweep count", "sweep start", "hold-at-N", "scripted:P"])
+def test_numbers_typed_by_a_person_are_ascii_digits_only(capsys, tmp_path, argv, form, message,
+                                                         text):
+    refused(capsys, [*argv, form.format(text)], message, tmp_path)
+
+
+def test_a_superscript_typed_at_the_move_prompt_asks_again(make_game):
+    state = position(make_game(), {"green-1": "r1c1"}, die="1")
+    legal = state.legal_actions()
+    said: list[str] = []
+    entries = iter([*NOT_ASCII_NUMBERS, "2"])
+    assert human_seat(read=lambda prompt: next(entries), write=said.append)(state) == legal[1]
+    assert sum("is not one of your" in line for line in said) == len(NOT_ASCII_NUMBERS)
+
+
+@pytest.mark.parametrize("name", ["hold-at-\u00b2", "hold-at-\u0663", "hold-at-\uff11\uff12",
+                                  "hold-at- 3", "hold-at-+3", "hold-at-3\n"])
+def test_hold_at_n_takes_ascii_digits_only(name):
+    import referee
+
+    with pytest.raises(InputError, match=r"ASCII digits|unknown bot"):
+        make_bot(name, referee.load_game("pig_out"))
+
+
+# --- what the prompt echoes ----------------------------------------------------------------
+@pytest.mark.parametrize("entry", [f"{ESC}[2J", "a\x00b", f"{ESC}]0;title\a"])
+def test_control_characters_typed_at_the_prompt_are_echoed_escaped(make_game, entry):
+    state = position(make_game(), {"green-1": "r1c1"}, die="1")
+    said: list[str] = []
+    entries = iter([entry, "1"])
+    human_seat(read=lambda prompt: next(entries), write=said.append)(state)
+    complaint = next(line for line in said if "is not one of your" in line)
+    assert ESC not in complaint and "\x00" not in complaint and "\a" not in complaint
