@@ -34,6 +34,15 @@ class Parser(argparse.ArgumentParser):
         where = "" if self.prog == "piggy" else f"{self.prog}: "
         raise InputError(f"{where}{message} (see {self.prog} --help)")
 
+    def _get_value(self, action, arg_string):
+        """Every value given on the command line is refused when empty or blank: an
+        empty ``--spaces`` or ``--board`` is a mistake, never "the default"."""
+        if action.nargs not in (argparse.PARSER, argparse.REMAINDER) and not arg_string.strip():
+            raise argparse.ArgumentError(action, f"{shown(arg_string)!r} is empty: give a "
+                                                 "value, or leave the option out for its "
+                                                 "default")
+        return super()._get_value(action, arg_string)
+
 
 def whole_number(low: int, high: int | None = None):
     """An argparse ``type``: a whole number (ASCII digits) from ``low`` to ``high``,

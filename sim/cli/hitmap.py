@@ -95,8 +95,7 @@ def cmd_hitmap(args) -> int:
               file=sys.stderr)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
-        raise InputError("no selected space is in reach of design "
-                         f"'{design.name}' (results written to {out})")
+        return _none_in_reach(args, design.name, rows, out)
     shots = [r["shots"] for r in reachable]
     sampling = (f"to ±{spec.precision:g} (95 %), {min(shots)}-{max(shots)} shots a space"
                 if spec.precision else f"{spec.shots} shots a space")
@@ -124,6 +123,18 @@ def cmd_hitmap(args) -> int:
     for path in (str(out), summary.get("per_shot_file"), args.plot):
         if path:
             print(f"Wrote {shown(path)}")
+    return 0
+
+
+def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:
+    """A map of spaces none of which is in reach: a result (every row says so), exit 0."""
+    if args.json:
+        json_out({"file": str(out), "spaces": len(rows), "in_reach": 0, "shots": 0,
+                  "mean_p_target": None, "null_reason": "no selected space is in reach of "
+                  f"design '{design}'"})
+        return 0
+    print(f"{len(rows)} spaces, none in reach of design '{shown(design)}': no shot fired")
+    print(f"Wrote {shown(str(out))}")
     return 0
 
 

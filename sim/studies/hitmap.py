@@ -345,7 +345,7 @@ def per_shot_path(out: Path) -> Path:
 
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
     """The spaces to measure: a comma-separated list, or every space of the board."""
-    if not text:
+    if text is None:
         return tuple(space_name(s) for s in board.spaces)
     names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
     if not names:

@@ -97,3 +97,47 @@ def test_control_characters_typed_at_the_prompt_are_echoed_escaped(make_game, en
     human_seat(read=lambda prompt: next(entries), write=said.append)(state)
     complaint = next(line for line in said if "is not one of your" in line)
     assert ESC not in complaint and "\x00" not in complaint and "\a" not in complaint
+
+
+# --- empty names and values ----------------------------------------------------------------
+def _options_taking_a_value(parser, path=()) -> list[tuple]:
+    found = []
+    for action in parser._actions:
+        if action.choices and isinstance(action.choices, dict):  # subcommands
+            for name, sub in action.choices.items():
+                found += _options_taking_a_value(sub, (*path, name))
+        elif action.option_strings and action.nargs != 0:
+            found.append((path, action.option_strings[-1]))
+    return found
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_no_option_takes_an_empty_value_for_its_default(blank):
+    """``--spaces ''`` is not "every space", ``--board ''`` not the stock board: every
+    option of every command refuses an empty or blank value on one line."""
+    from sim.cli import build_parser
+
+    parser = build_parser()
+    options = _options_taking_a_value(parser)
+    assert len(options) > 50
+    for path, option in options:
+        with pytest.raises(InputError, match=f"argument {option}: .* is empty"):
+            parser.parse_args([*path, *(["x"] if path[-1] in POSITIONAL else []),
+                               f"{option}={blank}"])
+
+
+#: Commands that need a positional argument before their options.
+POSITIONAL = {"play", "tournament", "solve", "replay", "calibrate", "compare", "game"}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["hitmap", "--spaces", "", "--shots", "1"], "argument --spaces"),
+    (["hitmap", "--spaces", ",", "--shots", "1", "--out", "{o}/h.csv"], "names no space"),
+    ([*SHOOT, "--board", ""], "argument --board"),
+    (["play", "woolfy "], "unknown game 'woolfy '"),
+    (["play", "woolfy\n"], "unknown game 'woolfy\\n'"),
+    (["play", ""], "argument game"),
+    (["tournament", "pig_out\t", "--seats", "random,random"], "unknown game"),
+])
+def test_empty_and_padded_names_are_refused(capsys, tmp_path, argv, message):
+    refused(capsys, [a.format(o=tmp_path) for a in argv], message, tmp_path)
