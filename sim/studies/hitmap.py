@@ -41,9 +41,10 @@ from models.board import Board, load_board, space_name
 from models.design import load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
+from models.text import shown
 from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
-from sim.studies import datafiles, parts
+from sim.studies import datafiles, owner, parts
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
@@ -296,13 +297,21 @@ def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1
     (sim/studies/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished."""
-    fmt = datafiles.format_of(out, fmt)
+    with owner.owned(out):
+        return _owned_sweep(spec, out, datafiles.format_of(out, fmt), workers, resume,
+                            per_shot, progress, scheduler)
+
+
+def _owned_sweep(spec: SweepSpec, out: Path, fmt: str, workers: int, resume: bool,
+                 per_shot: bool, progress: Callable[[int], None] | None,
+                 scheduler: str | None) -> SweepOutcome:
+    """:func:`run_sweep`, once this run owns ``out``."""
     folder = parts_folder(out)
     key = spec.key()
     found = parts.part_files(folder)
     if found and not resume:
-        raise InputError(f"{folder} holds an unfinished sweep: add --resume to finish it, or "
-                         "remove the folder")
+        raise InputError(f"{shown(str(folder))} holds an unfinished sweep: add --resume to "
+                         "finish it, or remove the folder")
     done = {parts.read_part(p, key)["space"] for p in found}
     made_by = provenance(spec)
     folder.mkdir(parents=True, exist_ok=True)

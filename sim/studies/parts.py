@@ -46,7 +46,11 @@ def content_hash(chunk: dict) -> str:
 
 
 def part_files(folder: Path) -> list[Path]:
-    """The part files in a parts folder, sorted by name (none if there is no folder)."""
+    """The part files in a parts folder, sorted by name (none if there is no folder);
+    a parts folder that is something else (a file, a link) is refused on one line."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InputError(f"{shown(os.fspath(folder))} is not a folder, and a sweep keeps its "
+                         "finished spaces there: move it away or choose another output")
     return sorted(folder.glob("r*c*.json")) if folder.is_dir() else []
 
 

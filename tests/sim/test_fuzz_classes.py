@@ -8,6 +8,9 @@ The classes of the earlier rounds are in ``tests/sim/test_fuzz_cli.py``.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from sim.cli import main
 from sim.cli.terminal import human_seat
 from tests.referee.positions import position
 
+ROOT = Path(__file__).resolve().parents[2]
 ESC = "\x1b"
 #: Text that ``str.isdigit`` or ``int``/``float`` take for a number, and a person
 #: does not mean as one: other scripts' digits, superscripts, circled digits,
@@ -141,3 +145,56 @@ POSITIONAL = {"play", "tournament", "solve", "replay", "calibrate", "compare", "
 ])
 def test_empty_and_padded_names_are_refused(capsys, tmp_path, argv, message):
     refused(capsys, [a.format(o=tmp_path) for a in argv], message, tmp_path)
+
+
+# --- two runs, one output ----------------------------------------------------------------
+HITMAP = ["hitmap", "--spaces", "r8c3", "--shots", "3", "--workers", "1", "--format", "csv"]
+
+
+def piggy_process(argv: list[str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "sim.cli", *argv], cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_three_runs_into_one_output_at_once_one_owns_it(tmp_path):
+    """Real processes at once: each either finishes (exit 0) or is refused on one line
+    naming the run that owns the output (exit 2); nothing is left behind and the next
+    plain run works."""
+    runs = [piggy_process([*HITMAP, "--out", "h.csv"], tmp_path) for _ in range(3)]
+    ended = [(run.wait(timeout=300), run.stderr.read()) for run in runs]
+    for run in runs:
+        run.stdout.close()
+        run.stderr.close()
+    assert all(code in (0, 2) for code, _ in ended), ended
+    assert any(code == 0 for code, _ in ended), ended
+    for code, err in ended:
+        if code == 2:
+            assert err.count("\n") == 1 and "is being written by another run (process " in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv", "h.csv.json"]
+    again = piggy_process([*HITMAP, "--out", "h.csv"], tmp_path)
+    assert again.wait(timeout=300) == 0, again.stderr.read()
+    again.stdout.close()
+    again.stderr.close()
+
+
+def test_a_live_owner_is_named_and_a_dead_one_s_lock_is_taken_over(capsys, tmp_path):
+    owner = subprocess.Popen(["sleep", "300"])
+    try:
+        (tmp_path / "h.csv.lock").write_text(f"{owner.pid}\n")
+        refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")],
+                f"is being written by another run (process {owner.pid})")
+        assert not (tmp_path / "h.csv").exists()
+    finally:
+        owner.kill()
+        owner.wait()
+    code, _, err = run(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")])
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv", "h.csv.json"]
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_a_parts_folder_that_is_a_file_is_one_line(capsys, tmp_path, resume):
+    (tmp_path / "h.csv.parts").write_text("not a folder")
+    refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv"), *(["--resume"] * resume)],
+            "h.csv.parts is not a folder", tmp_path)
