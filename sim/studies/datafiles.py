@@ -105,7 +105,12 @@ def read_table(path: str | Path) -> list[dict]:
     try:
         if format_of(path) == "csv":
             text = read_text(path, "table")
-            return [_typed(r) for r in csv.DictReader(io.StringIO(text, newline=""))]
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
+            for number, row in enumerate(rows, start=2):
+                if None in row or None in row.values():  # cells beyond or short of the header
+                    raise InputError(f"{where}: line {number} has not one cell per column "
+                                     "(a cut or edited file)")
+            return [_typed(r) for r in rows]
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()

@@ -39,7 +39,7 @@ def files_under(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
-def refused(capsys, argv: list[str], message: str, folder: Path | None = None) -> None:
+def refused(capsys, argv: list[str], message: str, folder: Path | None = None) -> str:
     before = files_under(folder) if folder else set()
     code, out, err = run(capsys, argv)
     assert code == 2, err
@@ -48,6 +48,7 @@ def refused(capsys, argv: list[str], message: str, folder: Path | None = None) -
     assert message in err, err
     if folder:
         assert files_under(folder) == before
+    return err
 
 
 # --- numbers: ASCII digits only ---------------------------------------------------------------
@@ -198,3 +199,150 @@ def test_a_parts_folder_that_is_a_file_is_one_line(capsys, tmp_path, resume):
     (tmp_path / "h.csv.parts").write_text("not a folder")
     refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv"), *(["--resume"] * resume)],
             "h.csv.parts is not a folder", tmp_path)
+
+
+# --- parts and caches checked by shape ---------------------------------------------------------
+def _doubled(chunk):
+    chunk["shots"] += chunk["shots"]
+
+
+def _seed_changed(chunk):
+    chunk["shots"][1]["seed"] += 1
+
+
+def _flipped(chunk):
+    chunk["shots"][0]["target_knocked"] = not chunk["shots"][0]["target_knocked"]
+
+
+def _row_key_gone(chunk):
+    del chunk["shots"][2]["ricochets"]
+
+
+def _row_key_added(chunk):
+    chunk["shots"][2]["note"] = 1
+
+
+def _yaw_as_text(chunk):
+    chunk["shots"][0]["yaw_deg"] = str(chunk["shots"][0]["yaw_deg"])
+
+
+def _renumbered(chunk):
+    chunk["shots"][0]["shot"] = 7
+
+
+#: Edits of a part's chunk, its checksum recomputed after each, and what the one line says.
+PART_EDITS = [
+    (lambda c: c.update(shots="many"), "'shots' must be a list"),
+    (_doubled, "6 shots where this sweep makes 3"),
+    (lambda c: c.update(shots=c["shots"][:2]), "2 shots where this sweep makes 3"),
+    (lambda c: c.update(reachable="maybe"), "'reachable' must be true or false"),
+    (lambda c: c.update(reachable=False), "neither"),
+    (lambda c: c.update(space="r9c5"), "not the chunk of space r8c3"),
+    (lambda c: c.update(target="pink-2"), "not the chunk of space r8c3 aimed at"),
+    (_seed_changed, "shot 1: its seed"),
+    (_flipped, "shot 0: target_knocked against knocked"),
+    (_row_key_gone, "shot 2: a shot row has the keys"),
+    (_row_key_added, "shot 2: a shot row has the keys"),
+    (_yaw_as_text, "shot 0: its 'yaw_deg' must be a finite number"),
+    (_renumbered, "shot 0: its index"),
+]
+SWEEP_ARGV = ["hitmap", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers", "1",
+              "--format", "csv"]
+
+
+@pytest.fixture(scope="module")
+def r8c3_chunk():
+    from sim.studies.hitmap import run_space
+    from tests.sim.test_hitmap import cli_spec
+
+    spec = cli_spec([*SWEEP_ARGV, "--out", "x.csv"])
+    return spec, run_space(spec, "r8c3")
+
+
+def edited_part(folder: Path, spec, chunk: dict, edit) -> Path:
+    """The part of r8c3 in ``folder``, edited by ``edit`` and checksummed again."""
+    import copy
+
+    from sim.studies.parts import write_part
+
+    chunk = copy.deepcopy(chunk)
+    edit(chunk)
+    folder.mkdir(exist_ok=True)
+    path = write_part(folder, spec.key(), chunk)  # a fresh content_sha256
+    return path if path.stem == "r8c3" else path.rename(folder / "r8c3.json")
+
+
+@pytest.mark.parametrize(("edit", "message"), PART_EDITS)
+def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(capsys, tmp_path,
+                                                                         r8c3_chunk, edit,
+                                                                         message):
+    edited_part(tmp_path / "h.csv.parts", *r8c3_chunk, edit)
+    refused(capsys, [*SWEEP_ARGV, "--out", str(tmp_path / "h.csv"), "--resume"],
+            "r8c3.json is corrupted (", tmp_path)
+
+
+@pytest.mark.parametrize(("edit", "message"), PART_EDITS)
+def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_chunk, edit, message):
+    from sim.studies.hitmap import expected_chunk
+    from sim.studies.parts import read_part
+
+    spec, _ = r8c3_chunk
+    path = edited_part(tmp_path, *r8c3_chunk, edit)
+    with pytest.raises(InputError, match="is corrupted") as caught:
+        read_part(path, spec.key(), expected_chunk(spec, "r8c3"))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+COMPARE = ["design", "compare", "stock", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers",
+           "1"]
+
+
+@pytest.fixture(scope="module")
+def compare_cache(tmp_path_factory) -> Path:
+    cache = tmp_path_factory.mktemp("cache")
+    assert main([*COMPARE, "--cache", str(cache), "--json"]) == 0
+    return cache
+
+
+def _cut(text: str) -> str:
+    return text[:len(text) * 2 // 3]
+
+
+def _edit_p(text: str) -> str:
+    header, first, *rest = text.splitlines(keepends=True)
+    cells = first.split(",")
+    column = header.split(",").index("p_target")
+    cells[column] = "0.999" if cells[column] != "0.999" else "0.5"
+    return "".join([header, ",".join(cells), *rest])
+
+
+def _drop_shot(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:2] + lines[3:])
+
+
+def _knock_more(text: str) -> str:
+    header, first, *rest = text.splitlines(keepends=True)
+    cells = first.split(",")
+    cells[header.split(",").index("knocked")] = '"pink-1,pink-1"'
+    return "".join([header, ",".join(cells), *rest])
+
+
+@pytest.mark.parametrize(("which", "edit", "message"), [
+    ("hitmap", _cut, "cut or edited"),
+    ("hitmap", _edit_p, "does not match its shots"),
+    ("shots", _cut, "cut or edited"),
+    ("shots", _drop_shot, "shot"),
+    ("shots", _knock_more, "'knocked' must be"),
+], ids=["rows cut", "rows edited", "shots cut", "a shot dropped", "a shot edited"])
+def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(capsys, tmp_path,
+                                                                       compare_cache, which,
+                                                                       edit, message):
+    import shutil
+
+    cache = tmp_path / "cache"
+    shutil.copytree(compare_cache, cache)
+    path = next(p for p in cache.glob("hitmap-*.csv")
+                if p.name.endswith(".shots.csv") == (which == "shots"))
+    path.write_text(edit(path.read_text()))
+    assert path.name in refused(capsys, [*COMPARE, "--cache", str(cache)], message, tmp_path)
