@@ -245,7 +245,7 @@ class ByGollyMemoryBot(Bot):
         if phase == "swap":
             return "done"
         if phase == "lucky":  # fewer cards to get rid of
-            return next(a for a in legal if a.startswith("discard "))
+            return next((a for a in legal if a.startswith("discard ")), legal[0])
         known = self.known(observation["events"])
         down = set(observation["face_down"])
         hidden_known = {p: c for p, c in known.items() if p in down}
