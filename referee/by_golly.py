@@ -13,8 +13,8 @@ Actions:
   swaps), ``discard <animal>`` / ``keep <animal>`` (the lucky break, offered after
   every match while the hand holds a card: the other cards of the animal just
   matched set aside, or kept; only ``keep`` when the hand holds none of them).
-  With ``optional_steps = "compulsory"`` the sheet's "may" steps are always taken: no ``done`` after a
-  match or chicken poop, and the lucky break is automatic.
+  With ``optional_steps = "compulsory"`` the sheet's "may" steps are always taken:
+  no ``done`` after a match or chicken poop, and the lucky break is automatic.
 
 ``observation(player)`` shows what that player has seen: their hand, everyone's
 card counts, the run cards face up now, and the public log of every card turned
