@@ -351,8 +351,8 @@ class WoolfyState(State):
                       f"{', '.join(PIGLETS)}, every piglet that is off the start square")
         piglet = or_none(one_of(*PIGLETS), "none")
         self.last_die, self.chosen = field("last_die", piglet), field("chosen", piglet)
-        self.rolled = field("rolled", or_none(one_of(*(f for f in DIE_FACES if f != "wolf")),
-                                              "not rolled"))
+        faces = sorted({text.split()[1] for text, _ in game.die} - {"wolf"})
+        self.rolled = field("rolled", or_none(one_of(*faces), "not rolled (this game's die)"))
         self.rescue_armed, self.rescuing = field("rescue_armed", FLAG), field("rescuing", FLAG)
         self.phase = field("phase", one_of(_CHOOSE, _DIE, _MOVE, _HOUSE, _OVER))
         self.player = field("player", whole(0, game.num_players - 1))
@@ -360,6 +360,11 @@ class WoolfyState(State):
         self.result = field("result", or_none(one_of("won", "lost"), "not over"))
         self.capped = field("capped", FLAG)
         phase, chosen = self.phase, self.chosen
+        field.require(not self.rescue_armed or (POT in self.where.values() and (
+                      phase == _CHOOSE or (phase == _OVER and self.capped))),
+                      f"a rescue armed in phase {phase} with "
+                      f"{'a piglet' if POT in self.where.values() else 'no piglet'} in the "
+                      "pot: it is armed by landing on an exit while one is, for the next turn")
         field.require((chosen is not None) == (phase in (_DIE, _MOVE, _HOUSE))
                       and (self.rolled is not None) == (phase in (_MOVE, _HOUSE))
                       and (phase != _HOUSE or self.rolled == "house")

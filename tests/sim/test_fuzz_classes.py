@@ -8,6 +8,7 @@ The classes of the earlier rounds are in ``tests/sim/test_fuzz_cli.py``.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -346,3 +347,61 @@ def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(capsys, tm
                 if p.name.endswith(".shots.csv") == (which == "shots"))
     path.write_text(edit(path.read_text()))
     assert path.name in refused(capsys, [*COMPARE, "--cache", str(cache)], message, tmp_path)
+
+
+# --- saved states that could never happen --------------------------------------------------
+def _state(name: str, **params) -> tuple:
+    import referee
+
+    game = referee.load_game(name, **params)
+    return game, json.loads(game.new_initial_state().to_json())
+
+
+def _gpg_won(player: int, winner: int, die) -> dict:
+    game, data = _state("go_piggy_go")
+    data["pieces"].update(dict.fromkeys(game.piggies_of(winner), "trough"))
+    data["passed_checkpoints"].update(dict.fromkeys(game.piggies_of(winner), 2))
+    data.update(phase="over", winner=winner, player=player, die=die)
+    return data
+
+
+@pytest.mark.parametrize(("name", "params", "change", "message"), [
+    ("woolfy", {}, lambda d: d.update(phase="move", chosen="red", rolled="6"),
+     "field 'rolled' must be"),
+    ("woolfy", {"die_faces": "1,1,2,2,3,3"}, lambda d: d.update(phase="house", chosen="red",
+                                                                rolled="house"),
+     "field 'rolled' must be"),
+    ("woolfy", {}, lambda d: d.update(rescue_armed=True), "a rescue armed"),
+    ("go_piggy_go", {}, lambda d: d.update(_gpg_won(player=0, winner=0, die=None)),
+     "winner 0 after seat 0's move with die null"),
+    ("go_piggy_go", {}, lambda d: d.update(_gpg_won(player=1, winner=0, die="2")),
+     "winner 0 after seat 1's move"),
+    ("pig_out", {}, lambda d: d.update(phase="card", spots=1, rollers=[], rolloff=[]),
+     "spots 1: no roll of 2 dice"),
+    ("pig_out", {}, lambda d: d.update(phase="card", spots=12, rollers=[], rolloff=[]),
+     "spots 12: no roll"),
+    ("pig_out", {"preset": "pig"}, lambda d: d.update(scores=[100, 3], winner=0, player=1,
+                                                      phase="over"), "won by the player who"),
+], ids=["woolfy 6 on a 1-2-3 die", "woolfy house on a die without one", "woolfy armed rescue",
+        "go no die", "go winner neither moved nor carried", "pig-out spots 1", "pig-out spots 12",
+        "pig winner who did not bank"])
+def test_a_position_by_hand_is_held_to_what_the_rules_can_make(name, params, change, message):
+    game, data = _state(name, **params)
+    change(data)
+    with pytest.raises(InputError, match="state") as caught:
+        game.state_from_json(json.dumps(data))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["go_piggy_go", "pig_out", "woolfy", "by_golly"])
+def test_a_key_twice_in_a_saved_state_is_refused(name):
+    game, data = _state(name)
+    text = '{"turn": 0, ' + json.dumps(data)[1:]
+    with pytest.raises(InputError, match="'turn' appears twice"):
+        game.state_from_json(text)
+
+
+def test_a_key_twice_in_a_record_s_first_line_is_refused(capsys, tmp_path):
+    record = tmp_path / "game.jsonl"
+    record.write_text('{"game": "woolfy", "game": "pig_out", "params": {}}\n"roll red"\n')
+    refused(capsys, ["replay", str(record)], "'game' appears twice", tmp_path)
