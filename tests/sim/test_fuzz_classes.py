@@ -405,3 +405,53 @@ def test_a_key_twice_in_a_record_s_first_line_is_refused(capsys, tmp_path):
     record = tmp_path / "game.jsonl"
     record.write_text('{"game": "woolfy", "game": "pig_out", "params": {}}\n"roll red"\n')
     refused(capsys, ["replay", str(record)], "'game' appears twice", tmp_path)
+
+
+# --- every request bounded in memory before it starts -------------------------------------------
+@pytest.mark.parametrize("command", ["play", "tournament"])
+def test_the_optimal_bot_refuses_a_solve_that_will_not_fit(capsys, monkeypatch, tmp_path,
+                                                             command):
+    from referee import pig_solver
+
+    monkeypatch.setattr(pig_solver, "available_memory_bytes", lambda: 2**30)
+    monkeypatch.setattr(pig_solver, "solve", lambda *a, **k: pytest.fail("the solve started"))
+    refused(capsys, [command, "pig-out", "--seats", "optimal,random", "--param", "preset=pig",
+                     "--param", "target=2000"],
+            "the optimal bot: a target of 2000 needs about 89.4 GiB of memory", tmp_path)
+
+
+def test_a_gif_that_could_outgrow_the_memory_is_refused_before_the_shot(capsys, tmp_path):
+    err = refused(capsys, [*SHOOT, "--gif", str(tmp_path / "big.gif"), "--size", "3840x2160",
+                           "--slowmo", "20"], "GiB of memory (at most 2 GiB)", tmp_path)
+    assert "--mp4" in err
+
+
+def test_a_game_that_could_never_end_is_refused(capsys, tmp_path):
+    refused(capsys, ["play", "go-piggy-go", "--seats", "random,random", "--param",
+                     "max_turns=1000000000", "--param", "die_faces=tractor", "--param",
+                     "tractor_move=0", "--shots", "scripted"], "could never end", tmp_path)
+
+
+def test_a_game_too_long_to_keep_in_memory_stops_on_one_line(capsys, monkeypatch, tmp_path):
+    from referee import match
+
+    monkeypatch.setattr(match, "MAX_GAME_ACTIONS", 300)
+    refused(capsys, ["play", "by-golly", "--seats", "random,random", "--param",
+                     "max_turns=1000000000", "--quiet", "--record", str(tmp_path / "g.jsonl")],
+            "stopped after 300 actions", tmp_path)
+
+
+def test_replay_of_one_turn_draws_one_board(capsys, monkeypatch, tmp_path):
+    """``replay --turn 1`` replays the record one turn at a time and draws the board of
+    turn 1 only (not one per turn, kept in memory)."""
+    from sim.cli import terminal
+
+    record = tmp_path / "game.jsonl"
+    assert main(["play", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted",
+                 "--quiet", "--record", str(record)]) == 0
+    drawn = []
+    board_text = terminal.board_text
+    monkeypatch.setattr(terminal, "board_text", lambda s: drawn.append(1) or board_text(s))
+    capsys.readouterr()
+    code, out, _ = run(capsys, ["replay", str(record), "--turn", "1"])
+    assert code == 0 and "(turn 1 of " in out and len(drawn) == 1
