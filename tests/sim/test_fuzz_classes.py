@@ -455,3 +455,58 @@ def test_replay_of_one_turn_draws_one_board(capsys, monkeypatch, tmp_path):
     capsys.readouterr()
     code, out, _ = run(capsys, ["replay", str(record), "--turn", "1"])
     assert code == 0 and "(turn 1 of " in out and len(drawn) == 1
+
+
+# --- calibration that knows when it cannot tell ------------------------------------------------
+def _shots_csv(path: Path, pitches, per_pitch=6, seed=1, marking_sd_mm=1.5) -> Path:
+    from models.design import load_design
+    from tests.sim.test_calibration import closed_form_shots
+
+    shots = closed_form_shots(load_design("stock"), pitches=pitches, per_pitch=per_pitch,
+                              seed=seed, marking_sd_mm=marking_sd_mm)
+    rows = zip(shots.pitch_deg, shots.yaw_deg, shots.x_mm, shots.y_mm, strict=True)
+    path.write_text("pitch_deg,yaw_deg,x_mm,y_mm\n"
+                    + "".join(f"{p:g},{y:g},{x:.1f},{v:.1f}\n" for p, y, x, v in rows))
+    return path
+
+
+def test_pitches_spanning_too_little_are_refused_before_the_fit(capsys, tmp_path):
+    shots = _shots_csv(tmp_path / "narrow.csv", (-30.0, -28.0, -26.0), per_pitch=6)
+    refused(capsys, ["calibrate", str(shots), "--out", str(tmp_path / "fitted.toml")],
+            "the pitches span -30 to -26 deg, less than 10 deg", tmp_path)
+
+
+@pytest.mark.parametrize(("threshold", "value", "message"), [
+    ("MAX_SPEED_RELATIVE_SE", 0.001, "cannot determine the muzzle speed to"),
+    ("MAX_SPREAD_OF_SPEED", 0.001, "cannot determine the speed spread (below"),
+    ("MAX_OFFSET_SE_DEG", 0.01, "cannot determine the pitch offset"),
+])
+def test_a_parameter_the_shots_leave_undetermined_is_refused(capsys, monkeypatch, tmp_path,
+                                                             threshold, value, message):
+    """The stated bounds, made strict enough for good shots to miss them: exit 2, one
+    line saying what to measure, no design written."""
+    from sim.studies import calibration_checks
+
+    monkeypatch.setattr(calibration_checks, threshold, value)
+    shots = _shots_csv(tmp_path / "shots.csv", (-30.0, -25.0, 8.0, 64.0, 70.0), per_pitch=8)
+    err = refused(capsys, ["calibrate", str(shots), "--out", str(tmp_path / "fitted.toml")],
+                  message, tmp_path)
+    assert "fire" in err or "measure" in err
+
+
+def test_a_fit_that_does_not_settle_stops_on_one_line_without_warnings(capfd, monkeypatch,
+                                                                       tmp_path):
+    """The fit's evaluations are capped (here at 300, so the test is quick; the cap
+    itself is MAX_EVALUATIONS): a marking error of 50 mm, which hides every spread,
+    ends on one line, and no optimiser warning reaches standard error."""
+    from sim.studies import calibration
+
+    monkeypatch.setattr(calibration, "MAX_EVALUATIONS", 300)
+    shots = _shots_csv(tmp_path / "shots.csv", (-30.0, -25.0, 8.0, 64.0, 70.0), per_pitch=8,
+                       marking_sd_mm=40.0)
+    code = main(["calibrate", str(shots), "--measurement-sd", "50", "--out",
+                 str(tmp_path / "fitted.toml")])
+    out, err = capfd.readouterr()
+    assert code == 2 and err.count("\n") == 1 and out == "", err
+    assert "did not settle within 300 evaluations" in err and "Warning" not in err
+    assert not (tmp_path / "fitted.toml").exists()
