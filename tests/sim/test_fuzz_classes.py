@@ -510,3 +510,12 @@ def test_a_fit_that_does_not_settle_stops_on_one_line_without_warnings(capfd, mo
     assert code == 2 and err.count("\n") == 1 and out == "", err
     assert "did not settle within 300 evaluations" in err and "Warning" not in err
     assert not (tmp_path / "fitted.toml").exists()
+
+
+@pytest.mark.parametrize("text", NOT_ASCII_NUMBERS)
+@pytest.mark.parametrize(("game", "param"), [
+    ("pig-out", "target={}"), ("pig-out", "pig_faces=1,{}"), ("woolfy", "wolf_squares=2,{}"),
+    ("go-piggy-go", "die_faces=1,{},tractor"), ("go-piggy-go", "max_turns={}")])
+def test_game_parameters_take_ascii_digits_only(capsys, tmp_path, game, param, text):
+    refused(capsys, ["play", game, "--seats", "random,random", "--shots", "scripted",
+                     "--param", param.format(text)], "parameter", tmp_path)
