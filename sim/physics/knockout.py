@@ -107,17 +107,20 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
         now = _side_reaches(all_vertices, space_centre_mm)
         before = (np.full(4, -np.inf) if start_parts_mm is None else
                   _side_reaches(np.vstack(start_parts_mm), space_centre_mm))
-        for side, (r, b) in enumerate(zip(now, before, strict=True)):
-            if r >= line_starts and b < line_starts:
-                return Verdict(True, f"touches the outline of its space on its {SIDES[side]} "
-                                     f"side ({r - line_starts:.1f} mm onto or past the line)",
-                               reach, line_starts)
-        for side, (r, b) in enumerate(zip(now, before, strict=True)):
-            if r >= line_starts and r >= b + FURTHER_MM:
-                return Verdict(True, f"pushed {r - b:.1f} mm further past the outline it "
-                                     f"already touched, on its {SIDES[side]} side "
-                                     f"({r - line_starts:.1f} mm onto or past the line)",
-                               reach, line_starts)
+        new = [i for i in range(4) if now[i] >= line_starts > before[i]]
+        if new:  # the side it reaches furthest past, of those it did not touch before
+            side = max(new, key=lambda i: now[i])
+            return Verdict(True, f"touches the outline of its space on its {SIDES[side]} "
+                                 f"side ({now[side] - line_starts:.1f} mm onto or past the "
+                                 "line)", reach, line_starts)
+        further = [i for i in range(4)
+                   if now[i] >= line_starts and now[i] >= before[i] + FURTHER_MM]
+        if further:
+            side = max(further, key=lambda i: now[i] - before[i])
+            return Verdict(True, f"pushed {now[side] - before[side]:.1f} mm further past the "
+                                 f"outline it already touched, on its {SIDES[side]} side "
+                                 f"({now[side] - line_starts:.1f} mm onto or past the line)",
+                           reach, line_starts)
         return Verdict(False, "on the outline where it stood before the shot "
                               f"({float(np.max(before)) - line_starts:.1f} mm onto it), not moved "
                               "out of its space", reach, line_starts)
