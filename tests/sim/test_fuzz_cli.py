@@ -16,6 +16,10 @@ Two parts:
   every command that parses a number: arbitrary text is either refused on one
   line or parsed to a value within the option's range, and a test that every such
   option of the parser is covered here.
+
+The third round's classes (issue 21: ASCII digits, empty values, two runs on one
+output, parts and caches by shape, states the rules cannot make, memory bounds,
+calibration) are in ``tests/sim/test_fuzz_classes.py``.
 """
 
 from __future__ import annotations
