@@ -421,12 +421,18 @@ def test_the_optimal_bot_refuses_a_solve_that_will_not_fit(capsys, monkeypatch, 
 
 
 def test_a_gif_that_could_outgrow_the_memory_is_refused_before_the_shot(capsys, tmp_path):
+    from sim.views import streaming  # (without it, a 4K GIF would be drawn for hours)
+
+    assert streaming.MAX_GIF_BYTES == 2 * 2**30
     err = refused(capsys, [*SHOOT, "--gif", str(tmp_path / "big.gif"), "--size", "3840x2160",
                            "--slowmo", "20"], "GiB of memory (at most 2 GiB)", tmp_path)
     assert "--mp4" in err
 
 
-def test_a_game_that_could_never_end_is_refused(capsys, tmp_path):
+def test_a_game_that_could_never_end_is_refused(capsys, monkeypatch, tmp_path):
+    from referee import match
+
+    monkeypatch.setattr(match, "MAX_GAME_ACTIONS", 1000)  # bounded, should it be played
     refused(capsys, ["play", "go-piggy-go", "--seats", "random,random", "--param",
                      "max_turns=1000000000", "--param", "die_faces=tractor", "--param",
                      "tractor_move=0", "--shots", "scripted"], "could never end", tmp_path)
@@ -470,7 +476,10 @@ def _shots_csv(path: Path, pitches, per_pitch=6, seed=1, marking_sd_mm=1.5) -> P
     return path
 
 
-def test_pitches_spanning_too_little_are_refused_before_the_fit(capsys, tmp_path):
+def test_pitches_spanning_too_little_are_refused_before_the_fit(capsys, monkeypatch, tmp_path):
+    from sim.studies import calibration
+
+    monkeypatch.setattr(calibration, "MAX_EVALUATIONS", 3000)  # bounded, should it be fitted
     shots = _shots_csv(tmp_path / "narrow.csv", (-30.0, -28.0, -26.0), per_pitch=6)
     refused(capsys, ["calibrate", str(shots), "--out", str(tmp_path / "fitted.toml")],
             "the pitches span -30 to -26 deg, less than 10 deg", tmp_path)
