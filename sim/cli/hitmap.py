@@ -140,7 +140,7 @@ def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:
 
 def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
     """``--aim-sd-scan``: P(target) of the chosen spaces at each aim spread."""
-    from sim.studies import datafiles, hitmap, scan
+    from sim.studies import datafiles, hitmap, owner, scan
 
     values = scan.parse_scan(args.aim_sd_scan)
     if not args.spaces:
@@ -150,10 +150,11 @@ def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
         raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --scheduler, "
                          "--precision")
     progress = progress_bar(len(values), not args.json, unit="spread")
-    rows = scan.aim_sd_scan(spec, values, workers, progress)
-    progress(None)
     made_by = hitmap.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
-    datafiles.write_table(rows, out, fmt, made_by)
+    with owner.owned(out):  # one run at a time writes an output
+        rows = scan.aim_sd_scan(spec, values, workers, progress)
+        progress(None)
+        datafiles.write_table(rows, out, fmt, made_by)
     if args.plot:
         title = (f"design '{made_by['design']}': P(target knocked out) against the aim spread, "
                  f"{spec.shots} shots a point")
