@@ -26,6 +26,7 @@ from models.files import (
     read_text,
     write_text_atomic,
 )
+from models.numbers import ascii_decimal
 from models.text import shown
 
 FORMATS = ("parquet", "csv")
@@ -153,9 +154,8 @@ def _typed(row: dict) -> dict:
             out[key] = None
         elif value in ("True", "False"):
             out[key] = value == "True"
+        elif ascii_decimal(value) is None:  # text (other scripts' digits stay text too)
+            out[key] = value
         else:
-            try:
-                out[key] = float(value) if "." in value or "e" in value else int(value)
-            except ValueError:
-                out[key] = value
+            out[key] = float(value) if "." in value or "e" in value.lower() else int(value)
     return out

@@ -528,3 +528,10 @@ def test_a_fit_that_does_not_settle_stops_on_one_line_without_warnings(capfd, mo
 def test_game_parameters_take_ascii_digits_only(capsys, tmp_path, game, param, text):
     refused(capsys, ["play", game, "--seats", "random,random", "--shots", "scripted",
                      "--param", param.format(text)], "parameter", tmp_path)
+
+
+def test_a_hit_map_table_in_other_scripts_digits_is_refused(capsys, tmp_path):
+    table = tmp_path / "table.csv"
+    table.write_text("space,reachable,p_target\nr1c1,True,\u0660.\u0665\n")
+    refused(capsys, ["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "1",
+                     "--shots", f"table:{table}"], "is not a number in [0, 1]", tmp_path)
