@@ -48,6 +48,9 @@ def _take(lock: Path, out: Path) -> None:
                 os.link(tmp, lock)
                 return
             except FileExistsError:
+                if lock.is_symlink() or not lock.is_file():
+                    raise InputError(f"{shown(os.fspath(lock))} is not a lock file of piggy's "
+                                     "(a folder or a link): move it away")
                 owner = _owner(lock)
                 if owner is not None and _alive(owner):
                     raise InputError(f"{shown(os.fspath(out))} is being written by another run "

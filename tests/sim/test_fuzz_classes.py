@@ -535,3 +535,9 @@ def test_a_hit_map_table_in_other_scripts_digits_is_refused(capsys, tmp_path):
     table.write_text("space,reachable,p_target\nr1c1,True,\u0660.\u0665\n")
     refused(capsys, ["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "1",
                      "--shots", f"table:{table}"], "is not a number in [0, 1]", tmp_path)
+
+
+def test_a_lock_name_taken_by_a_folder_is_one_line_and_left_alone(capsys, tmp_path):
+    (tmp_path / "h.csv.lock").mkdir()
+    refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")], "is not a lock file", tmp_path)
+    assert (tmp_path / "h.csv.lock").is_dir()
