@@ -50,7 +50,7 @@ def _take(lock: Path, out: Path) -> None:
             except FileExistsError:
                 if lock.is_symlink() or not lock.is_file():
                     raise InputError(f"{shown(os.fspath(lock))} is not a lock file of piggy's "
-                                     "(a folder or a link): move it away")
+                                     "(a folder or a link): move it away") from None
                 owner = _owner(lock)
                 if owner is not None and _alive(owner):
                     raise InputError(f"{shown(os.fspath(out))} is being written by another run "
