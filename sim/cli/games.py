@@ -174,15 +174,26 @@ def _record_board(name: str, params: dict, args) -> dict:
     return {**params, "board": params["board"] if path.parent == BOARDS_DIR else str(path)}
 
 
+#: The most turns whose pictures ``replay --gif/--html`` draws: each is an image of
+#: about 1.3 MB held until the file is written.
+MAX_PICTURE_TURNS = 1000
+
+
 def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
     from referee import canonical_name, load_game
     from referee.records import replay
+    from sim.cli.terminal import iter_turns
     from sim.views.game_pictures import game_frames, write_game_page
     from sim.views.render import write_gif
 
     if canonical_name(name) != "go_piggy_go":
         raise InputError(f"pictures of game records are drawn for go_piggy_go, not {name}")
     board = load_game(name, **params).board
+    turns = sum(1 for _ in iter_turns(name, params, actions))  # counted, nothing drawn
+    if turns > MAX_PICTURE_TURNS:
+        raise InputError(f"the game has {turns:,} turns: its pictures (one a turn, about "
+                         f"{turns * 1.3 / 1024:.1f} GB in memory) are drawn for games of at "
+                         f"most {MAX_PICTURE_TURNS:,} turns; replay --turn N shows one position")
     frames = game_frames(replay(name, params, actions), board)
     if args.gif:
         write_gif(frames, args.gif, fps=2)

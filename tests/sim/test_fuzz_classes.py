@@ -317,3 +317,15 @@ def test_a_lock_name_taken_by_a_folder_is_one_line_and_left_alone(capsys, tmp_pa
     refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")], "is not a lock file", tmp_path)
     assert (tmp_path / "h.csv.lock").is_dir()
 
+
+
+def test_pictures_of_a_very_long_game_are_refused_before_drawing(capsys, monkeypatch, tmp_path):
+    from sim.cli import games
+
+    monkeypatch.setattr(games, "MAX_PICTURE_TURNS", 3)
+    record = tmp_path / "game.jsonl"
+    assert main(["play", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted",
+                 "--quiet", "--record", str(record)]) == 0
+    capsys.readouterr()
+    refused(capsys, ["replay", str(record), "--gif", str(tmp_path / "g.gif")],
+            "its pictures (one a turn", tmp_path)
