@@ -16,6 +16,8 @@ from pathlib import Path
 
 from models.errors import InputError
 from models.files import known_names, read_toml, resolve_named_file
+from models.numbers import ascii_decimal
+from models.text import shown
 
 AIMERS_DIR = Path(__file__).parent / "aimers"
 
@@ -87,12 +89,11 @@ def aimer_from_dict(data: dict, source: str = "aimer") -> Aimer:
 
 def parse_aim_sd(text: str) -> tuple[float, float]:
     """``--aim-sd YAW,PITCH`` (degrees) as two numbers."""
-    parts = text.split(",")
-    try:
-        yaw, pitch = (float(p) for p in parts)
-    except ValueError:
-        raise InputError(f"--aim-sd takes YAW,PITCH in degrees (e.g. 3,3.5), got {text!r}"
-                         ) from None
+    parts = [ascii_decimal(p.strip()) for p in text.split(",")]
+    if len(parts) != 2 or None in parts:
+        raise InputError(f"--aim-sd takes YAW,PITCH in degrees, ASCII digits (e.g. 3,3.5), "
+                         f"got {shown(text)}")
+    yaw, pitch = (float(p) for p in parts if p is not None)
     for field, value in (("yaw", yaw), ("pitch", pitch)):
         _check_range(f"{field} sd", value, 0.0, MAX_SD_DEG, "--aim-sd")
     return yaw, pitch

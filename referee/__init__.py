@@ -33,7 +33,7 @@ __all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "IllegalAction", "State", "can
 def canonical_name(name: str) -> str:
     """``go-piggy-go`` and ``go_piggy_go`` are the same game; unknown names (and names
     that are not text) are refused."""
-    key = name.strip().lower().replace("-", "_") if isinstance(name, str) else None
+    key = name.lower().replace("-", "_") if isinstance(name, str) else None
     if key not in GAMES:
         raise InputError(f"unknown game {shown(name)}: games are {', '.join(sorted(GAMES))}")
     return key

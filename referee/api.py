@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from models.errors import InputError
+from models.files import parse_json
 from referee.validate import Spec, check_params, shown
 
 #: ``current_player()`` at a chance node, and at the end (OpenSpiel's values).
@@ -273,15 +274,11 @@ class State(ABC):
 
 
 def _parse_json(text: str, where: str):
-    """JSON text, or a one-line InputError (malformed, nested too deeply, numbers of
-    thousands of digits)."""
+    """JSON text, or a one-line InputError (malformed, a key twice in one object, NaN,
+    nested too deeply, numbers of thousands of digits)."""
     if not isinstance(text, str | bytes):
         raise InputError(f"{where}: expected JSON text, got {shown(text)}")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc})") from None
-    except ValueError:  # Python's own limit on the digits of a number
-        raise InputError(f"{where}: a number of thousands of digits") from None
-    except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply") from None
+        return parse_json(text if isinstance(text, str) else text.decode(), where)
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text") from None

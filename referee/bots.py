@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.errors import InputError
+from models.numbers import ascii_whole
+from models.text import shown
 from referee.api import Game
 from referee.by_golly import remembered_run
 from referee.shots import ScriptedResolver, TableResolver
@@ -243,7 +245,7 @@ class ByGollyMemoryBot(Bot):
         if phase == "swap":
             return "done"
         if phase == "lucky":  # fewer cards to get rid of
-            return next(a for a in legal if a.startswith("discard "))
+            return next((a for a in legal if a.startswith("discard ")), legal[0])
         known = self.known(observation["events"])
         down = set(observation["face_down"])
         hidden_known = {p: c for p, c in known.items() if p in down}
@@ -291,12 +293,13 @@ def make_bot(name: str, game: Game, seed: int | None = 0) -> Bot:
     """A bot by name for a game; an unknown name is refused with the known ones."""
     known = BOTS.get(game.name, {"random": RandomBot})
     if game.name == "pig_out" and name.startswith("hold-at-"):
-        number = name[len("hold-at-"):]
-        if not number.isdigit() or int(number) < 1:
-            raise InputError(f"bot '{name}': hold-at-N takes a whole number N >= 1")
-        return HoldAtBot(game, seed, int(number))
+        number = ascii_whole(name[len("hold-at-"):])
+        if number is None or number < 1:
+            raise InputError(f"bot '{shown(name)}': hold-at-N takes a whole number N >= 1 "
+                             "in ASCII digits")
+        return HoldAtBot(game, seed, number)
     if name not in known:
-        raise InputError(f"unknown bot '{name}' for {game.name}: bots are "
+        raise InputError(f"unknown bot '{shown(name)}' for {game.name}: bots are "
                          f"{', '.join(sorted(known))} (or 'human' at the table)")
     return known[name](game, seed)
 

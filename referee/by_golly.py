@@ -10,10 +10,11 @@ Actions:
   face-down run card), ``draw <seat>`` (a penalty card from that player's stack),
   ``swap <p> <q>`` (two face-up run cards, after chicken poop), ``done`` (end the
   turn: after a match, after chicken poop instead of turning a card, or after the
-  swaps), ``discard <animal>`` / ``keep <animal>`` (the lucky break: the other
-  cards of the animal just matched set aside, or kept). With ``optional_steps =
-  "compulsory"`` the sheet's "may" steps are always taken: no ``done`` after a
-  match or chicken poop, and the lucky break is automatic.
+  swaps), ``discard <animal>`` / ``keep <animal>`` (the lucky break, offered after
+  every match while the hand holds a card: the other cards of the animal just
+  matched set aside, or kept; only ``keep`` when the hand holds none of them).
+  With ``optional_steps = "compulsory"`` the sheet's "may" steps are always taken:
+  no ``done`` after a match or chicken poop, and the lucky break is automatic.
 
 ``observation(player)`` shows what that player has seen: their hand, everyone's
 card counts, the run cards face up now, and the public log of every card turned
@@ -157,9 +158,10 @@ class ByGollyState(State):
             if optional and self.phase == _POOP_TURN:
                 actions.append("done")
             return sorted(actions)
-        if self.phase == _LUCKY:
+        if self.phase == _LUCKY:  # offered after every match: entering it reveals nothing
             animal = self.run[self.face_up[-1]]
-            return [f"discard {animal}", f"keep {animal}"]
+            held = animal in self.hands[self.player]
+            return [f"discard {animal}", f"keep {animal}"] if held else [f"keep {animal}"]
         if self.phase == _DRAW:
             return [f"draw {s}" for s in self._penalty_sources()]
         up = sorted(self.face_up)
@@ -241,9 +243,11 @@ class ByGollyState(State):
             self._to_turn(_POOP_TURN)  # a shovel is needed at once
         elif card == self.played:
             # a match: the played card goes, and every other one of that animal may go
-            # too: the lucky break (ruling 2)
+            # too: the lucky break (ruling 2). It is offered after every match while the
+            # hand holds a card, whether or not one is of that animal ("keep" is then all
+            # there is): entering it tells the other players nothing about the hand.
             self.played = None
-            if card in hand and self.game.optional:
+            if hand and self.game.optional:
                 self.phase = _LUCKY
                 return
             self.hands[self.player] = [c for c in hand if c != card]

@@ -131,7 +131,7 @@ def _check_phase(state: ByGollyState, field: Fields) -> None:
         "the last card turned": {
             _PLAY: all(run[p] in ANIMALS for p in up),
             _TURN: all(run[p] in ANIMALS for p in up),
-            _LUCKY: last in ANIMALS and last in state.hands[state.player],
+            _LUCKY: all(run[p] in ANIMALS for p in up) and bool(state.hands[state.player]),
             _POOP_TURN: last == POOP,
             _DRAW: last not in (SHOVEL, None) and len(up) >= 2 and run[up[-2]] == POOP,
         }.get(phase, True),

@@ -44,6 +44,10 @@ def _with(data: dict, what: str, key: str, value: object) -> Corruption:
     return _changed(data, what, lambda d: d.update({key: value}))
 
 
+def _with_fields(data: dict, what: str, values: dict) -> Corruption:
+    return _changed(data, what, lambda d: d.update(values))
+
+
 def _without(data: dict, what: str, key: str) -> Corruption:
     return _changed(data, what, lambda d: d.pop(key))
 
@@ -89,6 +93,14 @@ def _go_piggy_go(game, data: dict) -> Corruption:
                                                                           target=None))
     yield from _changed(data, "more shots than turns",
                         lambda d: d.update(shots_fired=d["turn"] + 1))
+    if data["winner"] is not None:
+        yield from _changed(data, "a win with no die rolled", lambda d: d.update(die=None))
+        yield from _changed(data, "a win by a seat that neither moved nor was carried in",
+                            lambda d: d.update(player=(d["winner"] + 1) % game.num_players,
+                                               pieces={**d["pieces"], **dict.fromkeys(
+                                                   game.piggies_of((d["winner"] + 1)
+                                                                   % game.num_players), "pit")},
+                                               stacks={}))
 
 
 # --- Pig-Out -------------------------------------------------------------------------------
@@ -105,6 +117,14 @@ def _pig_out(game, data: dict) -> Corruption:
     yield from _changed(data, "a fifth ace", lambda d: d["deck"].update(A=5))
     yield from _changed(data, "scores for another number of players",
                         lambda d: d["scores"].append(0))
+    if game.params["cards"]:
+        for spots in range(1, 2 * game.params["dice"] * 6):
+            if spots not in game.scoring_spots:
+                yield from _with_fields(data, f"spots {spots}, which no roll makes",
+                                        {"phase": "card", "spots": spots})
+    if data["winner"] is not None:
+        yield from _changed(data, "a winner who did not bank", lambda d: d.update(
+            player=(d["winner"] + 1) % game.num_players))
 
 
 # --- Woolfy --------------------------------------------------------------------------------
@@ -120,6 +140,15 @@ def _woolfy(game, data: dict) -> Corruption:
                                                                         rolled=None))
     yield from _changed(data, "a win with a piglet outside", lambda d: d.update(
         phase="over", result="won", piglets={"red": "brick", "yellow": "brick", "blue": 5}))
+    faces = {text.split()[1] for text, _ in game.die}
+    for face in ("1", "2", "3", "4", "5", "6", "house"):
+        if face not in faces:
+            yield from _with_fields(data, f"a roll of {face}, which this die does not have",
+                                    {"phase": "move", "chosen": "red", "rolled": face,
+                                     "rescuing": data["piglets"]["red"] == "pot"})
+    if "pot" not in data["piglets"].values():
+        yield from _changed(data, "a rescue armed with nobody in the pot",
+                            lambda d: d.update(rescue_armed=True))
 
 
 # --- By Golly! -----------------------------------------------------------------------------

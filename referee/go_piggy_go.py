@@ -88,6 +88,10 @@ class GoPiggyGoGame(Game):
         if len(set(faces)) != len(faces):
             raise InputError(f"go_piggy_go: parameter 'die_faces' must list distinct faces, "
                              f"got {shown(p['die_faces'])}")
+        if all(f == "tractor" for f in faces) and p["tractor_move"] == 0:
+            raise InputError("go_piggy_go: no face of the die moves a piggy (die_faces "
+                             f"{shown(p['die_faces'])} with tractor_move 0): the game could "
+                             "never end; give a number face or a tractor_move of 1 or more")
         if p["first_player"] >= p["players"]:
             raise InputError(f"go_piggy_go: parameter 'first_player' must be a seat "
                              f"0-{p['players'] - 1}, got {p['first_player']}")

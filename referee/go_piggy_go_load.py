@@ -96,3 +96,11 @@ def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
                 if all(state.place[p] == TROUGH for p in game.piggies_of(s))]
     field.require(complete == [] if state.winner is None else state.winner in complete,
                   f"winner {shown(state.winner)} with seats {complete} in the trough")
+    if state.winner is not None:  # the mover's last move took a piggy of theirs in
+        first = min(complete, key=lambda s: (s - state.player) % n)
+        field.require(state.die is not None and state.winner == first and any(
+                      state.place[p] == TROUGH for p in game.piggies_of(state.player)),
+                      f"winner {state.winner} after seat {state.player}'s move with die "
+                      f"{shown(state.die)}: a game is won by the move that takes the last "
+                      "piggy into the trough (the mover's own, carrying any on top), and the "
+                      "first seat from the mover with all three there wins")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, State
 from referee.bots import Bot
 
@@ -31,9 +32,21 @@ def sample_chance(state: State, rng: np.random.Generator) -> str:
     return outcomes[-1][0]  # rounding at the very top
 
 
+#: The most actions one game may take: its history is kept in memory (about 100
+#: bytes an action), and a game set to run for ever (``max_turns`` of 10^9 with a die
+#: that never moves a piece far) is stopped here, on one line, rather than filling
+#: the memory.
+MAX_GAME_ACTIONS = 2_000_000
+
+
+class GameTooLong(InputError):
+    """A game that reached :data:`MAX_GAME_ACTIONS` actions without ending."""
+
+
 def play(game: Game, seats: Sequence[Bot | Callable[[State], str]], seed: int = 0,
          on_action: Callable[[State, str], None] | None = None) -> State:
-    """Play one game to the end.
+    """Play one game to the end (a :class:`GameTooLong` after
+    :data:`MAX_GAME_ACTIONS` actions).
 
     ``seats[i]`` is a :class:`~referee.bots.Bot` (not asked when only one action
     is legal) or a function that takes the state and returns an action (a human
@@ -43,6 +56,10 @@ def play(game: Game, seats: Sequence[Bot | Callable[[State], str]], seed: int = 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC4A2CE]))
     state = game.new_initial_state()
     while (player := state.current_player()) != TERMINAL:
+        if len(state.history) >= MAX_GAME_ACTIONS:
+            raise GameTooLong(f"{game.name}: stopped after {MAX_GAME_ACTIONS:,} actions "
+                              f"(turn {getattr(state, 'turn', '?')}) without an end: the game "
+                              "is kept in memory; lower --param max_turns")
         if player == CHANCE:
             action = sample_chance(state, rng)
             legal = True

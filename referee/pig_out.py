@@ -123,6 +123,9 @@ class PigOutGame(Game):
         self.rolls = {s: (faces, prob, any(f in self.pig_faces for f in faces), sum(faces))
                       for s, faces, prob in dice_outcomes(p["dice"])}
         self.roll_outcomes = [(s, prob) for s, _, prob in dice_outcomes(p["dice"])]
+        #: The spots a roll without a pig face can make (what waits for a card).
+        self.scoring_spots = frozenset(spots for _, _, pigs, spots in self.rolls.values()
+                                       if not pigs)
         self.rolloff_outcomes = [(s, prob) for s, _, prob in dice_outcomes(2)]
         self.infinite_deck = [(f"card {r}", 1 / len(RANKS)) for r in RANKS]
         self.seats = [f"seat {i}" for i in range(players)]
@@ -279,6 +282,12 @@ class PigOutState(State):
         self._load_rolloff(field)
         field.require(phase != _CARD or p["cards"], "phase card in a game without cards")
         field.require((self.spots > 0) == (phase == _CARD), f"spots {self.spots} in phase {phase}")
+        field.require(self.spots == 0 or self.spots in game.scoring_spots,
+                      f"spots {self.spots}: no roll of {p['dice']} dice without a pig face "
+                      f"({p['pig_faces']}) makes them")
+        field.require(self.winner is None or self.winner == self.player,
+                      f"winner {self.winner} while seat {self.player} moved last: the game is "
+                      "won by the player who banks")
         field.require(self.turn_total == 0 or (self.turn_total >= game.least_gain
                       and phase in (_ROLL, _CARD, _DECIDE)),
                       f"a turn total of {self.turn_total} in phase {phase}")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from models.errors import InputError
-from models.files import write_text_atomic
+from models.files import parse_json, write_text_atomic
 from referee.api import State
 from referee.validate import printable, shown
 
@@ -83,15 +83,9 @@ def _read_lines(path: Path, where: str) -> list[str]:
 
 
 def _parse_line(where: str, number: int, line: str):
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: line {number}: not JSON ({exc.msg})") from None
-    except ValueError:  # Python's own limit on the digits of a number
-        raise InputError(f"{where}: line {number}: a number of thousands of "
-                         "digits") from None
-    except RecursionError:
-        raise InputError(f"{where}: line {number}: JSON nested too deeply") from None
+    """One line's JSON, strictly (models/files.py: a key twice in one object, NaN, an
+    integer of thousands of digits, deep nesting are one-line errors)."""
+    return parse_json(line, f"{where}: line {number}")
 
 
 def replay(name: str, params: dict, actions: list[str], **game_options) -> Iterator[State]:

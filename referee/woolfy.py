@@ -27,6 +27,7 @@ from referee.validate import (
     Spec,
     is_whole,
     list_items,
+    list_of,
     listed,
     one_of,
     or_none,
@@ -143,6 +144,7 @@ class WoolfyState(State):
         self.where: dict[str, int | str] = dict.fromkeys(PIGLETS, game.params["start_square"])
         self.wolf = game.params["wolf_start"]
         self.brick = 0                 # parts of the brick house built
+        self.left_start: list[str] = []  # piglets that have ever left the start square
         self.last_die: str | None = None  # the piglet whose die was rolled last turn
         self.rescue_armed = False
         self.phase = _CHOOSE
@@ -172,6 +174,11 @@ class WoolfyState(State):
         if house == "brick" and self.brick < self.game.params["brick_parts"]:
             return False  # the brick house must be built first
         return len(self.in_house(house)) < self.game.capacity[house]
+
+    def start_closed(self) -> bool:
+        """The start square may be entered again only while some piglet has never left
+        it; once all three have left it, never again (ruling 2, the sheet's words)."""
+        return len(self.left_start) == len(PIGLETS)
 
     def _rescue_turn(self) -> bool:
         return self.rescue_armed and POT in self.where.values()
@@ -213,11 +220,11 @@ class WoolfyState(State):
                 raise ValueError(f"woolfy: {piglet} is in the {here}: give the squares its "
                                  "move starts from")
         squares, houses = set(), set()
-        start_square = game.params["start_square"]
+        closed = self.start_closed()
         for start in starts:
             for direction in (1, -1):
                 end = (start + direction * steps) % length
-                if end != start_square:
+                if not (closed and end == game.params["start_square"]):
                     squares.add(end)
                 if steps >= 1:
                     before = (start + direction * (steps - 1)) % length
@@ -292,6 +299,8 @@ class WoolfyState(State):
         self.wolf = nxt
 
     def _end_turn(self) -> None:
+        start = self.game.params["start_square"]
+        self.left_start = [p for p in PIGLETS if p in self.left_start or self.where[p] != start]
         self.last_die = self.chosen
         self.chosen = self.rolled = None
         self.rescuing = False
@@ -310,7 +319,8 @@ class WoolfyState(State):
     # --- views ------------------------------------------------------------------------------------
     def _to_dict(self) -> dict:
         return {"piglets": dict(self.where), "wolf": self.wolf,
-                "brick_parts": self.brick, "last_die": self.last_die,
+                "brick_parts": self.brick, "left_start": list(self.left_start),
+                "last_die": self.last_die,
                 "rescue_armed": self.rescue_armed, "phase": self.phase, "player": self.player,
                 "chosen": self.chosen, "rolled": self.rolled, "rescuing": self.rescuing,
                 "turn": self.turn, "result": self.result, "capped": self.capped}
@@ -333,10 +343,16 @@ class WoolfyState(State):
                 house == "brick" and inside and self.brick < p["brick_parts"]),
                 f"{', '.join(inside)} in the {house} house, which holds "
                 f"{game.capacity[house]}" + (" once built" if house == "brick" else ""))
+        self.left_start = field("left_start", list_of(one_of(*PIGLETS), 0, len(PIGLETS)))
+        field.require(self.left_start == [p for p in PIGLETS if p in self.left_start]
+                      and all(self.where[pig] == p["start_square"] or pig in self.left_start
+                              for pig in PIGLETS),
+                      f"'left_start' {shown(self.left_start)} must list, in the order "
+                      f"{', '.join(PIGLETS)}, every piglet that is off the start square")
         piglet = or_none(one_of(*PIGLETS), "none")
         self.last_die, self.chosen = field("last_die", piglet), field("chosen", piglet)
-        self.rolled = field("rolled", or_none(one_of(*(f for f in DIE_FACES if f != "wolf")),
-                                              "not rolled"))
+        faces = sorted({text.split()[1] for text, _ in game.die} - {"wolf"})
+        self.rolled = field("rolled", or_none(one_of(*faces), "not rolled (this game's die)"))
         self.rescue_armed, self.rescuing = field("rescue_armed", FLAG), field("rescuing", FLAG)
         self.phase = field("phase", one_of(_CHOOSE, _DIE, _MOVE, _HOUSE, _OVER))
         self.player = field("player", whole(0, game.num_players - 1))
@@ -344,6 +360,11 @@ class WoolfyState(State):
         self.result = field("result", or_none(one_of("won", "lost"), "not over"))
         self.capped = field("capped", FLAG)
         phase, chosen = self.phase, self.chosen
+        field.require(not self.rescue_armed or (POT in self.where.values() and (
+                      phase == _CHOOSE or (phase == _OVER and self.capped))),
+                      f"a rescue armed in phase {phase} with "
+                      f"{'a piglet' if POT in self.where.values() else 'no piglet'} in the "
+                      "pot: it is armed by landing on an exit while one is, for the next turn")
         field.require((chosen is not None) == (phase in (_DIE, _MOVE, _HOUSE))
                       and (self.rolled is not None) == (phase in (_MOVE, _HOUSE))
                       and (phase != _HOUSE or self.rolled == "house")

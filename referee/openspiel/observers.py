@@ -174,7 +174,8 @@ def _woolfy_pieces(game):
     n = game.num_players
     return [("piglets", (len(PIGLETS), game.length + len(HOUSES) + 1)),  # squares, houses, pot
             ("wolf", (game.length,)), ("brick_parts", (game.params["brick_parts"] + 1,)),
-            ("last_die", (len(PIGLETS),)), ("rescue_armed", (1,)),
+            ("left_start", (len(PIGLETS),)), ("last_die", (len(PIGLETS),)),
+            ("rescue_armed", (1,)),
             ("phase", (len(_WOOLFY_PHASES),)), ("current_player", (n,)), ("observer", (n,)),
             ("chosen", (len(PIGLETS),)), ("rolled", (len(_woolfy_faces(game)),)),
             ("rescuing", (1,)), ("turns_left", (1,))]
@@ -187,6 +188,8 @@ def _woolfy_write(game, state, player, views):
         views["piglets"][row, where if isinstance(where, int) else places[where]] = 1.0
     views["wolf"][state.wolf] = 1.0
     views["brick_parts"][state.brick] = 1.0
+    for piglet in state.left_start:
+        views["left_start"][PIGLETS.index(piglet)] = 1.0
     if state.last_die is not None:
         views["last_die"][PIGLETS.index(state.last_die)] = 1.0
     views["rescue_armed"][0] = float(state.rescue_armed)

@@ -8,7 +8,6 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 import threading
 from contextlib import contextmanager
@@ -19,13 +18,13 @@ from models.design import load_design
 from models.errors import InputError
 from models.files import check_path_text, read_json, resolve_named_file
 from models.layout import load_layout
+from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 
 #: The largest seed: seeds are written into data files as 64-bit integers.
 SEED_MAX = 2**63 - 1
 #: Local worker processes at most (each builds its own PyBullet world).
 MAX_WORKERS = 256
-_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
 
 
 class Parser(argparse.ArgumentParser):
@@ -35,6 +34,15 @@ class Parser(argparse.ArgumentParser):
         where = "" if self.prog == "piggy" else f"{self.prog}: "
         raise InputError(f"{where}{message} (see {self.prog} --help)")
 
+    def _get_value(self, action, arg_string):
+        """Every value given on the command line is refused when empty or blank: an
+        empty ``--spaces`` or ``--board`` is a mistake, never "the default"."""
+        if action.nargs not in (argparse.PARSER, argparse.REMAINDER) and not arg_string.strip():
+            raise argparse.ArgumentError(action, f"{shown(arg_string)!r} is empty: give a "
+                                                 "value, or leave the option out for its "
+                                                 "default")
+        return super()._get_value(action, arg_string)
+
 
 def whole_number(low: int, high: int | None = None):
     """An argparse ``type``: a whole number (ASCII digits) from ``low`` to ``high``,
@@ -42,10 +50,10 @@ def whole_number(low: int, high: int | None = None):
     allowed = f"from {low} to {high}" if high is not None else f"{low} or more"
 
     def parse(text: str) -> int:
-        if not _WHOLE_NUMBER.fullmatch(text.strip()):
+        value = ascii_whole(text.strip(), signed=True)
+        if value is None:
             raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a whole number "
-                                             f"(allowed: {allowed})")
-        value = int(text)
+                                             f"in ASCII digits (allowed: {allowed})")
         if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"{value} is out of range (allowed: {allowed})")
         return value
@@ -64,12 +72,10 @@ def finite_number(low: float = -math.inf, high: float = math.inf, *, above: bool
         allowed = "a finite number"
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value):
+        value = ascii_decimal(text.strip())
+        if value is None or not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a finite number "
+                                             "in ASCII digits "
                                              f"(allowed: {allowed})")
         if value < low or value > high or (above and value == low):
             raise argparse.ArgumentTypeError(f"{value:g} is out of range (allowed: {allowed})")

@@ -110,24 +110,40 @@ def cmd_replay(args) -> int:
     params = _record_board(name, params, args)
     if args.gif or args.html:
         return _replay_pictures(name, params, actions, args)
-    turns, final = terminal.replay_turns(name, params, actions)
     if args.turn is not None:
-        if not 1 <= args.turn <= len(turns):
-            raise InputError(f"--turn {args.turn}: the game has turns 1-{len(turns)}")
-        for turn in turns[:args.turn]:
-            print("\n".join(turn.lines))
-        if turns[args.turn - 1].board:
-            print(turns[args.turn - 1].board)
-        print(f"(turn {args.turn} of {len(turns)})")
-        return 0
+        return _replay_to_turn(name, params, actions, args.turn)
     if terminal.stream_is_terminal(sys.stdin) and terminal.stream_is_terminal():
+        turns, final = terminal.replay_turns(name, params, actions)
         terminal.step_through(turns)
-    else:
-        for turn in turns:
+    else:  # streamed: each turn printed as it is replayed, the board drawn once
+        final = None
+        for turn, state in terminal.iter_turns(name, params, actions):
             print("\n".join(turn.lines))
-        if turns and turns[-1].board:
-            print(turns[-1].board)
+            final = state
+        if final is not None and terminal.board_text(final):
+            print(terminal.board_text(final))
     print(terminal.result_line(final))
+    return 0
+
+
+def _replay_to_turn(name: str, params: dict, actions: list[str], wanted: int) -> int:
+    """``replay --turn N``: the turns up to N and the board after N, replayed one turn
+    at a time (the rest counted, not kept)."""
+    from sim.cli import terminal
+
+    lines, board, total = [], None, 0
+    for turn, state in terminal.iter_turns(name, params, actions):
+        total = turn.number
+        if turn.number <= wanted:
+            lines.append("\n".join(turn.lines))
+        if turn.number == wanted:
+            board = terminal.board_text(state)
+    if not 1 <= wanted <= total:
+        raise InputError(f"--turn {wanted}: the game has turns 1-{total}")
+    print("\n".join(lines))
+    if board:
+        print(board)
+    print(f"(turn {wanted} of {total})")
     return 0
 
 
@@ -158,15 +174,26 @@ def _record_board(name: str, params: dict, args) -> dict:
     return {**params, "board": params["board"] if path.parent == BOARDS_DIR else str(path)}
 
 
+#: The most turns whose pictures ``replay --gif/--html`` draws: each is an image of
+#: about 1.3 MB held until the file is written.
+MAX_PICTURE_TURNS = 1000
+
+
 def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
     from referee import canonical_name, load_game
     from referee.records import replay
+    from sim.cli.terminal import iter_turns
     from sim.views.game_pictures import game_frames, write_game_page
     from sim.views.render import write_gif
 
     if canonical_name(name) != "go_piggy_go":
         raise InputError(f"pictures of game records are drawn for go_piggy_go, not {name}")
     board = load_game(name, **params).board
+    turns = sum(1 for _ in iter_turns(name, params, actions))  # counted, nothing drawn
+    if turns > MAX_PICTURE_TURNS:
+        raise InputError(f"the game has {turns:,} turns: its pictures (one a turn, about "
+                         f"{turns * 1.3 / 1024:.1f} GB in memory) are drawn for games of at "
+                         f"most {MAX_PICTURE_TURNS:,} turns; replay --turn N shows one position")
     frames = game_frames(replay(name, params, actions), board)
     if args.gif:
         write_gif(frames, args.gif, fps=2)
@@ -188,6 +215,7 @@ def cmd_tournament(args) -> int:
     _check_players(args, bots)
     args.players = len(bots)
     game, shots = terminal.build_game(args.game, args)
+    terminal.check_bot_memory(game, bots)
     for name in set(bots):
         make_bot(name, game)  # refuse unknown bots before playing
     fired = knocks = 0

@@ -95,8 +95,7 @@ def cmd_hitmap(args) -> int:
               file=sys.stderr)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
-        raise InputError("no selected space is in reach of design "
-                         f"'{design.name}' (results written to {out})")
+        return _none_in_reach(args, design.name, rows, out)
     shots = [r["shots"] for r in reachable]
     sampling = (f"to ±{spec.precision:g} (95 %), {min(shots)}-{max(shots)} shots a space"
                 if spec.precision else f"{spec.shots} shots a space")
@@ -127,9 +126,21 @@ def cmd_hitmap(args) -> int:
     return 0
 
 
+def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:
+    """A map of spaces none of which is in reach: a result (every row says so), exit 0."""
+    if args.json:
+        json_out({"file": str(out), "spaces": len(rows), "in_reach": 0, "shots": 0,
+                  "mean_p_target": None, "null_reason": "no selected space is in reach of "
+                  f"design '{design}'"})
+        return 0
+    print(f"{len(rows)} spaces, none in reach of design '{shown(design)}': no shot fired")
+    print(f"Wrote {shown(str(out))}")
+    return 0
+
+
 def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
     """``--aim-sd-scan``: P(target) of the chosen spaces at each aim spread."""
-    from sim.studies import datafiles, hitmap, scan
+    from sim.studies import datafiles, hitmap, owner, scan
 
     values = scan.parse_scan(args.aim_sd_scan)
     if not args.spaces:
@@ -139,10 +150,11 @@ def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
         raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --scheduler, "
                          "--precision")
     progress = progress_bar(len(values), not args.json, unit="spread")
-    rows = scan.aim_sd_scan(spec, values, workers, progress)
-    progress(None)
     made_by = hitmap.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
-    datafiles.write_table(rows, out, fmt, made_by)
+    with owner.owned(out):  # one run at a time writes an output
+        rows = scan.aim_sd_scan(spec, values, workers, progress)
+        progress(None)
+        datafiles.write_table(rows, out, fmt, made_by)
     if args.plot:
         title = (f"design '{made_by['design']}': P(target knocked out) against the aim spread, "
                  f"{spec.shots} shots a point")

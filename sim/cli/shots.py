@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from contextlib import ExitStack
 
 from models.board import load_board
@@ -45,6 +44,10 @@ def cmd_shoot(args) -> int:
     videos = _check_video_args(args)
     aimer = load_aimer_args(args)
     board, design, layout = load_scene(args)
+    if videos:
+        from sim.views.streaming import check_video_memory
+
+        check_video_memory(design, args.frame_size, args.slowmo, gif="gif" in videos)
     with World(board, design, layout, hit_rule=args.hit_rule) as world:
         if args.at is not None:
             shot_aim = shoot.solve_aim(world, args.at, args.arc or "low",
@@ -90,36 +93,23 @@ def _check_video_args(args) -> dict[str, str]:
 
 
 def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[str]:
-    from sim.views.render import ShotRenderer, write_gif, write_mp4
+    from sim.views.render import ShotRenderer
+    from sim.views.streaming import write_videos
 
     written = []
     show = not args.json
     if "gif" in videos or "mp4" in videos:
+        progress = progress_bar(None, show, unit="frame", label="rendering")
         with ShotRenderer(board, design, size=args.frame_size) as renderer:
-            frames = _render(renderer, result, args.camera, args.slowmo, show)
-        with waiting("writing the video", show):
-            if "gif" in videos:
-                written.append(str(write_gif(frames, videos["gif"])))
-            if "mp4" in videos:
-                written.append(str(write_mp4(frames, videos["mp4"])))
+            written += write_videos(renderer, result, args.camera, args.slowmo,
+                                    videos.get("gif"), videos.get("mp4"), progress=progress)
+        progress(None)
     if "html" in videos:
         from sim.views.viewer import write_shot_page
 
         with waiting("building the 3D page", show):
             written.append(str(write_shot_page(board, design, result, videos["html"])))
     return written
-
-
-def _render(renderer, result, camera: str, slowmo: float, show: bool) -> list:
-    """The video's frames, with a bar per frame where the renderer reports its progress
-    (a ``progress(done, total)`` parameter), else the time elapsed."""
-    if "progress" in inspect.signature(renderer.frames).parameters:
-        progress = progress_bar(None, show, unit="frame", label="rendering")
-        frames = renderer.frames(result, camera, slowmo=slowmo, progress=progress)
-        progress(None)
-        return frames
-    with waiting("rendering the video", show):
-        return renderer.frames(result, camera, slowmo=slowmo)
 
 
 def cmd_aim(args) -> int:

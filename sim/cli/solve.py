@@ -5,43 +5,12 @@ terminal."""
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 
 from models.errors import InputError
 from models.text import shown
 from sim.cli.common import json_out, progress_bar, whole_number
-
-#: Memory the solver needs per state (my score, opponent's, turn total), bytes: the
-#: value table (8), the policy (1) and the sweep's temporaries, measured with
-#: tracemalloc at 10.5 for targets 60 and 120.
-SOLVER_BYTES_PER_STATE = 12
-
-
-def solve_memory_bytes(target: int) -> int:
-    """The memory ``piggy solve`` needs for a game to ``target`` points, bytes: one
-    table of ``target**3`` states at a time (the CLI keeps no table once read)."""
-    return SOLVER_BYTES_PER_STATE * target ** 3
-
-
-def available_memory_bytes() -> int | None:
-    """Memory the system can give without swapping (Linux MemAvailable), or None."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-#: Above this many states (target cubed) a solve takes minutes: warn first.
-SOLVE_WARN_STATES = 10_000_000
 
 
 def cmd_solve(args) -> int:
@@ -60,17 +29,9 @@ def cmd_solve(args) -> int:
                          "same game with the cards drawn with replacement (minutes at target "
                          "400), or use --preset pig for classic Pig (seconds)")
     target = game.params["target"]
-    needed, free = solve_memory_bytes(target), available_memory_bytes()
-    if free is not None and needed > free:
-        largest = round((free / SOLVER_BYTES_PER_STATE) ** (1 / 3))
-        while solve_memory_bytes(largest) > free:
-            largest -= 1
-        raise InputError(f"piggy solve: a target of {target} needs about {_gib(needed)} of "
-                         f"memory ({target}^3 states), and {_gib(free)} is available: choose "
-                         f"a target of at most {largest}")
-    if target ** 3 > SOLVE_WARN_STATES:
-        print(f"piggy: note: target {target} means {target ** 3:.1e} states: the solve takes "
-              f"minutes and about {_gib(needed)} of memory (Ctrl-C stops it)", file=sys.stderr)
+    note = pig_solver.solve_note(target, "piggy solve")
+    if note:
+        print(f"piggy: note: {note}", file=sys.stderr)
     progress = progress_bar(None, not args.json, unit="sweep", label="solving")
     start = time.perf_counter()
     win, roll, iterations = pig_solver.solve(game, on_sweep=_sweep_progress(progress))
@@ -100,10 +61,6 @@ def cmd_solve(args) -> int:
     for n, p in result.get("hold_at_first_player_win_probability", {}).items():
         print(f"  both holding at {n}: the first player wins {p:.4f}")
     return 0
-
-
-def _gib(n: int) -> str:
-    return f"{n / 2**30:,.1f} GiB"
 
 
 def _sweep_progress(progress, tolerance: float = 1e-12):

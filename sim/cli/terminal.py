@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from models.design import load_design
 from models.errors import InputError
 from models.files import check_input_file
+from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from referee import canonical_name, load_game
 from referee.api import Game, State
@@ -66,11 +67,11 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
                  "hit_rule": hit_rule})
     if shots == "scripted" or shots.startswith("scripted:"):
         p = shots.partition(":")[2] or "0.5"
-        try:
-            resolver = ScriptedResolver(hit_probability=float(p))
-        except ValueError:
-            raise InputError(f"--shots {shots}: the hit probability must be a number "
-                             "0-1") from None
+        probability = ascii_decimal(p.strip())
+        if probability is None or not 0.0 <= probability <= 1.0:
+            raise InputError(f"--shots {shown(shots)}: the hit probability must be a number "
+                             "0-1 in ASCII digits")
+        resolver = ScriptedResolver(hit_probability=probability)
         return resolver, {"resolver": "scripted", "hit_probability": resolver.hit_probability}
     raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, "
                      "table:FILE")
@@ -145,12 +146,13 @@ def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] 
                 entry = read(f"Your move (1-{len(legal)} or an action): ").strip()
             except EOFError:
                 raise GameAbandoned("standard input ended before the game did") from None
-            if entry.isdigit() and 1 <= int(entry) <= len(legal):
-                return legal[int(entry) - 1]
+            number = ascii_whole(entry)
+            if number is not None and 1 <= number <= len(legal):
+                return legal[number - 1]
             try:
                 return state.parse_action(entry)
             except InputError:
-                write(f"'{entry}' is not one of your {len(legal)} moves: type its number "
+                write(f"'{shown(entry)}' is not one of your {len(legal)} moves: type its number "
                       f"(1-{len(legal)}) or its text exactly as listed")
 
     return choose
@@ -161,8 +163,21 @@ def seat_players(game: Game, seats: list[str], seed: int, colour: bool):
     if len(seats) != game.num_players:
         raise InputError(f"--seats names {len(seats)} seats but the game has "
                          f"{game.num_players} players")
+    check_bot_memory(game, seats)
     return [human_seat(colour=colour) if name == "human" else make_bot(name, game, seed + 1 + i)
             for i, name in enumerate(seats)]
+
+
+def check_bot_memory(game: Game, seats: list[str]) -> None:
+    """The optimal Pig-Out bot solves the game first: refused on one line when the
+    solve would not fit in memory (as ``piggy solve``), a note when it takes long."""
+    if game.name == "pig_out" and "optimal" in seats:
+        from referee import pig_solver
+
+        note = pig_solver.solve_note(game.params["target"], "the optimal bot")
+        if note:
+            print(f"piggy: note: the optimal bot solves the game first: {note}",
+                  file=sys.stderr)
 
 
 def log_line(state: State, action: str) -> str | None:
@@ -205,12 +220,21 @@ class Turn:
 
 
 def replay_turns(name: str, params: dict, actions: list[str]) -> tuple[list[Turn], State]:
-    """A record's turns (roll, action, outcome), and its final state."""
+    """A record's turns (roll, action, outcome) with the board after each, and its
+    final state: all in memory, for stepping through at the terminal."""
+    turns: list[Turn] = []
+    for turn, state in iter_turns(name, params, actions):
+        turns.append(Turn(turn.number, turn.lines, board_text(state)))
+    return turns, state
+
+
+def iter_turns(name: str, params: dict, actions: list[str]) -> Iterator[tuple[Turn, State]]:
+    """A record's turns one at a time, each without its board, with the state after
+    it (the same object, played on: draw its board before asking for the next)."""
     from referee.records import replay
 
     states = replay(name, params, actions)
     state = next(states)
-    turns: list[Turn] = []
     lines: list[str] = []
     current = state.turn
     for action in actions:
@@ -219,14 +243,13 @@ def replay_turns(name: str, params: dict, actions: list[str]) -> tuple[list[Turn
             lines.append(line)
         state = next(states)
         if state.turn != current or state.is_terminal():
-            turns.append(Turn(current + 1, tuple(lines), _board(state)))
+            yield Turn(current + 1, tuple(lines), None), state
             lines, current = [], state.turn
-    if lines:
-        turns.append(Turn(current + 1, tuple(lines), _board(state)))
-    return turns, state
+    if lines or not actions:
+        yield Turn(current + 1, tuple(lines), None), state
 
 
-def _board(state: State) -> str | None:
+def board_text(state: State) -> str | None:
     return state.describe() if hasattr(state, "describe") else None
 
 
@@ -249,7 +272,8 @@ def step_through(turns: list[Turn], read: Callable[[str], str] = input,
             return
         if entry in ("q", "quit"):
             return
-        index = int(entry) - 1 if entry.isdigit() and 1 <= int(entry) <= len(turns) else index + 1
+        number = ascii_whole(entry)
+        index = number - 1 if number is not None and 1 <= number <= len(turns) else index + 1
 
 
 def result_line(state: State) -> str:

@@ -11,11 +11,13 @@ the space it stood on.
   space ends at the centre of its outline).
 - Either way, a piggy that has left the board is knocked out.
 - Against where it stood before the shot: the rulebook counts a piggy as knocked
-  out when the shot *moved it* out of its space. Given the piggy's parts as it
-  stood before the shot, one that already touched its outline then (a space
-  smaller than a piggy's footprint, or a piggy settled askew) is knocked out under
-  ``touches-line`` only if it now reaches at least :data:`FURTHER_MM` further past
-  the line; a piggy nobody touched never is.
+  out when the shot *moved it* out of its space. The outline is judged side by
+  side (its four sides, +x, -x, +y, -y): given the piggy's parts as it stood
+  before the shot, it is knocked out under ``touches-line`` when it now reaches a
+  side it did not reach before, or reaches at least :data:`FURTHER_MM` further
+  past a side it already touched (a space smaller than a piggy's footprint, or a
+  piggy settled askew); a piggy nobody touched never is. A piggy already on one
+  side that the shot pushes across its space onto the opposite side is out.
 
 Pure numpy: no physics here, so the rule can be tested on poses made by hand.
 """
@@ -102,18 +104,26 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
         if reach < line_starts:
             return Verdict(False, f"inside its space, {line_starts - reach:.1f} mm clear of the "
                                   "outline", reach, line_starts)
-        before = (-np.inf if start_parts_mm is None else
-                  _reach(np.vstack(start_parts_mm), space_centre_mm))
-        if before < line_starts:
-            return Verdict(True, f"touches the outline of its space ({reach - line_starts:.1f} mm "
-                                 "onto or past the line)", reach, line_starts)
-        if reach >= before + FURTHER_MM:
-            return Verdict(True, f"pushed {reach - before:.1f} mm further past the outline it "
-                                 f"already touched ({reach - line_starts:.1f} mm onto or past "
-                                 "the line)", reach, line_starts)
-        return Verdict(False, f"on the outline where it stood before the shot "
-                              f"({before - line_starts:.1f} mm onto it), not moved out of its "
-                              "space", reach, line_starts)
+        now = _side_reaches(all_vertices, space_centre_mm)
+        before = (np.full(4, -np.inf) if start_parts_mm is None else
+                  _side_reaches(np.vstack(start_parts_mm), space_centre_mm))
+        new = [i for i in range(4) if now[i] >= line_starts > before[i]]
+        if new:  # the side it reaches furthest past, of those it did not touch before
+            side = max(new, key=lambda i: now[i])
+            return Verdict(True, f"touches the outline of its space on its {SIDES[side]} "
+                                 f"side ({now[side] - line_starts:.1f} mm onto or past the "
+                                 "line)", reach, line_starts)
+        further = [i for i in range(4)
+                   if now[i] >= line_starts and now[i] >= before[i] + FURTHER_MM]
+        if further:
+            side = max(further, key=lambda i: now[i] - before[i])
+            return Verdict(True, f"pushed {now[side] - before[side]:.1f} mm further past the "
+                                 f"outline it already touched, on its {SIDES[side]} side "
+                                 f"({now[side] - line_starts:.1f} mm onto or past the line)",
+                           reach, line_starts)
+        return Verdict(False, "on the outline where it stood before the shot "
+                              f"({float(np.max(before)) - line_starts:.1f} mm onto it), not moved "
+                              "out of its space", reach, line_starts)
 
     overlap = max(_overlap_with_square(part[:, :2] - space_centre_mm, half)
                   for part in parts_world_mm)
@@ -121,6 +131,17 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
         return Verdict(True, "wholly outside its space", reach, line_starts)
     return Verdict(False, f"still {overlap:.1f} mm over its space (cleared rule)",
                    reach, line_starts)
+
+
+#: The sides of a space's outline, in the order of :func:`_side_reaches`.
+SIDES = ("+x", "-x", "+y", "-y")
+
+
+def _side_reaches(vertices: np.ndarray, space_centre_mm) -> np.ndarray:
+    """How far a footprint reaches toward each side of its space (+x, -x, +y, -y) from
+    the space's centre, mm (negative: it does not get past the centre that way)."""
+    d = vertices[:, :2] - np.asarray(space_centre_mm, float)
+    return np.array([d[:, 0].max(), -d[:, 0].min(), d[:, 1].max(), -d[:, 1].min()])
 
 
 def _reach(vertices: np.ndarray, space_centre_mm) -> float:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.errors import InputError
+from models.numbers import ascii_decimal
+from models.text import shown
 
 #: The parameters ``--vary`` may name, in the order their factors are drawn.
 VARIABLE = ("friction", "restitution", "mass")
@@ -46,13 +48,13 @@ def parse_vary(text: str | None) -> dict[str, float]:
         name = name.strip()
         if not sep or name not in VARIABLE:
             raise InputError(f"--vary takes name=half-range pairs with names "
-                             f"{', '.join(VARIABLE)} (e.g. friction=0.2,mass=0.1), got {text!r}")
+                             f"{', '.join(VARIABLE)} (e.g. friction=0.2,mass=0.1), "
+                             f"got {shown(text)}")
         if name in vary:
             raise InputError(f"--vary names {name} twice")
-        try:
-            half = float(value)
-        except ValueError:
-            raise InputError(f"--vary {name}: {value!r} is not a number") from None
+        half = ascii_decimal(value.strip())
+        if half is None:
+            raise InputError(f"--vary {name}: {shown(value)} is not a number in ASCII digits")
         if not 0.0 <= half <= MAX_HALF_RANGE:
             raise InputError(f"--vary {name}={value}: the relative half-range must lie in "
                              f"[0, {MAX_HALF_RANGE:g}]")

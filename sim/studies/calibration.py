@@ -23,6 +23,7 @@ three errors would cost a quadrature per shot per step of the fit.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -30,6 +31,14 @@ import numpy as np
 from models.design import Design
 from models.errors import InputError
 from sim.physics.ballistics import drag_constant_per_mm
+from sim.studies.calibration_checks import (
+    ADVICE,
+    LABELS,
+    MAX_EVALUATIONS,
+    check_enough,
+    check_precision,
+    refuse,
+)
 from sim.studies.flight import landing_point_mm
 from sim.studies.likelihood import Undetermined, covariance, minimise, profile_upper_bound
 from sim.studies.shots_csv import MeasuredShots
@@ -37,27 +46,9 @@ from sim.studies.shots_csv import MeasuredShots
 #: The fitted parameters, in the order of the covariance matrix.
 PARAMETERS = ("muzzle_speed_mm_s", "speed_sd_mm_s", "yaw_sd_deg", "pitch_sd_deg",
               "pitch_offset_deg", "yaw_offset_deg")
-LABELS = {"muzzle_speed_mm_s": "muzzle speed", "speed_sd_mm_s": "speed spread",
-          "yaw_sd_deg": "yaw spread", "pitch_sd_deg": "pitch spread",
-          "pitch_offset_deg": "pitch offset", "yaw_offset_deg": "yaw offset"}
-#: What to measure when the shots cannot determine a parameter.
-_ADVICE = {
-    "muzzle_speed_mm_s": "fire at more pitches, or add chronograph readings (speed_mm_s)",
-    "speed_sd_mm_s": "fire at pitches spread over the range, low shots and high arcs, "
-                     "8 shots each, or add chronograph readings (speed_mm_s)",
-    "yaw_sd_deg": "fire more shots (their sideways scatter measures it)",
-    "pitch_sd_deg": "fire at pitches spread over the range, low shots and high arcs, "
-                    "8 shots each",
-    "pitch_offset_deg": "fire at pitches spread over the range, low shots and high arcs",
-    "yaw_offset_deg": "fire more shots",
-}
-MIN_SHOTS = 10
-MIN_PITCHES = 3
 #: How precisely a landing is marked and measured (1 sd), mm: a pen dot read off a
 #: ruler, and where along the bale's edge the first touch was.
 MARKING_SD_MM = 2.0
-#: Shots this close to level (deg) land flat: their first touch is ambiguous.
-LEVEL_DEG = 3.0
 #: At most this many fits, each with the drag correction of the last.
 _DRAG_ROUNDS = 5
 #: Indices of the spreads in the parameter vector (fitted as log sd).
@@ -233,10 +224,47 @@ def calibrate(shots: MeasuredShots, base: Design, measurement_sd_mm: float = MAR
     Raises :class:`InputError` with one line saying what to measure when the shots
     cannot determine a parameter.
     """
-    _check_enough(shots)
+    check_enough(shots)
     if not measurement_sd_mm > 0:
         raise InputError(f"the marking error must be above 0 mm, got {measurement_sd_mm}")
     model = _Model(shots, base, measurement_sd_mm)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # the optimiser's NaN steps
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            result = _fit(model, shots, base, measurement_sd_mm)
+        except _OutOfEvaluations:
+            raise InputError(f"{shots.source}: the fit did not settle within "
+                             f"{MAX_EVALUATIONS:,} evaluations: the shots cannot determine the "
+                             f"launcher with a marking error of {measurement_sd_mm:g} mm, or "
+                             "disagree with one another (check the pitches, yaws and landings "
+                             "as written); measure 5 pitches x 8 shots, low shots and high "
+                             "arcs, marked to a few mm") from None
+    check_precision(result)
+    return result
+
+
+class _OutOfEvaluations(Exception):
+    """The fit used up :data:`MAX_EVALUATIONS`."""
+
+
+def _fit(model: _Model, shots: MeasuredShots, base: Design, measurement_sd_mm: float
+         ) -> CalibrationResult:
+    """The fit itself, its likelihood evaluations counted against the cap."""
+    evaluations = 0
+    exact_nll = model.negative_log_likelihood
+
+    def negative_log_likelihood(q) -> float:
+        nonlocal evaluations
+        evaluations += 1
+        if evaluations > MAX_EVALUATIONS:
+            raise _OutOfEvaluations
+        try:
+            value = exact_nll(q)
+        except (OverflowError, ValueError):  # exp of a runaway log spread
+            return 1e12
+        return value if math.isfinite(value) else 1e12
+
+    model.negative_log_likelihood = negative_log_likelihood  # type: ignore[method-assign]
     start = model.start()
     q, nll_min = minimise(model.negative_log_likelihood, start)
     for _ in range(_DRAG_ROUNDS if drag_constant_per_mm(base) else 0):
@@ -254,7 +282,7 @@ def calibrate(shots: MeasuredShots, base: Design, measurement_sd_mm: float = MAR
     try:
         covariance_q[np.ix_(free, free)] = covariance(model.negative_log_likelihood, q, free)
     except Undetermined as flat:
-        _refuse(PARAMETERS[flat.index])
+        refuse(PARAMETERS[flat.index])
     values = model.natural(q)
     # From (v0/1000, log sd ..., offsets) to the natural units: the delta method.
     scale = np.array([1e3, values[1], values[2], values[3], 1.0, 1.0])
@@ -276,39 +304,15 @@ def calibrate(shots: MeasuredShots, base: Design, measurement_sd_mm: float = MAR
         e = estimates[name]
         if e.se is None:
             notes += (f"the {LABELS[name]} fits as 0 (below {e.upper_95:.3g} at 95 %): the "
-                      f"landings do not show it; to measure it, {_ADVICE[name]}",)
+                      f"landings do not show it; to measure it, {ADVICE[name]}",)
         elif e.se > e.value / 2:
             notes += (f"the {LABELS[name]} is poorly determined (± {e.se:.2g}); to measure it "
-                      f"better, {_ADVICE[name]}",)
+                      f"better, {ADVICE[name]}",)
     return CalibrationResult(
         base=base, design=design, shots=shots, estimates=estimates, covariance=covariance_natural,
         log_likelihood=-nll_min, measurement_sd_mm=measurement_sd_mm,
         predicted_mm=mean, predicted_cov_mm2=cov,
         outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)), notes=notes)
-
-
-def _check_enough(shots: MeasuredShots) -> None:
-    n = len(shots)
-    if n < MIN_SHOTS:
-        raise InputError(f"{shots.source}: {n} shots; a calibration needs at least {MIN_SHOTS} "
-                         "(measure 5 pitches x 8 shots)")
-    level = np.flatnonzero(np.abs(shots.pitch_deg) < LEVEL_DEG)
-    if len(level):
-        raise InputError(f"{shots.source} row {level[0] + 2}: pitch {shots.pitch_deg[level[0]]:g} "
-                         f"is within {LEVEL_DEG:g} deg of level, where the bale lands flat and "
-                         f"its first touch is ambiguous; fire at least {LEVEL_DEG:g} deg from "
-                         "level")
-    pitches = sorted({round(float(p), 1) for p in shots.pitch_deg})
-    if len(pitches) < MIN_PITCHES:
-        at = " and ".join(f"{p:g}" for p in pitches)
-        raise InputError(
-            f"{shots.source}: all {n} shots were fired at pitch {at} deg: so few pitches cannot "
-            "tell the speed spread from the pitch spread, nor the speed from a pitch offset; "
-            f"fire at {MIN_PITCHES} or more pitches (e.g. 5 pitches x 8 shots)")
-
-
-def _refuse(name: str):
-    raise InputError(f"the shots cannot determine the {LABELS[name]}: {_ADVICE[name]}")
 
 
 def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredShots

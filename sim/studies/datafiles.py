@@ -26,6 +26,7 @@ from models.files import (
     read_text,
     write_text_atomic,
 )
+from models.numbers import ascii_decimal
 from models.text import shown
 
 FORMATS = ("parquet", "csv")
@@ -105,7 +106,12 @@ def read_table(path: str | Path) -> list[dict]:
     try:
         if format_of(path) == "csv":
             text = read_text(path, "table")
-            return [_typed(r) for r in csv.DictReader(io.StringIO(text, newline=""))]
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
+            for number, row in enumerate(rows, start=2):
+                if None in row or None in row.values():  # cells beyond or short of the header
+                    raise InputError(f"{where}: line {number} has not one cell per column "
+                                     "(a cut or edited file)")
+            return [_typed(r) for r in rows]
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()
@@ -148,9 +154,8 @@ def _typed(row: dict) -> dict:
             out[key] = None
         elif value in ("True", "False"):
             out[key] = value == "True"
+        elif ascii_decimal(value) is None:  # text (other scripts' digits stay text too)
+            out[key] = value
         else:
-            try:
-                out[key] = float(value) if "." in value or "e" in value else int(value)
-            except ValueError:
-                out[key] = value
+            out[key] = float(value) if "." in value or "e" in value.lower() else int(value)
     return out

@@ -18,13 +18,14 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from models.board import Board
+from models.board import Board, load_board
 from models.design import RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import write_text_atomic
+from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
-from sim.studies import compare, datafiles, hitmap
+from sim.studies import chunks, compare, datafiles, hitmap
 from sim.views.hitmap_picture import draw_heatmap
 
 #: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
@@ -59,22 +60,67 @@ def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
     """One design's hit map as chunks (per space, its shots in order), measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
     the number of spaces finished."""
-    text = design_toml(design)
+    found = cached_chunks(spec, design, cache)
+    if found is not None:
+        if progress:
+            progress(len(spec.spaces))
+        return found
     out = cached_hitmap_path(spec, design, cache)
     cache.mkdir(parents=True, exist_ok=True)
     design_file = out.with_name(out.name.replace("hitmap-", "design-").replace(".csv", ".toml"))
-    if not (out.exists() and hitmap.per_shot_path(out).exists()):
-        write_text_atomic(design_file, text)
-        hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
-                     workers=workers, resume=True, per_shot=True, progress=progress)
-    elif progress:
-        progress(len(spec.spaces))
+    write_text_atomic(design_file, design_toml(design))
+    hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
+                 workers=workers, resume=True, per_shot=True, progress=progress)
+    measured = cached_chunks(spec, design, cache)
+    assert measured is not None
+    return measured
+
+
+def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[dict] | None:
+    """A design's chunks from the cache (None when it has not been measured), each
+    held to the shape the sweep makes (sim/studies/chunks.py) and its summary row to
+    its shots; a cache file that is not is refused, naming it, on one line."""
+    out = cached_hitmap_path(spec, design, cache)
+    shots_file = hitmap.per_shot_path(out)
+    if not (out.exists() and shots_file.exists()):
+        return None
+    board = load_board(spec.board)
     rows = datafiles.read_table(out)
-    shots: dict[str, list[dict]] = {r["space"]: [] for r in rows}
-    for shot in datafiles.read_table(hitmap.per_shot_path(out)):
-        shots[shot["space"]].append(shot)
-    return [{"space": r["space"], "reachable": r["reachable"], "arc": r["arc"],
-             "target": r["target"], "shots": shots[r["space"]], "row": r} for r in rows]
+    by_space: dict[str, list[dict]] = {name: [] for name in spec.spaces}
+    for shot in datafiles.read_table(shots_file):
+        if shot.get("knocked", "") is None:  # no piggy knocked out: an empty cell
+            shot["knocked"] = ""
+        by_space.setdefault(str(shot.get("space")), []).append(shot)
+    problem = None
+    if [r.get("space") for r in rows] != list(spec.spaces) or list(by_space) != list(spec.spaces):
+        problem = f"its spaces are not {', '.join(spec.spaces)}"
+    found = []
+    for row in rows if problem is None else []:
+        name = row["space"]
+        chunk = {key: row.get(key) for key in ("space", "reachable", "arc", "target")}
+        chunk["shots"] = by_space[name]
+        problem = chunks.check_chunk(chunk, hitmap.expected_chunk(spec, name))
+        if problem is None and not _same_row(row, hitmap.summarise(chunk, board)):
+            problem = f"the row of {name} does not match its shots"
+        if problem:
+            problem = f"space {name}: {problem}"
+            break
+        found.append({**chunk, "row": row})
+    if problem:
+        raise InputError(f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
+                         f"delete it and {shown(shots_file.name)} (the map is measured again)")
+    return found
+
+
+def _same_row(row: dict, made: dict) -> bool:
+    """A hit map row read back equals the one its shots make (numbers to 1e-9)."""
+    def same(a, b) -> bool:
+        if isinstance(a, float | int) and isinstance(b, float | int) \
+                and not isinstance(a, bool) and not isinstance(b, bool):
+            return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+        return a == b and type(a) is type(b)
+
+    return set(row) == set(made) and all(same(row[k], made[k]) for k in made)
 
 
 def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
@@ -105,6 +151,8 @@ def compare_designs(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
     shot for shot, and the hit-map rows. ``progress(done, total)`` counts spaces
     finished over all the designs."""
     total = len(spec.spaces) * len(designs)
+    for design in designs:  # every cached map checked before any shot is fired
+        cached_chunks(spec, design, cache)
     all_chunks = []
     for index, design in enumerate(designs):
         offset = index * len(spec.spaces)
@@ -161,13 +209,11 @@ def parse_sweep(text: str) -> tuple[str, np.ndarray]:
 def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray:
     """``START:STOP:COUNT`` as COUNT (2 to ``max_count``) evenly spaced finite numbers,
     the count checked before anything is made."""
-    pieces = text.split(":")
-    try:
-        start, stop = float(pieces[0]), float(pieces[1])
-        count = int(pieces[2]) if len(pieces) == 3 and pieces[2].strip().isascii() else None
-    except (ValueError, IndexError):
-        count = None
-    if count is None or not (math.isfinite(start) and math.isfinite(stop)):
+    pieces = [piece.strip() for piece in text.split(":")]
+    start, stop = (ascii_decimal(piece) for piece in [*pieces, "", ""][:2])
+    count = ascii_whole(pieces[2]) if len(pieces) == 3 else None
+    if (count is None or start is None or stop is None
+            or not (math.isfinite(start) and math.isfinite(stop))):
         raise InputError(f"{option} must look like {form}; got {shown(text)}")
     if not 2 <= count <= max_count:
         raise InputError(f"{option}: the count must be 2 to {max_count}, got {shown(count)}")

@@ -41,9 +41,10 @@ from models.board import Board, load_board, space_name
 from models.design import load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
+from models.text import shown
 from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
-from sim.studies import datafiles, parts
+from sim.studies import chunks, datafiles, owner, parts
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
@@ -95,6 +96,14 @@ def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
 def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
     """The seeds of one space's first ``shots`` shots."""
     return [shot_seed(root_seed, space, i) for i in range(shots)]
+
+
+def expected_chunk(spec: SweepSpec, name: str) -> chunks.Expected:
+    """What the chunk of space ``name`` of this sweep must say, when read back."""
+    space = load_board(spec.board).parse_space(name)
+    return chunks.Expected(name, target_and_stacks(spec, name)[0],
+                           lambda index: shot_seed(spec.seed, space, index), spec.shots,
+                           exact=spec.precision is None)
 
 
 def provenance(spec: SweepSpec) -> dict:
@@ -298,14 +307,26 @@ def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1
     (sim/studies/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished."""
-    fmt = datafiles.format_of(out, fmt)
+    with owner.owned(out):
+        return _owned_sweep(spec, out, datafiles.format_of(out, fmt), workers, resume,
+                            per_shot, progress, scheduler)
+
+
+def _owned_sweep(spec: SweepSpec, out: Path, fmt: str, workers: int, resume: bool,
+                 per_shot: bool, progress: Callable[[int], None] | None,
+                 scheduler: str | None) -> SweepOutcome:
+    """:func:`run_sweep`, once this run owns ``out``."""
     folder = parts_folder(out)
     key = spec.key()
     found = parts.part_files(folder)
     if found and not resume:
-        raise InputError(f"{folder} holds an unfinished sweep: add --resume to finish it, or "
-                         "remove the folder")
-    done = {parts.read_part(p, key)["space"] for p in found}
+        raise InputError(f"{shown(str(folder))} holds an unfinished sweep: add --resume to "
+                         "finish it, or remove the folder")
+    for path in found:
+        if path.stem not in spec.spaces:
+            raise InputError(f"part file {shown(str(path))} is for a space this sweep does "
+                             f"not measure: delete it, or resume with the same --spaces")
+    done = {parts.read_part(p, key, expected_chunk(spec, p.stem))["space"] for p in found}
     made_by = provenance(spec)
     folder.mkdir(parents=True, exist_ok=True)
     todo = [s for s in spec.spaces if s not in done]
@@ -328,7 +349,7 @@ def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1
     board = load_board(spec.board)
     rows, shots = [], []
     for name in spec.spaces:  # one part in memory at a time, unless its shots are wanted
-        chunk = parts.read_part(folder / f"{name}.json", key)
+        chunk = parts.read_part(folder / f"{name}.json", key, expected_chunk(spec, name))
         rows.append(summarise(chunk, board))
         if per_shot:
             shots.extend(chunk["shots"])
@@ -347,7 +368,7 @@ def per_shot_path(out: Path) -> Path:
 
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
     """The spaces to measure: a comma-separated list, or every space of the board."""
-    if not text:
+    if text is None:
         return tuple(space_name(s) for s in board.spaces)
     names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
     if not names:

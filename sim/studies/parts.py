@@ -5,9 +5,10 @@ A part holds its space's chunk (the space, whether it is in reach, and its shots
 with two checksums: the sha256 of the settings of the sweep that made it
 (:meth:`~sim.studies.hitmap.SweepSpec.key`: board, design, layout, spaces, shots,
 seed, aimer, ``--vary``, precision, hit rule) and the sha256 of its own chunk. A
-resumed sweep uses a part only if both match; a part that is not JSON, was made
-with other settings, or was changed since it was written is refused, naming the
-file, before a shot is fired.
+resumed sweep uses a part only if both match, and if its chunk has the shape the
+sweep makes (sim/studies/chunks.py: types, counts, seeds, the space of the file
+name); a part that is not JSON, was made with other settings, or was changed since
+it was written is refused, naming the file, before a shot is fired.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from pathlib import Path
 from models.errors import InputError
 from models.files import read_json, write_text_atomic
 from models.text import shown
+from sim.studies import chunks
 
 #: The largest part file read: a space's shots at the cap, with room to spare.
 MAX_PART_BYTES = 64 * 1024 * 1024
 #: The version of the part format (a part of another version is refused).
 PART_FORMAT = 1
 _KEYS = {"piggy_part", "settings_sha256", "content_sha256", "chunk"}
-_CHUNK_KEYS = {"space", "reachable", "arc", "target", "shots"}
 
 
 def parts_folder(out: Path) -> Path:
@@ -46,7 +47,11 @@ def content_hash(chunk: dict) -> str:
 
 
 def part_files(folder: Path) -> list[Path]:
-    """The part files in a parts folder, sorted by name (none if there is no folder)."""
+    """The part files in a parts folder, sorted by name (none if there is no folder);
+    a parts folder that is something else (a file, a link) is refused on one line."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InputError(f"{shown(os.fspath(folder))} is not a folder, and a sweep keeps its "
+                         "finished spaces there: move it away or choose another output")
     return sorted(folder.glob("r*c*.json")) if folder.is_dir() else []
 
 
@@ -58,9 +63,10 @@ def write_part(folder: Path, spec_key: str, chunk: dict) -> Path:
                              json.dumps(record, allow_nan=False))
 
 
-def read_part(path: Path, spec_key: str) -> dict:
-    """The chunk of a part made by a sweep with these settings, unchanged since; else
-    an :class:`InputError` naming the file and what to do."""
+def read_part(path: Path, spec_key: str, expected: chunks.Expected) -> dict:
+    """The chunk of a part made by a sweep with these settings, unchanged since and of
+    the shape ``expected``; else an :class:`InputError` naming the file and what to
+    do."""
     where = f"part file {shown(os.fspath(path))}"
     fix = (f"delete it (its space is measured again) or delete {shown(os.fspath(path.parent))}"
            " and rerun without --resume")
@@ -78,7 +84,8 @@ def read_part(path: Path, spec_key: str) -> dict:
     if record["content_sha256"] != content_hash(chunk):
         raise InputError(f"{where} was changed after it was written (its checksum does not "
                          f"match): {fix}")
-    if set(chunk) != _CHUNK_KEYS or chunk["space"] != path.stem \
-            or not isinstance(chunk["shots"], list):
-        raise InputError(f"{where} is corrupted (its chunk is not one space's): {fix}")
+    problem = (f"it is named for {shown(path.stem)}, not {expected.space}"
+               if path.stem != expected.space else chunks.check_chunk(chunk, expected))
+    if problem:
+        raise InputError(f"{where} is corrupted ({problem}): {fix}")
     return chunk

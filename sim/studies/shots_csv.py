@@ -20,6 +20,8 @@ import numpy as np
 from models.design import RANGES
 from models.errors import InputError
 from models.files import read_text
+from models.numbers import ascii_decimal
+from models.text import shown
 
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
@@ -97,11 +99,10 @@ def _number(text: str, name: str, row: int, source: str) -> float:
         if name in REQUIRED:
             raise InputError(f"{source} row {row}, column '{name}': empty (it is required)")
         return math.nan
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{source} row {row}, column '{name}': '{text}' is not a "
-                         "number") from None
+    value = ascii_decimal(text)
+    if value is None:
+        raise InputError(f"{source} row {row}, column '{name}': '{shown(text)}' is not a "
+                         "number in ASCII digits")
     lo, hi = _RANGES[name]
     if not lo <= value <= hi:  # NaN fails this too
         raise InputError(f"{source} row {row}, column '{name}': {text} is out of range "

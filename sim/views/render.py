@@ -13,6 +13,7 @@ import errno
 import math
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -161,7 +162,24 @@ class ShotRenderer:
     def frames(self, result: ShotResult, preset: str = "overview", hold_s: float = 1.0,
                fps: int = DEFAULT_FPS, slowmo: float = 1.0) -> list[np.ndarray]:
         """Every frame of a recorded shot at ``fps``, ``slowmo`` times slower than real
-        time, the last one held ``hold_s`` seconds."""
+        time, the last one held ``hold_s`` seconds (all in memory: for short videos;
+        :meth:`stream` draws them one at a time)."""
+        return list(self.stream(result, preset, hold_s, fps, slowmo))
+
+    def stream(self, result: ShotResult, preset: str = "overview", hold_s: float = 1.0,
+               fps: int = DEFAULT_FPS, slowmo: float = 1.0) -> Iterator[np.ndarray]:
+        """The frames of :meth:`frames`, drawn one at a time as they are asked for."""
+        indices = self.frame_indices(result, fps, slowmo)
+        for i in indices:
+            image = self.frame(result, i, preset)
+            yield image
+        for _ in range(int(hold_s * fps)):
+            yield image
+
+    @staticmethod
+    def frame_indices(result: ShotResult, fps: int = DEFAULT_FPS, slowmo: float = 1.0
+                      ) -> list[int]:
+        """The recorded steps a video at ``fps``, ``slowmo`` times slower, shows."""
         rec = result.recording
         if rec is None:
             raise ValueError("the shot was fired without recording")
@@ -169,8 +187,7 @@ class ShotRenderer:
         indices = sorted(set(np.minimum(picks.astype(int), rec.frames - 1)))
         if indices[-1] != rec.frames - 1:
             indices.append(rec.frames - 1)
-        images = [self.frame(result, i, preset) for i in indices]
-        return images + [images[-1]] * int(hold_s * fps)
+        return [int(i) for i in indices]
 
     def close(self) -> None:
         if self.client is not None and pb.isConnected(self.client):
@@ -264,7 +281,7 @@ def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
     images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE)
               for f in frames]
-    with _replacing(tmp, path):
+    with replacing(tmp, path):
         images[0].save(tmp, save_all=True, append_images=images[1:],
                        duration=round(1000 / fps), loop=0, optimize=False)
     return path
@@ -277,16 +294,16 @@ def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     path = check_video_path(path, ".mp4")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
     # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
-    with _replacing(tmp, path):
+    with replacing(tmp, path):
         with imageio.get_writer(tmp, fps=fps, codec="libx264", quality=7,
                                 macro_block_size=16, ffmpeg_log_level="quiet") as writer:
             for frame in frames:
                 writer.append_data(frame)
-        _check_video(tmp)
+        check_video(tmp)
     return path
 
 
-def _check_video(path: Path) -> None:
+def check_video(path: Path) -> None:
     """Refuse (OSError) a video ffmpeg did not finish: imageio does not look at
     ffmpeg's exit status, and a full disk leaves a file without its index."""
     import imageio_ffmpeg
@@ -304,7 +321,7 @@ def _check_video(path: Path) -> None:
 
 
 @contextmanager
-def _replacing(tmp: Path, path: Path):
+def replacing(tmp: Path, path: Path):
     """Write ``tmp`` in the block, then rename it to ``path``; on any failure remove
     ``tmp`` (no ``.tmp`` file is left behind) and, for a failed write, raise a
     one-line :class:`InputError`."""

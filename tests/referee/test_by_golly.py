@@ -52,7 +52,8 @@ def test_the_deal_by_player_count(players, each):
 def test_a_match_discards_and_the_turn_goes_on():
     state = play(table([["fox", "mouse", "hen", "worm", "snail"], RAVENS],
                        [["goose"], ["drake"]]), "play fox", "turn 0")
-    view = state.observation(0)
+    assert state.legal_actions() == ["keep fox"]  # the lucky break, with nothing to discard
+    view = play(state, "keep fox").observation(0)
     assert "fox" not in view["hand"] and view["player"] == 0 and view["phase"] == "play"
     assert view["face_up"] == {0: "fox"}  # stays face up until the turn ends
 
@@ -64,6 +65,21 @@ def test_the_lucky_break_may_set_aside_every_matching_card():
     assert play(state.clone(), "discard fox").observation(0)["hand"] == ["snail", "worm"]
     kept = play(state, "keep fox").observation(0)
     assert kept["hand"] == ["fox", "fox", "snail", "worm"] and kept["phase"] == "play"
+
+
+def test_the_lucky_break_is_offered_after_every_match_so_it_reveals_nothing():
+    """Whether or not the hand holds another fox, the other player sees the same: the
+    phase lucky, then the same table after "keep fox" (at a table keeping is silent)."""
+    one = play(table([["fox", "mouse", "hen", "worm", "snail"], RAVENS],
+                     [["fox"], ["drake"]]), "play fox", "turn 0")
+    two = play(table([["fox", "fox", "hen", "worm", "snail"], RAVENS],
+                     [["mouse"], ["drake"]]), "play fox", "turn 0")
+    for action in (None, "keep fox"):
+        if action:
+            play(one, action)
+            play(two, action)
+        assert one.observation(1) == two.observation(1)
+        assert one.observation(0)["phase"] == two.observation(0)["phase"]
 
 
 def test_compulsory_steps_take_the_lucky_break_at_once():
@@ -89,7 +105,7 @@ def test_a_shovel_turned_over_directly_is_a_mismatch():
 
 def test_after_a_match_the_player_may_stop():
     state = play(table([["fox", "mouse", "hen", "worm", "snail"], RAVENS],
-                       [["goose"], ["drake"]]), "play fox", "turn 0")
+                       [["goose"], ["drake"]]), "play fox", "turn 0", "keep fox")
     assert state.legal_actions()[0] == "done"
     view = play(state, "done").observation(0)
     assert view["player"] == 1 and view["hand_sizes"][0] == 5  # refilled with the goose
@@ -144,7 +160,8 @@ def test_penalty_draws_stop_when_the_other_stacks_are_empty():
 
 def test_after_poop_face_up_cards_may_be_swapped():
     state = play(table([["fox", "mouse", "hen", "worm", "snail"], RAVENS],
-                       [[], []]), "play fox", "turn 0", "play mouse", "turn 1", "turn 3")
+                       [[], []]), "play fox", "turn 0", "keep fox", "play mouse", "turn 1",
+                 "turn 3")
     assert state.legal_actions() == ["done", "swap 0 1", "swap 0 3", "swap 1 3"]
     play(state, "swap 0 3")
     data = json.loads(state.to_json())
@@ -156,7 +173,7 @@ def test_after_poop_face_up_cards_may_be_swapped():
 def test_end_of_turn_refills_the_hand_to_five_from_ones_own_stack():
     state = play(table([["fox", "mouse", "hen"], RAVENS], [["goose", "drake", "chick"],
                                                                   ["bunny"]]),
-                 "play fox", "turn 0", "play mouse", "turn 9")
+                 "play fox", "turn 0", "keep fox", "play mouse", "turn 9")
     view = state.observation(0)
     assert view["hand"] == ["chick", "drake", "goose", "hen", "mouse"]
     assert view["stack_sizes"][0] == 0 and view["face_up"] == {} and view["player"] == 1
@@ -164,7 +181,7 @@ def test_end_of_turn_refills_the_hand_to_five_from_ones_own_stack():
 
 def test_a_short_stack_refills_what_it_can():
     state = play(table([["fox", "mouse"], RAVENS], [["goose"], []]), "play fox",
-                 "turn 0", "play mouse", "turn 9")
+                 "turn 0", "keep fox", "play mouse", "turn 9")
     assert state.observation(0)["hand_sizes"][0] == 2  # mouse back, goose drawn
 
 

@@ -242,13 +242,53 @@ def test_by_golly_observations_do_not_show_other_players_cards():
                                    ["drake", "hedgehog"])
     _, b = by_golly_after_setup(["raven", "rooster", "snail", "worm", "hedgehog"] * 3,
                                 ["hedgehog", "drake"])
-    for action in ("play bunny", "turn 2", "play drake", "turn 0"):
+    for action in ("play bunny", "turn 2", "keep bunny", "play drake", "turn 0"):
         assert views(a, 0) == views(b, 0)
         assert views(a, 1) != views(b, 1)
         for state in (a, b):
             state.apply_action(game.codec.encode(action, False))
     assert views(a, 0) == views(b, 0)
     assert "fox" in a.observation_string(0)  # what seat 0 turned over, it saw
+
+
+def by_golly_table(cards_by_seat, run_tail):
+    """A By Golly! state after the set-up, ``cards_by_seat[s]`` dealt to seat s (its
+    first five are the hand), the run as in :func:`by_golly_after_setup`; seat 0 starts."""
+    game = pyspiel.load_game(f"python_by_golly(players={len(cards_by_seat)})")
+    state = game.new_initial_state()
+    run = ["fox", "goose", "bunny", "poop", "shovel", "hen", "marten", "mouse", "raven",
+           "rooster", "snail", "worm", "poop", "shovel", "butterfly", "caterpillar", "chick"]
+    deals = [c for cards in zip(*cards_by_seat, strict=True) for c in cards]
+    for text in [f"run {c}" for c in run + run_tail] + [f"deal {c}" for c in deals] + ["start 0"]:
+        state.apply_action(game.codec.encode(text, True))
+    return game, state
+
+
+#: Seat 0's cards two ways: the same 15 cards, a second bunny in the hand or in the stack.
+ONE_BUNNY = SEAT_0
+TWO_BUNNIES = ["bunny", "bunny", "caterpillar", "chick", "drake", "butterfly", "butterfly",
+               "caterpillar", "chick", "drake", "butterfly", "bunny", "caterpillar", "chick",
+               "drake"]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_by_golly_the_lucky_break_shows_no_other_player_the_hand(players):
+    """A match on the bunny at position 2: whether the mover holds another bunny is
+    hidden, so every other player's observation (string and tensor) and information
+    state are the same both ways, in the lucky break and after "keep bunny"."""
+    others = [["fox", "goose", "hen", "marten", "mouse"] * 3,
+              ["raven", "rooster", "snail", "worm", "hedgehog"] * 3][:players - 1]
+    game, a = by_golly_table([ONE_BUNNY, *others], ["drake", "hedgehog"])
+    _, b = by_golly_table([TWO_BUNNIES, *others], ["drake", "hedgehog"])
+    assert sorted(ONE_BUNNY) == sorted(TWO_BUNNIES)
+    for action in ("play bunny", "turn 2", "keep bunny", "play drake", "turn 0"):
+        for seat in range(1, players):
+            assert views(a, seat) == views(b, seat), (action, seat)
+        assert views(a, 0) != views(b, 0)
+        for state in (a, b):
+            state.apply_action(game.codec.encode(action, False))
+    for seat in range(1, players):
+        assert views(a, seat) == views(b, seat)
 
 
 def test_by_golly_public_observer_leaves_out_the_hand():

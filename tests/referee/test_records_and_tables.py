@@ -32,9 +32,9 @@ def record_error(tmp_path, text: str) -> str:
     ('{"game": "pig_out", "parms": {}}\n', "line 1: unknown key 'parms'"),
     (HEAD + '\n"roll"\n\n"hold"\n7\n', "line 5 must be an action string, got 7"),
     (HEAD + '\n"roll"\n{"roll": 1}\n', "line 3 must be an action string, got {'roll': 1}"),
-    (HEAD + '\n"roll"\nroll\n', "line 3: not JSON"),
-    (HEAD + "\n" + "9" * 5000 + "\n", "line 2: a number of thousands of digits"),
-    (HEAD + "\n" + "[" * 100_000 + "\n", "line 2: JSON nested too deeply"),
+    (HEAD + '\n"roll"\nroll\n', "line 3: not valid JSON"),
+    (HEAD + "\n" + "9" * 5000 + "\n", "line 2: an integer has 5000 digits"),
+    (HEAD + "\n" + "[" * 100_000 + "\n", "line 2: nested more than"),
     ("\n\n", "is empty"),
 ])
 def test_malformed_records_name_the_line(tmp_path, text, expected):

@@ -115,6 +115,7 @@ def test_woolfy_refuses_corrupted_positions(change, expected):
     game = referee.load_game("woolfy")
     data = by_hand(game.new_initial_state())
     data["piglets"].update(red=3, yellow=12, blue="stick")
+    data["left_start"] = ["red", "yellow", "blue"]
     game.state_from_json(json.dumps(data))
     change(data)
     assert expected in refused(game, data)
@@ -240,6 +241,7 @@ def test_a_position_set_up_by_hand_plays_on_and_restores_after_a_failure(monkeyp
     game = referee.load_game("woolfy")
     data = by_hand(game.new_initial_state())
     data["piglets"].update(red=3, yellow=12, blue="stick")
+    data["left_start"] = ["red", "yellow", "blue"]
     state = game.state_from_json(json.dumps(data))
     state.apply_action("roll red")
     state.apply_action("die 2")

@@ -8,6 +8,7 @@ import pytest
 
 import referee
 from models.errors import InputError
+from referee.woolfy import PIGLETS
 
 
 def woolfy(piglets=None, players=2, params=None, **fields):
@@ -15,6 +16,7 @@ def woolfy(piglets=None, players=2, params=None, **fields):
     game = referee.load_game("woolfy", players=players, **(params or {}))
     data = json.loads(game.new_initial_state().to_json())
     data["piglets"].update(piglets or {})
+    data["left_start"] = [p for p in PIGLETS if data["piglets"][p] != 0]
     data.update(fields)
     return game.state_from_json(json.dumps(data))
 
@@ -42,8 +44,33 @@ def test_exactly_the_number_either_way():
     assert moves(rolled(woolfy({"red": 12}), "red", "3"), "red") == {"9", "15"}
 
 
-def test_never_back_onto_the_start_square():
-    assert moves(rolled(woolfy({"red": 2}), "red", "2"), "red") == {"4"}
+def test_back_onto_the_start_square_until_all_three_have_left_it():
+    """The sheet: "Once all 3 piglets have left the starting space, they may not return
+    to it" — before that they may."""
+    assert moves(rolled(woolfy({"red": 1}), "red", "1"), "red") == {"0", "2"}
+    assert moves(rolled(woolfy({"red": 2, "yellow": 5}), "red", "2"), "red") == {"0", "4"}
+    assert moves(rolled(woolfy({"red": 2, "yellow": 5, "blue": 8}), "red", "2"), "red") == {"4"}
+
+
+def test_once_all_three_have_left_the_start_square_it_stays_closed():
+    """A piglet that came back does not reopen it: what counts is having left."""
+    state = woolfy({"red": 1, "yellow": 5}, left_start=["red", "yellow", "blue"])
+    assert moves(rolled(state, "red", "1"), "red") == {"2"}
+    state = woolfy({"red": 2, "yellow": 5})
+    rolled(state, "red", "2").apply_action("move red 0")
+    assert state.left_start == ["red", "yellow"]
+    state = rolled(state, "blue", "1")
+    state.apply_action("move blue 1")
+    assert state.left_start == ["red", "yellow", "blue"] and state.start_closed()
+    state = rolled(state, "red", "1")
+    assert moves(state, "red") == {"1", "23"}
+
+
+@pytest.mark.parametrize(("piglets", "left_start"), [
+    ({"red": 3}, []), ({}, ["blue", "red"]), ({}, ["red", "red"]), ({}, ["green"])])
+def test_a_saved_left_start_that_does_not_go_with_the_piglets_is_refused(piglets, left_start):
+    with pytest.raises(InputError, match="left_start"):
+        woolfy(piglets, left_start=left_start)
 
 
 def test_entering_a_house_needs_the_exact_count():

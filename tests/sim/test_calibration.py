@@ -161,7 +161,7 @@ GOOD = "pitch_deg,yaw_deg,x_mm,y_mm\n-25,28,-50.1,95.2\n"
     (GOOD + "-25,28,-50\n", "row 3: 3 values, the header has 4"),
     (GOOD + "95,28,-50,90\n", r"row 3, column 'pitch_deg': 95 is out of range \[-60, 85\]"),
     (GOOD + "-25,,-50,90\n", "row 3, column 'yaw_deg': empty"),
-    (GOOD + "-25,28,nan,90\n", "row 3, column 'x_mm': nan is out of range"),
+    (GOOD + "-25,28,nan,90\n", "row 3, column 'x_mm': 'nan' is not a number"),
     (GOOD + "-25,28,0,0\n", "row 3: the landing .* is at the tractor's pivot"),
     ("pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s\n-25,28,-50,90,5\n",
      r"row 2, column 'speed_mm_s': 5 is out of range \[100, 20000\]"),

@@ -257,12 +257,16 @@ def test_bad_hitmap_input_exits_2(capsys, tmp_path, argv, message):
     assert code == 2 and message in capsys.readouterr().err
 
 
-def test_unreachable_only_selection_is_a_clear_error(capsys, tmp_path):
+def test_a_map_with_no_space_in_reach_is_a_result_and_exits_0(capsys, tmp_path):
+    """It is written and says so; exit 0 (not exit 2 after writing, issue 21)."""
     weak = tmp_path / "weak.toml"
     weak.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 500.0\n')
+    out = tmp_path / "w.csv"
     code = main(["hitmap", "--design", str(weak), "--spaces", "r10c0,r0c6", "--shots", "2",
-                 "--format", "csv", "--out", str(tmp_path / "w.csv")])
-    assert code == 2 and "no selected space is in reach" in capsys.readouterr().err
+                 "--format", "csv", "--out", str(out)])
+    printed, err = capsys.readouterr()
+    assert code == 0 and err == "" and "none in reach of design 'weak'" in printed
+    assert [r["reachable"] for r in read_table(out)] == [False, False]
 
 
 def test_an_unreadable_table_is_a_clear_error(tmp_path):

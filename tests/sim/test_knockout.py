@@ -143,3 +143,28 @@ def test_more_than_a_millimetre_below_the_board_has_fallen_off_it(board):
     grazing = verdict(board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM + 0.5)),
                       "cleared")
     assert not grazing.knocked
+
+
+def test_a_piggy_on_one_side_pushed_onto_the_opposite_side_is_knocked_out():
+    """Judged side by side: on the +y outline before the shot (reaching 2.8 mm onto it
+    at both ends in a small space), pushed across onto a side it did not touch
+    before, it is out, although it reaches no further past the outline than before."""
+    standing = at_origin()
+    across = small_space_verdict(at_origin(yaw_deg=90.0, shift=(0.0, 0.0, 0.0)), standing)
+    before = small_space_verdict(standing, None)
+    assert across.reach_mm <= before.reach_mm + FURTHER_MM  # no further, by one number
+    assert across.knocked and "touches the outline of its space on its +x side" in across.reason
+
+
+def test_a_piggy_on_one_side_pushed_across_its_space_is_knocked_out(board):
+    """On a stock space: standing with its +y end on the outline, pushed so that its -y
+    end reaches the opposite outline (no further past a line than before)."""
+    centre = board.space_center_mm((8, 1))
+    half_line = board.space_mm / 2 - board.line_mm / 2
+    start = posed(board, (8, 1))
+    length = max(float(np.max(np.abs(np.vstack(start)[:, 1] - centre[1]))), 1.0)
+    on_plus = posed(board, (8, 1), shift=(0.0, half_line - length + 0.2, 0.0))
+    on_minus = posed(board, (8, 1), shift=(0.0, -(half_line - length + 0.2), 0.0))
+    v = judge(on_minus, centre, board.space_mm, board.line_mm, board.surface_extent_mm,
+              start_parts_mm=on_plus)
+    assert v.knocked and "-y side" in v.reason

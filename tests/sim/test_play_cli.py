@@ -257,7 +257,7 @@ def test_the_solver_s_memory_estimate_bounds_what_it_allocates(target):
     import tracemalloc
 
     from referee import load_game, pig_solver
-    from sim.cli.solve import solve_memory_bytes
+    from referee.pig_solver import solve_memory_bytes
 
     game = load_game("pig_out", preset="pig", target=target)
     tracemalloc.start()
@@ -270,7 +270,7 @@ def test_the_solver_s_memory_estimate_bounds_what_it_allocates(target):
 
 
 def test_solve_refuses_what_will_not_fit_before_it_starts(capsys, monkeypatch):
-    from sim.cli import solve
+    from referee import pig_solver as solve
 
     free = 2 * 2**30
     monkeypatch.setattr(solve, "available_memory_bytes", lambda: free)

@@ -1,0 +1,223 @@
+"""The hostile pass's third round (issue 21): what piggy reads back is checked by
+shape, not only by checksum — a sweep's parts and the design-compare cache (their
+fields, counts, seeds) — and saved states hold only what the rules can produce
+(a key twice refused, in states and records).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from models.errors import InputError
+from sim.cli import main
+from tests.sim.fuzz_support import refused
+
+
+# --- parts and caches checked by shape ---------------------------------------------------------
+def _doubled(chunk):
+    chunk["shots"] += chunk["shots"]
+
+
+def _seed_changed(chunk):
+    chunk["shots"][1]["seed"] += 1
+
+
+def _flipped(chunk):
+    chunk["shots"][0]["target_knocked"] = not chunk["shots"][0]["target_knocked"]
+
+
+def _row_key_gone(chunk):
+    del chunk["shots"][2]["ricochets"]
+
+
+def _row_key_added(chunk):
+    chunk["shots"][2]["note"] = 1
+
+
+def _yaw_as_text(chunk):
+    chunk["shots"][0]["yaw_deg"] = str(chunk["shots"][0]["yaw_deg"])
+
+
+def _renumbered(chunk):
+    chunk["shots"][0]["shot"] = 7
+
+
+#: Edits of a part's chunk, its checksum recomputed after each, and what the one line says.
+PART_EDITS = [
+    (lambda c: c.update(shots="many"), "'shots' must be a list"),
+    (_doubled, "6 shots where this sweep makes 3"),
+    (lambda c: c.update(shots=c["shots"][:2]), "2 shots where this sweep makes 3"),
+    (lambda c: c.update(reachable="maybe"), "'reachable' must be true or false"),
+    (lambda c: c.update(reachable=False), "neither"),
+    (lambda c: c.update(space="r9c5"), "not the chunk of space r8c3"),
+    (lambda c: c.update(target="pink-2"), "not the chunk of space r8c3 aimed at"),
+    (_seed_changed, "shot 1: its seed"),
+    (_flipped, "shot 0: target_knocked against knocked"),
+    (_row_key_gone, "shot 2: a shot row has the keys"),
+    (_row_key_added, "shot 2: a shot row has the keys"),
+    (_yaw_as_text, "shot 0: its 'yaw_deg' must be a finite number"),
+    (_renumbered, "shot 0: its index"),
+]
+SWEEP_ARGV = ["hitmap", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers", "1",
+              "--format", "csv"]
+
+
+@pytest.fixture(scope="module")
+def r8c3_chunk():
+    from sim.studies.hitmap import run_space
+    from tests.sim.test_hitmap import cli_spec
+
+    spec = cli_spec([*SWEEP_ARGV, "--out", "x.csv"])
+    return spec, run_space(spec, "r8c3")
+
+
+def edited_part(folder: Path, spec, chunk: dict, edit) -> Path:
+    """The part of r8c3 in ``folder``, edited by ``edit`` and checksummed again."""
+    import copy
+
+    from sim.studies.parts import write_part
+
+    chunk = copy.deepcopy(chunk)
+    edit(chunk)
+    folder.mkdir(exist_ok=True)
+    path = write_part(folder, spec.key(), chunk)  # a fresh content_sha256
+    return path if path.stem == "r8c3" else path.rename(folder / "r8c3.json")
+
+
+@pytest.mark.parametrize(("edit", "message"), PART_EDITS)
+def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(capsys, tmp_path,
+                                                                         r8c3_chunk, edit,
+                                                                         message):
+    edited_part(tmp_path / "h.csv.parts", *r8c3_chunk, edit)
+    refused(capsys, [*SWEEP_ARGV, "--out", str(tmp_path / "h.csv"), "--resume"],
+            "r8c3.json is corrupted (", tmp_path)
+
+
+@pytest.mark.parametrize(("edit", "message"), PART_EDITS)
+def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_chunk, edit, message):
+    from sim.studies.hitmap import expected_chunk
+    from sim.studies.parts import read_part
+
+    spec, _ = r8c3_chunk
+    path = edited_part(tmp_path, *r8c3_chunk, edit)
+    with pytest.raises(InputError, match="is corrupted") as caught:
+        read_part(path, spec.key(), expected_chunk(spec, "r8c3"))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+COMPARE = ["design", "compare", "stock", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers",
+           "1"]
+
+
+@pytest.fixture(scope="module")
+def compare_cache(tmp_path_factory) -> Path:
+    cache = tmp_path_factory.mktemp("cache")
+    assert main([*COMPARE, "--cache", str(cache), "--json"]) == 0
+    return cache
+
+
+def _cut(text: str) -> str:
+    return text[:len(text) * 2 // 3]
+
+
+def _edit_p(text: str) -> str:
+    header, first, *rest = text.splitlines(keepends=True)
+    cells = first.split(",")
+    column = header.split(",").index("p_target")
+    cells[column] = "0.999" if cells[column] != "0.999" else "0.5"
+    return "".join([header, ",".join(cells), *rest])
+
+
+def _drop_shot(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:2] + lines[3:])
+
+
+def _knock_more(text: str) -> str:
+    header, first, *rest = text.splitlines(keepends=True)
+    cells = first.split(",")
+    cells[header.split(",").index("knocked")] = '"pink-1,pink-1"'
+    return "".join([header, ",".join(cells), *rest])
+
+
+@pytest.mark.parametrize(("which", "edit", "message"), [
+    ("hitmap", _cut, "cut or edited"),
+    ("hitmap", _edit_p, "does not match its shots"),
+    ("shots", _cut, "cut or edited"),
+    ("shots", _drop_shot, "shot"),
+    ("shots", _knock_more, "'knocked' must be"),
+], ids=["rows cut", "rows edited", "shots cut", "a shot dropped", "a shot edited"])
+def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(capsys, tmp_path,
+                                                                       compare_cache, which,
+                                                                       edit, message):
+    import shutil
+
+    cache = tmp_path / "cache"
+    shutil.copytree(compare_cache, cache)
+    path = next(p for p in cache.glob("hitmap-*.csv")
+                if p.name.endswith(".shots.csv") == (which == "shots"))
+    path.write_text(edit(path.read_text()))
+    assert path.name in refused(capsys, [*COMPARE, "--cache", str(cache)], message, tmp_path)
+
+
+# --- saved states that could never happen --------------------------------------------------
+def _state(name: str, **params) -> tuple:
+    import referee
+
+    game = referee.load_game(name, **params)
+    return game, json.loads(game.new_initial_state().to_json())
+
+
+def _gpg_won(player: int, winner: int, die) -> dict:
+    game, data = _state("go_piggy_go")
+    data["pieces"].update(dict.fromkeys(game.piggies_of(winner), "trough"))
+    data["passed_checkpoints"].update(dict.fromkeys(game.piggies_of(winner), 2))
+    data.update(phase="over", winner=winner, player=player, die=die)
+    return data
+
+
+@pytest.mark.parametrize(("name", "params", "change", "message"), [
+    ("woolfy", {}, lambda d: d.update(phase="move", chosen="red", rolled="6"),
+     "field 'rolled' must be"),
+    ("woolfy", {"die_faces": "1,1,2,2,3,3"}, lambda d: d.update(phase="house", chosen="red",
+                                                                rolled="house"),
+     "field 'rolled' must be"),
+    ("woolfy", {}, lambda d: d.update(rescue_armed=True), "a rescue armed"),
+    ("go_piggy_go", {}, lambda d: d.update(_gpg_won(player=0, winner=0, die=None)),
+     "winner 0 after seat 0's move with die null"),
+    ("go_piggy_go", {}, lambda d: d.update(_gpg_won(player=1, winner=0, die="2")),
+     "winner 0 after seat 1's move"),
+    ("pig_out", {}, lambda d: d.update(phase="card", spots=1, rollers=[], rolloff=[]),
+     "spots 1: no roll of 2 dice"),
+    ("pig_out", {}, lambda d: d.update(phase="card", spots=12, rollers=[], rolloff=[]),
+     "spots 12: no roll"),
+    ("pig_out", {"preset": "pig"}, lambda d: d.update(scores=[100, 3], winner=0, player=1,
+                                                      phase="over"), "won by the player who"),
+], ids=["woolfy 6 on a 1-2-3 die", "woolfy house on a die without one", "woolfy armed rescue",
+        "go no die", "go winner neither moved nor carried", "pig-out spots 1", "pig-out spots 12",
+        "pig winner who did not bank"])
+def test_a_position_by_hand_is_held_to_what_the_rules_can_make(name, params, change, message):
+    game, data = _state(name, **params)
+    change(data)
+    with pytest.raises(InputError, match="state") as caught:
+        game.state_from_json(json.dumps(data))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["go_piggy_go", "pig_out", "woolfy", "by_golly"])
+def test_a_key_twice_in_a_saved_state_is_refused(name):
+    game, data = _state(name)
+    text = '{"turn": 0, ' + json.dumps(data)[1:]
+    with pytest.raises(InputError, match="'turn' appears twice"):
+        game.state_from_json(text)
+
+
+def test_a_key_twice_in_a_record_s_first_line_is_refused(capsys, tmp_path):
+    record = tmp_path / "game.jsonl"
+    record.write_text('{"game": "woolfy", "game": "pig_out", "params": {}}\n"roll red"\n')
+    refused(capsys, ["replay", str(record)], "'game' appears twice", tmp_path)
+
+
