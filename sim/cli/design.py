@@ -22,6 +22,10 @@ from sim.cli.common import (
 )
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.studies.dead_zones import FEW_SHOTS
+
+#: The dead zones of ``design compare``'s figures, in the order printed.
+DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
 from sim.views.pictures import save_figure
 
 #: A safety limit given on the command line: a finite number above 0.
@@ -175,14 +179,23 @@ def _print_figures(results: list[dict]) -> None:
     print(f"{'':24s}" + "".join(f"{r['design']:>{width}s}" for r in results))
     lines = [("spaces in reach", lambda r: f"{r['in_reach']}/{r['spaces']}"),
              ("mean P(knocked out)", lambda r: _p_ci(r["mean_p_target"], r["mean_p_target_ci"])),
-             ("worst space", lambda r: r["worst_space"] or "-"),
+             ("worst space", lambda r: (r["worst_space"] or "-") + (
+                 f" (n={r['worst_shots']})" if r["worst_few_shots"] else "")),
              ("worst P", lambda r: _p_ci(r["worst_p_target"], r["worst_p_target_ci"])),
              ("collateral rate", lambda r: _p(r["collateral_rate"]))]
     for label, cell in lines:
         print(f"{label:24s}" + "".join(f"{cell(r):>{width}s}" for r in results))
-    for kind in ("too_close", "too_far", "shadowed", "never_out"):
+    for kind in DEAD_ZONE_KINDS:
         print(f"{'dead zones, ' + kind.replace('_', ' '):24s}"
               + "".join(f"{len(r['dead_zones'][kind]):>{width}d}" for r in results))
+    if any(r["worst_few_shots"] for r in results):
+        print(f"(worst space: fewer than {FEW_SHOTS} shots; its P is uncertain, measure it "
+              "with more)")
+    for r in results:
+        named = [f"{kind.replace('_', ' ')} {', '.join(r['dead_zones'][kind])}"
+                 for kind in DEAD_ZONE_KINDS if r["dead_zones"][kind]]
+        if named:
+            print(f"dead zones of {r['design']}: " + "; ".join(named))
 
 
 def _p_ci(p, ci) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.board import Board
+from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.stats import holm, mean_interval, paired_difference, wilson_interval
 
 #: Family-wise error rate of the per-space tests.
@@ -113,13 +114,15 @@ def summary(design: str, chunks: list[dict]) -> dict:
     out = {"design": design, "spaces": len(chunks), "in_reach": len(reachable),
            "mean_p_target": _rounded(mean), "mean_p_target_ci": [_rounded(low), _rounded(high)],
            "worst_space": None, "worst_p_target": None, "worst_p_target_ci": [None, None],
+           "worst_shots": None, "worst_few_shots": False,
            "null_reason": None if reachable else "no selected space is in reach of this design"}
     if reachable:
         index = int(np.argmin(ps))
         hits = int(np.sum(outcomes(reachable[index])))
         n = len(reachable[index]["shots"])
         out.update({"worst_space": reachable[index]["space"], "worst_p_target": _rounded(ps[index]),
-                    "worst_p_target_ci": [_rounded(v) for v in wilson_interval(hits, n)]})
+                    "worst_p_target_ci": [_rounded(v) for v in wilson_interval(hits, n)],
+                    "worst_shots": n, "worst_few_shots": n < FEW_SHOTS})
     return out
 
 

@@ -27,9 +27,9 @@ from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
 from sim.views.hitmap_picture import draw_heatmap
 
-#: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
-#: the tractor: the bale hits them instead of the piggy).
-SHADOW_NO_CONTACT = 0.5
+#: The cached files' layout: raised when the columns change, so that files made by
+#: an older version are measured again rather than read.
+CACHE_FORMAT = 2
 
 
 def design_toml(design: Design) -> str:
@@ -50,7 +50,7 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
     (the first design named, which the sweep replaces): a design's map is found
     whatever the order the designs are given in."""
     settings = dataclasses.replace(spec, design="").key()
-    key = datafiles.sha256_text(f"{settings}|{design_toml(design)}")[:16]
+    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{settings}|{design_toml(design)}")[:16]
     return cache / f"hitmap-{key}.csv"
 
 
@@ -78,19 +78,20 @@ def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
 
 
 def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
-    """One design's figures: reach, mean and worst P with intervals, dead zones,
+    """One design's figures: reach, mean and worst P with intervals, dead zones
+    (sim/studies/dead_zones.py; out of reach split into too close and too far),
     collateral rate."""
     near, _ = reach_mm(design, design.bale.height_mm / 2)
-    dead = {"too_close": [], "too_far": [], "shadowed": [], "never_out": []}
+    dead: dict[str, list[str]] = {"too_close": [], "too_far": [], "blocked": [], "missed": [],
+                                  "never_out": []}
     for chunk in chunks:
         row = chunk["row"]
-        if not row["reachable"]:
-            dead["too_close" if row["distance_mm"] < (near if math.isfinite(near) else 0) else
-                 "too_far"].append(row["space"])
-        elif row["p_no_contact"] >= SHADOW_NO_CONTACT:
-            dead["shadowed"].append(row["space"])
-        elif row["p_target"] == 0:
-            dead["never_out"].append(row["space"])
+        kind = row.get("dead_zone")
+        if kind == "out_of_reach":
+            kind = "too_close" if row["distance_mm"] < (near if math.isfinite(near) else 0) \
+                else "too_far"
+        if kind:
+            dead[kind].append(row["space"])
     reachable = [c["row"] for c in chunks if c["row"]["reachable"]]
     collateral = (round(float(np.mean([r["p_collateral"] for r in reachable])), 4)
                   if reachable else None)

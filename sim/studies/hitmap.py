@@ -44,6 +44,7 @@ from models.layout import check_piggy, layout_from_dict
 from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
 from sim.studies import datafiles, parts
+from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
@@ -191,6 +192,8 @@ def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
         "target_knocked": target in result.knocked,
         "collateral": sum(p != target for p in result.knocked),
         "no_contact": not piggies_struck,
+        "outcome": shot_outcome(target, result.knocked, result.contacts),
+        "first_struck": first_struck(target, result.contacts),
         "ricochets": sum(c in _RICOCHET_SURFACES for c in result.contacts),
     }
 
@@ -214,13 +217,16 @@ def summarise(chunk: dict, board: Board) -> dict:
     for key, hit in (("p_target", lambda r: r["target_knocked"]),
                      ("p_any", lambda r: bool(r["knocked"])),
                      ("p_collateral", lambda r: r["collateral"] > 0),
-                     ("p_no_contact", lambda r: r["no_contact"])):
+                     ("p_no_contact", lambda r: r["no_contact"]),
+                     ("p_blocked", lambda r: r["outcome"] == "blocked"),
+                     ("p_missed", lambda r: r["outcome"] == "missed")):
         hits = sum(bool(hit(r)) for r in rows)
         lo, hi = wilson_interval(hits, n) if n else (None, None)
         out[key] = round(hits / n, 6) if n else None
         out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
         out[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
     out["mean_ricochets"] = round(float(np.mean([r["ricochets"] for r in rows])), 4) if n else None
+    out["dead_zone"] = dead_zone(out) or ""
     return out
 
 
