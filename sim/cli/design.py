@@ -23,10 +23,10 @@ from sim.cli.common import (
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.views.pictures import save_figure
 
 #: The dead zones of ``design compare``'s figures, in the order printed.
 DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
-from sim.views.pictures import save_figure
 
 #: A safety limit given on the command line: a finite number above 0.
 LIMIT = finite_number(0, 1e9, above=True)
@@ -45,7 +45,10 @@ def cmd_design_check(args) -> int:
     launcher = design.launcher
     report = _safety(design, args)
     if args.json:
-        json_out({"valid": True, "design": design.to_dict(),
+        from sim.studies.design_tools import design_identity
+
+        identity = {k: v for k, v in design_identity(args.file).items() if k != "design"}
+        json_out({"valid": True, "design": design.to_dict(), **identity,
                   "reach_open_ground_mm": [round(near, 1), round(far, 1)] if lands else None,
                   **reach, "speed_from_spring": launcher.has_spring,
                   **{k: v for k, v in report.to_dict().items() if k != "design"}})
@@ -130,7 +133,7 @@ def _design_test_args(args):
 
 
 def cmd_design_compare(args) -> int:
-    from sim.studies import compare, datafiles, design_tools, hitmap
+    from sim.studies import compare, design_tools, hitmap
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
@@ -140,9 +143,8 @@ def cmd_design_compare(args) -> int:
                                                               cache, progress)
     progress(None)
     made_by = {k: v for k, v in hitmap.provenance(spec).items()
-               if k not in ("design", "design_file", "design_sha256")}
-    made_by["designs"] = [{"design": d.name, "design_sha256": datafiles.sha256_text(
-        design_tools.design_toml(d))} for d in designs]
+               if k not in ("design", "design_file", "design_file_sha256", "design_sha256")}
+    made_by["designs"] = [design_tools.design_identity(name) for name in args.designs]
     if args.plot:
         figure = (compare.difference_figure(board, comparisons[0]) if comparisons else
                   design_tools.comparison_figure(board, results, maps))

@@ -9,6 +9,7 @@ reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import tomllib
@@ -19,9 +20,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from models.board import Board
-from models.design import RANGES, Design, design_from_dict, load_design
+from models.design import DESIGNS_DIR, RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
-from models.files import write_text_atomic
+from models.files import resolve_named_file, write_text_atomic
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
@@ -42,6 +43,18 @@ def design_toml(design: Design) -> str:
             for key, value in values.items():
                 lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value}")
     return "\n".join(lines) + "\n"
+
+
+def design_identity(name_or_path: str) -> dict:
+    """What identifies a design: its name, its file (an absolute path), the sha256 of
+    the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
+    (:func:`design_toml`: the same for two files that differ only in comments or
+    layout)."""
+    design = load_design(name_or_path)
+    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
+    return {"design": design.name, "design_file": str(path),
+            "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "design_sha256": datafiles.sha256_text(design_toml(design))}
 
 
 def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:

@@ -99,18 +99,17 @@ def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
 
 
 def provenance(spec: SweepSpec) -> dict:
-    """What made a hit map: the object written with its files."""
-    from sim.studies.design_tools import design_toml
+    """What made a hit map: the object written with its files (``shots_fired``, the
+    shots fired per space in reach, is added when the sweep is done)."""
+    from sim.studies.design_tools import design_identity
 
-    design = load_design(spec.design)
     aimer = spec.aimer
     return {"board": spec.board, "layout": spec.layout or None, "stacks": spec.stacks,
-            "design": design.name, "design_file": spec.design,
-            "design_sha256": datafiles.sha256_text(design_toml(design)),
+            **design_identity(spec.design),
             "aimer": aimer["name"], "aim_sd_deg": [aimer["yaw_sd_deg"], aimer["pitch_sd_deg"]],
             "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
             "vary": spec.vary, "seed": spec.seed, "hit_rule": spec.hit_rule, "arc": spec.arc,
-            "shots": spec.shots, "precision": spec.precision, "batch": BATCH,
+            "shots_cap": spec.shots, "precision": spec.precision, "batch": BATCH,
             "version": datafiles.package_version()}
 
 
@@ -336,6 +335,8 @@ def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1
         rows.append(summarise(chunk, board))
         if per_shot:
             shots.extend(chunk["shots"])
+    fired = [r["shots"] for r in rows if r["reachable"]] or [0]
+    made_by["shots_fired"] = {"min": min(fired), "max": max(fired), "total": sum(fired)}
     datafiles.write_table(rows, out, fmt, made_by)
     if per_shot:
         datafiles.write_table(shots, per_shot_path(out), fmt, made_by)

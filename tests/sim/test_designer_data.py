@@ -19,7 +19,8 @@ from sim.studies.hitmap import SweepSpec, sweep
 from tests.sim.test_cli import run
 
 PROVENANCE_KEYS = {"board", "layout", "design", "design_sha256", "aimer", "aim_sd_deg", "vary",
-                   "seed", "hit_rule", "shots", "precision", "version"}
+                   "seed", "hit_rule", "shots_cap", "shots_fired", "precision", "version",
+                   "design_file", "design_file_sha256"}
 
 
 def spec(**changes):
