@@ -9,6 +9,7 @@ import numpy as np
 
 from models.board import load_board
 from models.design import RANGES, load_design
+from models.errors import InputError
 from models.text import shown
 from sim.cli.common import (
     Parser,
@@ -18,10 +19,12 @@ from sim.cli.common import (
     json_out,
     load_layout_args,
     progress_bar,
+    waiting,
     workers_arg,
 )
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.studies.compare import SCALE
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.views.pictures import save_figure
 
@@ -137,6 +140,11 @@ def cmd_design_compare(args) -> int:
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
+    if args.html:
+        if len(designs) != 2:
+            raise InputError(f"--html reports one comparison: give two designs, not "
+                             f"{len(designs)}")
+        check_output(args.html, "--html", (".html",))
     board, spec, workers, cache = _design_test_args(args)
     progress = progress_bar(None, not args.json, unit="space")
     results, comparisons, maps = design_tools.compare_designs(spec, board, designs, workers,
@@ -146,9 +154,13 @@ def cmd_design_compare(args) -> int:
                if k not in ("design", "design_file", "design_file_sha256", "design_sha256")}
     made_by["designs"] = [design_tools.design_identity(name) for name in args.designs]
     if args.plot:
-        figure = (compare.difference_figure(board, comparisons[0]) if comparisons else
+        figure = (compare.difference_figure(board, comparisons[0], made_by, args.scale)
+                  if comparisons else
                   design_tools.comparison_figure(board, results, maps))
         save_figure(figure, args.plot)
+    if args.html:
+        _write_report(args.html, spec, board, designs, comparisons[0], made_by, workers,
+                      cache, args)
     if args.json:
         first = comparisons[0].to_dict() if comparisons else {"verdict": None, "spaces": []}
         json_out({"verdict": first["verdict"], "spaces": first["spaces"], "designs": results,
@@ -167,9 +179,23 @@ def cmd_design_compare(args) -> int:
                   f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)")
         print(comparison.verdict)
     _print_cache(cache)
-    if args.plot:
-        print(f"Wrote {shown(args.plot)}")
+    for path in (args.plot, args.html):
+        if path:
+            print(f"Wrote {shown(path)}")
     return 0
+
+
+def _write_report(path, spec, board, designs, comparison, made_by, workers, cache,
+                  args) -> None:
+    """The shareable page: its shots recorded (a few seconds), then written atomically."""
+    from models.files import write_text_atomic
+    from sim.studies import design_tools, report
+    from sim.views.report_page import report_html
+
+    with waiting("recording the page's shots", not args.json):
+        chunks = [design_tools.design_chunks(spec, d, workers, cache) for d in designs]
+        data = report.build(spec, board, designs, comparison, chunks, made_by, args.scale)
+    write_text_atomic(path, report_html(data))
 
 
 def _print_cache(cache) -> None:
@@ -286,6 +312,12 @@ def add_design(sub) -> None:
                                           "difference map. Hit maps are cached.")
     q.add_argument("designs", nargs="+", help="design names or TOML files")
     design_test_options(q)
+    q.add_argument("--html", metavar="FILE.html",
+                   help="the comparison as one self-contained page to share (two designs): "
+                        "verdict, maps, a sortable table, shots in 3D, what made it")
+    q.add_argument("--scale", type=finite_number(0, 1, above=True), default=SCALE,
+                   metavar="P", help="the difference map's colours span ±P (default "
+                                     f"{SCALE:g}, the same on every map)")
     q.set_defaults(func=cmd_design_compare)
 
     q = design_sub.add_parser("sweep", help="vary one design parameter, plot the figures",

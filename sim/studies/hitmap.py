@@ -148,23 +148,29 @@ def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
     return TARGET, stacks
 
 
-def run_space(spec: SweepSpec, name: str) -> dict:
-    """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
+def aim_at_space(world, spec: SweepSpec, name: str):
+    """Set ``world`` up for a space's shots: its layout with the target there. Returns
+    the target and the aim the sweep fires with (None where the arc asked for does not
+    reach)."""
     from sim.physics import shoot
 
-    world = _world(spec)
-    board = world.board
-    space = board.parse_space(name)
     target, stacks = target_and_stacks(spec, name)
-    world.set_layout(layout_from_dict({"stacks": stacks}, board=board, source="sweep layout"))
-    unreachable = {"space": name, "reachable": False, "arc": None, "target": target,
-                   "shots": []}
+    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board,
+                                      source="sweep layout"))
     try:
         aim = shoot.solve_aim(world, target, "low" if spec.arc == "best" else spec.arc)
     except OutOfReach:
-        return unreachable
-    if spec.arc == "high" and aim.arc != "high":
-        return unreachable
+        return target, None
+    return target, None if spec.arc == "high" and aim.arc != "high" else aim
+
+
+def run_space(spec: SweepSpec, name: str) -> dict:
+    """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
+    world = _world(spec)
+    space = world.board.parse_space(name)
+    target, aim = aim_at_space(world, spec, name)
+    if aim is None:
+        return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
     aimer = Aimer(**spec.aimer)
     rows: list[dict] = []
     hits = 0

@@ -25,7 +25,8 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
         assert figures["spaces"] == 4 and 0 <= figures["mean_p_target"] <= 1
         low, high = figures["mean_p_target_ci"]
         assert low <= figures["mean_p_target"] <= high
-        assert set(figures["dead_zones"]) == {"too_close", "too_far", "shadowed", "never_out"}
+        assert set(figures["dead_zones"]) == {"too_close", "too_far", "blocked", "missed",
+                                              "never_out"}
     assert data["verdict"].startswith("fast-spring knocks out more than stock on ")
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
     assert data["provenance"]["aimer"] == "child"
