@@ -136,7 +136,7 @@ def _design_test_args(args):
 
 
 def cmd_design_compare(args) -> int:
-    from sim.studies import compare, design_tools, hitmap
+    from sim.studies import compare, design_tools
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
@@ -150,9 +150,7 @@ def cmd_design_compare(args) -> int:
     results, comparisons, maps = design_tools.compare_designs(spec, board, designs, workers,
                                                               cache, progress)
     progress(None)
-    made_by = {k: v for k, v in hitmap.provenance(spec).items()
-               if k not in ("design", "design_file", "design_file_sha256", "design_sha256")}
-    made_by["designs"] = [design_tools.design_identity(name) for name in args.designs]
+    made_by = design_tools.comparison_provenance(spec, args.designs, maps)
     if args.plot:
         figure = (compare.difference_figure(board, comparisons[0], made_by, args.scale)
                   if comparisons else

@@ -57,6 +57,17 @@ def design_identity(name_or_path: str) -> dict:
             "design_sha256": datafiles.sha256_text(design_toml(design))}
 
 
+def comparison_provenance(spec: hitmap.SweepSpec, names: list[str],
+                          maps: list[list[dict]]) -> dict:
+    """What made a comparison: the hit maps' settings, and per design (``names`` as
+    given) its identity (:func:`design_identity`) and the shots it fired."""
+    made_by = {k: v for k, v in hitmap.provenance(spec).items()
+               if k not in ("design", "design_file", "design_file_sha256", "design_sha256")}
+    made_by["designs"] = [design_identity(name) | {"shots_fired": hitmap.shots_fired(rows)}
+                          for name, rows in zip(names, maps, strict=True)]
+    return made_by
+
+
 def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:
     """Where the cache keeps a design's hit map measured with ``spec``'s settings (a
     hit map file: ``--shots table:FILE`` reads it). The key leaves out ``spec.design``

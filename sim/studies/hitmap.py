@@ -341,13 +341,18 @@ def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1
         rows.append(summarise(chunk, board))
         if per_shot:
             shots.extend(chunk["shots"])
-    fired = [r["shots"] for r in rows if r["reachable"]] or [0]
-    made_by["shots_fired"] = {"min": min(fired), "max": max(fired), "total": sum(fired)}
+    made_by["shots_fired"] = shots_fired(rows)
     datafiles.write_table(rows, out, fmt, made_by)
     if per_shot:
         datafiles.write_table(shots, per_shot_path(out), fmt, made_by)
     shutil.rmtree(folder)
     return SweepOutcome(rows, reused=len(done), computed=len(todo))
+
+
+def shots_fired(rows: list[dict]) -> dict:
+    """The shots a hit map fired per space in reach: fewest, most and in all."""
+    fired = [int(r["shots"]) for r in rows if r["reachable"]] or [0]
+    return {"min": min(fired), "max": max(fired), "total": sum(fired)}
 
 
 def per_shot_path(out: Path) -> Path:

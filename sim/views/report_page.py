@@ -4,8 +4,9 @@ gathered by sim/studies/report.py).
 
 No network and no server: the pictures are PNG data URIs, the table's rows and the
 recorded shots are JSON inside the page, and its script is inline. The table sorts
-by any column (click its head); clicking a space shows its recorded shots, each in
-the project's 3D viewer (sim/views/viewer.py's page, in a frame of its own).
+by any column (click its head); clicking a space (or opening ``report.html#r2c3``)
+shows its recorded shots, each in the project's 3D viewer (sim/views/viewer.py's
+page, in a frame of its own).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ def _provenance_rows(made_by: dict) -> str:
         lines.append(("design " + design["design"],
                       f"{design['design_file']}<br>file sha256 <code>"
                       f"{design['design_file_sha256']}</code><br>normalised sha256 <code>"
-                      f"{design['design_sha256']}</code>"))
+                      f"{design['design_sha256']}</code><br>shots fired a space: "
+                      + ", ".join(f"{k} {v}" for k, v in design["shots_fired"].items())))
     vary = made_by.get("vary") or {}
-    fired = made_by.get("shots_fired")
     for label, value in (
             ("board", made_by.get("board")), ("layout", made_by.get("layout") or "empty"),
             ("aimer", f"{made_by.get('aimer')} (aim spread {made_by.get('aim_sd_deg')} deg, "
@@ -35,7 +36,6 @@ def _provenance_rows(made_by: dict) -> str:
             ("--vary", ", ".join(f"{k} ±{100 * v:g} %" for k, v in vary.items()) or "none"),
             ("precision", made_by.get("precision") or "none (fixed shots)"),
             ("shots a space, at most", made_by.get("shots_cap")),
-            ("shots fired", fired),
             ("sampler", made_by.get("sampler") or "plain Monte Carlo"),
             ("seed", made_by.get("seed")), ("hit rule", made_by.get("hit_rule")),
             ("arc", made_by.get("arc")), ("version", made_by.get("version"))):
@@ -193,4 +193,6 @@ function show(space) {
 }
 body.onclick = e => { const tr = e.target.closest('tr'); if (tr) show(tr.dataset.space); };
 render();
+// report.html#r2c3 opens on that space's shots: a link to one space
+if (location.hash.length > 1) show(decodeURIComponent(location.hash.slice(1)));
 """
