@@ -209,8 +209,17 @@ def with_value(design: Design, field: str, value: float) -> Design:
 
 
 def sweep_figure(field: str, values, results: list[dict]):
-    """Mean P (with its interval) and worst P, reach, and collateral against the field."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    """Mean P (with its interval) and worst P against the field; the spaces in reach
+    and the collateral rate beside it where they change, else said once in the title
+    (a panel of a constant line says nothing)."""
+    series = [("spaces in reach", [r["in_reach"] for r in results]),
+              ("P(collateral knock-out), mean", [r["collateral_rate"] for r in results])]
+    changing = [(label, ys) for label, ys in series if len(set(ys)) > 1]
+    constant = [f"{label.split(',')[0]}: {_num_or_int(ys[0])} for every value"
+                for label, ys in series if len(set(ys)) <= 1]
+    fig, axes = plt.subplots(1, 1 + len(changing), figsize=(4.4 * (1 + len(changing)) + 0.6, 4),
+                             squeeze=False)
+    axes = axes[0]
     mean = [r["mean_p_target"] for r in results]
     axes[0].errorbar(values, mean, yerr=[[m - r["mean_p_target_ci"][0] for m, r in
                                           zip(mean, results, strict=True)],
@@ -220,17 +229,22 @@ def sweep_figure(field: str, values, results: list[dict]):
     axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst space")
     axes[0].set_ylabel("P(target knocked out)")
     axes[0].legend()
-    axes[1].plot(values, [r["in_reach"] for r in results], "o-")
-    axes[1].set_ylabel("spaces in reach")
-    axes[1].yaxis.get_major_locator().set_params(integer=True)
-    axes[2].plot(values, [r["collateral_rate"] for r in results], "o-")
-    axes[2].set_ylabel("P(collateral knock-out), mean")
+    for ax, (label, ys) in zip(axes[1:], changing, strict=True):
+        ax.plot(values, ys, "o-")
+        ax.set_ylabel(label)
+        if label == "spaces in reach":
+            ax.yaxis.get_major_locator().set_params(integer=True)
     for ax in axes:
         ax.set_xlabel(field)
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Design sweep of {field}", fontsize=12)
+    fig.suptitle(f"Design sweep of {field}" + (f"\n{'; '.join(constant)}" if constant else ""),
+                 fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def _num_or_int(value) -> str:
+    return str(value) if isinstance(value, int) else _num(value)
 
 
 def load_designs(names: list[str]) -> list[Design]:
