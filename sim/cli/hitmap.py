@@ -27,7 +27,6 @@ from sim.cli.common import (
 from sim.physics.knockout import HIT_RULES
 from sim.studies.hitmap import MAX_SHOTS
 from sim.views.hitmap_picture import save_heatmap
-from sim.views.pictures import save_figure
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
 PRECISION_CAP = 1000
@@ -70,8 +69,12 @@ def cmd_hitmap(args) -> int:
     from sim.studies import datafiles, hitmap
 
     workers = workers_of(args)
-    out = Path(args.out or ("aim-sd-scan.csv" if args.aim_sd_scan else
-                            f"hitmap.{args.format or 'parquet'}"))
+    designs = args.design or ["stock"]
+    if len(designs) > 1 and not args.aim_sd_scan:
+        raise InputError("--design is given once for a hit map (more than once only with "
+                         "--aim-sd-scan, which overlays the designs)")
+    args.design = designs[0]
+    out = Path(args.out or default_out(args))
     fmt = datafiles.format_of(out, args.format)
     check_output(out, "--out", datafiles.SUFFIXES)
     if args.per_shot:
@@ -83,7 +86,11 @@ def cmd_hitmap(args) -> int:
     board = layout.board
     spec = sweep_spec(args, layout)
     if args.aim_sd_scan:
-        return _scan(args, spec, out, fmt, workers)
+        from sim.cli.scan import scan
+
+        for name in designs[1:]:
+            load_design(name)  # each checked before any shot
+        return scan(args, spec, designs, out, fmt, workers)
     progress = progress_bar(len(spec.spaces), not args.json, unit="space")
     outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress,
                                scheduler=args.scheduler)
@@ -127,43 +134,14 @@ def cmd_hitmap(args) -> int:
     return 0
 
 
-def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
-    """``--aim-sd-scan``: P(target) of the chosen spaces at each aim spread."""
-    from sim.studies import datafiles, hitmap, scan
-
-    values = scan.parse_scan(args.aim_sd_scan)
-    if not args.spaces:
-        raise InputError("--aim-sd-scan measures the spaces of --spaces (e.g. --spaces "
-                         "r8c3,r10c1): name a few")
-    if args.resume or args.per_shot or args.scheduler or spec.precision:
-        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --scheduler, "
-                         "--precision")
-    progress = progress_bar(len(values), not args.json, unit="spread")
-    rows = scan.aim_sd_scan(spec, values, workers, progress)
-    progress(None)
-    made_by = hitmap.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
-    datafiles.write_table(rows, out, fmt, made_by)
-    if args.plot:
-        title = (f"design '{made_by['design']}': P(target knocked out) against the aim spread, "
-                 f"{spec.shots} shots a point")
-        save_figure(scan.scan_figure(rows, title), args.plot)
-    if args.json:
-        json_out({"file": str(out), "aim_sd_deg": made_by["aim_sd_scan_deg"], "rows": rows})
-        return 0
-    names = list(spec.spaces)
-    print("aim sd (deg) " + "".join(f"{n:>19s}" for n in names))
-    for sd in values:
-        cells = []
-        for name in names:
-            row = next(r for r in rows if r["space"] == name and r["aim_sd_deg"] == round(sd, 4))
-            cells.append("out of reach" if row["p_target"] is None else
-                         f"{row['p_target']:.2f} [{row['p_target_ci_low']:.2f},"
-                         f"{row['p_target_ci_high']:.2f}]")
-        print(f"{sd:12.2f} " + "".join(f"{c:>19s}" for c in cells))
-    for path in (str(out), args.plot):
-        if path:
-            print(f"Wrote {shown(path)}")
-    return 0
+def default_out(args) -> str:
+    """The output file when ``--out`` is not given; one that exists is never overwritten
+    (the user did not name it)."""
+    name = "aim-sd-scan.csv" if args.aim_sd_scan else f"hitmap.{args.format or 'parquet'}"
+    if Path(name).exists() and not args.resume:
+        raise InputError(f"{name} exists and --out was not given: name the output file with "
+                         "--out (a file the command named itself is never overwritten)")
+    return name
 
 
 def sweep_options(p, *, shots_help: str) -> None:
@@ -191,7 +169,8 @@ def add_hitmap(sub) -> None:
                                    "95 % Wilson intervals, mean ricochets. Resumable: finished "
                                    "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
                                    "the chosen spaces as the aim spread grows.")
-    world_args(p)
+    world_args(p, design_help="launcher design name in models/designs/ or a path (default: "
+                              "stock); more than once with --aim-sd-scan, to overlay designs")
     sweep_options(p, shots_help="shots per space (default 50; the cap with --precision)")
     p.add_argument("--aim-sd-scan", metavar="START:STOP:COUNT",
                    help="P(target) of --spaces at COUNT aim spreads from START to STOP degrees "
