@@ -18,8 +18,6 @@ from scipy.spatial import ConvexHull
 
 from models.meshes import barrel, load_parts
 from sim.physics.results import ShotResult
-
-#: How far the upper piggy of a stack is drawn from the one under it, mm (top views).
 from sim.physics.world import World
 from sim.views import labels, pictures
 
