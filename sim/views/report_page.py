@@ -76,13 +76,14 @@ h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}
 .maps img{width:100%;background:#fff}figcaption{font-size:12px;color:#555}
 table{border-collapse:collapse;background:#fff;font-size:13px}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
-#spaces th{cursor:pointer;background:#e8e2d4;user-select:none}
+.tablebox{max-height:440px;overflow-y:auto;display:inline-block;border:1px solid #ccc}
+#spaces th{cursor:pointer;background:#e8e2d4;user-select:none;position:sticky;top:0}
 #spaces th.sorted-up::after{content:" \\25B2"}#spaces th.sorted-down::after{content:" \\25BC"}
 #spaces tbody tr{cursor:pointer}#spaces tbody tr:hover{background:#fff6d8}
 #spaces tr.chosen{background:#ffe9a8}td.why{text-align:left;font-size:12px}
 tr.sig td.diff{font-weight:bold}span.few{color:#a05000;font-style:italic}
 .shots{display:flex;gap:10px}.shots>div{flex:1}
-.shots iframe{width:100%;height:460px;border:1px solid #aaa;background:#fff}
+.shots iframe{width:100%;height:480px;border:1px solid #aaa;background:#fff}
 #prov th{text-align:left;vertical-align:top}#prov td{text-align:left;font-size:12px}
 .rec{color:#2a6db0}
 </style></head><body>
@@ -103,13 +104,13 @@ adjusted by Holm over all the spaces. <span class="few">few</span>: fewer than _
 Dead: out of reach, blocked (the bale struck a fence, the tractor or another piggy first,
 in most shots surely), missed (it struck nothing, in most shots surely), never out.
 <span class="rec">&#9679;</span>: shots recorded in this page.</p>
-<table id="spaces"><thead><tr>
+<div class="tablebox"><table id="spaces"><thead><tr>
 <th data-key="space" data-type="text">space</th><th data-key="p_a">P __A__</th>
 <th data-key="p_b">P __B__</th><th data-key="diff">difference [95 %]</th>
 <th data-key="p_value_adjusted">p (Holm)</th><th data-key="shots">pairs</th>
 <th data-key="dead_a" data-type="text">why __A__ fails</th>
 <th data-key="dead_b" data-type="text">why __B__ fails</th></tr></thead>
-<tbody></tbody></table>
+<tbody></tbody></table></div>
 <h2 id="shots-title">Shots</h2>
 <p id="shots-note">Click a space in the table. The page records the shots of at most __MAX__
 spaces when it is written (the significant ones first, then the largest differences): a page
@@ -191,7 +192,12 @@ function show(space) {
     div.appendChild(frame); box.appendChild(div);
   }
 }
-body.onclick = e => { const tr = e.target.closest('tr'); if (tr) show(tr.dataset.space); };
+body.onclick = e => {
+  const tr = e.target.closest('tr');
+  if (!tr) return;
+  show(tr.dataset.space);
+  document.getElementById('shots-title').scrollIntoView({block: 'start'});
+};
 render();
 // report.html#r2c3 opens on that space's shots: a link to one space
 if (location.hash.length > 1) show(decodeURIComponent(location.hash.slice(1)));
