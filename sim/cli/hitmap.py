@@ -51,13 +51,22 @@ def sweep_spec(args, layout):
     precision = check_precision(args.precision)
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
     spec = hitmap.SweepSpec(
-        board=board_reference(args), design=args.design, stacks=layout.to_dict()["stacks"],
+        board=board_reference(args), design=first_design(args.design),
+        stacks=layout.to_dict()["stacks"],
         spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks), shots=shots,
         seed=args.seed, arc=args.arc, aimer=load_aimer_args(args).to_dict(),
         vary=parse_vary(args.vary), precision=precision, hit_rule=args.hit_rule,
         layout=args.layout)
     hitmap.check_targets(spec)
     return spec
+
+
+def first_design(given) -> str:
+    """The design a sweep measures: ``--design`` once (a name), or the first of a list
+    (``hitmap --design`` may be repeated for --aim-sd-scan), or stock when not given."""
+    if isinstance(given, list):
+        return given[0] if given else "stock"
+    return given or "stock"
 
 
 def workers_of(args) -> int:
