@@ -127,7 +127,8 @@ def cmd_hitmap(args) -> int:
                "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
                "worst": worst["space"], "worst_p_target": worst["p_target"],
                "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
-               "reused_spaces": outcome.reused, "measured_spaces": outcome.computed}
+               "reused_spaces": outcome.reused, "measured_spaces": outcome.computed,
+               "dead_zones": dead_zones(rows)}
     if args.per_shot:
         summary["per_shot_file"] = str(hitmap.per_shot_path(out))
     if args.json:
@@ -137,10 +138,21 @@ def cmd_hitmap(args) -> int:
           f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.2f}, worst "
           f"{worst['space']} {worst['p_target']:.2f} [{worst['p_target_ci_low']:.2f}, "
           f"{worst['p_target_ci_high']:.2f}]")
+    named = [f"{kind.replace('_', ' ')} {', '.join(spaces)}"
+             for kind, spaces in summary["dead_zones"].items() if spaces]
+    print("dead zones (docs/hitmap.md): " + ("; ".join(named) or "none"))
     for path in (str(out), summary.get("per_shot_file"), args.plot):
         if path:
             print(f"Wrote {shown(path)}")
     return 0
+
+
+def dead_zones(rows: list[dict]) -> dict[str, list[str]]:
+    """The hit map's dead zones by kind (sim/studies/dead_zones.py), spaces named."""
+    from sim.studies.dead_zones import DEAD_ZONES
+
+    return {kind: [r["space"] for r in rows if r.get("dead_zone") == kind]
+            for kind in DEAD_ZONES}
 
 
 def default_out(args) -> str:
