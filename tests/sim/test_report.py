@@ -199,3 +199,13 @@ def test_design_check_prints_the_files_own_hash(capsys):
     assert data["design_file_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert len(data["design_sha256"]) == 64 and data["design_sha256"] != \
         data["design_file_sha256"]  # the normalised design: comments and layout left out
+
+
+def test_a_hit_map_names_its_dead_zones(capsys, tmp_path):
+    # r7c3, straight ahead, behind its fence: a perfect aim never knocks it out
+    argv = ("hitmap", "--spaces", "r7c3,r8c3", "--shots", "40", "--aimer", "perfect",
+            "--workers", "1", "--out", str(tmp_path / "h.csv"))
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "dead zones (docs/hitmap.md): never out r7c3" in out
+    code, out, _ = run(capsys, *argv[:-1], str(tmp_path / "h2.csv"), "--json")
+    assert json.loads(out)["dead_zones"]["never_out"] == ["r7c3"]
