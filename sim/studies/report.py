@@ -123,10 +123,14 @@ def build(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
                 shots.setdefault(name, {"shot": index, "reason": reason,
                                         "seed": hitmap.shot_seed(spec.seed,
                                                                  board.parse_space(name), index)})
+                chunk = (chunks_a if side == "a" else chunks_b)[name]
+                recorded = bool(chunk["shots"][index]["target_knocked"])
                 shots[name][side] = {
                     "page": viewer.page(viewer.shot_data(board, design, result),
                                         f"{design.name} at {name}: knocked out {knocked}"),
-                    "knocked": knocked, "struck": " → ".join(result.contacts) or "nothing"}
+                    "knocked": knocked, "struck": " → ".join(result.contacts) or "nothing",
+                    # the replay is the hit map's shot: the same seed, the same outcome
+                    "as_recorded": (chunk["target"] in result.knocked) == recorded}
     title_tail = compare.study_title(made_by)
     pictures = {"difference": figure_png(compare.difference_figure(board, comparison, made_by,
                                                                    scale))}

@@ -186,7 +186,9 @@ function show(space) {
     const div = document.createElement('div'), frame = document.createElement('iframe');
     div.className = 'shot-' + side;
     div.innerHTML = '<b>' + esc(name) + '</b>: knocked out ' + esc(s[side].knocked) +
-      '; the bale struck ' + esc(s[side].struck) + '<br>';
+      '; the bale struck ' + esc(s[side].struck) +
+      (s[side].as_recorded ? '' : ' <b>(not as in the hit map: the replay differs)</b>') +
+      '<br>';
     frame.title = name + ' at ' + space;
     frame.srcdoc = s[side].page;
     div.appendChild(frame); box.appendChild(div);

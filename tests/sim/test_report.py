@@ -57,6 +57,7 @@ def test_the_report_shows_the_same_seed_fired_by_both_designs(report):
     shot = data["shots"]["r7c3"]
     assert "discordant" in shot["reason"] and "only B" in shot["reason"]
     assert shot["a"]["knocked"] == "nobody" and shot["b"]["knocked"] == "gold-1"
+    assert all(s[side]["as_recorded"] for s in data["shots"].values() for side in "ab")
     for side in "ab":  # each shot in the project's 3D viewer, with its recorded frames
         viewer = shot[side]["page"]
         frames = json.loads(re.search(r'<script id="data" type="application/json">(.*?)'
