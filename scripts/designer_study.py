@@ -10,6 +10,9 @@
    ``--compare-precision``.
 3. stock with the guessed physics varied (``--vary friction=0.2,restitution=0.2,
    mass=0.1``) against stock as designed, the same shots: which spaces move.
+4. The comparison of 2 as a report page (``design compare --html``), written in
+   ``--out``, and its screenshot opened on r2c3's shots (docs/img/report.png; needs
+   Chromium).
 Pictures go to docs/img/ (``--pictures``); the hit maps are cached in ``--out`` so a
 second run only reads.
 """
@@ -19,16 +22,21 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
-from sim.studies import compare, design_tools, hitmap
+from models.files import write_text_atomic
+from sim.studies import compare, design_tools, hitmap, report
 from sim.studies.stats import wilson_interval
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
+from sim.views.report_page import report_html
 
 VARY = {"friction": 0.2, "restitution": 0.2, "mass": 0.1}
 
@@ -41,6 +49,29 @@ def fixed_n_for(precision: float) -> int:
         if (high - low) / 2 <= precision:
             return n
         n += 1
+
+
+def screenshot(page: Path, space: str, png: Path) -> None:
+    """The report page opened on ``space``'s shots, in headless Chromium, 1000 pixels
+    wide; left out with a message where Chromium is missing."""
+    from PIL import Image
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        print(f"no chromium here: {png} left as it was")
+        return
+    with tempfile.TemporaryDirectory() as profile:
+        shot = Path(profile) / "page.png"
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={profile}", "--window-size=1300,2350",
+                        "--hide-scrollbars", "--virtual-time-budget=4000",
+                        f"--screenshot={shot}", page.resolve().as_uri() + f"#{space}"],
+                       capture_output=True, timeout=180, check=True)
+        image = Image.open(shot).convert("RGB")
+        image.resize((1000, round(image.height * 1000 / image.width)),
+                     Image.LANCZOS).save(png, optimize=True)
 
 
 def main() -> None:
@@ -74,12 +105,23 @@ def main() -> None:
     base_chunks = design_tools.design_chunks(paired, stock, args.workers, cache)
     fast_chunks = design_tools.design_chunks(paired, fast, args.workers, cache)
     versus = compare.compare_chunks("stock", "fast-spring", base_chunks, fast_chunks)
-    save_figure(compare.difference_figure(board, versus), pictures / "compare.png")
+    made_by = design_tools.comparison_provenance(
+        paired, ["stock", "fast-spring"], [[c["row"] for c in base_chunks],
+                                           [c["row"] for c in fast_chunks]])
+    save_figure(compare.difference_figure(board, versus, made_by), pictures / "compare.png")
+    page = write_text_atomic(cache / "report.html", report_html(report.build(
+        paired, board, [stock, fast], versus, [base_chunks, fast_chunks], made_by,
+        compare.SCALE)))
+    screenshot(page, "r2c3", pictures / "report.png")
 
-    varied = design_tools.design_chunks(dataclasses.replace(paired, vary=VARY), stock,
-                                        args.workers, cache)
+    vary_spec = dataclasses.replace(paired, vary=VARY)
+    varied = design_tools.design_chunks(vary_spec, stock, args.workers, cache)
     robust = compare.compare_chunks("as designed", "guesses varied", base_chunks, varied)
-    save_figure(compare.difference_figure(board, robust), pictures / "compare-vary.png")
+    vary_made_by = design_tools.comparison_provenance(
+        vary_spec, ["stock", "stock"], [[c["row"] for c in base_chunks],
+                                        [c["row"] for c in varied]])
+    save_figure(compare.difference_figure(board, robust, vary_made_by),
+                pictures / "compare-vary.png")
 
     ps = [r["p_target"] for r in rows if r["reachable"]]
     result = {

@@ -187,8 +187,10 @@ def main(argv=None) -> int:
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
         parser.error(f"unknown group {', '.join(unknown)}: allowed are {', '.join(GROUPS)}")
-    if not args.out.is_dir():
-        parser.error(f"--out {args.out}: no such folder")
+    try:  # made when missing: `--out /tmp/pictures` works on a fresh machine
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--out {args.out}: cannot make the folder ({exc.strerror or exc})")
     shot = demo_shot() if {"videos", "still", "page"} & set(groups) else None
     makers = {"videos": lambda: videos(args.out, *shot), "still": lambda: still(args.out, *shot),
               "hitmap": lambda: hit_map(args.out, args.hitmap_shots, args.workers),

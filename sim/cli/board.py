@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from models.design import load_design
 from models.text import shown
 from sim.cli.common import Parser, check_output, json_out, load_layout_args
@@ -33,13 +35,17 @@ def _board_png(board, layout, path) -> None:
 
     from sim.physics.world import World
     from sim.views.pictures import draw_board, draw_footprint
+    from sim.views.shot_picture import STACK_OFFSET_MM
 
     fig, ax = plt.subplots(figsize=(7, 9))
     draw_board(ax, board)
     if layout.stacks:
         with World(board, load_design("stock"), layout) as world:
-            for piggy in layout.piggies:
-                draw_footprint(ax, world.piggy_parts_mm(piggy), piggy)
+            for stack in layout.stacks.values():  # bottom first; the upper one drawn off
+                for level, piggy in enumerate(stack):  # it, so that both show from above
+                    shift = np.append(STACK_OFFSET_MM, 0.0) * level
+                    draw_footprint(ax, [p + shift for p in world.piggy_parts_mm(piggy)],
+                                   piggy)
             for space, stack in layout.stacks.items():
                 x, y = board.space_center_mm(space)
                 ax.text(x, y - board.space_mm * 0.42, "/".join(stack), ha="center",

@@ -25,7 +25,11 @@ def cmd_calibrate(args) -> int:
     options = {} if args.measurement_sd is None else {"measurement_sd_mm": args.measurement_sd}
     result = calibrate(shots, base, **options)
     if args.out:
-        write_fitted_design(result, args.out)
+        from models.design import DESIGNS_DIR
+        from models.files import resolve_named_file
+
+        write_fitted_design(result, args.out,
+                            resolve_named_file(args.design, DESIGNS_DIR, "design"))
     if args.plot:
         save_residuals_plot(result, args.plot, board=args.board)
     if args.json:

@@ -94,12 +94,19 @@ def workers_arg(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), help=help_text)
 
 
-def world_args(p: argparse.ArgumentParser, layout: bool = True) -> None:
+def world_args(p: argparse.ArgumentParser, layout: bool = True,
+               design_help: str = "") -> None:
+    """``--board``, ``--design`` and ``--layout``; with ``design_help`` ``--design`` may
+    be given more than once (a list, ``None`` when not given), that help said."""
     p.add_argument("--board",
                    help="board name in models/boards/ or a path to a board file (default: the "
                         "layout file's own board, else stock)")
-    p.add_argument("--design", default="stock",
-                   help="launcher design name in models/designs/ or a path (default: stock)")
+    if design_help:
+        p.add_argument("--design", action="append", help=design_help)
+    else:
+        p.add_argument("--design", default="stock",
+                       help="launcher design name in models/designs/ or a path (default: "
+                            "stock)")
     if layout:
         p.add_argument("--layout", default="empty",
                        help="layout JSON file of who stands where, 'empty' (default) or "

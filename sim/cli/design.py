@@ -9,6 +9,7 @@ import numpy as np
 
 from models.board import load_board
 from models.design import RANGES, load_design
+from models.errors import InputError
 from models.text import shown
 from sim.cli.common import (
     Parser,
@@ -18,11 +19,17 @@ from sim.cli.common import (
     json_out,
     load_layout_args,
     progress_bar,
+    waiting,
     workers_arg,
 )
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.studies.compare import SCALE
+from sim.studies.dead_zones import FEW_SHOTS
 from sim.views.pictures import save_figure
+
+#: The dead zones of ``design compare``'s figures, in the order printed.
+DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
 
 #: A safety limit given on the command line: a finite number above 0.
 LIMIT = finite_number(0, 1e9, above=True)
@@ -41,7 +48,10 @@ def cmd_design_check(args) -> int:
     launcher = design.launcher
     report = _safety(design, args)
     if args.json:
-        json_out({"valid": True, "design": design.to_dict(),
+        from sim.studies.design_tools import design_identity
+
+        identity = {k: v for k, v in design_identity(args.file).items() if k != "design"}
+        json_out({"valid": True, "design": design.to_dict(), **identity,
                   "reach_open_ground_mm": [round(near, 1), round(far, 1)] if lands else None,
                   **reach, "speed_from_spring": launcher.has_spring,
                   **{k: v for k, v in report.to_dict().items() if k != "design"}})
@@ -126,23 +136,29 @@ def _design_test_args(args):
 
 
 def cmd_design_compare(args) -> int:
-    from sim.studies import compare, datafiles, design_tools, hitmap
+    from sim.studies import compare, design_tools
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
+    if args.html:
+        if len(designs) != 2:
+            raise InputError(f"--html reports one comparison: give two designs, not "
+                             f"{len(designs)}")
+        check_output(args.html, "--html", (".html",))
     board, spec, workers, cache = _design_test_args(args)
     progress = progress_bar(None, not args.json, unit="space")
     results, comparisons, maps = design_tools.compare_designs(spec, board, designs, workers,
                                                               cache, progress)
     progress(None)
-    made_by = {k: v for k, v in hitmap.provenance(spec).items()
-               if k not in ("design", "design_file", "design_sha256")}
-    made_by["designs"] = [{"design": d.name, "design_sha256": datafiles.sha256_text(
-        design_tools.design_toml(d))} for d in designs]
+    made_by = design_tools.comparison_provenance(spec, args.designs, maps)
     if args.plot:
-        figure = (compare.difference_figure(board, comparisons[0]) if comparisons else
+        figure = (compare.difference_figure(board, comparisons[0], made_by, args.scale)
+                  if comparisons else
                   design_tools.comparison_figure(board, results, maps))
         save_figure(figure, args.plot)
+    if args.html:
+        _write_report(args.html, spec, board, designs, comparisons[0], made_by, workers,
+                      cache, args)
     if args.json:
         first = comparisons[0].to_dict() if comparisons else {"verdict": None, "spaces": []}
         json_out({"verdict": first["verdict"], "spaces": first["spaces"], "designs": results,
@@ -161,9 +177,23 @@ def cmd_design_compare(args) -> int:
                   f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)")
         print(comparison.verdict)
     _print_cache(cache)
-    if args.plot:
-        print(f"Wrote {shown(args.plot)}")
+    for path in (args.plot, args.html):
+        if path:
+            print(f"Wrote {shown(path)}")
     return 0
+
+
+def _write_report(path, spec, board, designs, comparison, made_by, workers, cache,
+                  args) -> None:
+    """The shareable page: its shots recorded (a few seconds), then written atomically."""
+    from models.files import write_text_atomic
+    from sim.studies import design_tools, report
+    from sim.views.report_page import report_html
+
+    with waiting("recording the page's shots", not args.json):
+        chunks = [design_tools.design_chunks(spec, d, workers, cache) for d in designs]
+        data = report.build(spec, board, designs, comparison, chunks, made_by, args.scale)
+    write_text_atomic(path, report_html(data))
 
 
 def _print_cache(cache) -> None:
@@ -175,14 +205,23 @@ def _print_figures(results: list[dict]) -> None:
     print(f"{'':24s}" + "".join(f"{r['design']:>{width}s}" for r in results))
     lines = [("spaces in reach", lambda r: f"{r['in_reach']}/{r['spaces']}"),
              ("mean P(knocked out)", lambda r: _p_ci(r["mean_p_target"], r["mean_p_target_ci"])),
-             ("worst space", lambda r: r["worst_space"] or "-"),
+             ("worst space", lambda r: (r["worst_space"] or "-") + (
+                 f" (n={r['worst_shots']})" if r["worst_few_shots"] else "")),
              ("worst P", lambda r: _p_ci(r["worst_p_target"], r["worst_p_target_ci"])),
              ("collateral rate", lambda r: _p(r["collateral_rate"]))]
     for label, cell in lines:
         print(f"{label:24s}" + "".join(f"{cell(r):>{width}s}" for r in results))
-    for kind in ("too_close", "too_far", "shadowed", "never_out"):
+    for kind in DEAD_ZONE_KINDS:
         print(f"{'dead zones, ' + kind.replace('_', ' '):24s}"
               + "".join(f"{len(r['dead_zones'][kind]):>{width}d}" for r in results))
+    if any(r["worst_few_shots"] for r in results):
+        print(f"(worst space: fewer than {FEW_SHOTS} shots; its P is uncertain, measure it "
+              "with more)")
+    for r in results:
+        named = [f"{kind.replace('_', ' ')} {', '.join(r['dead_zones'][kind])}"
+                 for kind in DEAD_ZONE_KINDS if r["dead_zones"][kind]]
+        if named:
+            print(f"dead zones of {r['design']}: " + "; ".join(named))
 
 
 def _p_ci(p, ci) -> str:
@@ -271,6 +310,12 @@ def add_design(sub) -> None:
                                           "difference map. Hit maps are cached.")
     q.add_argument("designs", nargs="+", help="design names or TOML files")
     design_test_options(q)
+    q.add_argument("--html", metavar="FILE.html",
+                   help="the comparison as one self-contained page to share (two designs): "
+                        "verdict, maps, a sortable table, shots in 3D, what made it")
+    q.add_argument("--scale", type=finite_number(0, 1, above=True), default=SCALE,
+                   metavar="P", help="the difference map's colours span ±P (default "
+                                     f"{SCALE:g}, the same on every map)")
     q.set_defaults(func=cmd_design_compare)
 
     q = design_sub.add_parser("sweep", help="vary one design parameter, plot the figures",

@@ -27,7 +27,6 @@ from sim.cli.common import (
 from sim.physics.knockout import HIT_RULES
 from sim.studies.hitmap import MAX_SHOTS
 from sim.views.hitmap_picture import save_heatmap
-from sim.views.pictures import save_figure
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
 PRECISION_CAP = 1000
@@ -52,13 +51,22 @@ def sweep_spec(args, layout):
     precision = check_precision(args.precision)
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
     spec = hitmap.SweepSpec(
-        board=board_reference(args), design=args.design, stacks=layout.to_dict()["stacks"],
+        board=board_reference(args), design=first_design(args.design),
+        stacks=layout.to_dict()["stacks"],
         spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks), shots=shots,
         seed=args.seed, arc=args.arc, aimer=load_aimer_args(args).to_dict(),
         vary=parse_vary(args.vary), precision=precision, hit_rule=args.hit_rule,
         layout=args.layout)
     hitmap.check_targets(spec)
     return spec
+
+
+def first_design(given) -> str:
+    """The design a sweep measures: ``--design`` once (a name), or the first of a list
+    (``hitmap --design`` may be repeated for --aim-sd-scan), or stock when not given."""
+    if isinstance(given, list):
+        return given[0] if given else "stock"
+    return given or "stock"
 
 
 def workers_of(args) -> int:
@@ -70,8 +78,12 @@ def cmd_hitmap(args) -> int:
     from sim.studies import datafiles, hitmap
 
     workers = workers_of(args)
-    out = Path(args.out or ("aim-sd-scan.csv" if args.aim_sd_scan else
-                            f"hitmap.{args.format or 'parquet'}"))
+    designs = args.design or ["stock"]
+    if len(designs) > 1 and not args.aim_sd_scan:
+        raise InputError("--design is given once for a hit map (more than once only with "
+                         "--aim-sd-scan, which overlays the designs)")
+    args.design = designs[0]
+    out = Path(args.out or default_out(args))
     fmt = datafiles.format_of(out, args.format)
     check_output(out, "--out", datafiles.SUFFIXES)
     if args.per_shot:
@@ -83,7 +95,11 @@ def cmd_hitmap(args) -> int:
     board = layout.board
     spec = sweep_spec(args, layout)
     if args.aim_sd_scan:
-        return _scan(args, spec, out, fmt, workers)
+        from sim.cli.scan import scan
+
+        for name in designs[1:]:
+            load_design(name)  # each checked before any shot
+        return scan(args, spec, designs, out, fmt, workers)
     progress = progress_bar(len(spec.spaces), not args.json, unit="space")
     outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress,
                                scheduler=args.scheduler)
@@ -110,7 +126,8 @@ def cmd_hitmap(args) -> int:
                "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
                "worst": worst["space"], "worst_p_target": worst["p_target"],
                "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
-               "reused_spaces": outcome.reused, "measured_spaces": outcome.computed}
+               "reused_spaces": outcome.reused, "measured_spaces": outcome.computed,
+               "dead_zones": dead_zones(rows)}
     if args.per_shot:
         summary["per_shot_file"] = str(hitmap.per_shot_path(out))
     if args.json:
@@ -120,6 +137,9 @@ def cmd_hitmap(args) -> int:
           f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.2f}, worst "
           f"{worst['space']} {worst['p_target']:.2f} [{worst['p_target_ci_low']:.2f}, "
           f"{worst['p_target_ci_high']:.2f}]")
+    named = [f"{kind.replace('_', ' ')} {', '.join(spaces)}"
+             for kind, spaces in summary["dead_zones"].items() if spaces]
+    print("dead zones (docs/hitmap.md): " + ("; ".join(named) or "none"))
     for path in (str(out), summary.get("per_shot_file"), args.plot):
         if path:
             print(f"Wrote {shown(path)}")
@@ -138,44 +158,23 @@ def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:
     return 0
 
 
-def _scan(args, spec, out: Path, fmt: str, workers: int) -> int:
-    """``--aim-sd-scan``: P(target) of the chosen spaces at each aim spread."""
-    from sim.studies import datafiles, hitmap, owner, scan
 
-    values = scan.parse_scan(args.aim_sd_scan)
-    if not args.spaces:
-        raise InputError("--aim-sd-scan measures the spaces of --spaces (e.g. --spaces "
-                         "r8c3,r10c1): name a few")
-    if args.resume or args.per_shot or args.scheduler or spec.precision:
-        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --scheduler, "
-                         "--precision")
-    progress = progress_bar(len(values), not args.json, unit="spread")
-    made_by = hitmap.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
-    with owner.owned(out):  # one run at a time writes an output
-        rows = scan.aim_sd_scan(spec, values, workers, progress)
-        progress(None)
-        datafiles.write_table(rows, out, fmt, made_by)
-    if args.plot:
-        title = (f"design '{made_by['design']}': P(target knocked out) against the aim spread, "
-                 f"{spec.shots} shots a point")
-        save_figure(scan.scan_figure(rows, title), args.plot)
-    if args.json:
-        json_out({"file": str(out), "aim_sd_deg": made_by["aim_sd_scan_deg"], "rows": rows})
-        return 0
-    names = list(spec.spaces)
-    print("aim sd (deg) " + "".join(f"{n:>19s}" for n in names))
-    for sd in values:
-        cells = []
-        for name in names:
-            row = next(r for r in rows if r["space"] == name and r["aim_sd_deg"] == round(sd, 4))
-            cells.append("out of reach" if row["p_target"] is None else
-                         f"{row['p_target']:.2f} [{row['p_target_ci_low']:.2f},"
-                         f"{row['p_target_ci_high']:.2f}]")
-        print(f"{sd:12.2f} " + "".join(f"{c:>19s}" for c in cells))
-    for path in (str(out), args.plot):
-        if path:
-            print(f"Wrote {shown(path)}")
-    return 0
+def dead_zones(rows: list[dict]) -> dict[str, list[str]]:
+    """The hit map's dead zones by kind (sim/studies/dead_zones.py), spaces named."""
+    from sim.studies.dead_zones import DEAD_ZONES
+
+    return {kind: [r["space"] for r in rows if r.get("dead_zone") == kind]
+            for kind in DEAD_ZONES}
+
+
+def default_out(args) -> str:
+    """The output file when ``--out`` is not given; one that exists is never overwritten
+    (the user did not name it)."""
+    name = "aim-sd-scan.csv" if args.aim_sd_scan else f"hitmap.{args.format or 'parquet'}"
+    if Path(name).exists() and not args.resume:
+        raise InputError(f"{name} exists and --out was not given: name the output file with "
+                         "--out (a file the command named itself is never overwritten)")
+    return name
 
 
 def sweep_options(p, *, shots_help: str) -> None:
@@ -203,7 +202,8 @@ def add_hitmap(sub) -> None:
                                    "95 % Wilson intervals, mean ricochets. Resumable: finished "
                                    "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
                                    "the chosen spaces as the aim spread grows.")
-    world_args(p)
+    world_args(p, design_help="launcher design name in models/designs/ or a path (default: "
+                              "stock); more than once with --aim-sd-scan, to overlay designs")
     sweep_options(p, shots_help="shots per space (default 50; the cap with --precision)")
     p.add_argument("--aim-sd-scan", metavar="START:STOP:COUNT",
                    help="P(target) of --spaces at COUNT aim spreads from START to STOP degrees "

@@ -91,11 +91,12 @@ def check_angles(world: World, yaw_deg: float, pitch_deg: float) -> None:
 
 
 def fire(world: World, shot_aim: Aim, *, seed: int = 0, noise: bool = True,
-         aimer: Aimer = PERFECT, record: bool = False) -> ShotResult:
-    """Fire one shot with an aim; ``record`` keeps the bale's path for pictures."""
+         aimer: Aimer = PERFECT, vary: dict | None = None, record: bool = False) -> ShotResult:
+    """Fire one shot with an aim; ``record`` keeps the bale's path for pictures;
+    ``vary`` as in :meth:`World.shoot`."""
     check_angles(world, shot_aim.yaw_deg, shot_aim.pitch_deg)
     return world.shoot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed=seed, noise=noise,
-                       aimer=aimer, record_every=_RECORD_EVERY if record else 0)
+                       aimer=aimer, vary=vary, record_every=_RECORD_EVERY if record else 0)
 
 
 def report(world: World, shot_aim: Aim, result: ShotResult, *, seed: int, noise: bool,

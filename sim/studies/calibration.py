@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -324,7 +325,7 @@ def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredS
     the efficiency that would need is above 1 the launcher is written as a speed.
     The offsets belong to the person's scales, not the launcher: they are reported.
     """
-    value = {name: e.value for name, e in estimates.items()}
+    value = {name: supported(e.value, e.se) for name, e in estimates.items()}
     launcher = replace(base.launcher, yaw_sd_deg=value["yaw_sd_deg"],
                        pitch_sd_deg=value["pitch_sd_deg"])
     notes = []
@@ -336,8 +337,8 @@ def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredS
     if launcher.has_spring:
         efficiency = launcher.efficiency * (speed / base.launcher.muzzle_speed_mm_s) ** 2
         if efficiency <= 1.0:
-            launcher = replace(launcher, efficiency=efficiency,
-                               draw_sd_mm=launcher.draw_mm * sd / speed)
+            launcher = replace(launcher, efficiency=supported(efficiency, None),
+                               draw_sd_mm=supported(launcher.draw_mm * sd / speed, None, 3))
             notes.append(f"spring kept: efficiency {efficiency:.3f}, draw spread "
                          f"{launcher.draw_sd_mm:.3f} mm give the fitted speed")
         else:
@@ -353,9 +354,28 @@ def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredS
                    launcher=launcher), tuple(notes)
 
 
-def write_fitted_design(result: CalibrationResult, path) -> None:
-    """The fitted design as a TOML file (atomically), readable by ``load_design``."""
+def write_fitted_design(result: CalibrationResult, path, base_file=None) -> None:
+    """The fitted design as a TOML file (atomically), readable by ``load_design``: the
+    base design's file (``base_file``; a file written from the base design without
+    it) with the fitted values put in, what the fit found as comments on top
+    (sim/studies/fitted_file.py)."""
     from models.files import write_text_atomic
+    from sim.studies import fitted_file
     from sim.studies.design_tools import design_toml
 
-    write_text_atomic(path, design_toml(result.design))
+    base_text = Path(base_file).read_text() if base_file else design_toml(result.base)
+    values = {"name": result.design.name, "description": result.design.description,
+              **result.design.file_dict()}
+    write_text_atomic(path, fitted_file.header(result)
+                      + fitted_file.with_values(base_text, values))
+
+
+def supported(value: float, se: float | None, digits: int = 4) -> float:
+    """``value`` rounded to what its standard error supports: to the decimal place one
+    below the error's first digit (2006.04 ± 6.1 -> 2006.0); without an error, to
+    ``digits`` significant digits."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    if se is None or se <= 0:
+        return float(f"{value:.{digits}g}")
+    return round(value, max(0, 1 - math.floor(math.log10(se))))

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from models.layout import ALL_PIGGIES
+from sim.studies.dead_zones import FIRST_STRUCK, OUTCOMES
 
 Check = Callable[[object], bool]
 
@@ -77,6 +78,9 @@ SHOT_FIELDS: dict[str, tuple[str, Check]] = {
     "target_knocked": ("true or false", _flag),
     "collateral": ("a whole number", _count),
     "no_contact": ("true or false", _flag),
+    "outcome": (f"one of {', '.join(OUTCOMES)}", lambda v: v in OUTCOMES),
+    "first_struck": ("what the bale struck first, or nothing",
+                     lambda v: v in FIRST_STRUCK),
     "ricochets": ("a whole number", _count),
 }
 
@@ -109,6 +113,8 @@ SHOT_RULES: list[tuple[str, Callable[[dict, Expected, int], bool]]] = [
     ("collateral against knocked",
      lambda r, e, i: r["collateral"] == sum(p != r["target"]
                                             for p in knocked_piggies(r["knocked"]))),
+    ("outcome against target_knocked",
+     lambda r, e, i: (r["outcome"] == "knocked") == r["target_knocked"]),
 ]
 
 

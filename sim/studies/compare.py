@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.board import Board
+from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.stats import holm, mean_interval, paired_difference, wilson_interval
 
 #: Family-wise error rate of the per-space tests.
@@ -113,13 +114,15 @@ def summary(design: str, chunks: list[dict]) -> dict:
     out = {"design": design, "spaces": len(chunks), "in_reach": len(reachable),
            "mean_p_target": _rounded(mean), "mean_p_target_ci": [_rounded(low), _rounded(high)],
            "worst_space": None, "worst_p_target": None, "worst_p_target_ci": [None, None],
+           "worst_shots": None, "worst_few_shots": False,
            "null_reason": None if reachable else "no selected space is in reach of this design"}
     if reachable:
         index = int(np.argmin(ps))
         hits = int(np.sum(outcomes(reachable[index])))
         n = len(reachable[index]["shots"])
         out.update({"worst_space": reachable[index]["space"], "worst_p_target": _rounded(ps[index]),
-                    "worst_p_target_ci": [_rounded(v) for v in wilson_interval(hits, n)]})
+                    "worst_p_target_ci": [_rounded(v) for v in wilson_interval(hits, n)],
+                    "worst_shots": n, "worst_few_shots": n < FEW_SHOTS})
     return out
 
 
@@ -140,22 +143,44 @@ def _rounded(value):
     return None if math.isnan(value) else round(float(value), 6)
 
 
-def difference_figure(board: Board, comparison: Comparison):
-    """The board coloured by P_B - P_A (diverging colours: blue where B knocks out
-    more, red where fewer), significant spaces outlined and starred; spaces out of
-    reach of either design hatched."""
+def study_title(made_by: dict) -> str:
+    """What made a study, in one line: the aimer, ``--vary``, the precision (or the
+    shots a space), the sampler (plain Monte Carlo where the provenance names none)
+    and the seed."""
+    vary = ", ".join(f"{k} ±{100 * v:g} %" for k, v in (made_by.get("vary") or {}).items())
+    precision = made_by.get("precision")
+    sampling = (f"to ±{precision:g} (at most {made_by['shots_cap']} shots a space)"
+                if precision else f"{made_by['shots_cap']} shots a space")
+    sampler = made_by.get("sampler") or "mc"
+    sampler = {"rqmc": "randomised quasi-Monte Carlo", "mc": "plain Monte Carlo"}.get(sampler,
+                                                                                     sampler)
+    return (f"{made_by['aimer']} aiming, vary {vary or 'none'}, {sampling}, {sampler}, "
+            f"seed {made_by['seed']}")
+
+
+#: The difference map's colour scale by default: ±0.5, the same on every map, so that a
+#: colour means the same difference on every picture.
+SCALE = 0.5
+
+
+def difference_figure(board: Board, comparison: Comparison, made_by: dict | None = None,
+                      scale: float = SCALE):
+    """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
+    blue where B knocks out more, red where fewer). Significant spaces are drawn
+    full and outlined with a star, the others faded; a space with fewer than
+    :data:`~sim.studies.dead_zones.FEW_SHOTS` pairs says how many under its number;
+    spaces out of reach of either design are hatched. ``made_by`` (the provenance)
+    names the aimer, ``--vary``, the precision and the sampler in the title."""
     import matplotlib.pyplot as plt
     from matplotlib import colormaps
-    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.colors import Normalize
     from matplotlib.patches import Rectangle
 
     from sim.views.pictures import draw_board
 
-    fig, ax = plt.subplots(figsize=(6.5, 8.5))
+    fig, ax = plt.subplots(figsize=(6.5, 8.8))
     draw_board(ax, board, labels=True)
-    largest = max([abs(r["diff"]) for r in comparison.spaces if r["diff"] is not None] + [0.0])
-    span = max(0.1, math.ceil(largest * 10) / 10)  # the scale fits the differences found
-    cmap, norm = colormaps["RdBu"], TwoSlopeNorm(vmin=-span, vcenter=0.0, vmax=span)
+    cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
     s = board.space_mm
     for row in comparison.spaces:
         x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
@@ -163,19 +188,30 @@ def difference_figure(board: Board, comparison: Comparison):
             ax.add_patch(Rectangle((x, y), s, s, facecolor="none", edgecolor="#555555",
                                    hatch="///", zorder=2))
             continue
+        colour = cmap(norm(row["diff"]))
+        # faded: the colour mixed with white, so the eye goes to the significant spaces
+        shown = colour if row["significant"] else tuple(0.3 * c + 0.7 for c in colour[:3])
         # zorder 2: over the spaces, under the board's names, checkpoints and fences
-        ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(norm(row["diff"])), zorder=2,
+        ax.add_patch(Rectangle((x, y), s, s, facecolor=shown, zorder=2,
                                edgecolor="black" if row["significant"] else "none",
                                linewidth=2.0))
+        dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
+        ink = "white" if dark else "black"
         mark = "*" if row["significant"] else ""
-        ax.text(x + s / 2, y + s / 2, f"{100 * row['diff']:+.0f}{mark}", ha="center",
-                va="center", fontsize=7, zorder=6)
+        ax.text(x + s / 2, y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
+                f"{100 * row['diff']:+.0f}{mark}", ha="center", va="center", fontsize=7,
+                color=ink, weight="bold" if row["significant"] else "normal", zorder=6)
+        if row["shots"] < FEW_SHOTS:
+            ax.text(x + s / 2, y + s / 2 - 7, f"{row['shots']} pairs", ha="center",
+                    va="center", fontsize=5.5, color=ink, style="italic", zorder=6)
     mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
-    fig.colorbar(mappable, ax=ax, shrink=0.6,
+    fig.colorbar(mappable, ax=ax, shrink=0.6, extend="both",
                  label=f"P({comparison.design_b}) - P({comparison.design_a}) "
                        "(numbers: percentage points)")
+    made = f"{study_title(made_by)}\n" if made_by else ""
     ax.set_title(f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
-                 "P(target knocked out)\n* and outline: significant (95 %, Holm); hatched: out "
-                 "of reach of one design\n" + comparison.verdict, fontsize=8)
+                 f"P(target knocked out)\n{made}* outlined, full colour: significant (95 %, "
+                 f"Holm); faded: not; \"n pairs\": fewer than {FEW_SHOTS} pairs; hatched: out "
+                 "of reach of one design\n" + comparison.verdict, fontsize=7.5, wrap=True)
     ax.axis("off")
     return fig

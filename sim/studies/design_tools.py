@@ -9,6 +9,7 @@ reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import tomllib
@@ -19,18 +20,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from models.board import Board, load_board
-from models.design import RANGES, Design, design_from_dict, load_design
+from models.design import DESIGNS_DIR, RANGES, Design, design_from_dict, load_design
 from models.errors import InputError
-from models.files import write_text_atomic
+from models.files import resolve_named_file, write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import chunks, compare, datafiles, hitmap
 from sim.views.hitmap_picture import draw_heatmap
 
-#: Mean P(no contact) above which a space in reach counts as shadowed (by a fence or
-#: the tractor: the bale hits them instead of the piggy).
-SHADOW_NO_CONTACT = 0.5
+#: The cached files' layout: raised when the columns change, so that files made by
+#: an older version are measured again rather than read.
+CACHE_FORMAT = 2
 
 
 def design_toml(design: Design) -> str:
@@ -45,13 +46,36 @@ def design_toml(design: Design) -> str:
     return "\n".join(lines) + "\n"
 
 
+def design_identity(name_or_path: str) -> dict:
+    """What identifies a design: its name, its file (an absolute path), the sha256 of
+    the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
+    (:func:`design_toml`: the same for two files that differ only in comments or
+    layout)."""
+    design = load_design(name_or_path)
+    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
+    return {"design": design.name, "design_file": str(path),
+            "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "design_sha256": datafiles.sha256_text(design_toml(design))}
+
+
+def comparison_provenance(spec: hitmap.SweepSpec, names: list[str],
+                          maps: list[list[dict]]) -> dict:
+    """What made a comparison: the hit maps' settings, and per design (``names`` as
+    given) its identity (:func:`design_identity`) and the shots it fired."""
+    made_by = {k: v for k, v in hitmap.provenance(spec).items()
+               if k not in ("design", "design_file", "design_file_sha256", "design_sha256")}
+    made_by["designs"] = [design_identity(name) | {"shots_fired": hitmap.shots_fired(rows)}
+                          for name, rows in zip(names, maps, strict=True)]
+    return made_by
+
+
 def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:
     """Where the cache keeps a design's hit map measured with ``spec``'s settings (a
     hit map file: ``--shots table:FILE`` reads it). The key leaves out ``spec.design``
     (the first design named, which the sweep replaces): a design's map is found
     whatever the order the designs are given in."""
     settings = dataclasses.replace(spec, design="").key()
-    key = datafiles.sha256_text(f"{settings}|{design_toml(design)}")[:16]
+    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{settings}|{design_toml(design)}")[:16]
     return cache / f"hitmap-{key}.csv"
 
 
@@ -88,8 +112,9 @@ def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[d
     rows = datafiles.read_table(out)
     by_space: dict[str, list[dict]] = {name: [] for name in spec.spaces}
     for shot in datafiles.read_table(shots_file):
-        if shot.get("knocked", "") is None:  # no piggy knocked out: an empty cell
-            shot["knocked"] = ""
+        for key in ("knocked", "first_struck"):  # none knocked out, nothing struck: empty
+            if shot.get(key, "") is None:
+                shot[key] = ""
         by_space.setdefault(str(shot.get("space")), []).append(shot)
     problem = None
     if [r.get("space") for r in rows] != list(spec.spaces) or list(by_space) != list(spec.spaces):
@@ -124,19 +149,20 @@ def _same_row(row: dict, made: dict) -> bool:
 
 
 def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
-    """One design's figures: reach, mean and worst P with intervals, dead zones,
+    """One design's figures: reach, mean and worst P with intervals, dead zones
+    (sim/studies/dead_zones.py; out of reach split into too close and too far),
     collateral rate."""
     near, _ = reach_mm(design, design.bale.height_mm / 2)
-    dead = {"too_close": [], "too_far": [], "shadowed": [], "never_out": []}
+    dead: dict[str, list[str]] = {"too_close": [], "too_far": [], "blocked": [], "missed": [],
+                                  "never_out": []}
     for chunk in chunks:
         row = chunk["row"]
-        if not row["reachable"]:
-            dead["too_close" if row["distance_mm"] < (near if math.isfinite(near) else 0) else
-                 "too_far"].append(row["space"])
-        elif row["p_no_contact"] >= SHADOW_NO_CONTACT:
-            dead["shadowed"].append(row["space"])
-        elif row["p_target"] == 0:
-            dead["never_out"].append(row["space"])
+        kind = row.get("dead_zone")
+        if kind == "out_of_reach":
+            kind = "too_close" if row["distance_mm"] < (near if math.isfinite(near) else 0) \
+                else "too_far"
+        if kind:
+            dead[kind].append(row["space"])
     reachable = [c["row"] for c in chunks if c["row"]["reachable"]]
     collateral = (round(float(np.mean([r["p_collateral"] for r in reachable])), 4)
                   if reachable else None)
@@ -230,8 +256,17 @@ def with_value(design: Design, field: str, value: float) -> Design:
 
 
 def sweep_figure(field: str, values, results: list[dict]):
-    """Mean P (with its interval) and worst P, reach, and collateral against the field."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    """Mean P (with its interval) and worst P against the field; the spaces in reach
+    and the collateral rate beside it where they change, else said once in the title
+    (a panel of a constant line says nothing)."""
+    series = [("spaces in reach", [r["in_reach"] for r in results]),
+              ("P(collateral knock-out), mean", [r["collateral_rate"] for r in results])]
+    changing = [(label, ys) for label, ys in series if len(set(ys)) > 1]
+    constant = [f"{label.split(',')[0]}: {_num_or_int(ys[0])} for every value"
+                for label, ys in series if len(set(ys)) <= 1]
+    fig, axes = plt.subplots(1, 1 + len(changing), figsize=(4.4 * (1 + len(changing)) + 0.6, 4),
+                             squeeze=False)
+    axes = axes[0]
     mean = [r["mean_p_target"] for r in results]
     axes[0].errorbar(values, mean, yerr=[[m - r["mean_p_target_ci"][0] for m, r in
                                           zip(mean, results, strict=True)],
@@ -241,17 +276,22 @@ def sweep_figure(field: str, values, results: list[dict]):
     axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst space")
     axes[0].set_ylabel("P(target knocked out)")
     axes[0].legend()
-    axes[1].plot(values, [r["in_reach"] for r in results], "o-")
-    axes[1].set_ylabel("spaces in reach")
-    axes[1].yaxis.get_major_locator().set_params(integer=True)
-    axes[2].plot(values, [r["collateral_rate"] for r in results], "o-")
-    axes[2].set_ylabel("P(collateral knock-out), mean")
+    for ax, (label, ys) in zip(axes[1:], changing, strict=True):
+        ax.plot(values, ys, "o-")
+        ax.set_ylabel(label)
+        if label == "spaces in reach":
+            ax.yaxis.get_major_locator().set_params(integer=True)
     for ax in axes:
         ax.set_xlabel(field)
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Design sweep of {field}", fontsize=12)
+    fig.suptitle(f"Design sweep of {field}" + (f"\n{'; '.join(constant)}" if constant else ""),
+                 fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def _num_or_int(value) -> str:
+    return str(value) if isinstance(value, int) else _num(value)
 
 
 def load_designs(names: list[str]) -> list[Design]:

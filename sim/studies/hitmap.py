@@ -45,6 +45,7 @@ from models.text import shown
 from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
 from sim.studies import chunks, datafiles, owner, parts
+from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
@@ -107,18 +108,17 @@ def expected_chunk(spec: SweepSpec, name: str) -> chunks.Expected:
 
 
 def provenance(spec: SweepSpec) -> dict:
-    """What made a hit map: the object written with its files."""
-    from sim.studies.design_tools import design_toml
+    """What made a hit map: the object written with its files (``shots_fired``, the
+    shots fired per space in reach, is added when the sweep is done)."""
+    from sim.studies.design_tools import design_identity
 
-    design = load_design(spec.design)
     aimer = spec.aimer
     return {"board": spec.board, "layout": spec.layout or None, "stacks": spec.stacks,
-            "design": design.name, "design_file": spec.design,
-            "design_sha256": datafiles.sha256_text(design_toml(design)),
+            **design_identity(spec.design),
             "aimer": aimer["name"], "aim_sd_deg": [aimer["yaw_sd_deg"], aimer["pitch_sd_deg"]],
             "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
             "vary": spec.vary, "seed": spec.seed, "hit_rule": spec.hit_rule, "arc": spec.arc,
-            "shots": spec.shots, "precision": spec.precision, "batch": BATCH,
+            "shots_cap": spec.shots, "precision": spec.precision, "batch": BATCH,
             "version": datafiles.package_version()}
 
 
@@ -159,23 +159,29 @@ def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
     return TARGET, stacks
 
 
-def run_space(spec: SweepSpec, name: str) -> dict:
-    """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
+def aim_at_space(world, spec: SweepSpec, name: str):
+    """Set ``world`` up for a space's shots: its layout with the target there. Returns
+    the target and the aim the sweep fires with (None where the arc asked for does not
+    reach)."""
     from sim.physics import shoot
 
-    world = _world(spec)
-    board = world.board
-    space = board.parse_space(name)
     target, stacks = target_and_stacks(spec, name)
-    world.set_layout(layout_from_dict({"stacks": stacks}, board=board, source="sweep layout"))
-    unreachable = {"space": name, "reachable": False, "arc": None, "target": target,
-                   "shots": []}
+    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board,
+                                      source="sweep layout"))
     try:
         aim = shoot.solve_aim(world, target, "low" if spec.arc == "best" else spec.arc)
     except OutOfReach:
-        return unreachable
-    if spec.arc == "high" and aim.arc != "high":
-        return unreachable
+        return target, None
+    return target, None if spec.arc == "high" and aim.arc != "high" else aim
+
+
+def run_space(spec: SweepSpec, name: str) -> dict:
+    """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
+    world = _world(spec)
+    space = world.board.parse_space(name)
+    target, aim = aim_at_space(world, spec, name)
+    if aim is None:
+        return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
     aimer = Aimer(**spec.aimer)
     rows: list[dict] = []
     hits = 0
@@ -202,6 +208,8 @@ def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
         "target_knocked": target in result.knocked,
         "collateral": sum(p != target for p in result.knocked),
         "no_contact": not piggies_struck,
+        "outcome": shot_outcome(target, result.knocked, result.contacts),
+        "first_struck": first_struck(target, result.contacts),
         "ricochets": sum(c in _RICOCHET_SURFACES for c in result.contacts),
     }
 
@@ -225,13 +233,16 @@ def summarise(chunk: dict, board: Board) -> dict:
     for key, hit in (("p_target", lambda r: r["target_knocked"]),
                      ("p_any", lambda r: bool(r["knocked"])),
                      ("p_collateral", lambda r: r["collateral"] > 0),
-                     ("p_no_contact", lambda r: r["no_contact"])):
+                     ("p_no_contact", lambda r: r["no_contact"]),
+                     ("p_blocked", lambda r: r["outcome"] == "blocked"),
+                     ("p_missed", lambda r: r["outcome"] == "missed")):
         hits = sum(bool(hit(r)) for r in rows)
         lo, hi = wilson_interval(hits, n) if n else (None, None)
         out[key] = round(hits / n, 6) if n else None
         out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
         out[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
     out["mean_ricochets"] = round(float(np.mean([r["ricochets"] for r in rows])), 4) if n else None
+    out["dead_zone"] = dead_zone(out)
     return out
 
 
@@ -353,11 +364,18 @@ def _owned_sweep(spec: SweepSpec, out: Path, fmt: str, workers: int, resume: boo
         rows.append(summarise(chunk, board))
         if per_shot:
             shots.extend(chunk["shots"])
+    made_by["shots_fired"] = shots_fired(rows)
     datafiles.write_table(rows, out, fmt, made_by)
     if per_shot:
         datafiles.write_table(shots, per_shot_path(out), fmt, made_by)
     shutil.rmtree(folder)
     return SweepOutcome(rows, reused=len(done), computed=len(todo))
+
+
+def shots_fired(rows: list[dict]) -> dict:
+    """The shots a hit map fired per space in reach: fewest, most and in all."""
+    fired = [int(r["shots"]) for r in rows if r["reachable"]] or [0]
+    return {"min": min(fired), "max": max(fired), "total": sum(fired)}
 
 
 def per_shot_path(out: Path) -> Path:

@@ -76,7 +76,11 @@ def draw_position(ax, board: Board, view: dict, turn: Turn | None = None) -> Non
         yaw = math.degrees(math.atan2(-x, y))
         ax.annotate("", xy=(x, y), xytext=(0, 0), zorder=9,
                     arrowprops={"arrowstyle": "-|>", "color": _SHOT_COLOUR, "lw": 2.5})
-        ax.plot(x, y, marker=(8, 1, 0), ms=30, color=_SHOT_COLOUR, alpha=0.35, zorder=4)
+        if turn.knocked:  # a burst where the shot knocked someone out, a ring where not
+            ax.plot(x, y, marker=(8, 1, 0), ms=30, color=_SHOT_COLOUR, alpha=0.35, zorder=4)
+        else:
+            ax.plot(x, y, marker="o", ms=26, mfc="none", mec=_SHOT_COLOUR, mew=2, alpha=0.6,
+                    zorder=4)
     draw_tractor(ax, yaw, _TRACTOR_PARTS)
     counts: dict[str, int] = {}
     for piggy, where in sorted(view["pieces"].items()):
@@ -132,8 +136,10 @@ def _side_panel(ax, view: dict, turn: Turn | None, players: list[str] | None) ->
         ax.text(0.15, y + 0.01, f"{COLOURS[k]}: seat {k}{who}\n{trough[COLOURS[k]]}/3 in "
                 "the trough", fontsize=8, va="center",
                 weight="bold" if k == seat else "normal")
-    ax.text(0.02, 0.02, "white number: the piggy's\nred arrow: the turn's shot\nred outline: "
-            "knocked out\nupper piggy of a stack: offset", fontsize=7.5, color="#444444")
+    ax.text(0.02, 0.02, "white number: which piggy\nred arrow: the turn's shot\n"
+            "red burst: it knocked out\nred ring: nobody out\nred outline: knocked out\n"
+            "upper piggy of a stack:\n  drawn offset", fontsize=9, color="#333333",
+            linespacing=1.3)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
 

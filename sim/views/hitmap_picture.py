@@ -5,17 +5,20 @@ name, and the fences and checkpoints drawn over the colours.
 Spaces the colour alone does not explain are marked, with a legend: out of reach
 (no aim reaches them), held by a fence (knocked out measurably less often than
 the open spaces, with a fence on the far side of the space, seen from the
-tractor, that stops the piggy inside its space: on the stock board r7c3 at
-0 %, and r2c3, r9c2, r9c4), and shadowed (the bale struck something else before
-the piggy in most shots).
+tractor, that stops the piggy inside its space: on the stock board r7c3, r2c3,
+r9c2, r9c4), and the dead zones of the hit map's rows (sim/studies/dead_zones.py:
+blocked, missed, never out; each decided by its interval, the same rule as in
+``design compare`` and the JSON).
 """
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 from matplotlib import colormaps
+from matplotlib.legend_handler import HandlerBase
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.text import Text
 
 from models.board import Board, Space
 from sim.views.pictures import draw_board, save_figure
@@ -23,15 +26,31 @@ from sim.views.pictures import draw_board, save_figure
 #: The colours' scale, red (never knocked out) to green (always).
 CMAP = "RdYlGn"
 #: "Held by a fence" is shown when the 95 % interval of P(knocked out) lies below
-#: this (open spaces are at 95-100 % with the stock launcher), "shadowed" when the
-#: interval of P(no piggy struck) lies above the other.
-_HELD_BELOW, _SHADOWED_ABOVE = 0.9, 0.5
+#: this (open spaces are at 95-100 % with the stock launcher).
+_HELD_BELOW = 0.9
 _MARKS = {
     "fence": ("F", "held by a fence: the fence on its far side (seen from the tractor) "
                    "stops the piggy inside its space in some or all shots"),
-    "shadow": ("S", "shadowed: the bale struck something else before the piggy in most "
-                    "shots"),
+    "blocked": ("B", "blocked: the bale struck a fence, the tractor or another piggy first, "
+                     "in most shots (95 %)"),
+    "missed": ("M", "missed: the bale struck nothing, in most shots (95 %)"),
+    "never_out": ("0", "never out: no shot knocked it out, and enough shots to say so"),
 }
+
+
+class _Letter(HandlerBase):
+    """A legend entry drawn as its mark on the map: a letter in a circle."""
+
+    def __init__(self, letter: str):
+        super().__init__()
+        self.letter = letter
+
+    def create_artists(self, legend, orig_handle, xdescent, ydescent, width, height, fontsize,
+                       trans):
+        return [Text(width / 2 - xdescent, height / 2 - ydescent, self.letter, ha="center",
+                     va="center", fontsize=fontsize, weight="bold", transform=trans,
+                     bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": "#333333",
+                           "lw": 0.6})]
 
 
 def fence_behind(board: Board, space: Space) -> bool:
@@ -55,9 +74,8 @@ def marks(board: Board, row: dict) -> list[str]:
     if high is not None and high < _HELD_BELOW and fence_behind(board,
                                                                  board.parse_space(row["space"])):
         out.append("fence")
-    low = row.get("p_no_contact_ci_low")
-    if low is not None and low > _SHADOWED_ABOVE:
-        out.append("shadow")
+    if row.get("dead_zone") in _MARKS:
+        out.append(row["dead_zone"])
     return out
 
 
@@ -97,19 +115,22 @@ def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> No
                           "lw": 0.6})
 
 
-def legend_handles(board: Board, rows: list[dict]) -> list:
-    """Legend entries for what a map shows, the marks only when some space has them."""
+def legend_handles(board: Board, rows: list[dict]) -> tuple[list, dict]:
+    """Legend entries for what a map shows (out of reach and the marks only when some
+    space is so), and the handler map that draws the marks."""
     handles = [Patch(facecolor="#d0d0d0", edgecolor="#555555", hatch="///",
-                     label="out of reach: no aim reaches it"),
-               Line2D([], [], color="#7a4a1e", lw=3.5, label="fence"),
-               Line2D([], [], color="#b03030", lw=1.2, ls="--", label="checkpoint"),
-               Line2D([], [], ls="", label="under the %: its 95 % interval (Wilson)")]
+                     label="out of reach: no aim reaches it")] \
+        if any(not r["reachable"] for r in rows) else []
+    handles += [Line2D([], [], color="#7a4a1e", lw=3.5, label="fence"),
+                Line2D([], [], color="#b03030", lw=1.2, ls="--", label="checkpoint"),
+                Line2D([], [], ls="", label="under the %: its 95 % interval (Wilson)")]
     shown = {m for r in rows for m in marks(board, r)}
+    handlers = {}
     for key, (letter, text) in _MARKS.items():
         if key in shown:
-            handles.append(Line2D([], [], ls="", marker=f"${letter}$", color="black", ms=7,
-                                  label=text))
-    return handles
+            handles.append(Line2D([], [], ls="", label=text))
+            handlers[handles[-1]] = _Letter(letter)
+    return handles, handlers
 
 
 def heatmap_figure(board: Board, rows: list[dict], title: str):
@@ -121,7 +142,8 @@ def heatmap_figure(board: Board, rows: list[dict], title: str):
     mappable.set_clim(0, 1)
     fig.colorbar(mappable, ax=ax, shrink=0.6, label="P(target knocked out)")
     ax.set_title(title, fontsize=10)
-    fig.legend(handles=legend_handles(board, rows), loc="lower center", fontsize=8,
+    handles, handlers = legend_handles(board, rows)
+    fig.legend(handles=handles, handler_map=handlers, loc="lower center", fontsize=8,
                frameon=False, ncol=1)
     return fig
 

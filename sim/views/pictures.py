@@ -30,8 +30,10 @@ BOARD_COLOUR, SPACE_COLOUR, LINE_COLOUR = "#d8c59a", "#eadcb8", "#8a7650"
 FENCE_COLOUR, PIT_COLOUR, TROUGH_COLOUR = "#7a4a1e", "#8b6a4f", "#c9a36b"
 
 
-def draw_board(ax, board: Board, labels: bool = True) -> None:
-    """Board, spaces, holes, fences, checkpoints, pits and trough on a top-view axes (mm)."""
+def draw_board(ax, board: Board, labels: bool = True, label_scale: float = 1.0) -> None:
+    """Board, spaces, holes, fences, checkpoints, pits and trough on a top-view axes (mm);
+    ``label_scale`` enlarges the spaces' and checkpoints' names (the 3D texture's, seen
+    small and at a slant, need it)."""
     x0, x1, y0, y1 = board.surface_extent_mm
     gx0, gx1, gy0, gy1 = board.grid_extent_mm
     ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, color=BOARD_COLOUR, zorder=0))
@@ -61,15 +63,15 @@ def draw_board(ax, board: Board, labels: bool = True) -> None:
                                    linewidth=0.8, zorder=1))
             if labels:
                 # over a hit map's colours (zorder 2), under the piggies (5)
-                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=6.5,
+                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=6.5 * label_scale,
                         color=LINE_COLOUR, zorder=4.5, clip_on=True)
     for k, row in enumerate(board.checkpoints, start=1):
         y = gy0 + row * s
         ax.plot([gx0, gx1], [y, y], ls="--", color="#b03030", lw=1.2, zorder=3)
         if labels:
             # under the line at the right: clear of the space names (bottom left)
-            ax.text(gx1 - 2, y - 2, f"checkpoint #{k}", fontsize=6.5, color="#b03030",
-                    ha="right", va="top", zorder=4.5, clip_on=True,
+            ax.text(gx1 - 2, y - 2, f"checkpoint #{k}", fontsize=6.5 * label_scale,
+                    color="#b03030", ha="right", va="top", zorder=4.5, clip_on=True,
                     bbox={"fc": "white", "ec": "none", "alpha": 0.6, "pad": 0.5})
     for a, b in board.fence_segments_mm():
         ax.plot([a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5,

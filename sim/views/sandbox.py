@@ -109,11 +109,13 @@ def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> 
         pb.resetDebugVisualizerCamera(cameraDistance=0.09 * (y1 - y0), cameraYaw=0,
                                       cameraPitch=-50, cameraTargetPosition=[0, 4, 0],
                                       physicsClientId=client)
-        yaw = pb.addUserDebugParameter("yaw (deg)", -180, 180, 0, physicsClientId=client)
-        pitch = pb.addUserDebugParameter("pitch (deg)", launcher.pitch_min_deg,
+        # PyBullet's window clips the first letter of every text it draws (its own
+        # menus too): each label starts with a space, which is the one clipped.
+        yaw = pb.addUserDebugParameter(" yaw (deg)", -180, 180, 0, physicsClientId=client)
+        pitch = pb.addUserDebugParameter(" pitch (deg)", launcher.pitch_min_deg,
                                          launcher.pitch_max_deg, 0, physicsClientId=client)
-        fire = pb.addUserDebugParameter("FIRE", 1, 0, 0, physicsClientId=client)
-        reset = pb.addUserDebugParameter("reset", 1, 0, 0, physicsClientId=client)
+        fire = pb.addUserDebugParameter(" FIRE", 1, 0, 0, physicsClientId=client)
+        reset = pb.addUserDebugParameter(" reset", 1, 0, 0, physicsClientId=client)
         presses = {fire: 0.0, reset: 0.0}
         world.reset()
         step_s = slowmo / design.physics.steps_per_s

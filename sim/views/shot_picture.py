@@ -18,8 +18,6 @@ from scipy.spatial import ConvexHull
 
 from models.meshes import barrel, load_parts
 from sim.physics.results import ShotResult
-
-#: How far the upper piggy of a stack is drawn from the one under it, mm (top views).
 from sim.physics.world import World
 from sim.views import labels, pictures
 
@@ -52,7 +50,8 @@ def shot_figure(world: World, result: ShotResult, title: str = ""):
     _section(section, world, result)
     handles = [
         plt.Line2D([], [], color="#404040", ls="--", lw=0.8,
-                   label=f"aim: yaw {result.yaw_deg:.1f}, pitch {result.pitch_deg:.1f} deg"),
+                   label=f"as fired (the aim and its errors): yaw {result.yaw_deg:.1f}, "
+                         f"pitch {result.pitch_deg:.1f} deg"),
         plt.Line2D([], [], color=_PATH_COLOUR, lw=1.5, label="bale's centre"),
         plt.Line2D([], [], marker="o", ls="", mfc="none", mec=_OUT_COLOUR,
                    label="the bale's contacts, numbered in order"),

@@ -12,6 +12,10 @@ from sim.physics.bullet import CM_PER_MM, pb
 
 #: Pixels of texture per mm of board: enough for the space labels to be read.
 _PX_PER_MM = 2.0
+#: The names on the texture, larger than on the pictures: a 640 x 480 video sees a space
+#: at about 40 pixels, and the renderer samples the texture without smoothing, so names
+#: of the pictures' size break up into wrong letters ("r8c2" read "r8r7").
+_LABEL_SCALE = 2.0
 
 
 def board_texture_png(board: Board, folder: str | Path) -> Path:
@@ -25,7 +29,7 @@ def board_texture_png(board: Board, folder: str | Path) -> Path:
     fig = plt.figure(figsize=((x1 - x0) * _PX_PER_MM / dpi, (y1 - y0) * _PX_PER_MM / dpi),
                      dpi=dpi)
     ax = fig.add_axes((0, 0, 1, 1))
-    draw_board(ax, board, labels=True)
+    draw_board(ax, board, labels=True, label_scale=_LABEL_SCALE)
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     ax.axis("off")

@@ -158,6 +158,14 @@ def page(data: dict, title: str) -> str:
                 SCRIPT=asset("replay.js"))
 
 
+def template() -> str:
+    """A replay page whose title and data are the marks ``__TITLE__`` and ``__SHOT__``,
+    for a page that holds many shots to fill in the browser (the design report keeps one
+    copy of the renderer for all of them)."""
+    return fill(_PAGE, TITLE="__TITLE__", DATA="__SHOT__", RENDERER=renderer_scripts(),
+                SCRIPT=asset("replay.js"))
+
+
 def fill(template: str, **parts: str) -> str:
     """A page's ``__NAME__`` marks replaced by its parts, in one pass (a part's own
     text is never taken for a mark)."""

@@ -3,6 +3,7 @@ closed forms it must reproduce, and the refusals."""
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -119,10 +120,11 @@ def test_a_spring_base_stays_a_spring_with_the_fitted_speed():
     result = calibrate(closed_form_shots(slower, seed=3), spring)
     launcher = result.design.launcher
     assert launcher.has_spring and launcher.spring_rate_n_m == 200.0
-    assert launcher.muzzle_speed_mm_s == pytest.approx(
-        result.estimates["muzzle_speed_mm_s"].value, rel=1e-9)
-    assert launcher.speed_sd_mm_s == pytest.approx(result.estimates["speed_sd_mm_s"].value,
-                                                   rel=1e-9)
+    # the spring's efficiency and draw spread, rounded to what the data supports, give
+    # the fitted speed and spread within a fifth of their standard errors
+    for name in ("muzzle_speed_mm_s", "speed_sd_mm_s"):
+        estimate = result.estimates[name]
+        assert abs(getattr(launcher, name) - estimate.value) < estimate.se / 5, name
     assert any("spring kept" in note for note in result.notes)
 
 
@@ -188,3 +190,23 @@ def test_the_example_file_calibrates():
     speed = result.estimates["muzzle_speed_mm_s"]
     assert abs(speed.value - 2000.0) < 3 * speed.se
     assert set(result.to_dict()["parameters"]) == set(PARAMETERS)
+
+
+def test_the_fitted_file_keeps_the_bases_comments_and_says_what_the_fit_found(tmp_path):
+    from models.design import DESIGNS_DIR
+    from sim.studies.calibration import supported
+
+    assert supported(2006.0370919460172, 9.8) == 2006.0
+    assert supported(0.8816838724916247, 0.13) == 0.88
+    assert supported(0.461912345, None) == 0.4619
+    spring = load_design("spring-stock")
+    result = calibrate(closed_form_shots(with_launcher(spring, efficiency=0.40), seed=3),
+                       spring)
+    path = tmp_path / "fitted.toml"
+    write_fitted_design(result, path, DESIGNS_DIR / "spring-stock.toml")
+    text = path.read_text()
+    assert "# shot-to-shot spread of the draw (1 sd)" in text  # the base's comments
+    for name, estimate in result.estimates.items():  # offsets and errors as comments
+        assert f"#   {name} = {estimate.value:.4g} ± {estimate.se:.2g}" in text
+    assert not re.search(r"\d\.\d{6,}", text)  # no 16-digit floats
+    assert load_design(path).launcher == result.design.launcher

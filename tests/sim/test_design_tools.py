@@ -25,7 +25,8 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
         assert figures["spaces"] == 4 and 0 <= figures["mean_p_target"] <= 1
         low, high = figures["mean_p_target_ci"]
         assert low <= figures["mean_p_target"] <= high
-        assert set(figures["dead_zones"]) == {"too_close", "too_far", "shadowed", "never_out"}
+        assert set(figures["dead_zones"]) == {"too_close", "too_far", "blocked", "missed",
+                                              "never_out"}
     assert data["verdict"].startswith("fast-spring knocks out more than stock on ")
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
     assert data["provenance"]["aimer"] == "child"
@@ -91,3 +92,19 @@ def test_a_designs_cached_map_does_not_depend_on_the_order_of_the_designs(tmp_pa
                                        tmp_path)
     assert first != cached_hitmap_path(dataclasses.replace(spec, shots=3), fast, tmp_path)
     assert first != cached_hitmap_path(spec, load_design("stock"), tmp_path)
+
+
+def test_a_sweep_picture_spends_no_panel_on_a_constant_line():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from sim.studies.design_tools import sweep_figure
+
+    results = [{"mean_p_target": p, "mean_p_target_ci": [p - 0.05, p + 0.05],
+                "worst_p_target": p / 2, "in_reach": 68, "collateral_rate": c}
+               for p, c in ((0.5, 0.0), (0.6, 0.01), (0.7, 0.03))]
+    fig = sweep_figure("launcher.muzzle_speed_mm_s", np.array([1500, 2000, 2500]), results)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["P(target knocked out)",
+                                                     "P(collateral knock-out), mean"]
+    assert "spaces in reach: 68 for every value" in fig._suptitle.get_text()
+    plt.close(fig)

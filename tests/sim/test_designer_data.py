@@ -19,7 +19,8 @@ from sim.studies.hitmap import SweepSpec, sweep
 from tests.sim.test_cli import run
 
 PROVENANCE_KEYS = {"board", "layout", "design", "design_sha256", "aimer", "aim_sd_deg", "vary",
-                   "seed", "hit_rule", "shots", "precision", "version"}
+                   "seed", "hit_rule", "shots_cap", "shots_fired", "precision", "version",
+                   "design_file", "design_file_sha256"}
 
 
 def spec(**changes):
@@ -141,6 +142,34 @@ def test_the_aim_spread_scan(capsys, tmp_path):
     assert sharp["p_target_ci_low"] > wide["p_target_ci_high"]  # P falls as the spread grows
     assert read_provenance(tmp_path / "scan.csv")["aim_sd_scan_deg"] == [0.0, 6.0]
     assert (tmp_path / "scan.png").stat().st_size > 10_000
+
+
+def test_the_aim_spread_scan_overlays_designs_and_never_overwrites_its_own_file(
+        capsys, tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from sim.studies.scan import scan_figure
+
+    monkeypatch.chdir(tmp_path)
+    argv = ("hitmap", "--spaces", "r0c3", "--aim-sd-scan", "0:6:2", "--shots", "10",
+            "--design", "stock", "--design", "fast-spring", "--workers", "1")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "design stock" in out and "design fast-spring" in out
+    rows = read_table(tmp_path / "aim-sd-scan.csv")
+    assert [(r["design"], r["aim_sd_deg"]) for r in rows] == [
+        ("stock", 0), ("stock", 6), ("fast-spring", 0), ("fast-spring", 6)]
+    code, _, err = run(capsys, *argv)  # the file it named itself is kept
+    assert code == 2 and "aim-sd-scan.csv exists and --out was not given" in err
+    figure = scan_figure(rows, "test")
+    labels = figure.axes[0].get_legend_handles_labels()[1]
+    assert labels == ["r0c3, stock", "r0c3, fast-spring"]
+    marks = [t.get_text() for t in figure.axes[0].texts]
+    assert any(t.startswith("adult") for t in marks) and any(t.startswith("child")
+                                                              for t in marks)
+    plt.close(figure)
+    code, _, err = run(capsys, "hitmap", "--spaces", "r0c3", "--design", "stock", "--design",
+                       "fast-spring", "--out", str(tmp_path / "h.csv"))
+    assert code == 2 and "--design is given once for a hit map" in err
 
 
 @pytest.mark.parametrize(("argv", "message"), [

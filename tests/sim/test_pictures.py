@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 from matplotlib.patches import Polygon, Rectangle
+from matplotlib.text import Text
 
 from models.layout import layout_from_dict
 from sim.cli import demo
@@ -84,15 +85,17 @@ def test_the_section_shows_the_tractor_the_fence_and_the_stack(demo_figure):
 
 
 # --- the hit map -------------------------------------------------------------------------------
-def row(space, hits, shots=6, reachable=True, no_contact=0):
+def row(space, hits, shots=6, reachable=True, blocked=0, missed=0):
     from referee.match import wilson_interval
+    from sim.studies.dead_zones import dead_zone
 
     out = {"space": space, "reachable": reachable, "shots": shots if reachable else 0}
-    for key, k in (("p_target", hits), ("p_no_contact", no_contact)):
+    for key, k in (("p_target", hits), ("p_blocked", blocked), ("p_missed", missed)):
         low, high = wilson_interval(k, shots)
         out.update({key: k / shots if reachable else None,
                     f"{key}_ci_low": low if reachable else None,
                     f"{key}_ci_high": high if reachable else None})
+    out["dead_zone"] = dead_zone(out)
     return out
 
 
@@ -110,21 +113,33 @@ def test_a_fence_behind_a_space_is_found_from_the_board(board):
 
 def test_the_hit_map_explains_its_low_spaces(board):
     rows = [row("r7c3", 0), row("r8c3", 6), row("r9c5", 0, reachable=False),
-            row("r10c3", 1, no_contact=6), row("r1c1", 0), row("r9c2", 62, shots=100),
-            row("r2c3", 97, shots=100)]
+            row("r10c3", 1, blocked=5), row("r1c1", 0), row("r9c2", 62, shots=100),
+            row("r2c3", 97, shots=100), row("r0c5", 0, shots=60, missed=50),
+            row("r4c5", 0, shots=60)]
     assert hitmap_picture.marks(board, rows[0]) == ["fence"]
     assert hitmap_picture.marks(board, rows[5]) == ["fence"]  # held back in a third
     assert hitmap_picture.marks(board, rows[6]) == []  # as often as an open space
-    assert hitmap_picture.marks(board, rows[3]) == ["shadow"]
+    assert hitmap_picture.marks(board, rows[3]) == []  # 5 of 6 blocked: too few to say "most"
     assert hitmap_picture.marks(board, rows[4]) == []  # low, but nothing known explains it
+    assert hitmap_picture.marks(board, rows[7]) == ["missed"]
+    assert hitmap_picture.marks(board, rows[8]) == ["never_out"]  # 0 of 60: surely rare
+    rows[3] = row("r10c3", 1, shots=40, blocked=35)
+    assert hitmap_picture.marks(board, rows[3]) == ["blocked"]
     figure = hitmap_picture.heatmap_figure(board, rows, "test")
     ax = figure.axes[0]
     texts = [t.get_text() for t in ax.texts]
-    assert {"0%", "100%", "0-39", "61-100", "no aim", "F", "S"} <= set(texts)
-    legend = [t.get_text() for t in figure.legends[0].get_texts()]
-    assert any(t.startswith("held by a fence") for t in legend)
-    assert any(t.startswith("shadowed") for t in legend)
-    assert any(t.startswith("out of reach") for t in legend)
+    assert {"0%", "100%", "0-39", "61-100", "no aim", "F", "B", "M", "0"} <= set(texts)
+    legend = figure.legends[0]
+    labels = [t.get_text() for t in legend.get_texts()]
+    for start in ("held by a fence", "blocked", "missed", "never out", "out of reach"):
+        assert any(t.startswith(start) for t in labels), start
+    # each mark's legend entry is drawn as the letter the map shows, not a blob
+    letters = [a.get_text() for a in legend.findobj(Text) if a not in legend.get_texts()]
+    assert {"F", "B", "M", "0"} <= set(letters)
+    # a map with every space in reach and none marked lists neither
+    handles, handlers = hitmap_picture.legend_handles(board, [rows[1], rows[6]])
+    assert handlers == {} and not any(h.get_label().startswith("out of reach")
+                                      for h in handles)
     # the fences and checkpoints are drawn over the colours
     colours = [p.get_zorder() for p in ax.patches if isinstance(p, Rectangle)
                and p.get_zorder() == 2]

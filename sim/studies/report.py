@@ -1,0 +1,143 @@
+"""The shareable report of two designs compared shot for shot
+(``piggy design compare A B --html report.html``): what goes into the page.
+
+The page (sim/views/report_page.py) is one self-contained file: the verdict, the
+difference map and both hit maps as pictures inside it, the per-space table, what
+made it, and for a few spaces a representative shot of each design in the 3D
+viewer (sim/views/viewer.py). A page cannot fire shots once it is sent, so the
+shots it shows are recorded when it is written: for at most
+:data:`MAX_SPACES_RECORDED` spaces, the significant ones first, then the largest
+differences. At each such space the shot shown is a **discordant pair** where
+there is one (the same seed, so the same launcher error, aiming error and
+``--vary`` factors, fired by A and by B with different outcomes, in the direction
+of the difference), else the space's first shot. The shots are fired again with
+recording on; their seeds make them the very shots of the hit maps.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections import Counter
+
+import numpy as np
+
+from models.aimer import Aimer
+from models.board import Board, load_board
+from models.design import Design
+from sim.studies import compare, hitmap
+from sim.studies.dead_zones import FEW_SHOTS
+
+#: Most spaces whose shots the page records (each shot adds about 100 kB to it).
+MAX_SPACES_RECORDED = 8
+_DEAD_WORDS = {"out_of_reach": "out of reach", "blocked": "blocked", "missed": "missed",
+               "never_out": "never out"}
+
+
+def recorded_spaces(comparison: compare.Comparison) -> list[str]:
+    """The spaces whose shots the page shows: significant first, then by the size of
+    the difference, at most :data:`MAX_SPACES_RECORDED`."""
+    tested = [r for r in comparison.spaces if r["diff"] is not None]
+    ranked = sorted(tested, key=lambda r: (not r["significant"], -abs(r["diff"]), r["space"]))
+    return [r["space"] for r in ranked[:MAX_SPACES_RECORDED]]
+
+
+def representative_shot(row: dict, chunk_a: dict, chunk_b: dict) -> tuple[int, str]:
+    """The shot number shown at a space, and why it was chosen."""
+    pairs = int(row["shots"])
+    a, b = compare.outcomes(chunk_a)[:pairs], compare.outcomes(chunk_b)[:pairs]
+    a_only, b_only = a & ~b, b & ~a
+    first, second = (b_only, a_only) if (row["diff"] or 0) >= 0 else (a_only, b_only)
+    for mask in (first, second):
+        if mask.any():
+            index = int(np.argmax(mask))
+            who = "B" if b[index] else "A"
+            return index, f"a discordant pair: only {who} knocked the target out"
+    return 0, "no discordant pair at this space: the first shot"
+
+
+def replay(world, spec: hitmap.SweepSpec, name: str, index: int):
+    """Fire shot ``index`` of space ``name`` again, recording; ``world`` holds the design."""
+    from sim.physics import shoot
+
+    _, aim = hitmap.aim_at_space(world, spec, name)
+    seed = hitmap.shot_seed(spec.seed, world.board.parse_space(name), index)
+    return shoot.fire(world, aim, seed=seed, aimer=Aimer(**spec.aimer), vary=spec.vary,
+                      record=True)
+
+
+def why(row: dict, chunk: dict) -> dict:
+    """A space's dead zone in words (empty when it is none) and its shots' outcomes:
+    shares of knocked, stayed, blocked (by what, most often) and missed."""
+    shots = chunk["shots"]
+    outcomes = Counter(s["outcome"] for s in shots)
+    blockers = Counter(s["first_struck"] for s in shots if s["outcome"] == "blocked")
+    n = max(len(shots), 1)
+    parts = [f"{kind} {100 * outcomes[kind] / n:.0f} %" for kind in
+             ("knocked", "stayed", "blocked", "missed") if outcomes[kind]]
+    by = blockers.most_common(1)[0][0] if blockers else None
+    dead = _DEAD_WORDS.get(row.get("dead_zone") or "", "")
+    if dead == "blocked" and by:
+        dead = f"blocked by {'another piggy' if by == 'piggy' else 'the ' + by}"
+    return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})"
+                                                         if by else "")}
+
+
+def figure_png(fig) -> str:
+    """A figure as a PNG data URI."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def build(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
+          comparison: compare.Comparison, chunks: list[list[dict]], made_by: dict,
+          scale: float) -> dict:
+    """Everything the page shows (sim/views/report_page.py), shots recorded."""
+    from sim.physics.world import World
+    from sim.views import viewer
+    from sim.views.hitmap_picture import heatmap_figure
+
+    chunks_a, chunks_b = ({c["space"]: c for c in cs} for cs in chunks)
+    rows = []
+    for row in comparison.spaces:
+        a, b = chunks_a[row["space"]], chunks_b[row["space"]]
+        rows.append({**{k: row[k] for k in ("space", "p_a", "p_b", "diff", "diff_ci_low",
+                                            "diff_ci_high", "p_value_adjusted", "significant",
+                                            "shots")},
+                     "few_pairs": row["diff"] is not None and row["shots"] < FEW_SHOTS,
+                     "why_a": why(a["row"], a), "why_b": why(b["row"], b)})
+    shots: dict[str, dict] = {}
+    spaces = recorded_spaces(comparison)
+    by_space = {r["space"]: r for r in comparison.spaces}
+    for side, design in zip("ab", designs, strict=True):
+        with World(load_board(spec.board), design, hit_rule=spec.hit_rule) as world:
+            for name in spaces:
+                index, reason = representative_shot(by_space[name], chunks_a[name],
+                                                    chunks_b[name])
+                result = replay(world, spec, name, index)
+                knocked = ", ".join(result.knocked) or "nobody"
+                shots.setdefault(name, {"shot": index, "reason": reason,
+                                        "seed": hitmap.shot_seed(spec.seed,
+                                                                 board.parse_space(name), index)})
+                chunk = (chunks_a if side == "a" else chunks_b)[name]
+                recorded = bool(chunk["shots"][index]["target_knocked"])
+                shots[name][side] = {
+                    "data": viewer.shot_data(board, design, result),
+                    "title": f"{design.name} at {name}: knocked out {knocked}",
+                    "knocked": knocked, "struck": " → ".join(result.contacts) or "nothing",
+                    # the replay is the hit map's shot: the same seed, the same outcome
+                    "as_recorded": (chunk["target"] in result.knocked) == recorded}
+    title_tail = compare.study_title(made_by)
+    pictures = {"difference": figure_png(compare.difference_figure(board, comparison, made_by,
+                                                                   scale))}
+    for side, design, cs in zip("ab", designs, chunks, strict=True):
+        pictures[side] = figure_png(heatmap_figure(
+            board, [c["row"] for c in cs], f"{design.name}: P(target knocked out)\n{title_tail}"))
+    return {"design_a": designs[0].name, "design_b": designs[1].name,
+            "verdict": comparison.verdict, "mean_diff": list(comparison.mean_diff),
+            "rows": rows, "shots": shots, "pictures": pictures, "provenance": made_by,
+            "max_recorded": MAX_SPACES_RECORDED, "few_pairs": FEW_SHOTS}

@@ -1,0 +1,210 @@
+"""The design report page: one self-contained HTML file that a designer can send to
+a colleague (``piggy design compare A B --html report.html``; its contents are
+gathered by sim/studies/report.py).
+
+No network and no server: the pictures are PNG data URIs, the table's rows and the
+recorded shots are JSON inside the page, and its script is inline. The table sorts
+by any column (click its head); clicking a space (or opening ``report.html#r2c3``)
+shows its recorded shots, each in the project's 3D viewer (sim/views/viewer.py's
+page, in a frame of its own).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from sim.views import viewer
+
+
+def _json(value) -> str:
+    """JSON safe inside a ``<script>`` element."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+
+
+def _provenance_rows(made_by: dict) -> str:
+    lines = []
+    for design in made_by.get("designs", []):
+        lines.append(("design " + design["design"],
+                      f"{design['design_file']}<br>file sha256 <code>"
+                      f"{design['design_file_sha256']}</code><br>normalised sha256 <code>"
+                      f"{design['design_sha256']}</code><br>shots fired a space: "
+                      + ", ".join(f"{k} {v}" for k, v in design["shots_fired"].items())))
+    vary = made_by.get("vary") or {}
+    for label, value in (
+            ("board", made_by.get("board")), ("layout", made_by.get("layout") or "empty"),
+            ("aimer", f"{made_by.get('aimer')} (aim spread {made_by.get('aim_sd_deg')} deg, "
+                      f"bias {made_by.get('aim_bias_deg')} deg)"),
+            ("--vary", ", ".join(f"{k} ±{100 * v:g} %" for k, v in vary.items()) or "none"),
+            ("precision", made_by.get("precision") or "none (fixed shots)"),
+            ("shots a space, at most", made_by.get("shots_cap")),
+            ("sampler", made_by.get("sampler") or "plain Monte Carlo"),
+            ("seed", made_by.get("seed")), ("hit rule", made_by.get("hit_rule")),
+            ("arc", made_by.get("arc")), ("version", made_by.get("version"))):
+        if value is not None:
+            lines.append((label, html.escape(str(value))))
+    return "\n".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in lines)
+
+
+def report_html(data: dict) -> str:
+    """The page's text, from :func:`sim.studies.report.build`'s dict."""
+    a, b = html.escape(data["design_a"]), html.escape(data["design_b"])
+    mean, low, high = data["mean_diff"]
+    mean_text = ("no space in reach of both" if mean is None else
+                 f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]")
+    pictures = data["pictures"]
+    page = (_PAGE.replace("__A__", a).replace("__B__", b)
+            .replace("__VERDICT__", html.escape(data["verdict"]))
+            .replace("__MEAN__", html.escape(mean_text))
+            .replace("__DIFF__", pictures["difference"]).replace("__MAP_A__", pictures["a"])
+            .replace("__MAP_B__", pictures["b"])
+            .replace("__MAX__", str(data["max_recorded"]))
+            .replace("__FEW__", str(data["few_pairs"]))
+            .replace("__PROVENANCE__", _provenance_rows(data["provenance"])))
+    payload = {"rows": data["rows"], "shots": data["shots"], "a": data["design_a"],
+               "b": data["design_b"], "viewer": viewer.template()}
+    return page.replace("__DATA__", _json(payload)).replace("__SCRIPT__", _SCRIPT)
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>__B__ against __A__: a design report</title>
+<style>
+body{margin:0 auto;max-width:1300px;padding:12px 20px;font:14px sans-serif;background:#f4f1ea;
+color:#222}
+h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}
+.verdict{font-size:16px;background:#fff;border-left:5px solid #2a6db0;padding:8px 12px}
+.maps{display:flex;gap:10px;flex-wrap:wrap}.maps figure{margin:0;flex:1;min-width:300px}
+.maps img{width:100%;background:#fff}figcaption{font-size:12px;color:#555}
+table{border-collapse:collapse;background:#fff;font-size:13px}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
+.tablebox{max-height:440px;overflow-y:auto;display:inline-block;border:1px solid #ccc}
+#spaces th{cursor:pointer;background:#e8e2d4;user-select:none;position:sticky;top:0}
+#spaces th.sorted-up::after{content:" \\25B2"}#spaces th.sorted-down::after{content:" \\25BC"}
+#spaces tbody tr{cursor:pointer}#spaces tbody tr:hover{background:#fff6d8}
+#spaces tr.chosen{background:#ffe9a8}td.why{text-align:left;font-size:12px}
+tr.sig td.diff{font-weight:bold}span.few{color:#a05000;font-style:italic}
+.shots{display:flex;gap:10px}.shots>div{flex:1}
+.shots iframe{width:100%;height:480px;border:1px solid #aaa;background:#fff}
+#prov th{text-align:left;vertical-align:top}#prov td{text-align:left;font-size:12px}
+.rec{color:#2a6db0}
+</style></head><body>
+<h1>__B__ against __A__, the same shots</h1>
+<p class="verdict" id="verdict">__VERDICT__</p>
+<p>Mean difference P(__B__) - P(__A__) over the spaces both reach: __MEAN__ (95 %).</p>
+<h2>The maps</h2>
+<div class="maps">
+<figure><img alt="difference map" src="__DIFF__"><figcaption>The difference, space by space,
+on a fixed scale.</figcaption></figure>
+<figure><img alt="hit map of __A__" src="__MAP_A__"><figcaption>__A__</figcaption></figure>
+<figure><img alt="hit map of __B__" src="__MAP_B__"><figcaption>__B__</figcaption></figure>
+</div>
+<h2>Space by space</h2>
+<p>Click a column's head to sort; click a space to see its shots. P: the chance the target
+is knocked out; the difference's interval is 95 % (paired, per space); p: McNemar's test
+adjusted by Holm over all the spaces. <span class="few">few</span>: fewer than __FEW__ pairs.
+Dead: out of reach, blocked (the bale struck a fence, the tractor or another piggy first,
+in most shots surely), missed (it struck nothing, in most shots surely), never out.
+<span class="rec">&#9679;</span>: shots recorded in this page.</p>
+<div class="tablebox"><table id="spaces"><thead><tr>
+<th data-key="space" data-type="text">space</th><th data-key="p_a">P __A__</th>
+<th data-key="p_b">P __B__</th><th data-key="diff">difference [95 %]</th>
+<th data-key="p_value_adjusted">p (Holm)</th><th data-key="shots">pairs</th>
+<th data-key="dead_a" data-type="text">why __A__ fails</th>
+<th data-key="dead_b" data-type="text">why __B__ fails</th></tr></thead>
+<tbody></tbody></table></div>
+<h2 id="shots-title">Shots</h2>
+<p id="shots-note">Click a space in the table. The page records the shots of at most __MAX__
+spaces when it is written (the significant ones first, then the largest differences): a page
+sent to a colleague cannot fire shots.</p>
+<div class="shots" id="shots"></div>
+<h2>What made it</h2>
+<table id="prov">__PROVENANCE__</table>
+<script id="data" type="application/json">__DATA__</script>
+<script>__SCRIPT__</script>
+</body></html>
+"""
+
+_SCRIPT = r"""
+const D = JSON.parse(document.getElementById('data').textContent);
+const body = document.querySelector('#spaces tbody');
+const fmt = (v, d) => v === null || v === undefined ? '–' : v.toFixed(d);
+const signed = v => v === null ? '–' : (v >= 0 ? '+' : '') + v.toFixed(2);
+const esc = t => String(t).replace(/[&<>"]/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;',
+                                                     '"': '&quot;'})[c]);
+D.rows.forEach(r => { r.dead_a = r.why_a.dead; r.dead_b = r.why_b.dead; });
+function cell(why) {
+  return '<td class="why" title="' + esc(why.outcomes) + '">' +
+    (why.dead ? '<b>' + esc(why.dead) + '</b><br>' : '') + esc(why.outcomes) + '</td>';
+}
+function render() {
+  body.innerHTML = D.rows.map(r => {
+    const diff = r.diff === null ? '–' : signed(r.diff) + ' [' + signed(r.diff_ci_low) + ', ' +
+      signed(r.diff_ci_high) + ']' + (r.significant ? ' *' : '');
+    const rec = D.shots[r.space] ? ' <span class="rec">&#9679;</span>' : '';
+    return '<tr data-space="' + r.space + '" class="' + (r.significant ? 'sig' : '') + '">' +
+      '<td>' + r.space + rec + '</td><td>' + fmt(r.p_a, 2) + '</td><td>' + fmt(r.p_b, 2) +
+      '</td><td class="diff">' + diff + '</td><td>' + fmt(r.p_value_adjusted, 3) + '</td><td>' +
+      r.shots + (r.few_pairs ? ' <span class="few">few</span>' : '') + '</td>' +
+      cell(r.why_a) + cell(r.why_b) + '</tr>';
+  }).join('');
+}
+let sortKey = null, sortUp = true;
+function sortBy(key, text) {
+  sortUp = key === sortKey ? !sortUp : true; sortKey = key;
+  const value = r => r[key] === null || r[key] === undefined ? null : r[key];
+  D.rows.sort((x, y) => {
+    const u = value(x), v = value(y);
+    if (u === v) return x.space < y.space ? -1 : 1;
+    if (u === null) return 1;
+    if (v === null) return -1;
+    const order = text ? String(u).localeCompare(String(v)) : u - v;
+    return sortUp ? order : -order;
+  });
+  document.querySelectorAll('#spaces th').forEach(th => {
+    th.className = th.dataset.key === key ? (sortUp ? 'sorted-up' : 'sorted-down') : '';
+  });
+  render();
+}
+document.querySelectorAll('#spaces th').forEach(th => {
+  th.onclick = () => sortBy(th.dataset.key, th.dataset.type === 'text');
+});
+function show(space) {
+  document.querySelectorAll('#spaces tbody tr').forEach(tr => {
+    tr.classList.toggle('chosen', tr.dataset.space === space);
+  });
+  const s = D.shots[space], box = document.getElementById('shots');
+  document.getElementById('shots-title').textContent = 'Shots at ' + space;
+  box.innerHTML = '';
+  if (!s) {
+    document.getElementById('shots-note').textContent = 'No shot of ' + space +
+      ' is recorded in this page: it records the spaces that matter most (the ones marked ' +
+      '\u25CF in the table).';
+    return;
+  }
+  document.getElementById('shots-note').textContent = 'Shot ' + s.shot + ' (seed ' + s.seed +
+    '), fired by both designs: ' + s.reason + '. Drag to turn, wheel to zoom.';
+  for (const [side, name] of [['a', D.a], ['b', D.b]]) {
+    const div = document.createElement('div'), frame = document.createElement('iframe');
+    div.className = 'shot-' + side;
+    div.innerHTML = '<b>' + esc(name) + '</b>: knocked out ' + esc(s[side].knocked) +
+      '; the bale struck ' + esc(s[side].struck) +
+      (s[side].as_recorded ? '' : ' <b>(not as in the hit map: the replay differs)</b>') +
+      '<br>';
+    frame.title = name + ' at ' + space;
+    const shot = JSON.stringify(s[side].data).replace(/<\//g, '<\\/');
+    frame.srcdoc = D.viewer.replace('__TITLE__', () => esc(s[side].title))
+      .replace('__SHOT__', () => shot);
+    div.appendChild(frame); box.appendChild(div);
+  }
+}
+body.onclick = e => {
+  const tr = e.target.closest('tr');
+  if (!tr) return;
+  show(tr.dataset.space);
+  document.getElementById('shots-title').scrollIntoView({block: 'start'});
+};
+render();
+// report.html#r2c3 opens on that space's shots: a link to one space
+if (location.hash.length > 1) show(decodeURIComponent(location.hash.slice(1)));
+"""
