@@ -418,6 +418,7 @@ NUMERIC = [
     (["design", "game", "stock"], "--seed", SEED),
     (["design", "game", "stock"], "--workers", whole(1, MAX_WORKERS)),
     (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
+    (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
 ]
