@@ -41,9 +41,9 @@ from models.board import Board, load_board, space_name
 from models.design import load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
-from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
-from sim.studies import datafiles, parts
+from sim.physics.noise import Deviates, vary_dims
+from sim.studies import datafiles, parts, rqmc
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
@@ -81,9 +81,15 @@ class SweepSpec:
     precision: float | None = None
     hit_rule: str = "touches-line"
     layout: str = ""      # what the user named for the layout, for the record
+    sampler: str = "mc"   # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
 
     def key(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        """The settings as text. Plain Monte Carlo leaves the sampler out: its key (and
+        so its parts and cached maps) is what it was before there was a choice."""
+        settings = asdict(self)
+        if self.sampler == "mc":
+            del settings["sampler"]
+        return json.dumps(settings, sort_keys=True)
 
 
 def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
@@ -110,7 +116,7 @@ def provenance(spec: SweepSpec) -> dict:
             "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
             "vary": spec.vary, "seed": spec.seed, "hit_rule": spec.hit_rule, "arc": spec.arc,
             "shots": spec.shots, "precision": spec.precision, "batch": BATCH,
-            "version": datafiles.package_version()}
+            "version": datafiles.package_version()} | rqmc.provenance(spec.sampler)
 
 
 # --- one chunk: one space -----------------------------------------------------------------
@@ -154,7 +160,6 @@ def run_space(spec: SweepSpec, name: str) -> dict:
 
     world = _world(spec)
     board = world.board
-    space = board.parse_space(name)
     target, stacks = target_and_stacks(spec, name)
     world.set_layout(layout_from_dict({"stacks": stacks}, board=board, source="sweep layout"))
     unreachable = {"space": name, "reachable": False, "arc": None, "target": target,
@@ -166,6 +171,14 @@ def run_space(spec: SweepSpec, name: str) -> dict:
     if spec.arc == "high" and aim.arc != "high":
         return unreachable
     aimer = Aimer(**spec.aimer)
+    fire = _fire_rqmc if spec.sampler == "rqmc" else _fire_mc
+    return {"space": name, "reachable": True, "arc": aim.arc, "target": target,
+            "shots": fire(spec, world, aim, aimer, name, target)}
+
+
+def _fire_mc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
+    """Plain Monte Carlo: shot i from its own seed, in batches until the precision."""
+    space = world.board.parse_space(name)
     rows: list[dict] = []
     hits = 0
     while len(rows) < spec.shots:
@@ -177,7 +190,35 @@ def run_space(spec: SweepSpec, name: str) -> dict:
             hits += rows[-1]["target_knocked"]
         if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
             break
-    return {"space": name, "reachable": True, "arc": aim.arc, "target": target, "shots": rows}
+    return rows
+
+
+def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
+    """Randomised quasi-Monte Carlo: each scramble's points in order, the points per
+    scramble doubled until the precision (sim/studies/rqmc.py). A row also names its
+    scramble and its point in it; its seed is the scramble's."""
+    scrambles, points, most = rqmc.plan(spec.shots, spec.precision)
+    seeds = [rqmc.scramble_seed(spec.seed, world.board.parse_space(name), r)
+             for r in range(scrambles)]
+    dims = 3 + vary_dims(spec.vary)
+    deviates = [rqmc.to_deviates(rqmc.scramble_points(s, dims, most)) for s in seeds]
+    hits = np.zeros((scrambles, most))
+    rows: list[dict] = []
+    fired = 0
+    while True:
+        for r, seed in enumerate(seeds):
+            for j in range(fired, points):
+                z = deviates[r][j]
+                result = world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=aimer, vary=spec.vary,
+                                     deviates=Deviates(*map(float, z[:3]),
+                                                                 vary=tuple(map(float, z[3:]))))
+                rows.append(_shot_row(name, len(rows), seed, target, result)
+                            | {"scramble": r, "point": j})
+                hits[r, j] = rows[-1]["target_knocked"]
+        fired, points = points, rqmc.next_points(hits[:, :points].mean(axis=1), points,
+                                                 spec.precision, most)
+        if points == fired:
+            return rows
 
 
 def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
@@ -215,9 +256,8 @@ def summarise(chunk: dict, board: Board) -> dict:
                      ("p_any", lambda r: bool(r["knocked"])),
                      ("p_collateral", lambda r: r["collateral"] > 0),
                      ("p_no_contact", lambda r: r["no_contact"])):
-        hits = sum(bool(hit(r)) for r in rows)
-        lo, hi = wilson_interval(hits, n) if n else (None, None)
-        out[key] = round(hits / n, 6) if n else None
+        p, lo, hi = rqmc.proportion(rows, hit) if n else (None, None, None)
+        out[key] = None if p is None else round(p, 6)
         out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
         out[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
     out["mean_ricochets"] = round(float(np.mean([r["ricochets"] for r in rows])), 4) if n else None
