@@ -215,8 +215,7 @@ def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str
                 rows.append(_shot_row(name, len(rows), seed, target, result)
                             | {"scramble": r, "point": j})
                 hits[r, j] = rows[-1]["target_knocked"]
-        fired, points = points, rqmc.next_points(hits[:, :points].mean(axis=1), points,
-                                                 spec.precision, most)
+        fired, points = points, rqmc.next_points(hits[:, :points], spec.precision, most)
         if points == fired:
             return rows
 

@@ -18,9 +18,9 @@ smooth-bordered region is measured with a smaller error for the same shots.
   have with :data:`MAX_CREDIT` times the shots: the variance reduction credited is
   never more than that, which keeps an interval honest where every scramble saw the
   same (all hits or none) and the scramble means vary by nothing.
-- **Stopping.** Points per scramble start at :data:`FIRST_POINTS` and double (each
-  scramble's Sobol sequence is extended, its earlier points kept) until the interval
-  is within ±precision, or the cap. The decision looks at the estimated error, which
+- **Stopping.** Points per scramble start at :data:`FIRST_POINTS` and grow (:func:`grow`:
+  each scramble's Sobol sequence is extended, its earlier points kept) until the
+  interval is within ±precision, or the cap. The decision looks at the estimated error, which
   biases coverage down a little (stopping where the spread happens to be low); the
   number of scrambles and the credit cap are chosen so that coverage stays at or
   above 93 % for a nominal 95 %, checked by simulation in tests/sim/test_rqmc.py
@@ -89,34 +89,47 @@ def to_deviates(points: np.ndarray) -> np.ndarray:
     return out
 
 
-def interval(means: np.ndarray, points: int, z: float = 1.959963984540054
+def interval(hits: np.ndarray, z: float = 1.959963984540054
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Estimate and 95 % interval from R scramble means of ``points`` points each.
+    """Estimate and 95 % interval from R scrambles of n points each.
 
     Parameters
     ----------
-    means : (..., R) each scramble's fraction of hits (leading axes: independent
-        problems, as the simulations of the tests have).
-    points : points per scramble.
+    hits : (..., R, n) each scramble's outcomes (1 hit, 0 miss) in the order of its
+        points (leading axes: independent problems, as the tests' simulations have).
 
     Returns
     -------
-    (estimate, low, high), each of the leading shape: the mean of the means, and the
-    t interval widened to at least the Wilson interval at ``MAX_CREDIT`` times the
-    shots (with one scramble: the Wilson interval at the shots fired).
+    (estimate, low, high), each of the leading shape. The estimate is the mean of the
+    scramble means; the interval is Student's t over them with the spread
+    :func:`spread`, widened to at least the Wilson interval at :func:`credit` times
+    the shots (with one scramble: the Wilson interval at the shots fired).
     """
-    means = np.asarray(means, float)
-    scrambles = means.shape[-1]
-    estimate = means.mean(axis=-1)
-    shots = scrambles * points
+    hits = np.asarray(hits, float)
+    scrambles, points = hits.shape[-2:]
+    estimate = hits.mean(axis=(-2, -1))
     credited = credit(points, estimate) if scrambles > 1 else 1.0
-    w_low, w_high = wilson(estimate, shots * credited, z)
+    w_low, w_high = wilson(estimate, scrambles * points * credited, z)
     if scrambles < 2:
         return estimate, w_low, w_high
-    half = stats.t.ppf(0.975, scrambles - 1) * means.std(axis=-1, ddof=1) / math.sqrt(scrambles)
+    first_half = hits[..., :points // 2].mean(axis=-1) if points >= 2 else None
+    half = (stats.t.ppf(0.975, scrambles - 1) * spread(hits.mean(axis=-1), first_half)
+            / math.sqrt(scrambles))
     low = np.clip(np.minimum(estimate - half, w_low), 0.0, 1.0)
     high = np.clip(np.maximum(estimate + half, w_high), 0.0, 1.0)
     return estimate, low, high
+
+
+def spread(means: np.ndarray, half_means: np.ndarray | None) -> np.ndarray:
+    """The standard deviation of the scramble means (..., R) credited: their sample
+    standard deviation, or, where larger, that of the means of each scramble's first
+    half of its points over sqrt(2) (plain Monte Carlo's rate; RQMC's error falls
+    faster). Stopping when the spread happens to come out low would bias coverage
+    down; the earlier look, made on other points' share, guards against it."""
+    now = means.std(axis=-1, ddof=1)
+    if half_means is None:
+        return now
+    return np.maximum(now, half_means.std(axis=-1, ddof=1) / math.sqrt(2))
 
 
 def credit(points: int, p) -> np.ndarray:
@@ -138,19 +151,29 @@ def wilson(p: np.ndarray, shots: float, z: float = 1.959963984540054
     return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
 
 
-def half_width(means: np.ndarray, points: int) -> np.ndarray:
+def half_width(hits: np.ndarray) -> np.ndarray:
     """Half the width of :func:`interval`."""
-    _, low, high = interval(means, points)
+    _, low, high = interval(hits)
     return (high - low) / 2
 
 
-def next_points(means: np.ndarray, points: int, precision: float | None, cap: int) -> int:
-    """Points per scramble to have after a look at ``points``: ``points`` (stop) when
+def next_points(hits: np.ndarray, precision: float | None, cap: int) -> int:
+    """Points per scramble to have after a look at the (R, n) ``hits``: n (stop) when
     the interval is within ±precision or ``cap`` points per scramble are reached, else
-    twice as many (at most ``cap``)."""
-    if precision is None or points >= cap or half_width(means, points) <= precision:
+    :func:`grow` (at most ``cap``)."""
+    points = hits.shape[-1]
+    if precision is None or points >= cap or half_width(hits) <= precision:
         return points
-    return min(2 * points, cap)
+    return min(grow(points), cap)
+
+
+def grow(points: int) -> int:
+    """The next look's points per scramble: by :data:`FIRST_POINTS` up to four times
+    that, then by half the largest power of two within: 8, 16, 24, 32, 48, 64, 96,
+    128, 192, ... Every step adds whole nets of the Sobol sequence (its consecutive
+    blocks of 2^m points are each evenly spread), and no step more than doubles the
+    shots, so a space stops not far past the shots its precision needs."""
+    return points + max(FIRST_POINTS, (1 << (points.bit_length() - 1)) // 2)
 
 
 def plan(shots: int, precision: float | None) -> tuple[int, int, int]:
@@ -190,8 +213,7 @@ def proportion(rows: list[dict], hit) -> tuple[float, float, float]:
         hits = sum(bool(hit(r)) for r in rows)
         low, high = wilson_interval(hits, len(rows))
         return hits / len(rows), low, high
-    table = by_scramble(rows, hit)
-    estimate, low, high = interval(table.mean(axis=1), table.shape[1])
+    estimate, low, high = interval(by_scramble(rows, hit))
     return float(estimate), float(low), float(high)
 
 
@@ -207,15 +229,17 @@ def paired_difference(rows_a: list[dict], rows_b: list[dict], hit) -> PairedDiff
     a, b = a[:, :points], b[:, :points]
     scrambles, shots = a.shape[0], a.size
     diffs = b.mean(axis=1) - a.mean(axis=1)
+    half_diffs = (b[:, :points // 2].mean(axis=1) - a[:, :points // 2].mean(axis=1)
+                  if points >= 2 else None)
     a_only, b_only = int(np.sum(a & ~b)), int(np.sum(~a & b))
     binomial = (a_only + b_only - (a_only - b_only) ** 2 / shots) / shots ** 2
     floor = max(binomial, 1.0 / shots ** 2) / float(credit(points, (a_only + b_only) / shots))
-    spread = max(float(diffs.std(ddof=1)) if scrambles > 1 else 0.0,
-                 math.sqrt(scrambles * floor))
+    sd = max(float(spread(diffs, half_diffs)) if scrambles > 1 else 0.0,
+                  math.sqrt(scrambles * floor))
     diff = float(diffs.mean())
     dof = max(1, scrambles - 1)
-    half = stats.t.ppf(0.975, dof) * spread / math.sqrt(scrambles)
-    t_stat = diff / (spread / math.sqrt(scrambles))
+    half = stats.t.ppf(0.975, dof) * sd / math.sqrt(scrambles)
+    t_stat = diff / (sd / math.sqrt(scrambles))
     p_value = 1.0 if a_only + b_only == 0 else float(2 * stats.t.sf(abs(t_stat), dof))
     return PairedDifference(shots, float(a.mean()), float(b.mean()), diff,
                             max(-1.0, diff - half), min(1.0, diff + half), a_only, b_only,
