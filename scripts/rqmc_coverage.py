@@ -1,0 +1,99 @@
+"""Do the RQMC sampler's intervals cover on the real physics? (docs/hitmap.md)
+
+    python scripts/rqmc_coverage.py [--spaces r0c3,r10c6,r2c1,r4c1,r9c2,r7c3]
+        [--truth-shots 4000] [--repetitions 40] [--precision 0.1] [--workers 2]
+        [--out coverage.json]
+
+For each space of the stock board (a lone piggy, a child aiming): the truth is a
+plain Monte Carlo hit map of ``--truth-shots`` shots (its own Wilson interval given);
+then the RQMC sampler measures the space to ``±precision`` ``--repetitions`` times,
+each time with another root seed (so other scrambles), and the coverage is the
+fraction of those intervals that hold the truth. Also the mean shots a repetition
+took, against the mean plain Monte Carlo would take to the same precision (exact,
+sim/studies/stats.py's sequential_bias at the truth's P).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from concurrent.futures import as_completed
+
+from models.aimer import load_aimer
+from referee.match import wilson_interval
+from sim.studies.hitmap import BATCH, SweepSpec, run_space
+from sim.studies.rqmc import proportion
+from sim.studies.stats import sequential_bias
+from sim.studies.workers import process_pool
+
+SPACES = "r0c3,r10c6,r2c1,r4c1,r9c2,r7c3"
+#: Root seeds of the repetitions start here (the truth uses seed 0).
+FIRST_SEED = 1000
+
+
+def _spec(space: str, sampler: str, shots: int, seed: int, precision: float | None):
+    return SweepSpec(board="stock", design="stock", stacks={}, spaces=(space,), shots=shots,
+                     seed=seed, aimer=load_aimer("child").to_dict(), precision=precision,
+                     sampler=sampler)
+
+
+def _measure(space: str, sampler: str, shots: int, seed: int, precision: float | None):
+    rows = run_space(_spec(space, sampler, shots, seed, precision), space)["shots"]
+    p, low, high = proportion(rows, lambda r: r["target_knocked"])
+    return {"space": space, "sampler": sampler, "seed": seed, "shots": len(rows),
+            "hits": sum(bool(r["target_knocked"]) for r in rows), "p": p, "low": low,
+            "high": high}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--spaces", default=SPACES)
+    parser.add_argument("--truth-shots", type=int, default=4000)
+    parser.add_argument("--repetitions", type=int, default=40)
+    parser.add_argument("--precision", type=float, default=0.1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default="coverage.json")
+    args = parser.parse_args()
+    spaces = args.spaces.split(",")
+    tasks = [(s, "mc", args.truth_shots, 0, None) for s in spaces]
+    tasks += [(s, "rqmc", 1000, FIRST_SEED + k, args.precision) for s in spaces
+              for k in range(args.repetitions)]
+    start = time.perf_counter()
+    results = []
+    with process_pool(args.workers) as pool:
+        futures = [pool.submit(_measure, *task) for task in tasks]
+        for future in as_completed(futures):
+            results.append(future.result())
+    seconds = time.perf_counter() - start
+    table = []
+    for space in spaces:
+        truth = next(r for r in results if r["space"] == space and r["sampler"] == "mc")
+        runs = [r for r in results if r["space"] == space and r["sampler"] == "rqmc"]
+        p = truth["p"]
+        _, mc_shots = sequential_bias(p, args.precision, BATCH, 1000)
+        table.append({
+            "space": space, "p_truth": round(p, 4),
+            "truth_ci": [round(v, 4) for v in wilson_interval(truth["hits"], truth["shots"])],
+            "truth_shots": truth["shots"], "repetitions": len(runs),
+            "coverage": round(sum(r["low"] <= p <= r["high"] for r in runs) / len(runs), 4),
+            "mean_half_width": round(sum(r["high"] - r["low"] for r in runs) / 2 / len(runs), 4),
+            "max_half_width": round(max(r["high"] - r["low"] for r in runs) / 2, 4),
+            "mean_shots": round(sum(r["shots"] for r in runs) / len(runs), 1),
+            "mc_mean_shots": round(mc_shots, 1)})
+    covered = sum(t["coverage"] * t["repetitions"] for t in table)
+    total = sum(t["repetitions"] for t in table)
+    out = {"precision": args.precision, "aimer": "child", "board": "stock",
+           "workers": args.workers, "seconds": round(seconds, 1),
+           "overall_coverage": round(covered / total, 4),
+           "rqmc_shots": sum(t["mean_shots"] for t in table),
+           "mc_shots": round(sum(t["mc_mean_shots"] for t in table), 1), "spaces": table,
+           "runs": sorted(results, key=lambda r: (r["space"], r["sampler"], r["seed"]))}
+    with open(args.out, "w") as handle:
+        json.dump(out, handle, indent=1)
+    print(json.dumps({k: v for k, v in out.items() if k != "runs"}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
