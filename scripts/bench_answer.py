@@ -7,7 +7,9 @@
 - ``answer_mc_shots``: what plain Monte Carlo's rule (batches of 20 until the Wilson
   interval is within ±precision) fires on average to the same precision at each
   space's measured P, summed (exact: sim/studies/stats.py, ``sequential_bias``);
-- ``compare_seconds``: stock against fast-spring, paired, to the same precision, cold;
+- ``compare_seconds``: stock against fast-spring, paired, to the same precision, cold
+  (with its verdict, and the significant spaces: P_A, P_B, the difference, its
+  interval, the Holm-adjusted p);
 - ``shots_per_s_child``: one core, a lone piggy at r0c3, a child aiming, plain Monte
   Carlo shots after a warm-up (the engine's speed, whatever the sampler).
 """
@@ -65,8 +67,13 @@ def bench_answer(precision: float = 0.05, workers: int = 2, child_shots: int = 1
     designs = [load_design("stock"), load_design("fast-spring")]
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        design_tools.compare_designs(spec, board, designs, workers, Path(folder))
+        _, comparisons, _ = design_tools.compare_designs(spec, board, designs, workers,
+                                                         Path(folder))
         figures["compare_seconds"] = round(time.perf_counter() - start, 1)
+    figures["compare_verdict"] = comparisons[0].verdict
+    figures["compare_significant"] = {
+        r["space"]: [r["p_a"], r["p_b"], r["diff"], r["diff_ci_low"], r["diff_ci_high"],
+                     r["p_value_adjusted"]] for r in comparisons[0].spaces if r["significant"]}
     if not quiet:
         print(f"stock against fast-spring, paired, to ±{precision:g}: "
               f"{figures['compare_seconds']} s", flush=True)

@@ -10,7 +10,9 @@ then the RQMC sampler measures the space to ``±precision`` ``--repetitions`` ti
 each time with another root seed (so other scrambles), and the coverage is the
 fraction of those intervals that hold the truth. Also the mean shots a repetition
 took, against the mean plain Monte Carlo would take to the same precision (exact,
-sim/studies/stats.py's sequential_bias at the truth's P).
+sim/studies/stats.py's sequential_bias at the truth's P). ``--out`` keeps every
+run's outcomes shot by shot with where each shot's errors came from (its seed, and
+for RQMC its scramble and point), for studies of other estimators on the same shots.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def _measure(space: str, sampler: str, shots: int, seed: int, precision: float |
     p, low, high = proportion(rows, lambda r: r["target_knocked"])
     return {"space": space, "sampler": sampler, "seed": seed, "shots": len(rows),
             "hits": sum(bool(r["target_knocked"]) for r in rows), "p": p, "low": low,
-            "high": high}
+            "high": high, "outcomes": "".join("1" if r["target_knocked"] else "0" for r in rows),
+            "where": [[r["seed"], r.get("scramble", -1), r.get("point", -1)] for r in rows]}
 
 
 def main() -> int:
