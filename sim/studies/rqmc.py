@@ -218,13 +218,18 @@ def proportion(rows: list[dict], hit) -> tuple[float, float, float]:
 
 
 def paired_difference(rows_a: list[dict], rows_b: list[dict], hit) -> PairedDifference:
-    """P_B - P_A from two designs' RQMC shots at one space (the same points): per
+    """P_B - P_A from two designs' RQMC shots at one space (the same points):
+    :func:`paired_tables` of ``hit(row)`` by scramble and point."""
+    return paired_tables(by_scramble(rows_a, hit), by_scramble(rows_b, hit))
+
+
+def paired_tables(a: np.ndarray, b: np.ndarray) -> PairedDifference:
+    """P_B - P_A from (R, n) outcomes of two designs on the same points: per
     scramble the difference of the means over the points both fired; the estimate is
     their mean, the 95 % interval Student's t with R - 1 degrees of freedom and the
-    p-value the t-test's, the spread never credited below the paired binomial
-    variance over :func:`credit` (nor 1/N² over it: some discordant pair could be
-    missed)."""
-    a, b = by_scramble(rows_a, hit), by_scramble(rows_b, hit)
+    p-value the t-test's, the spread guarded as :func:`spread` and never credited
+    below the paired binomial variance over :func:`credit` (nor 1/N² over it: some
+    discordant pair could be missed)."""
     points = min(a.shape[1], b.shape[1])
     a, b = a[:, :points], b[:, :points]
     scrambles, shots = a.shape[0], a.size
@@ -235,7 +240,7 @@ def paired_difference(rows_a: list[dict], rows_b: list[dict], hit) -> PairedDiff
     binomial = (a_only + b_only - (a_only - b_only) ** 2 / shots) / shots ** 2
     floor = max(binomial, 1.0 / shots ** 2) / float(credit(points, (a_only + b_only) / shots))
     sd = max(float(spread(diffs, half_diffs)) if scrambles > 1 else 0.0,
-                  math.sqrt(scrambles * floor))
+             math.sqrt(scrambles * floor))
     diff = float(diffs.mean())
     dof = max(1, scrambles - 1)
     half = stats.t.ppf(0.975, dof) * sd / math.sqrt(scrambles)

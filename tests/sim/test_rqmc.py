@@ -121,6 +121,22 @@ def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
         assert shots.mean() < 0.8 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 
+@pytest.mark.parametrize("points", [16, 64])
+def test_paired_differences_cover_and_keep_their_false_alarm_rate(deviates, points):
+    """Two designs on the same points: a disc moved right against the same disc moved
+    left (the same P by symmetry: no difference) and against a smaller disc (a
+    difference): the difference's interval covers, and "significant" comes up about
+    as often as its 5 % promises where nothing differs."""
+    z = deviates[:, :, :points]
+    right, left, smaller = _disc(0.3, 1.2)(z), _disc(-0.3, 1.2)(z), _disc(0.3, 1.0)(z)
+    truth_diff = truth(_disc(0.3, 1.0)) - truth(_disc(0.3, 1.2))
+    same = [rqmc.paired_tables(right[i], left[i]) for i in range(REPETITIONS)]
+    other = [rqmc.paired_tables(right[i], smaller[i]) for i in range(REPETITIONS)]
+    assert np.mean([d.p_value < 0.05 for d in same]) <= 0.07
+    assert np.mean([d.diff_ci_low <= 0 <= d.diff_ci_high for d in same]) >= 0.93
+    assert np.mean([d.diff_ci_low <= truth_diff <= d.diff_ci_high for d in other]) >= 0.93
+
+
 def test_a_scramble_s_first_points_do_not_depend_on_how_many_are_drawn():
     seed = rqmc.scramble_seed(3, (4, 2), 1)
     assert np.array_equal(rqmc.scramble_points(seed, 4, 8), rqmc.scramble_points(seed, 4, 64)[:8])
