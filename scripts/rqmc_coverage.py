@@ -1,6 +1,6 @@
 """Do the RQMC sampler's intervals cover on the real physics? (docs/hitmap.md)
 
-    python scripts/rqmc_coverage.py [--spaces r0c3,r10c6,r2c1,r4c1,r9c2,r7c3]
+    python scripts/rqmc_coverage.py [--spaces r7c3,r9c2,r0c3,r10c6,r2c1,r4c1]
         [--truth-shots 4000] [--repetitions 40] [--precision 0.1] [--workers 2]
         [--out coverage.json]
 
@@ -21,15 +21,17 @@ import argparse
 import json
 import time
 from concurrent.futures import as_completed
+from pathlib import Path
 
 from models.aimer import load_aimer
+from models.files import write_text_atomic
 from referee.match import wilson_interval
 from sim.studies.hitmap import BATCH, SweepSpec, run_space
 from sim.studies.rqmc import proportion
 from sim.studies.stats import sequential_bias
 from sim.studies.workers import process_pool
 
-SPACES = "r0c3,r10c6,r2c1,r4c1,r9c2,r7c3"
+SPACES = "r7c3,r9c2,r0c3,r10c6,r2c1,r4c1"
 #: Root seeds of the repetitions start here (the truth uses seed 0).
 FIRST_SEED = 1000
 
@@ -49,6 +51,38 @@ def _measure(space: str, sampler: str, shots: int, seed: int, precision: float |
             "where": [[r["seed"], r.get("scramble", -1), r.get("point", -1)] for r in rows]}
 
 
+def write(args, spaces: list[str], results: list[dict], seconds: float) -> dict:
+    """Write what is finished to ``--out``; return its summary (without the shots)."""
+    table = []
+    for space in spaces:
+        truth = [r for r in results if r["space"] == space and r["sampler"] == "mc"]
+        runs = [r for r in results if r["space"] == space and r["sampler"] == "rqmc"]
+        if not truth or not runs:
+            continue
+        p = truth[0]["p"]
+        _, mc_shots = sequential_bias(p, args.precision, BATCH, 1000)
+        table.append({
+            "space": space, "p_truth": round(p, 4),
+            "truth_ci": [round(v, 4) for v in wilson_interval(truth[0]["hits"],
+                                                              truth[0]["shots"])],
+            "truth_shots": truth[0]["shots"], "repetitions": len(runs),
+            "coverage": round(sum(r["low"] <= p <= r["high"] for r in runs) / len(runs), 4),
+            "mean_half_width": round(sum(r["high"] - r["low"] for r in runs) / 2 / len(runs), 4),
+            "max_half_width": round(max(r["high"] - r["low"] for r in runs) / 2, 4),
+            "mean_shots": round(sum(r["shots"] for r in runs) / len(runs), 1),
+            "mc_mean_shots": round(mc_shots, 1)})
+    covered = sum(t["coverage"] * t["repetitions"] for t in table)
+    total = sum(t["repetitions"] for t in table)
+    summary = {"precision": args.precision, "aimer": "child", "board": "stock",
+               "workers": args.workers, "seconds": round(seconds, 1),
+               "overall_coverage": round(covered / total, 4) if total else None,
+               "rqmc_shots": sum(t["mean_shots"] for t in table),
+               "mc_shots": round(sum(t["mc_mean_shots"] for t in table), 1), "spaces": table}
+    runs = sorted(results, key=lambda r: (r["space"], r["sampler"], r["seed"]))
+    write_text_atomic(Path(args.out), json.dumps(summary | {"runs": runs}))
+    return summary
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--spaces", default=SPACES)
@@ -63,38 +97,14 @@ def main() -> int:
     tasks += [(s, "rqmc", 1000, FIRST_SEED + k, args.precision) for s in spaces
               for k in range(args.repetitions)]
     start = time.perf_counter()
-    results = []
-    with process_pool(args.workers) as pool:
-        futures = [pool.submit(_measure, *task) for task in tasks]
+    results: list[dict] = []
+    with process_pool(args.workers) as pool:  # submitted space by space: usable when cut short
+        futures = [pool.submit(_measure, *task) for task in sorted(
+            tasks, key=lambda t: (spaces.index(t[0]), t[1] == "rqmc", t[3]))]
         for future in as_completed(futures):
             results.append(future.result())
-    seconds = time.perf_counter() - start
-    table = []
-    for space in spaces:
-        truth = next(r for r in results if r["space"] == space and r["sampler"] == "mc")
-        runs = [r for r in results if r["space"] == space and r["sampler"] == "rqmc"]
-        p = truth["p"]
-        _, mc_shots = sequential_bias(p, args.precision, BATCH, 1000)
-        table.append({
-            "space": space, "p_truth": round(p, 4),
-            "truth_ci": [round(v, 4) for v in wilson_interval(truth["hits"], truth["shots"])],
-            "truth_shots": truth["shots"], "repetitions": len(runs),
-            "coverage": round(sum(r["low"] <= p <= r["high"] for r in runs) / len(runs), 4),
-            "mean_half_width": round(sum(r["high"] - r["low"] for r in runs) / 2 / len(runs), 4),
-            "max_half_width": round(max(r["high"] - r["low"] for r in runs) / 2, 4),
-            "mean_shots": round(sum(r["shots"] for r in runs) / len(runs), 1),
-            "mc_mean_shots": round(mc_shots, 1)})
-    covered = sum(t["coverage"] * t["repetitions"] for t in table)
-    total = sum(t["repetitions"] for t in table)
-    out = {"precision": args.precision, "aimer": "child", "board": "stock",
-           "workers": args.workers, "seconds": round(seconds, 1),
-           "overall_coverage": round(covered / total, 4),
-           "rqmc_shots": sum(t["mean_shots"] for t in table),
-           "mc_shots": round(sum(t["mc_mean_shots"] for t in table), 1), "spaces": table,
-           "runs": sorted(results, key=lambda r: (r["space"], r["sampler"], r["seed"]))}
-    with open(args.out, "w") as handle:
-        json.dump(out, handle, indent=1)
-    print(json.dumps({k: v for k, v in out.items() if k != "runs"}, indent=1))
+            write(args, spaces, results, time.perf_counter() - start)
+    print(json.dumps(write(args, spaces, results, time.perf_counter() - start), indent=1))
     return 0
 
 
