@@ -14,16 +14,17 @@ smooth-bordered region is measured with a smaller error for the same shots.
   whatever the design, worker count or order: comparisons stay paired shot for shot.
 - **Estimate and interval.** The estimate is the mean of the scrambles' means; its
   95 % interval is Student's t with R - 1 degrees of freedom over the R scramble
-  means, widened, where that is narrower, to the Wilson interval the same hits would
-  have with :data:`MAX_CREDIT` times the shots: the variance reduction credited is
-  never more than that, which keeps an interval honest where every scramble saw the
-  same (all hits or none) and the scramble means vary by nothing.
-- **Stopping.** Points per scramble start at :data:`FIRST_POINTS` and grow (:func:`grow`:
-  each scramble's Sobol sequence is extended, its earlier points kept) until the
-  interval is within ±precision, or the cap. The decision looks at the estimated error, which
-  biases coverage down a little (stopping where the spread happens to be low); the
-  number of scrambles and the credit cap are chosen so that coverage stays at or
-  above 93 % for a nominal 95 %, checked by simulation in tests/sim/test_rqmc.py
+  means (their spread guarded by :func:`spread`), widened, where that is narrower,
+  to the Wilson interval the same hits would have with :func:`credit` times the
+  shots: the variance reduction credited is never more than that, which keeps an
+  interval honest where every scramble saw the same (all hits or none) and the
+  scramble means vary by nothing.
+- **Stopping.** Points per scramble start at :data:`FIRST_POINTS` and grow
+  (:func:`grow`: each scramble's Sobol sequence is extended, its earlier points
+  kept) until the interval is within ±precision, or the cap. The decision looks at
+  the estimated error, which would bias coverage down (stopping where the spread
+  happens to be low); the guard on the spread and the credit cap keep coverage at
+  or above 93 % for a nominal 95 %, checked by simulation in tests/sim/test_rqmc.py
   and on the real physics in docs/hitmap.md.
 """
 
@@ -43,9 +44,9 @@ from sim.studies.stats import PairedDifference
 SAMPLERS = ("rqmc", "mc")
 #: Independent scrambles per space: the degrees of freedom of the error (R - 1).
 SCRAMBLES = 10
-#: Points per scramble at the first look; doubled at each further look.
+#: Points per scramble at the first look (then :func:`grow`).
 FIRST_POINTS = 8
-#: The most variance reduction over plain Monte Carlo an interval is credited with.
+#: The most variance reduction over plain Monte Carlo an interval is ever credited with.
 MAX_CREDIT = 16
 #: Distinguishes the scrambles' seeds from the shots' seeds of plain Monte Carlo.
 _STREAM = 0x5E0B01
