@@ -1,16 +1,16 @@
 """Hit maps: for each space, stand a piggy there (on its own, or in a layout with
 its neighbours), aim at it with the aim solver and fire shots with the launcher's
-noise and the aimer's error; count what happens, per space, with 95 % Wilson
-intervals.
+noise and the aimer's error; count what happens, per space, with 95 % intervals.
 
 - **Seeding.** Every shot's randomness comes from one root seed split per (space,
-  shot) with numpy's SeedSequence, keyed by the space itself: a space's result
+  shot) with numpy's SeedSequence (``sampler`` "mc"), or per (space, scramble) for
+  the RQMC sampler (sim/studies/rqmc.py), keyed by the space itself: a space's result
   depends only on the root seed, not on which process ran it, in what order, or
   which other spaces are measured. Shot i's seed is made on its own (no list of
   every seed up front), so the cap on shots costs no memory.
-- **Precision.** With ``precision`` a space is fired at in batches of
-  :data:`BATCH` until the 95 % Wilson interval of P(target) is within
-  ``±precision`` (sim/studies/stats.py), ``shots`` being the cap.
+- **Precision.** With ``precision`` a space is fired at until the 95 % interval of
+  P(target) is within ``±precision``, ``shots`` being the cap: in batches of
+  :data:`BATCH` and Wilson's interval (mc), or scramble by scramble (rqmc).
 - **Chunks.** The unit of work is one space. Each finished space is written at
   once to ``<output>.parts/<space>.json`` (atomically, with the checksums of the
   sweep's settings and of its shots: sim/studies/parts.py), so an interrupted sweep
