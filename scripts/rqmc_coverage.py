@@ -91,13 +91,20 @@ def main() -> int:
     parser.add_argument("--precision", type=float, default=0.1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="coverage.json")
+    parser.add_argument("--truth-from", metavar="FILE",
+                        help="take the truths from an earlier --out (same spaces, seed 0)")
     args = parser.parse_args()
     spaces = args.spaces.split(",")
-    tasks = [(s, "mc", args.truth_shots, 0, None) for s in spaces]
+    results: list[dict] = []
+    if args.truth_from:
+        with open(args.truth_from) as handle:
+            results = [r for r in json.load(handle)["runs"]
+                       if r["sampler"] == "mc" and r["space"] in spaces]
+    tasks = [(s, "mc", args.truth_shots, 0, None) for s in spaces
+             if not any(r["space"] == s for r in results)]
     tasks += [(s, "rqmc", 1000, FIRST_SEED + k, args.precision) for s in spaces
               for k in range(args.repetitions)]
     start = time.perf_counter()
-    results: list[dict] = []
     with process_pool(args.workers) as pool:  # submitted space by space: usable when cut short
         futures = [pool.submit(_measure, *task) for task in sorted(
             tasks, key=lambda t: (spaces.index(t[0]), t[1] == "rqmc", t[3]))]
