@@ -1,6 +1,6 @@
 """Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
-    python scripts/bench.py [--only shots|grazing|child|games] [--shots 240]
+    python scripts/bench.py [--only shots|grazing|child|games|answer] [--shots 240]
                             [--naive-shots 240] [--grazing-shots 20]
                             [--grazing-reference-shots N] [--child-shots 30]
                             [--games 200] [--json]
@@ -46,6 +46,10 @@ it the naive reference (twice 240 grazing shots, 240 solver-aimed shots).
 A child's shots (scripts/bench_child.py): issue 18's speed changes on the shots a hit
 map fires, a lone piggy on six stock spaces, the child aimer; CPU time per shot and
 the verdicts and strikes against issue 10's engine.
+
+Answer (scripts/bench_answer.py): the seconds and shots to the whole stock board's
+hit map to ±0.05 with a child aiming, against plain Monte Carlo's shots; a paired
+comparison's seconds; child-aimed shots a second on one core.
 
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
@@ -405,7 +409,7 @@ def bench_games(games: int) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("shots", "grazing", "child", "games"),
+    parser.add_argument("--only", choices=("shots", "grazing", "child", "games", "answer"),
                         help="run one section only")
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
     parser.add_argument("--naive-shots", type=int, default=240,
@@ -421,6 +425,10 @@ def main() -> int:
     parser.add_argument("--child-shots", type=int, default=30,
                         help="a child's shots a space for the child section (default 30)")
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
+    parser.add_argument("--answer-precision", type=float, default=0.05,
+                        help="the answer's half-width (default 0.05)")
+    parser.add_argument("--answer-spaces", help="the answer's spaces, comma-separated "
+                                                "(default: the whole board)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
     if args.child_shots < 1:
@@ -447,6 +455,11 @@ def main() -> int:
             for row in report["games"]:
                 print(f"  {row['bench']:48s} {row['games_per_s']:8.1f} games/s "
                       f"({row['mean_turns']:.0f} turns a game)")
+    if args.only in (None, "answer"):
+        from bench_answer import bench_answer
+
+        spaces = tuple(args.answer_spaces.split(",")) if args.answer_spaces else None
+        report.update(bench_answer(args.answer_precision, spaces=spaces, quiet=args.json))
     if args.json:
         print(json.dumps(report))
     return 0

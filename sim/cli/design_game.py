@@ -16,7 +16,7 @@ from sim.cli.common import (
     whole_number,
     workers_arg,
 )
-from sim.cli.hitmap import PRECISION_CAP, sweep_spec, workers_of
+from sim.cli.hitmap import PRECISION_CAP, sampler_arg, sweep_spec, workers_of
 from sim.physics.knockout import HIT_RULES
 from sim.studies.design_game import DEFAULT_SEATS
 from sim.studies.hitmap import MAX_SHOTS
@@ -75,7 +75,8 @@ def cmd_design_game(args) -> int:
                         "win_rates": tournament["win_rates"]})
     progress(None)
     settings = {"games": args.games, "seats": seats, "seed": args.seed, "params": params,
-                "hitmap": {"aimer": spec.aimer["name"], "precision": spec.precision,
+                "hitmap": {"aimer": spec.aimer["name"], "sampler": spec.sampler,
+                           "precision": spec.precision,
                            "shots_cap" if spec.precision else "shots": spec.shots}}
     if args.json:
         json_out(settings | {"designs": results})
@@ -159,6 +160,7 @@ def add_design_game(design_sub) -> None:
     q.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
                    help="knocked out when touching the outline (default) or wholly outside")
     aimer_args(q, default="child")
+    sampler_arg(q)
     seed_arg(q, "root seed of the hit maps' shots and of the games")
     workers_arg(q, "local worker processes for the hit maps (default: all cores)")
     q.add_argument("--cache", help="folder of cached hit maps, shared with design compare "

@@ -45,6 +45,7 @@ def sweep_spec(args, layout):
     is fired."""
     from sim.physics.materials import parse_vary
     from sim.studies import hitmap
+    from sim.studies.rqmc import check_sampler
 
     if args.arc not in hitmap.ARCS:
         raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(hitmap.ARCS)}")
@@ -56,7 +57,7 @@ def sweep_spec(args, layout):
         spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks), shots=shots,
         seed=args.seed, arc=args.arc, aimer=load_aimer_args(args).to_dict(),
         vary=parse_vary(args.vary), precision=precision, hit_rule=args.hit_rule,
-        layout=args.layout)
+        layout=args.layout, sampler=check_sampler(args.sampler))
     hitmap.check_targets(spec)
     return spec
 
@@ -114,7 +115,9 @@ def cmd_hitmap(args) -> int:
         return _none_in_reach(args, design.name, rows, out)
     shots = [r["shots"] for r in reachable]
     sampling = (f"to ±{spec.precision:g} (95 %), {min(shots)}-{max(shots)} shots a space"
-                if spec.precision else f"{spec.shots} shots a space")
+                if spec.precision else f"{max(shots)} shots a space")
+    if spec.sampler != "mc":
+        sampling = f"{spec.sampler}, {sampling}"
     aimer = spec.aimer["name"]
     if args.plot:
         save_heatmap(board, rows, args.plot, f"design '{design.name}', aimer {aimer}: "
@@ -123,6 +126,7 @@ def cmd_hitmap(args) -> int:
     summary = {"file": str(out), "spaces": len(rows), "in_reach": len(reachable),
                "shots": sum(shots), "shots_per_space": [min(shots), max(shots)],
                "precision": spec.precision, "seed": spec.seed, "aimer": aimer,
+               "sampler": spec.sampler,
                "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
                "worst": worst["space"], "worst_p_target": worst["p_target"],
                "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
@@ -187,10 +191,19 @@ def sweep_options(p, *, shots_help: str) -> None:
                         f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "
                         f"{PRECISION_CAP})")
     p.add_argument("--arc", default="best", help="low, high or best (low where it exists)")
+    sampler_arg(p)
     seed_arg(p, "root seed, split per space and shot")
     p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
                    help="knocked out when touching the outline (default) or wholly outside")
     aimer_args(p, default="child", vary=True)
+
+
+def sampler_arg(p) -> None:
+    """``--sampler``: how a space's shots are drawn."""
+    p.add_argument("--sampler", default="rqmc",
+                   help="rqmc (default): scrambled Sobol points, the error from independent "
+                        "scrambles, fewer shots for the same precision; mc: plain Monte Carlo, "
+                        "every shot drawn on its own (what hit maps were before)")
 
 
 def add_hitmap(sub) -> None:

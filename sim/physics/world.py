@@ -29,7 +29,8 @@ from sim.physics.ballistics import (
     release_point_mm,
 )
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.materials import NOMINAL, Materials, draw_materials
+from sim.physics.materials import NOMINAL, Materials
+from sim.physics.noise import Deviates, deviate_errors, seeded_errors
 from sim.physics.results import PiggyResult, Recording, ShotResult
 from sim.physics.scene import REST_CHECK_EVERY, parking_cm
 from sim.physics.sealing import Sealing
@@ -194,7 +195,8 @@ class World(Sealing):
 
     def shoot(self, yaw_deg: float, pitch_deg: float, *, seed: int | None = 0,
               noise: bool = True, aimer: Aimer = PERFECT, vary: dict | None = None,
-              record_every: int = 0, on_step=None) -> ShotResult:
+              deviates: Deviates | None = None, record_every: int = 0,
+              on_step=None) -> ShotResult:
         """Turn and tilt the tractor, fire one bale, and judge every piggy.
 
         Parameters
@@ -202,26 +204,26 @@ class World(Sealing):
         yaw_deg, pitch_deg : the aim asked for, degrees; pitch within the design's range.
         seed : seeds the shot's noise: the launcher's spread (speed, turret and tilt
             play), then the aimer's error, then the ``vary`` factors, drawn in that
-            order so that adding an aimer or ``vary`` leaves the earlier draws as they were.
+            order so that adding an aimer or ``vary`` leaves the earlier draws as they
+            were (sim/physics/noise.py).
         noise : ``False`` fires exactly as asked at the mean speed, nominal materials.
         aimer : the person aiming (models/aimer.py); the default aims perfectly.
         vary : relative half-ranges of the guessed physical parameters
             (sim/physics/materials.py), one factor each drawn per shot.
+        deviates : the shot's errors given as standard deviates instead of drawn from
+            ``seed`` (a sampler's point: sim/physics/noise.py).
         record_every : record every body's pose every this many steps (0: not at all).
         on_step : called after every step (the sandbox uses it to play in real time).
         """
         launcher = self.design.launcher
         materials = NOMINAL
         if noise:
-            rng = np.random.default_rng(seed)
-            d_yaw, d_pitch, d_speed = rng.standard_normal(3)
-            e_yaw, e_pitch = rng.standard_normal(2)
-            yaw_deg += (d_yaw * launcher.yaw_sd_deg + aimer.yaw_bias_deg
-                        + e_yaw * aimer.yaw_sd_deg)
-            pitch_deg += (d_pitch * launcher.pitch_sd_deg + aimer.pitch_bias_deg
-                          + e_pitch * aimer.pitch_sd_deg)
-            speed = launcher.muzzle_speed_mm_s + d_speed * launcher.speed_sd_mm_s
-            materials = draw_materials(vary, rng)
+            errors = (seeded_errors(seed, launcher, aimer, vary) if deviates is None else
+                      deviate_errors(deviates, launcher, aimer, vary))
+            yaw_deg += errors.d_yaw_deg
+            pitch_deg += errors.d_pitch_deg
+            speed = errors.speed_mm_s
+            materials = errors.materials
         else:
             speed = launcher.muzzle_speed_mm_s
         self._set_materials(materials)

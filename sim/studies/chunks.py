@@ -97,9 +97,18 @@ class Expected:
 
     space: str
     target: str
-    seed_of: Callable[[int], int]
+    seed_of: Callable[[dict, int], int]
     shots: int
     exact: bool
+    scrambles: int = 0
+
+
+#: The keys an RQMC sweep's rows add (sim/studies/rqmc.py): a row's scramble and its
+#: point in it; together they fill a grid of scrambles x points.
+RQMC_FIELDS: dict[str, tuple[str, Check]] = {
+    "scramble": ("a whole number", _count),
+    "point": ("a whole number", _count),
+}
 
 
 #: How a row's fields go together and with the sweep: (what, check(row, expected, index)).
@@ -107,7 +116,7 @@ SHOT_RULES: list[tuple[str, Callable[[dict, Expected, int], bool]]] = [
     ("its space", lambda r, e, i: r["space"] == e.space),
     ("its index", lambda r, e, i: r["shot"] == i),
     ("its target", lambda r, e, i: r["target"] == e.target),
-    ("its seed", lambda r, e, i: r["seed"] == e.seed_of(i)),
+    ("its seed", lambda r, e, i: r["seed"] == e.seed_of(r, i)),
     ("target_knocked against knocked",
      lambda r, e, i: r["target_knocked"] == (r["target"] in knocked_piggies(r["knocked"]))),
     ("collateral against knocked",
@@ -140,14 +149,21 @@ def check_chunk(chunk: object, expected: Expected) -> str | None:
         problem = check_row(row, expected, index)
         if problem:
             return f"shot {index}: {problem}"
+    if expected.scrambles and shots:
+        points = len(shots) // expected.scrambles
+        if sorted((r["scramble"], r["point"]) for r in shots) != [
+                (k, j) for k in range(expected.scrambles) for j in range(points)]:
+            return (f"its shots do not fill {expected.scrambles} scrambles with the same "
+                    "points each")
     return None
 
 
 def check_row(row: object, expected: Expected, index: int) -> str | None:
     """What is wrong with shot row ``index`` of a chunk, or None."""
-    if not isinstance(row, dict) or set(row) != set(SHOT_FIELDS):
-        return f"a shot row has the keys {', '.join(SHOT_FIELDS)}"
-    for key, (allowed, check) in SHOT_FIELDS.items():
+    fields = SHOT_FIELDS | RQMC_FIELDS if expected.scrambles else SHOT_FIELDS
+    if not isinstance(row, dict) or set(row) != set(fields):
+        return f"a shot row has the keys {', '.join(fields)}"
+    for key, (allowed, check) in fields.items():
         if not check(row[key]):
             return f"its '{key}' must be {allowed}"
     for what, rule in SHOT_RULES:

@@ -9,10 +9,14 @@ shots than two independent hit maps: a shot that both designs hit or both miss
 says nothing about the difference, and the test looks only at the discordant ones.
 
 Per space: P_A, P_B, the difference P_B - P_A with Newcombe's paired interval and
-the exact McNemar test (sim/studies/stats.py), then Holm's correction over all the
+the exact McNemar test (sim/studies/stats.py) for plain Monte Carlo; with the RQMC
+sampler the designs share every scramble's points, and the difference's interval
+and p-value come from the per-scramble differences (Student's t,
+sim/studies/rqmc.py); then Holm's correction over all the
 spaces compared, so that the chance of calling any space different when no space
 is stays at most 5 %. With ``precision`` the two hit maps may stop after
-different numbers of shots at a space; the pairs are the shots both fired.
+different numbers of shots at a space; the pairs are the shots both fired (with
+RQMC: the points both fired in every scramble).
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.board import Board
+from referee.match import Z_95
+from sim.studies import rqmc
 from sim.studies.dead_zones import FEW_SHOTS
-from sim.studies.stats import holm, mean_interval, paired_difference, wilson_interval
+from sim.studies.stats import holm, mean_interval, paired_difference
 
 #: Family-wise error rate of the per-space tests.
 ALPHA = 0.05
@@ -64,8 +70,7 @@ def compare_chunks(name_a: str, name_b: str, chunks_a: list[dict],
             raise ValueError("the two hit maps measure other spaces")
         row = {"space": a["space"], "reachable_a": a["reachable"], "reachable_b": b["reachable"]}
         if a["reachable"] and b["reachable"]:
-            shots = min(len(a["shots"]), len(b["shots"]))
-            d = paired_difference(outcomes(a)[:shots], outcomes(b)[:shots])
+            d = pair(a, b)
             row.update({k: _rounded(v) for k, v in d.to_dict().items()})
             tested.append(row)
         else:
@@ -82,6 +87,20 @@ def compare_chunks(name_a: str, name_b: str, chunks_a: list[dict],
     variances = [_paired_variance(r) for r in tested]
     mean = mean_interval([r["diff"] for r in tested], variances)
     return Comparison(name_a, name_b, rows, verdict_line(name_a, name_b, rows), mean)
+
+
+def pair(a: dict, b: dict):
+    """One space's paired difference: per scramble with RQMC (its rows name their
+    scramble: sim/studies/rqmc.py), else Newcombe's interval and McNemar's test over
+    the shots both fired."""
+    if a["shots"] and "scramble" in a["shots"][0]:
+        return rqmc.paired_difference(a["shots"], b["shots"], _target_knocked)
+    shots = min(len(a["shots"]), len(b["shots"]))
+    return paired_difference(outcomes(a)[:shots], outcomes(b)[:shots])
+
+
+def _target_knocked(row: dict) -> bool:
+    return bool(row["target_knocked"])
 
 
 def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
@@ -106,8 +125,9 @@ def summary(design: str, chunks: list[dict]) -> dict:
     (the interval of that space alone: picking the minimum of many estimates biases
     it low, more so with few shots)."""
     reachable = [c for c in chunks if c["reachable"] and c["shots"]]
-    ps = [float(np.mean(outcomes(c))) for c in reachable]
-    variances = [p * (1 - p) / len(c["shots"]) for p, c in zip(ps, reachable, strict=True)]
+    estimates = [rqmc.proportion(c["shots"], _target_knocked) for c in reachable]
+    ps = [p for p, _, _ in estimates]
+    variances = [_variance(c, e) for c, e in zip(reachable, estimates, strict=True)]
     mean, low, high = mean_interval(ps, variances)
     if reachable:  # a probability's interval stays within [0, 1], with few shots too
         low, high = max(low, 0.0), min(high, 1.0)
@@ -118,12 +138,20 @@ def summary(design: str, chunks: list[dict]) -> dict:
            "null_reason": None if reachable else "no selected space is in reach of this design"}
     if reachable:
         index = int(np.argmin(ps))
-        hits = int(np.sum(outcomes(reachable[index])))
         n = len(reachable[index]["shots"])
         out.update({"worst_space": reachable[index]["space"], "worst_p_target": _rounded(ps[index]),
-                    "worst_p_target_ci": [_rounded(v) for v in wilson_interval(hits, n)],
+                    "worst_p_target_ci": [_rounded(v) for v in estimates[index][1:]],
                     "worst_shots": n, "worst_few_shots": n < FEW_SHOTS})
     return out
+
+
+def _variance(chunk: dict, estimate: tuple) -> float:
+    """A space's estimate's sampling variance: p(1-p)/n for plain Monte Carlo; for
+    RQMC, from its interval's half-width."""
+    p, low, high = estimate
+    if "scramble" in chunk["shots"][0]:
+        return ((high - low) / (2 * Z_95)) ** 2
+    return p * (1 - p) / len(chunk["shots"])
 
 
 def _paired_variance(row: dict) -> float:

@@ -1,16 +1,16 @@
 """Hit maps: for each space, stand a piggy there (on its own, or in a layout with
 its neighbours), aim at it with the aim solver and fire shots with the launcher's
-noise and the aimer's error; count what happens, per space, with 95 % Wilson
-intervals.
+noise and the aimer's error; count what happens, per space, with 95 % intervals.
 
 - **Seeding.** Every shot's randomness comes from one root seed split per (space,
-  shot) with numpy's SeedSequence, keyed by the space itself: a space's result
+  shot) with numpy's SeedSequence (``sampler`` "mc"), or per (space, scramble) for
+  the RQMC sampler (sim/studies/rqmc.py), keyed by the space itself: a space's result
   depends only on the root seed, not on which process ran it, in what order, or
   which other spaces are measured. Shot i's seed is made on its own (no list of
   every seed up front), so the cap on shots costs no memory.
-- **Precision.** With ``precision`` a space is fired at in batches of
-  :data:`BATCH` until the 95 % Wilson interval of P(target) is within
-  ``±precision`` (sim/studies/stats.py), ``shots`` being the cap.
+- **Precision.** With ``precision`` a space is fired at until the 95 % interval of
+  P(target) is within ``±precision``, ``shots`` being the cap: in batches of
+  :data:`BATCH` and Wilson's interval (mc), or scramble by scramble (rqmc).
 - **Chunks.** The unit of work is one space. Each finished space is written at
   once to ``<output>.parts/<space>.json`` (atomically, with the checksums of the
   sweep's settings and of its shots: sim/studies/parts.py), so an interrupted sweep
@@ -42,9 +42,9 @@ from models.design import load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
 from models.text import shown
-from referee.match import wilson_interval
 from sim.physics.aim import OutOfReach
-from sim.studies import chunks, datafiles, owner, parts
+from sim.physics.noise import Deviates, vary_dims
+from sim.studies import chunks, datafiles, owner, parts, rqmc
 from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
@@ -83,9 +83,15 @@ class SweepSpec:
     precision: float | None = None
     hit_rule: str = "touches-line"
     layout: str = ""      # what the user named for the layout, for the record
+    sampler: str = "mc"   # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
 
     def key(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        """The settings as text. Plain Monte Carlo leaves the sampler out: its key (and
+        so its parts and cached maps) is what it was before there was a choice."""
+        settings = asdict(self)
+        if self.sampler == "mc":
+            del settings["sampler"]
+        return json.dumps(settings, sort_keys=True)
 
 
 def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
@@ -102,9 +108,14 @@ def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
 def expected_chunk(spec: SweepSpec, name: str) -> chunks.Expected:
     """What the chunk of space ``name`` of this sweep must say, when read back."""
     space = load_board(spec.board).parse_space(name)
-    return chunks.Expected(name, target_and_stacks(spec, name)[0],
-                           lambda index: shot_seed(spec.seed, space, index), spec.shots,
-                           exact=spec.precision is None)
+    target = target_and_stacks(spec, name)[0]
+    if spec.sampler == "rqmc":
+        scrambles, _, most = rqmc.plan(spec.shots, spec.precision)
+        return chunks.Expected(
+            name, target, lambda row, index: rqmc.scramble_seed(spec.seed, space, row["scramble"]),
+            scrambles * most, exact=spec.precision is None, scrambles=scrambles)
+    return chunks.Expected(name, target, lambda row, index: shot_seed(spec.seed, space, index),
+                           spec.shots, exact=spec.precision is None)
 
 
 def provenance(spec: SweepSpec) -> dict:
@@ -119,7 +130,7 @@ def provenance(spec: SweepSpec) -> dict:
             "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
             "vary": spec.vary, "seed": spec.seed, "hit_rule": spec.hit_rule, "arc": spec.arc,
             "shots_cap": spec.shots, "precision": spec.precision, "batch": BATCH,
-            "version": datafiles.package_version()}
+            "version": datafiles.package_version()} | rqmc.provenance(spec.sampler)
 
 
 # --- one chunk: one space -----------------------------------------------------------------
@@ -178,11 +189,18 @@ def aim_at_space(world, spec: SweepSpec, name: str):
 def run_space(spec: SweepSpec, name: str) -> dict:
     """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
     world = _world(spec)
-    space = world.board.parse_space(name)
     target, aim = aim_at_space(world, spec, name)
     if aim is None:
         return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
     aimer = Aimer(**spec.aimer)
+    fire = _fire_rqmc if spec.sampler == "rqmc" else _fire_mc
+    return {"space": name, "reachable": True, "arc": aim.arc, "target": target,
+            "shots": fire(spec, world, aim, aimer, name, target)}
+
+
+def _fire_mc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
+    """Plain Monte Carlo: shot i from its own seed, in batches until the precision."""
+    space = world.board.parse_space(name)
     rows: list[dict] = []
     hits = 0
     while len(rows) < spec.shots:
@@ -194,7 +212,34 @@ def run_space(spec: SweepSpec, name: str) -> dict:
             hits += rows[-1]["target_knocked"]
         if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
             break
-    return {"space": name, "reachable": True, "arc": aim.arc, "target": target, "shots": rows}
+    return rows
+
+
+def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
+    """Randomised quasi-Monte Carlo: each scramble's points in order, the points per
+    scramble doubled until the precision (sim/studies/rqmc.py). A row also names its
+    scramble and its point in it; its seed is the scramble's."""
+    scrambles, points, most = rqmc.plan(spec.shots, spec.precision)
+    seeds = [rqmc.scramble_seed(spec.seed, world.board.parse_space(name), r)
+             for r in range(scrambles)]
+    dims = 3 + vary_dims(spec.vary)
+    deviates = [rqmc.to_deviates(rqmc.scramble_points(s, dims, most)) for s in seeds]
+    hits = np.zeros((scrambles, most))
+    rows: list[dict] = []
+    fired = 0
+    while True:
+        for r, seed in enumerate(seeds):
+            for j in range(fired, points):
+                z = deviates[r][j]
+                result = world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=aimer, vary=spec.vary,
+                                     deviates=Deviates(*map(float, z[:3]),
+                                                                 vary=tuple(map(float, z[3:]))))
+                rows.append(_shot_row(name, len(rows), seed, target, result)
+                            | {"scramble": r, "point": j})
+                hits[r, j] = rows[-1]["target_knocked"]
+        fired, points = points, rqmc.next_points(hits[:, :points], spec.precision, most)
+        if points == fired:
+            return rows
 
 
 def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
@@ -236,9 +281,8 @@ def summarise(chunk: dict, board: Board) -> dict:
                      ("p_no_contact", lambda r: r["no_contact"]),
                      ("p_blocked", lambda r: r["outcome"] == "blocked"),
                      ("p_missed", lambda r: r["outcome"] == "missed")):
-        hits = sum(bool(hit(r)) for r in rows)
-        lo, hi = wilson_interval(hits, n) if n else (None, None)
-        out[key] = round(hits / n, 6) if n else None
+        p, lo, hi = rqmc.proportion(rows, hit) if n else (None, None, None)
+        out[key] = None if p is None else round(p, 6)
         out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
         out[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
     out["mean_ricochets"] = round(float(np.mean([r["ricochets"] for r in rows])), 4) if n else None

@@ -4,8 +4,8 @@ spreads (``piggy hitmap --spaces ... --aim-sd-scan 0:6:7``).
 The aimer files are assumptions (docs/hitmap.md, "Who aims"); a conclusion that
 holds only for some spreads shows here as curves that cross or bend. At each spread
 the aimer's yaw and pitch spreads are both set to it, its bias kept; every point
-uses the same shot seeds, so the curves are smooth (common random numbers) rather
-than each point drawing fresh noise.
+uses the same shot seeds (with the RQMC sampler: the same points), so the curves
+are smooth (common random numbers) rather than each point drawing fresh noise.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import numpy as np
 from models.aimer import MAX_SD_DEG, Aimer, load_aimer
 from models.design import load_design
 from models.errors import InputError
-from sim.studies import hitmap
-from sim.studies.stats import wilson_interval
+from sim.studies import hitmap, rqmc
 
 
 def parse_scan(text: str) -> np.ndarray:
@@ -34,7 +33,8 @@ def parse_scan(text: str) -> np.ndarray:
 
 def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
                 progress=None) -> list[dict]:
-    """One row per (space, spread): P(target) and its 95 % Wilson interval."""
+    """One row per (space, spread): P(target) and its 95 % interval (Wilson's, or
+    the RQMC sampler's: sim/studies/rqmc.py)."""
     rows: list[dict] = []
     aimer = Aimer(**spec.aimer)
     design = load_design(spec.design).name
@@ -44,11 +44,11 @@ def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
         hitmap.run_chunks(point, list(spec.spaces), workers, partial(_keep, chunks))
         for name in spec.spaces:
             shots = chunks[name]["shots"]
-            hits = sum(r["target_knocked"] for r in shots)
-            low, high = wilson_interval(hits, len(shots)) if shots else (None, None)
+            p, low, high = (rqmc.proportion(shots, lambda r: r["target_knocked"]) if shots
+                            else (None, None, None))
             rows.append({"design": design, "space": name, "aim_sd_deg": round(float(sd), 4),
                          "reachable": chunks[name]["reachable"], "shots": len(shots),
-                         "p_target": round(hits / len(shots), 6) if shots else None,
+                         "p_target": round(p, 6) if p is not None else None,
                          "p_target_ci_low": None if low is None else round(low, 6),
                          "p_target_ci_high": None if high is None else round(high, 6)})
         if progress:

@@ -41,6 +41,18 @@ def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
     assert as_hit_maps["same_verdicts"] == as_hit_maps["same_strikes"] == shots
 
 
+def test_bench_answer_reports_every_figure_as_json():
+    run = subprocess.run([sys.executable, "scripts/bench.py", "--only", "answer",
+                          "--answer-spaces", "r8c3,r9c5", "--answer-precision", "0.25",
+                          "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         check=True)
+    figures = json.loads(run.stdout)
+    for key in ("answer_seconds", "answer_shots", "answer_mc_shots", "answer_max_half_width",
+                "compare_seconds", "shots_per_s_child"):
+        assert figures[key] > 0, key
+    assert figures["answer_max_half_width"] <= 0.25
+
+
 def load_bench_stats():
     spec = importlib.util.spec_from_file_location("bench_stats",
                                                   ROOT / "scripts" / "bench_stats.py")
