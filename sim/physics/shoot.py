@@ -15,6 +15,7 @@ from models.board import Board, space_name
 from models.errors import InputError
 from models.layout import check_piggy
 from sim.physics import aim
+from sim.physics.noise import Deviates
 from sim.physics.results import ShotResult
 from sim.physics.world import World
 
@@ -91,12 +92,14 @@ def check_angles(world: World, yaw_deg: float, pitch_deg: float) -> None:
 
 
 def fire(world: World, shot_aim: Aim, *, seed: int = 0, noise: bool = True,
-         aimer: Aimer = PERFECT, vary: dict | None = None, record: bool = False) -> ShotResult:
+         aimer: Aimer = PERFECT, vary: dict | None = None, deviates: Deviates | None = None,
+         record: bool = False) -> ShotResult:
     """Fire one shot with an aim; ``record`` keeps the bale's path for pictures;
-    ``vary`` as in :meth:`World.shoot`."""
+    ``vary`` and ``deviates`` as in :meth:`World.shoot`."""
     check_angles(world, shot_aim.yaw_deg, shot_aim.pitch_deg)
     return world.shoot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed=seed, noise=noise,
-                       aimer=aimer, vary=vary, record_every=_RECORD_EVERY if record else 0)
+                       aimer=aimer, vary=vary, deviates=deviates,
+                       record_every=_RECORD_EVERY if record else 0)
 
 
 def report(world: World, shot_aim: Aim, result: ShotResult, *, seed: int, noise: bool,

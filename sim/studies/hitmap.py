@@ -100,6 +100,17 @@ def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
     return int(child.generate_state(1)[0])
 
 
+def shot_noise(spec: SweepSpec, space: tuple[int, int], row: dict) -> dict:
+    """How the shot of hit-map row ``row`` drew its errors, as :meth:`World.shoot`'s
+    keyword arguments: its seed (plain Monte Carlo), or its scramble's point (RQMC)."""
+    if spec.sampler != "rqmc":
+        return {"seed": shot_seed(spec.seed, space, row["shot"])}
+    seed = rqmc.scramble_seed(spec.seed, space, row["scramble"])
+    points = rqmc.scramble_points(seed, 3 + vary_dims(spec.vary), row["point"] + 1)
+    z = rqmc.to_deviates(points)[row["point"]]
+    return {"deviates": Deviates(*map(float, z[:3]), vary=tuple(map(float, z[3:])))}
+
+
 def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
     """The seeds of one space's first ``shots`` shots."""
     return [shot_seed(root_seed, space, i) for i in range(shots)]

@@ -56,14 +56,14 @@ def representative_shot(row: dict, chunk_a: dict, chunk_b: dict) -> tuple[int, s
     return 0, "no discordant pair at this space: the first shot"
 
 
-def replay(world, spec: hitmap.SweepSpec, name: str, index: int):
-    """Fire shot ``index`` of space ``name`` again, recording; ``world`` holds the design."""
+def replay(world, spec: hitmap.SweepSpec, name: str, row: dict):
+    """Fire the shot of space ``name`` whose hit-map row is ``row`` again, recording;
+    ``world`` holds the design."""
     from sim.physics import shoot
 
     _, aim = hitmap.aim_at_space(world, spec, name)
-    seed = hitmap.shot_seed(spec.seed, world.board.parse_space(name), index)
-    return shoot.fire(world, aim, seed=seed, aimer=Aimer(**spec.aimer), vary=spec.vary,
-                      record=True)
+    return shoot.fire(world, aim, aimer=Aimer(**spec.aimer), vary=spec.vary, record=True,
+                      **hitmap.shot_noise(spec, world.board.parse_space(name), row))
 
 
 def why(row: dict, chunk: dict) -> dict:
@@ -118,11 +118,10 @@ def build(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
             for name in spaces:
                 index, reason = representative_shot(by_space[name], chunks_a[name],
                                                     chunks_b[name])
-                result = replay(world, spec, name, index)
+                result = replay(world, spec, name, chunks_a[name]["shots"][index])
                 knocked = ", ".join(result.knocked) or "nobody"
                 shots.setdefault(name, {"shot": index, "reason": reason,
-                                        "seed": hitmap.shot_seed(spec.seed,
-                                                                 board.parse_space(name), index)})
+                                        "seed": chunks_a[name]["shots"][index]["seed"]})
                 chunk = (chunks_a if side == "a" else chunks_b)[name]
                 recorded = bool(chunk["shots"][index]["target_knocked"])
                 shots[name][side] = {

@@ -20,13 +20,15 @@ SPACES = "r7c3,r2c3"
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """stock against fast-spring at two spaces, 20 shots each, as a page and as JSON."""
+    """stock against fast-spring at two spaces, 20 shots each (plain Monte Carlo, whose
+    shots the figures below were read from), as a page and as JSON."""
     from sim.cli import main
 
     folder = tmp_path_factory.mktemp("report")
     page = folder / "report.html"
     argv = ["design", "compare", "stock", "fast-spring", "--spaces", SPACES, "--shots", "20",
-            "--cache", str(folder / "cache"), "--workers", "1", "--html", str(page)]
+            "--cache", str(folder / "cache"), "--workers", "1", "--html", str(page),
+            "--sampler", "mc"]
     assert main([*argv, "--json"]) == 0
     return page
 
@@ -64,6 +66,20 @@ def test_the_report_shows_the_same_seed_fired_by_both_designs(report):
     rows = {r["space"]: r for r in data["rows"]}
     assert FEW_SHOTS > 20 and rows["r7c3"]["few_pairs"]
     assert rows["r7c3"]["why_a"]["outcomes"].startswith("stayed")  # struck, held by the fence
+
+
+def test_a_report_of_rqmc_shots_replays_each_shot_from_its_scrambles_point(tmp_path):
+    """With the RQMC sampler a shot is a scramble's point, not a seed: the page's shots
+    are those points fired again, each with the hit map's outcome."""
+    from sim.cli import main
+
+    page = tmp_path / "report.html"
+    assert main(["design", "compare", "stock", "fast-spring", "--spaces", "r7c3", "--shots",
+                 "20", "--cache", str(tmp_path / "cache"), "--workers", "1", "--html",
+                 str(page), "--sampler", "rqmc", "--json"]) == 0
+    shots = page_data(page)["shots"]
+    assert list(shots) == ["r7c3"]
+    assert all(shots["r7c3"][side]["as_recorded"] for side in "ab")
 
 
 def test_the_report_in_a_browser_loads_sorts_and_shows_a_spaces_shots(report, tmp_path):
