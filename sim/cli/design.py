@@ -22,6 +22,7 @@ from sim.cli.common import (
 )
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.cli.optimise import add_design_optimise
 from sim.views.pictures import save_figure
 
 #: A safety limit given on the command line: a finite number above 0.
@@ -230,7 +231,7 @@ def cmd_design_sweep(args) -> int:
 
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
-    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, game")
+    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, optimise, game")
     design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=Parser,
                                   required=True)
     q = design_sub.add_parser("check", help="validate a design file and summarise it",
@@ -282,4 +283,5 @@ def add_design(sub) -> None:
     design_test_options(q)
     q.set_defaults(func=cmd_design_sweep)
 
+    add_design_optimise(design_sub, design_test_options)
     add_design_game(design_sub)
