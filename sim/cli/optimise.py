@@ -87,7 +87,7 @@ def cmd_design_optimise(args) -> int:
             path = out if trial is chosen else out.with_name(f"{out.stem}-trial{trial.number}"
                                                              f"{out.suffix}")
             design = optimise.trial_design(search, trial, f"{base.name[:48]} trial {trial.number}")
-            entries.append(_entry(trial, objectives, path, len(best) > 1))
+            entries.append(_entry(trial, objectives, path, len(objectives) > 1))
             optimise_check.write_best(path, design, made_by | _made_by_trial(trial, objectives))
             if trial is chosen:
                 check = progress_bar(None, not args.json, unit="space", label="verifying")

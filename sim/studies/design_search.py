@@ -119,7 +119,7 @@ def parse_params(texts: list[str], base: Design) -> list[SearchParam]:
             raise InputError(f"--param names {field} twice")
     for corner in range(2 ** len(params)):  # a field's limit alone or with another's
         values = {p.field: (p.high if corner >> i & 1 else p.low) for i, p in enumerate(params)}
-        with_values(base, values, "corner of the search")
+        with_values(base, values, "at a corner of the --param ranges")
     return params
 
 

@@ -10,8 +10,9 @@ safety and reach, every trial measured with the same shots.
   reaches fewer spaces than required is infeasible too. The reason is kept.
 - **Search.** Optuna: TPE (seeded) for one objective, NSGA-II (seeded) for
   several; the constraints set on each trial (``Trial.set_constraint``: a value
-  above 0 breaks one), which both samplers take into account. When BASE's own values lie in the ranges it is trial 0,
-  so the search always knows the design it must beat.
+  above 0 breaks one), which both samplers take into account. When BASE's own
+  values lie in the ranges it is trial 0, so the search always knows the design
+  it must beat.
 - **Storage.** Any storage URL Optuna takes (default: an SQLite file in the user's
   cache folder); the study keeps the search's settings, and a study resumed under
   other settings is refused. Several processes or machines may add trials to one

@@ -9,8 +9,9 @@ import matplotlib.pyplot as plt
 def search_figure(rows: list[dict], objectives: list[str], maximise: list[bool],
                   importances: dict[str, float] | None, front: list[int], title: str):
     """``rows``: one per trial (its number, objectives and ``<name>_ci_low/high``,
-    ``feasible``, ``base``: BASE's own values); ``front``: the best trials' numbers; ``importances``: field ->
-    share of the objective's variance it explains (None: too few trials)."""
+    ``feasible``, ``base``: BASE's own values); ``front``: the best trials' numbers;
+    ``importances``: field -> its share of the objective's importance (None: too few
+    trials)."""
     panels = 3 if len(objectives) > 1 else 2
     fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 4.6),
                              gridspec_kw={"width_ratios": [1.4] + [1] * (panels - 1)})
