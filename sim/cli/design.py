@@ -249,7 +249,7 @@ def add_design(sub) -> None:
                         "J/m² (default 1600; indicative)")
     q.set_defaults(func=cmd_design_check)
 
-    def design_test_options(q):
+    def design_test_options(q, plot_help="the comparison picture"):
         q.add_argument("--board", help="board name or path (default: the layout file's own "
                                         "board, else stock)")
         q.add_argument("--layout", default="empty",
@@ -258,7 +258,7 @@ def add_design(sub) -> None:
         workers_arg(q, "local worker processes (default: all cores)")
         q.add_argument("--cache", help="folder of cached hit maps (default: the user's cache "
                                        "folder, ~/.cache/go-piggy-go/hitmaps on Linux)")
-        q.add_argument("--plot", metavar="FILE.png", help="the comparison picture")
+        q.add_argument("--plot", metavar="FILE.png", help=plot_help)
         q.add_argument("--json", action="store_true", help="machine-readable output")
 
     q = design_sub.add_parser("compare", help="designs fired with the same shots, compared",

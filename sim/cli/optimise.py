@@ -234,5 +234,6 @@ def add_design_optimise(design_sub, design_test_options) -> None:
     q.add_argument("--out", default="best-design.toml", metavar="BEST.toml",
                    help="the best design's file (default best-design.toml)")
     q.add_argument("--table", metavar="FILE", help="the trials: .parquet or .csv")
-    design_test_options(q)
+    design_test_options(q, plot_help="the search: objective per trial, the fields' "
+                                     "importances, the Pareto front with several objectives")
     q.set_defaults(func=cmd_design_optimise)

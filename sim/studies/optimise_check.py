@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from models.files import write_text_atomic
+from models.text import shown
 from sim.studies import design_search, design_tools, optimise
 from sim.studies.hitmap import SweepSpec
 
@@ -64,6 +65,6 @@ def _signed(value) -> str:
 def write_best(path: Path, design, made_by: dict) -> Path:
     """The design file of a trial, with what made it in comments on top: ``design
     check`` and ``design compare`` read it as any design."""
-    header = [f"# {key}: {value}" for key, value in made_by.items()]
+    header = [f"# {key}: {shown(str(value), 500)}" for key, value in made_by.items()]
     return write_text_atomic(path, "\n".join(["# made by piggy design optimise", *header])
                              + "\n" + design_tools.design_toml(design))

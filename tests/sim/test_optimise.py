@@ -71,6 +71,18 @@ def test_an_energy_limit_keeps_the_faster_designs_out(capsys, tmp_path):
             assert row["kinetic_energy_max_j"] > limit
 
 
+def test_a_search_with_no_feasible_design_says_so_and_fires_no_shot(capsys, tmp_path):
+    data = optimise(capsys, tmp_path, "--param", "muzzle_speed=1500:3000", "--trials", "2",
+                    "--limit-energy-j", "0.0001")
+    assert data["feasible_trials"] == 0 and data["infeasible"] == {"kinetic_energy_j": 2}
+    assert data["best"] is None and data["verification"] is None
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "best.toml").exists()
+    code, out, _ = run(capsys, "design", "optimise", "stock", "--param", "muzzle_speed=1500:3000",
+                       "--trials", "1", "--limit-energy-j", "0.0001", "--storage",
+                       f"sqlite:///{tmp_path / 's.db'}", "--cache", str(tmp_path / "cache"))
+    assert code == 0 and "no feasible design found" in out
+
+
 def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(capsys,
                                                                                tmp_path):
     args = ("--param", "pivot_height=40:120", "--shots", "2", "--study", "mine")
