@@ -279,11 +279,11 @@ def is_base(search: Search, trial) -> bool:
 
 def importances(study, search: Search, trials: list) -> dict[str, float] | None:
     """Each field's share of the first objective's variance over the feasible trials
-    (Optuna's PED-ANOVA evaluator, which needs no other package); None with fewer than
-    two feasible trials."""
+    (Optuna's PED-ANOVA evaluator, which needs no other package); None unless two
+    feasible trials differ in it."""
     optuna = optuna_module()
     feasible = [t for t in trials if t.user_attrs.get("feasible")]
-    if len(feasible) < 2:
+    if len({t.values[0] for t in feasible}) < 2:  # nothing to explain
         return None
     only = optuna.create_study(directions=study.directions)  # in memory: feasible trials only
     only.add_trials(feasible)

@@ -63,7 +63,7 @@ def _objective_panel(ax, rows, objective, maximise, front) -> None:
 
 def _importance_panel(ax, importances, objective) -> None:
     if not importances:
-        ax.text(0.5, 0.5, "importances need at least\ntwo feasible trials and two fields",
+        ax.text(0.5, 0.5, "importances need two feasible\ntrials that score differently",
                 ha="center", va="center", transform=ax.transAxes)
         ax.axis("off")
         return
