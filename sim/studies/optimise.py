@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -126,7 +127,7 @@ def open_study(search: Search, storage_url: str, name: str, search_seed: int):
         study.set_user_attr("settings", settings)
         base_values = {p.field: _value_of(search.base, p.field) for p in search.params}
         if all(p.low <= base_values[p.field] <= p.high for p in search.params):
-            study.enqueue_trial(_optuna_params(search.params, base_values))
+            study.enqueue_trial(base_values)
     return study
 
 
@@ -135,14 +136,8 @@ def _value_of(design: Design, field: str) -> float:
     return getattr(getattr(design, section), key)
 
 
-def _optuna_params(params: list, values: dict) -> dict:
-    return {p.field: values[p.field] for p in params}
-
-
 def _suggest(trial, param: design_search.SearchParam) -> float:
     if param.integer:
-        import math
-
         return trial.suggest_int(param.field, math.ceil(param.low), math.floor(param.high),
                                  log=param.log)
     return trial.suggest_float(param.field, param.low, param.high, log=param.log)
