@@ -23,6 +23,7 @@ safety and reach, every trial measured with the same shots.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -262,9 +263,12 @@ def trial_rows(search: Search, trials: list) -> list[dict]:
 
 
 def trial_design(search: Search, trial, name: str) -> Design:
-    """The design of a trial, under ``name``."""
+    """The design of a trial, under ``name``, its description saying what it changes."""
     values = {p.field: trial.params[p.field] for p in search.params}
-    return design_search.with_values(search.base, values, name)
+    design = design_search.with_values(search.base, values, name)
+    changed = ", ".join(f"{k.split('.')[1]} = {v:.4g}" for k, v in values.items())
+    return dataclasses.replace(design, description=f"{search.base.name[:64]} with {changed} "
+                                                   "(piggy design optimise)")
 
 
 def is_base(search: Search, trial) -> bool:
