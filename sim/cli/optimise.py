@@ -10,7 +10,7 @@ from pathlib import Path
 
 from models.design import load_design
 from models.errors import InputError
-from models.text import shown
+from models.text import check_label, shown
 from sim.cli.common import (
     SEED_MAX,
     check_output,
@@ -31,7 +31,71 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_optimise(args) -> int:
-    from sim.studies import datafiles, design_search, design_tools, optimise, optimise_check
+    from sim.studies import datafiles, design_search, optimise, optimise_check
+
+    search, verify_spec, cache, out = _search_of(args)
+    name = check_label(args.study, "--study", 100) if args.study else search.default_study()
+    storage = args.storage or optimise.default_storage()
+    study = optimise.open_study(search, storage, name,
+                                search.spec.seed if args.search_seed is None else args.search_seed)
+    before = len(optimise.finished(study))
+    if before and not args.json:
+        print(f"piggy: resuming study {shown(name)}: {before} trials already", file=sys.stderr)
+    workers = workers_of(args)
+    progress = progress_bar(None, not args.json, unit="space")
+    optimise.run(search, study, args.trials, workers, cache, progress)
+    progress(None)
+    trials = optimise.finished(study)
+    best = optimise.best_trials(search, trials)
+    rows = optimise.trial_rows(search, trials)
+    spec, objectives = search.spec, search.objectives
+    made_by = {"study": name, "storage": _redacted(storage), "base": search.base.name,
+               "aimer": spec.aimer["name"], "seed": spec.seed, "objectives": objectives}
+    entries = _write_designs(search, best, out, made_by)
+    verification = None
+    if best:
+        check = progress_bar(None, not args.json, unit="space", label="verifying")
+        chosen = best[_chosen(search, best)]
+        verification = optimise_check.verify(
+            search, chosen, load_design(entries[best.index(chosen)]["design_file"]),
+            verify_spec, workers, cache, check)
+        check(None)
+    importances = optimise.importances(study, search, trials)
+    if args.table:
+        datafiles.write_table(rows, args.table, None, made_by | {
+            "params": [p.to_dict() for p in search.params],
+            "hitmaps": _hitmap_provenance(spec)})
+    if args.plot:
+        from sim.views.optimise_pictures import search_figure
+
+        maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in objectives]
+        save_figure(search_figure(rows, objectives, maximise, importances,
+                                  [t.number for t in best],
+                                  f"piggy design optimise {search.base.name}: study {name}, "
+                                  f"aimer {spec.aimer['name']}"), args.plot)
+    infeasible = Counter(t.user_attrs.get("reason_key") for t in trials
+                         if not t.user_attrs.get("feasible"))
+    summary = {"study": name, "storage": _redacted(storage), "objectives": objectives,
+               "trials": len(trials), "new_trials": len(trials) - before,
+               "feasible_trials": sum(r["feasible"] for r in rows),
+               "infeasible": dict(sorted(infeasible.items())),
+               "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
+               "verification": verification, "importances": importances,
+               "table": args.table, "plot": args.plot, "cache": str(cache)}
+    if args.json:
+        json_out(summary)
+        return 0
+    _print_summary(summary, search, best, verification)
+    for path in [e["design_file"] for e in entries] + [args.table, args.plot]:
+        if path:
+            print(f"Wrote {shown(path)}")
+    return 0
+
+
+def _search_of(args):
+    """The search of the command line, the settings of the final comparison, the cache
+    folder and the best design's file, everything checked before any shot."""
+    from sim.studies import datafiles, design_search, design_tools, optimise
     from sim.studies.safety import SafetyLimits
 
     optimise.optuna_module()
@@ -59,70 +123,37 @@ def cmd_design_optimise(args) -> int:
                                       or SafetyLimits.kinetic_energy_per_area_j_m2))
     search = optimise.Search(base, params, objectives, spec, layout.board, limits,
                              args.min_reach or 0)
-    verify_precision = check_precision(args.verify_precision) or spec.precision
-    verify_spec = dataclasses.replace(
-        spec, seed=(spec.seed + 1) % (SEED_MAX + 1), precision=verify_precision,
+    verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
+        spec, seed=(spec.seed + 1) % (SEED_MAX + 1),
+        precision=check_precision(args.verify_precision) or spec.precision,
         shots=max(spec.shots, PRECISION_CAP) if args.verify_precision else spec.shots)
-    name = args.study or search.default_study()
-    storage = args.storage or optimise.default_storage()
-    study = optimise.open_study(search, storage, name,
-                                spec.seed if args.search_seed is None else args.search_seed)
-    before = len(optimise.finished(study))
-    if before and not args.json:
-        print(f"piggy: resuming study {shown(name)}: {before} trials already", file=sys.stderr)
-    workers = workers_of(args)
-    progress = progress_bar(None, not args.json, unit="space")
-    optimise.run(search, study, args.trials, workers, cache, progress)
-    progress(None)
-    trials = optimise.finished(study)
-    best = optimise.best_trials(search, trials)
-    rows = optimise.trial_rows(search, trials)
-    made_by = {"study": name, "storage": _redacted(storage), "base": base.name,
-               "aimer": spec.aimer["name"], "seed": spec.seed, "objectives": objectives}
-    entries, verification = [], None
-    if best:
-        sign = 1 if design_search.OBJECTIVES[objectives[0]][0] == "maximize" else -1
-        chosen = max(best, key=lambda t: (sign * t.values[0], -t.number))
-        for trial in best:
-            path = out if trial is chosen else out.with_name(f"{out.stem}-trial{trial.number}"
-                                                             f"{out.suffix}")
-            design = optimise.trial_design(search, trial, f"{base.name[:48]} trial {trial.number}")
-            entries.append(_entry(trial, objectives, path, len(objectives) > 1))
-            optimise_check.write_best(path, design, made_by | _made_by_trial(trial, objectives))
-            if trial is chosen:
-                check = progress_bar(None, not args.json, unit="space", label="verifying")
-                verification = optimise_check.verify(search, trial, design, verify_spec, workers,
-                                                     cache, check)
-                check(None)
-    importances = optimise.importances(study, search, trials)
-    if args.table:
-        datafiles.write_table(rows, args.table, None, made_by | {
-            "params": [p.to_dict() for p in params], "hitmaps": _hitmap_provenance(spec)})
-    if args.plot:
-        from sim.views.optimise_pictures import search_figure
+    return search, verify_spec, cache, out
 
-        maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in objectives]
-        save_figure(search_figure(rows, objectives, maximise, importances,
-                                  [t.number for t in best],
-                                  f"piggy design optimise {base.name}: study {name}, "
-                                  f"aimer {spec.aimer['name']}"), args.plot)
-    infeasible = Counter(t.user_attrs.get("reason_key") for t in trials
-                         if not t.user_attrs.get("feasible"))
-    summary = {"study": name, "storage": _redacted(storage), "objectives": objectives,
-               "trials": len(trials), "new_trials": len(trials) - before,
-               "feasible_trials": sum(r["feasible"] for r in rows),
-               "infeasible": dict(sorted(infeasible.items())),
-               "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
-               "verification": verification, "importances": importances,
-               "table": args.table, "plot": args.plot, "cache": str(cache)}
-    if args.json:
-        json_out(summary)
-        return 0
-    _print_summary(summary, search, best, verification)
-    for path in [e["design_file"] for e in entries] + [args.table, args.plot]:
-        if path:
-            print(f"Wrote {shown(path)}")
-    return 0
+
+def _chosen(search, best: list) -> int:
+    """Of the best trials, the one best on the first objective (the earliest of equals)."""
+    from sim.studies.design_search import OBJECTIVES
+
+    sign = 1 if OBJECTIVES[search.objectives[0]][0] == "maximize" else -1
+    return max(range(len(best)), key=lambda i: (sign * best[i].values[0], -best[i].number))
+
+
+def _write_designs(search, best: list, out: Path, made_by: dict) -> list[dict]:
+    """Each best trial's design file (the one best on the first objective at ``out``,
+    the others beside it as ``<stem>-trial<N>``), and its entry in ``best``."""
+    from sim.studies import optimise, optimise_check
+
+    chosen = _chosen(search, best) if best else None
+    entries = []
+    for index, trial in enumerate(best):
+        path = out if index == chosen else out.with_name(f"{out.stem}-trial{trial.number}"
+                                                         f"{out.suffix}")
+        design = optimise.trial_design(search, trial,
+                                       f"{search.base.name[:48]} trial {trial.number}")
+        optimise_check.write_best(path, design, made_by | _made_by_trial(trial,
+                                                                         search.objectives))
+        entries.append(_entry(trial, search.objectives, path, len(search.objectives) > 1))
+    return entries
 
 
 def _print_summary(summary: dict, search, best: list, verification: dict | None) -> None:
