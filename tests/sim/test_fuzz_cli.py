@@ -287,6 +287,8 @@ BAD = [
            "must end in .toml"),
           ("--table a folder", ["--param", "pivot_height=40:80", "--table",
                                 "{p}/a-folder.csv"], "is a folder"),
+          ("--study with ESC", ["--param", "pivot_height=40:80", "--study", f"s{ESC}[2J"],
+           "--study"),
       )],
     ("optimise: an unreachable storage", ["design", "optimise", "stock", *SWEEP, "--param",
                                           "pivot_height=40:80", "--cache", "{o}/c",

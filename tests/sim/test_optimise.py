@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -128,6 +129,13 @@ def test_parameters_are_checked_against_the_fields_ranges():
             parse_param(bad, stock)
     with pytest.raises(InputError, match="at a corner of the --param ranges: give the launcher"):
         parse_params(["spring_rate=50:800"], stock)  # a speed design has no spring
+
+
+def test_without_optuna_the_command_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna raises ImportError
+    code, _, err = run(capsys, "design", "optimise", "stock", "--param", "pivot_height=40:80")
+    assert code == 2 and err.count("\n") == 1
+    assert "needs Optuna, an optional extra: pip install 'go-piggy-go-sandbox[optimise]'" in err
 
 
 def test_far_rows_are_the_two_outermost_rows_at_each_end(board):
