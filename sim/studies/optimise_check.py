@@ -6,7 +6,9 @@ one): the best trial was chosen because its shots went well, and the same shots
 would carry that luck into the comparison (the winner's curse). On the objective's
 spaces, BASE and the best design fire the same new shots (common random numbers)
 at the stated precision; the result is the compare's verdict line and its mean
-difference with its interval, and whether the improvement is detectable.
+difference with its interval, and whether the improvement is detectable. When the
+best trial is BASE's own values nothing is fired: with the same shots the same
+design has the same outcomes, a difference of exactly 0.
 """
 
 from __future__ import annotations
@@ -28,18 +30,21 @@ def verify(search: optimise.Search, trial, design, spec: SweepSpec, workers: int
     objective = search.objectives[0]
     spaces = design_search.objective_spaces(search.board, search.spec.spaces, objective)
     spec = dataclasses.replace(spec, spaces=spaces)
+    facts = {"seed": spec.seed, "precision": spec.precision, "shots": spec.shots,
+             "spaces": list(spaces), "objective": objective}
+    if optimise.is_base(search, trial):  # the same design fires the same shots: no shot needed
+        return {"verdict": f"{design.name} is {search.base.name} itself: the same shots, the "
+                           "same outcomes on every space", "mean_diff": 0.0,
+                "mean_diff_ci_low": 0.0, "mean_diff_ci_high": 0.0, **facts, "better": False,
+                "conclusion": f"nothing better found: the best trial is {search.base.name}'s "
+                              "own values"}
     _, comparisons, maps = design_tools.compare_designs(spec, search.board,
                                                         [search.base, design], workers, cache,
                                                         progress)
     comparison = comparisons[0].to_dict()
     low, high = comparison["mean_diff_ci"]
     out = {"verdict": comparison["verdict"], "mean_diff": comparison["mean_diff"],
-           "mean_diff_ci_low": low, "mean_diff_ci_high": high, "seed": spec.seed,
-           "precision": spec.precision, "shots": spec.shots, "spaces": list(spaces),
-           "objective": objective}
-    if optimise.is_base(search, trial):
-        return out | {"better": False, "conclusion": "nothing better found: the best trial is "
-                      f"{search.base.name}'s own values"}
+           "mean_diff_ci_low": low, "mean_diff_ci_high": high, **facts}
     if objective in ("mean-p", "far-rows"):
         better = low is not None and low > 0
         what = f"{objective} mean difference {_signed(comparison['mean_diff'])} " \

@@ -30,13 +30,13 @@ def optimise(capsys, tmp_path, *extra, study_db="s.db"):
 
 
 def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_path):
-    data = optimise(capsys, tmp_path, "--param", "pivot_height=40:120", "--param",
+    data = optimise(capsys, tmp_path, "--param", "pivot_height=80:120", "--param",
                     "muzzle_speed=1800:2600", "--trials", "3", "--table",
                     str(tmp_path / "trials.csv"), "--plot", str(tmp_path / "search.png"))
     assert data["trials"] == 3 and data["feasible_trials"] >= 1
     best = data["best"]
     assert set(best["params"]) == {"launcher.pivot_height_mm", "launcher.muzzle_speed_mm_s"}
-    assert 40 <= best["params"]["launcher.pivot_height_mm"] <= 120
+    assert 80 <= best["params"]["launcher.pivot_height_mm"] <= 120
     assert best["objective_ci_low"] <= best["objective"] <= best["objective_ci_high"]
     verification = data["verification"]
     assert verification["verdict"].startswith(f"stock trial {best['trial']} knocks out more "
@@ -54,7 +54,7 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
     assert code == 0
     rows = datafiles.read_table(tmp_path / "trials.csv")
     assert [r["trial"] for r in rows] == [0, 1, 2]
-    assert rows[0]["base"] and rows[0]["launcher.pivot_height_mm"] == 70  # BASE is trial 0
+    assert not any(r["base"] for r in rows)  # BASE's 70 mm lies outside the range searched
     assert {"mean-p", "mean-p_ci_low", "kinetic_energy_max_j", "feasible", "reason"} <= set(rows[0])
     assert datafiles.read_provenance(tmp_path / "trials.csv")["study"] == data["study"]
     assert (tmp_path / "search.png").stat().st_size > 10_000
@@ -82,6 +82,19 @@ def test_a_search_with_no_feasible_design_says_so_and_fires_no_shot(capsys, tmp_
                        "--trials", "1", "--limit-energy-j", "0.0001", "--storage",
                        f"sqlite:///{tmp_path / 's.db'}", "--cache", str(tmp_path / "cache"))
     assert code == 0 and "no feasible design found" in out
+
+
+def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_path):
+    data = optimise(capsys, tmp_path, "--param", "pivot_height=40:120", "--trials", "1",
+                    "--shots", "2", "--table", str(tmp_path / "t.csv"))
+    assert data["best"]["params"] == {"launcher.pivot_height_mm": 70.0}  # trial 0: BASE
+    rows = datafiles.read_table(tmp_path / "t.csv")
+    assert rows[0]["base"] and rows[0]["launcher.pivot_height_mm"] == 70
+    verification = data["verification"]
+    assert verification["conclusion"] == "nothing better found: the best trial is stock's own " \
+                                         "values"
+    assert verification["better"] is False and verification["mean_diff"] == 0.0
+    assert len(list((tmp_path / "cache").glob("hitmap-*.shots.csv"))) == 1  # nothing fired again
 
 
 def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(capsys,
