@@ -363,6 +363,10 @@ GOOD = [
                                         "--cache", "{o}", "--json"], "json"),
     ("solve a small game", ["solve", "pig-out", "--preset", "pig", "--param", "target=20",
                             "--json"], "json"),
+    ("a one-trial design search", ["design", "optimise", "stock", *SWEEP, "--param",
+                                   "pivot_height=40:80", "--trials", "1", "--cache", "{o}/c",
+                                   "--storage", "sqlite:///{o}/s.db", "--out", "{o}/b.toml",
+                                   "--json"], "json"),
 ]
 
 
