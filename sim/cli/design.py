@@ -24,6 +24,7 @@ from sim.cli.common import (
 )
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.cli.optimise import add_design_optimise
 from sim.studies.compare import SCALE
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.views.pictures import save_figure
@@ -269,7 +270,7 @@ def cmd_design_sweep(args) -> int:
 
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
-    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, game")
+    p = sub.add_parser("design", help="launcher designs: check, compare, sweep, optimise, game")
     design_sub = p.add_subparsers(dest="design_command", metavar="ACTION", parser_class=Parser,
                                   required=True)
     q = design_sub.add_parser("check", help="validate a design file and summarise it",
@@ -287,7 +288,7 @@ def add_design(sub) -> None:
                         "J/m² (default 1600; indicative)")
     q.set_defaults(func=cmd_design_check)
 
-    def design_test_options(q):
+    def design_test_options(q, plot_help="the comparison picture"):
         q.add_argument("--board", help="board name or path (default: the layout file's own "
                                         "board, else stock)")
         q.add_argument("--layout", default="empty",
@@ -296,7 +297,7 @@ def add_design(sub) -> None:
         workers_arg(q, "local worker processes (default: all cores)")
         q.add_argument("--cache", help="folder of cached hit maps (default: the user's cache "
                                        "folder, ~/.cache/go-piggy-go/hitmaps on Linux)")
-        q.add_argument("--plot", metavar="FILE.png", help="the comparison picture")
+        q.add_argument("--plot", metavar="FILE.png", help=plot_help)
         q.add_argument("--json", action="store_true", help="machine-readable output")
 
     q = design_sub.add_parser("compare", help="designs fired with the same shots, compared",
@@ -327,4 +328,5 @@ def add_design(sub) -> None:
     design_test_options(q)
     q.set_defaults(func=cmd_design_sweep)
 
+    add_design_optimise(design_sub, design_test_options)
     add_design_game(design_sub)

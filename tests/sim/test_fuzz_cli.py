@@ -271,6 +271,41 @@ BAD = [
      "out of range"),
     ("bounds: solve to 100000", ["solve", "pig-out", "--preset", "pig", "--param",
                                  "target=100000"], "GiB of memory"),
+    # design optimise: refused before any shot
+    *[(f"optimise: {what}", ["design", "optimise", "stock", *SWEEP, "--cache", "{o}/c",
+                             "--storage", "sqlite:///{o}/s.db", *argv], message)
+      for what, argv, message in (
+          ("no --param", [], "give at least one --param"),
+          ("an unknown field", ["--param", "wings=1:2"], "unknown or ambiguous design field"),
+          ("a range outside", ["--param", "pivot_height=5:100"], "allowed range [10, 300]"),
+          ("an empty range", ["--param", "pivot_height=80:80"], "from low to high"),
+          ("a range of nan", ["--param", "pivot_height=nan:80"], "must look like"),
+          ("a log range from 0", ["--param", "speed_sd=0:10:log"], "LOW above 0"),
+          ("a field twice", ["--param", "pivot_height=40:80", "--param",
+                             "launcher.pivot_height_mm=50:60"], "twice"),
+          ("a box with invalid corners", ["--param", "pivot_height=10:100", "--param",
+                                          "barrel_length=40:200"], "under the board"),
+          ("an unknown objective", ["--param", "pivot_height=40:80", "--objective",
+                                    "mean-p,speed"], "unknown objective 'speed'"),
+          ("far rows of no far space", ["--param", "pivot_height=40:80", "--objective",
+                                        "far-rows"], "names no space of the rows farthest"),
+          ("--min-reach past the spaces", ["--param", "pivot_height=40:80", "--min-reach",
+                                           "5"], "more than the 1 spaces"),
+          ("--out a .txt", ["--param", "pivot_height=40:80", "--out", "{o}/b.txt"],
+           "must end in .toml"),
+          ("--table a folder", ["--param", "pivot_height=40:80", "--table",
+                                "{p}/a-folder.csv"], "is a folder"),
+          ("--study with ESC", ["--param", "pivot_height=40:80", "--study", f"s{ESC}[2J"],
+           "--study"),
+      )],
+    ("optimise: an unreachable storage", ["design", "optimise", "stock", *SWEEP, "--param",
+                                          "pivot_height=40:80", "--cache", "{o}/c",
+                                          "--storage", "sqlite:///{o}/none/s.db"],
+     "cannot open the study storage"),
+    ("optimise: a storage URL of nonsense", ["design", "optimise", "stock", *SWEEP, "--param",
+                                             "pivot_height=40:80", "--cache", "{o}/c",
+                                             "--storage", "nonsense"],
+     "cannot open the study storage"),
 ]
 
 
@@ -336,6 +371,10 @@ GOOD = [
                                         "--cache", "{o}", "--json"], "json"),
     ("solve a small game", ["solve", "pig-out", "--preset", "pig", "--param", "target=20",
                             "--json"], "json"),
+    ("a one-trial design search", ["design", "optimise", "stock", *SWEEP, "--param",
+                                   "pivot_height=40:80", "--trials", "1", "--cache", "{o}/c",
+                                   "--storage", "sqlite:///{o}/s.db", "--out", "{o}/b.toml",
+                                   "--json"], "json"),
 ]
 
 
@@ -421,6 +460,12 @@ NUMERIC = [
     (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
+    *[(["design", "optimise", "stock"], option, allowed) for option, allowed in (
+        ("--seed", SEED), ("--search-seed", SEED), ("--shots", whole(1, MAX_SHOTS)),
+        ("--workers", whole(1, MAX_WORKERS)), ("--precision", finite()),
+        ("--verify-precision", finite()), ("--trials", whole(1, 10_000)),
+        ("--min-reach", whole(1, 100_000)), ("--limit-energy-j", finite(0, 1e9, above=True)),
+        ("--limit-energy-per-area-j-m2", finite(0, 1e9, above=True)))],
 ]
 
 NUMBERISH = st.one_of(
