@@ -20,13 +20,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from models.board import Board, load_board
-from models.design import DESIGNS_DIR, RANGES, Design, design_from_dict, load_design
+from models.design import DESIGNS_DIR, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import resolve_named_file, write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import chunks, compare, datafiles, hitmap
+from sim.studies.design_search import field_of
 from sim.views.hitmap_picture import draw_heatmap
 
 #: The cached files' layout: raised when the columns change, so that files made by
@@ -223,13 +224,7 @@ def parse_sweep(text: str) -> tuple[str, np.ndarray]:
     name, _, span = text.partition("=")
     values = parse_range(span, f"--param {name}" if name else "--param", MAX_SWEEP_VALUES,
                          "field=start:stop:count, e.g. muzzle_speed=1500:3000:7")
-    matches = [k for k in RANGES if k == name or k.split(".")[1] == name
-               or k.split(".")[1].rsplit("_", 2)[0] == name
-               or k.split(".")[1].startswith(name + "_")]
-    if len(matches) != 1:
-        raise InputError(f"unknown or ambiguous design field '{shown(name)}': fields are "
-                         f"{', '.join(RANGES)}")
-    return matches[0], values
+    return field_of(name), values
 
 
 def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray:

@@ -37,10 +37,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.errors import InputError
-from sim.cli import build_parser, main
+from sim.cli import build_parser
 from sim.cli.common import MAX_WORKERS, SEED_MAX
 from sim.studies.hitmap import MAX_SHOTS
 from tests.conftest import RULES_BOARD
+from tests.sim.fuzz_support import files_under, run
 
 ROOT = Path(__file__).resolve().parents[2]
 DIGITS = "9" * 5000
@@ -91,14 +92,6 @@ def _record(board) -> str:
     return json.dumps({"game": "go_piggy_go", "params": {"players": 2, "board": board}}) + "\n"
 
 
-def run(capsys, argv: list[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def files_under(folder: Path) -> set[str]:
-    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
 # --- bad input: exit 2, one line, nothing written ---------------------------------------------
