@@ -10,7 +10,13 @@ import pytest
 
 from models.design import Physics, load_design
 from models.errors import InputError
-from sim.studies.calibration import PARAMETERS, _Model, calibrate, write_fitted_design
+from sim.studies.calibration import (
+    PARAMETERS,
+    _Model,
+    calibrate,
+    supported,
+    write_fitted_design,
+)
 from sim.studies.calibration_report import format_calibration, save_residuals_plot
 from sim.studies.flight import landing_point_mm
 from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
@@ -59,8 +65,11 @@ def test_sandbox_shots_are_fitted_back_within_three_standard_errors(tmp_path):
         assert abs(estimate.value - truth[name]) < 3 * estimate.se, (name, estimate)
     write_fitted_design(result, tmp_path / "fitted.toml")
     fitted = load_design(tmp_path / "fitted.toml").launcher
-    assert fitted.muzzle_speed_mm_s == pytest.approx(result.estimates["muzzle_speed_mm_s"].value)
-    assert fitted.pitch_sd_deg == pytest.approx(result.estimates["pitch_sd_deg"].value)
+    for field, name in (("muzzle_speed_mm_s", "muzzle_speed_mm_s"),
+                        ("pitch_sd_deg", "pitch_sd_deg")):  # rounded to what its error supports
+        estimate = result.estimates[name]
+        assert getattr(fitted, field) == supported(estimate.value, estimate.se)
+        assert abs(getattr(fitted, field) - estimate.value) <= estimate.se / 2
     save_residuals_plot(result, tmp_path / "residuals.png")
     assert (tmp_path / "residuals.png").stat().st_size > 50_000
     assert "muzzle speed" in format_calibration(result)
