@@ -120,7 +120,8 @@ def test_design_game_on_the_command_line(capsys, tmp_path):
     assert code == 0 and err == ""  # quiet under --json
     data = json.loads(out)
     assert data["games"] == 24 and data["seats"] == ["expected-gain", "greedy"]
-    assert data["hitmap"] == {"aimer": "child", "precision": 0.1, "shots_cap": 1}
+    assert data["hitmap"] == {"aimer": "child", "precision": 0.1, "shots_cap": 1,
+                              "sampler": "rqmc"}
     (stock,) = data["designs"]
     assert stock["design"] == "stock" and stock["hitmap"]["spaces"] == len(SPACES)
     assert stock["hitmap"]["shots"] == len(SPACES)
