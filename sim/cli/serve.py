@@ -53,7 +53,10 @@ def cmd_serve(args) -> int:
     server = Server(stacks, workers=args.workers, board=board, design=design)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
-    config = uvicorn.Config(server.app(), log_level="warning", timeout_graceful_shutdown=2)
+    # uvicorn's own logging setup (dictConfig) would close and replace every handler
+    # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
+    config = uvicorn.Config(server.app(), log_config=None, log_level="warning",
+                            timeout_graceful_shutdown=2)
     uvicorn.Server(config).run(sockets=[listening])
     return 0
 
