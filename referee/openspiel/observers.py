@@ -100,11 +100,6 @@ class TensorObserver:
         return json.dumps(view, sort_keys=True)
 
 
-def _one_hot(view, index) -> None:
-    if index is not None:
-        view[index] = 1.0
-
-
 # --- Go Piggy Go! ------------------------------------------------------------------------
 def _gpg_pieces(game):
     piggies, spaces = 3 * game.num_players, len(game.geometry.names)
