@@ -42,8 +42,11 @@ class Aimer:
         for field, value in (("yaw", yaw_sd_deg), ("pitch", pitch_sd_deg)):
             _check_range(f"{field} aim sd", value, 0.0, MAX_SD_DEG, "--aim-sd")
         return dataclasses.replace(
-            self, name=f"{self.name} (sd {yaw_sd_deg:g},{pitch_sd_deg:g} deg)",
-            yaw_sd_deg=float(yaw_sd_deg), pitch_sd_deg=float(pitch_sd_deg))
+            self,
+            name=f"{self.name} (sd {yaw_sd_deg:g},{pitch_sd_deg:g} deg)",
+            yaw_sd_deg=float(yaw_sd_deg),
+            pitch_sd_deg=float(pitch_sd_deg),
+        )
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -51,9 +54,12 @@ class Aimer:
 
 PERFECT = Aimer()
 
-_RANGES = {"yaw_sd_deg": (0.0, MAX_SD_DEG), "pitch_sd_deg": (0.0, MAX_SD_DEG),
-           "yaw_bias_deg": (-MAX_BIAS_DEG, MAX_BIAS_DEG),
-           "pitch_bias_deg": (-MAX_BIAS_DEG, MAX_BIAS_DEG)}
+_RANGES = {
+    "yaw_sd_deg": (0.0, MAX_SD_DEG),
+    "pitch_sd_deg": (0.0, MAX_SD_DEG),
+    "yaw_bias_deg": (-MAX_BIAS_DEG, MAX_BIAS_DEG),
+    "pitch_bias_deg": (-MAX_BIAS_DEG, MAX_BIAS_DEG),
+}
 
 
 def known_aimers() -> list[str]:
@@ -72,8 +78,9 @@ def aimer_from_dict(data: dict, source: str = "aimer") -> Aimer:
     allowed = {"name", "description", *_RANGES}
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise InputError(f"{where}: unknown key '{unknown[0]}' (allowed: "
-                         f"{', '.join(sorted(allowed))})")
+        raise InputError(
+            f"{where}: unknown key '{unknown[0]}' (allowed: {', '.join(sorted(allowed))})"
+        )
     values = {}
     for key, (lo, hi) in _RANGES.items():
         value = data.get(key, 0.0)
@@ -91,8 +98,9 @@ def parse_aim_sd(text: str) -> tuple[float, float]:
     """``--aim-sd YAW,PITCH`` (degrees) as two numbers."""
     parts = [ascii_decimal(p.strip()) for p in text.split(",")]
     if len(parts) != 2 or None in parts:
-        raise InputError(f"--aim-sd takes YAW,PITCH in degrees, ASCII digits (e.g. 3,3.5), "
-                         f"got {shown(text)}")
+        raise InputError(
+            f"--aim-sd takes YAW,PITCH in degrees, ASCII digits (e.g. 3,3.5), got {shown(text)}"
+        )
     yaw, pitch = (float(p) for p in parts if p is not None)
     for field, value in (("yaw", yaw), ("pitch", pitch)):
         _check_range(f"{field} sd", value, 0.0, MAX_SD_DEG, "--aim-sd")

@@ -62,8 +62,18 @@ _DEFAULTS = {
     "trough_mm": 60.0,
     "thickness_mm": 6.0,
 }
-_REQUIRED = ("name", "space_mm", "rows", "cols", "holes", "tractor", "fences",
-             "checkpoints", "pit_left_rows", "pit_right_rows")
+_REQUIRED = (
+    "name",
+    "space_mm",
+    "rows",
+    "cols",
+    "holes",
+    "tractor",
+    "fences",
+    "checkpoints",
+    "pit_left_rows",
+    "pit_right_rows",
+)
 _ALLOWED = set(_REQUIRED) | set(_DEFAULTS) | {"description", "forward"}
 
 Space = tuple[int, int]
@@ -90,10 +100,11 @@ def parse_space_name(name: object, hint: str = "") -> Space:
         loose = _LOOSE_SPACE_RE.fullmatch(name)
         if loose:
             canonical = space_name((int(loose.group(1)), int(loose.group(2))))
-            raise InputError(f"'{shown(name)}' is not a space name as written: write "
-                             f"{canonical} (ASCII digits, no leading zeros, no spaces)")
-    raise InputError(f"'{shown(name)}' is not a space name: expected r<row>c<col>, "
-                     f"e.g. r5c1{hint}")
+            raise InputError(
+                f"'{shown(name)}' is not a space name as written: write "
+                f"{canonical} (ASCII digits, no leading zeros, no spaces)"
+            )
+    raise InputError(f"'{shown(name)}' is not a space name: expected r<row>c<col>, e.g. r5c1{hint}")
 
 
 @dataclass(frozen=True)
@@ -129,17 +140,19 @@ class Board:
     @property
     def spaces(self) -> list[Space]:
         """Every space, row by row from the start end."""
-        return [(r, c) for r in range(self.rows) for c in range(self.cols)
-                if (r, c) not in self.holes]
+        return [
+            (r, c) for r in range(self.rows) for c in range(self.cols) if (r, c) not in self.holes
+        ]
 
     def parse_space(self, name: str) -> Space:
         """The (row, col) of a space of this board, named exactly as
         :func:`parse_space_name` requires, or an :class:`InputError` naming the problem."""
-        space = parse_space_name(
-            name, f" (rows 0-{self.rows - 1}, columns 0-{self.cols - 1})")
+        space = parse_space_name(name, f" (rows 0-{self.rows - 1}, columns 0-{self.cols - 1})")
         if not (0 <= space[0] < self.rows and 0 <= space[1] < self.cols):
-            raise InputError(f"space {name} is off board '{self.name}': rows 0-{self.rows - 1}, "
-                             f"columns 0-{self.cols - 1}")
+            raise InputError(
+                f"space {name} is off board '{self.name}': rows 0-{self.rows - 1}, "
+                f"columns 0-{self.cols - 1}"
+            )
         if space in self.holes:
             raise InputError(f"{name} is a hole on board '{self.name}', not a space")
         return space
@@ -147,8 +160,12 @@ class Board:
     def space_center_mm(self, space: Space) -> np.ndarray:
         """Centre (x, y) of a space in the board frame, mm; shape (2,)."""
         r, c = space
-        return np.array([(c + 0.5) * self.space_mm - self.tractor[0],
-                         (r + 0.5) * self.space_mm - self.tractor[1]])
+        return np.array(
+            [
+                (c + 0.5) * self.space_mm - self.tractor[0],
+                (r + 0.5) * self.space_mm - self.tractor[1],
+            ]
+        )
 
     def space_at_mm(self, xy) -> Space | None:
         """The space whose square contains the board-frame point ``xy`` (mm), if any
@@ -191,8 +208,12 @@ class Board:
     def surface_extent_mm(self) -> tuple[float, float, float, float]:
         """(x_min, x_max, y_min, y_max) of the whole board top: grid, pits and trough, mm."""
         x_min, x_max, y_min, y_max = self.grid_extent_mm
-        return (x_min - self.side_pit_mm, x_max + self.side_pit_mm,
-                y_min - self.start_pit_mm, y_max + self.trough_mm)
+        return (
+            x_min - self.side_pit_mm,
+            x_max + self.side_pit_mm,
+            y_min - self.start_pit_mm,
+            y_max + self.trough_mm,
+        )
 
     def checkpoints_passed(self, space: Space) -> int:
         """How many checkpoint lines lie behind a space (0, 1 or 2)."""
@@ -221,8 +242,10 @@ class Board:
         lines = ["      " + "TROUGH".center(self.cols * (width + 1))]
         for r in reversed(range(self.rows)):
             if r < self.rows - 1:
-                sep = ["=" * width if self.fence_between((r, c), (r + 1, c)) else " " * width
-                       for c in range(self.cols)]
+                sep = [
+                    "=" * width if self.fence_between((r, c), (r + 1, c)) else " " * width
+                    for c in range(self.cols)
+                ]
                 lines.append("      " + " " + " ".join(sep))
             row = ""
             for c in range(self.cols):
@@ -230,13 +253,17 @@ class Board:
                 row += wall + cell((r, c)).center(width)
             left = "L" if r in self.pit_left_rows else " "
             right = "R" if r in self.pit_right_rows else " "
-            note = (f"  checkpoint #{self.checkpoints.index(r) + 1} from here"
-                    if r in self.checkpoints else "")
+            note = (
+                f"  checkpoint #{self.checkpoints.index(r) + 1} from here"
+                if r in self.checkpoints
+                else ""
+            )
             lines.append(f"r{r:<3} {left}{row} {right}{note}".rstrip())
         lines.append("      " + " " + " ".join(f"c{c}".center(width) for c in range(self.cols)))
         lines.append("      " + "START MUD PIT".center(self.cols * (width + 1)))
-        lines.append("G green, Y gold, P pink, B blue; L, R: beside the left and right side "
-                     "Mud Pits")
+        lines.append(
+            "G green, Y gold, P pink, B blue; L, R: beside the left and right side Mud Pits"
+        )
         return "\n".join(lines)
 
 
@@ -248,10 +275,14 @@ def load_board(name_or_path: str | Path = "stock") -> Board:
 
 
 def _int_pair(value, key: str, where: str) -> tuple[int, int]:
-    if (not isinstance(value, list | tuple) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise InputError(f"{where}: '{key}' entries must be [row, col] pairs of integers, "
-                         f"got {shown(value)}")
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise InputError(
+            f"{where}: '{key}' entries must be [row, col] pairs of integers, got {shown(value)}"
+        )
     return int(value[0]), int(value[1])
 
 
@@ -269,8 +300,9 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
         raise InputError(f"{where}: a board must be a table of keys, got {shown(data)}")
     unknown = sorted(set(data) - _ALLOWED)
     if unknown:
-        raise InputError(f"{where}: unknown key '{shown(unknown[0])}' (allowed: "
-                         f"{', '.join(sorted(_ALLOWED))})")
+        raise InputError(
+            f"{where}: unknown key '{shown(unknown[0])}' (allowed: {', '.join(sorted(_ALLOWED))})"
+        )
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
         raise InputError(f"{where}: missing key '{missing[0]}'")
@@ -279,26 +311,27 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
     for key, (lo, hi) in _NUMBER_RANGES.items():
         value = data.get(key, _DEFAULTS.get(key))
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise InputError(f"{where}: '{key}' must be a number of millimetres, "
-                             f"got {shown(value)}")
+            raise InputError(
+                f"{where}: '{key}' must be a number of millimetres, got {shown(value)}"
+            )
         if not lo <= value <= hi:
-            raise InputError(f"{where}: '{key}' = {shown(value)} is out of range "
-                             f"[{lo:g}, {hi:g}]")
+            raise InputError(f"{where}: '{key}' = {shown(value)} is out of range [{lo:g}, {hi:g}]")
         numbers[key] = float(value)
 
     rows, cols = data["rows"], data["cols"]
     for key, value in (("rows", rows), ("cols", cols)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 40:
-            raise InputError(f"{where}: '{key}' must be an integer in [1, 40], "
-                             f"got {shown(value)}")
+            raise InputError(f"{where}: '{key}' must be an integer in [1, 40], got {shown(value)}")
     name = check_label(data["name"], f"{where}: 'name'", MAX_NAME_CHARS)
-    description = check_label(data.get("description", ""), f"{where}: 'description'",
-                              MAX_DESCRIPTION_CHARS, empty_ok=True)
+    description = check_label(
+        data.get("description", ""), f"{where}: 'description'", MAX_DESCRIPTION_CHARS, empty_ok=True
+    )
 
     def on_grid(space: Space, key: str) -> Space:
         if not (0 <= space[0] < rows and 0 <= space[1] < cols):
-            raise InputError(f"{where}: '{key}' has {space_name(space)} outside the "
-                             f"{rows}x{cols} grid")
+            raise InputError(
+                f"{where}: '{key}' has {space_name(space)} outside the {rows}x{cols} grid"
+            )
         return space
 
     if not isinstance(data["holes"], list):
@@ -310,8 +343,11 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
         raise InputError(f"{where}: 'holes' lists {space_name(twice)} twice")
 
     tractor = data["tractor"]
-    if (not isinstance(tractor, list) or len(tractor) != 2
-            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in tractor)):
+    if (
+        not isinstance(tractor, list)
+        or len(tractor) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in tractor)
+    ):
         raise InputError(f"{where}: 'tractor' must be [x_mm, y_mm], got {shown(tractor)}")
     if not all(math.isfinite(v) for v in tractor):
         raise InputError(f"{where}: 'tractor' must be finite numbers, got {shown(tractor)}")
@@ -321,42 +357,54 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
     fences = set()
     for fence in data["fences"]:
         if not isinstance(fence, list) or len(fence) != 2:
-            raise InputError(f"{where}: a fence must be [[row, col], [row, col]], "
-                             f"got {shown(fence)}")
+            raise InputError(
+                f"{where}: a fence must be [[row, col], [row, col]], got {shown(fence)}"
+            )
         a = on_grid(_int_pair(fence[0], "fences", where), "fences")
         b = on_grid(_int_pair(fence[1], "fences", where), "fences")
         if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
-            raise InputError(f"{where}: fence between {space_name(a)} and {space_name(b)}: "
-                             f"the spaces are not orthogonally adjacent")
+            raise InputError(
+                f"{where}: fence between {space_name(a)} and {space_name(b)}: "
+                f"the spaces are not orthogonally adjacent"
+            )
         for s in (a, b):
             if s in holes:
                 raise InputError(f"{where}: fence touches {space_name(s)}, which is a hole")
         pair = frozenset((a, b))
         if pair in fences:
-            raise InputError(f"{where}: fence between {space_name(a)} and {space_name(b)} "
-                             f"is listed twice")
+            raise InputError(
+                f"{where}: fence between {space_name(a)} and {space_name(b)} is listed twice"
+            )
         fences.add(pair)
 
     checkpoints = data["checkpoints"]
-    if (not isinstance(checkpoints, list) or len(checkpoints) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in checkpoints)
-            or not 0 < checkpoints[0] < checkpoints[1] < rows):
-        raise InputError(f"{where}: 'checkpoints' must be [row1, row2] with "
-                         f"0 < row1 < row2 < {rows}, got {shown(checkpoints)}")
+    if (
+        not isinstance(checkpoints, list)
+        or len(checkpoints) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in checkpoints)
+        or not 0 < checkpoints[0] < checkpoints[1] < rows
+    ):
+        raise InputError(
+            f"{where}: 'checkpoints' must be [row1, row2] with "
+            f"0 < row1 < row2 < {rows}, got {shown(checkpoints)}"
+        )
 
     pit_rows = {}
     for key in ("pit_left_rows", "pit_right_rows"):
         value = data[key]
-        if (not isinstance(value, list) or not value
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
             raise InputError(f"{where}: '{key}' must be a non-empty list of row numbers")
         for row in value:
             if not 0 <= row < rows:
-                raise InputError(f"{where}: '{key}' has row {shown(row)} outside rows "
-                                 f"0-{rows - 1}")
+                raise InputError(f"{where}: '{key}' has row {shown(row)} outside rows 0-{rows - 1}")
         if len(set(value)) < len(value):
-            raise InputError(f"{where}: '{key}' lists row "
-                             f"{next(r for r in value if value.count(r) > 1)} twice")
+            raise InputError(
+                f"{where}: '{key}' lists row {next(r for r in value if value.count(r) > 1)} twice"
+            )
         pit_rows[key] = tuple(sorted(value))
 
     forward = {}
@@ -371,19 +419,28 @@ def board_from_dict(data: dict, source: str = "board") -> Board:
         if space in holes:
             raise InputError(f"{where}: 'forward' names {key}, which is a hole")
         if not isinstance(direction, str) or direction not in DIRECTIONS:
-            raise InputError(f"{where}: 'forward.{key}' = {shown(direction)}: allowed "
-                             f"directions are {', '.join(DIRECTIONS)}")
+            raise InputError(
+                f"{where}: 'forward.{key}' = {shown(direction)}: allowed "
+                f"directions are {', '.join(DIRECTIONS)}"
+            )
         forward[space] = direction
 
     if len(holes) >= rows * cols:
         raise InputError(f"{where}: 'holes' leaves no space on the board")
 
     board = Board(
-        name=name, rows=rows, cols=cols, holes=holes,
-        tractor=(float(tractor[0]), float(tractor[1])), fences=frozenset(fences),
+        name=name,
+        rows=rows,
+        cols=cols,
+        holes=holes,
+        tractor=(float(tractor[0]), float(tractor[1])),
+        fences=frozenset(fences),
         checkpoints=(checkpoints[0], checkpoints[1]),
-        pit_left_rows=pit_rows["pit_left_rows"], pit_right_rows=pit_rows["pit_right_rows"],
-        forward=forward, description=description, **numbers,
+        pit_left_rows=pit_rows["pit_left_rows"],
+        pit_right_rows=pit_rows["pit_right_rows"],
+        forward=forward,
+        description=description,
+        **numbers,
     )
     check_board(board, where)
     return board

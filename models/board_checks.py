@@ -51,8 +51,9 @@ def min_space_mm(line_mm: float) -> float:
     return 2 * (piggy_reach_mm() + MIN_CLEARANCE_MM) + line_mm
 
 
-def forward_steps(board: Board, space: Space, diagonals_blocked_by_fences: bool = True
-                  ) -> tuple[Space, ...]:
+def forward_steps(
+    board: Board, space: Space, diagonals_blocked_by_fences: bool = True
+) -> tuple[Space, ...]:
     """The spaces one step from ``space`` may go to (docs/rules/go-piggy-go.md, "A
     turn"): forward, sideways or diagonally forward, never across a fence; with
     ``diagonals_blocked_by_fences`` (ruling 3, the default) a diagonal step is also
@@ -69,8 +70,10 @@ def forward_steps(board: Board, space: Space, diagonals_blocked_by_fences: bool 
                 continue
         elif diagonals_blocked_by_fences:
             a, b = (space[0] + dr, space[1]), (space[0], space[1] + dc)  # beside the corner
-            if any(board.fence_between(x, y)
-                   for x, y in ((space, a), (space, b), (a, target), (b, target))):
+            if any(
+                board.fence_between(x, y)
+                for x, y in ((space, a), (space, b), (a, target), (b, target))
+            ):
                 continue
         out.append(target)
     return tuple(sorted(out))
@@ -101,13 +104,16 @@ def check_board(board: Board, where: str) -> None:
             f"{where}: spaces of {board.space_mm:g} mm are too small for a piggy: one standing "
             f"in the middle reaches {reach:g} mm from the centre and the outline begins "
             f"{line_starts:g} mm from it; with line_mm = {board.line_mm:g}, 'space_mm' must be "
-            f"at least {math.ceil(min_space_mm(board.line_mm) * 10) / 10:g}")
+            f"at least {math.ceil(min_space_mm(board.line_mm) * 10) / 10:g}"
+        )
 
     x, y = board.tractor
     width, length = board.cols * board.space_mm, board.rows * board.space_mm
     if not (0 < x < width and 0 < y < length):
-        raise InputError(f"{where}: 'tractor' [{x:g}, {y:g}] is not inside the grid "
-                         f"(0-{width:g} x 0-{length:g} mm)")
+        raise InputError(
+            f"{where}: 'tractor' [{x:g}, {y:g}] is not inside the grid "
+            f"(0-{width:g} x 0-{length:g} mm)"
+        )
     if board.holes:
         # every cell whose square holds the pivot (up to four, when it is on a corner)
         cols = {math.floor(x / board.space_mm), math.ceil(x / board.space_mm) - 1}
@@ -115,25 +121,32 @@ def check_board(board: Board, where: str) -> None:
         under = sorted((r, c) for r in rows for c in cols)
         spaces = [space_name(s) for s in under if s not in board.holes]
         if spaces:
-            raise InputError(f"{where}: 'tractor' [{x:g}, {y:g}] stands on {spaces[0]}, "
-                             f"which is a space: the pivot must be over a hole")
+            raise InputError(
+                f"{where}: 'tractor' [{x:g}, {y:g}] stands on {spaces[0]}, "
+                f"which is a space: the pivot must be over a hole"
+            )
 
     if not any(board.is_space((0, c)) for c in range(board.cols)):
         raise InputError(f"{where}: row 0 has no space: nothing can leave the start Mud Pit")
-    for key, col, side in (("pit_left_rows", 0, "left"),
-                           ("pit_right_rows", board.cols - 1, "right")):
+    for key, col, side in (
+        ("pit_left_rows", 0, "left"),
+        ("pit_right_rows", board.cols - 1, "right"),
+    ):
         rows = getattr(board, key)
         if not any(board.is_space((r, col)) for r in rows):
             raise InputError(
                 f"{where}: '{key}' {list(rows)}: every cell beside the {side} side Mud Pit "
                 f"({', '.join(space_name((r, col)) for r in rows)}) is a hole, so a piggy "
                 f"sent there could never leave; put the pit beside a row with a space in "
-                f"column {col}")
+                f"column {col}"
+            )
 
     cut_off = spaces_cut_off_from_trough(board)
     if cut_off:
         names = ", ".join(space_name(s) for s in cut_off[:5])
         more = f" and {len(cut_off) - 5} more" if len(cut_off) > 5 else ""
-        raise InputError(f"{where}: no way leads from {names}{more} to the trough (moves go "
-                         f"forward, sideways or diagonally forward, never across a fence; "
-                         f"check 'fences' and 'forward')")
+        raise InputError(
+            f"{where}: no way leads from {names}{more} to the trough (moves go "
+            f"forward, sideways or diagonally forward, never across a fence; "
+            f"check 'fences' and 'forward')"
+        )

@@ -30,19 +30,19 @@ class Launcher:
     """
 
     muzzle_speed_mm_s: float = 2000.0  # mean speed of the bale leaving the barrel
-    speed_sd_mm_s: float = 30.0        # shot-to-shot spread of that speed (1 sd)
-    pivot_height_mm: float = 70.0      # barrel pivot above the board surface
-    barrel_length_mm: float = 40.0     # pivot to muzzle
-    pitch_min_deg: float = -30.0       # lowest tilt the barrel reaches
-    pitch_max_deg: float = 75.0        # highest tilt
-    yaw_sd_deg: float = 0.8            # aim spread, turning (1 sd)
-    pitch_sd_deg: float = 0.8          # aim spread, tilting (1 sd)
+    speed_sd_mm_s: float = 30.0  # shot-to-shot spread of that speed (1 sd)
+    pivot_height_mm: float = 70.0  # barrel pivot above the board surface
+    barrel_length_mm: float = 40.0  # pivot to muzzle
+    pitch_min_deg: float = -30.0  # lowest tilt the barrel reaches
+    pitch_max_deg: float = 75.0  # highest tilt
+    yaw_sd_deg: float = 0.8  # aim spread, turning (1 sd)
+    pitch_sd_deg: float = 0.8  # aim spread, tilting (1 sd)
     # The spring, when the design gives one (all five, or none):
     spring_rate_n_m: float | None = None  # stiffness k, N/m
-    draw_mm: float | None = None          # how far it is compressed when cocked
-    draw_sd_mm: float | None = None       # shot-to-shot spread of the draw (1 sd)
-    plunger_mass_g: float | None = None   # the part the spring pushes, moving with the bale
-    efficiency: float | None = None       # share of the spring's energy that ends up moving
+    draw_mm: float | None = None  # how far it is compressed when cocked
+    draw_sd_mm: float | None = None  # shot-to-shot spread of the draw (1 sd)
+    plunger_mass_g: float | None = None  # the part the spring pushes, moving with the bale
+    efficiency: float | None = None  # share of the spring's energy that ends up moving
 
     @property
     def has_spring(self) -> bool:
@@ -110,17 +110,17 @@ class Surfaces:
 class Physics:
     """How a shot is simulated."""
 
-    steps_per_s: float = 1000.0        # time step = 1 / steps_per_s
+    steps_per_s: float = 1000.0  # time step = 1 / steps_per_s
     solver_iterations: int = 20
-    max_time_s: float = 4.0            # cap on one shot's simulated time
-    rest_speed_mm_s: float = 4.0       # a body slower than this ...
-    rest_spin_deg_s: float = 20.0      # ... and turning slower than this is at rest
-    rest_time_s: float = 0.03          # everything at rest this long ends the shot
-    sleep_at_rest: bool = True         # idle piggies static until something comes near
-    early_verdict: bool = True         # a piggy surely out stops holding up the shot's end
-    rigid_obstacles: bool = False      # fences and tractor as Bullet rigid bodies
-    air_drag: bool = False             # quadratic air drag on the bale
-    drag_coefficient: float = 1.05     # of the bale, on its frontal area (a cube: 1.05)
+    max_time_s: float = 4.0  # cap on one shot's simulated time
+    rest_speed_mm_s: float = 4.0  # a body slower than this ...
+    rest_spin_deg_s: float = 20.0  # ... and turning slower than this is at rest
+    rest_time_s: float = 0.03  # everything at rest this long ends the shot
+    sleep_at_rest: bool = True  # idle piggies static until something comes near
+    early_verdict: bool = True  # a piggy surely out stops holding up the shot's end
+    rigid_obstacles: bool = False  # fences and tractor as Bullet rigid bodies
+    air_drag: bool = False  # quadratic air drag on the bale
+    drag_coefficient: float = 1.05  # of the bale, on its frontal area (a cube: 1.05)
     air_density_kg_m3: float = 1.2
 
 
@@ -141,8 +141,11 @@ class Design:
         # launcher's speed fields say: derived here, so no copy can go stale.
         if self.launcher.has_spring:
             speed, sd = spring_speed_mm_s(self.launcher, self.bale.mass_g)
-            object.__setattr__(self, "launcher", dataclasses.replace(
-                self.launcher, muzzle_speed_mm_s=speed, speed_sd_mm_s=sd))
+            object.__setattr__(
+                self,
+                "launcher",
+                dataclasses.replace(self.launcher, muzzle_speed_mm_s=speed, speed_sd_mm_s=sd),
+            )
 
     def to_dict(self) -> dict:
         """Every field; a spring launcher shows its spring and its derived speed."""
@@ -162,8 +165,13 @@ class Design:
         return data
 
 
-_SECTIONS = {"launcher": Launcher, "bale": Bale, "piggy": Piggy,
-             "surfaces": Surfaces, "physics": Physics}
+_SECTIONS = {
+    "launcher": Launcher,
+    "bale": Bale,
+    "piggy": Piggy,
+    "surfaces": Surfaces,
+    "physics": Physics,
+}
 
 #: Allowed range of every number, by "section.field".
 RANGES: dict[str, tuple[float, float]] = {
@@ -221,19 +229,24 @@ def _check_launch(given: dict, sections: dict, where: str) -> None:
         return  # a speed launcher (missing speed fields take the stock values)
     speed = [k for k in SPEED_FIELDS if k in given]
     if speed:
-        raise InputError(f"{where}: give the launcher as a speed ({', '.join(SPEED_FIELDS)}) "
-                         f"or as a spring ({', '.join(SPRING_FIELDS)}), not both: it has "
-                         f"'launcher.{speed[0]}' and 'launcher.{spring[0]}'")
+        raise InputError(
+            f"{where}: give the launcher as a speed ({', '.join(SPEED_FIELDS)}) "
+            f"or as a spring ({', '.join(SPRING_FIELDS)}), not both: it has "
+            f"'launcher.{speed[0]}' and 'launcher.{spring[0]}'"
+        )
     missing = [k for k in SPRING_FIELDS if k not in given]
     if missing:
-        raise InputError(f"{where}: a spring launcher needs all of {', '.join(SPRING_FIELDS)}; "
-                         f"'launcher.{missing[0]}' is missing")
+        raise InputError(
+            f"{where}: a spring launcher needs all of {', '.join(SPRING_FIELDS)}; "
+            f"'launcher.{missing[0]}' is missing"
+        )
     derived = spring_speed_mm_s(sections["launcher"], sections["bale"].mass_g)
     for key, value in zip(SPEED_FIELDS, derived, strict=True):
         lo, hi = RANGES[f"launcher.{key}"]
         if not lo <= value <= hi:
-            raise InputError(f"{where}: the spring gives '{key}' = {value:.4g}, out of range "
-                             f"[{lo:g}, {hi:g}]")
+            raise InputError(
+                f"{where}: the spring gives '{key}' = {value:.4g}, out of range [{lo:g}, {hi:g}]"
+            )
 
 
 def design_from_dict(data: dict, source: str = "design") -> Design:
@@ -251,8 +264,9 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
         fields = {f.name: f for f in dataclasses.fields(cls)}
         for key, value in values.items():
             if key not in fields:
-                raise InputError(f"{where}: unknown field '{section}.{key}' (allowed: "
-                                 f"{', '.join(fields)})")
+                raise InputError(
+                    f"{where}: unknown field '{section}.{key}' (allowed: {', '.join(fields)})"
+                )
             default = fields[key].default
             if isinstance(default, bool):
                 if not isinstance(value, bool):
@@ -266,19 +280,28 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
                 raise InputError(f"{where}: '{section}.{key}' is not a number")
             lo, hi = RANGES[f"{section}.{key}"]
             if not lo <= value <= hi:
-                raise InputError(f"{where}: '{section}.{key}' = {value} is out of range "
-                                 f"[{lo:g}, {hi:g}]")
-        sections[section] = cls(**{k: (float(v) if isinstance(fields[k].default, float | None)
-                                       else v) for k, v in values.items()})
+                raise InputError(
+                    f"{where}: '{section}.{key}' = {value} is out of range [{lo:g}, {hi:g}]"
+                )
+        sections[section] = cls(
+            **{
+                k: (float(v) if isinstance(fields[k].default, float | None) else v)
+                for k, v in values.items()
+            }
+        )
     _check_launch(data.get("launcher", {}), sections, where)
     launcher = sections["launcher"]
     if launcher.pitch_min_deg >= launcher.pitch_max_deg:
-        raise InputError(f"{where}: 'launcher.pitch_min_deg' ({launcher.pitch_min_deg:g}) must be "
-                         f"below 'launcher.pitch_max_deg' ({launcher.pitch_max_deg:g})")
+        raise InputError(
+            f"{where}: 'launcher.pitch_min_deg' ({launcher.pitch_min_deg:g}) must be "
+            f"below 'launcher.pitch_max_deg' ({launcher.pitch_max_deg:g})"
+        )
     bale = sections["bale"]
     if 2 * bale.corner_radius_mm >= min(bale.length_mm, bale.width_mm, bale.height_mm):
-        raise InputError(f"{where}: 'bale.corner_radius_mm' must be under half the bale's "
-                         f"smallest side ({min(bale.length_mm, bale.width_mm, bale.height_mm):g})")
+        raise InputError(
+            f"{where}: 'bale.corner_radius_mm' must be under half the bale's "
+            f"smallest side ({min(bale.length_mm, bale.width_mm, bale.height_mm):g})"
+        )
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: 'name' must be a non-empty string")
@@ -310,20 +333,31 @@ def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:
     launcher, bale = design.launcher, design.bale
     radius = launcher.barrel_length_mm + bale.length_mm / 2
     steps = 2000
-    pitches = [launcher.pitch_min_deg + (launcher.pitch_max_deg - launcher.pitch_min_deg)
-               * i / steps for i in range(steps + 1)]
-    lowest = [launcher.pivot_height_mm + radius * math.sin(math.radians(p))
-              - bale.length_mm / 2 * abs(math.sin(math.radians(p)))
-              - bale.height_mm / 2 * math.cos(math.radians(p)) for p in pitches]
+    pitches = [
+        launcher.pitch_min_deg + (launcher.pitch_max_deg - launcher.pitch_min_deg) * i / steps
+        for i in range(steps + 1)
+    ]
+    lowest = [
+        launcher.pivot_height_mm
+        + radius * math.sin(math.radians(p))
+        - bale.length_mm / 2 * abs(math.sin(math.radians(p)))
+        - bale.height_mm / 2 * math.cos(math.radians(p))
+        for p in pitches
+    ]
     below = [i for i, z in enumerate(lowest) if z <= 0.0]
     if not below:
         return
     worst = min(range(len(lowest)), key=lowest.__getitem__)
-    fix = (f"raise 'launcher.pitch_min_deg' to at least "
-           f"{math.ceil(pitches[below[-1] + 1] * 10) / 10:g}, raise the pivot or shorten "
-           f"the barrel" if below[-1] < steps else "raise the pivot or shorten the barrel")
+    fix = (
+        f"raise 'launcher.pitch_min_deg' to at least "
+        f"{math.ceil(pitches[below[-1] + 1] * 10) / 10:g}, raise the pivot or shorten "
+        f"the barrel"
+        if below[-1] < steps
+        else "raise the pivot or shorten the barrel"
+    )
     raise InputError(
         f"{where}: at pitch {pitches[worst]:g} deg the bale would leave the barrel "
         f"{-lowest[worst]:.1f} mm under the board surface (pivot "
         f"{launcher.pivot_height_mm:g} mm up, barrel {launcher.barrel_length_mm:g} mm "
-        f"long): {fix}")
+        f"long): {fix}"
+    )

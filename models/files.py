@@ -57,11 +57,14 @@ def check_path_text(text: str, kind: str) -> None:
     """Refuse a path the system could not open anyway: too long, or with a NUL."""
     if "\0" in text:
         raise InputError(f"{kind} path '{shown(text)}' contains a NUL character")
-    longest = max((len(part.encode("utf-8", "surrogateescape")) for part in text.split("/")),
-                  default=0)
+    longest = max(
+        (len(part.encode("utf-8", "surrogateescape")) for part in text.split("/")), default=0
+    )
     if len(text) > MAX_PATH_CHARS or longest > MAX_NAME_BYTES:
-        raise InputError(f"{kind} name or path '{shown(text, 40)}' is too long: at most "
-                         f"{MAX_NAME_BYTES} bytes a name, {MAX_PATH_CHARS} characters a path")
+        raise InputError(
+            f"{kind} name or path '{shown(text, 40)}' is too long: at most "
+            f"{MAX_NAME_BYTES} bytes a name, {MAX_PATH_CHARS} characters a path"
+        )
 
 
 def _limit(kind: str, max_bytes: int | None) -> int:
@@ -78,8 +81,10 @@ def _check_regular(info: os.stat_result, text: str, kind: str, limit: int) -> No
 
 
 def _too_large(text: str, kind: str, limit: int) -> InputError:
-    return InputError(f"{kind} file {shown(text)} is larger than {_size_text(limit)}, "
-                      f"the most a {kind} file may be")
+    return InputError(
+        f"{kind} file {shown(text)} is larger than {_size_text(limit)}, "
+        f"the most a {kind} file may be"
+    )
 
 
 def read_bytes(path: str | Path, kind: str, max_bytes: int | None = None) -> bytes:
@@ -139,8 +144,10 @@ def read_text(path: str | Path, kind: str, max_bytes: int | None = None) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{kind} file {shown(os.fspath(path))} is not UTF-8 text (byte "
-                         f"0x{data[exc.start]:02x} at offset {exc.start})") from None
+        raise InputError(
+            f"{kind} file {shown(os.fspath(path))} is not UTF-8 text (byte "
+            f"0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
 
 
 def _check_nesting(value: object, source: str) -> None:
@@ -170,8 +177,9 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 def _short_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
-        raise _Refused(f"an integer has {len(digits.lstrip('-'))} digits, "
-                       f"more than {MAX_INT_DIGITS}")
+        raise _Refused(
+            f"an integer has {len(digits.lstrip('-'))} digits, more than {MAX_INT_DIGITS}"
+        )
     return int(digits)
 
 
@@ -184,8 +192,9 @@ def parse_json(text: str, source: str) -> object:
     integer over :data:`MAX_INT_DIGITS` digits or nesting deeper than
     :data:`MAX_NESTING` is an :class:`InputError` naming ``source``."""
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_short_int,
-                           parse_constant=_no_constant)
+        value = json.loads(
+            text, object_pairs_hook=_unique_keys, parse_int=_short_int, parse_constant=_no_constant
+        )
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not valid JSON ({exc})") from None
     except _Refused as exc:
@@ -205,8 +214,7 @@ def parse_toml(text: str, source: str) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{source}: not valid TOML ({shown(str(exc))})") from None
     except ValueError:  # an integer beyond Python's digit limit
-        raise InputError(f"{source}: an integer has more than {MAX_INT_DIGITS} digits"
-                         ) from None
+        raise InputError(f"{source}: an integer has more than {MAX_INT_DIGITS} digits") from None
     except RecursionError:
         raise InputError(f"{source}: nested more than {MAX_NESTING} levels deep") from None
     _check_nesting(value, source)
@@ -215,7 +223,7 @@ def parse_toml(text: str, source: str) -> dict:
         item = pending.pop()
         if isinstance(item, dict | list):
             pending.extend(item.values() if isinstance(item, dict) else item)
-        elif isinstance(item, int) and abs(item) >= 10 ** MAX_INT_DIGITS:
+        elif isinstance(item, int) and abs(item) >= 10**MAX_INT_DIGITS:
             raise InputError(f"{source}: an integer has more than {MAX_INT_DIGITS} digits")
     return value
 
@@ -244,8 +252,13 @@ def _exists(path: Path) -> bool:
     return True
 
 
-def resolve_named_file(name_or_path: str | Path, folder: Path, kind: str,
-                       base_dir: Path | None = None, only_beside: bool = False) -> Path:
+def resolve_named_file(
+    name_or_path: str | Path,
+    folder: Path,
+    kind: str,
+    base_dir: Path | None = None,
+    only_beside: bool = False,
+) -> Path:
     """A name (``folder/<name>.toml``) or a path, as the path of an existing file.
 
     A text with a ``/`` or ending in ``.toml`` is a path; so is one naming an
@@ -256,26 +269,33 @@ def resolve_named_file(name_or_path: str | Path, folder: Path, kind: str,
     ``kind`` (``board``, ``design``) words the errors.
     """
     if not isinstance(name_or_path, str | Path):
-        raise InputError(f"a {kind} must be named by a string (a name or a path), "
-                         f"got {shown(name_or_path)}")
+        raise InputError(
+            f"a {kind} must be named by a string (a name or a path), got {shown(name_or_path)}"
+        )
     text = os.fspath(name_or_path)
     if not text:
-        raise InputError(f"the {kind} name is empty: known {kind}s are "
-                         f"{', '.join(known_names(folder))}, or give a path")
+        raise InputError(
+            f"the {kind} name is empty: known {kind}s are "
+            f"{', '.join(known_names(folder))}, or give a path"
+        )
     check_path_text(text, kind)
     candidate = Path(text) if base_dir is None else Path(base_dir) / text
     if text in known_names(folder):
         return folder / f"{text}.toml"
     if only_beside and ("/" in text or text in (".", "..")):
-        raise InputError(f"{kind} '{shown(text)}' is neither a known {kind} "
-                         f"({', '.join(known_names(folder))}) nor a file name beside the file "
-                         f"that names it")
+        raise InputError(
+            f"{kind} '{shown(text)}' is neither a known {kind} "
+            f"({', '.join(known_names(folder))}) nor a file name beside the file "
+            f"that names it"
+        )
     if candidate.suffix == ".toml" or "/" in text or _exists(candidate):
         if not _exists(candidate):
             raise InputError(f"{kind} file '{shown(os.fspath(candidate))}' does not exist")
         return candidate
-    raise InputError(f"unknown {kind} '{shown(text)}': known {kind}s are "
-                     f"{', '.join(known_names(folder))}, or give a path")
+    raise InputError(
+        f"unknown {kind} '{shown(text)}': known {kind}s are "
+        f"{', '.join(known_names(folder))}, or give a path"
+    )
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:

@@ -28,8 +28,10 @@ def check_piggy(name: object) -> str:
     """Return ``name`` if it is exactly a piggy id like ``gold-2`` (no space, newline
     or other character around it), else raise :class:`InputError`."""
     if not isinstance(name, str) or name not in ALL_PIGGIES:
-        raise InputError(f"unknown piggy '{shown(name)}': piggies are <colour>-<n> with colour "
-                         f"in {', '.join(COLOURS)} and n 1-{PIGGIES_PER_COLOUR}, e.g. gold-2")
+        raise InputError(
+            f"unknown piggy '{shown(name)}': piggies are <colour>-<n> with colour "
+            f"in {', '.join(COLOURS)} and n 1-{PIGGIES_PER_COLOUR}, e.g. gold-2"
+        )
     return name
 
 
@@ -59,12 +61,13 @@ class Layout:
 
     def to_dict(self) -> dict:
         """The layout-file shape, spaces sorted by row then column."""
-        return {"board": self.board.name,
-                "stacks": {space_name(s): list(self.stacks[s]) for s in sorted(self.stacks)}}
+        return {
+            "board": self.board.name,
+            "stacks": {space_name(s): list(self.stacks[s]) for s in sorted(self.stacks)},
+        }
 
 
-def layout_board(data: dict, source: str = "layout", base_dir: Path | None = None
-                 ) -> Board | None:
+def layout_board(data: dict, source: str = "layout", base_dir: Path | None = None) -> Board | None:
     """The board a layout mapping names in its own ``board`` key, loaded and
     validated, or None when it names none.
 
@@ -81,8 +84,9 @@ def layout_board(data: dict, source: str = "layout", base_dir: Path | None = Non
         raise InputError(f"{source}: 'board': {exc}") from None
 
 
-def choose_board(data: dict, board: Board | None, source: str = "layout",
-                 base_dir: Path | None = None) -> Board:
+def choose_board(
+    data: dict, board: Board | None, source: str = "layout", base_dir: Path | None = None
+) -> Board:
     """The board of a layout: ``board`` (the one the caller was given, e.g. by
     ``--board``) or else the layout's own ``board`` key or else stock. When both are
     given they must be the same board, else :class:`InputError`."""
@@ -90,13 +94,16 @@ def choose_board(data: dict, board: Board | None, source: str = "layout",
     if board is None:
         return own if own is not None else load_board("stock")
     if own is not None and own != board:
-        raise InputError(f"{source}: the layout is for board '{shown(own.name)}', not for the "
-                         f"board given ('{shown(board.name)}'): give one board, or the same")
+        raise InputError(
+            f"{source}: the layout is for board '{shown(own.name)}', not for the "
+            f"board given ('{shown(board.name)}'): give one board, or the same"
+        )
     return board
 
 
-def layout_from_dict(data: object, board: Board | None = None, source: str = "layout",
-                     base_dir: Path | None = None) -> Layout:
+def layout_from_dict(
+    data: object, board: Board | None = None, source: str = "layout", base_dir: Path | None = None
+) -> Layout:
     """Validate a layout mapping; its board is :func:`choose_board`'s.
 
     ``base_dir``: the folder a relative path in the ``board`` key is taken from.
@@ -105,8 +112,7 @@ def layout_from_dict(data: object, board: Board | None = None, source: str = "la
         raise InputError(f"{source}: a layout must be a JSON object with 'stacks'")
     unknown = sorted(set(data) - {"board", "stacks"})
     if unknown:
-        raise InputError(f"{source}: unknown key '{shown(unknown[0])}' "
-                         f"(allowed: board, stacks)")
+        raise InputError(f"{source}: unknown key '{shown(unknown[0])}' (allowed: board, stacks)")
     board = choose_board(data, board, source, base_dir)
     stacks_in = data.get("stacks", {})
     if not isinstance(stacks_in, dict):
@@ -123,8 +129,10 @@ def layout_from_dict(data: object, board: Board | None = None, source: str = "la
         if not piggies:
             continue
         if len(piggies) > MAX_STACK:
-            raise InputError(f"{source}: stack on {name} has {len(piggies)} piggies; "
-                             f"at most {MAX_STACK} may stack")
+            raise InputError(
+                f"{source}: stack on {name} has {len(piggies)} piggies; "
+                f"at most {MAX_STACK} may stack"
+            )
         for piggy in piggies:
             try:
                 check_piggy(piggy)
@@ -140,9 +148,16 @@ def layout_from_dict(data: object, board: Board | None = None, source: str = "la
 #: The ``crowded`` layout: all 12 piggies spread over the stock board, two stacks
 #: among them (the speed benchmark's and the determinism tests' layout).
 CROWDED_STACKS = {
-    "r1c1": ["green-1"], "r2c4": ["green-2"], "r3c6": ["green-3", "gold-1"],
-    "r6c0": ["gold-2"], "r7c2": ["gold-3"], "r7c5": ["pink-1"], "r8c3": ["pink-2", "pink-3"],
-    "r9c0": ["blue-1"], "r9c6": ["blue-2"], "r10c3": ["blue-3"],
+    "r1c1": ["green-1"],
+    "r2c4": ["green-2"],
+    "r3c6": ["green-3", "gold-1"],
+    "r6c0": ["gold-2"],
+    "r7c2": ["gold-3"],
+    "r7c5": ["pink-1"],
+    "r8c3": ["pink-2", "pink-3"],
+    "r9c0": ["blue-1"],
+    "r9c6": ["blue-2"],
+    "r10c3": ["blue-3"],
 }
 
 
@@ -157,9 +172,13 @@ def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layo
     if str(path_or_keyword) == "empty":
         return Layout(board=board or load_board("stock"), stacks={})
     if str(path_or_keyword) == "crowded":
-        return layout_from_dict({"stacks": CROWDED_STACKS}, board=board or load_board("stock"),
-                                source="the crowded layout")
+        return layout_from_dict(
+            {"stacks": CROWDED_STACKS},
+            board=board or load_board("stock"),
+            source="the crowded layout",
+        )
     path = Path(path_or_keyword)
     data = read_json(path, "layout")
-    return layout_from_dict(data, board=board, source=f"layout {shown(os.fspath(path))}",
-                            base_dir=path.parent)
+    return layout_from_dict(
+        data, board=board, source=f"layout {shown(os.fspath(path))}", base_dir=path.parent
+    )

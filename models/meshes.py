@@ -32,11 +32,11 @@ ASSETS_DIR = Path(__file__).parent / "assets"
 MASS_GRID_MM = 0.25
 
 # --- piggy dimensions, mm -------------------------------------------------------
-PIGGY_BODY_SEMI_AXES = (11.5, 15.0, 9.0)   # x (half width), y (half length), z
-PIGGY_BODY_CENTRE_Z = 19.0                 # belly at 10 mm, back at 28 mm
+PIGGY_BODY_SEMI_AXES = (11.5, 15.0, 9.0)  # x (half width), y (half length), z
+PIGGY_BODY_CENTRE_Z = 19.0  # belly at 10 mm, back at 28 mm
 PIGGY_HEAD_RADIUS = 8.0
 PIGGY_LEG_RADIUS = 2.5
-PIGGY_LEG_XY = (8.0, 9.0)                  # legs at (+-x, +-y): an 11 mm gap between them
+PIGGY_LEG_XY = (8.0, 9.0)  # legs at (+-x, +-y): an 11 mm gap between them
 PIGGY_LEG_TOP_Z = 16.0
 
 
@@ -76,17 +76,27 @@ def piggy_parts() -> dict[str, trimesh.Trimesh]:
         "body": _ellipsoid((bx, by, bz), (0, 0, zc), subdivisions=1),
         "head": _ellipsoid((PIGGY_HEAD_RADIUS,) * 3, head, subdivisions=1),
         "snout": _cylinder(4.0, head + np.array([0, 6.0, -1.5]), head + np.array([0, 11.0, -1.5])),
-        "ear-left": _cone(3.5, head + np.array([-4.5, -1.5, 5.5]),
-                          head + np.array([-6.5, -2.5, 11.0])),
-        "ear-right": _cone(3.5, head + np.array([4.5, -1.5, 5.5]),
-                           head + np.array([6.5, -2.5, 11.0])),
+        "ear-left": _cone(
+            3.5, head + np.array([-4.5, -1.5, 5.5]), head + np.array([-6.5, -2.5, 11.0])
+        ),
+        "ear-right": _cone(
+            3.5, head + np.array([4.5, -1.5, 5.5]), head + np.array([6.5, -2.5, 11.0])
+        ),
         "tail": _ellipsoid((2.0, 2.0, 2.0), (0, -by - 0.5, zc + 3.0), subdivisions=1),
     }
     lx, ly = PIGGY_LEG_XY
-    for name, sx, sy in (("front-left", -1, 1), ("front-right", 1, 1),
-                         ("back-left", -1, -1), ("back-right", 1, -1)):
-        parts[f"leg-{name}"] = _cylinder(PIGGY_LEG_RADIUS, (sx * lx, sy * ly, 0.0),
-                                         (sx * lx, sy * ly, PIGGY_LEG_TOP_Z), sections=10)
+    for name, sx, sy in (
+        ("front-left", -1, 1),
+        ("front-right", 1, 1),
+        ("back-left", -1, -1),
+        ("back-right", 1, -1),
+    ):
+        parts[f"leg-{name}"] = _cylinder(
+            PIGGY_LEG_RADIUS,
+            (sx * lx, sy * ly, 0.0),
+            (sx * lx, sy * ly, PIGGY_LEG_TOP_Z),
+            sections=10,
+        )
     # Centre the footprint (the snout sticks out further than the tail).
     lo = min(p.bounds[0][1] for p in parts.values())
     hi = max(p.bounds[1][1] for p in parts.values())
@@ -117,9 +127,11 @@ def tractor_parts() -> dict[str, trimesh.Trimesh]:
     }
     for side in (-1, 1):
         parts[f"wheel-front-{'left' if side < 0 else 'right'}"] = _cylinder(
-            13.0, (side * 22, 16, 13), (side * 32, 16, 13), sections=16)
+            13.0, (side * 22, 16, 13), (side * 32, 16, 13), sections=16
+        )
         parts[f"wheel-back-{'left' if side < 0 else 'right'}"] = _cylinder(
-            18.0, (side * 22, -28, 18), (side * 34, -28, 18), sections=16)
+            18.0, (side * 22, -28, 18), (side * 34, -28, 18), sections=16
+        )
     for name in ("wolf-ear-left", "wolf-ear-right"):
         side = -1 if name.endswith("left") else 1
         parts[name] = _cone(4.0, (side * 6, -30, 86), (side * 10, -32, 96))
@@ -144,8 +156,9 @@ class MassProperties:
     principal_axes: np.ndarray
 
 
-def union_mass_properties(parts: list[trimesh.Trimesh], grid_mm: float = MASS_GRID_MM
-                          ) -> MassProperties:
+def union_mass_properties(
+    parts: list[trimesh.Trimesh], grid_mm: float = MASS_GRID_MM
+) -> MassProperties:
     """Mass properties of the union of overlapping convex parts, by a regular grid.
 
     Summing the parts' own properties would count their overlaps twice; a grid of
@@ -170,12 +183,12 @@ def union_mass_properties(parts: list[trimesh.Trimesh], grid_mm: float = MASS_GR
         total_mass += len(pts)
         first += pts.sum(axis=0)
         second += pts.T @ pts
-    cell = grid_mm ** 3
+    cell = grid_mm**3
     volume = total_mass * cell
     com = first / total_mass
     # Inertia about the centre of mass, plus each cell's own inertia (a cube).
     centred = second / total_mass - np.outer(com, com)
-    inertia = (np.trace(centred) * np.eye(3) - centred + np.eye(3) * grid_mm ** 2 / 6) * volume
+    inertia = (np.trace(centred) * np.eye(3) - centred + np.eye(3) * grid_mm**2 / 6) * volume
     moments, axes_matrix = np.linalg.eigh(inertia)
     # Eigenvector signs differ between LAPACK builds: fix them so that the cache
     # is the same everywhere (largest component positive, right-handed).
@@ -224,8 +237,7 @@ def parse_obj(text: str) -> dict[str, trimesh.Trimesh]:
     all_vertices = np.array(vertices)
     for name, (indices, faces) in parts.items():
         base = indices[0]
-        meshes[name] = trimesh.Trimesh(all_vertices[indices], np.array(faces) - base,
-                                       process=False)
+        meshes[name] = trimesh.Trimesh(all_vertices[indices], np.array(faces) - base, process=False)
     return meshes
 
 
@@ -233,19 +245,28 @@ def build_assets() -> dict[str, str]:
     """Every cached asset as file name -> text, exactly as it is written to disk."""
     piggy = piggy_parts()
     props = union_mass_properties(list(piggy.values()))
-    props_text = json.dumps({
-        "grid_mm": MASS_GRID_MM,
-        "volume_mm3": round(props.volume_mm3, 3),
-        "com_mm": [round(float(v), 6) for v in props.com_mm],
-        "principal_moments_mm5": [round(float(v), 1) for v in props.principal_moments_mm5],
-        "principal_axes": [[round(float(v), 9) for v in row] for row in props.principal_axes],
-        "height_mm": round(float(max(p.bounds[1][2] for p in piggy.values())), 3),
-        # Half its width (x) and half its length (y), from the origin under it: how far
-        # a piggy standing in the middle of a space reaches toward the outline.
-        "footprint_half_mm": [round(float(max(abs(v) for p in piggy.values()
-                                                  for v in p.bounds[:, axis])), 3)
-                              for axis in (0, 1)],
-    }, indent=2) + "\n"
+    props_text = (
+        json.dumps(
+            {
+                "grid_mm": MASS_GRID_MM,
+                "volume_mm3": round(props.volume_mm3, 3),
+                "com_mm": [round(float(v), 6) for v in props.com_mm],
+                "principal_moments_mm5": [round(float(v), 1) for v in props.principal_moments_mm5],
+                "principal_axes": [
+                    [round(float(v), 9) for v in row] for row in props.principal_axes
+                ],
+                "height_mm": round(float(max(p.bounds[1][2] for p in piggy.values())), 3),
+                # Half its width (x) and half its length (y), from the origin under it: how far
+                # a piggy standing in the middle of a space reaches toward the outline.
+                "footprint_half_mm": [
+                    round(float(max(abs(v) for p in piggy.values() for v in p.bounds[:, axis])), 3)
+                    for axis in (0, 1)
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     # The same parts in the principal frame (origin at the centre of mass, axes the
     # principal axes of inertia): the physics body frame, so that its inertia is
     # exactly diagonal there. PyBullet rotates a multibody's collision shape along

@@ -64,7 +64,7 @@ def shown(value: object, max_chars: int = SHOWN_MAX_CHARS) -> str:
     suffix = f" ({length} characters)"
     keep = max(max_chars - len(suffix) - 3, 2)
     tail = keep // 3
-    return f"{text[:keep - tail]}...{text[-tail:]}{suffix}"
+    return f"{text[: keep - tail]}...{text[-tail:]}{suffix}"
 
 
 def check_label(value: object, what: str, max_chars: int, *, empty_ok: bool = False) -> str:
@@ -86,6 +86,8 @@ def check_label(value: object, what: str, max_chars: int, *, empty_ok: bool = Fa
         raise InputError(f"{what} is {len(value)} characters long: at most {max_chars}")
     bad = next((ch for ch in value if _escaped(ch) != ch), None)
     if bad is not None:
-        raise InputError(f"{what} {shown(value)} holds the control character "
-                         f"{_escaped(bad)}: use printable characters only")
+        raise InputError(
+            f"{what} {shown(value)} holds the control character "
+            f"{_escaped(bad)}: use printable characters only"
+        )
     return value

@@ -26,8 +26,16 @@ GAMES: dict[str, type[Game]] = {
     WoolfyGame.name: WoolfyGame,
 }
 
-__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "IllegalAction", "State", "canonical_name",
-           "load_game"]
+__all__ = [
+    "CHANCE",
+    "GAMES",
+    "TERMINAL",
+    "Game",
+    "IllegalAction",
+    "State",
+    "canonical_name",
+    "load_game",
+]
 
 
 def canonical_name(name: str) -> str:

@@ -84,13 +84,16 @@ class Game(ABC):
         where = f"{self.name} state"
         data = _parse_json(text, where)
         if not isinstance(data, dict) or data.get("game") != self.name:
-            raise InputError(f"{where}: not a {self.name} state (its \"game\" is "
-                             f"{shown(data.get('game') if isinstance(data, dict) else data)})")
+            raise InputError(
+                f'{where}: not a {self.name} state (its "game" is '
+                f"{shown(data.get('game') if isinstance(data, dict) else data)})"
+            )
         state = self.new_initial_state()
         expected = {"game", "params", "history", *state._to_dict()}
         for key in sorted(set(data) ^ expected):
-            raise InputError(f"{where}: {'unknown' if key in data else 'missing'} field "
-                             f"{shown(key)}")
+            raise InputError(
+                f"{where}: {'unknown' if key in data else 'missing'} field {shown(key)}"
+            )
         self._check_state_params(data["params"], where)
         history = data["history"]
         if not isinstance(history, list) or not all(isinstance(a, str) for a in history):
@@ -108,8 +111,10 @@ class Game(ABC):
         if not isinstance(params, dict):
             raise InputError(f"{where}: field 'params' must be an object, got {shown(params)}")
         key = min(set(params) ^ set(mine) or {k for k in mine if params[k] != mine[k]})
-        raise InputError(f"{where}: saved with {key}={shown(params.get(key))}, but this game "
-                         f"has {key}={shown(mine.get(key))}")
+        raise InputError(
+            f"{where}: saved with {key}={shown(params.get(key))}, but this game "
+            f"has {key}={shown(mine.get(key))}"
+        )
 
     def _replayed(self, loaded: State, history: list[str], where: str) -> State:
         """The state the history reaches, if it is ``loaded``."""
@@ -118,14 +123,18 @@ class Game(ABC):
             try:
                 state.apply_action(action)
             except InputError as exc:
-                raise InputError(f"{where}: history action {number} {shown(action)} cannot "
-                                 f"be played there ({exc})") from None
+                raise InputError(
+                    f"{where}: history action {number} {shown(action)} cannot "
+                    f"be played there ({exc})"
+                ) from None
         replayed = json.loads(json.dumps(state._to_dict()))
         saved = loaded._to_dict()
         for key in sorted(replayed):
             if json.loads(json.dumps(saved[key])) != replayed[key]:
-                raise InputError(f"{where}: field '{key}' = {shown(saved[key])} does not match "
-                                 f"the history, which gives {shown(replayed[key])}")
+                raise InputError(
+                    f"{where}: field '{key}' = {shown(saved[key])} does not match "
+                    f"the history, which gives {shown(replayed[key])}"
+                )
         return state
 
     def __repr__(self) -> str:
@@ -138,10 +147,10 @@ class State(ABC):
     def __init__(self, game: Game):
         self.game = game
         self.history: list[str] = []
-        self._legal_for = -1     # len(history) that _legal belongs to
+        self._legal_for = -1  # len(history) that _legal belongs to
         self._legal: list[str] = []
         self._start: str | None = None  # the position the history starts from (None: the
-                                        # initial state), to restore after a failed action
+        # initial state), to restore after a failed action
 
     # --- hooks for each game ---------------------------------------------------
     @abstractmethod
@@ -246,8 +255,9 @@ class State(ABC):
         """Rebuild this state from its start and history (after a failed action: no
         cost until something fails)."""
         game = self.game
-        state = (game.new_initial_state() if self._start is None
-                 else game.state_from_json(self._start))
+        state = (
+            game.new_initial_state() if self._start is None else game.state_from_json(self._start)
+        )
         for action in self.history:
             state._apply(action)
             state.history.append(action)
@@ -266,8 +276,15 @@ class State(ABC):
         return view
 
     def to_json(self) -> str:
-        return json.dumps({"game": self.game.name, "params": self.game.params,
-                           "history": self.history, **self._to_dict()}, sort_keys=True)
+        return json.dumps(
+            {
+                "game": self.game.name,
+                "params": self.game.params,
+                "history": self.history,
+                **self._to_dict(),
+            },
+            sort_keys=True,
+        )
 
     def __str__(self) -> str:
         return self.to_json()

@@ -15,14 +15,17 @@ class Steps:
     def __init__(self, board: Board, diagonals_ignore_fences: bool):
         self.board = board
         self.steps: dict[Space, tuple[Space, ...]] = {
-            s: forward_steps(board, s, not diagonals_ignore_fences) for s in board.spaces}
+            s: forward_steps(board, s, not diagonals_ignore_fences) for s in board.spaces
+        }
         rows, cols = board.rows, board.cols
         self.entries = {
             "pit": tuple(s for s in ((0, c) for c in range(cols)) if board.is_space(s)),
-            "pit-left": tuple(s for s in ((r, 0) for r in board.pit_left_rows)
-                              if board.is_space(s)),
-            "pit-right": tuple(s for s in ((r, cols - 1) for r in board.pit_right_rows)
-                               if board.is_space(s)),
+            "pit-left": tuple(
+                s for s in ((r, 0) for r in board.pit_left_rows) if board.is_space(s)
+            ),
+            "pit-right": tuple(
+                s for s in ((r, cols - 1) for r in board.pit_right_rows) if board.is_space(s)
+            ),
         }
         self.last_row = frozenset(s for s in board.spaces if s[0] == rows - 1)
         self.names = {s: space_name(s) for s in board.spaces}

@@ -81,8 +81,11 @@ class GoPiggyGoGreedyBot(Bot):
         super().__init__(game, seed)
         board = game.board
         self.rows = board.rows
-        self.pit_rows = {"pit": 0.0, "pit-right": float(min(board.pit_right_rows)),
-                         "pit-left": float(min(board.pit_left_rows))}
+        self.pit_rows = {
+            "pit": 0.0,
+            "pit-right": float(min(board.pit_right_rows)),
+            "pit-left": float(min(board.pit_left_rows)),
+        }
 
     def progress(self, where: str) -> float:
         """How far along a place is: rows from the start pit (trough: past the end)."""
@@ -90,7 +93,7 @@ class GoPiggyGoGreedyBot(Bot):
             return self.rows + 1.0
         if where in self.pit_rows:
             return self.pit_rows[where]
-        return int(where[1:where.index("c")]) + 1.0
+        return int(where[1 : where.index("c")]) + 1.0
 
     def _knocked_to(self, piggy: str, observation: dict) -> str:
         passed = observation["passed_checkpoints"][piggy]
@@ -105,8 +108,9 @@ class GoPiggyGoGreedyBot(Bot):
         if action.startswith("fire "):
             target = action[5:]
             owner = seat_of(target)
-            loss = (self.progress(pieces[target])
-                    - self.progress(self._knocked_to(target, observation)))
+            loss = self.progress(pieces[target]) - self.progress(
+                self._knocked_to(target, observation)
+            )
             value = GREEDY_ASSUMED_HIT_PROBABILITY * loss
             if owner == me:
                 return -value
@@ -120,7 +124,7 @@ class GoPiggyGoGreedyBot(Bot):
         unit = [piggy]
         if origin in stacks:
             stack = stacks[origin]
-            unit = stack[stack.index(piggy):]
+            unit = stack[stack.index(piggy) :]
         gain = self.progress(destination) - self.progress(origin)
         value = gain + (self.TROUGH_BONUS if destination == "trough" else 0.0)
         for carried in unit[1:]:
@@ -232,15 +236,17 @@ class ByGollyMemoryBot(Bot):
 
     def known(self, events: list) -> dict[int, str]:
         """Position -> card, as far as this bot remembers."""
-        return remembered_run(events if self.memory is None else events[-self.memory:])
+        return remembered_run(events if self.memory is None else events[-self.memory :])
 
     def choose(self, observation, legal):
         if len(legal) == 1:
             return legal[0]
         phase = observation["phase"]
         if phase == "draw":
-            sizes = [h + s for h, s in zip(observation["hand_sizes"],
-                                           observation["stack_sizes"], strict=True)]
+            sizes = [
+                h + s
+                for h, s in zip(observation["hand_sizes"], observation["stack_sizes"], strict=True)
+            ]
             return max(legal, key=lambda a: (sizes[int(a.split()[1])], -int(a.split()[1])))
         if phase == "swap":
             return "done"
@@ -280,8 +286,7 @@ BOTS: dict[str, dict[str, type[Bot]]] = {
     "go_piggy_go": {"random": RandomBot, "greedy": GoPiggyGoGreedyBot},
     "pig_out": {"random": RandomBot, "hold-at-20": HoldAtBot, "optimal": PigOptimalBot},
     "woolfy": {"random": RandomBot, "careful": WoolfyCarefulBot},
-    "by_golly": {"random": RandomBot, "memory": ByGollyMemoryBot,
-                 "forgetful": ByGollyForgetfulBot},
+    "by_golly": {"random": RandomBot, "memory": ByGollyMemoryBot, "forgetful": ByGollyForgetfulBot},
 }
 
 
@@ -293,14 +298,17 @@ def make_bot(name: str, game: Game, seed: int | None = 0) -> Bot:
     """A bot by name for a game; an unknown name is refused with the known ones."""
     known = BOTS.get(game.name, {"random": RandomBot})
     if game.name == "pig_out" and name.startswith("hold-at-"):
-        number = ascii_whole(name[len("hold-at-"):])
+        number = ascii_whole(name[len("hold-at-") :])
         if number is None or number < 1:
-            raise InputError(f"bot '{shown(name)}': hold-at-N takes a whole number N >= 1 "
-                             "in ASCII digits")
+            raise InputError(
+                f"bot '{shown(name)}': hold-at-N takes a whole number N >= 1 in ASCII digits"
+            )
         return HoldAtBot(game, seed, number)
     if name not in known:
-        raise InputError(f"unknown bot '{shown(name)}' for {game.name}: bots are "
-                         f"{', '.join(sorted(known))} (or 'human' at the table)")
+        raise InputError(
+            f"unknown bot '{shown(name)}' for {game.name}: bots are "
+            f"{', '.join(sorted(known))} (or 'human' at the table)"
+        )
     return known[name](game, seed)
 
 
@@ -318,8 +326,9 @@ class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):
     taken as out of reach (P = 0).
     """
 
-    def __init__(self, game: GoPiggyGoGame, seed: int | None = 0,
-                 table: dict[str, float] | None = None):
+    def __init__(
+        self, game: GoPiggyGoGame, seed: int | None = 0, table: dict[str, float] | None = None
+    ):
         super().__init__(game, seed)
         if table is None:
             resolver = game.resolver
@@ -329,8 +338,10 @@ class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):
                 # scripted without a script: one probability everywhere
                 table = dict.fromkeys(game.geometry.names.values(), resolver.hit_probability)
             else:
-                raise InputError("the expected-gain bot needs a table of hit probabilities: "
-                                 "play with --shots table:FILE (a hit map) or scripted:P")
+                raise InputError(
+                    "the expected-gain bot needs a table of hit probabilities: "
+                    "play with --shots table:FILE (a hit map) or scripted:P"
+                )
         self.table = dict(table)
 
     def expected_gain(self, target: str, observation: dict) -> float:
@@ -342,7 +353,7 @@ class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):
 
     def score(self, action: str, observation: dict) -> float:
         if action.startswith("fire "):
-            return self.expected_gain(action[len("fire "):], observation)
+            return self.expected_gain(action[len("fire ") :], observation)
         return super().score(action, observation)
 
 

@@ -28,23 +28,38 @@ from collections import Counter
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 from referee.validate import TURN_CAP, one_of, whole
 
-ANIMALS = ("bunny", "butterfly", "caterpillar", "chick", "drake", "fox", "goose", "hedgehog",
-           "hen", "marten", "mouse", "raven", "rooster", "snail", "worm")
+ANIMALS = (
+    "bunny",
+    "butterfly",
+    "caterpillar",
+    "chick",
+    "drake",
+    "fox",
+    "goose",
+    "hedgehog",
+    "hen",
+    "marten",
+    "mouse",
+    "raven",
+    "rooster",
+    "snail",
+    "worm",
+)
 POOP, SHOVEL = "poop", "shovel"
 RUN_CARDS = Counter({**dict.fromkeys(ANIMALS, 1), POOP: 2, SHOVEL: 2})  # ruling 1
 ANIMAL_CARDS = Counter(dict.fromkeys(ANIMALS, 3))
 DEAL = {2: 15, 3: 15, 4: 11, 5: 9, 6: 7}  # cards dealt to each player, by player count
 HAND = 5
-PENALTY = {"animal": 2, POOP: 4}          # cards drawn after poop then an animal / poop
+PENALTY = {"animal": 2, POOP: 4}  # cards drawn after poop then an animal / poop
 
 RUN_SIZE = sum(RUN_CARDS.values())
 
 DEFAULTS = {
-    "players": 2,          # 2-6
-    "max_turns": 5000,     # ours: a game this long ends undecided
+    "players": 2,  # 2-6
+    "max_turns": 5000,  # ours: a game this long ends undecided
     "optional_steps": "choice",  # what the sheet says a player *may* do is a choice:
-                                 # turning a card after chicken poop, the lucky break,
-                                 # going on after a match; "compulsory": always done
+    # turning a card after chicken poop, the lucky break,
+    # going on after a match; "compulsory": always done
 }
 SPECS = {
     "players": whole(2, 6),
@@ -108,11 +123,11 @@ class ByGollyState(State):
     def __init__(self, game: ByGollyGame):
         super().__init__(game)
         n = game.num_players
-        self.run: list[str] = []              # the chicken-run card at each position
-        self.face_up: list[int] = []          # positions turned over this turn, in order
+        self.run: list[str] = []  # the chicken-run card at each position
+        self.face_up: list[int] = []  # positions turned over this turn, in order
         self.hands: list[list[str]] = [[] for _ in range(n)]
         self.stacks: list[list[str]] = [[] for _ in range(n)]  # top first
-        self.events: list[list] = []          # the public log: reveals, swaps, hides, draws
+        self.events: list[list] = []  # the public log: reveals, swaps, hides, draws
         self.phase = _SETUP_RUN
         self.player = 0
         self.played: str | None = None
@@ -165,7 +180,7 @@ class ByGollyState(State):
         if self.phase == _DRAW:
             return [f"draw {s}" for s in self._penalty_sources()]
         up = sorted(self.face_up)
-        swaps = [f"swap {p} {q}" for i, p in enumerate(up) for q in up[i + 1:]]
+        swaps = [f"swap {p} {q}" for i, p in enumerate(up) for q in up[i + 1 :]]
         return sorted(["done", *swaps]) if self.swaps_left > 0 else ["done"]
 
     def _penalty_sources(self) -> list[int]:
@@ -300,24 +315,38 @@ class ByGollyState(State):
         """What ``player`` has seen (ruling 7). ``events`` is the public log, shared:
         do not change it."""
         return {
-            "observer": player, "player": self.player, "phase": self.phase,
+            "observer": player,
+            "player": self.player,
+            "phase": self.phase,
             "hand": sorted(self.hands[player]),
             "hand_sizes": [len(h) for h in self.hands],
             "stack_sizes": [len(s) for s in self.stacks],
             "face_up": {p: self.run[p] for p in self.face_up},
             "face_down": self.face_down() if self.run else [],
-            "played": self.played, "draws_left": self.draws_left,
-            "swaps_left": self.swaps_left, "events": self.events,
-            "turn": self.turn, "winner": self.winner,
+            "played": self.played,
+            "draws_left": self.draws_left,
+            "swaps_left": self.swaps_left,
+            "events": self.events,
+            "turn": self.turn,
+            "winner": self.winner,
         }
 
     def _to_dict(self) -> dict:
-        return {"run": list(self.run), "face_up": list(self.face_up),
-                "hands": [list(h) for h in self.hands], "stacks": [list(s) for s in self.stacks],
-                "events": [list(e) for e in self.events], "phase": self.phase,
-                "player": self.player, "played": self.played, "draws_left": self.draws_left,
-                "swaps_left": self.swaps_left, "turn": self.turn, "winner": self.winner,
-                "capped": self.capped}
+        return {
+            "run": list(self.run),
+            "face_up": list(self.face_up),
+            "hands": [list(h) for h in self.hands],
+            "stacks": [list(s) for s in self.stacks],
+            "events": [list(e) for e in self.events],
+            "phase": self.phase,
+            "player": self.player,
+            "played": self.played,
+            "draws_left": self.draws_left,
+            "swaps_left": self.swaps_left,
+            "turn": self.turn,
+            "winner": self.winner,
+            "capped": self.capped,
+        }
 
     def _load(self, data: dict) -> None:
         from referee.by_golly_load import load  # the checks need this module's names
@@ -329,14 +358,24 @@ class ByGollyState(State):
         seat = self.player if player is None else player
         view = self.observation(seat)
         run = " ".join(f"{p}:{view['face_up'].get(p, '?')}" for p in range(len(self.run)))
-        counts = ", ".join(f"seat {s}: {h} in hand, {st} in stack" for s, (h, st) in
-                           enumerate(zip(view["hand_sizes"], view["stack_sizes"], strict=True)))
-        lines = [f"Chicken run: {run}", f"Cards: {counts}",
-                 f"Seat {seat}'s hand: {', '.join(view['hand']) or 'empty'}"]
+        counts = ", ".join(
+            f"seat {s}: {h} in hand, {st} in stack"
+            for s, (h, st) in enumerate(zip(view["hand_sizes"], view["stack_sizes"], strict=True))
+        )
+        lines = [
+            f"Chicken run: {run}",
+            f"Cards: {counts}",
+            f"Seat {seat}'s hand: {', '.join(view['hand']) or 'empty'}",
+        ]
         if self.played:
             lines.append(f"Played: {self.played}")
         if self.phase == _OVER:
-            lines.append("Game over: " + (f"seat {self.winner} wins" if self.winner is not None
-                                          else f"no winner after {self.turn} turns"))
+            lines.append(
+                "Game over: "
+                + (
+                    f"seat {self.winner} wins"
+                    if self.winner is not None
+                    else f"no winner after {self.turn} turns"
+                )
+            )
         return "\n".join(lines)
-

@@ -43,13 +43,18 @@ def load(state: ByGollyState, data: dict) -> None:
     n = game.num_players
     state.run = field("run", list_of(one_of(*RUN_CARDS), 0, RUN_SIZE))
     extra = Counter(state.run) - RUN_CARDS
-    field.require(not extra, f"the chicken run holds {sum(extra.values())} card(s) too many "
-                             f"of {', '.join(sorted(extra))}: it has one of each animal, "
-                             "2 poop and 2 shovels")
+    field.require(
+        not extra,
+        f"the chicken run holds {sum(extra.values())} card(s) too many "
+        f"of {', '.join(sorted(extra))}: it has one of each animal, "
+        "2 poop and 2 shovels",
+    )
     state.phase = phase = field("phase", one_of(*PHASES))
-    field.require((len(state.run) == RUN_SIZE) == (phase != _SETUP_RUN),
-                  f"a chicken run of {len(state.run)} cards in phase {phase} (it has "
-                  f"{RUN_SIZE} once laid out)")
+    field.require(
+        (len(state.run) == RUN_SIZE) == (phase != _SETUP_RUN),
+        f"a chicken run of {len(state.run)} cards in phase {phase} (it has "
+        f"{RUN_SIZE} once laid out)",
+    )
     state.hands = field("hands", list_of(_CARDS, n, n))
     state.stacks = field("stacks", list_of(_CARDS, n, n))
     state.played = field("played", or_none(_ANIMAL, "no card played"))
@@ -60,23 +65,40 @@ def load(state: ByGollyState, data: dict) -> None:
     state.turn = field("turn", whole(0, game.params["max_turns"]))
     state.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
     state.capped = field("capped", FLAG)
-    state.events = field("events", Spec("a list of events: [\"reveal\", position, card], "
-                                        "[\"swap\", p, q], [\"draw\", from, to] or [\"hide\"]",
-                                        lambda v: isinstance(v, list)
-                                        and all(_is_event(e, n) for e in v)))
+    state.events = field(
+        "events",
+        Spec(
+            'a list of events: ["reveal", position, card], '
+            '["swap", p, q], ["draw", from, to] or ["hide"]',
+            lambda v: isinstance(v, list) and all(_is_event(e, n) for e in v),
+        ),
+    )
     _check_cards(state, field)
     if phase in SETUP_PHASES:
-        field.require(not (state.face_up or state.events or state.played or state.draws_left
-                           or state.swaps_left or state.turn or state.capped)
-                      and state.winner is None, f"play under way in set-up phase {phase}")
+        field.require(
+            not (
+                state.face_up
+                or state.events
+                or state.played
+                or state.draws_left
+                or state.swaps_left
+                or state.turn
+                or state.capped
+            )
+            and state.winner is None,
+            f"play under way in set-up phase {phase}",
+        )
         return
     _check_phase(state, field)
     _check_log(state, field)
 
 
 def _is_event(event, players: int) -> bool:
-    if not isinstance(event, list) or not event or event[0] not in ("reveal", "swap", "draw",
-                                                                     "hide"):
+    if (
+        not isinstance(event, list)
+        or not event
+        or event[0] not in ("reveal", "swap", "draw", "hide")
+    ):
         return False
     if event[0] == "hide":
         return len(event) == 1
@@ -99,21 +121,30 @@ def _check_cards(state: ByGollyState, field: Fields) -> None:
     cards = Counter(c for pile in (*state.hands, *state.stacks) for c in pile)
     cards.update([state.played] if state.played else [])
     extra = cards - ANIMAL_CARDS
-    field.require(not extra, f"{', '.join(f'{cards[a]} {a}' for a in sorted(extra))} cards in "
-                             "play: there are 3 of each animal")
+    field.require(
+        not extra,
+        f"{', '.join(f'{cards[a]} {a}' for a in sorted(extra))} cards in "
+        "play: there are 3 of each animal",
+    )
     total, n = sum(cards.values()), game.num_players
     dealt = n * game.deal_size
     if phase in (_SETUP_RUN, _SETUP_DEAL):
         most = dealt - 1 if phase == _SETUP_DEAL else 0
-        field.require(not any(state.hands) and total <= most
-                      and all(len(s) == total // n + (seat < total % n)
-                              for seat, s in enumerate(state.stacks)),
-                      f"{total} cards dealt in phase {phase}, not one by one round the table")
+        field.require(
+            not any(state.hands)
+            and total <= most
+            and all(
+                len(s) == total // n + (seat < total % n) for seat, s in enumerate(state.stacks)
+            ),
+            f"{total} cards dealt in phase {phase}, not one by one round the table",
+        )
     elif phase == _SETUP_START:
-        field.require(all(len(h) == HAND for h in state.hands)
-                      and all(len(s) == game.deal_size - HAND for s in state.stacks),
-                      f"hands of {[len(h) for h in state.hands]} and stacks of "
-                      f"{[len(s) for s in state.stacks]} cards after the deal")
+        field.require(
+            all(len(h) == HAND for h in state.hands)
+            and all(len(s) == game.deal_size - HAND for s in state.stacks),
+            f"hands of {[len(h) for h in state.hands]} and stacks of "
+            f"{[len(s) for s in state.stacks]} cards after the deal",
+        )
     else:
         field.require(total <= dealt, f"{total} animal cards in play, but {dealt} were dealt")
 
@@ -137,17 +168,22 @@ def _check_phase(state: ByGollyState, field: Fields) -> None:
         }.get(phase, True),
         "the end": (phase == _OVER) == (state.capped or state.winner is not None)
         and state.capped == (state.turn >= state.game.params["max_turns"]),
-        "the winner's cards": state.winner is None or not (
-            state.hands[state.winner] or state.stacks[state.winner] or played),
+        "the winner's cards": state.winner is None
+        or not (state.hands[state.winner] or state.stacks[state.winner] or played),
     }
     broken = [rule for rule, holds in rules.items() if not holds]
-    field.require(not broken, f"phase {phase} does not go with {broken[0] if broken else ''} "
-                              f"(played {shown(played)}, face up {up}, draws left "
-                              f"{state.draws_left}, swaps left {state.swaps_left})")
+    field.require(
+        not broken,
+        f"phase {phase} does not go with {broken[0] if broken else ''} "
+        f"(played {shown(played)}, face up {up}, draws left "
+        f"{state.draws_left}, swaps left {state.swaps_left})",
+    )
     for seat, hand in enumerate(state.hands):
         empty = not hand and not (seat == state.player and played)
-        field.require(not empty or (seat == state.winner and not state.stacks[seat]),
-                      f"seat {seat} holds no card, yet has not won")
+        field.require(
+            not empty or (seat == state.winner and not state.stacks[seat]),
+            f"seat {seat} holds no card, yet has not won",
+        )
 
 
 def _check_log(state: ByGollyState, field: Fields) -> None:
@@ -155,10 +191,12 @@ def _check_log(state: ByGollyState, field: Fields) -> None:
     turned over (moved by any swaps) are those face up now."""
     events = state.events
     hides = sum(e[0] == "hide" for e in events)
-    field.require(hides == state.turn, f"{hides} turns ended in the log, but 'turn' is "
-                                       f"{state.turn}")
-    since = len(events) - next((i for i, e in enumerate(reversed(events)) if e[0] == "hide"),
-                               len(events))
+    field.require(
+        hides == state.turn, f"{hides} turns ended in the log, but 'turn' is {state.turn}"
+    )
+    since = len(events) - next(
+        (i for i, e in enumerate(reversed(events)) if e[0] == "hide"), len(events)
+    )
     seen: dict[int, str] = {}
     order: list[int] = []
     for event in events[since:]:
@@ -167,9 +205,10 @@ def _check_log(state: ByGollyState, field: Fields) -> None:
             order.append(event[1])
         elif event[0] == "swap":
             p, q = event[1], event[2]
-            field.require(p in seen and q in seen, f"the log swaps {p} and {q}, not both "
-                                                   "face up")
+            field.require(p in seen and q in seen, f"the log swaps {p} and {q}, not both face up")
             seen[p], seen[q] = seen[q], seen[p]
-    field.require(order == state.face_up and all(state.run[p] == c for p, c in seen.items()),
-                  f"the cards face up {state.face_up} do not match those the log shows "
-                  f"turned over this turn ({order})")
+    field.require(
+        order == state.face_up and all(state.run[p] == c for p, c in seen.items()),
+        f"the cards face up {state.face_up} do not match those the log shows "
+        f"turned over this turn ({order})",
+    )

@@ -49,8 +49,10 @@ def check_state(state: State) -> None:
 def position_json(state: State) -> str:
     """The state's JSON without its history: the position alone, as if set up by hand
     (loading it checks the position's rules, not the history)."""
-    return json.dumps({"game": state.game.name, "params": state.game.params, "history": [],
-                       **state._to_dict()}, sort_keys=True)
+    return json.dumps(
+        {"game": state.game.name, "params": state.game.params, "history": [], **state._to_dict()},
+        sort_keys=True,
+    )
 
 
 def check_history_round_trip(state: State) -> None:
@@ -67,8 +69,9 @@ def _assert_refused(game: Game, data: dict, what: str) -> None:
         game.state_from_json(json.dumps(data))
     except InputError as exc:
         message = str(exc)
-        assert "\n" not in message and message, f"{game.name}: {what}: a message of several " \
-                                                 f"lines: {message!r}"
+        assert "\n" not in message and message, (
+            f"{game.name}: {what}: a message of several lines: {message!r}"
+        )
         return
     raise AssertionError(f"{game.name}: a saved state with {what} was accepted")
 
@@ -79,8 +82,10 @@ def check_corruptions_refused(state: State) -> None:
     history (which must lead to the saved position)."""
     game = state.game
     position = json.loads(position_json(state))
-    for what, bad in (*corruptions.generic(position),
-                      *corruptions.BY_GAME.get(game.name, lambda g, d: ())(game, position)):
+    for what, bad in (
+        *corruptions.generic(position),
+        *corruptions.BY_GAME.get(game.name, lambda g, d: ())(game, position),
+    ):
         _assert_refused(game, bad, what)
     with_history = json.loads(state.to_json())
     if not state.history:
@@ -90,11 +95,14 @@ def check_corruptions_refused(state: State) -> None:
     for key, value in with_history.items():  # any change at all: the history says otherwise
         if key not in ("game", "params", "history"):
             for other in _other_values(value):
-                _assert_refused(game, {**with_history, key: other}, f"{key!r} = {other!r} "
-                                                                    "against the history")
-    for what, history in (("an illegal action", [*state.history, "no such action"]),
-                          ("an action that is not text", [*state.history[:-1], 7]),
-                          ("a history cut short", state.history[:-1])):
+                _assert_refused(
+                    game, {**with_history, key: other}, f"{key!r} = {other!r} against the history"
+                )
+    for what, history in (
+        ("an illegal action", [*state.history, "no such action"]),
+        ("an action that is not text", [*state.history[:-1], 7]),
+        ("a history cut short", state.history[:-1]),
+    ):
         if history and history != state.history:  # (an empty one: a position by hand)
             _assert_refused(game, {**with_history, "history": history}, what)
 
@@ -122,8 +130,7 @@ def check_failed_action_changes_nothing(state: State) -> None:
     still playable."""
     if state.is_terminal():
         return
-    action = (state.chance_outcomes()[0][0] if state.is_chance_node()
-              else state.legal_actions()[-1])
+    action = state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[-1]
     before = state.to_json()
     apply = state._apply
 
@@ -159,8 +166,9 @@ def check_illegal_action_changes_nothing(state: State) -> None:
     assert state.to_json() == before, "an illegal action changed the state"
 
 
-def random_playthrough(game: Game, seed: int, max_actions: int = 100_000,
-                       check_every: int = 0) -> State:
+def random_playthrough(
+    game: Game, seed: int, max_actions: int = 100_000, check_every: int = 0
+) -> State:
     """Play uniformly random actions (chance by its probabilities) to the end.
 
     ``check_every``: run :func:`check_state` on every this-many-th state (0: never).

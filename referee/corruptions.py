@@ -80,75 +80,121 @@ def _go_piggy_go(game, data: dict) -> Corruption:
     yield from _changed(data, "a stack of three", three_high)
     yield from _changed(data, "a piggy in two stacks", in_two_places)
     yield from _changed(data, "an unknown piggy", lambda d: d["pieces"].update({"purple-1": "pit"}))
-    yield from _changed(data, "a piggy off the board",
-                        lambda d: d["pieces"].update({piggy: "r999c3"}))
-    yield from _changed(data, "a space name with a leading zero",
-                        lambda d: d["stacks"].update({empty.replace("r", "r0"): [piggy]}))
-    yield from _changed(data, "a piggy named with a newline",
-                        lambda d: d["pieces"].update({piggy + "\n": d["pieces"].pop(piggy)}))
-    yield from _changed(data, "3 checkpoints passed",
-                        lambda d: d["passed_checkpoints"].update({piggy: 3}))
+    yield from _changed(
+        data, "a piggy off the board", lambda d: d["pieces"].update({piggy: "r999c3"})
+    )
+    yield from _changed(
+        data,
+        "a space name with a leading zero",
+        lambda d: d["stacks"].update({empty.replace("r", "r0"): [piggy]}),
+    )
+    yield from _changed(
+        data,
+        "a piggy named with a newline",
+        lambda d: d["pieces"].update({piggy + "\n": d["pieces"].pop(piggy)}),
+    )
+    yield from _changed(
+        data, "3 checkpoints passed", lambda d: d["passed_checkpoints"].update({piggy: 3})
+    )
     yield from _changed(data, "a die of 6", lambda d: d.update(die="6"))
-    yield from _changed(data, "a shot with no target", lambda d: d.update(phase="shot",
-                                                                          target=None))
-    yield from _changed(data, "more shots than turns",
-                        lambda d: d.update(shots_fired=d["turn"] + 1))
+    yield from _changed(
+        data, "a shot with no target", lambda d: d.update(phase="shot", target=None)
+    )
+    yield from _changed(
+        data, "more shots than turns", lambda d: d.update(shots_fired=d["turn"] + 1)
+    )
     if data["winner"] is not None:
         yield from _changed(data, "a win with no die rolled", lambda d: d.update(die=None))
-        yield from _changed(data, "a win by a seat that neither moved nor was carried in",
-                            lambda d: d.update(player=(d["winner"] + 1) % game.num_players,
-                                               pieces={**d["pieces"], **dict.fromkeys(
-                                                   game.piggies_of((d["winner"] + 1)
-                                                                   % game.num_players), "pit")},
-                                               stacks={}))
+        yield from _changed(
+            data,
+            "a win by a seat that neither moved nor was carried in",
+            lambda d: d.update(
+                player=(d["winner"] + 1) % game.num_players,
+                pieces={
+                    **d["pieces"],
+                    **dict.fromkeys(game.piggies_of((d["winner"] + 1) % game.num_players), "pit"),
+                },
+                stacks={},
+            ),
+        )
 
 
 # --- Pig-Out -------------------------------------------------------------------------------
 def _pig_out(game, data: dict) -> Corruption:
     yield from _changed(data, "player 5", lambda d: d.update(player=5))
     yield from _changed(data, "a negative score", lambda d: d["scores"].__setitem__(0, -10))
-    yield from _changed(data, "a score past the target without a winner",
-                        lambda d: d.update(winner=None) or d["scores"].__setitem__(0, 10**6))
-    yield from _changed(data, "a turn total during the roll for the first player",
-                        lambda d: d.update(phase="rolloff", turn_total=7))
-    yield from _changed(data, "a decision before any roll",
-                        lambda d: d.update(phase="decide", turn_total=0))
+    yield from _changed(
+        data,
+        "a score past the target without a winner",
+        lambda d: d.update(winner=None) or d["scores"].__setitem__(0, 10**6),
+    )
+    yield from _changed(
+        data,
+        "a turn total during the roll for the first player",
+        lambda d: d.update(phase="rolloff", turn_total=7),
+    )
+    yield from _changed(
+        data, "a decision before any roll", lambda d: d.update(phase="decide", turn_total=0)
+    )
     yield from _changed(data, "a turn total below any roll", lambda d: d.update(turn_total=1))
     yield from _changed(data, "a fifth ace", lambda d: d["deck"].update(A=5))
-    yield from _changed(data, "scores for another number of players",
-                        lambda d: d["scores"].append(0))
+    yield from _changed(
+        data, "scores for another number of players", lambda d: d["scores"].append(0)
+    )
     if game.params["cards"]:
         for spots in range(1, 2 * game.params["dice"] * 6):
             if spots not in game.scoring_spots:
-                yield from _with_fields(data, f"spots {spots}, which no roll makes",
-                                        {"phase": "card", "spots": spots})
+                yield from _with_fields(
+                    data, f"spots {spots}, which no roll makes", {"phase": "card", "spots": spots}
+                )
     if data["winner"] is not None:
-        yield from _changed(data, "a winner who did not bank", lambda d: d.update(
-            player=(d["winner"] + 1) % game.num_players))
+        yield from _changed(
+            data,
+            "a winner who did not bank",
+            lambda d: d.update(player=(d["winner"] + 1) % game.num_players),
+        )
 
 
 # --- Woolfy --------------------------------------------------------------------------------
 def _woolfy(game, data: dict) -> Corruption:
     yield from _changed(data, "a piglet on square 99", lambda d: d["piglets"].update(red=99))
-    yield from _changed(data, "two piglets in the straw house",
-                        lambda d: d["piglets"].update(red="straw", yellow="straw"))
-    yield from _changed(data, "a piglet in the brick house before it is built",
-                        lambda d: d.update(brick_parts=0) or d["piglets"].update(red="brick"))
+    yield from _changed(
+        data,
+        "two piglets in the straw house",
+        lambda d: d["piglets"].update(red="straw", yellow="straw"),
+    )
+    yield from _changed(
+        data,
+        "a piglet in the brick house before it is built",
+        lambda d: d.update(brick_parts=0) or d["piglets"].update(red="brick"),
+    )
     yield from _changed(data, "an unknown piglet", lambda d: d["piglets"].update(pink=3))
     yield from _changed(data, "the wolf off its squares", lambda d: d.update(wolf=3))
-    yield from _changed(data, "a move with no roll", lambda d: d.update(phase="move",
-                                                                        rolled=None))
-    yield from _changed(data, "a win with a piglet outside", lambda d: d.update(
-        phase="over", result="won", piglets={"red": "brick", "yellow": "brick", "blue": 5}))
+    yield from _changed(data, "a move with no roll", lambda d: d.update(phase="move", rolled=None))
+    yield from _changed(
+        data,
+        "a win with a piglet outside",
+        lambda d: d.update(
+            phase="over", result="won", piglets={"red": "brick", "yellow": "brick", "blue": 5}
+        ),
+    )
     faces = {text.split()[1] for text, _ in game.die}
     for face in ("1", "2", "3", "4", "5", "6", "house"):
         if face not in faces:
-            yield from _with_fields(data, f"a roll of {face}, which this die does not have",
-                                    {"phase": "move", "chosen": "red", "rolled": face,
-                                     "rescuing": data["piglets"]["red"] == "pot"})
+            yield from _with_fields(
+                data,
+                f"a roll of {face}, which this die does not have",
+                {
+                    "phase": "move",
+                    "chosen": "red",
+                    "rolled": face,
+                    "rescuing": data["piglets"]["red"] == "pot",
+                },
+            )
     if "pot" not in data["piglets"].values():
-        yield from _changed(data, "a rescue armed with nobody in the pot",
-                            lambda d: d.update(rescue_armed=True))
+        yield from _changed(
+            data, "a rescue armed with nobody in the pot", lambda d: d.update(rescue_armed=True)
+        )
 
 
 # --- By Golly! -----------------------------------------------------------------------------
@@ -159,21 +205,38 @@ def _by_golly(game, data: dict) -> Corruption:
     if len(data["run"]) == 19:
         yield from _changed(data, "a card too many in the run", lambda d: d["run"].append("fox"))
         yield from _changed(data, "a 5-card run", lambda d: d.update(run=d["run"][:5]))
-        yield from _changed(data, "an animal twice in the run",
-                            lambda d: d["run"].__setitem__(0, "worm" if d["run"][1] != "worm"
-                                                           else "fox"))
+        yield from _changed(
+            data,
+            "an animal twice in the run",
+            lambda d: d["run"].__setitem__(0, "worm" if d["run"][1] != "worm" else "fox"),
+        )
     if data["phase"] not in ("run", "deal", "start"):
-        yield from _changed(data, "more cards than were dealt",
-                            lambda d: d["stacks"][0].extend(["bunny", "bunny", "bunny"] * 30))
-        yield from _changed(data, "a turn the log does not show",
-                            lambda d: d.update(turn=d["turn"] + 1))
-        yield from _changed(data, "a card face up the log never showed",
-                            lambda d: d.update(face_up=[*d["face_up"], next(
-                                p for p in range(19) if p not in d["face_up"])]))
+        yield from _changed(
+            data,
+            "more cards than were dealt",
+            lambda d: d["stacks"][0].extend(["bunny", "bunny", "bunny"] * 30),
+        )
+        yield from _changed(
+            data, "a turn the log does not show", lambda d: d.update(turn=d["turn"] + 1)
+        )
+        yield from _changed(
+            data,
+            "a card face up the log never showed",
+            lambda d: d.update(
+                face_up=[*d["face_up"], next(p for p in range(19) if p not in d["face_up"])]
+            ),
+        )
         if hand:
-            yield from _changed(data, "a card played in the play phase", lambda d: d.update(
-                played=hand[0], phase="play"))
+            yield from _changed(
+                data,
+                "a card played in the play phase",
+                lambda d: d.update(played=hand[0], phase="play"),
+            )
 
 
 BY_GAME: dict[str, Callable[..., Corruption]] = {
-    "by_golly": _by_golly, "go_piggy_go": _go_piggy_go, "pig_out": _pig_out, "woolfy": _woolfy}
+    "by_golly": _by_golly,
+    "go_piggy_go": _go_piggy_go,
+    "pig_out": _pig_out,
+    "woolfy": _woolfy,
+}

@@ -37,17 +37,17 @@ MAX_STEPS = 20
 
 # --- parameters (each ruling that reads the rulebook one way is one) -----------------
 DEFAULTS = {
-    "players": 2,                      # 2-4, seats in colour order green, gold, pink, blue
-    "board": "stock",                  # a board name or path (ruling 2)
+    "players": 2,  # 2-4, seats in colour order green, gold, pink, blue
+    "board": "stock",  # a board name or path (ruling 2)
     "die_faces": "1,2,3,4,5,tractor",  # ruling 1
-    "tractor_move": 2,                 # the tractor face's move (ruling 6)
-    "diagonal_fences": "block",        # ruling 3: a fence touching the corner blocks a
-                                       # diagonal step ("block"), or fences never do ("allow")
-    "checkpoints_stick": True,         # ruling 8: once passed, a checkpoint stays passed;
-                                       # False: judged by the row the piggy is on when hit
-    "first_player": 0,                 # ruling 9: seat 0 ("youngest") starts
-    "hit_rule": "touches-line",        # ruling 7, for the physical shot resolver
-    "max_turns": 2000,                 # our addition: a game this long ends undecided
+    "tractor_move": 2,  # the tractor face's move (ruling 6)
+    "diagonal_fences": "block",  # ruling 3: a fence touching the corner blocks a
+    # diagonal step ("block"), or fences never do ("allow")
+    "checkpoints_stick": True,  # ruling 8: once passed, a checkpoint stays passed;
+    # False: judged by the row the piggy is on when hit
+    "first_player": 0,  # ruling 9: seat 0 ("youngest") starts
+    "hit_rule": "touches-line",  # ruling 7, for the physical shot resolver
+    "max_turns": 2000,  # our addition: a game this long ends undecided
 }
 
 
@@ -62,7 +62,7 @@ SPECS = {
     "tractor_move": whole(0, MAX_STEPS),
     "diagonal_fences": one_of("block", "allow"),
     "checkpoints_stick": FLAG,
-    "first_player": whole(0, 3),       # and a seat of the game: checked with 'players'
+    "first_player": whole(0, 3),  # and a seat of the game: checked with 'players'
     "hit_rule": one_of(*HIT_RULES),
     "max_turns": TURN_CAP,
 }
@@ -86,18 +86,26 @@ class GoPiggyGoGame(Game):
         p = self.params
         faces = [f.strip() for f in str(p["die_faces"]).split(",") if f.strip()]
         if len(set(faces)) != len(faces):
-            raise InputError(f"go_piggy_go: parameter 'die_faces' must list distinct faces, "
-                             f"got {shown(p['die_faces'])}")
+            raise InputError(
+                f"go_piggy_go: parameter 'die_faces' must list distinct faces, "
+                f"got {shown(p['die_faces'])}"
+            )
         if all(f == "tractor" for f in faces) and p["tractor_move"] == 0:
-            raise InputError("go_piggy_go: no face of the die moves a piggy (die_faces "
-                             f"{shown(p['die_faces'])} with tractor_move 0): the game could "
-                             "never end; give a number face or a tractor_move of 1 or more")
+            raise InputError(
+                "go_piggy_go: no face of the die moves a piggy (die_faces "
+                f"{shown(p['die_faces'])} with tractor_move 0): the game could "
+                "never end; give a number face or a tractor_move of 1 or more"
+            )
         if p["first_player"] >= p["players"]:
-            raise InputError(f"go_piggy_go: parameter 'first_player' must be a seat "
-                             f"0-{p['players'] - 1}, got {p['first_player']}")
+            raise InputError(
+                f"go_piggy_go: parameter 'first_player' must be a seat "
+                f"0-{p['players'] - 1}, got {p['first_player']}"
+            )
         if resolver is not None and not callable(getattr(resolver, "outcomes", None)):
-            raise InputError(f"go_piggy_go: 'resolver' must be a shot resolver (an object with "
-                             f"an outcomes(...) method), got {shown(resolver)}")
+            raise InputError(
+                f"go_piggy_go: 'resolver' must be a shot resolver (an object with "
+                f"an outcomes(...) method), got {shown(resolver)}"
+            )
         self.faces = faces
         self.board = load_board(p["board"])
         self.geometry = Steps.of(self.board, p["diagonal_fences"] == "allow")
@@ -128,7 +136,8 @@ class GoPiggyGoState(State):
     def __init__(self, game: GoPiggyGoGame):
         super().__init__(game)
         self.place: dict[str, Space | str] = {
-            p: "pit" for seat in range(game.num_players) for p in game.piggies_of(seat)}
+            p: "pit" for seat in range(game.num_players) for p in game.piggies_of(seat)
+        }
         self.stacks: dict[Space, list[str]] = {}
         self.passed: dict[str, int] = dict.fromkeys(self.place, 0)
         self.phase = _PHASE_ROLL
@@ -161,8 +170,9 @@ class GoPiggyGoState(State):
             if self.target is None:
                 raise ValueError("go_piggy_go: a shot's outcomes asked for with no target")
             game = self.game
-            raw = game.resolver.outcomes(game.board, self.layout_stacks(), self.player,
-                                         self.target, self.shots_fired)
+            raw = game.resolver.outcomes(
+                game.board, self.layout_stacks(), self.player, self.target, self.shots_fired
+            )
             merged: dict[str, float] = {}
             for knocked, probability in raw:
                 key = _knock_string(knocked)
@@ -177,12 +187,13 @@ class GoPiggyGoState(State):
         # board, written sorted.
         if not action.startswith("knock "):
             return False
-        body = action[len("knock "):]
+        body = action[len("knock ") :]
         if body == "none":
             return True
         names = body.split(",")
-        return (names == sorted(set(names))
-                and all(isinstance(self.place.get(p), tuple) for p in names))
+        return names == sorted(set(names)) and all(
+            isinstance(self.place.get(p), tuple) for p in names
+        )
 
     # --- player actions ------------------------------------------------------------------
     def _legal_actions(self) -> list[str]:
@@ -209,18 +220,19 @@ class GoPiggyGoState(State):
             if trough:
                 actions.append(f"move {piggy} trough")
         if die == "tractor":
-            actions.extend(f"fire {p}" for p, where in self.place.items()
-                           if isinstance(where, tuple))
+            actions.extend(
+                f"fire {p}" for p, where in self.place.items() if isinstance(where, tuple)
+            )
         actions.sort()
         return actions
 
     # --- applying -------------------------------------------------------------------------
     def _apply(self, action: str) -> None:
         if self.phase == _PHASE_ROLL:
-            self.die = action[len("die "):]
+            self.die = action[len("die ") :]
             self.phase = _PHASE_MOVE
         elif self.phase == _PHASE_SHOT:
-            body = action[len("knock "):]
+            body = action[len("knock ") :]
             self._knock_out([] if body == "none" else body.split(","))
             self.shots_fired += 1
             self._shot_outcomes = None
@@ -229,7 +241,7 @@ class GoPiggyGoState(State):
         elif action == "pass":
             self._next_turn()
         elif action.startswith("fire "):
-            self.target = action[len("fire "):]
+            self.target = action[len("fire ") :]
             self.phase = _PHASE_SHOT
         else:
             _, piggy, destination = action.split(" ")
@@ -242,8 +254,8 @@ class GoPiggyGoState(State):
         unit = [piggy]
         if isinstance(where, tuple):
             stack = self.stacks[where]
-            unit = stack[stack.index(piggy):]  # the bottom carries the top
-            del stack[stack.index(piggy):]
+            unit = stack[stack.index(piggy) :]  # the bottom carries the top
+            del stack[stack.index(piggy) :]
             if not stack:
                 del self.stacks[where]
         if destination == TROUGH:
@@ -273,14 +285,19 @@ class GoPiggyGoState(State):
         for piggy in piggies:
             space = self.place[piggy]
             if not isinstance(space, tuple):
-                raise ValueError(f"go_piggy_go: {piggy} knocked out from the {space}, not "
-                                 "from a space of the board")
+                raise ValueError(
+                    f"go_piggy_go: {piggy} knocked out from the {space}, not "
+                    "from a space of the board"
+                )
             stack = self.stacks[space]
             stack.remove(piggy)  # a top piggy left alone stays on the space (ruling 8)
             if not stack:
                 del self.stacks[space]
-            passed = (self.passed[piggy] if self.game.params["checkpoints_stick"]
-                      else board.checkpoints_passed(space))
+            passed = (
+                self.passed[piggy]
+                if self.game.params["checkpoints_stick"]
+                else board.checkpoints_passed(space)
+            )
             self.place[piggy] = "pit-left" if passed >= 2 else "pit-right" if passed else "pit"
 
     def _next_turn(self) -> None:
@@ -304,9 +321,14 @@ class GoPiggyGoState(State):
             "pieces": {p: names[w] if isinstance(w, tuple) else w for p, w in self.place.items()},
             "stacks": self.layout_stacks(),
             "passed_checkpoints": dict(self.passed),
-            "phase": self.phase, "player": self.player, "die": self.die,
-            "target": self.target, "turn": self.turn, "shots_fired": self.shots_fired,
-            "winner": self.winner, "capped": self.capped,
+            "phase": self.phase,
+            "player": self.player,
+            "die": self.die,
+            "target": self.target,
+            "turn": self.turn,
+            "shots_fired": self.shots_fired,
+            "winner": self.winner,
+            "capped": self.capped,
         }
 
     def _load(self, data: dict) -> None:
@@ -328,14 +350,21 @@ class GoPiggyGoState(State):
             if where in places:
                 lines.append(f"{where:10s} {', '.join(places[where])}")
         if self.phase == _PHASE_OVER:
-            lines.append("Game over: " + (f"{self.game.seats[self.winner]} (seat "
-                                          f"{self.winner}) wins" if self.winner is not None
-                                          else f"no winner after {self.turn} turns"))
+            lines.append(
+                "Game over: "
+                + (
+                    f"{self.game.seats[self.winner]} (seat {self.winner}) wins"
+                    if self.winner is not None
+                    else f"no winner after {self.turn} turns"
+                )
+            )
         else:
             seat = self.player
-            lines.append(f"Turn {self.turn + 1}: {self.game.seats[seat]} (seat {seat})"
-                         + (f", rolled {self.die}" if self.die else "")
-                         + (f", firing at {self.target}" if self.target else ""))
+            lines.append(
+                f"Turn {self.turn + 1}: {self.game.seats[seat]} (seat {seat})"
+                + (f", rolled {self.die}" if self.die else "")
+                + (f", firing at {self.target}" if self.target else "")
+            )
         return "\n".join(lines)
 
 

@@ -25,48 +25,71 @@ def load(state: GoPiggyGoState, data: dict) -> None:
     by_name, board = game.geometry.by_name, game.board
     pieces = field("pieces", OBJECT)
     for piggy in sorted(set(pieces) ^ set(state.place)):
-        field.require(False, f"{'unknown' if piggy in pieces else 'missing'} piggy "
-                             f"{shown(piggy)} in 'pieces' (the piggies in play are "
-                             f"{', '.join(sorted(state.place))})")
+        field.require(
+            False,
+            f"{'unknown' if piggy in pieces else 'missing'} piggy "
+            f"{shown(piggy)} in 'pieces' (the piggies in play are "
+            f"{', '.join(sorted(state.place))})",
+        )
     for piggy, where in pieces.items():
-        field.require(where in PLACES or where in by_name,
-                      f"{piggy} is on {shown(where)}: not a pit, the trough or a space "
-                      f"of board {shown(board.name)}")
+        field.require(
+            where in PLACES or where in by_name,
+            f"{piggy} is on {shown(where)}: not a pit, the trough or a space "
+            f"of board {shown(board.name)}",
+        )
         state.place[piggy] = by_name.get(where, where)
     state.stacks = _load_stacks(state, field("stacks", OBJECT), field)
     passed = field("passed_checkpoints", OBJECT)
-    field.require(set(passed) == set(state.place),
-                  "'passed_checkpoints' must list every piggy in play")
+    field.require(
+        set(passed) == set(state.place), "'passed_checkpoints' must list every piggy in play"
+    )
     stick = game.params["checkpoints_stick"]
     for piggy, where in state.place.items():
-        state.passed[piggy] = count = field.item(f"passed_checkpoints.{piggy}",
-                                                passed[piggy], whole(0, 2))
-        least = (board.checkpoints_passed(where) if isinstance(where, tuple)
-                 else {"pit-right": 1, "pit-left": 2}.get(where, 0))
-        field.require(count >= least and not (stick and where == "pit" and count),
-                      f"{piggy} in {pieces[piggy]} with {count} checkpoints passed")
+        state.passed[piggy] = count = field.item(
+            f"passed_checkpoints.{piggy}", passed[piggy], whole(0, 2)
+        )
+        least = (
+            board.checkpoints_passed(where)
+            if isinstance(where, tuple)
+            else {"pit-right": 1, "pit-left": 2}.get(where, 0)
+        )
+        field.require(
+            count >= least and not (stick and where == "pit" and count),
+            f"{piggy} in {pieces[piggy]} with {count} checkpoints passed",
+        )
     _load_turn(state, field)
+
 
 def _load_stacks(state: GoPiggyGoState, raw: dict, field: Fields) -> dict[Space, list[str]]:
     """The stacks, which must hold every piggy on the board and nobody else."""
     by_name, stacks, seen = state.game.geometry.by_name, {}, set()
     for name, stack in raw.items():
-        field.require(name in by_name, f"a stack on {shown(name)}, not a space of board "
-                                       f"{shown(state.game.board.name)}")
-        field.require(isinstance(stack, list) and 1 <= len(stack) <= 2,
-                      f"the stack on {name} must list 1 or 2 piggies, got {shown(stack)}")
+        field.require(
+            name in by_name,
+            f"a stack on {shown(name)}, not a space of board {shown(state.game.board.name)}",
+        )
+        field.require(
+            isinstance(stack, list) and 1 <= len(stack) <= 2,
+            f"the stack on {name} must list 1 or 2 piggies, got {shown(stack)}",
+        )
         for piggy in stack:
-            field.require(isinstance(piggy, str) and piggy in state.place and
-                          piggy not in seen and state.place[piggy] == by_name[name],
-                          f"the stack on {name} lists {shown(piggy)}, which 'pieces' "
-                          "does not put there (or lists twice)")
+            field.require(
+                isinstance(piggy, str)
+                and piggy in state.place
+                and piggy not in seen
+                and state.place[piggy] == by_name[name],
+                f"the stack on {name} lists {shown(piggy)}, which 'pieces' "
+                "does not put there (or lists twice)",
+            )
             seen.add(piggy)
         stacks[by_name[name]] = list(stack)
     for piggy, where in state.place.items():
         if isinstance(where, tuple):
-            field.require(piggy in seen,
-                          f"{piggy} is on {space_name(where)}, but no stack there lists it")
+            field.require(
+                piggy in seen, f"{piggy} is on {space_name(where)}, but no stack there lists it"
+            )
     return stacks
+
 
 def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
     """Whose turn, the die, the shot, the end: each consistent with the others."""
@@ -81,26 +104,38 @@ def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
     state.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
     state.capped = field("capped", FLAG)
     phase, over = state.phase, state.phase == _PHASE_OVER
-    field.require((state.die is None) == (phase == _PHASE_ROLL) or over,
-                  f"die {shown(state.die)} in phase {phase}")
-    field.require((state.target is not None) == (phase == _PHASE_SHOT)
-                  and (phase != _PHASE_SHOT or (state.die == "tractor"
-                       and isinstance(state.place[state.target], tuple))),
-                  f"target {shown(state.target)} in phase {phase} with die {state.die}")
-    field.require(over == (state.capped or state.winner is not None)
-                  and not (state.capped and state.winner is not None)
-                  and state.capped == (state.turn >= cap),
-                  f"phase {phase}, winner {shown(state.winner)}, capped {state.capped} and "
-                  f"turn {state.turn} of {cap} do not go together")
-    complete = [s for s in range(n)
-                if all(state.place[p] == TROUGH for p in game.piggies_of(s))]
-    field.require(complete == [] if state.winner is None else state.winner in complete,
-                  f"winner {shown(state.winner)} with seats {complete} in the trough")
+    field.require(
+        (state.die is None) == (phase == _PHASE_ROLL) or over,
+        f"die {shown(state.die)} in phase {phase}",
+    )
+    field.require(
+        (state.target is not None) == (phase == _PHASE_SHOT)
+        and (
+            phase != _PHASE_SHOT
+            or (state.die == "tractor" and isinstance(state.place[state.target], tuple))
+        ),
+        f"target {shown(state.target)} in phase {phase} with die {state.die}",
+    )
+    field.require(
+        over == (state.capped or state.winner is not None)
+        and not (state.capped and state.winner is not None)
+        and state.capped == (state.turn >= cap),
+        f"phase {phase}, winner {shown(state.winner)}, capped {state.capped} and "
+        f"turn {state.turn} of {cap} do not go together",
+    )
+    complete = [s for s in range(n) if all(state.place[p] == TROUGH for p in game.piggies_of(s))]
+    field.require(
+        complete == [] if state.winner is None else state.winner in complete,
+        f"winner {shown(state.winner)} with seats {complete} in the trough",
+    )
     if state.winner is not None:  # the mover's last move took a piggy of theirs in
         first = min(complete, key=lambda s: (s - state.player) % n)
-        field.require(state.die is not None and state.winner == first and any(
-                      state.place[p] == TROUGH for p in game.piggies_of(state.player)),
-                      f"winner {state.winner} after seat {state.player}'s move with die "
-                      f"{shown(state.die)}: a game is won by the move that takes the last "
-                      "piggy into the trough (the mover's own, carrying any on top), and the "
-                      "first seat from the mover with all three there wins")
+        field.require(
+            state.die is not None
+            and state.winner == first
+            and any(state.place[p] == TROUGH for p in game.piggies_of(state.player)),
+            f"winner {state.winner} after seat {state.player}'s move with die "
+            f"{shown(state.die)}: a game is won by the move that takes the last "
+            "piggy into the trough (the mover's own, carrying any on top), and the "
+            "first seat from the mover with all three there wins",
+        )

@@ -43,8 +43,12 @@ class GameTooLong(InputError):
     """A game that reached :data:`MAX_GAME_ACTIONS` actions without ending."""
 
 
-def play(game: Game, seats: Sequence[Bot | Callable[[State], str]], seed: int = 0,
-         on_action: Callable[[State, str], None] | None = None) -> State:
+def play(
+    game: Game,
+    seats: Sequence[Bot | Callable[[State], str]],
+    seed: int = 0,
+    on_action: Callable[[State, str], None] | None = None,
+) -> State:
     """Play one game to the end (a :class:`GameTooLong` after
     :data:`MAX_GAME_ACTIONS` actions).
 
@@ -57,9 +61,11 @@ def play(game: Game, seats: Sequence[Bot | Callable[[State], str]], seed: int = 
     state = game.new_initial_state()
     while (player := state.current_player()) != TERMINAL:
         if len(state.history) >= MAX_GAME_ACTIONS:
-            raise GameTooLong(f"{game.name}: stopped after {MAX_GAME_ACTIONS:,} actions "
-                              f"(turn {getattr(state, 'turn', '?')}) without an end: the game "
-                              "is kept in memory; lower --param max_turns")
+            raise GameTooLong(
+                f"{game.name}: stopped after {MAX_GAME_ACTIONS:,} actions "
+                f"(turn {getattr(state, 'turn', '?')}) without an end: the game "
+                "is kept in memory; lower --param max_turns"
+            )
         if player == CHANCE:
             action = sample_chance(state, rng)
             legal = True
@@ -89,8 +95,9 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
         return (0.0, 1.0)
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (
-        1 + z * z / trials)
+    half = (
+        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    )
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
@@ -116,33 +123,48 @@ class TournamentResult:
         head = {"games": self.games, "seats": self.bots, "cooperative": self.cooperative}
         if self.cooperative:
             lo, hi = wilson_interval(self.team_wins, self.games)
-            head["team"] = {"wins": self.team_wins, "games": self.games,
-                            "win_rate": round(self.team_wins / self.games, 4),
-                            "ci95": [round(lo, 4), round(hi, 4)]}
+            head["team"] = {
+                "wins": self.team_wins,
+                "games": self.games,
+                "win_rate": round(self.team_wins / self.games, 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
+            }
         else:
             rates = {}
             for bot in sorted(set(self.bots)):
                 n, k = self.seats_played[bot], self.wins[bot]
                 lo, hi = wilson_interval(k, n)
-                rates[bot] = {"wins": k, "seats_played": n,
-                              "win_rate": round(k / n, 4) if n else None,
-                              "ci95": [round(lo, 4), round(hi, 4)]}
+                rates[bot] = {
+                    "wins": k,
+                    "seats_played": n,
+                    "win_rate": round(k / n, 4) if n else None,
+                    "ci95": [round(lo, 4), round(hi, 4)],
+                }
             head["win_rates"] = rates
-        return {**head, "undecided": self.undecided,
-                "mean_turns": round(float(np.mean(self.turns)), 2) if self.turns else None,
-                **self.extra}
+        return {
+            **head,
+            "undecided": self.undecided,
+            "mean_turns": round(float(np.mean(self.turns)), 2) if self.turns else None,
+            **self.extra,
+        }
 
 
-def tournament(game: Game, bot_factory: Callable[[str, int], Bot], bots: list[str], games: int,
-               seed: int = 0, on_game: Callable[[int, State], None] | None = None
-               ) -> TournamentResult:
+def tournament(
+    game: Game,
+    bot_factory: Callable[[str, int], Bot],
+    bots: list[str],
+    games: int,
+    seed: int = 0,
+    on_game: Callable[[int, State], None] | None = None,
+) -> TournamentResult:
     """``games`` games, the seat order rotated each game so that no bot keeps the
     first move. ``bot_factory(name, seed)`` makes a bot."""
     n = len(bots)
     wins = dict.fromkeys(bots, 0)
     seats_played = dict.fromkeys(bots, 0)
-    result = TournamentResult(games, list(bots), wins, seats_played, 0,
-                              cooperative=game.cooperative)
+    result = TournamentResult(
+        games, list(bots), wins, seats_played, 0, cooperative=game.cooperative
+    )
     for g in range(games):
         order = [bots[(i + g) % n] for i in range(n)]
         game_seed = int(np.random.SeedSequence([seed, g]).generate_state(1)[0])

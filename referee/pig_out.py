@@ -36,21 +36,26 @@ from referee.validate import (
 
 # --- parameters -------------------------------------------------------------------------
 PRESETS = {
-    "pig-out-2": {"dice": 2, "pig_faces": "6", "cards": True, "target": 400,
-                  "first_player": "roll"},
+    "pig-out-2": {
+        "dice": 2,
+        "pig_faces": "6",
+        "cards": True,
+        "target": 400,
+        "first_player": "roll",
+    },
     "pig": {"dice": 1, "pig_faces": "1", "cards": False, "target": 100, "first_player": 0},
 }
 DEFAULTS = {
-    "preset": "pig-out-2",       # a whole set of the parameters below
-    "players": 2,                # two or more
-    "target": None,              # ruling 4: the score that wins when a player holds (400)
-    "deck": "physical",          # ruling 1: physical (52 cards, reshuffled when empty) | infinite
-    "dice": None,                # dice rolled each time (2)
-    "pig_faces": None,           # faces that pig out, comma-separated ("6"; classic Pig "1")
-    "cards": None,               # draw a card after each roll (true)
-    "first_player": None,        # ruling 3: "roll" (everyone rolls two dice, highest starts,
-                                 # tied leaders roll again) or a seat number
-    "max_turns": 100_000,        # ours: a game this long ends undecided
+    "preset": "pig-out-2",  # a whole set of the parameters below
+    "players": 2,  # two or more
+    "target": None,  # ruling 4: the score that wins when a player holds (400)
+    "deck": "physical",  # ruling 1: physical (52 cards, reshuffled when empty) | infinite
+    "dice": None,  # dice rolled each time (2)
+    "pig_faces": None,  # faces that pig out, comma-separated ("6"; classic Pig "1")
+    "cards": None,  # draw a card after each roll (true)
+    "first_player": None,  # ruling 3: "roll" (everyone rolls two dice, highest starts,
+    # tied leaders roll again) or a seat number
+    "max_turns": 100_000,  # ours: a game this long ends undecided
 }
 
 #: Card ranks; A, K, Q, J pig out, 2-10 multiply the roll (ruling 1).
@@ -76,9 +81,10 @@ SPECS = {
     "dice": or_none(whole(1, 4), PRESET_VALUE),
     "pig_faces": or_none(listed(_is_pig_face, "6 or 1,6 (faces 1-6)"), PRESET_VALUE),
     "cards": or_none(FLAG, PRESET_VALUE),
-    "first_player": or_none(Spec("roll or a seat number 0-11",
-                                 lambda v: v == "roll" or (is_whole(v) and 0 <= v < 12)),
-                            PRESET_VALUE),
+    "first_player": or_none(
+        Spec("roll or a seat number 0-11", lambda v: v == "roll" or (is_whole(v) and 0 <= v < 12)),
+        PRESET_VALUE,
+    ),
     "max_turns": TURN_CAP,
 }
 
@@ -88,11 +94,12 @@ _ROLLOFF, _ROLL, _CARD, _DECIDE, _OVER = "rolloff", "roll", "card", "decide", "o
 @lru_cache(maxsize=16)
 def dice_outcomes(dice: int) -> tuple[tuple[str, tuple[int, ...], float], ...]:
     """(string, sorted faces, probability) of every roll of ``dice`` dice."""
-    counts = Counter(tuple(sorted(r)) for r in itertools.product(range(1, FACES + 1),
-                                                                 repeat=dice))
-    total = FACES ** dice
-    return tuple((("dice " + " ".join(map(str, faces))), faces, n / total)
-                 for faces, n in sorted(counts.items()))
+    counts = Counter(tuple(sorted(r)) for r in itertools.product(range(1, FACES + 1), repeat=dice))
+    total = FACES**dice
+    return tuple(
+        (("dice " + " ".join(map(str, faces))), faces, n / total)
+        for faces, n in sorted(counts.items())
+    )
 
 
 class PigOutGame(Game):
@@ -111,21 +118,29 @@ class PigOutGame(Game):
         players = p["players"]
         self.pig_faces = frozenset(int(f) for f in list_items(p["pig_faces"]))
         if len(self.pig_faces) == FACES:
-            raise InputError("pig_out: parameter 'pig_faces' must leave a face that scores, "
-                             f"got {shown(p['pig_faces'])}")
+            raise InputError(
+                "pig_out: parameter 'pig_faces' must leave a face that scores, "
+                f"got {shown(p['pig_faces'])}"
+            )
         first = p["first_player"]
         if first != "roll" and first >= players:
-            raise InputError(f"pig_out: parameter 'first_player' must be roll or a seat "
-                             f"0-{players - 1}, got {first}")
+            raise InputError(
+                f"pig_out: parameter 'first_player' must be roll or a seat "
+                f"0-{players - 1}, got {first}"
+            )
         # the least a successful roll (and its card) adds to a turn
-        self.least_gain = (p["dice"] * min(set(range(1, FACES + 1)) - self.pig_faces)
-                           * (2 if p["cards"] else 1))
-        self.rolls = {s: (faces, prob, any(f in self.pig_faces for f in faces), sum(faces))
-                      for s, faces, prob in dice_outcomes(p["dice"])}
+        self.least_gain = (
+            p["dice"] * min(set(range(1, FACES + 1)) - self.pig_faces) * (2 if p["cards"] else 1)
+        )
+        self.rolls = {
+            s: (faces, prob, any(f in self.pig_faces for f in faces), sum(faces))
+            for s, faces, prob in dice_outcomes(p["dice"])
+        }
         self.roll_outcomes = [(s, prob) for s, _, prob in dice_outcomes(p["dice"])]
         #: The spots a roll without a pig face can make (what waits for a card).
-        self.scoring_spots = frozenset(spots for _, _, pigs, spots in self.rolls.values()
-                                       if not pigs)
+        self.scoring_spots = frozenset(
+            spots for _, _, pigs, spots in self.rolls.values() if not pigs
+        )
         self.rolloff_outcomes = [(s, prob) for s, _, prob in dice_outcomes(2)]
         self.infinite_deck = [(f"card {r}", 1 / len(RANKS)) for r in RANKS]
         self.seats = [f"seat {i}" for i in range(players)]
@@ -146,7 +161,7 @@ class PigOutState(State):
         p = game.params
         self.scores = [0] * game.num_players
         self.turn_total = 0
-        self.spots = 0               # the last roll's spots, waiting for its card
+        self.spots = 0  # the last roll's spots, waiting for its card
         self.deck = dict.fromkeys(RANKS, SUITS)  # cards left to draw (physical deck)
         self.turn = 0
         self.winner: int | None = None
@@ -154,7 +169,7 @@ class PigOutState(State):
         if p["first_player"] == "roll":
             self.phase = _ROLLOFF
             self.rollers = list(range(game.num_players))  # still rolling for the start
-            self.rolloff: list[int] = []                  # their totals so far this round
+            self.rolloff: list[int] = []  # their totals so far this round
             self.player = self.rollers[0]
         else:
             self.phase = _ROLL
@@ -188,8 +203,10 @@ class PigOutState(State):
         if self.phase == _CARD:
             rank = action[5:]
             return action.startswith("card ") and (
-                self.deck.get(rank, 0) > 0 if self.game.params["deck"] == "physical"
-                else rank in self.deck)
+                self.deck.get(rank, 0) > 0
+                if self.game.params["deck"] == "physical"
+                else rank in self.deck
+            )
         return super()._is_legal_chance_outcome(action)
 
     def _apply(self, action: str) -> None:
@@ -255,10 +272,19 @@ class PigOutState(State):
         self.phase = _ROLL
 
     def _to_dict(self) -> dict:
-        return {"scores": list(self.scores), "turn_total": self.turn_total, "spots": self.spots,
-                "deck": dict(self.deck), "phase": self.phase, "player": self.player,
-                "rollers": list(self.rollers), "rolloff": list(self.rolloff),
-                "turn": self.turn, "winner": self.winner, "capped": self.capped}
+        return {
+            "scores": list(self.scores),
+            "turn_total": self.turn_total,
+            "spots": self.spots,
+            "deck": dict(self.deck),
+            "phase": self.phase,
+            "player": self.player,
+            "rollers": list(self.rollers),
+            "rolloff": list(self.rolloff),
+            "turn": self.turn,
+            "winner": self.winner,
+            "capped": self.capped,
+        }
 
     def _load(self, data: dict) -> None:
         game, field = self.game, Fields("pig_out", data)
@@ -275,32 +301,44 @@ class PigOutState(State):
         deck = field("deck", OBJECT)
         field.require(set(deck) == set(RANKS), f"'deck' must count each rank {', '.join(RANKS)}")
         self.deck = {r: field.item(f"deck.{r}", deck[r], whole(0, SUITS)) for r in RANKS}
-        field.require(any(self.deck.values()) and ((p["deck"] == "physical" and p["cards"])
-                                                   or min(self.deck.values()) == SUITS),
-                      "the deck holds no card, or cards are drawn from an unused deck")
+        field.require(
+            any(self.deck.values())
+            and ((p["deck"] == "physical" and p["cards"]) or min(self.deck.values()) == SUITS),
+            "the deck holds no card, or cards are drawn from an unused deck",
+        )
         phase, over = self.phase, self.phase == _OVER
         self._load_rolloff(field)
         field.require(phase != _CARD or p["cards"], "phase card in a game without cards")
         field.require((self.spots > 0) == (phase == _CARD), f"spots {self.spots} in phase {phase}")
-        field.require(self.spots == 0 or self.spots in game.scoring_spots,
-                      f"spots {self.spots}: no roll of {p['dice']} dice without a pig face "
-                      f"({p['pig_faces']}) makes them")
-        field.require(self.winner is None or self.winner == self.player,
-                      f"winner {self.winner} while seat {self.player} moved last: the game is "
-                      "won by the player who banks")
-        field.require(self.turn_total == 0 or (self.turn_total >= game.least_gain
-                      and phase in (_ROLL, _CARD, _DECIDE)),
-                      f"a turn total of {self.turn_total} in phase {phase}")
+        field.require(
+            self.spots == 0 or self.spots in game.scoring_spots,
+            f"spots {self.spots}: no roll of {p['dice']} dice without a pig face "
+            f"({p['pig_faces']}) makes them",
+        )
+        field.require(
+            self.winner is None or self.winner == self.player,
+            f"winner {self.winner} while seat {self.player} moved last: the game is "
+            "won by the player who banks",
+        )
+        field.require(
+            self.turn_total == 0
+            or (self.turn_total >= game.least_gain and phase in (_ROLL, _CARD, _DECIDE)),
+            f"a turn total of {self.turn_total} in phase {phase}",
+        )
         field.require(phase != _DECIDE or self.turn_total > 0, "phase decide before any roll")
-        field.require(over == (self.capped or self.winner is not None)
-                      and not (self.capped and self.winner is not None)
-                      and self.capped == (self.turn >= cap),
-                      f"phase {phase}, winner {shown(self.winner)}, capped {self.capped} and "
-                      f"turn {self.turn} of {cap} do not go together")
+        field.require(
+            over == (self.capped or self.winner is not None)
+            and not (self.capped and self.winner is not None)
+            and self.capped == (self.turn >= cap),
+            f"phase {phase}, winner {shown(self.winner)}, capped {self.capped} and "
+            f"turn {self.turn} of {cap} do not go together",
+        )
         reached = [s for s, score in enumerate(self.scores) if score >= target]
-        field.require(reached == ([] if self.winner is None else [self.winner]),
-                      f"scores {self.scores} reach the target {target} but the winner is "
-                      f"{shown(self.winner)}")
+        field.require(
+            reached == ([] if self.winner is None else [self.winner]),
+            f"scores {self.scores} reach the target {target} but the winner is "
+            f"{shown(self.winner)}",
+        )
 
     def _load_rolloff(self, field: Fields) -> None:
         """The roll for the first player (ruling 3): only before the first turn."""
@@ -308,26 +346,40 @@ class PigOutState(State):
         self.rollers = field("rollers", list_of(whole(0, n - 1), 0, n))
         self.rolloff = field("rolloff", list_of(whole(2, 2 * FACES), 0, n))
         if self.phase != _ROLLOFF:
-            field.require(self.rollers == self.rolloff == [], "a roll for the first player "
-                                                             "after play has begun")
+            field.require(
+                self.rollers == self.rolloff == [],
+                "a roll for the first player after play has begun",
+            )
             return
-        field.require(self.game.params["first_player"] == "roll" and self.turn == 0
-                      and not any(self.scores) and self.turn_total == 0,
-                      "a roll for the first player in a game under way (or without one)")
-        field.require(self.rollers == sorted(set(self.rollers)) and len(self.rollers) >= 2
-                      and len(self.rolloff) < len(self.rollers)
-                      and self.player == self.rollers[len(self.rolloff)],
-                      f"rollers {self.rollers}, their rolls {self.rolloff} and player "
-                      f"{self.player} do not go together")
+        field.require(
+            self.game.params["first_player"] == "roll"
+            and self.turn == 0
+            and not any(self.scores)
+            and self.turn_total == 0,
+            "a roll for the first player in a game under way (or without one)",
+        )
+        field.require(
+            self.rollers == sorted(set(self.rollers))
+            and len(self.rollers) >= 2
+            and len(self.rolloff) < len(self.rollers)
+            and self.player == self.rollers[len(self.rolloff)],
+            f"rollers {self.rollers}, their rolls {self.rolloff} and player "
+            f"{self.player} do not go together",
+        )
 
     def describe(self) -> str:
         scores = ", ".join(f"seat {s}: {v}" for s, v in enumerate(self.scores))
         if self.phase == _OVER:
-            end = (f"seat {self.winner} wins" if self.winner is not None
-                   else f"no winner after {self.turn} turns")
+            end = (
+                f"seat {self.winner} wins"
+                if self.winner is not None
+                else f"no winner after {self.turn} turns"
+            )
             return f"Scores: {scores}. Game over: {end}."
-        return (f"Scores: {scores} (target {self.game.params['target']}). Seat {self.player}'s "
-                f"turn, {self.turn_total} spots so far this turn.")
+        return (
+            f"Scores: {scores} (target {self.game.params['target']}). Seat {self.player}'s "
+            f"turn, {self.turn_total} spots so far this turn."
+        )
 
 
 __all__ = ["PigOutGame", "PigOutState", "dice_outcomes"]

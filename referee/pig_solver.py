@@ -13,8 +13,12 @@ from models.errors import InputError
 from referee.pig_out import FACE_CARDS, RANKS, PigOutGame
 
 
-def solve(game: PigOutGame, tolerance: float = 1e-12, max_iterations: int = 10_000,
-          on_sweep: Callable[[int, float], None] | None = None):
+def solve(
+    game: PigOutGame,
+    tolerance: float = 1e-12,
+    max_iterations: int = 10_000,
+    on_sweep: Callable[[int, float], None] | None = None,
+):
     """Value iteration over (my score, opponent's score, turn total) for two players.
 
     Returns ``(win, roll, iterations)``: ``win[i, j, k]`` the probability that the
@@ -29,8 +33,9 @@ def solve(game: PigOutGame, tolerance: float = 1e-12, max_iterations: int = 10_0
     return _iterate(game, tolerance, max_iterations, hold_at=None, on_sweep=on_sweep)
 
 
-def evaluate_hold_at(game: PigOutGame, hold_at: int, tolerance: float = 1e-12,
-                     max_iterations: int = 10_000):
+def evaluate_hold_at(
+    game: PigOutGame, hold_at: int, tolerance: float = 1e-12, max_iterations: int = 10_000
+):
     """The same tables for two players who both hold once a turn reaches ``hold_at``
     spots (or would reach the target)."""
     return _iterate(game, tolerance, max_iterations, hold_at=hold_at)
@@ -45,7 +50,7 @@ SOLVER_BYTES_PER_STATE = 12
 def solve_memory_bytes(target: int) -> int:
     """The memory a solve of a game to ``target`` points needs, bytes: one table of
     ``target**3`` states at a time."""
-    return SOLVER_BYTES_PER_STATE * target ** 3
+    return SOLVER_BYTES_PER_STATE * target**3
 
 
 def available_memory_bytes() -> int | None:
@@ -76,9 +81,11 @@ def check_memory(target: int, who: str) -> int:
         largest = round((free / SOLVER_BYTES_PER_STATE) ** (1 / 3))
         while solve_memory_bytes(largest) > free:
             largest -= 1
-        raise InputError(f"{who}: a target of {target} needs about {gib(needed)} of "
-                         f"memory ({target}^3 states), and {gib(free)} is available: choose "
-                         f"a target of at most {largest}")
+        raise InputError(
+            f"{who}: a target of {target} needs about {gib(needed)} of "
+            f"memory ({target}^3 states), and {gib(free)} is available: choose "
+            f"a target of at most {largest}"
+        )
     return needed
 
 
@@ -90,10 +97,12 @@ def solve_note(target: int, who: str) -> str | None:
     """:func:`check_memory`, then what a long solve will cost, in words (None for a
     quick one)."""
     needed = check_memory(target, who)
-    if target ** 3 <= SOLVE_WARN_STATES:
+    if target**3 <= SOLVE_WARN_STATES:
         return None
-    return (f"target {target} means {target ** 3:.1e} states: the solve takes minutes and "
-            f"about {gib(needed)} of memory (Ctrl-C stops it)")
+    return (
+        f"target {target} means {target**3:.1e} states: the solve takes minutes and "
+        f"about {gib(needed)} of memory (Ctrl-C stops it)"
+    )
 
 
 def _check_solvable(game: PigOutGame) -> None:
@@ -101,12 +110,19 @@ def _check_solvable(game: PigOutGame) -> None:
     if p["players"] != 2:
         raise InputError("pig_out solve: two players only")
     if p["cards"] and p["deck"] == "physical":
-        raise InputError("pig_out solve: with cards, only the infinite deck (--param "
-                         "deck=infinite): a physical deck's cards are part of the state")
+        raise InputError(
+            "pig_out solve: with cards, only the infinite deck (--param "
+            "deck=infinite): a physical deck's cards are part of the state"
+        )
 
 
-def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: int | None,
-             on_sweep: Callable[[int, float], None] | None = None):
+def _iterate(
+    game: PigOutGame,
+    tolerance: float,
+    max_iterations: int,
+    hold_at: int | None,
+    on_sweep: Callable[[int, float], None] | None = None,
+):
     """Sweeps of value iteration. Within a turn a value depends only on larger turn
     totals, so each sweep runs k downward and uses the values it has just made
     (Gauss-Seidel); what is left to converge is the turn-start values."""
@@ -132,7 +148,7 @@ def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: i
     chooses_roll = np.zeros(win.shape, dtype=bool)
     ones = np.ones((goal, goal))
     for iteration in range(1, max_iterations + 1):
-        start = win[0].copy()                       # turn-start values V[i, j]
+        start = win[0].copy()  # turn-start values V[i, j]
         pigged = pig_probability * (1.0 - start.T)  # lose the turn: the opponent's V[j, i]
         # holding k: the opponent to move at V[j, i + k]; past the goal, a win
         after_hold = np.vstack([start.T, np.zeros((goal, goal))])
@@ -140,7 +156,7 @@ def _iterate(game: PigOutGame, tolerance: float, max_iterations: int, hold_at: i
             roll = pigged.copy()
             for gain, prob in gain_list:
                 roll += prob * (win[k + gain] if k + gain < goal else ones)
-            hold = 1.0 - after_hold[k:k + goal]
+            hold = 1.0 - after_hold[k : k + goal]
             if hold_at is None:
                 take_roll = roll > hold
             else:

@@ -52,19 +52,22 @@ def read_record(path: str | Path) -> tuple[str, dict, list[str]]:
     if not isinstance(head, dict):
         raise InputError(f"{where}: line {number} must be {HEAD}, got {shown(head)}")
     for key in sorted(set(head) - {"game", "params"}):
-        raise InputError(f"{where}: line {number}: unknown key {shown(key)} "
-                         f"(the first line is {HEAD})")
+        raise InputError(
+            f"{where}: line {number}: unknown key {shown(key)} (the first line is {HEAD})"
+        )
     name, params = head.get("game"), head.get("params", {})
     if not isinstance(name, str):
-        raise InputError(f"{where}: line {number}: 'game' must be a game's name, "
-                         f"got {shown(name)}")
+        raise InputError(f"{where}: line {number}: 'game' must be a game's name, got {shown(name)}")
     if not isinstance(params, dict):
-        raise InputError(f"{where}: line {number}: 'params' must be an object of "
-                         f"game parameters, got {shown(params)}")
+        raise InputError(
+            f"{where}: line {number}: 'params' must be an object of "
+            f"game parameters, got {shown(params)}"
+        )
     for number, action in actions:
         if not isinstance(action, str):
-            raise InputError(f"{where}: line {number} must be an action string, "
-                             f"got {shown(action)}")
+            raise InputError(
+                f"{where}: line {number} must be an action string, got {shown(action)}"
+            )
     return name, params, [action for _, action in actions]
 
 
@@ -75,8 +78,7 @@ def _read_lines(path: Path, where: str) -> list[str]:
         if not path.is_file():
             raise InputError(f"{where} does not exist or is not a regular file")
         if path.stat().st_size > MAX_RECORD_BYTES:
-            raise InputError(f"{where} is over {MAX_RECORD_BYTES // 2**20} MiB: "
-                             "not a game record")
+            raise InputError(f"{where} is over {MAX_RECORD_BYTES // 2**20} MiB: not a game record")
         return path.read_text().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{where}: cannot be read ({type(exc).__name__})") from None

@@ -31,8 +31,14 @@ SPACE_NAME = re.compile(r"r(0|[1-9][0-9]{0,2})c(0|[1-9][0-9]{0,2})")
 
 
 class ShotResolver(Protocol):
-    def outcomes(self, board: Board, stacks: dict[str, list[str]], shooter: int, target: str,
-                 shot_number: int) -> list[tuple[tuple[str, ...], float]]: ...
+    def outcomes(
+        self,
+        board: Board,
+        stacks: dict[str, list[str]],
+        shooter: int,
+        target: str,
+        shot_number: int,
+    ) -> list[tuple[tuple[str, ...], float]]: ...
 
 
 class ScriptedResolver:
@@ -50,8 +56,7 @@ class ScriptedResolver:
 
     def __init__(self, hit_probability: float = 0.5, script: list[list[str]] | None = None):
         if not _is_probability(hit_probability):
-            raise InputError(f"hit probability {shown(hit_probability)} is not a number in "
-                             "[0, 1]")
+            raise InputError(f"hit probability {shown(hit_probability)} is not a number in [0, 1]")
         for outcome in script or []:
             for piggy in outcome:
                 check_piggy(piggy)
@@ -82,8 +87,7 @@ class TableResolver:
             if not isinstance(space, str) or not SPACE_NAME.fullmatch(space):
                 raise InputError(f"{source}: {shown(space)} is not a space name like r8c3")
             if not _is_probability(p):
-                raise InputError(f"{source}: P = {shown(p)} for {space} is not a number in "
-                                 "[0, 1]")
+                raise InputError(f"{source}: P = {shown(p)} for {space} is not a number in [0, 1]")
         self.probabilities, self.source = dict(probabilities), source
 
     @classmethod
@@ -95,26 +99,33 @@ class TableResolver:
             raise InputError(f"{source}: not a table of rows")
         for column in ("space", "p_target"):
             if rows and column not in rows[0]:
-                raise InputError(f"{source}: no '{column}' column (columns: "
-                                 f"{shown(', '.join(map(str, rows[0])))})")
+                raise InputError(
+                    f"{source}: no '{column}' column (columns: "
+                    f"{shown(', '.join(map(str, rows[0])))})"
+                )
         probabilities: dict[str, float] = {}
         seen = set()
         for number, row in enumerate(rows, start=1):
             space = row.get("space")
             if not isinstance(space, str) or not SPACE_NAME.fullmatch(space):
-                raise InputError(f"{source}: row {number}: {shown(space)} is not a space name "
-                                 "like r8c3")
+                raise InputError(
+                    f"{source}: row {number}: {shown(space)} is not a space name like r8c3"
+                )
             if space in seen:
                 raise InputError(f"{source}: space {space} is listed twice (row {number})")
             seen.add(space)
             if row.get("reachable", True) is True:
                 if not _is_probability(row.get("p_target")):
-                    raise InputError(f"{source}: row {number}: p_target "
-                                     f"{shown(row.get('p_target'))} is not a number in [0, 1]")
+                    raise InputError(
+                        f"{source}: row {number}: p_target "
+                        f"{shown(row.get('p_target'))} is not a number in [0, 1]"
+                    )
                 probabilities[space] = float(row["p_target"])
             elif row.get("reachable") is not False and row.get("reachable") is not None:
-                raise InputError(f"{source}: row {number}: reachable "
-                                 f"{shown(row.get('reachable'))} is not true or false")
+                raise InputError(
+                    f"{source}: row {number}: reachable "
+                    f"{shown(row.get('reachable'))} is not true or false"
+                )
         return cls(probabilities, source)
 
     def check_board(self, board: Board) -> None:
@@ -123,19 +134,27 @@ class TableResolver:
         for space in self.probabilities:
             row, col = parse_space_name(space)
             if not (row < board.rows and col < board.cols):
-                raise InputError(f"{self.source}: {space} is off board {shown(board.name)} "
-                                 f"(rows 0-{board.rows - 1}, columns 0-{board.cols - 1}): "
-                                 "the hit map was made for another board")
+                raise InputError(
+                    f"{self.source}: {space} is off board {shown(board.name)} "
+                    f"(rows 0-{board.rows - 1}, columns 0-{board.cols - 1}): "
+                    "the hit map was made for another board"
+                )
 
     def outcomes(self, board, stacks, shooter, target, shot_number):
         space = next((s for s, pigs in stacks.items() if target in pigs), None)
         if space not in self.probabilities:
-            raise InputError(f"{self.source} has no probability for {space}, where {target} "
-                             "stands: measure every space the game can use")
+            raise InputError(
+                f"{self.source} has no probability for {space}, where {target} "
+                "stands: measure every space the game can use"
+            )
         p = self.probabilities[space]
         return [(o, q) for o, q in (((target,), p), ((), 1.0 - p)) if q > 0]
 
 
 def _is_probability(p) -> bool:
-    return (isinstance(p, int | float) and not isinstance(p, bool)
-            and math.isfinite(p) and 0.0 <= p <= 1.0)
+    return (
+        isinstance(p, int | float)
+        and not isinstance(p, bool)
+        and math.isfinite(p)
+        and 0.0 <= p <= 1.0
+    )

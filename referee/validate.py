@@ -45,11 +45,15 @@ def shown(value) -> str:
         return f"{value[:SHOWN_CHARS]!r}... ({len(value)} characters)"
     if isinstance(value, list | dict | tuple):
         kind = "an object" if isinstance(value, dict) else "a list"
-        if len(value) <= 4 and all(isinstance(v, int | float | str | bool) or v is None
-                                   for v in (value.values() if isinstance(value, dict)
-                                             else value)):
-            text = "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}" \
-                if isinstance(value, dict) else "[" + ", ".join(map(shown, value)) + "]"
+        if len(value) <= 4 and all(
+            isinstance(v, int | float | str | bool) or v is None
+            for v in (value.values() if isinstance(value, dict) else value)
+        ):
+            text = (
+                "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}"
+                if isinstance(value, dict)
+                else "[" + ", ".join(map(shown, value)) + "]"
+            )
             if len(text) <= 2 * SHOWN_CHARS:
                 return text
         return f"{kind} of {len(value)} items"
@@ -63,7 +67,7 @@ def printable(text: str, limit: int = 200) -> str:
     if not text.isprintable():
         text = repr(text)[1:-1]
     if len(text) > limit:
-        text = f"{text[:limit // 2]}...{text[-limit // 2:]}"
+        text = f"{text[: limit // 2]}...{text[-limit // 2 :]}"
     return text
 
 
@@ -120,12 +124,15 @@ TURN_CAP = whole(1, MAX_TURNS_LIMIT)
 
 def text(max_chars: int) -> Spec:
     """Text of 1 to ``max_chars`` printable characters."""
-    return Spec(f"text of 1-{max_chars} printable characters",
-                lambda v: isinstance(v, str) and 0 < len(v) <= max_chars and v.isprintable())
+    return Spec(
+        f"text of 1-{max_chars} printable characters",
+        lambda v: isinstance(v, str) and 0 < len(v) <= max_chars and v.isprintable(),
+    )
 
 
 def listed(check_item: Callable[[str], bool], example: str) -> Spec:
     """A comma-separated list (or a single number) whose every item passes ``check_item``."""
+
     def accepts(value) -> bool:
         items = list_items(value)
         return items is not None and len(items) > 0 and all(check_item(item) for item in items)
@@ -147,8 +154,9 @@ def check_params(game: str, specs: dict[str, Spec], params: dict) -> None:
     """Refuse unknown parameters and values their specs do not accept."""
     for key, value in params.items():
         if key not in specs:
-            raise InputError(f"{game}: unknown parameter {shown(key)} (allowed: "
-                             f"{', '.join(sorted(specs))})")
+            raise InputError(
+                f"{game}: unknown parameter {shown(key)} (allowed: {', '.join(sorted(specs))})"
+            )
         specs[key].check(f"{game}: parameter", key, value)
 
 
@@ -216,6 +224,7 @@ OBJECT = Spec("an object", lambda v: isinstance(v, dict))
 
 def list_of(spec: Spec, lo: int = 0, hi: int = 10**6) -> Spec:
     """A list of ``lo``-``hi`` items, each accepted by ``spec``."""
-    return Spec(f"a list of {lo}-{hi} items, each {spec.allowed}",
-                lambda v: isinstance(v, list) and lo <= len(v) <= hi
-                and all(spec.accepts(x) for x in v))
+    return Spec(
+        f"a list of {lo}-{hi} items, each {spec.allowed}",
+        lambda v: isinstance(v, list) and lo <= len(v) <= hi and all(spec.accepts(x) for x in v),
+    )

@@ -38,25 +38,25 @@ from referee.validate import (
 
 # --- parameters (ruling 1: every position is one) ------------------------------------
 DEFAULTS = {
-    "players": 2,                             # 1-6, all on the same side
+    "players": 2,  # 1-6, all on the same side
     "track_length": 24,
     "start_square": 0,
-    "wolf_squares": "2,5,8,11,14,17,20,23",   # the wolf jumps between these, clockwise
+    "wolf_squares": "2,5,8,11,14,17,20,23",  # the wolf jumps between these, clockwise
     "wolf_start": 14,
-    "pot_exits": "4,16",                      # "leave the pot" squares (ruling 7)
-    "straw_square": 7,                        # the square in front of each house
+    "pot_exits": "4,16",  # "leave the pot" squares (ruling 7)
+    "straw_square": 7,  # the square in front of each house
     "stick_square": 19,
     "brick_square": 10,
     "straw_capacity": 1,
     "stick_capacity": 2,
     "brick_capacity": 3,
-    "brick_parts": 4,                         # 3 walls and the roof (ruling 5)
+    "brick_parts": 4,  # 3 walls and the roof (ruling 5)
     "die_faces": "1,2,3,wolf,wolf,house",
-    "max_turns": 500,                         # ruling 8: then the game is lost
-    "same_piglet_exception": "sheet",         # ruling 6: the piglet rolled last turn may be
-                                              # rolled again when both others are in the pot
-                                              # or both in houses ("sheet"), or when each is
-                                              # in the pot or a house ("pot-or-house")
+    "max_turns": 500,  # ruling 8: then the game is lost
+    "same_piglet_exception": "sheet",  # ruling 6: the piglet rolled last turn may be
+    # rolled again when both others are in the pot
+    # or both in houses ("sheet"), or when each is
+    # in the pot or a house ("pot-or-house")
 }
 
 PIGLETS = ("red", "yellow", "blue")
@@ -69,15 +69,21 @@ _CHOOSE, _DIE, _MOVE, _HOUSE, _OVER = "choose", "die", "move", "house", "over"
 _SQUARE = whole(0, MAX_TRACK - 1)
 _SQUARES = listed(lambda item: whole_text(item) is not None, "4,16 (square numbers)")
 SPECS = {
-    "players": whole(1, 6), "track_length": whole(6, MAX_TRACK), "start_square": _SQUARE,
-    "wolf_squares": _SQUARES, "wolf_start": _SQUARE, "pot_exits": _SQUARES,
+    "players": whole(1, 6),
+    "track_length": whole(6, MAX_TRACK),
+    "start_square": _SQUARE,
+    "wolf_squares": _SQUARES,
+    "wolf_start": _SQUARE,
+    "pot_exits": _SQUARES,
     **{f"{h}_square": _SQUARE for h in HOUSES},
-    "straw_capacity": whole(0, 3), "stick_capacity": whole(0, 3),
-    "brick_capacity": Spec("3 (the game is won with all three piglets in the brick house)",
-                           lambda v: is_whole(v) and v == len(PIGLETS)),
+    "straw_capacity": whole(0, 3),
+    "stick_capacity": whole(0, 3),
+    "brick_capacity": Spec(
+        "3 (the game is won with all three piglets in the brick house)",
+        lambda v: is_whole(v) and v == len(PIGLETS),
+    ),
     "brick_parts": whole(0, 10),
-    "die_faces": listed(lambda face: face in DIE_FACES, "1,2,3,wolf,wolf,house (1-6, wolf, "
-                                                        "house)"),
+    "die_faces": listed(lambda face: face in DIE_FACES, "1,2,3,wolf,wolf,house (1-6, wolf, house)"),
     "max_turns": TURN_CAP,
     "same_piglet_exception": one_of("sheet", "pot-or-house"),
 }
@@ -93,18 +99,27 @@ class WoolfyGame(Game):
         super().__init__(**params)
         p = self.params
         self.length = length = p["track_length"]
-        squares = {key: [int(v) for v in list_items(p[key])] for key in ("wolf_squares",
-                                                                          "pot_exits")}
-        squares.update({key: [p[key]] for key in ("start_square", "wolf_start",
-                                                  *(f"{h}_square" for h in HOUSES))})
+        squares = {
+            key: [int(v) for v in list_items(p[key])] for key in ("wolf_squares", "pot_exits")
+        }
+        squares.update(
+            {
+                key: [p[key]]
+                for key in ("start_square", "wolf_start", *(f"{h}_square" for h in HOUSES))
+            }
+        )
         for key, values in squares.items():
             if max(values) >= length or len(set(values)) != len(values):
-                raise InputError(f"woolfy: parameter '{key}' = {shown(p[key])} must be distinct "
-                                 f"squares 0-{length - 1} (track_length {length})")
+                raise InputError(
+                    f"woolfy: parameter '{key}' = {shown(p[key])} must be distinct "
+                    f"squares 0-{length - 1} (track_length {length})"
+                )
         self.wolf_squares = tuple(sorted(squares["wolf_squares"]))
         if p["wolf_start"] not in self.wolf_squares:
-            raise InputError(f"woolfy: parameter 'wolf_start' = {p['wolf_start']} must be one "
-                             f"of the wolf squares {p['wolf_squares']}")
+            raise InputError(
+                f"woolfy: parameter 'wolf_start' = {p['wolf_start']} must be one "
+                f"of the wolf squares {p['wolf_squares']}"
+            )
         self.pot_exits = tuple(squares["pot_exits"])
         self.fronts = {h: p[f"{h}_square"] for h in HOUSES}
         # the start square, the squares in front of the houses and the exits: all different
@@ -113,9 +128,11 @@ class WoolfyGame(Game):
             for square in squares[key]:
                 clash = next((k for k, q in special.items() if q == square), None)
                 if clash:
-                    raise InputError(f"woolfy: parameter '{key}' puts square {square} where "
-                                     f"'{clash}' is: the start square, the squares in front of "
-                                     "the houses and the exits must all differ")
+                    raise InputError(
+                        f"woolfy: parameter '{key}' puts square {square} where "
+                        f"'{clash}' is: the start square, the squares in front of "
+                        "the houses and the exits must all differ"
+                    )
                 special[key] = square
         self.capacity = {h: p[f"{h}_capacity"] for h in HOUSES}
         faces = list_items(p["die_faces"])
@@ -143,7 +160,7 @@ class WoolfyState(State):
         super().__init__(game)
         self.where: dict[str, int | str] = dict.fromkeys(PIGLETS, game.params["start_square"])
         self.wolf = game.params["wolf_start"]
-        self.brick = 0                 # parts of the brick house built
+        self.brick = 0  # parts of the brick house built
         self.left_start: list[str] = []  # piglets that have ever left the start square
         self.last_die: str | None = None  # the piglet whose die was rolled last turn
         self.rescue_armed = False
@@ -205,8 +222,9 @@ class WoolfyState(State):
             return all(potted) or all(housed)
         return all(a or b for a, b in zip(potted, housed, strict=True))
 
-    def destinations(self, piglet: str, steps: int, starts: tuple[int, ...] | None = None
-                     ) -> list[str]:
+    def destinations(
+        self, piglet: str, steps: int, starts: tuple[int, ...] | None = None
+    ) -> list[str]:
         """Where a piglet can end moving exactly ``steps``, either way (ruling 2)."""
         game = self.game
         length = game.length
@@ -217,8 +235,9 @@ class WoolfyState(State):
             elif here in HOUSES:  # the square in front counts as the first step
                 starts, steps = (game.fronts[here],), steps - 1
             else:
-                raise ValueError(f"woolfy: {piglet} is in the {here}: give the squares its "
-                                 "move starts from")
+                raise ValueError(
+                    f"woolfy: {piglet} is in the {here}: give the squares its move starts from"
+                )
         squares, houses = set(), set()
         closed = self.start_closed()
         for start in starts:
@@ -243,14 +262,18 @@ class WoolfyState(State):
         if piglet is None or self.rolled is None:
             raise ValueError(f"woolfy: phase {self.phase} with no piglet chosen or no roll")
         if self.phase == _HOUSE:
-            options = [f"house {piglet} {h}" for h in HOUSES if self.house_open(h)
-                       and self.where[piglet] != h]
+            options = [
+                f"house {piglet} {h}"
+                for h in HOUSES
+                if self.house_open(h) and self.where[piglet] != h
+            ]
             if not self.rescuing or not options:
                 options.append(f"stay {piglet}")
             return sorted(options)
         starts = self.game.pot_exits if self.rescuing else None
-        options = [f"move {piglet} {d}" for d in self.destinations(piglet, int(self.rolled),
-                                                                    starts)]
+        options = [
+            f"move {piglet} {d}" for d in self.destinations(piglet, int(self.rolled), starts)
+        ]
         return sorted(options) or [f"stay {piglet}"]
 
     def _chance_outcomes(self) -> list[tuple[str, float]]:
@@ -318,37 +341,60 @@ class WoolfyState(State):
 
     # --- views ------------------------------------------------------------------------------------
     def _to_dict(self) -> dict:
-        return {"piglets": dict(self.where), "wolf": self.wolf,
-                "brick_parts": self.brick, "left_start": list(self.left_start),
-                "last_die": self.last_die,
-                "rescue_armed": self.rescue_armed, "phase": self.phase, "player": self.player,
-                "chosen": self.chosen, "rolled": self.rolled, "rescuing": self.rescuing,
-                "turn": self.turn, "result": self.result, "capped": self.capped}
+        return {
+            "piglets": dict(self.where),
+            "wolf": self.wolf,
+            "brick_parts": self.brick,
+            "left_start": list(self.left_start),
+            "last_die": self.last_die,
+            "rescue_armed": self.rescue_armed,
+            "phase": self.phase,
+            "player": self.player,
+            "chosen": self.chosen,
+            "rolled": self.rolled,
+            "rescuing": self.rescuing,
+            "turn": self.turn,
+            "result": self.result,
+            "capped": self.capped,
+        }
 
     def _load(self, data: dict) -> None:
         game, field = self.game, Fields("woolfy", data)
         p, cap = game.params, game.params["max_turns"]
         piglets = field("piglets", OBJECT)
-        field.require(set(piglets) == set(PIGLETS), f"'piglets' must place exactly "
-                                                    f"{', '.join(PIGLETS)}")
-        place = Spec(f"a square 0-{game.length - 1}, a house ({', '.join(HOUSES)}) or the pot",
-                     lambda v: v in (*HOUSES, POT) or (is_whole(v) and 0 <= v < game.length))
+        field.require(
+            set(piglets) == set(PIGLETS), f"'piglets' must place exactly {', '.join(PIGLETS)}"
+        )
+        place = Spec(
+            f"a square 0-{game.length - 1}, a house ({', '.join(HOUSES)}) or the pot",
+            lambda v: v in (*HOUSES, POT) or (is_whole(v) and 0 <= v < game.length),
+        )
         self.where = {pig: field.item(f"piglets.{pig}", piglets[pig], place) for pig in PIGLETS}
-        self.wolf = field("wolf", Spec(f"a wolf square ({p['wolf_squares']})",
-                                       lambda v: is_whole(v) and v in game.wolf_squares))
+        self.wolf = field(
+            "wolf",
+            Spec(
+                f"a wolf square ({p['wolf_squares']})",
+                lambda v: is_whole(v) and v in game.wolf_squares,
+            ),
+        )
         self.brick = field("brick_parts", whole(0, p["brick_parts"]))
         for house in HOUSES:
             inside = self.in_house(house)
-            field.require(len(inside) <= game.capacity[house] and not (
-                house == "brick" and inside and self.brick < p["brick_parts"]),
+            field.require(
+                len(inside) <= game.capacity[house]
+                and not (house == "brick" and inside and self.brick < p["brick_parts"]),
                 f"{', '.join(inside)} in the {house} house, which holds "
-                f"{game.capacity[house]}" + (" once built" if house == "brick" else ""))
+                f"{game.capacity[house]}" + (" once built" if house == "brick" else ""),
+            )
         self.left_start = field("left_start", list_of(one_of(*PIGLETS), 0, len(PIGLETS)))
-        field.require(self.left_start == [p for p in PIGLETS if p in self.left_start]
-                      and all(self.where[pig] == p["start_square"] or pig in self.left_start
-                              for pig in PIGLETS),
-                      f"'left_start' {shown(self.left_start)} must list, in the order "
-                      f"{', '.join(PIGLETS)}, every piglet that is off the start square")
+        field.require(
+            self.left_start == [p for p in PIGLETS if p in self.left_start]
+            and all(
+                self.where[pig] == p["start_square"] or pig in self.left_start for pig in PIGLETS
+            ),
+            f"'left_start' {shown(self.left_start)} must list, in the order "
+            f"{', '.join(PIGLETS)}, every piglet that is off the start square",
+        )
         piglet = or_none(one_of(*PIGLETS), "none")
         self.last_die, self.chosen = field("last_die", piglet), field("chosen", piglet)
         faces = sorted({text.split()[1] for text, _ in game.die} - {"wolf"})
@@ -360,26 +406,36 @@ class WoolfyState(State):
         self.result = field("result", or_none(one_of("won", "lost"), "not over"))
         self.capped = field("capped", FLAG)
         phase, chosen = self.phase, self.chosen
-        field.require(not self.rescue_armed or (POT in self.where.values() and (
-                      phase == _CHOOSE or (phase == _OVER and self.capped))),
-                      f"a rescue armed in phase {phase} with "
-                      f"{'a piglet' if POT in self.where.values() else 'no piglet'} in the "
-                      "pot: it is armed by landing on an exit while one is, for the next turn")
-        field.require((chosen is not None) == (phase in (_DIE, _MOVE, _HOUSE))
-                      and (self.rolled is not None) == (phase in (_MOVE, _HOUSE))
-                      and (phase != _HOUSE or self.rolled == "house")
-                      and (phase != _MOVE or self.rolled != "house")
-                      and (chosen is None or (self.where[chosen] == POT) == self.rescuing),
-                      f"phase {phase} with piglet {shown(chosen)} (rescuing {self.rescuing}) "
-                      f"and roll {shown(self.rolled)}")
+        field.require(
+            not self.rescue_armed
+            or (
+                POT in self.where.values()
+                and (phase == _CHOOSE or (phase == _OVER and self.capped))
+            ),
+            f"a rescue armed in phase {phase} with "
+            f"{'a piglet' if POT in self.where.values() else 'no piglet'} in the "
+            "pot: it is armed by landing on an exit while one is, for the next turn",
+        )
+        field.require(
+            (chosen is not None) == (phase in (_DIE, _MOVE, _HOUSE))
+            and (self.rolled is not None) == (phase in (_MOVE, _HOUSE))
+            and (phase != _HOUSE or self.rolled == "house")
+            and (phase != _MOVE or self.rolled != "house")
+            and (chosen is None or (self.where[chosen] == POT) == self.rescuing),
+            f"phase {phase} with piglet {shown(chosen)} (rescuing {self.rescuing}) "
+            f"and roll {shown(self.rolled)}",
+        )
         places = list(self.where.values())
         won, potted = places.count("brick") == len(places), places.count(POT) == len(places)
         capped = self.turn >= cap and not won and not potted
         ends = "won" if won else "lost" if potted or capped else None
-        field.require((phase == _OVER) == (self.result is not None) and self.result == ends
-                      and self.capped == capped,
-                      f"result {shown(self.result)} (capped {self.capped}) in phase {phase}, "
-                      f"turn {self.turn} of {cap}, with the piglets at {places}")
+        field.require(
+            (phase == _OVER) == (self.result is not None)
+            and self.result == ends
+            and self.capped == capped,
+            f"result {shown(self.result)} (capped {self.capped}) in phase {phase}, "
+            f"turn {self.turn} of {cap}, with the piglets at {places}",
+        )
 
     def describe(self) -> str:
         game = self.game
@@ -392,15 +448,20 @@ class WoolfyState(State):
                 label = "exit"
             track.append(f"{square}{label and '(' + label + ')'}:{mark}{''.join(here) or '.'}")
         lines = ["Track: " + " ".join(track)]
-        houses = ", ".join(f"{h} [{''.join(p[0].upper() for p in self.in_house(h)) or '-'}]"
-                           for h in HOUSES)
-        lines.append(f"Houses: {houses}; brick house {self.brick}/"
-                     f"{game.params['brick_parts']} built; pot: "
-                     f"{', '.join(p for p in PIGLETS if self.where[p] == POT) or 'empty'}")
+        houses = ", ".join(
+            f"{h} [{''.join(p[0].upper() for p in self.in_house(h)) or '-'}]" for h in HOUSES
+        )
+        lines.append(
+            f"Houses: {houses}; brick house {self.brick}/"
+            f"{game.params['brick_parts']} built; pot: "
+            f"{', '.join(p for p in PIGLETS if self.where[p] == POT) or 'empty'}"
+        )
         if self.phase == _OVER:
             verdict = "everyone wins" if self.result == "won" else "the wolf wins"
             lines.append(f"Game over: {verdict}")
         else:
-            lines.append(f"Turn {self.turn + 1}: {game.seats[self.player]}"
-                         + (f", rolled {self.rolled} for {self.chosen}" if self.rolled else ""))
+            lines.append(
+                f"Turn {self.turn + 1}: {game.seats[self.player]}"
+                + (f", rolled {self.rolled} for {self.chosen}" if self.rolled else "")
+            )
         return "\n".join(lines)

@@ -68,9 +68,18 @@ def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tup
     with tempfile.TemporaryDirectory(prefix="aim-baselines-") as folder:
         path = Path(folder) / f"{design.name}.toml"
         path.write_text(design_toml(design))
-        chunk = run_space(SweepSpec(board=str(unwrapped.board.name), design=str(path),
-                                    stacks=stacks, spaces=(space,), shots=shots, seed=seed,
-                                    aimer=unwrapped.aimer.to_dict()), space)
+        chunk = run_space(
+            SweepSpec(
+                board=str(unwrapped.board.name),
+                design=str(path),
+                stacks=stacks,
+                spaces=(space,),
+                shots=shots,
+                seed=seed,
+                aimer=unwrapped.aimer.to_dict(),
+            ),
+            space,
+        )
     if not chunk["reachable"]:
         raise InputError(f"{space} is out of reach of design '{design.name}'")
     return sum(row["target_knocked"] for row in chunk["shots"]), shots
@@ -89,21 +98,21 @@ class CEMConfig:
     """The learner's settings; spreads are in action units (the box is [-1, 1]²;
     one unit is 180 deg of yaw or half the pitch range)."""
 
-    population: int = 40      # training shots per generation
-    elite: int = 8            # at most this many best shots (with reward > 0) are fitted
+    population: int = 40  # training shots per generation
+    elite: int = 8  # at most this many best shots (with reward > 0) are fitted
     generations: int = 25
-    smoothing: float = 0.7    # weight of the new fit against the old distribution
-    min_sd: float = 0.01      # floor of the spreads, to keep exploring (1.8 deg of yaw)
-    eval_shots: int = 60      # shots at the mean aim after each generation
+    smoothing: float = 0.7  # weight of the new fit against the old distribution
+    min_sd: float = 0.01  # floor of the spreads, to keep exploring (1.8 deg of yaw)
+    eval_shots: int = 60  # shots at the mean aim after each generation
 
 
 @dataclass
 class Generation:
-    shots: int                # training shots fired so far
-    hits: int                 # of them, in this generation
+    shots: int  # training shots fired so far
+    hits: int  # of them, in this generation
     mean: list[float] | None  # the mean aim (action units), once something was hit
     sd: list[float] | None
-    eval_rate: float | None   # success of the mean aim over eval_shots
+    eval_rate: float | None  # success of the mean aim over eval_shots
 
 
 def cem_learn(env: gymnasium.Env, target: str, config: CEMConfig, seed: int) -> list[Generation]:
@@ -122,7 +131,7 @@ def cem_learn(env: gymnasium.Env, target: str, config: CEMConfig, seed: int) -> 
         rewards = np.array([_fire(env, target, a)[0] for a in actions])
         fired += config.population
         order = rng.permutation(config.population)  # ties broken at random
-        best = order[np.argsort(-rewards[order], kind="stable")][:config.elite]
+        best = order[np.argsort(-rewards[order], kind="stable")][: config.elite]
         best = best[rewards[best] > 0]
         if len(best):
             fit_mean, fit_sd = _fit(actions[best])
@@ -131,17 +140,28 @@ def cem_learn(env: gymnasium.Env, target: str, config: CEMConfig, seed: int) -> 
                 sd = np.full(2, 0.1) if sd is None else sd
             else:
                 yaw_step = _wrap(np.array([fit_mean[0] - mean[0]]))[0]
-                mean = np.array([_wrap(np.array([mean[0] + config.smoothing * yaw_step]))[0],
-                                 mean[1] + config.smoothing * (fit_mean[1] - mean[1])])
-                sd = np.maximum(config.smoothing * fit_sd + (1 - config.smoothing) * sd,
-                                config.min_sd)
+                mean = np.array(
+                    [
+                        _wrap(np.array([mean[0] + config.smoothing * yaw_step]))[0],
+                        mean[1] + config.smoothing * (fit_mean[1] - mean[1]),
+                    ]
+                )
+                sd = np.maximum(
+                    config.smoothing * fit_sd + (1 - config.smoothing) * sd, config.min_sd
+                )
         rate = None
         if mean is not None:
             rate = sum(_fire(env, target, mean)[1] for _ in range(config.eval_shots))
             rate /= config.eval_shots
-        history.append(Generation(fired, int((rewards > 0).sum()),
-                                  None if mean is None else mean.round(5).tolist(),
-                                  None if sd is None else sd.round(5).tolist(), rate))
+        history.append(
+            Generation(
+                fired,
+                int((rewards > 0).sum()),
+                None if mean is None else mean.round(5).tolist(),
+                None if sd is None else sd.round(5).tolist(),
+                rate,
+            )
+        )
     return history
 
 
@@ -169,8 +189,9 @@ def shots_to_goal(history: list[Generation], solver_rate: float) -> int | None:
     running whose mean aim hit at least the goal (one alone may be luck), or None."""
     goal = GOAL_FRACTION * solver_rate
     passed = [g.eval_rate is not None and g.eval_rate >= goal for g in history]
-    return next((history[i].shots for i in range(1, len(history)) if passed[i - 1] and passed[i]),
-                None)
+    return next(
+        (history[i].shots for i in range(1, len(history)) if passed[i - 1] and passed[i]), None
+    )
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -188,15 +209,31 @@ def main(argv=None) -> int:
     parser.add_argument("--target", default="r9c5", help="space or piggy (default r9c5)")
     parser.add_argument("--layout", default="empty", help="layout file, empty or crowded")
     parser.add_argument("--design", default="stock")
-    parser.add_argument("--aim-sd", type=_aim_sd, default=(2.0, 2.0), metavar="YAW,PITCH",
-                        help="aiming error, 1 sd in degrees (default 2,2)")
-    parser.add_argument("--shots", type=int, default=400,
-                        help="shots of the solver (and of the hit map) (default 400)")
-    parser.add_argument("--hitmap", action="store_true",
-                        help="solver: also measure the hit map's P(target) and compare")
-    parser.add_argument("--generations", type=int, default=CEMConfig.generations,
-                        help=f"learn: generations of {CEMConfig.population} training shots "
-                        f"(default {CEMConfig.generations})")
+    parser.add_argument(
+        "--aim-sd",
+        type=_aim_sd,
+        default=(2.0, 2.0),
+        metavar="YAW,PITCH",
+        help="aiming error, 1 sd in degrees (default 2,2)",
+    )
+    parser.add_argument(
+        "--shots",
+        type=int,
+        default=400,
+        help="shots of the solver (and of the hit map) (default 400)",
+    )
+    parser.add_argument(
+        "--hitmap",
+        action="store_true",
+        help="solver: also measure the hit map's P(target) and compare",
+    )
+    parser.add_argument(
+        "--generations",
+        type=int,
+        default=CEMConfig.generations,
+        help=f"learn: generations of {CEMConfig.population} training shots "
+        f"(default {CEMConfig.generations})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args(argv)
@@ -216,8 +253,9 @@ def main(argv=None) -> int:
 
 def run(args) -> dict:
     """What ``main`` reports, for parsed arguments."""
-    env = gymnasium.make(ENV_ID, design=args.design, layout=args.layout, target=args.target,
-                         aim_sd_deg=args.aim_sd)
+    env = gymnasium.make(
+        ENV_ID, design=args.design, layout=args.layout, target=args.target, aim_sd_deg=args.aim_sd
+    )
     with env:
         out = {"target": args.target, "aim_sd_deg": list(args.aim_sd), "seed": args.seed}
         hits, n = solver_success(env, args.target, args.shots, args.seed)
@@ -231,41 +269,59 @@ def run(args) -> dict:
             config = CEMConfig(generations=args.generations)
             history = cem_learn(env, args.target, config, args.seed)
             final = history[-1].mean
-            final_hits = 0 if final is None else sum(
-                _fire(env, args.target, final)[1] for _ in range(args.shots))
-            out.update(config=asdict(config), goal=round(GOAL_FRACTION * hits / n, 4),
-                       shots_to_goal=shots_to_goal(history, hits / n),
-                       history=[asdict(g) for g in history],
-                       learned=_rate(final_hits, args.shots),
-                       z=round(two_proportion_z(final_hits, args.shots, hits, n), 3))
+            final_hits = (
+                0
+                if final is None
+                else sum(_fire(env, args.target, final)[1] for _ in range(args.shots))
+            )
+            out.update(
+                config=asdict(config),
+                goal=round(GOAL_FRACTION * hits / n, 4),
+                shots_to_goal=shots_to_goal(history, hits / n),
+                history=[asdict(g) for g in history],
+                learned=_rate(final_hits, args.shots),
+                z=round(two_proportion_z(final_hits, args.shots, hits, n), 3),
+            )
     return out
 
 
 def _rate(hits: int, n: int) -> dict:
     lo, hi = wilson_interval(hits, n)
-    return {"hits": hits, "shots": n, "rate": round(hits / n, 4), "ci95": [round(lo, 4),
-                                                                          round(hi, 4)]}
+    return {
+        "hits": hits,
+        "shots": n,
+        "rate": round(hits / n, 4),
+        "ci95": [round(lo, 4), round(hi, 4)],
+    }
 
 
 def _print(out: dict) -> None:
     def line(name, r):
-        print(f"{name}: {r['hits']}/{r['shots']} = {r['rate']:.3f} "
-              f"(95 % CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})")
+        print(
+            f"{name}: {r['hits']}/{r['shots']} = {r['rate']:.3f} "
+            f"(95 % CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
+        )
 
     print(f"target {out['target']}, aiming error {out['aim_sd_deg']} deg (1 sd)")
     line("solver's aim", out["solver"])
     if "hitmap" in out:
         line("hit map P(target)", out["hitmap"])
-        print(f"solver - hit map: two-proportion z = {out['z']:+.2f} (|z| < 1.96: no "
-              "difference at 5 %)")
+        print(
+            f"solver - hit map: two-proportion z = {out['z']:+.2f} (|z| < 1.96: no "
+            "difference at 5 %)"
+        )
     for g in out.get("history", []):
         rate = "-" if g["eval_rate"] is None else f"{g['eval_rate']:.3f}"
-        print(f"  {g['shots']:5d} shots  hits {g['hits']:2d}  mean {g['mean']}  sd {g['sd']}  "
-              f"mean aim's success {rate}")
+        print(
+            f"  {g['shots']:5d} shots  hits {g['hits']:2d}  mean {g['mean']}  sd {g['sd']}  "
+            f"mean aim's success {rate}"
+        )
     if "history" in out:
         reached = out["shots_to_goal"]
-        print(f"goal {out['goal']:.3f} (90 % of the solver's): "
-              + (f"reached after {reached} training shots" if reached else "not reached"))
+        print(
+            f"goal {out['goal']:.3f} (90 % of the solver's): "
+            + (f"reached after {reached} training shots" if reached else "not reached")
+        )
         line("learned aim (the last mean)", out["learned"])
         print(f"learned - solver: two-proportion z = {out['z']:+.2f}")
 

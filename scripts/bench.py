@@ -91,8 +91,12 @@ def aims(world: World, count: int) -> list[tuple[float, float, int]]:
 #: The engine's physics before it was tuned by the grazing test (docs/physics.md,
 #: "Fidelity on grazing shots"); the naive reference keeps its solver iterations and
 #: its fixed-base multibody board, fences and tractor.
-BEFORE_TUNING = {"solver_iterations": 20, "rest_time_s": 0.1, "early_verdict": False,
-                 "rigid_obstacles": False}
+BEFORE_TUNING = {
+    "solver_iterations": 20,
+    "rest_time_s": 0.1,
+    "early_verdict": False,
+    "rigid_obstacles": False,
+}
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
 ISSUE_10 = "issue 10's engine"
 
@@ -105,9 +109,15 @@ def with_physics(design, **changes):
 def naive_design(design):
     """The same model, run the way a first attempt would: 2 s every shot, all awake,
     the solver iterations the model had before any tuning for speed."""
-    return with_physics(design, max_time_s=2.0, rest_time_s=5.0, sleep_at_rest=False,
-                        early_verdict=False, rigid_obstacles=False,
-                        solver_iterations=BEFORE_TUNING["solver_iterations"])
+    return with_physics(
+        design,
+        max_time_s=2.0,
+        rest_time_s=5.0,
+        sleep_at_rest=False,
+        early_verdict=False,
+        rigid_obstacles=False,
+        solver_iterations=BEFORE_TUNING["solver_iterations"],
+    )
 
 
 def time_naive(board, design, layout, shots) -> tuple[float, list]:
@@ -133,8 +143,7 @@ _WORKER_WORLD: list[World] = []
 
 def _start_worker() -> None:
     board = load_board("stock")
-    _WORKER_WORLD.append(World(board, load_design("stock"),
-                               load_layout("crowded", board)))
+    _WORKER_WORLD.append(World(board, load_design("stock"), load_layout("crowded", board)))
 
 
 def _worker_ready(_) -> None:
@@ -166,8 +175,9 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     layout = load_layout("crowded", board)
     with World(board, design, layout) as world:
         shots = aims(world, count)
-    awake = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                    sleep_at_rest=False))
+    awake = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, sleep_at_rest=False)
+    )
     naive_s, naive = time_naive(board, design, layout, shots[:naive_count])
     engine_s, engine = time_engine(board, design, layout, shots)
     awake_s, engine_awake = time_engine(board, awake, layout, shots)
@@ -179,7 +189,8 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
         return round(sum(x == y for x, y in zip(a, b, strict=False)) / len(naive), 3)
 
     figures = {
-        "shots": count, "naive_shots": naive_count,
+        "shots": count,
+        "naive_shots": naive_count,
         "naive_shots_per_s": round(naive_count / naive_s, 2),
         "engine_shots_per_s": round(count / engine_s, 2),
         "engine_awake_shots_per_s": round(count / awake_s, 2),
@@ -193,21 +204,31 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     }
     if quiet:
         return figures
-    print(f"stock board, crowded layout (12 piggies), design '{design.name}', the same "
-          f"{count} shots ({naive_count} for the naive reference)")
-    for key, label in (("naive_shots_per_s", "naive reference (fresh world, 2 s, awake)"),
-                       ("engine_shots_per_s", "engine, one process"),
-                       ("engine_awake_shots_per_s", "engine, every body awake"),
-                       ("engine_2w_shots_per_s", "engine, 2 worker processes")):
+    print(
+        f"stock board, crowded layout (12 piggies), design '{design.name}', the same "
+        f"{count} shots ({naive_count} for the naive reference)"
+    )
+    for key, label in (
+        ("naive_shots_per_s", "naive reference (fresh world, 2 s, awake)"),
+        ("engine_shots_per_s", "engine, one process"),
+        ("engine_awake_shots_per_s", "engine, every body awake"),
+        ("engine_2w_shots_per_s", "engine, 2 worker processes"),
+    ):
         print(f"  {label:44s} {figures[key]:8.2f} shots/s")
-    print(f"  engine / naive: {figures['engine_vs_naive']:.1f}x;  2 workers / 1: "
-          f"{figures['two_workers_vs_one']:.2f}x")
-    print(f"  same verdicts as the naive reference: engine "
-          f"{100 * figures['verdict_agreement']:.1f} %, engine every body awake "
-          f"{100 * figures['verdict_agreement_awake']:.1f} %; 2 workers vs 1: "
-          f"{'all the same' if figures['two_workers_same_verdicts'] else 'NOT all the same'}")
-    print(f"  the reference model against itself with every aim {AIM_NUDGE_DEG} degree off: "
-          f"{100 * figures['reference_agreement_aim_nudged']:.1f} %")
+    print(
+        f"  engine / naive: {figures['engine_vs_naive']:.1f}x;  2 workers / 1: "
+        f"{figures['two_workers_vs_one']:.2f}x"
+    )
+    print(
+        f"  same verdicts as the naive reference: engine "
+        f"{100 * figures['verdict_agreement']:.1f} %, engine every body awake "
+        f"{100 * figures['verdict_agreement_awake']:.1f} %; 2 workers vs 1: "
+        f"{'all the same' if figures['two_workers_same_verdicts'] else 'NOT all the same'}"
+    )
+    print(
+        f"  the reference model against itself with every aim {AIM_NUDGE_DEG} degree off: "
+        f"{100 * figures['reference_agreement_aim_nudged']:.1f} %"
+    )
     return figures
 
 
@@ -220,9 +241,11 @@ GRAZING_OFFSET_MM = 15.0
 GRAZING_SEED = 1_000_000
 #: The speed changes tried on the engine as it was before tuning, one at a time and
 #: together; the engine as the design file has it is compared too.
-CHANGES = [("10 solver iterations", {"solver_iterations": 10}),
-           ("early verdict", {"early_verdict": True}),
-           ("0.03 s rest", {"rest_time_s": 0.03})]
+CHANGES = [
+    ("10 solver iterations", {"solver_iterations": 10}),
+    ("early verdict", {"early_verdict": True}),
+    ("0.03 s rest", {"rest_time_s": 0.03}),
+]
 
 
 def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float, int]]]:
@@ -234,8 +257,12 @@ def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float,
         along = centre[:2] / math.hypot(*centre[:2])
         point = centre + GRAZING_OFFSET_MM * np.array([-along[1], along[0], 0.0])
         solution = aim.solve(world.design, point, piggy)[0]
-        rows.append([(solution.yaw_deg, solution.pitch_deg, GRAZING_SEED * (k + 1) + j)
-                     for j in range(per_target)])
+        rows.append(
+            [
+                (solution.yaw_deg, solution.pitch_deg, GRAZING_SEED * (k + 1) + j)
+                for j in range(per_target)
+            ]
+        )
     return rows
 
 
@@ -250,8 +277,10 @@ def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
         variants["before tuning"] = (before.physics, True)
         for label, change in CHANGES:
             variants[label] = (with_physics(before, **change).physics, True)
-        variants["all three"] = (with_physics(before, **{k: v for _, c in CHANGES
-                                                        for k, v in c.items()}).physics, True)
+        variants["all three"] = (
+            with_physics(before, **{k: v for _, c in CHANGES for k, v in c.items()}).physics,
+            True,
+        )
     variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True)
     variants["rigid obstacles"] = (with_physics(design, rigid_obstacles=True).physics, True)
     variants["both"] = (with_physics(design, rigid_obstacles=True).physics, False)
@@ -267,9 +296,12 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     Timed shot by shot, the variants in turn (each goes first as often), in CPU time
     of this process: on a shared machine, wall time per block of shots, or even
     CPU time per block, moved by 10-20 % between two worlds of the same design."""
-    worlds = {label: World(board, dataclasses.replace(design, physics=physics), layout,
-                           bale_to_rest=to_rest)
-              for label, (physics, to_rest) in variants.items()}
+    worlds = {
+        label: World(
+            board, dataclasses.replace(design, physics=physics), layout, bale_to_rest=to_rest
+        )
+        for label, (physics, to_rest) in variants.items()
+    }
     labels = list(variants)
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     verdicts = {label: [[] for _ in aims_by_target] for label in labels}
@@ -277,7 +309,7 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     for k, shots in enumerate(aims_by_target):
         for yaw, pitch, seed in shots:
             turn += 1
-            for label in labels[turn % len(labels):] + labels[:turn % len(labels)]:
+            for label in labels[turn % len(labels) :] + labels[: turn % len(labels)]:
                 start = time.process_time()
                 result = worlds[label].shoot(yaw, pitch, seed=seed)
                 cpu[label] += time.process_time() - start
@@ -288,8 +320,9 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     return verdicts, cpu, simulated
 
 
-def bench_grazing(per_target: int, reference_per_target: int, quiet: bool,
-                  since_issue_10: bool = False) -> dict:
+def bench_grazing(
+    per_target: int, reference_per_target: int, quiet: bool, since_issue_10: bool = False
+) -> dict:
     """Fidelity on grazing shots, and the speed changes compared on them (module
     docstring); the naive reference fires the first ``reference_per_target`` of each
     piggy's shots (it costs some 30 engine shots a shot)."""
@@ -300,43 +333,67 @@ def bench_grazing(per_target: int, reference_per_target: int, quiet: bool,
     variants, engine_label = grazing_variants(design, since_issue_10)
     results, cpu, simulated = fire_variants(board, design, layout, variants, aims_by_target)
     m = reference_per_target
-    reference = [[frozenset(k) for k in time_naive(board, design, layout, shots[:m])[1]]
-                 for shots in aims_by_target]
-    nudged = [[frozenset(k) for k in time_naive(
-        board, design, layout, [(y + AIM_NUDGE_DEG, p, s) for y, p, s in shots[:m]])[1]]
-        for shots in aims_by_target]
+    reference = [
+        [frozenset(k) for k in time_naive(board, design, layout, shots[:m])[1]]
+        for shots in aims_by_target
+    ]
+    nudged = [
+        [
+            frozenset(k)
+            for k in time_naive(
+                board, design, layout, [(y + AIM_NUDGE_DEG, p, s) for y, p, s in shots[:m]]
+            )[1]
+        ]
+        for shots in aims_by_target
+    ]
     shots = 12 * per_target
     rows = []
     for label in variants:
         against_ref = paired([row[:m] for row in results[label]], reference)
         # against the engine before tuning: None when it was not fired
-        against_before = results.get("before tuning") and paired(results[label],
-                                                                 results["before tuning"])
+        against_before = results.get("before tuning") and paired(
+            results[label], results["before tuning"]
+        )
         against_issue_10 = paired(results[label], results[ISSUE_10])
-        rows.append({"variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
-                     "speed_vs_before": against_before and round(
-                         cpu["before tuning"] / cpu[label], 3),
-                     "speed_vs_issue_10": round(cpu[ISSUE_10] / cpu[label], 3),
-                     "sim_s_per_shot": round(simulated[label] / shots, 4),
-                     "vs_reference": against_ref, "vs_before": against_before,
-                     "vs_issue_10": against_issue_10,
-                     "passes": all(passes(x) for x in (against_ref, against_before,
-                                                       against_issue_10) if x)})
+        rows.append(
+            {
+                "variant": label,
+                "shots_per_cpu_s": round(shots / cpu[label], 2),
+                "speed_vs_before": against_before and round(cpu["before tuning"] / cpu[label], 3),
+                "speed_vs_issue_10": round(cpu[ISSUE_10] / cpu[label], 3),
+                "sim_s_per_shot": round(simulated[label] / shots, 4),
+                "vs_reference": against_ref,
+                "vs_before": against_before,
+                "vs_issue_10": against_issue_10,
+                "passes": all(
+                    passes(x) for x in (against_ref, against_before, against_issue_10) if x
+                ),
+            }
+        )
     engine_shots = [row[:m] for row in results[engine_label]]
     engine = paired(engine_shots, reference)
-    targets = [{"piggy": p, "p_reference": round(r / m, 3),
-                "p_reference_ci": [round(x, 3) for x in wilson_interval(r, m)],
-                "p_engine": round(e / m, 3),
-                "p_engine_ci": [round(x, 3) for x in wilson_interval(e, m)]}
-               for p, r, e in zip(ALL_PIGGIES, hits(reference), hits(engine_shots), strict=True)]
-    figures = {"grazing_shots_per_target": per_target,
-               "grazing_reference_shots_per_target": m, "grazing_engine": engine_label,
-               "grazing_max_abs_dp": engine["max_abs_dp"],
-               "grazing_max_abs_dp_resolvable": engine["max_abs_dp_resolvable"],
-               "grazing_mcnemar_p": engine["mcnemar_p"],
-               "grazing_agreement": engine["agreement"],
-               "grazing_self_agreement": paired(reference, nudged)["agreement"],
-               "grazing_targets": targets, "grazing_variants": rows}
+    targets = [
+        {
+            "piggy": p,
+            "p_reference": round(r / m, 3),
+            "p_reference_ci": [round(x, 3) for x in wilson_interval(r, m)],
+            "p_engine": round(e / m, 3),
+            "p_engine_ci": [round(x, 3) for x in wilson_interval(e, m)],
+        }
+        for p, r, e in zip(ALL_PIGGIES, hits(reference), hits(engine_shots), strict=True)
+    ]
+    figures = {
+        "grazing_shots_per_target": per_target,
+        "grazing_reference_shots_per_target": m,
+        "grazing_engine": engine_label,
+        "grazing_max_abs_dp": engine["max_abs_dp"],
+        "grazing_max_abs_dp_resolvable": engine["max_abs_dp_resolvable"],
+        "grazing_mcnemar_p": engine["mcnemar_p"],
+        "grazing_agreement": engine["agreement"],
+        "grazing_self_agreement": paired(reference, nudged)["agreement"],
+        "grazing_targets": targets,
+        "grazing_variants": rows,
+    }
     if not quiet:
         print_grazing(figures, design)
     return figures
@@ -344,46 +401,59 @@ def bench_grazing(per_target: int, reference_per_target: int, quiet: bool,
 
 def print_grazing(figures: dict, design) -> None:
     n, m = figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]
-    print(f"grazing shots: {n} a piggy ({m} for the naive reference), {GRAZING_OFFSET_MM:g} mm "
-          f"beside each of the crowded layout's 12, design '{design.name}' noise; the same "
-          "shots for every variant")
+    print(
+        f"grazing shots: {n} a piggy ({m} for the naive reference), {GRAZING_OFFSET_MM:g} mm "
+        f"beside each of the crowded layout's 12, design '{design.name}' noise; the same "
+        "shots for every variant"
+    )
     print(f"  {'piggy':8s} {'P reference':>22s} {'P engine':>22s}")
     for row in figures["grazing_targets"]:
         (a, b), (c, d) = row["p_reference_ci"], row["p_engine_ci"]
-        print(f"  {row['piggy']:8s} {row['p_reference']:6.3f} [{a:.3f}, {b:.3f}]  "
-              f"{row['p_engine']:6.3f} [{c:.3f}, {d:.3f}]")
+        print(
+            f"  {row['piggy']:8s} {row['p_reference']:6.3f} [{a:.3f}, {b:.3f}]  "
+            f"{row['p_engine']:6.3f} [{c:.3f}, {d:.3f}]"
+        )
     resolvable = figures["grazing_max_abs_dp_resolvable"]
-    print(f"  engine ({figures['grazing_engine']}) vs naive reference: max |dP| "
-          f"{figures['grazing_max_abs_dp']:.3f} (resolvable {resolvable:.3f}), McNemar p "
-          f"{figures['grazing_mcnemar_p']:.3f}, same verdicts "
-          f"{100 * figures['grazing_agreement']:.1f} % (the reference against itself with "
-          f"every aim {AIM_NUDGE_DEG} degree off: {100 * figures['grazing_self_agreement']:.1f} %)")
-    print(f"  {'variant':36s} {'shots/cpu s':>11s} {'speed':>6s} {'vs i10':>6s} {'sim s':>6s} | "
-          f"vs reference: {'max|dP|':>7s} {'resolv':>6s} {'McN p':>6s} {'same':>6s} | "
-          f"vs before: {'McN p':>6s} {'same':>6s} | vs {ISSUE_10}: {'max|dP|':>7s} "
-          f"{'resolv':>6s} {'McN p':>6s} {'same':>6s}")
+    print(
+        f"  engine ({figures['grazing_engine']}) vs naive reference: max |dP| "
+        f"{figures['grazing_max_abs_dp']:.3f} (resolvable {resolvable:.3f}), McNemar p "
+        f"{figures['grazing_mcnemar_p']:.3f}, same verdicts "
+        f"{100 * figures['grazing_agreement']:.1f} % (the reference against itself with "
+        f"every aim {AIM_NUDGE_DEG} degree off: {100 * figures['grazing_self_agreement']:.1f} %)"
+    )
+    print(
+        f"  {'variant':36s} {'shots/cpu s':>11s} {'speed':>6s} {'vs i10':>6s} {'sim s':>6s} | "
+        f"vs reference: {'max|dP|':>7s} {'resolv':>6s} {'McN p':>6s} {'same':>6s} | "
+        f"vs before: {'McN p':>6s} {'same':>6s} | vs {ISSUE_10}: {'max|dP|':>7s} "
+        f"{'resolv':>6s} {'McN p':>6s} {'same':>6s}"
+    )
     for row in figures["grazing_variants"]:
         r, b, i = row["vs_reference"], row["vs_before"], row["vs_issue_10"]
         speed_before = "" if b is None else f"{row['speed_vs_before']:.2f}x"
-        against_before = "not fired" if b is None else \
-            f"{b['mcnemar_p']:.3f} {100 * b['agreement']:5.1f}%"
-        print(f"  {row['variant']:36s} {row['shots_per_cpu_s']:11.2f} {speed_before:>6s} "
-              f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} |"
-              f" {r['max_abs_dp']:20.3f} {r['max_abs_dp_resolvable']:6.3f} {r['mcnemar_p']:6.3f}"
-              f" {100 * r['agreement']:5.1f}% | {against_before:>24s}"
-              f" | {i['max_abs_dp']:27.3f} {i['max_abs_dp_resolvable']:6.3f} {i['mcnemar_p']:6.3f}"
-              f" {100 * i['agreement']:5.1f}%  {'passes' if row['passes'] else 'FAILS'}")
+        against_before = (
+            "not fired" if b is None else f"{b['mcnemar_p']:.3f} {100 * b['agreement']:5.1f}%"
+        )
+        print(
+            f"  {row['variant']:36s} {row['shots_per_cpu_s']:11.2f} {speed_before:>6s} "
+            f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} |"
+            f" {r['max_abs_dp']:20.3f} {r['max_abs_dp_resolvable']:6.3f} {r['mcnemar_p']:6.3f}"
+            f" {100 * r['agreement']:5.1f}% | {against_before:>24s}"
+            f" | {i['max_abs_dp']:27.3f} {i['max_abs_dp_resolvable']:6.3f} {i['mcnemar_p']:6.3f}"
+            f" {100 * i['agreement']:5.1f}%  {'passes' if row['passes'] else 'FAILS'}"
+        )
 
 
 #: Games timed, with sensible bots: (label, game, parameters, seats).
 GAME_BENCHES = [
-    ("go_piggy_go, 4 random bots, scripted shots", "go_piggy_go", {"players": 4},
-     ["random"] * 4),
-    ("go_piggy_go, 4 greedy bots, scripted shots", "go_piggy_go", {"players": 4},
-     ["greedy"] * 4),
+    ("go_piggy_go, 4 random bots, scripted shots", "go_piggy_go", {"players": 4}, ["random"] * 4),
+    ("go_piggy_go, 4 greedy bots, scripted shots", "go_piggy_go", {"players": 4}, ["greedy"] * 4),
     ("pig_out (Pig-Out 2), hold-at-25 x 2", "pig_out", {}, ["hold-at-25"] * 2),
-    ("pig_out (classic Pig), optimal vs hold-at-20", "pig_out", {"preset": "pig"},
-     ["optimal", "hold-at-20"]),
+    (
+        "pig_out (classic Pig), optimal vs hold-at-20",
+        "pig_out",
+        {"preset": "pig"},
+        ["optimal", "hold-at-20"],
+    ),
     ("woolfy, careful x 2", "woolfy", {}, ["careful"] * 2),
     ("by_golly, memory vs forgetful", "by_golly", {}, ["memory", "forgetful"]),
 ]
@@ -401,51 +471,88 @@ def bench_games(games: int) -> list[dict]:
             bots = [make_bot(b, game, seed * 8 + i) for i, b in enumerate(seats)]
             turns += play(game, bots, seed=seed).turn
         elapsed = time.perf_counter() - start
-        rows.append({"bench": label, "game": name, "games": games,
-                     "games_per_s": round(games / elapsed, 1),
-                     "mean_turns": round(turns / games, 1)})
+        rows.append(
+            {
+                "bench": label,
+                "game": name,
+                "games": games,
+                "games_per_s": round(games / elapsed, 1),
+                "mean_turns": round(turns / games, 1),
+            }
+        )
     return rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("shots", "grazing", "child", "games", "answer"),
-                        help="run one section only")
+    parser.add_argument(
+        "--only",
+        choices=("shots", "grazing", "child", "games", "answer"),
+        help="run one section only",
+    )
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
-    parser.add_argument("--naive-shots", type=int, default=240,
-                        help="naive-reference shots, the first of the same (default 240)")
-    parser.add_argument("--grazing-shots", type=int, default=20,
-                        help="grazing shots a piggy for the engine variants (default 20)")
-    parser.add_argument("--grazing-reference-shots", type=int,
-                        help="the first so many of them for the naive reference, fired twice "
-                             "(default: all)")
-    parser.add_argument("--grazing-since-issue-10", action="store_true",
-                        help="fire only issue 10's engine and the changes since (not the "
-                             "engine before tuning and its changes)")
-    parser.add_argument("--child-shots", type=int, default=30,
-                        help="a child's shots a space for the child section (default 30)")
+    parser.add_argument(
+        "--naive-shots",
+        type=int,
+        default=240,
+        help="naive-reference shots, the first of the same (default 240)",
+    )
+    parser.add_argument(
+        "--grazing-shots",
+        type=int,
+        default=20,
+        help="grazing shots a piggy for the engine variants (default 20)",
+    )
+    parser.add_argument(
+        "--grazing-reference-shots",
+        type=int,
+        help="the first so many of them for the naive reference, fired twice (default: all)",
+    )
+    parser.add_argument(
+        "--grazing-since-issue-10",
+        action="store_true",
+        help="fire only issue 10's engine and the changes since (not the "
+        "engine before tuning and its changes)",
+    )
+    parser.add_argument(
+        "--child-shots",
+        type=int,
+        default=30,
+        help="a child's shots a space for the child section (default 30)",
+    )
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
-    parser.add_argument("--answer-precision", type=float, default=0.05,
-                        help="the answer's half-width (default 0.05)")
-    parser.add_argument("--answer-spaces", help="the answer's spaces, comma-separated "
-                                                "(default: the whole board)")
+    parser.add_argument(
+        "--answer-precision",
+        type=float,
+        default=0.05,
+        help="the answer's half-width (default 0.05)",
+    )
+    parser.add_argument(
+        "--answer-spaces", help="the answer's spaces, comma-separated (default: the whole board)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
     if args.child_shots < 1:
         parser.error(f"--child-shots must be at least 1, got {args.child_shots}")
     if args.grazing_shots < 1:
         parser.error(f"--grazing-shots must be at least 1, got {args.grazing_shots}")
-    reference_shots = args.grazing_shots if args.grazing_reference_shots is None \
-        else args.grazing_reference_shots
+    reference_shots = (
+        args.grazing_shots if args.grazing_reference_shots is None else args.grazing_reference_shots
+    )
     if not 1 <= reference_shots <= args.grazing_shots:
-        parser.error(f"--grazing-reference-shots must be 1 to --grazing-shots "
-                     f"({args.grazing_shots}), got {reference_shots}")
+        parser.error(
+            f"--grazing-reference-shots must be 1 to --grazing-shots "
+            f"({args.grazing_shots}), got {reference_shots}"
+        )
     report = {}
     if args.only in (None, "shots"):
         report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
     if args.only in (None, "grazing"):
-        report.update(bench_grazing(args.grazing_shots, reference_shots, args.json,
-                                    args.grazing_since_issue_10))
+        report.update(
+            bench_grazing(
+                args.grazing_shots, reference_shots, args.json, args.grazing_since_issue_10
+            )
+        )
     if args.only in (None, "child"):
         report.update(bench_child(args.child_shots, args.json))
     if args.only in (None, "games"):
@@ -453,8 +560,10 @@ def main() -> int:
         if not args.json:
             print(f"complete games, {args.games} each, one process")
             for row in report["games"]:
-                print(f"  {row['bench']:48s} {row['games_per_s']:8.1f} games/s "
-                      f"({row['mean_turns']:.0f} turns a game)")
+                print(
+                    f"  {row['bench']:48s} {row['games_per_s']:8.1f} games/s "
+                    f"({row['mean_turns']:.0f} turns a game)"
+                )
     if args.only in (None, "answer"):
         from bench_answer import bench_answer
 

@@ -33,15 +33,25 @@ CAP = 1000
 def board_spec(precision: float, spaces: tuple | None = None) -> hitmap.SweepSpec:
     """The answer's sweep: ``spaces`` (default: every space of the stock board)."""
     board = load_board("stock")
-    return hitmap.SweepSpec(board="stock", design="stock", stacks={},
-                            spaces=spaces or tuple(space_name(s) for s in board.spaces),
-                            shots=CAP,
-                            aimer=load_aimer("child").to_dict(), precision=precision,
-                            sampler="rqmc")
+    return hitmap.SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=spaces or tuple(space_name(s) for s in board.spaces),
+        shots=CAP,
+        aimer=load_aimer("child").to_dict(),
+        precision=precision,
+        sampler="rqmc",
+    )
 
 
-def bench_answer(precision: float = 0.05, workers: int = 2, child_shots: int = 100,
-                 spaces: tuple | None = None, quiet: bool = False) -> dict:
+def bench_answer(
+    precision: float = 0.05,
+    workers: int = 2,
+    child_shots: int = 100,
+    spaces: tuple | None = None,
+    quiet: bool = False,
+) -> dict:
     """The answer section's figures (see the module's docstring)."""
     spec = board_spec(precision, spaces)
     with tempfile.TemporaryDirectory() as folder:
@@ -49,36 +59,57 @@ def bench_answer(precision: float = 0.05, workers: int = 2, child_shots: int = 1
         rows = hitmap.sweep(spec, Path(folder) / "board.csv", "csv", workers=workers)
         answer_seconds = time.perf_counter() - start
     reached = [r for r in rows if r["reachable"]]
-    mc_shots = sum(sequential_bias(r["p_target"], precision, hitmap.BATCH, CAP)[1]
-                   for r in reached)
+    mc_shots = sum(sequential_bias(r["p_target"], precision, hitmap.BATCH, CAP)[1] for r in reached)
     figures = {
         "answer_seconds": round(answer_seconds, 1),
         "answer_shots": sum(r["shots"] for r in reached),
         "answer_mc_shots": round(mc_shots),
-        "answer_max_half_width": round(max((r["p_target_ci_high"] - r["p_target_ci_low"]) / 2
-                                           for r in reached), 4),
+        "answer_max_half_width": round(
+            max((r["p_target_ci_high"] - r["p_target_ci_low"]) / 2 for r in reached), 4
+        ),
     }
     if not quiet:
-        print(f"whole board to ±{precision:g}, {workers} workers, rqmc: "
-              f"{figures['answer_seconds']} s, {figures['answer_shots']} shots "
-              f"(plain Monte Carlo: {figures['answer_mc_shots']} expected), widest "
-              f"±{figures['answer_max_half_width']}", flush=True)
+        print(
+            f"whole board to ±{precision:g}, {workers} workers, rqmc: "
+            f"{figures['answer_seconds']} s, {figures['answer_shots']} shots "
+            f"(plain Monte Carlo: {figures['answer_mc_shots']} expected), widest "
+            f"±{figures['answer_max_half_width']}",
+            flush=True,
+        )
     board = load_board("stock")
     designs = [load_design("stock"), load_design("fast-spring")]
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        _, comparisons, _ = design_tools.compare_designs(spec, board, designs, workers,
-                                                         Path(folder))
+        _, comparisons, _ = design_tools.compare_designs(
+            spec, board, designs, workers, Path(folder)
+        )
         figures["compare_seconds"] = round(time.perf_counter() - start, 1)
     figures["compare_verdict"] = comparisons[0].verdict
     figures["compare_significant"] = {
-        r["space"]: [r["p_a"], r["p_b"], r["diff"], r["diff_ci_low"], r["diff_ci_high"],
-                     r["p_value_adjusted"]] for r in comparisons[0].spaces if r["significant"]}
+        r["space"]: [
+            r["p_a"],
+            r["p_b"],
+            r["diff"],
+            r["diff_ci_low"],
+            r["diff_ci_high"],
+            r["p_value_adjusted"],
+        ]
+        for r in comparisons[0].spaces
+        if r["significant"]
+    }
     if not quiet:
-        print(f"stock against fast-spring, paired, to ±{precision:g}: "
-              f"{figures['compare_seconds']} s", flush=True)
-    child = hitmap.SweepSpec(board="stock", design="stock", stacks={}, spaces=("r0c3",),
-                             shots=child_shots, aimer=load_aimer("child").to_dict())
+        print(
+            f"stock against fast-spring, paired, to ±{precision:g}: {figures['compare_seconds']} s",
+            flush=True,
+        )
+    child = hitmap.SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=("r0c3",),
+        shots=child_shots,
+        aimer=load_aimer("child").to_dict(),
+    )
     hitmap.run_space(child, "r0c3")  # the world built and warm
     start = time.perf_counter()
     hitmap.run_space(child, "r0c3")

@@ -28,8 +28,12 @@ from sim.studies.hitmap import TARGET, shot_seed
 SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")
 #: Label -> (rigid obstacles, bale followed to rest); the first is what the others are
 #: compared with, the last is the stock design as hit maps use it.
-VARIANTS = {"issue 10's engine": (False, True), "rigid obstacles": (True, True),
-            "both": (True, False), "bale verdict (as hit maps)": (False, False)}
+VARIANTS = {
+    "issue 10's engine": (False, True),
+    "rigid obstacles": (True, True),
+    "both": (True, False),
+    "bale verdict (as hit maps)": (False, False),
+}
 
 
 def strikes(result) -> list[str]:
@@ -44,17 +48,23 @@ def bench_child(per_space: int, quiet: bool) -> dict:
     """``per_space`` child's shots at each of :data:`SPACES`, fired by every variant."""
     board, design = load_board("stock"), load_design("stock")
     aimer = load_aimer("child")
-    worlds = {label: World(board, dataclasses.replace(design, physics=dataclasses.replace(
-        design.physics, rigid_obstacles=rigid)), bale_to_rest=to_rest)
-        for label, (rigid, to_rest) in VARIANTS.items()}
+    worlds = {
+        label: World(
+            board,
+            dataclasses.replace(
+                design, physics=dataclasses.replace(design.physics, rigid_obstacles=rigid)
+            ),
+            bale_to_rest=to_rest,
+        )
+        for label, (rigid, to_rest) in VARIANTS.items()
+    }
     labels, base = list(VARIANTS), next(iter(VARIANTS))
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     same_verdicts, same_strikes = dict.fromkeys(labels, 0), dict.fromkeys(labels, 0)
     hits = {label: dict.fromkeys(SPACES, 0) for label in labels}
     turn = 0
     for name in SPACES:
-        layout = layout_from_dict({"stacks": {name: [TARGET]}}, board=board,
-                                  source="bench layout")
+        layout = layout_from_dict({"stacks": {name: [TARGET]}}, board=board, source="bench layout")
         for world in worlds.values():
             world.set_layout(layout)
         aim = shoot.solve_aim(worlds[base], TARGET, "low")
@@ -62,10 +72,11 @@ def bench_child(per_space: int, quiet: bool) -> dict:
             seed = shot_seed(0, board.parse_space(name), index)
             turn += 1
             results = {}
-            for label in labels[turn % len(labels):] + labels[:turn % len(labels)]:
+            for label in labels[turn % len(labels) :] + labels[: turn % len(labels)]:
                 start = time.process_time()
-                results[label] = worlds[label].shoot(aim.yaw_deg, aim.pitch_deg, seed=seed,
-                                                     aimer=aimer)
+                results[label] = worlds[label].shoot(
+                    aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer
+                )
                 cpu[label] += time.process_time() - start
             for label, result in results.items():
                 simulated[label] += result.sim_time_s
@@ -75,27 +86,41 @@ def bench_child(per_space: int, quiet: bool) -> dict:
     for world in worlds.values():
         world.close()
     shots = per_space * len(SPACES)
-    figures = {"child_shots": shots, "child_spaces": list(SPACES),
-               "child_variants": [{
-                   "variant": label, "shots_per_cpu_s": round(shots / cpu[label], 2),
-                   "speed_vs_issue_10": round(cpu[base] / cpu[label], 3),
-                   "sim_s_per_shot": round(simulated[label] / shots, 4),
-                   "same_verdicts": same_verdicts[label], "same_strikes": same_strikes[label],
-                   "p_target": {s: round(h / per_space, 3) for s, h in hits[label].items()}}
-                   for label in labels]}
+    figures = {
+        "child_shots": shots,
+        "child_spaces": list(SPACES),
+        "child_variants": [
+            {
+                "variant": label,
+                "shots_per_cpu_s": round(shots / cpu[label], 2),
+                "speed_vs_issue_10": round(cpu[base] / cpu[label], 3),
+                "sim_s_per_shot": round(simulated[label] / shots, 4),
+                "same_verdicts": same_verdicts[label],
+                "same_strikes": same_strikes[label],
+                "p_target": {s: round(h / per_space, 3) for s, h in hits[label].items()},
+            }
+            for label in labels
+        ],
+    }
     if not quiet:
         print_child(figures)
     return figures
 
 
 def print_child(figures: dict) -> None:
-    print(f"a child's shots: {figures['child_shots']} ({', '.join(figures['child_spaces'])}, a "
-          "lone piggy each, solver-aimed, child aimer), the same shots for every variant, "
-          "CPU time")
-    print(f"  {'variant':20s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} "
-          f"{'same verdicts':>13s} {'same strikes':>12s}   P(target) by space")
+    print(
+        f"a child's shots: {figures['child_shots']} ({', '.join(figures['child_spaces'])}, a "
+        "lone piggy each, solver-aimed, child aimer), the same shots for every variant, "
+        "CPU time"
+    )
+    print(
+        f"  {'variant':20s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} "
+        f"{'same verdicts':>13s} {'same strikes':>12s}   P(target) by space"
+    )
     for row in figures["child_variants"]:
         p = " ".join(f"{v:.2f}" for v in row["p_target"].values())
-        print(f"  {row['variant']:20s} {row['shots_per_cpu_s']:11.2f} "
-              f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} "
-              f"{row['same_verdicts']:13d} {row['same_strikes']:12d}   {p}")
+        print(
+            f"  {row['variant']:20s} {row['shots_per_cpu_s']:11.2f} "
+            f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} "
+            f"{row['same_verdicts']:13d} {row['same_strikes']:12d}   {p}"
+        )

@@ -31,8 +31,10 @@ def max_dp_test(a_only: list[int], b_only: list[int], shots: int) -> tuple[float
     observed = max(abs(a - b) for a, b in zip(a_only, b_only, strict=True))
 
     def all_within(m: int) -> float:  # P(every |2 B_k - d_k| <= m)
-        return math.prod(binom.cdf((d + m) // 2, d, 0.5) - binom.cdf(-((m - d) // 2) - 1, d, 0.5)
-                         for d in discordant)
+        return math.prod(
+            binom.cdf((d + m) // 2, d, 0.5) - binom.cdf(-((m - d) // 2) - 1, d, 0.5)
+            for d in discordant
+        )
 
     resolvable = next(m for m in range(max(discordant) + 1) if all_within(m) >= 0.95)
     p_value = 1.0 if observed == 0 else 1.0 - all_within(observed - 1)
@@ -44,18 +46,26 @@ def paired(a: list[list[frozenset]], b: list[list[frozenset]]) -> dict:
     out): P(target knocked out) per target, the largest |P_A - P_B|, the exact McNemar
     test on target-knocked-out over all shots, the share of shots with the same verdicts."""
     shots = len(a[0])
-    a_only = [sum(p in x and p not in y for x, y in zip(a[k], b[k], strict=True))
-              for k, p in enumerate(ALL_PIGGIES)]
-    b_only = [sum(p in y and p not in x for x, y in zip(a[k], b[k], strict=True))
-              for k, p in enumerate(ALL_PIGGIES)]
+    a_only = [
+        sum(p in x and p not in y for x, y in zip(a[k], b[k], strict=True))
+        for k, p in enumerate(ALL_PIGGIES)
+    ]
+    b_only = [
+        sum(p in y and p not in x for x, y in zip(a[k], b[k], strict=True))
+        for k, p in enumerate(ALL_PIGGIES)
+    ]
     resolvable, max_p = max_dp_test(a_only, b_only, shots)
     same = sum(x == y for ra, rb in zip(a, b, strict=True) for x, y in zip(ra, rb, strict=True))
     largest = max(abs(x - y) for x, y in zip(a_only, b_only, strict=True))
-    return {"max_abs_dp": round(largest / shots, 4),
-            "max_abs_dp_resolvable": round(resolvable, 4), "max_abs_dp_p": round(max_p, 4),
-            "a_only": sum(a_only), "b_only": sum(b_only),
-            "mcnemar_p": round(mcnemar_exact(sum(a_only), sum(b_only)), 4),
-            "agreement": round(same / (shots * len(a)), 4)}
+    return {
+        "max_abs_dp": round(largest / shots, 4),
+        "max_abs_dp_resolvable": round(resolvable, 4),
+        "max_abs_dp_p": round(max_p, 4),
+        "a_only": sum(a_only),
+        "b_only": sum(b_only),
+        "mcnemar_p": round(mcnemar_exact(sum(a_only), sum(b_only)), 4),
+        "agreement": round(same / (shots * len(a)), 4),
+    }
 
 
 def passes(test: dict) -> bool:

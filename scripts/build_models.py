@@ -20,8 +20,11 @@ def main() -> int:
     args = parser.parse_args()
     start = time.perf_counter()
     assets = build_assets()
-    stale = [name for name, text in assets.items()
-             if not (ASSETS_DIR / name).is_file() or (ASSETS_DIR / name).read_text() != text]
+    stale = [
+        name
+        for name, text in assets.items()
+        if not (ASSETS_DIR / name).is_file() or (ASSETS_DIR / name).read_text() != text
+    ]
     if args.check:
         for name in stale:
             print(f"stale: {name}")

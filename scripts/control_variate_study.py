@@ -61,9 +61,11 @@ def mc_deviates(seed: int) -> np.ndarray:
     d = rng.standard_normal(3)
     e = rng.standard_normal(2)
     yaw = (d[0] * launcher.yaw_sd_deg + e[0] * aimer.yaw_sd_deg) / math.hypot(
-        launcher.yaw_sd_deg, aimer.yaw_sd_deg)
+        launcher.yaw_sd_deg, aimer.yaw_sd_deg
+    )
     pitch = (d[1] * launcher.pitch_sd_deg + e[1] * aimer.pitch_sd_deg) / math.hypot(
-        launcher.pitch_sd_deg, aimer.pitch_sd_deg)
+        launcher.pitch_sd_deg, aimer.pitch_sd_deg
+    )
     return np.array([yaw, pitch, d[2]])
 
 
@@ -85,7 +87,8 @@ def main() -> int:
         w_half = fit_logistic(features(z[:half]), hits[:half])
         g_rest = surrogate(w_half, z[half:])
         b_half = np.cov(hits[:half], surrogate(w_half, z[:half]))[0, 1] / np.var(
-            surrogate(w_half, z[:half]), ddof=1)
+            surrogate(w_half, z[:half]), ddof=1
+        )
         mc_vr = np.var(hits[half:]) / np.var(hits[half:] - b_half * g_rest)
         plain, adjusted = [], []
         for run in (r for r in runs if r["space"] == space and r["sampler"] == "rqmc"):

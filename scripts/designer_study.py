@@ -62,16 +62,31 @@ def screenshot(page: Path, space: str, png: Path) -> None:
         return
     with tempfile.TemporaryDirectory() as profile:
         shot = Path(profile) / "page.png"
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--no-first-run", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={profile}", "--window-size=1300,2350",
-                        "--hide-scrollbars", "--virtual-time-budget=4000",
-                        f"--screenshot={shot}", page.resolve().as_uri() + f"#{space}"],
-                       capture_output=True, timeout=180, check=True)
+        subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--window-size=1300,2350",
+                "--hide-scrollbars",
+                "--virtual-time-budget=4000",
+                f"--screenshot={shot}",
+                page.resolve().as_uri() + f"#{space}",
+            ],
+            capture_output=True,
+            timeout=180,
+            check=True,
+        )
         image = Image.open(shot).convert("RGB")
-        image.resize((1000, round(image.height * 1000 / image.width)),
-                     Image.LANCZOS).save(png, optimize=True)
+        image.resize((1000, round(image.height * 1000 / image.width)), Image.LANCZOS).save(
+            png, optimize=True
+        )
 
 
 def main() -> None:
@@ -85,10 +100,16 @@ def main() -> None:
     args = parser.parse_args()
     cache, pictures = Path(args.out), Path(args.pictures)
     board = load_board("stock")
-    spec = hitmap.SweepSpec(board="stock", design="stock", stacks={},
-                            spaces=tuple(space_name(s) for s in board.spaces),
-                            shots=1000, seed=0, aimer=load_aimer("child").to_dict(),
-                            precision=args.precision)
+    spec = hitmap.SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=tuple(space_name(s) for s in board.spaces),
+        shots=1000,
+        seed=0,
+        aimer=load_aimer("child").to_dict(),
+        precision=args.precision,
+    )
     stock, fast = load_design("stock"), load_design("fast-spring")
 
     start = time.perf_counter()
@@ -97,57 +118,87 @@ def main() -> None:
     rows = [c["row"] for c in stock_chunks]
     shots = sum(r["shots"] for r in rows)
     fixed = fixed_n_for(args.precision) * sum(r["reachable"] for r in rows)
-    save_figure(heatmap_figure(board, rows, "stock design, a child aiming: P(target "
-                                      f"knocked out) to ±{args.precision:g}"),
-                pictures / "hitmap-child.png")
+    save_figure(
+        heatmap_figure(
+            board,
+            rows,
+            f"stock design, a child aiming: P(target knocked out) to ±{args.precision:g}",
+        ),
+        pictures / "hitmap-child.png",
+    )
 
     paired = dataclasses.replace(spec, precision=args.compare_precision)
     base_chunks = design_tools.design_chunks(paired, stock, args.workers, cache)
     fast_chunks = design_tools.design_chunks(paired, fast, args.workers, cache)
     versus = compare.compare_chunks("stock", "fast-spring", base_chunks, fast_chunks)
     made_by = design_tools.comparison_provenance(
-        paired, ["stock", "fast-spring"], [[c["row"] for c in base_chunks],
-                                           [c["row"] for c in fast_chunks]])
+        paired,
+        ["stock", "fast-spring"],
+        [[c["row"] for c in base_chunks], [c["row"] for c in fast_chunks]],
+    )
     save_figure(compare.difference_figure(board, versus, made_by), pictures / "compare.png")
-    page = write_text_atomic(cache / "report.html", report_html(report.build(
-        paired, board, [stock, fast], versus, [base_chunks, fast_chunks], made_by,
-        compare.SCALE)))
+    page = write_text_atomic(
+        cache / "report.html",
+        report_html(
+            report.build(
+                paired,
+                board,
+                [stock, fast],
+                versus,
+                [base_chunks, fast_chunks],
+                made_by,
+                compare.SCALE,
+            )
+        ),
+    )
     screenshot(page, "r2c3", pictures / "report.png")
 
     vary_spec = dataclasses.replace(paired, vary=VARY)
     varied = design_tools.design_chunks(vary_spec, stock, args.workers, cache)
     robust = compare.compare_chunks("as designed", "guesses varied", base_chunks, varied)
     vary_made_by = design_tools.comparison_provenance(
-        vary_spec, ["stock", "stock"], [[c["row"] for c in base_chunks],
-                                        [c["row"] for c in varied]])
-    save_figure(compare.difference_figure(board, robust, vary_made_by),
-                pictures / "compare-vary.png")
+        vary_spec, ["stock", "stock"], [[c["row"] for c in base_chunks], [c["row"] for c in varied]]
+    )
+    save_figure(
+        compare.difference_figure(board, robust, vary_made_by), pictures / "compare-vary.png"
+    )
 
     ps = [r["p_target"] for r in rows if r["reachable"]]
     result = {
         "precision": args.precision,
-        "spaces": len(rows), "in_reach": len(ps),
-        "shots": shots, "shots_fixed_n": fixed,
-        "shots_per_space": [min(r["shots"] for r in rows if r["reachable"]),
-                            max(r["shots"] for r in rows if r["reachable"])],
+        "spaces": len(rows),
+        "in_reach": len(ps),
+        "shots": shots,
+        "shots_fixed_n": fixed,
+        "shots_per_space": [
+            min(r["shots"] for r in rows if r["reachable"]),
+            max(r["shots"] for r in rows if r["reachable"]),
+        ],
         "seconds": round(seconds, 1),
         "p_target_range": [min(ps), max(ps)],
         "spaces_above_0_95": sum(p > 0.95 for p in ps),
-        "stock_vs_fast": {"verdict": versus.verdict,
-                          "mean_diff": [round(v, 4) for v in versus.mean_diff],
-                          "figures": [design_tools.figures(board, stock, base_chunks),
-                                      design_tools.figures(board, fast, fast_chunks)]},
-        "vary": {"verdict": robust.verdict,
-                 "mean_diff": [round(v, 4) for v in robust.mean_diff]},
+        "stock_vs_fast": {
+            "verdict": versus.verdict,
+            "mean_diff": [round(v, 4) for v in versus.mean_diff],
+            "figures": [
+                design_tools.figures(board, stock, base_chunks),
+                design_tools.figures(board, fast, fast_chunks),
+            ],
+        },
+        "vary": {"verdict": robust.verdict, "mean_diff": [round(v, 4) for v in robust.mean_diff]},
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"stock, child, ±{args.precision:g}: {shots} shots over {len(ps)} spaces "
-          f"({result['shots_per_space'][0]}-{result['shots_per_space'][1]} a space) in "
-          f"{seconds:.0f} s; fixed N for the same precision: {fixed} shots")
-    print(f"P(target) from {min(ps):.2f} to {max(ps):.2f}; above 0.95 on "
-          f"{result['spaces_above_0_95']} spaces")
+    print(
+        f"stock, child, ±{args.precision:g}: {shots} shots over {len(ps)} spaces "
+        f"({result['shots_per_space'][0]}-{result['shots_per_space'][1]} a space) in "
+        f"{seconds:.0f} s; fixed N for the same precision: {fixed} shots"
+    )
+    print(
+        f"P(target) from {min(ps):.2f} to {max(ps):.2f}; above 0.95 on "
+        f"{result['spaces_above_0_95']} spaces"
+    )
     print(versus.verdict)
     print(robust.verdict)
 

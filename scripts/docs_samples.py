@@ -39,8 +39,9 @@ if str(ROOT) not in sys.path:  # run from a checkout: this repository's packages
 
 #: The layout of docs/formats.md's shot JSON: one stack, the example's target.
 STACK_LAYOUT = {"stacks": {"r8c3": ["gold-2", "pink-1"]}}
-MARKER = re.compile(r"(<!-- sample: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /sample -->)",
-                    re.S)
+MARKER = re.compile(
+    r"(<!-- sample: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /sample -->)", re.S
+)
 
 
 def piggy(*argv: str) -> str:
@@ -72,13 +73,24 @@ def _with_layout(layout: dict, shown_as: str, *argv: str) -> str:
 def demo_shot() -> str:
     from sim.cli.demo import DEMO_LAYOUT
 
-    return _fenced("text", _with_layout(DEMO_LAYOUT, "piggy-demo/layout.json", "shoot",
-                                        "--layout", "piggy-demo/layout.json", "--at", "gold-2"))
+    return _fenced(
+        "text",
+        _with_layout(
+            DEMO_LAYOUT,
+            "piggy-demo/layout.json",
+            "shoot",
+            "--layout",
+            "piggy-demo/layout.json",
+            "--at",
+            "gold-2",
+        ),
+    )
 
 
 def shoot_by_hand() -> str:
-    return _fenced("text", "$ piggy shoot --yaw 10 --pitch 5\n"
-                   + piggy("shoot", "--yaw", "10", "--pitch", "5"))
+    return _fenced(
+        "text", "$ piggy shoot --yaw 10 --pitch 5\n" + piggy("shoot", "--yaw", "10", "--pitch", "5")
+    )
 
 
 def tournament() -> str:
@@ -108,9 +120,10 @@ def compact_json(value, indent: int = 0, width: int = 92) -> str:
         return flat
     pad = " " * (indent + 2)
     if isinstance(value, dict):
-        items = [f"{pad}{json.dumps(k)}: "
-                 + compact_json(v, indent + 2, width - len(json.dumps(k)) - 2)
-                 for k, v in value.items()]
+        items = [
+            f"{pad}{json.dumps(k)}: " + compact_json(v, indent + 2, width - len(json.dumps(k)) - 2)
+            for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
     items = [pad + compact_json(v, indent + 2, width) for v in value]
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
@@ -120,14 +133,27 @@ def pig_out_solves() -> str:
     """The solve table: exact figures, and the time each solve took here."""
     from referee import load_game, pig_solver
 
-    rows = [("classic Pig (`--preset pig`)", {"preset": "pig"}, None, "0.5306"),
-            ("classic Pig, both hold at 20 (`--hold-at 20`)", {"preset": "pig"}, 20, "0.5347"),
-            ("Pig-Out 2 rules, infinite deck, target 60", {"deck": "infinite", "target": 60},
-             None, "—"),
-            ("Pig-Out 2 rules, infinite deck, target 150", {"deck": "infinite", "target": 150},
-             None, "—")]
-    lines = ["| game | first player wins (optimal vs optimal) | published | states | sweeps | "
-             "time here |", "|---|---|---|---|---|---|"]
+    rows = [
+        ("classic Pig (`--preset pig`)", {"preset": "pig"}, None, "0.5306"),
+        ("classic Pig, both hold at 20 (`--hold-at 20`)", {"preset": "pig"}, 20, "0.5347"),
+        (
+            "Pig-Out 2 rules, infinite deck, target 60",
+            {"deck": "infinite", "target": 60},
+            None,
+            "—",
+        ),
+        (
+            "Pig-Out 2 rules, infinite deck, target 150",
+            {"deck": "infinite", "target": 150},
+            None,
+            "—",
+        ),
+    ]
+    lines = [
+        "| game | first player wins (optimal vs optimal) | published | states | sweeps | "
+        "time here |",
+        "|---|---|---|---|---|---|",
+    ]
     for label, params, hold_at, published in rows:
         game = load_game("pig_out", **params)
         start = time.process_time()
@@ -137,18 +163,25 @@ def pig_out_solves() -> str:
             win, _, sweeps = pig_solver.evaluate_hold_at(game, hold_at)
         seconds = time.process_time() - start
         states = game.params["target"] ** 3
-        lines.append(f"| {label} | {pig_solver.first_player_win_probability(win):.4f} | "
-                     f"{published} | {states:,} | {sweeps} | {seconds:.1f} s |")
+        lines.append(
+            f"| {label} | {pig_solver.first_player_win_probability(win):.4f} | "
+            f"{published} | {states:,} | {sweeps} | {seconds:.1f} s |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def design_check_spring() -> str:
-    return _fenced("text", "$ piggy design check spring-stock\n"
-                   + piggy("design", "check", "spring-stock")
-                   + "$ piggy design check stock --limit-energy-j 0.004 | grep FLAG\n"
-                   + "".join(line + "\n" for line in piggy(
-                       "design", "check", "stock", "--limit-energy-j", "0.004").splitlines()
-                             if "FLAG" in line))
+    return _fenced(
+        "text",
+        "$ piggy design check spring-stock\n"
+        + piggy("design", "check", "spring-stock")
+        + "$ piggy design check stock --limit-energy-j 0.004 | grep FLAG\n"
+        + "".join(
+            line + "\n"
+            for line in piggy("design", "check", "stock", "--limit-energy-j", "0.004").splitlines()
+            if "FLAG" in line
+        ),
+    )
 
 
 def calibrate_example() -> str:
@@ -190,8 +223,11 @@ def main() -> int:
     from models.files import write_text_atomic
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="compare instead of rewriting; exit 1 when a block drifted")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="compare instead of rewriting; exit 1 when a block drifted",
+    )
     parser.add_argument("--only", nargs="+", choices=sorted(SAMPLES), help="these samples only")
     args = parser.parse_args()
     names = args.only or list(SAMPLES)

@@ -46,9 +46,14 @@ PICTURES = {
     "game.gif": "a short bots-only game, turn by turn",
     "sandbox.png": "the sandbox window",
 }
-GROUPS = {"videos": [n for n in PICTURES if n.endswith(".gif") and n.startswith("shot")],
-          "still": ["demo-shot.png"], "hitmap": ["hitmap.png"], "page": ["shot-page.png"],
-          "game": ["game.gif"], "sandbox": ["sandbox.png"]}
+GROUPS = {
+    "videos": [n for n in PICTURES if n.endswith(".gif") and n.startswith("shot")],
+    "still": ["demo-shot.png"],
+    "hitmap": ["hitmap.png"],
+    "page": ["shot-page.png"],
+    "game": ["game.gif"],
+    "sandbox": ["sandbox.png"],
+}
 #: Video frames for the repository: size, frames a second, times slower than life.
 VIDEO_SIZE, VIDEO_FPS, VIDEO_SLOWMO = (480, 360), 12, 2.5
 SEED = 0
@@ -61,8 +66,7 @@ def demo_shot():
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
     world = World(board, design, layout)
-    result = shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=SEED,
-                        record=True)
+    result = shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=SEED, record=True)
     return world, result
 
 
@@ -71,8 +75,7 @@ def videos(out: Path, world, result) -> None:
 
     with ShotRenderer(world.board, world.design, size=VIDEO_SIZE) as renderer:
         for camera in CAMERAS:
-            frames = renderer.frames(result, camera, fps=VIDEO_FPS, slowmo=VIDEO_SLOWMO,
-                                     hold_s=1.5)
+            frames = renderer.frames(result, camera, fps=VIDEO_FPS, slowmo=VIDEO_SLOWMO, hold_s=1.5)
             write_gif(frames, out / f"shot-{camera}.gif", fps=VIDEO_FPS)
             if camera == demo.DEMO_CAMERA:
                 write_gif(frames, out / "shot.gif", fps=VIDEO_FPS)
@@ -81,8 +84,10 @@ def videos(out: Path, world, result) -> None:
 def still(out: Path, world, result) -> None:
     from sim.views.pictures import save_figure
 
-    save_figure(shot_picture.shot_figure(world, result, f"demo: aimed at {demo.DEMO_TARGET}"),
-                out / "demo-shot.png")
+    save_figure(
+        shot_picture.shot_figure(world, result, f"demo: aimed at {demo.DEMO_TARGET}"),
+        out / "demo-shot.png",
+    )
 
 
 def hit_map(out: Path, shots: int, workers: int) -> None:
@@ -90,12 +95,22 @@ def hit_map(out: Path, shots: int, workers: int) -> None:
     from sim.views.hitmap_picture import save_heatmap
 
     board = load_board("stock")
-    spec = hitmap.SweepSpec(board="stock", design="stock", stacks={},
-                            spaces=hitmap.check_spaces(board, None, {}), shots=shots, seed=SEED)
+    spec = hitmap.SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=hitmap.check_spaces(board, None, {}),
+        shots=shots,
+        seed=SEED,
+    )
     with tempfile.TemporaryDirectory() as folder:
         rows = hitmap.sweep(spec, Path(folder) / "hitmap.csv", fmt="csv", workers=workers)
-    save_heatmap(board, rows, out / "hitmap.png",
-                        f"stock launcher: P(a lone piggy is knocked out), {shots} shots a space")
+    save_heatmap(
+        board,
+        rows,
+        out / "hitmap.png",
+        f"stock launcher: P(a lone piggy is knocked out), {shots} shots a space",
+    )
 
 
 def page(out: Path, world, result) -> None:
@@ -109,14 +124,27 @@ def page(out: Path, world, result) -> None:
         html = write_shot_page(world.board, world.design, result, Path(folder) / "shot.html")
         shot = Path(folder) / "page.png"
         # WebGL in software (SwiftShader): no GPU or display needed
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--use-angle=swiftshader",
-                        "--enable-unsafe-swiftshader",
-                        "--no-first-run", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={Path(folder) / 'profile'}", "--window-size=900,650",
-                        "--virtual-time-budget=2000", f"--screenshot={shot}",
-                        html.resolve().as_uri() + "#end"],
-                       capture_output=True, timeout=180, check=True)
+        subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--use-angle=swiftshader",
+                "--enable-unsafe-swiftshader",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={Path(folder) / 'profile'}",
+                "--window-size=900,650",
+                "--virtual-time-budget=2000",
+                f"--screenshot={shot}",
+                html.resolve().as_uri() + "#end",
+            ],
+            capture_output=True,
+            timeout=180,
+            check=True,
+        )
         _save_png(shot, out / "shot-page.png")
 
 
@@ -130,8 +158,9 @@ def game(out: Path) -> None:
 
     g = referee.load_game("go_piggy_go", players=2)
     final = play(g, [make_bot("greedy", g, SEED), make_bot("random", g, SEED + 1)], seed=SEED)
-    frames = game_frames(replay("go_piggy_go", g.params, final.history), g.board,
-                         ["greedy", "random"])
+    frames = game_frames(
+        replay("go_piggy_go", g.params, final.history), g.board, ["greedy", "random"]
+    )
     write_gif(frames, out / "game.gif", fps=1, colours=48)
 
 
@@ -143,17 +172,23 @@ def sandbox(out: Path) -> None:
     from PIL import ImageGrab
 
     read, write = os.pipe()
-    server = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write)
     try:
         with os.fdopen(read) as numbers:
             display = ":" + numbers.readline().strip()
-        window = subprocess.Popen([sys.executable, "-m", "sim.cli", "sandbox", "--seconds",
-                                   "90"], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                                  env={**os.environ, "DISPLAY": display,
-                                       "PYTHONPATH": str(ROOT)})
+        window = subprocess.Popen(
+            [sys.executable, "-m", "sim.cli", "sandbox", "--seconds", "90"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)},
+        )
         window.stdout.readline()  # "Sandbox open: ..."
         time.sleep(2.0)
         with tempfile.TemporaryDirectory() as folder:
@@ -192,18 +227,22 @@ def main(argv=None) -> int:
     except OSError as exc:
         parser.error(f"--out {args.out}: cannot make the folder ({exc.strerror or exc})")
     shot = demo_shot() if {"videos", "still", "page"} & set(groups) else None
-    makers = {"videos": lambda: videos(args.out, *shot), "still": lambda: still(args.out, *shot),
-              "hitmap": lambda: hit_map(args.out, args.hitmap_shots, args.workers),
-              "page": lambda: page(args.out, *shot), "game": lambda: game(args.out),
-              "sandbox": lambda: sandbox(args.out)}
+    makers = {
+        "videos": lambda: videos(args.out, *shot),
+        "still": lambda: still(args.out, *shot),
+        "hitmap": lambda: hit_map(args.out, args.hitmap_shots, args.workers),
+        "page": lambda: page(args.out, *shot),
+        "game": lambda: game(args.out),
+        "sandbox": lambda: sandbox(args.out),
+    }
     for group in groups:
         start = time.perf_counter()
         makers[group]()
         made = [n for n in GROUPS[group] if (args.out / n).exists()]
-        print(f"{group}: {', '.join(made) or 'nothing'} "
-              f"({time.perf_counter() - start:.0f} s)")
-    print(json.dumps({n: (args.out / n).stat().st_size for n in PICTURES
-                      if (args.out / n).exists()}))
+        print(f"{group}: {', '.join(made) or 'nothing'} ({time.perf_counter() - start:.0f} s)")
+    print(
+        json.dumps({n: (args.out / n).stat().st_size for n in PICTURES if (args.out / n).exists()})
+    )
     return 0
 
 

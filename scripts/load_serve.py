@@ -37,8 +37,13 @@ class Served:
     def __init__(self, *args: str, cwd: Path | None = None, start_timeout_s: float = 180.0):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "sim.cli", "serve", "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd or ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd or ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            start_new_session=True,
+        )
         ready, _, _ = select.select([self.process.stdout], [], [], start_timeout_s)
         line = self.process.stdout.readline() if ready else ""
         if not line.startswith("Open http"):
@@ -47,16 +52,18 @@ class Served:
         self.url = line.split()[1]
         self.base, self.token = self.url.split("/?token=")
 
-    def request(self, path: str, body: object = None, token: bool = True,
-                raw: bytes | None = None) -> tuple[int, object]:
+    def request(
+        self, path: str, body: object = None, token: bool = True, raw: bytes | None = None
+    ) -> tuple[int, object]:
         """(status, the JSON reply or the bytes of another) of a GET, or a POST of
         ``body`` as JSON (``raw``: those bytes)."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"}
         if token:
             headers["X-Piggy-Token"] = self.token
-        request = urllib.request.Request(self.base + path, data=data, headers=headers,
-                                         method="GET" if data is None else "POST")
+        request = urllib.request.Request(
+            self.base + path, data=data, headers=headers, method="GET" if data is None else "POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=300) as reply:
                 status, kind, content = reply.status, reply.headers["Content-Type"], reply.read()
@@ -103,8 +110,13 @@ def load(served: Served, clients: int, shots: int, seconds: float) -> dict:
     def client(index: int) -> None:
         status, state = served.request("/api/new", {})
         sid = state["id"]
-        served.request(f"/api/{sid}/edit", {"op": "layout", "stacks": {
-            "r8c3": ["gold-2", "pink-1"], _SPACES[index % len(_SPACES)]: ["gold-1"]}})
+        served.request(
+            f"/api/{sid}/edit",
+            {
+                "op": "layout",
+                "stacks": {"r8c3": ["gold-2", "pink-1"], _SPACES[index % len(_SPACES)]: ["gold-1"]},
+            },
+        )
         status, state = served.request(f"/api/{sid}/aim", {"at": "gold-1"})
         expected = state["stacks"]
         for shot in range(shots):
@@ -136,8 +148,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--shots", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=1200.0,
-                        help="stop sending shots after this long")
+    parser.add_argument(
+        "--seconds", type=float, default=1200.0, help="stop sending shots after this long"
+    )
     args = parser.parse_args()
     served = Served("--workers", str(args.workers), "--layout", "empty")
     load(served, 2, 1, args.seconds)  # two workers start
@@ -147,13 +160,15 @@ def main() -> int:
     elapsed = time.monotonic() - start
     after, processes_after = served.memory_mb()
     code, left = served.stop()
-    print(f"{args.clients} clients x {args.shots} shots, {args.workers} workers: "
-          f"{outcome['answered']} answered, {len(outcome['refused'])} refused, "
-          f"{len(outcome['mixed'])} mixed between tabs, {outcome['unanswered']} not sent "
-          f"(time limit) in {elapsed:.0f} s; memory {before:.0f} MB before ({processes_before} "
-          f"processes), {after:.0f} MB after ({processes_after}); Ctrl-C: exit code {code}, "
-          f"{'a process left' if left else 'no process left'}")
-    ok = (outcome["answered"] == args.clients * args.shots and not left)
+    print(
+        f"{args.clients} clients x {args.shots} shots, {args.workers} workers: "
+        f"{outcome['answered']} answered, {len(outcome['refused'])} refused, "
+        f"{len(outcome['mixed'])} mixed between tabs, {outcome['unanswered']} not sent "
+        f"(time limit) in {elapsed:.0f} s; memory {before:.0f} MB before ({processes_before} "
+        f"processes), {after:.0f} MB after ({processes_after}); Ctrl-C: exit code {code}, "
+        f"{'a process left' if left else 'no process left'}"
+    )
+    ok = outcome["answered"] == args.clients * args.shots and not left
     return 0 if ok else 1
 
 

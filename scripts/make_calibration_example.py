@@ -21,16 +21,26 @@ def main() -> int:
     parser.add_argument("--design", default="stock", help="the design the shots are fired with")
     parser.add_argument("--seed", type=int, default=6, help="seeds every shot's noise")
     parser.add_argument("--out", default="docs/examples/measured-shots.csv")
-    parser.add_argument("--pitch-offset", type=float, default=0.0,
-                        help="degrees the barrel points above the pitch written down")
-    parser.add_argument("--chronograph", action="store_true",
-                        help="add each shot's speed (speed_mm_s)")
+    parser.add_argument(
+        "--pitch-offset",
+        type=float,
+        default=0.0,
+        help="degrees the barrel points above the pitch written down",
+    )
+    parser.add_argument(
+        "--chronograph", action="store_true", help="add each shot's speed (speed_mm_s)"
+    )
     args = parser.parse_args()
-    text = sandbox_shots_csv(load_design(args.design), seed=args.seed,
-                             pitch_offset_deg=args.pitch_offset, chronograph=args.chronograph)
+    text = sandbox_shots_csv(
+        load_design(args.design),
+        seed=args.seed,
+        pitch_offset_deg=args.pitch_offset,
+        chronograph=args.chronograph,
+    )
     write_text_atomic(args.out, text)
-    print(f"{args.out}: {text.count(chr(10)) - 1} shots with design '{args.design}', "
-          f"seed {args.seed}")
+    print(
+        f"{args.out}: {text.count(chr(10)) - 1} shots with design '{args.design}', seed {args.seed}"
+    )
     return 0
 
 

@@ -45,10 +45,13 @@ def measure(spec: str, bot: str, games: int, simulations: int, seed: int) -> dic
     for number in range(games):
         rng = np.random.RandomState(np.random.SeedSequence([seed, number]).generate_state(1)[0])
         seat = number % 2
-        searcher = mcts.MCTSBot(game, UCT_C, simulations, mcts.RandomRolloutEvaluator(1, rng),
-                                random_state=rng)
-        bots = [searcher if i == seat else RefereeBot(game, bot, seed=seed * 1000 + number)
-                for i in range(2)]
+        searcher = mcts.MCTSBot(
+            game, UCT_C, simulations, mcts.RandomRolloutEvaluator(1, rng), random_state=rng
+        )
+        bots = [
+            searcher if i == seat else RefereeBot(game, bot, seed=seed * 1000 + number)
+            for i in range(2)
+        ]
         state = game.new_initial_state()
         returns = evaluate_bots(state, bots, rng)
         replay = game.new_initial_state()
@@ -58,11 +61,18 @@ def measure(spec: str, bot: str, games: int, simulations: int, seed: int) -> dic
         wins += returns[seat] > 0
         undecided += all(r == 0 for r in returns)
     low, high = wilson_interval(wins, games)
-    return {"game": spec, "mcts_simulations": simulations, "against": bot, "games": games,
-            "mcts_wins": wins, "mcts_win_rate": round(wins / games, 4),
-            "ci95": [round(low, 4), round(high, 4)], "undecided": undecided,
-            "actions_checked_legal": moves,
-            "seconds": round(time.perf_counter() - start, 1)}
+    return {
+        "game": spec,
+        "mcts_simulations": simulations,
+        "against": bot,
+        "games": games,
+        "mcts_wins": wins,
+        "mcts_win_rate": round(wins / games, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        "undecided": undecided,
+        "actions_checked_legal": moves,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def main() -> int:
@@ -70,8 +80,9 @@ def main() -> int:
     parser.add_argument("game", help='an OpenSpiel game string, e.g. "python_pig_out(preset=pig)"')
     parser.add_argument("bot", help="our bot in the other seat (piggy's bot names)")
     parser.add_argument("--games", type=int, default=20, help="games (default 20)")
-    parser.add_argument("--simulations", type=int, default=50,
-                        help="MCTS simulations per move (default 50)")
+    parser.add_argument(
+        "--simulations", type=int, default=50, help="MCTS simulations per move (default 50)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
@@ -87,11 +98,13 @@ def main() -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{result['game']}: MCTS ({args.simulations} simulations a move) against {args.bot}, "
-          f"{args.games} games: MCTS won {result['mcts_wins']} ({result['mcts_win_rate']:.0%}, "
-          f"95 % interval {result['ci95'][0]:.0%}-{result['ci95'][1]:.0%}), "
-          f"{result['undecided']} undecided; {result['actions_checked_legal']} actions, all "
-          f"legal; {result['seconds']} s")
+    print(
+        f"{result['game']}: MCTS ({args.simulations} simulations a move) against {args.bot}, "
+        f"{args.games} games: MCTS won {result['mcts_wins']} ({result['mcts_win_rate']:.0%}, "
+        f"95 % interval {result['ci95'][0]:.0%}-{result['ci95'][1]:.0%}), "
+        f"{result['undecided']} undecided; {result['actions_checked_legal']} actions, all "
+        f"legal; {result['seconds']} s"
+    )
     return 0
 
 

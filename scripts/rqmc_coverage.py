@@ -37,18 +37,34 @@ FIRST_SEED = 1000
 
 
 def _spec(space: str, sampler: str, shots: int, seed: int, precision: float | None):
-    return SweepSpec(board="stock", design="stock", stacks={}, spaces=(space,), shots=shots,
-                     seed=seed, aimer=load_aimer("child").to_dict(), precision=precision,
-                     sampler=sampler)
+    return SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=(space,),
+        shots=shots,
+        seed=seed,
+        aimer=load_aimer("child").to_dict(),
+        precision=precision,
+        sampler=sampler,
+    )
 
 
 def _measure(space: str, sampler: str, shots: int, seed: int, precision: float | None):
     rows = run_space(_spec(space, sampler, shots, seed, precision), space)["shots"]
     p, low, high = proportion(rows, lambda r: r["target_knocked"])
-    return {"space": space, "sampler": sampler, "seed": seed, "shots": len(rows),
-            "hits": sum(bool(r["target_knocked"]) for r in rows), "p": p, "low": low,
-            "high": high, "outcomes": "".join("1" if r["target_knocked"] else "0" for r in rows),
-            "where": [[r["seed"], r.get("scramble", -1), r.get("point", -1)] for r in rows]}
+    return {
+        "space": space,
+        "sampler": sampler,
+        "seed": seed,
+        "shots": len(rows),
+        "hits": sum(bool(r["target_knocked"]) for r in rows),
+        "p": p,
+        "low": low,
+        "high": high,
+        "outcomes": "".join("1" if r["target_knocked"] else "0" for r in rows),
+        "where": [[r["seed"], r.get("scramble", -1), r.get("point", -1)] for r in rows],
+    }
 
 
 def write(args, spaces: list[str], results: list[dict], seconds: float) -> dict:
@@ -61,23 +77,37 @@ def write(args, spaces: list[str], results: list[dict], seconds: float) -> dict:
             continue
         p = truth[0]["p"]
         _, mc_shots = sequential_bias(p, args.precision, BATCH, 1000)
-        table.append({
-            "space": space, "p_truth": round(p, 4),
-            "truth_ci": [round(v, 4) for v in wilson_interval(truth[0]["hits"],
-                                                              truth[0]["shots"])],
-            "truth_shots": truth[0]["shots"], "repetitions": len(runs),
-            "coverage": round(sum(r["low"] <= p <= r["high"] for r in runs) / len(runs), 4),
-            "mean_half_width": round(sum(r["high"] - r["low"] for r in runs) / 2 / len(runs), 4),
-            "max_half_width": round(max(r["high"] - r["low"] for r in runs) / 2, 4),
-            "mean_shots": round(sum(r["shots"] for r in runs) / len(runs), 1),
-            "mc_mean_shots": round(mc_shots, 1)})
+        table.append(
+            {
+                "space": space,
+                "p_truth": round(p, 4),
+                "truth_ci": [
+                    round(v, 4) for v in wilson_interval(truth[0]["hits"], truth[0]["shots"])
+                ],
+                "truth_shots": truth[0]["shots"],
+                "repetitions": len(runs),
+                "coverage": round(sum(r["low"] <= p <= r["high"] for r in runs) / len(runs), 4),
+                "mean_half_width": round(
+                    sum(r["high"] - r["low"] for r in runs) / 2 / len(runs), 4
+                ),
+                "max_half_width": round(max(r["high"] - r["low"] for r in runs) / 2, 4),
+                "mean_shots": round(sum(r["shots"] for r in runs) / len(runs), 1),
+                "mc_mean_shots": round(mc_shots, 1),
+            }
+        )
     covered = sum(t["coverage"] * t["repetitions"] for t in table)
     total = sum(t["repetitions"] for t in table)
-    summary = {"precision": args.precision, "aimer": "child", "board": "stock",
-               "workers": args.workers, "seconds": round(seconds, 1),
-               "overall_coverage": round(covered / total, 4) if total else None,
-               "rqmc_shots": sum(t["mean_shots"] for t in table),
-               "mc_shots": round(sum(t["mc_mean_shots"] for t in table), 1), "spaces": table}
+    summary = {
+        "precision": args.precision,
+        "aimer": "child",
+        "board": "stock",
+        "workers": args.workers,
+        "seconds": round(seconds, 1),
+        "overall_coverage": round(covered / total, 4) if total else None,
+        "rqmc_shots": sum(t["mean_shots"] for t in table),
+        "mc_shots": round(sum(t["mc_mean_shots"] for t in table), 1),
+        "spaces": table,
+    }
     runs = sorted(results, key=lambda r: (r["space"], r["sampler"], r["seed"]))
     write_text_atomic(Path(args.out), json.dumps(summary | {"runs": runs}))
     return summary
@@ -91,23 +121,37 @@ def main() -> int:
     parser.add_argument("--precision", type=float, default=0.1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="coverage.json")
-    parser.add_argument("--truth-from", metavar="FILE",
-                        help="take the truths from an earlier --out (same spaces, seed 0)")
+    parser.add_argument(
+        "--truth-from",
+        metavar="FILE",
+        help="take the truths from an earlier --out (same spaces, seed 0)",
+    )
     args = parser.parse_args()
     spaces = args.spaces.split(",")
     results: list[dict] = []
     if args.truth_from:
         with open(args.truth_from) as handle:
-            results = [r for r in json.load(handle)["runs"]
-                       if r["sampler"] == "mc" and r["space"] in spaces]
-    tasks = [(s, "mc", args.truth_shots, 0, None) for s in spaces
-             if not any(r["space"] == s for r in results)]
-    tasks += [(s, "rqmc", 1000, FIRST_SEED + k, args.precision) for s in spaces
-              for k in range(args.repetitions)]
+            results = [
+                r
+                for r in json.load(handle)["runs"]
+                if r["sampler"] == "mc" and r["space"] in spaces
+            ]
+    tasks = [
+        (s, "mc", args.truth_shots, 0, None)
+        for s in spaces
+        if not any(r["space"] == s for r in results)
+    ]
+    tasks += [
+        (s, "rqmc", 1000, FIRST_SEED + k, args.precision)
+        for s in spaces
+        for k in range(args.repetitions)
+    ]
     start = time.perf_counter()
     with process_pool(args.workers) as pool:  # submitted space by space: usable when cut short
-        futures = [pool.submit(_measure, *task) for task in sorted(
-            tasks, key=lambda t: (spaces.index(t[0]), t[1] == "rqmc", t[3]))]
+        futures = [
+            pool.submit(_measure, *task)
+            for task in sorted(tasks, key=lambda t: (spaces.index(t[0]), t[1] == "rqmc", t[3]))
+        ]
         for future in as_completed(futures):
             results.append(future.result())
             write(args, spaces, results, time.perf_counter() - start)

@@ -22,8 +22,10 @@ def main() -> int:
     args = parser.parse_args()
     design = load_design(args.design)
     rows = range_table(load_board(args.board), design, default_pitches(design, args.pitches))
-    print(f"design '{design.name}': {design.launcher.muzzle_speed_mm_s:g} mm/s, "
-          f"{design.physics.steps_per_s:g} steps/s, no drag")
+    print(
+        f"design '{design.name}': {design.launcher.muzzle_speed_mm_s:g} mm/s, "
+        f"{design.physics.steps_per_s:g} steps/s, no drag"
+    )
     print(format_table(rows))
     failed = [r for r in rows if not r.passes]
     print(f"{len(rows) - len(failed)}/{len(rows)} within 1 % or the integrator bound")

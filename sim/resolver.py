@@ -28,8 +28,14 @@ class PhysicalResolver:
     a target out of reach), for showing what happened.
     """
 
-    def __init__(self, design: Design, hit_rule: str = "touches-line", seed: int = 0,
-                 arc: str = "low", aimer: Aimer = PERFECT):
+    def __init__(
+        self,
+        design: Design,
+        hit_rule: str = "touches-line",
+        seed: int = 0,
+        arc: str = "low",
+        aimer: Aimer = PERFECT,
+    ):
         self.design, self.hit_rule, self.seed, self.arc = design, hit_rule, seed, arc
         self.aimer = aimer
         self._world: World | None = None
@@ -42,8 +48,14 @@ class PhysicalResolver:
             self._world = World(board, self.design, hit_rule=self.hit_rule)
         return self._world
 
-    def outcomes(self, board: Board, stacks: dict[str, list[str]], shooter: int, target: str,
-                 shot_number: int) -> list[tuple[tuple[str, ...], float]]:
+    def outcomes(
+        self,
+        board: Board,
+        stacks: dict[str, list[str]],
+        shooter: int,
+        target: str,
+        shot_number: int,
+    ) -> list[tuple[tuple[str, ...], float]]:
         world = self._world_for(board)
         world.set_layout(layout_from_dict({"stacks": stacks}, board=board, source="game"))
         try:

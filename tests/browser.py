@@ -18,9 +18,17 @@ import time
 
 import pytest
 
-FLAGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--mute-audio"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--mute-audio",
+]
 
 
 def chromium() -> str:
@@ -33,9 +41,20 @@ def chromium() -> str:
 
 def screenshot(url: str, out, profile, size=(900, 650), budget_ms: int = 3000) -> None:
     """A picture of ``url`` after ``budget_ms`` of the page's (virtual) time."""
-    subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}",
-                    f"--window-size={size[0]},{size[1]}", f"--virtual-time-budget={budget_ms}",
-                    f"--screenshot={out}", url], capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        [
+            chromium(),
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            f"--window-size={size[0]},{size[1]}",
+            f"--virtual-time-budget={budget_ms}",
+            f"--screenshot={out}",
+            url,
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _pipe_fds(commands: int, replies: int) -> None:
@@ -53,10 +72,20 @@ class Browser:
         from_browser_r, from_browser_w = os.pipe()
         # the browser reads commands on its fd 3 and writes replies on its fd 4
         self.process = subprocess.Popen(
-            [chromium(), *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
-             f"--window-size={size[0]},{size[1]}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=False, preexec_fn=lambda: _pipe_fds(to_browser_r, from_browser_w))
+            [
+                chromium(),
+                *FLAGS,
+                f"--user-data-dir={profile}",
+                "--remote-debugging-pipe",
+                f"--window-size={size[0]},{size[1]}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=False,
+            preexec_fn=lambda: _pipe_fds(to_browser_r, from_browser_w),
+        )
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._out = os.fdopen(to_browser_w, "wb", buffering=0)
@@ -65,8 +94,9 @@ class Browser:
         self._next_id = 0
         self.errors: list[str] = []
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.call("Target.attachToTarget", targetId=target,
-                                 flatten=True)["sessionId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)[
+            "sessionId"
+        ]
         for domain in ("Runtime", "Log", "Page"):
             self.call(f"{domain}.enable", session=True)
 
@@ -83,11 +113,13 @@ class Browser:
         method, params = message.get("method"), message.get("params", {})
         if method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
-            self.errors.append(details.get("exception", {}).get("description")
-                               or details.get("text", "exception"))
+            self.errors.append(
+                details.get("exception", {}).get("description") or details.get("text", "exception")
+            )
         elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
-            self.errors.append(" ".join(str(a.get("value", a.get("description")))
-                                        for a in params["args"]))
+            self.errors.append(
+                " ".join(str(a.get("value", a.get("description"))) for a in params["args"])
+            )
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             self.errors.append(params["entry"]["text"])
 
@@ -112,11 +144,19 @@ class Browser:
 
     def run(self, expression: str):
         """The value of a JavaScript expression in the page (promises awaited)."""
-        result = self.call("Runtime.evaluate", session=True, expression=expression,
-                           awaitPromise=True, returnByValue=True)
+        result = self.call(
+            "Runtime.evaluate",
+            session=True,
+            expression=expression,
+            awaitPromise=True,
+            returnByValue=True,
+        )
         if "exceptionDetails" in result:
-            raise RuntimeError(result["exceptionDetails"].get("exception", {})
-                               .get("description", "the script failed"))
+            raise RuntimeError(
+                result["exceptionDetails"]
+                .get("exception", {})
+                .get("description", "the script failed")
+            )
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout_s: float = 60.0):
@@ -137,8 +177,15 @@ class Browser:
     def click(self, x: float, y: float) -> None:
         """A left click at a point of the page (CSS pixels)."""
         for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y,
-                      button="left", clickCount=1)
+            self.call(
+                "Input.dispatchMouseEvent",
+                session=True,
+                type=kind,
+                x=x,
+                y=y,
+                button="left",
+                clickCount=1,
+            )
 
     def png(self) -> bytes:
         import base64

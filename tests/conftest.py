@@ -9,10 +9,17 @@ from models.design import load_design
 #: A small board for physics tests: 5 x 9 spaces, the tractor in a 3 x 3 hole,
 #: one tall fence straight ahead of it at the r6c2/r7c2 line.
 SMALL_BOARD = {
-    "name": "small", "space_mm": 55.0, "rows": 9, "cols": 5,
+    "name": "small",
+    "space_mm": 55.0,
+    "rows": 9,
+    "cols": 5,
     "holes": [[r, c] for r in (3, 4, 5) for c in (1, 2, 3)],
-    "tractor": [137.5, 247.5], "fences": [[[6, 2], [7, 2]]], "fence_height_mm": 80.0,
-    "checkpoints": [3, 6], "pit_left_rows": [6], "pit_right_rows": [2],
+    "tractor": [137.5, 247.5],
+    "fences": [[[6, 2], [7, 2]]],
+    "fence_height_mm": 80.0,
+    "checkpoints": [3, 6],
+    "pit_left_rows": [6],
+    "pit_right_rows": [2],
 }
 
 
@@ -66,8 +73,8 @@ def rules_board_path(tmp_path_factory):
 @pytest.fixture
 def make_game(rules_board_path):
     def make(players=2, **params):
-        return referee.load_game("go_piggy_go", players=players, board=rules_board_path,
-                                 **params)
+        return referee.load_game("go_piggy_go", players=players, board=rules_board_path, **params)
+
     return make
 
 

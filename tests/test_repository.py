@@ -28,8 +28,9 @@ _FILE_SUFFIXES = {"md", "py", "toml", "json", "jsonl", "txt", "csv", "html", "pn
 def tracked_text_files(root: Path = ROOT) -> dict[str, str]:
     """Every tracked text file of the repository: path relative to the root -> text."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True,
-                                check=True, text=True).stdout
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, text=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the tracked files are unknown")
     files = {}
@@ -57,7 +58,7 @@ def _path_exists(root: Path, path: str) -> bool:
     """Whether a mentioned path exists: a glob must match something; a placeholder
     (``docs/rules/<game>.md``) needs only the folder before it."""
     if "<" in path:
-        path = path[:path.index("<")].rpartition("/")[0]
+        path = path[: path.index("<")].rpartition("/")[0]
     if "*" in path:
         return any(root.glob(path))
     return (root / path).exists()
@@ -118,10 +119,10 @@ def test_dangling_references_are_found():
     bad_module = "sim.physics." + "no_such_engine"
     planted = {
         doc: f"See {bad_path} and [the rules](rules/none.md);\nthe engine is {bad_module}; "
-             f"rulings in {OUTSIDE_NAMES[1]}.\n",
+        f"rulings in {OUTSIDE_NAMES[1]}.\n",
         module: f'"""Board frame ({OUTSIDE_NAMES[0]}, "Units").\n'
-                'As in docs/rules/<game>.md and models/boards/*.toml;\n'
-                'World is sim.physics.world.World; docs/formats.md."""\n',
+        "As in docs/rules/<game>.md and models/boards/*.toml;\n"
+        'World is sim.physics.world.World; docs/formats.md."""\n',
     }
     assert dangling_references(planted) == [
         f"{doc}: mentions {OUTSIDE_NAMES[1]}, which is outside the repository",
@@ -145,11 +146,11 @@ class Import:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
-def module_imports(source: str, module: str, is_package: bool,
-                   modules: set[str]) -> list[Import]:
+def module_imports(source: str, module: str, is_package: bool, modules: set[str]) -> list[Import]:
     """The imports of a module's source. ``from a import b`` names ``a.b`` when that is
     one of ``modules``, else ``a``; relative imports are resolved against ``module``."""
     found: list[Import] = []
@@ -169,7 +170,8 @@ def module_imports(source: str, module: str, is_package: bool,
                     full = f"{base}.{alias.name}"
                     found.append(Import(full if full in modules else base, at_import))
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) or (
-                    isinstance(child, ast.If) and _is_type_checking(child)):
+                isinstance(child, ast.If) and _is_type_checking(child)
+            ):
                 visit(child, False)  # runs later, or never
             else:
                 visit(child, at_import)
@@ -192,8 +194,10 @@ def project_sources(root: Path = ROOT) -> dict[str, tuple[str, bool]]:
 
 def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, list[Import]]:
     modules = set(sources)
-    return {name: module_imports(source, name, is_package, modules)
-            for name, (source, is_package) in sources.items()}
+    return {
+        name: module_imports(source, name, is_package, modules)
+        for name, (source, is_package) in sources.items()
+    }
 
 
 def _within(name: str, prefix: str) -> bool:
@@ -204,8 +208,11 @@ def _within(name: str, prefix: str) -> bool:
 RULES = (
     ("models", ("referee", "sim"), "the toy as data stands below the rules and the physics"),
     ("referee", ("sim", "pybullet"), "the rules never need the physics"),
-    ("sim.physics", ("sim.views", "sim.studies", "sim.cli", "matplotlib"),
-     "the physics never imports pictures, studies or the command line"),
+    (
+        "sim.physics",
+        ("sim.views", "sim.studies", "sim.cli", "matplotlib"),
+        "the physics never imports pictures, studies or the command line",
+    ),
 )
 
 
@@ -225,15 +232,17 @@ def layer_violations(graph: dict[str, list[Import]]) -> list[str]:
 def import_cycles(graph: dict[str, list[Import]]) -> list[list[str]]:
     """The cycles of module-level imports among the project's modules, each as the
     path that closes it (``[a, b, a]``)."""
-    edges = {module: sorted({i.name for i in imports if i.at_import and i.name in graph})
-             for module, imports in graph.items()}
+    edges = {
+        module: sorted({i.name for i in imports if i.at_import and i.name in graph})
+        for module, imports in graph.items()
+    }
     cycles, state = [], {}  # state: 1 on the current path, 2 finished
 
     def visit(module: str, path: list[str]) -> None:
         state[module] = 1
         for target in edges[module]:
             if state.get(target) == 1:
-                cycles.append([*path[path.index(target):], module, target])
+                cycles.append([*path[path.index(target) :], module, target])
             elif target not in state:
                 visit(target, [*path, module])
         state[module] = 2
@@ -267,15 +276,18 @@ def test_the_graph_sees_the_real_imports(graph):
     assert ("referee.go_piggy_go", False) in bots
 
 
-@pytest.mark.parametrize(("package", "source", "imported"), [
-    ("models", "from sim.physics.world import World\n", "sim.physics.world"),
-    ("models", "def f():\n    import referee\n", "referee"),
-    ("referee", "import pybullet\n", "pybullet"),
-    ("referee", "from sim import resolver\n", "sim.resolver"),
-    ("sim.physics", "def f():\n    import matplotlib.pyplot as plt\n", "matplotlib.pyplot"),
-    ("sim.physics", "from ..views import render\n", "sim.views.render"),
-    ("sim.physics", "from sim.cli import main\n", "sim.cli"),
-])
+@pytest.mark.parametrize(
+    ("package", "source", "imported"),
+    [
+        ("models", "from sim.physics.world import World\n", "sim.physics.world"),
+        ("models", "def f():\n    import referee\n", "referee"),
+        ("referee", "import pybullet\n", "pybullet"),
+        ("referee", "from sim import resolver\n", "sim.resolver"),
+        ("sim.physics", "def f():\n    import matplotlib.pyplot as plt\n", "matplotlib.pyplot"),
+        ("sim.physics", "from ..views import render\n", "sim.views.render"),
+        ("sim.physics", "from sim.cli import main\n", "sim.cli"),
+    ],
+)
 def test_layer_violations_are_found(package, source, imported):
     sources = project_sources()
     module = package + "." + "planted"  # in two pieces: no such module exists
@@ -291,7 +303,9 @@ def test_import_cycles_are_found():
     assert cycle[0] == cycle[-1] and set(cycle) == {"sim.physics.aim", "sim.physics.ballistics"}
     # the same import inside a function is not a cycle: it runs later
     sources["sim.physics.ballistics"] = (
-        source + "\ndef f():\n    from sim.physics import aim\n", is_package)
+        source + "\ndef f():\n    from sim.physics import aim\n",
+        is_package,
+    )
     assert import_cycles(import_graph(sources)) == []
 
 
@@ -300,8 +314,12 @@ def test_every_package_is_installed():
     installed wheel (an editable install hides it)."""
     import tomllib
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-                 ["packages"])
-    folders = {".".join(p.parent.relative_to(ROOT).parts) for package in PACKAGES
-               for p in (ROOT / package).rglob("__init__.py")}
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for package in PACKAGES
+        for p in (ROOT / package).rglob("__init__.py")
+    }
     assert listed == folders

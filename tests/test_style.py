@@ -23,8 +23,9 @@ def _ruff() -> list[str]:
 
 
 def test_ruff_check_finds_nothing():
-    done = subprocess.run([*_ruff(), "check", "--no-cache", "."], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [*_ruff(), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True
+    )
     assert done.returncode == 0, f"ruff check found problems:\n{done.stdout}{done.stderr}"
 
 
@@ -33,9 +34,11 @@ def test_ruff_check_fails_on_a_finding(tmp_path):
     unused import."""
     bad = tmp_path / "bad.py"
     bad.write_text("import os\n")
-    done = subprocess.run([*_ruff(), "check", "--no-cache", "--config",
-                           str(ROOT / "pyproject.toml"), str(bad)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [*_ruff(), "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1
     assert "F401" in done.stdout
 
@@ -46,8 +49,9 @@ TYPED = ("models", "referee")
 
 def test_mypy_finds_no_type_error():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
-    done = subprocess.run([sys.executable, "-m", "mypy", *TYPED], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", *TYPED], cwd=ROOT, capture_output=True, text=True
+    )
     assert done.returncode == 0, f"mypy found problems:\n{done.stdout}{done.stderr}"
 
 
@@ -57,7 +61,9 @@ def test_mypy_fails_on_a_type_error(tmp_path):
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
     bad = tmp_path / "bad.py"
     bad.write_text("def twice(n: int) -> int:\n    return 2 * n\n\n\ntwice('x')\n")
-    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file",
-                           str(ROOT / "pyproject.toml"), str(bad)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1 and "arg-type" in done.stdout

@@ -18,8 +18,9 @@ from __future__ import annotations
 try:
     import pyspiel  # noqa: F401  (the adapter needs it; say how to get it if missing)
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("referee.openspiel needs OpenSpiel: pip install '.[openspiel]' "
-                      "(the open_spiel package)") from exc
+    raise ImportError(
+        "referee.openspiel needs OpenSpiel: pip install '.[openspiel]' (the open_spiel package)"
+    ) from exc
 
 from referee.openspiel.adapter import OpenSpielGame, OpenSpielState, register, short_name
 from referee.openspiel.bots import RefereeBot
@@ -30,5 +31,12 @@ GAME_NAMES = {name: short_name(name) for name in ("go_piggy_go", "pig_out", "woo
 
 register()
 
-__all__ = ["GAME_NAMES", "ActionCodec", "OpenSpielGame", "OpenSpielState", "RefereeBot",
-           "codec_for", "register"]
+__all__ = [
+    "GAME_NAMES",
+    "ActionCodec",
+    "OpenSpielGame",
+    "OpenSpielState",
+    "RefereeBot",
+    "codec_for",
+    "register",
+]

@@ -34,8 +34,12 @@ BY_GOLLY_MOVES_PER_TURN = 19 + 20 + 4 + 18 + 1
 #: this have a probability far below 1e-10.
 PIG_ROLL_OFF_ROUNDS = 20
 
-_LONG_NAMES = {"go_piggy_go": "Go Piggy Go! (referee)", "pig_out": "Pig-Out 2 and Pig (referee)",
-               "woolfy": "Woolfy (referee)", "by_golly": "By Golly! (referee)"}
+_LONG_NAMES = {
+    "go_piggy_go": "Go Piggy Go! (referee)",
+    "pig_out": "Pig-Out 2 and Pig (referee)",
+    "woolfy": "Woolfy (referee)",
+    "by_golly": "By Golly! (referee)",
+}
 _PLAYERS = {"go_piggy_go": (2, 4), "pig_out": (2, 12), "woolfy": (1, 6), "by_golly": (2, 6)}
 #: Contexts by game string, so that a pickled state finds its game again.
 _CONTEXTS: dict[str, _Context] = {}
@@ -107,14 +111,19 @@ class OpenSpielGame(pyspiel.Game):
         game, codec = ctx.game, ctx.codec
         n = game.num_players
         identical = game.cooperative
-        super().__init__(GAME_TYPES[name], pyspiel.GameInfo(
-            num_distinct_actions=len(codec.actions),
-            max_chance_outcomes=len(codec.outcomes),
-            num_players=n,
-            min_utility=-1.0 if identical or n == 1 else -1.0 / (n - 1),
-            max_utility=1.0,
-            utility_sum=None if identical else 0.0,
-            max_game_length=_max_moves(ctx)), params)
+        super().__init__(
+            GAME_TYPES[name],
+            pyspiel.GameInfo(
+                num_distinct_actions=len(codec.actions),
+                max_chance_outcomes=len(codec.outcomes),
+                num_players=n,
+                min_utility=-1.0 if identical or n == 1 else -1.0 / (n - 1),
+                max_utility=1.0,
+                utility_sum=None if identical else 0.0,
+                max_game_length=_max_moves(ctx),
+            ),
+            params,
+        )
         self._ctx = ctx
         ctx.game_string = self.to_string()
         _CONTEXTS.setdefault(ctx.game_string, ctx)
@@ -146,8 +155,9 @@ class OpenSpielState(pyspiel.State):
         ctx = game._ctx
         self._live = _Live(ctx, ctx.game.new_initial_state())
         self._moves = 0  # player moves so far (pig_out's horizon counts them)
-        self.recall = (observers.ByGollyRecall(ctx.game.num_players)
-                       if ctx.game.name == "by_golly" else None)
+        self.recall = (
+            observers.ByGollyRecall(ctx.game.num_players) if ctx.game.name == "by_golly" else None
+        )
 
     @property
     def referee_state(self):
@@ -169,8 +179,9 @@ class OpenSpielState(pyspiel.State):
 
     def chance_outcomes(self):
         encode = self._live.ctx.codec.encode
-        return sorted((encode(outcome, True), p)
-                      for outcome, p in self._live.state.chance_outcomes())
+        return sorted(
+            (encode(outcome, True), p) for outcome, p in self._live.state.chance_outcomes()
+        )
 
     def _apply_action(self, action):
         state, ctx = self._live.state, self._live.ctx
@@ -203,18 +214,20 @@ def _max_moves(ctx: _Context) -> int:
     """The most player moves a game can have (OpenSpiel's max_game_length)."""
     game = ctx.game
     turns = game.params["max_turns"]
-    return {"go_piggy_go": lambda: turns,            # one move a turn
-            "pig_out": lambda: ctx.horizon,
-            "woolfy": lambda: 2 * turns,             # choose a piglet, then move it
-            "by_golly": lambda: BY_GOLLY_MOVES_PER_TURN * turns}[game.name]()
+    return {
+        "go_piggy_go": lambda: turns,  # one move a turn
+        "pig_out": lambda: ctx.horizon,
+        "woolfy": lambda: 2 * turns,  # choose a piglet, then move it
+        "by_golly": lambda: BY_GOLLY_MOVES_PER_TURN * turns,
+    }[game.name]()
 
 
 def _max_chance_nodes(ctx: _Context) -> int:
     game = ctx.game
     turns = game.params["max_turns"]
     if game.name == "go_piggy_go":
-        return 2 * turns                                  # the die, and a shot's outcome
-    if game.name == "pig_out":                            # dice then a card, at each turn's
+        return 2 * turns  # the die, and a shot's outcome
+    if game.name == "pig_out":  # dice then a card, at each turn's
         return 2 * (turns + ctx.horizon) + PIG_ROLL_OFF_ROUNDS * game.num_players  # start and roll
     if game.name == "woolfy":
         return turns
@@ -224,18 +237,29 @@ def _max_chance_nodes(ctx: _Context) -> int:
 def _game_type(name: str) -> pyspiel.GameType:
     low, high = _PLAYERS[name]
     return pyspiel.GameType(
-        short_name=short_name(name), long_name=_LONG_NAMES[name],
+        short_name=short_name(name),
+        long_name=_LONG_NAMES[name],
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if name == "by_golly"
-                     else pyspiel.GameType.Information.PERFECT_INFORMATION),
-        utility=(pyspiel.GameType.Utility.IDENTICAL if name == "woolfy"
-                 else pyspiel.GameType.Utility.ZERO_SUM),
+        information=(
+            pyspiel.GameType.Information.IMPERFECT_INFORMATION
+            if name == "by_golly"
+            else pyspiel.GameType.Information.PERFECT_INFORMATION
+        ),
+        utility=(
+            pyspiel.GameType.Utility.IDENTICAL
+            if name == "woolfy"
+            else pyspiel.GameType.Utility.ZERO_SUM
+        ),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=high, min_num_players=low,
-        provides_information_state_string=True, provides_information_state_tensor=False,
-        provides_observation_string=True, provides_observation_tensor=True,
-        parameter_specification=SPECS[name])
+        max_num_players=high,
+        min_num_players=low,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=SPECS[name],
+    )
 
 
 GAME_TYPES = {name: _game_type(name) for name in SPECS}
@@ -243,8 +267,9 @@ GAME_TYPES = {name: _game_type(name) for name in SPECS}
 
 #: One OpenSpielGame subclass per game. OpenSpiel keeps what it registers until the
 #: interpreter is gone; a class (unlike a plain function) is never freed then.
-GAME_CLASSES = {name: type(f"OpenSpiel_{name}", (OpenSpielGame,), {"referee_name": name})
-                for name in SPECS}
+GAME_CLASSES = {
+    name: type(f"OpenSpiel_{name}", (OpenSpielGame,), {"referee_name": name}) for name in SPECS
+}
 
 
 def register() -> None:

@@ -33,7 +33,8 @@ class ActionCodec:
         self._action_ids = {text: i for i, text in enumerate(self.actions)}
         self._outcome_ids = {text: i for i, text in enumerate(self.outcomes)}
         if len(self._action_ids) != len(self.actions) or len(self._outcome_ids) != len(
-                self.outcomes):
+            self.outcomes
+        ):
             raise AssertionError(f"{game_name}: an action string is listed twice")
 
     def encode(self, text: str, chance: bool) -> int:
@@ -42,15 +43,18 @@ class ActionCodec:
             return table[text]
         except KeyError:
             kind = "chance outcome" if chance else "action"
-            raise InputError(f"{self.game_name}: '{text}' is not a {kind} this game can "
-                             "ever have (see docs/ecosystem.md, the encoding)") from None
+            raise InputError(
+                f"{self.game_name}: '{text}' is not a {kind} this game can "
+                "ever have (see docs/ecosystem.md, the encoding)"
+            ) from None
 
     def decode(self, number: int, chance: bool) -> str:
         table = self.outcomes if chance else self.actions
         if not 0 <= number < len(table):
             kind = "chance outcome" if chance else "action"
-            raise InputError(f"{self.game_name}: {kind} number {number} is out of range "
-                             f"0-{len(table) - 1}")
+            raise InputError(
+                f"{self.game_name}: {kind} number {number} is out of range 0-{len(table) - 1}"
+            )
         return table[number]
 
 
@@ -129,5 +133,9 @@ def _by_golly(game) -> ActionCodec:
     return ActionCodec(game.name, actions, outcomes)
 
 
-_BUILDERS = {"go_piggy_go": _go_piggy_go, "pig_out": _pig_out, "woolfy": _woolfy,
-             "by_golly": _by_golly}
+_BUILDERS = {
+    "go_piggy_go": _go_piggy_go,
+    "pig_out": _pig_out,
+    "woolfy": _woolfy,
+    "by_golly": _by_golly,
+}

@@ -74,8 +74,9 @@ def choose(table: np.ndarray, mine: int, theirs: int, total: int, target: int) -
 
 
 # --- exact: two fixed policies ----------------------------------------------------------------
-def win_probability(game, roll_a: np.ndarray, roll_b: np.ndarray, tolerance: float = 1e-10,
-                    max_sweeps: int = 10_000) -> tuple[float, float]:
+def win_probability(
+    game, roll_a: np.ndarray, roll_b: np.ndarray, tolerance: float = 1e-10, max_sweeps: int = 10_000
+) -> tuple[float, float]:
     """P(policy A wins) against policy B, moving first and moving second.
 
     Policy evaluation by value iteration, as referee.pig_out's solver does it
@@ -91,23 +92,26 @@ def win_probability(game, roll_a: np.ndarray, roll_b: np.ndarray, tolerance: flo
     shape = (goal, goal, goal)
     # x[k, i, j]: A to move holding i, B holding j, k this turn; y[k, j, i]: B to move.
     reach = np.broadcast_to(  # the mover's score plus the turn total reaches the goal
-        np.arange(goal)[:, None, None] + np.arange(goal)[None, :, None] >= goal, shape)
+        np.arange(goal)[:, None, None] + np.arange(goal)[None, :, None] >= goal, shape
+    )
     x, y = np.where(reach, 1.0, 0.0), np.zeros(shape)
     ones, zeros = np.ones((goal, goal)), np.zeros((goal, goal))
     for _ in range(max_sweeps):
         x_start, y_start = x[0].copy(), y[0].copy()
         a_holds = np.vstack([y_start.T, np.ones((goal, goal))])  # B to move at [j, i + k]
         for k in range(goal - 1, -1, -1):
-            roll = pig * y_start.T + sum(p * (x[k + g] if k + g < goal else ones)
-                                         for g, p in gains.items())
+            roll = pig * y_start.T + sum(
+                p * (x[k + g] if k + g < goal else ones) for g, p in gains.items()
+            )
             rolls = roll_a[:, :, k] | (k == 0)
-            x[k] = np.where(reach[k], 1.0, np.where(rolls, roll, a_holds[k:k + goal]))
+            x[k] = np.where(reach[k], 1.0, np.where(rolls, roll, a_holds[k : k + goal]))
         b_holds = np.vstack([x[0].T, np.zeros((goal, goal))])  # A to move at [i, j + k]
         for k in range(goal - 1, -1, -1):
-            roll = pig * x[0].T + sum(p * (y[k + g] if k + g < goal else zeros)
-                                      for g, p in gains.items())
+            roll = pig * x[0].T + sum(
+                p * (y[k + g] if k + g < goal else zeros) for g, p in gains.items()
+            )
             rolls = roll_b[:, :, k] | (k == 0)
-            y[k] = np.where(reach[k], 0.0, np.where(rolls, roll, b_holds[k:k + goal]))
+            y[k] = np.where(reach[k], 0.0, np.where(rolls, roll, b_holds[k : k + goal]))
         change = max(np.max(np.abs(x[0] - x_start)), np.max(np.abs(y[0] - y_start)))
         if change < tolerance:
             return float(x[0, 0, 0]), float(y[0, 0, 0])
@@ -165,8 +169,9 @@ def rate(wins: int, games: int) -> tuple[float, float]:
 
 
 # --- the same dice, step by step ---------------------------------------------------------------
-def same_dice_games(games: int, seed: int, roll_probability: float = 0.75,
-                    target: int = 100) -> int:
+def same_dice_games(
+    games: int, seed: int, roll_probability: float = 0.75, target: int = 100
+) -> int:
     """Drive OpenSpiel's Pig and our python_pig_out(preset=pig) with the same dice and
     the same decisions (random, from ``seed``), comparing after every step.
 
@@ -214,14 +219,19 @@ def _compare(theirs, ours, where: str) -> None:
     if ours.is_chance_node():
         checks["chance outcomes"] = (theirs.chance_outcomes(), ours.chance_outcomes())
         checks["outcome names"] = (
-            [theirs.action_to_string(-1, a).replace("Roll", "dice") for a, _ in
-             theirs.chance_outcomes()],
-            [ours.action_to_string(-1, a) for a, _ in ours.chance_outcomes()])
+            [
+                theirs.action_to_string(-1, a).replace("Roll", "dice")
+                for a, _ in theirs.chance_outcomes()
+            ],
+            [ours.action_to_string(-1, a) for a, _ in ours.chance_outcomes()],
+        )
     elif not ours.is_terminal():  # OpenSpiel's Pig only stops once a hold wins
         seat = ours.current_player()
         wins_now = scores[seat] + total >= ours.get_game().referee_game.params["target"]
-        checks["legal moves"] = (theirs.legal_actions(),
-                                 [OS_STOP] if wins_now else ours.legal_actions())
+        checks["legal moves"] = (
+            theirs.legal_actions(),
+            [OS_STOP] if wins_now else ours.legal_actions(),
+        )
     for name, (a, b) in checks.items():
         if a != b:
             raise AssertionError(f"{where}: {name} differ: OpenSpiel {a}, ours {b}")
@@ -242,8 +252,10 @@ def report(games: int, dice_games: int = 200, seed: int = 0) -> dict:
     outcomes_theirs = openspiel_pig().new_initial_state()
     outcomes_theirs.apply_action(OS_ROLL)
     ours = pyspiel.load_game("python_pig_out(preset=pig)").new_initial_state()
-    chance_outcomes = {"openspiel": outcomes_theirs.chance_outcomes(),
-                       "ours": ours.chance_outcomes()}
+    chance_outcomes = {
+        "openspiel": outcomes_theirs.chance_outcomes(),
+        "ours": ours.chance_outcomes(),
+    }
     same_dice: dict[str, int | str | None] = {"games": dice_games, "difference": None}
     rows: list[dict] = []
     try:
@@ -251,26 +263,51 @@ def report(games: int, dice_games: int = 200, seed: int = 0) -> dict:
     except AssertionError as difference:
         same_dice["difference"] = str(difference)
     chance_outcomes["same"] = chance_outcomes["openspiel"] == chance_outcomes["ours"]
-    tables = {"hold-at-20": hold_at_table(100, 20), "hold-at-25": hold_at_table(100, 25),
-              "optimal": optimal_table(game)}
-    for a, b, simulate_ours in (("hold-at-20", "hold-at-25", True),
-                                ("optimal", "hold-at-20", False)):
+    tables = {
+        "hold-at-20": hold_at_table(100, 20),
+        "hold-at-25": hold_at_table(100, 25),
+        "optimal": optimal_table(game),
+    }
+    for a, b, simulate_ours in (
+        ("hold-at-20", "hold-at-25", True),
+        ("optimal", "hold-at-20", False),
+    ):
         exact_first, exact_second = win_probability(game, tables[a], tables[b])
         for order, exact in (((a, b), exact_first), ((b, a), exact_second)):
             row_seed = seed * 7919 + len(rows)
             wins = play_openspiel([tables[order[0]], tables[order[1]]], games, row_seed)
             p, se = rate(wins[0 if order[0] == a else 1], games)
-            row = {"policy": a, "against": b, "moves_first": order[0] == a,
-                   "exact": round(exact, 5), "openspiel": round(p, 5), "openspiel_se": round(se, 5),
-                   "openspiel_z": round((p - exact) / se, 2), "undecided": wins[2]}
+            row = {
+                "policy": a,
+                "against": b,
+                "moves_first": order[0] == a,
+                "exact": round(exact, 5),
+                "openspiel": round(p, 5),
+                "openspiel_se": round(se, 5),
+                "openspiel_z": round((p - exact) / se, 2),
+                "undecided": wins[2],
+            }
             if simulate_ours:
                 mine = play_ours(list(order), games, row_seed)
                 q, se_q = rate(mine[0 if order[0] == a else 1], games)
-                row.update({"ours": round(q, 5), "ours_se": round(se_q, 5),
-                            "ours_z": round((q - exact) / se_q, 2),
-                            "openspiel_vs_ours_z": round((p - q) / math.hypot(se, se_q), 2)})
+                row.update(
+                    {
+                        "ours": round(q, 5),
+                        "ours_se": round(se_q, 5),
+                        "ours_z": round((q - exact) / se_q, 2),
+                        "openspiel_vs_ours_z": round((p - q) / math.hypot(se, se_q), 2),
+                    }
+                )
             row["agrees"] = all(abs(v) < Z_LIMIT for k, v in row.items() if k.endswith("_z"))
             rows.append(row)
-    return {"chance_outcomes": chance_outcomes, "same_dice": same_dice, "games_per_row": games,
-            "rows": rows, "agrees": (chance_outcomes["same"] and same_dice["difference"] is None
-                                     and all(row["agrees"] for row in rows))}
+    return {
+        "chance_outcomes": chance_outcomes,
+        "same_dice": same_dice,
+        "games_per_row": games,
+        "rows": rows,
+        "agrees": (
+            chance_outcomes["same"]
+            and same_dice["difference"] is None
+            and all(row["agrees"] for row in rows)
+        ),
+    }

@@ -40,14 +40,16 @@ _RUN_LENGTH = sum(RUN_CARDS.values())
 def make_observer(ctx, iig_obs_type, params):
     """The observer OpenSpiel asks ``make_py_observer`` for."""
     if params:
-        raise ValueError(f"{ctx.short_name}: observation parameters are not supported, got "
-                         f"{params}")
+        raise ValueError(
+            f"{ctx.short_name}: observation parameters are not supported, got {params}"
+        )
     if iig_obs_type is None:
         iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
     private = iig_obs_type.private_info
     if private == pyspiel.PrivateInfoType.ALL_PLAYERS and ctx.game.name == "by_golly":
-        raise ValueError("python_by_golly: an observation of every player's private cards "
-                         "is not offered")
+        raise ValueError(
+            "python_by_golly: an observation of every player's private cards is not offered"
+        )
     if iig_obs_type.perfect_recall:
         return InfoStateObserver(iig_obs_type.public_info)
     return TensorObserver(ctx, private == pyspiel.PrivateInfoType.SINGLE_PLAYER)
@@ -86,7 +88,7 @@ class TensorObserver:
         self.dict, offset = {}, 0
         for name, shape in pieces:
             size = int(np.prod(shape))
-            self.dict[name] = self.tensor[offset:offset + size].reshape(shape)
+            self.dict[name] = self.tensor[offset : offset + size].reshape(shape)
             offset += size
 
     def set_from(self, state, player):
@@ -103,12 +105,17 @@ class TensorObserver:
 # --- Go Piggy Go! ------------------------------------------------------------------------
 def _gpg_pieces(game):
     piggies, spaces = 3 * game.num_players, len(game.geometry.names)
-    return [("piggy_place", (piggies, spaces + len(PITS) + 1)),  # spaces, pits, trough
-            ("piggy_on_top", (piggies,)),                        # the top of a stack of two
-            ("piggy_checkpoints", (piggies, len(game.board.checkpoints) + 1)),
-            ("current_player", (game.num_players,)), ("observer", (game.num_players,)),
-            ("die", (len(game.faces),)), ("phase", (len(_GPG_PHASES),)),
-            ("target", (piggies,)), ("turns_left", (1,))]
+    return [
+        ("piggy_place", (piggies, spaces + len(PITS) + 1)),  # spaces, pits, trough
+        ("piggy_on_top", (piggies,)),  # the top of a stack of two
+        ("piggy_checkpoints", (piggies, len(game.board.checkpoints) + 1)),
+        ("current_player", (game.num_players,)),
+        ("observer", (game.num_players,)),
+        ("die", (len(game.faces),)),
+        ("phase", (len(_GPG_PHASES),)),
+        ("target", (piggies,)),
+        ("turns_left", (1,)),
+    ]
 
 
 def _gpg_write(game, state, player, views):
@@ -117,8 +124,9 @@ def _gpg_write(game, state, player, views):
     offboard = {name: len(columns) + i for i, name in enumerate((*PITS, TROUGH))}
     for row, piggy in enumerate(piggies):
         where = state.place[piggy]
-        views["piggy_place"][row, columns[where] if isinstance(where, tuple)
-                             else offboard[where]] = 1.0
+        views["piggy_place"][
+            row, columns[where] if isinstance(where, tuple) else offboard[where]
+        ] = 1.0
         if isinstance(where, tuple) and state.stacks[where].index(piggy) == 1:
             views["piggy_on_top"][row] = 1.0
         views["piggy_checkpoints"][row, state.passed[piggy]] = 1.0
@@ -136,10 +144,17 @@ def _gpg_write(game, state, player, views):
 # --- Pig-Out -------------------------------------------------------------------------------
 def _pig_pieces(game):
     n, bins = game.num_players, game.params["target"] + 1
-    return [("turn_total", (bins,)), ("scores", (n, bins)),   # one-hot, the last bin >= target
-            ("current_player", (n,)), ("observer", (n,)), ("phase", (len(_PIG_PHASES),)),
-            ("spots", (1,)), ("deck", (len(RANKS),)),          # fractions
-            ("rollers", (n,)), ("rolloff", (n,))]
+    return [
+        ("turn_total", (bins,)),
+        ("scores", (n, bins)),  # one-hot, the last bin >= target
+        ("current_player", (n,)),
+        ("observer", (n,)),
+        ("phase", (len(_PIG_PHASES),)),
+        ("spots", (1,)),
+        ("deck", (len(RANKS),)),  # fractions
+        ("rollers", (n,)),
+        ("rolloff", (n,)),
+    ]
 
 
 def _pig_write(game, state, player, views):
@@ -167,13 +182,21 @@ def _woolfy_faces(game) -> list[str]:
 
 def _woolfy_pieces(game):
     n = game.num_players
-    return [("piglets", (len(PIGLETS), game.length + len(HOUSES) + 1)),  # squares, houses, pot
-            ("wolf", (game.length,)), ("brick_parts", (game.params["brick_parts"] + 1,)),
-            ("left_start", (len(PIGLETS),)), ("last_die", (len(PIGLETS),)),
-            ("rescue_armed", (1,)),
-            ("phase", (len(_WOOLFY_PHASES),)), ("current_player", (n,)), ("observer", (n,)),
-            ("chosen", (len(PIGLETS),)), ("rolled", (len(_woolfy_faces(game)),)),
-            ("rescuing", (1,)), ("turns_left", (1,))]
+    return [
+        ("piglets", (len(PIGLETS), game.length + len(HOUSES) + 1)),  # squares, houses, pot
+        ("wolf", (game.length,)),
+        ("brick_parts", (game.params["brick_parts"] + 1,)),
+        ("left_start", (len(PIGLETS),)),
+        ("last_die", (len(PIGLETS),)),
+        ("rescue_armed", (1,)),
+        ("phase", (len(_WOOLFY_PHASES),)),
+        ("current_player", (n,)),
+        ("observer", (n,)),
+        ("chosen", (len(PIGLETS),)),
+        ("rolled", (len(_woolfy_faces(game)),)),
+        ("rescuing", (1,)),
+        ("turns_left", (1,)),
+    ]
 
 
 def _woolfy_write(game, state, player, views):
@@ -203,13 +226,20 @@ def _woolfy_write(game, state, player, views):
 # --- By Golly! -------------------------------------------------------------------------------
 def _by_golly_pieces(game):
     n = game.num_players
-    return [("hand", (len(ANIMALS),)),                       # how many of each animal
-            ("hand_sizes", (n,)), ("stack_sizes", (n,)),
-            ("face_up", (_RUN_LENGTH, len(_RUN_CARDS))),
-            ("remembered", (_RUN_LENGTH, len(_RUN_CARDS))),  # face down, last seen there
-            ("played", (len(ANIMALS),)), ("phase", (len(_BY_GOLLY_PHASES),)),
-            ("current_player", (n,)), ("observer", (n,)), ("draws_left", (1,)),
-            ("swaps_left", (1,)), ("turns_left", (1,))]
+    return [
+        ("hand", (len(ANIMALS),)),  # how many of each animal
+        ("hand_sizes", (n,)),
+        ("stack_sizes", (n,)),
+        ("face_up", (_RUN_LENGTH, len(_RUN_CARDS))),
+        ("remembered", (_RUN_LENGTH, len(_RUN_CARDS))),  # face down, last seen there
+        ("played", (len(ANIMALS),)),
+        ("phase", (len(_BY_GOLLY_PHASES),)),
+        ("current_player", (n,)),
+        ("observer", (n,)),
+        ("draws_left", (1,)),
+        ("swaps_left", (1,)),
+        ("turns_left", (1,)),
+    ]
 
 
 def _by_golly_write(game, state, player, views):
@@ -247,8 +277,9 @@ class ByGollyRecall:
         copy.seen = [list(record) for record in self.seen]  # the strings are immutable
         return copy
 
-    def record(self, game, state, action: str, events_before: int,
-               hands_before: list[list[str]]) -> None:
+    def record(
+        self, game, state, action: str, events_before: int, hands_before: list[list[str]]
+    ) -> None:
         """After ``action`` was applied to ``state``: what each player saw of it."""
         verb = action.split()[0]
         hidden = verb in ("run", "deal") and not game.is_public_chance(action)
@@ -262,7 +293,15 @@ class ByGollyRecall:
                 record.append("hand " + " ".join(hand))
 
 
-_PIECES = {"go_piggy_go": _gpg_pieces, "pig_out": _pig_pieces, "woolfy": _woolfy_pieces,
-           "by_golly": _by_golly_pieces}
-_WRITERS = {"go_piggy_go": _gpg_write, "pig_out": _pig_write, "woolfy": _woolfy_write,
-            "by_golly": _by_golly_write}
+_PIECES = {
+    "go_piggy_go": _gpg_pieces,
+    "pig_out": _pig_pieces,
+    "woolfy": _woolfy_pieces,
+    "by_golly": _by_golly_pieces,
+}
+_WRITERS = {
+    "go_piggy_go": _gpg_write,
+    "pig_out": _pig_write,
+    "woolfy": _woolfy_write,
+    "by_golly": _by_golly_write,
+}

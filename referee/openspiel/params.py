@@ -52,10 +52,17 @@ def _spec_value(value):
 
 #: OpenSpiel parameter specifications (name -> default), by our game name.
 SPECS: dict[str, dict] = {
-    "go_piggy_go": {**{k: _spec_value(v) for k, v in GO_PIGGY_GO.items() if k != "hit_rule"},
-                    "shots": DEFAULT_SHOTS},
-    "pig_out": {**{k: (PRESET_VALUE if k in _PIG_PRESET_KEYS else _spec_value(v))
-                   for k, v in PIG_OUT.items()}, "horizon": PIG_HORIZON},
+    "go_piggy_go": {
+        **{k: _spec_value(v) for k, v in GO_PIGGY_GO.items() if k != "hit_rule"},
+        "shots": DEFAULT_SHOTS,
+    },
+    "pig_out": {
+        **{
+            k: (PRESET_VALUE if k in _PIG_PRESET_KEYS else _spec_value(v))
+            for k, v in PIG_OUT.items()
+        },
+        "horizon": PIG_HORIZON,
+    },
     "woolfy": {k: _spec_value(v) for k, v in WOOLFY.items()},
     "by_golly": dict(BY_GOLLY),
 }
@@ -92,8 +99,10 @@ def _pig_out_presets(params: dict) -> None:
     faces = params.get("pig_faces")
     if faces is not None:
         if isinstance(faces, bool) or not isinstance(faces, int) or faces < 1:
-            raise InputError("pig_out: 'pig_faces' must be the faces as digits (6, 1, 16) or -1 "
-                             f"for the preset's, got {faces!r}")
+            raise InputError(
+                "pig_out: 'pig_faces' must be the faces as digits (6, 1, 16) or -1 "
+                f"for the preset's, got {faces!r}"
+            )
         params["pig_faces"] = ",".join(str(faces))
     cards = params.get("cards")
     if cards is not None:
@@ -107,19 +116,23 @@ def _pig_out_presets(params: dict) -> None:
 def make_resolver(text: str):
     """``scripted``, ``scripted:P`` or ``table:FILE`` -> a shot resolver."""
     if not isinstance(text, str):
-        raise InputError(f"go_piggy_go: 'shots' must be scripted, scripted:P or table:FILE, "
-                         f"got {text!r}")
+        raise InputError(
+            f"go_piggy_go: 'shots' must be scripted, scripted:P or table:FILE, got {text!r}"
+        )
     kind, _, rest = text.partition(":")
     if kind == "scripted":
         try:
             return ScriptedResolver(hit_probability=float(rest or 0.5))
         except ValueError:
-            raise InputError(f"go_piggy_go: shots={text}: the hit probability must be a "
-                             "number 0-1") from None
+            raise InputError(
+                f"go_piggy_go: shots={text}: the hit probability must be a number 0-1"
+            ) from None
     if kind == "table" and rest:
         return TableResolver(_read_hit_map(Path(rest)), source=f"hit map {rest}")
-    raise InputError(f"go_piggy_go: unknown shots '{text}': allowed are scripted, scripted:P, "
-                     "table:FILE (physical shots need PyBullet, which the referee never imports)")
+    raise InputError(
+        f"go_piggy_go: unknown shots '{text}': allowed are scripted, scripted:P, "
+        "table:FILE (physical shots need PyBullet, which the referee never imports)"
+    )
 
 
 def _read_hit_map(path: Path) -> dict[str, float]:
@@ -140,10 +153,14 @@ def _read_hit_map(path: Path) -> dict[str, float]:
     table = {}
     for row in rows:
         if str(row.get("reachable")) in ("True", "true", "1") and row.get("p_target") not in (
-                None, "", "None"):
+            None,
+            "",
+            "None",
+        ):
             try:
                 table[str(row["space"])] = float(row["p_target"])
             except (KeyError, ValueError):
-                raise InputError(f"hit map file {path}: a row without a space or a numeric "
-                                 "p_target") from None
+                raise InputError(
+                    f"hit map file {path}: a row without a space or a numeric p_target"
+                ) from None
     return table

@@ -22,10 +22,21 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole ``piggy`` parser, its commands in the order ``--help`` lists them."""
     parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for add in (shots.add_shoot, shots.add_aim, design.add_design, board.add_board,
-                games.add_play, games.add_replay, games.add_tournament, hitmap.add_hitmap,
-                shots.add_sandbox, serve.add_serve, solve.add_solve, calibrate.add_calibrate,
-                demo.add_demo):
+    for add in (
+        shots.add_shoot,
+        shots.add_aim,
+        design.add_design,
+        board.add_board,
+        games.add_play,
+        games.add_replay,
+        games.add_tournament,
+        hitmap.add_hitmap,
+        shots.add_sandbox,
+        serve.add_serve,
+        solve.add_solve,
+        calibrate.add_calibrate,
+        demo.add_demo,
+    ):
         add(sub)
     return parser
 
@@ -50,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # an internal failure: say so, briefly, unless debugging
         if os.environ.get("PIGGY_DEBUG"):
             raise
-        print(f"piggy: internal error: {type(exc).__name__}: {shown(str(exc))} "
-              "(set PIGGY_DEBUG=1 for the traceback)", file=sys.stderr)
+        print(
+            f"piggy: internal error: {type(exc).__name__}: {shown(str(exc))} "
+            "(set PIGGY_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return 1

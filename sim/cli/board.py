@@ -17,9 +17,17 @@ def cmd_board_show(args) -> int:
     board = layout.board
     stacks = layout.to_dict()["stacks"]
     if args.json:
-        json_out({"name": board.name, "rows": board.rows, "cols": board.cols,
-                  "space_mm": board.space_mm, "spaces": len(board.spaces),
-                  "fences": len(board.fences), "stacks": stacks})
+        json_out(
+            {
+                "name": board.name,
+                "rows": board.rows,
+                "cols": board.cols,
+                "space_mm": board.space_mm,
+                "spaces": len(board.spaces),
+                "fences": len(board.fences),
+                "stacks": stacks,
+            }
+        )
     else:
         print(f"board '{board.name}': {board.description}")
         print(board.text_map(stacks))
@@ -44,12 +52,17 @@ def _board_png(board, layout, path) -> None:
             for stack in layout.stacks.values():  # bottom first; the upper one drawn off
                 for level, piggy in enumerate(stack):  # it, so that both show from above
                     shift = np.append(STACK_OFFSET_MM, 0.0) * level
-                    draw_footprint(ax, [p + shift for p in world.piggy_parts_mm(piggy)],
-                                   piggy)
+                    draw_footprint(ax, [p + shift for p in world.piggy_parts_mm(piggy)], piggy)
             for space, stack in layout.stacks.items():
                 x, y = board.space_center_mm(space)
-                ax.text(x, y - board.space_mm * 0.42, "/".join(stack), ha="center",
-                        fontsize=5.5, zorder=9)
+                ax.text(
+                    x,
+                    y - board.space_mm * 0.42,
+                    "/".join(stack),
+                    ha="center",
+                    fontsize=5.5,
+                    zorder=9,
+                )
     ax.set_title(f"board '{board.name}'")
     save_figure(fig, path)
 
@@ -57,14 +70,20 @@ def _board_png(board, layout, path) -> None:
 def add_board(sub) -> None:
     """The ``board`` command and its actions."""
     p = sub.add_parser("board", help="boards: show one")
-    board_sub = p.add_subparsers(dest="board_command", metavar="ACTION", parser_class=Parser,
-                                 required=True)
-    q = board_sub.add_parser("show", help="a text map of the board (and a picture with --png)",
-                             description="Print a text map of a board, with a layout's piggies.")
-    q.add_argument("--board", help="board name or path (default: the layout file's own board, "
-                                   "else stock)")
-    q.add_argument("--layout", default="empty",
-                   help="layout JSON file, 'empty' (default) or 'crowded'")
+    board_sub = p.add_subparsers(
+        dest="board_command", metavar="ACTION", parser_class=Parser, required=True
+    )
+    q = board_sub.add_parser(
+        "show",
+        help="a text map of the board (and a picture with --png)",
+        description="Print a text map of a board, with a layout's piggies.",
+    )
+    q.add_argument(
+        "--board", help="board name or path (default: the layout file's own board, else stock)"
+    )
+    q.add_argument(
+        "--layout", default="empty", help="layout JSON file, 'empty' (default) or 'crowded'"
+    )
     q.add_argument("--png", metavar="FILE", help="also draw the board to a PNG file")
     q.add_argument("--json", action="store_true", help="machine-readable summary")
     q.set_defaults(func=cmd_board_show)

@@ -28,8 +28,9 @@ def cmd_calibrate(args) -> int:
         from models.design import DESIGNS_DIR
         from models.files import resolve_named_file
 
-        write_fitted_design(result, args.out,
-                            resolve_named_file(args.design, DESIGNS_DIR, "design"))
+        write_fitted_design(
+            result, args.out, resolve_named_file(args.design, DESIGNS_DIR, "design")
+        )
     if args.plot:
         save_residuals_plot(result, args.plot, board=args.board)
     if args.json:
@@ -46,27 +47,39 @@ def cmd_calibrate(args) -> int:
 
 def add_calibrate(sub) -> None:
     """The ``calibrate`` command."""
-    p = sub.add_parser("calibrate", help="fit a design's speed and spreads to measured shots",
-                       description="Fit by maximum likelihood the muzzle speed, its spread, "
-                                   "the yaw and pitch spreads and the offsets of the angle "
-                                   "scales to shots measured on the real toy, each with a "
-                                   "standard error; write the base design with the fitted "
-                                   "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
-                                   "x_mm, y_mm (first touch, board frame), optional "
-                                   "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
-                                   "to measure: 5 pitches x 8 shots). Data that cannot "
-                                   "determine a parameter is refused with what to measure.")
+    p = sub.add_parser(
+        "calibrate",
+        help="fit a design's speed and spreads to measured shots",
+        description="Fit by maximum likelihood the muzzle speed, its spread, "
+        "the yaw and pitch spreads and the offsets of the angle "
+        "scales to shots measured on the real toy, each with a "
+        "standard error; write the base design with the fitted "
+        "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
+        "x_mm, y_mm (first touch, board frame), optional "
+        "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
+        "to measure: 5 pitches x 8 shots). Data that cannot "
+        "determine a parameter is refused with what to measure.",
+    )
     p.add_argument("shots", metavar="SHOTS.csv", help="the measured shots")
-    p.add_argument("--design", default="stock",
-                   help="base design the fit starts from and fills in: a name in "
-                        "models/designs/ or a path (default: stock)")
+    p.add_argument(
+        "--design",
+        default="stock",
+        help="base design the fit starts from and fills in: a name in "
+        "models/designs/ or a path (default: stock)",
+    )
     p.add_argument("--out", metavar="FITTED.toml", help="write the fitted design here")
-    p.add_argument("--plot", metavar="FILE.png",
-                   help="measured vs predicted landings, and the misses by pitch")
-    p.add_argument("--board", default="stock",
-                   help="board drawn under the landings in --plot (default: stock)")
-    p.add_argument("--measurement-sd", type=finite_number(0, 50, above=True), metavar="MM",
-                   help="how precisely a landing was marked and measured, 1 sd in mm, above "
-                        "0 and at most 50 (default 2)")
+    p.add_argument(
+        "--plot", metavar="FILE.png", help="measured vs predicted landings, and the misses by pitch"
+    )
+    p.add_argument(
+        "--board", default="stock", help="board drawn under the landings in --plot (default: stock)"
+    )
+    p.add_argument(
+        "--measurement-sd",
+        type=finite_number(0, 50, above=True),
+        metavar="MM",
+        help="how precisely a landing was marked and measured, 1 sd in mm, above "
+        "0 and at most 50 (default 2)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_calibrate)

@@ -38,9 +38,12 @@ class Parser(argparse.ArgumentParser):
         """Every value given on the command line is refused when empty or blank: an
         empty ``--spaces`` or ``--board`` is a mistake, never "the default"."""
         if action.nargs not in (argparse.PARSER, argparse.REMAINDER) and not arg_string.strip():
-            raise argparse.ArgumentError(action, f"{shown(arg_string)!r} is empty: give a "
-                                                 "value, or leave the option out for its "
-                                                 "default")
+            raise argparse.ArgumentError(
+                action,
+                f"{shown(arg_string)!r} is empty: give a "
+                "value, or leave the option out for its "
+                "default",
+            )
         return super()._get_value(action, arg_string)
 
 
@@ -52,8 +55,9 @@ def whole_number(low: int, high: int | None = None):
     def parse(text: str) -> int:
         value = ascii_whole(text.strip(), signed=True)
         if value is None:
-            raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a whole number "
-                                             f"in ASCII digits (allowed: {allowed})")
+            raise argparse.ArgumentTypeError(
+                f"{shown(text, 40)} is not a whole number in ASCII digits (allowed: {allowed})"
+            )
         if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"{value} is out of range (allowed: {allowed})")
         return value
@@ -74,9 +78,9 @@ def finite_number(low: float = -math.inf, high: float = math.inf, *, above: bool
     def parse(text: str) -> float:
         value = ascii_decimal(text.strip())
         if value is None or not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a finite number "
-                                             "in ASCII digits "
-                                             f"(allowed: {allowed})")
+            raise argparse.ArgumentTypeError(
+                f"{shown(text, 40)} is not a finite number in ASCII digits (allowed: {allowed})"
+            )
         if value < low or value > high or (above and value == low):
             raise argparse.ArgumentTypeError(f"{value:g} is out of range (allowed: {allowed})")
         return value
@@ -86,31 +90,38 @@ def finite_number(low: float = -math.inf, high: float = math.inf, *, above: bool
 
 def seed_arg(p: argparse.ArgumentParser, what: str) -> None:
     """The ``--seed`` option: 0 to :data:`SEED_MAX`."""
-    p.add_argument("--seed", type=whole_number(0, SEED_MAX), default=0,
-                   help=f"{what} (0 to 2^63-1, default 0)")
+    p.add_argument(
+        "--seed", type=whole_number(0, SEED_MAX), default=0, help=f"{what} (0 to 2^63-1, default 0)"
+    )
 
 
 def workers_arg(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), help=help_text)
 
 
-def world_args(p: argparse.ArgumentParser, layout: bool = True,
-               design_help: str = "") -> None:
+def world_args(p: argparse.ArgumentParser, layout: bool = True, design_help: str = "") -> None:
     """``--board``, ``--design`` and ``--layout``; with ``design_help`` ``--design`` may
     be given more than once (a list, ``None`` when not given), that help said."""
-    p.add_argument("--board",
-                   help="board name in models/boards/ or a path to a board file (default: the "
-                        "layout file's own board, else stock)")
+    p.add_argument(
+        "--board",
+        help="board name in models/boards/ or a path to a board file (default: the "
+        "layout file's own board, else stock)",
+    )
     if design_help:
         p.add_argument("--design", action="append", help=design_help)
     else:
-        p.add_argument("--design", default="stock",
-                       help="launcher design name in models/designs/ or a path (default: "
-                            "stock)")
+        p.add_argument(
+            "--design",
+            default="stock",
+            help="launcher design name in models/designs/ or a path (default: stock)",
+        )
     if layout:
-        p.add_argument("--layout", default="empty",
-                       help="layout JSON file of who stands where, 'empty' (default) or "
-                            "'crowded' (all 12 piggies)")
+        p.add_argument(
+            "--layout",
+            default="empty",
+            help="layout JSON file of who stands where, 'empty' (default) or "
+            "'crowded' (all 12 piggies)",
+        )
 
 
 def json_out(data: dict) -> None:
@@ -138,8 +149,7 @@ def board_reference(args) -> str:
     data = read_json(args.layout, "layout")
     if not isinstance(data, dict) or "board" not in data:
         return "stock"
-    path = resolve_named_file(data["board"], BOARDS_DIR, "board",
-                              base_dir=Path(args.layout).parent)
+    path = resolve_named_file(data["board"], BOARDS_DIR, "board", base_dir=Path(args.layout).parent)
     return data["board"] if path.parent == BOARDS_DIR else os.path.abspath(path)
 
 
@@ -218,8 +228,12 @@ def check_folder_writable(folder: Path, what: str) -> None:
         os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         os.unlink(probe)
     except OSError as exc:
-        raise InputError(f"cannot write {what}: folder {shown(os.fspath(folder))} is not "
-                         f"writable ({exc.strerror})") from None
+        raise InputError(
+            f"cannot write {what}: folder {shown(os.fspath(folder))} is not "
+            f"writable ({exc.strerror})"
+        ) from None
+
+
 @contextmanager
 def waiting(label: str, enabled: bool = True):
     """For a wait with no steps to count: ``label`` and the time elapsed on standard
@@ -248,15 +262,24 @@ def waiting(label: str, enabled: bool = True):
 
 def aimer_args(p: argparse.ArgumentParser, default: str, vary: bool = False) -> None:
     """Who aims (and, for studies, which physical guesses vary)."""
-    p.add_argument("--aimer", default=default,
-                   help="who aims: perfect, adult, child (models/aimers/) or a path to an aimer "
-                        f"file (default: {default})")
-    p.add_argument("--aim-sd", metavar="YAW,PITCH",
-                   help="the aimer's spread, 1 sd in degrees, overriding the aimer file's")
+    p.add_argument(
+        "--aimer",
+        default=default,
+        help="who aims: perfect, adult, child (models/aimers/) or a path to an aimer "
+        f"file (default: {default})",
+    )
+    p.add_argument(
+        "--aim-sd",
+        metavar="YAW,PITCH",
+        help="the aimer's spread, 1 sd in degrees, overriding the aimer file's",
+    )
     if vary:
-        p.add_argument("--vary", metavar="NAME=HALF,...",
-                       help="vary the guessed physics per shot by a relative half-range, "
-                            "e.g. friction=0.2,restitution=0.2,mass=0.1")
+        p.add_argument(
+            "--vary",
+            metavar="NAME=HALF,...",
+            help="vary the guessed physics per shot by a relative half-range, "
+            "e.g. friction=0.2,restitution=0.2,mass=0.1",
+        )
 
 
 def load_aimer_args(args):

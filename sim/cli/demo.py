@@ -23,14 +23,20 @@ from models.layout import layout_from_dict
 from sim.cli.common import check_output_folder, seed_arg
 
 #: The embedded scene: a stack, a lone piggy behind it, neighbours.
-DEMO_LAYOUT = {"stacks": {"r8c3": ["gold-2", "pink-1"], "r8c2": ["green-1"],
-                          "r9c3": ["blue-1"], "r2c1": ["green-2"], "r7c5": ["pink-3"]}}
+DEMO_LAYOUT = {
+    "stacks": {
+        "r8c3": ["gold-2", "pink-1"],
+        "r8c2": ["green-1"],
+        "r9c3": ["blue-1"],
+        "r2c1": ["green-2"],
+        "r7c5": ["pink-3"],
+    }
+}
 DEMO_TARGET = "gold-2"
 #: The GIF's camera: behind and above the tractor, framed on the action (sim/views/framing.py).
 DEMO_CAMERA = "overview"
 #: The hit map's spaces (near, far, behind fences, beside the tractor) and shots each.
-HITMAP_SPACES = ["r1c1", "r2c5", "r3c3", "r6c0", "r7c1", "r8c3", "r9c5", "r10c0", "r10c6",
-                 "r7c3"]
+HITMAP_SPACES = ["r1c1", "r2c5", "r3c3", "r6c0", "r7c1", "r8c3", "r9c5", "r10c0", "r10c6", "r7c3"]
 HITMAP_SHOTS = 6
 
 
@@ -67,8 +73,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         result = shoot.fire(world, shot_aim, seed=seed, record=True)
         data = shoot.report(world, shot_aim, result, seed=seed, noise=True)
         write_text_atomic(out / "shot.json", json.dumps(data, indent=2) + "\n")
-        save_figure(shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"),
-                    out / "shot.png")
+        save_figure(shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"), out / "shot.png")
     with ShotRenderer(board, design) as renderer:
         frames = renderer.frames(result, DEMO_CAMERA, slowmo=3.0)
         chase = renderer.frames(result, "chase", slowmo=3.0)
@@ -76,34 +81,53 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     write_mp4(chase, out / "shot.mp4")
     write_shot_page(board, design, result, out / "shot.html")
     write_text_atomic(out / "layout.json", json.dumps(layout.to_dict(), indent=2) + "\n")
-    written += [("shot.json", "the shot: who was knocked out and why, what the bale struck"),
-                ("shot.png", "the board, a close-up of the contacts, a section along the aim"),
-                ("shot.gif", "the shot from above, framed on the action, 3x slower than life"),
-                ("shot.mp4", "the shot following the bale (chase camera)"),
-                ("shot.html", "the shot in 3D: turn, zoom, scrub (works offline)"),
-                ("layout.json", "the layout the shot was fired at")]
+    written += [
+        ("shot.json", "the shot: who was knocked out and why, what the bale struck"),
+        ("shot.png", "the board, a close-up of the contacts, a section along the aim"),
+        ("shot.gif", "the shot from above, framed on the action, 3x slower than life"),
+        ("shot.mp4", "the shot following the bale (chase camera)"),
+        ("shot.html", "the shot in 3D: turn, zoom, scrub (works offline)"),
+        ("layout.json", "the layout the shot was fired at"),
+    ]
 
     report(f"2/3  a small hit map: {len(HITMAP_SPACES)} spaces x {HITMAP_SHOTS} shots ...")
-    spec = hitmap.SweepSpec(board="stock", design="stock", stacks={},
-                            spaces=tuple(HITMAP_SPACES), shots=HITMAP_SHOTS, seed=seed,
-                            aimer=load_aimer("child").to_dict())
+    spec = hitmap.SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=tuple(HITMAP_SPACES),
+        shots=HITMAP_SHOTS,
+        seed=seed,
+        aimer=load_aimer("child").to_dict(),
+    )
     results = hitmap.sweep(spec, out / "hitmap.csv", fmt="csv", resume=True)
-    save_heatmap(board, results, out / "hitmap.png",
-                        f"P(a lone piggy is knocked out), a child aiming, {HITMAP_SHOTS} "
-                        "shots per space")
-    written += [("hitmap.csv", "hit probabilities by space, with 95 % intervals"),
-                ("hitmap.png", "the hit map drawn over the board")]
+    save_heatmap(
+        board,
+        results,
+        out / "hitmap.png",
+        f"P(a lone piggy is knocked out), a child aiming, {HITMAP_SHOTS} shots per space",
+    )
+    written += [
+        ("hitmap.csv", "hit probabilities by space, with 95 % intervals"),
+        ("hitmap.png", "the hit map drawn over the board"),
+    ]
 
     report("3/3  a short bots-only game (greedy against random) ...")
     game = load_game("go_piggy_go", players=2)
-    final = play(game, [make_bot("greedy", game, seed), make_bot("random", game, seed + 1)],
-                 seed=seed)
+    final = play(
+        game, [make_bot("greedy", game, seed), make_bot("random", game, seed + 1)], seed=seed
+    )
     write_record(final, out / "game.jsonl")
     name, params, actions = read_record(out / "game.jsonl")
-    write_gif(game_frames(replay(name, params, actions), game.board, ["greedy", "random"]),
-              out / "game.gif", fps=2)
-    written += [("game.jsonl", f"the game's record ({len(final.history)} actions)"),
-                ("game.gif", "the game from above, turn by turn")]
+    write_gif(
+        game_frames(replay(name, params, actions), game.board, ["greedy", "random"]),
+        out / "game.gif",
+        fps=2,
+    )
+    written += [
+        ("game.jsonl", f"the game's record ({len(final.history)} actions)"),
+        ("game.gif", "the game from above, turn by turn"),
+    ]
 
     write_text_atomic(out / "index.html", _index(result, results, final, written))
     written.append(("index.html", "all of the above on one page"))
@@ -119,8 +143,9 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
 def _index(result, hits, game_state, written) -> str:
     e = html.escape
     knocked = ", ".join(result.knocked) or "nobody"
-    rows = "".join(f"<tr><td><a href='{e(n)}'>{e(n)}</a></td><td>{e(w)}</td></tr>"
-                   for n, w in written)
+    rows = "".join(
+        f"<tr><td><a href='{e(n)}'>{e(n)}</a></td><td>{e(w)}</td></tr>" for n, w in written
+    )
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <title>Go Piggy Go! sandbox demo</title>
 <style>body{{font:15px sans-serif;max-width:1100px;margin:20px auto;color:#222}}
@@ -152,12 +177,15 @@ def cmd_demo(args) -> int:
 
 def add_demo(sub) -> None:
     """The ``demo`` command."""
-    p = sub.add_parser("demo", help="the main job on the defaults: a shot, its videos, a hit "
-                                    "map, a game; all in one folder",
-                       description="On the stock board and design: a solver-aimed shot (JSON, "
-                                   "PNG, GIF, MP4, 3D replay page), a small hit map with its "
-                                   "heatmap, a short bots-only game with its replay GIF, and an "
-                                   "index.html that shows them all. About a minute.")
+    p = sub.add_parser(
+        "demo",
+        help="the main job on the defaults: a shot, its videos, a hit "
+        "map, a game; all in one folder",
+        description="On the stock board and design: a solver-aimed shot (JSON, "
+        "PNG, GIF, MP4, 3D replay page), a small hit map with its "
+        "heatmap, a short bots-only game with its replay GIF, and an "
+        "index.html that shows them all. About a minute.",
+    )
     p.add_argument("--out", default="piggy-demo", help="output folder (default: ./piggy-demo)")
     seed_arg(p, "seed of the shot-to-shot noise")
     p.set_defaults(func=cmd_demo)

@@ -46,7 +46,12 @@ def cmd_design_game(args) -> int:
     board = load_board(args.board)
     # The hit maps of design compare, whole board, empty: the same cache entries.
     args.design, args.layout, args.spaces, args.arc, args.vary = (
-        args.designs[0], "empty", None, "best", None)
+        args.designs[0],
+        "empty",
+        None,
+        "best",
+        None,
+    )
     spec = sweep_spec(args, load_layout("empty", board=board))
 
     tables, maps = [], []
@@ -54,30 +59,53 @@ def cmd_design_game(args) -> int:
     shooting = progress_bar(spaces * len(designs), not args.json, unit="space", label="hit maps")
     for k, design in enumerate(designs):
         chunks = design_tools.design_chunks(
-            spec, design, workers, cache, lambda done, k=k: shooting(k * spaces + done))
+            spec, design, workers, cache, lambda done, k=k: shooting(k * spaces + done)
+        )
         rows = [c["row"] for c in chunks]
         path = design_tools.cached_hitmap_path(spec, design, cache)
         tables.append(design_game.table_of(board, rows, f"hit map {path}"))
-        maps.append({"file": str(path), "spaces": len(rows),
-                     "in_reach": sum(1 for r in rows if r["reachable"]),
-                     "shots": sum(int(r["shots"]) for r in rows)})
+        maps.append(
+            {
+                "file": str(path),
+                "spaces": len(rows),
+                "in_reach": sum(1 for r in rows if r["reachable"]),
+                "shots": sum(int(r["shots"]) for r in rows),
+            }
+        )
     shooting(None)
     progress = progress_bar(args.games * len(designs), not args.json, label="games")
     results = []
     for k, (design, table, made) in enumerate(zip(designs, tables, maps, strict=True)):
         figures, tournament = design_game.play_design(
-            table, seats, args.games, args.seed, params,
-            on_game=lambda done, k=k: progress(k * args.games + done))
+            table,
+            seats,
+            args.games,
+            args.seed,
+            params,
+            on_game=lambda done, k=k: progress(k * args.games + done),
+        )
         mean_p = sum(table.values()) / len(table)
-        results.append({"design": design.name, "hitmap": made | {"mean_p_over_board":
-                                                                 round(mean_p, 4)},
-                        **design_game.summary(figures, len(seats)),
-                        "win_rates": tournament["win_rates"]})
+        results.append(
+            {
+                "design": design.name,
+                "hitmap": made | {"mean_p_over_board": round(mean_p, 4)},
+                **design_game.summary(figures, len(seats)),
+                "win_rates": tournament["win_rates"],
+            }
+        )
     progress(None)
-    settings = {"games": args.games, "seats": seats, "seed": args.seed, "params": params,
-                "hitmap": {"aimer": spec.aimer["name"], "sampler": spec.sampler,
-                           "precision": spec.precision,
-                           "shots_cap" if spec.precision else "shots": spec.shots}}
+    settings = {
+        "games": args.games,
+        "seats": seats,
+        "seed": args.seed,
+        "params": params,
+        "hitmap": {
+            "aimer": spec.aimer["name"],
+            "sampler": spec.sampler,
+            "precision": spec.precision,
+            "shots_cap" if spec.precision else "shots": spec.shots,
+        },
+    }
     if args.json:
         json_out(settings | {"designs": results})
         return 0
@@ -94,11 +122,16 @@ def _cell(figure: dict, digits: int) -> str:
 
 def _print_table(settings: dict, results: list[dict]) -> None:
     made = settings["hitmap"]
-    sampling = (f"to ±{made['precision']:g}, at most {made['shots_cap']} shots a space"
-                if made["precision"] else f"{made['shots']} shots a space")
-    print(f"Go Piggy Go! with each design's hit map ({made['aimer']} aiming, {sampling}): "
-          f"{settings['games']} games a design, seats {','.join(settings['seats'])} "
-          f"(rotated), seed {settings['seed']}")
+    sampling = (
+        f"to ±{made['precision']:g}, at most {made['shots_cap']} shots a space"
+        if made["precision"]
+        else f"{made['shots']} shots a space"
+    )
+    print(
+        f"Go Piggy Go! with each design's hit map ({made['aimer']} aiming, {sampling}): "
+        f"{settings['games']} games a design, seats {','.join(settings['seats'])} "
+        f"(rotated), seed {settings['seed']}"
+    )
     width = max(24, *(len(r["design"]) + 2 for r in results))
     lines = [
         ("spaces in reach", lambda r: f"{r['hitmap']['in_reach']}/{r['hitmap']['spaces']}"),
@@ -110,62 +143,98 @@ def _print_table(settings: dict, results: list[dict]) -> None:
         ("shots that knock out", lambda r: _cell(r["shots_knocking_out"], 2)),
         ("leader knocked back/game", lambda r: _cell(r["leader_knocked_back_per_game"], 2)),
         ("  of the knock-outs", lambda r: _cell(r["knock_outs_hitting_the_leader"], 2)),
-        (f"first to move wins ({results[0]['first_to_move_wins']['fair_share']:g} fair)",
-         lambda r: _cell(r["first_to_move_wins"], 3)),
+        (
+            f"first to move wins ({results[0]['first_to_move_wins']['fair_share']:g} fair)",
+            lambda r: _cell(r["first_to_move_wins"], 3),
+        ),
     ]
     for bot in results[0]["win_rates"]:
-        lines.append((f"{bot} wins",
-                      lambda r, bot=bot: _cell({"value": r["win_rates"][bot]["win_rate"],
-                                                "ci95": r["win_rates"][bot]["ci95"]}, 3)))
+        lines.append(
+            (
+                f"{bot} wins",
+                lambda r, bot=bot: _cell(
+                    {"value": r["win_rates"][bot]["win_rate"], "ci95": r["win_rates"][bot]["ci95"]},
+                    3,
+                ),
+            )
+        )
     lines.append(("undecided games", lambda r: str(r["undecided"])))
     label_width = max(len(label) for label, _ in lines) + 2
     print(f"{'':{label_width}s}" + "".join(f"{r['design']:>{width}s}" for r in results))
     for label, cell in lines:
         print(f"{label:{label_width}s}" + "".join(f"{cell(r):>{width}s}" for r in results))
-    print("[95 % intervals] Leader: the player furthest along (the rows of their three "
-          "piggies) when a shot is fired;\nknocked back: the shot knocks out a leader's piggy. "
-          "A space out of reach has P = 0. Bot wins are per seat played.")
+    print(
+        "[95 % intervals] Leader: the player furthest along (the rows of their three "
+        "piggies) when a shot is fired;\nknocked back: the shot knocks out a leader's piggy. "
+        "A space out of reach has P = 0. Bot wins are per seat played."
+    )
     print("Hit maps: " + ", ".join(r["hitmap"]["file"] for r in results))
 
 
 def add_design_game(design_sub) -> None:
     """The ``design game`` action of the ``design`` command."""
     q = design_sub.add_parser(
-        "game", help="what each design does to Go Piggy Go!: tournaments on its hit map",
+        "game",
+        help="what each design does to Go Piggy Go!: tournaments on its hit map",
         description="For each design, its hit map of the whole board (a child aiming by "
-                    "default; read from the cache of design compare when there) becomes "
-                    "the shot resolver of Go Piggy Go! tournaments between bots; reported "
-                    "side by side with 95 % intervals: game length, how often the tractor "
-                    "is fired and knocks someone out, the first player's advantage, how often "
-                    "the leader is knocked back, and each bot's win rate. Every design plays "
-                    "the same seeds.")
+        "default; read from the cache of design compare when there) becomes "
+        "the shot resolver of Go Piggy Go! tournaments between bots; reported "
+        "side by side with 95 % intervals: game length, how often the tractor "
+        "is fired and knocks someone out, the first player's advantage, how often "
+        "the leader is knocked back, and each bot's win rate. Every design plays "
+        "the same seeds.",
+    )
     q.add_argument("designs", nargs="+", help="design names or TOML files")
-    q.add_argument("--games", type=whole_number(1, MAX_GAMES), default=500,
-                   help=f"games a design, 1 to {MAX_GAMES} (default 500)")
-    q.add_argument("--seats", default=",".join(DEFAULT_SEATS),
-                   help="comma-separated bots, 2-4, rotated each game (default "
-                        f"{','.join(DEFAULT_SEATS)}: expected-gain fires when P(knock out) "
-                        "from the hit map x how far the target falls back beats its best "
-                        "move; greedy assumes P = 0.5)")
-    q.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)")
+    q.add_argument(
+        "--games",
+        type=whole_number(1, MAX_GAMES),
+        default=500,
+        help=f"games a design, 1 to {MAX_GAMES} (default 500)",
+    )
+    q.add_argument(
+        "--seats",
+        default=",".join(DEFAULT_SEATS),
+        help="comma-separated bots, 2-4, rotated each game (default "
+        f"{','.join(DEFAULT_SEATS)}: expected-gain fires when P(knock out) "
+        "from the hit map x how far the target falls back beats its best "
+        "move; greedy assumes P = 0.5)",
+    )
+    q.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
+    )
     q.add_argument("--board", default="stock", help="board name or path (default: stock)")
-    q.add_argument("--shots", type=whole_number(1, MAX_SHOTS),
-                   help=f"shots a space of each hit map: the cap with --precision (default "
-                        f"{PRECISION_CAP}, at most {MAX_SHOTS})")
-    q.add_argument("--precision", type=finite_number(), default=DEFAULT_PRECISION,
-                   metavar="HALF_WIDTH",
-                   help="fire at each space until its 95 %% interval of P is within "
-                        f"±HALF_WIDTH (default {DEFAULT_PRECISION:g})")
-    q.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
-                   help="knocked out when touching the outline (default) or wholly outside")
+    q.add_argument(
+        "--shots",
+        type=whole_number(1, MAX_SHOTS),
+        help=f"shots a space of each hit map: the cap with --precision (default "
+        f"{PRECISION_CAP}, at most {MAX_SHOTS})",
+    )
+    q.add_argument(
+        "--precision",
+        type=finite_number(),
+        default=DEFAULT_PRECISION,
+        metavar="HALF_WIDTH",
+        help="fire at each space until its 95 %% interval of P is within "
+        f"±HALF_WIDTH (default {DEFAULT_PRECISION:g})",
+    )
+    q.add_argument(
+        "--hit-rule",
+        default="touches-line",
+        choices=HIT_RULES,
+        help="knocked out when touching the outline (default) or wholly outside",
+    )
     aimer_args(q, default="child")
     sampler_arg(q)
     seed_arg(q, "root seed of the hit maps' shots and of the games")
     workers_arg(q, "local worker processes for the hit maps (default: all cores)")
-    q.add_argument("--cache", help="folder of cached hit maps, shared with design compare "
-                                   "(default: the user's cache folder, "
-                                   "~/.cache/go-piggy-go/hitmaps on Linux)")
+    q.add_argument(
+        "--cache",
+        help="folder of cached hit maps, shared with design compare "
+        "(default: the user's cache folder, "
+        "~/.cache/go-piggy-go/hitmaps on Linux)",
+    )
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.set_defaults(func=cmd_design_game)
-

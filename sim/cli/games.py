@@ -43,8 +43,9 @@ def cmd_play(args) -> int:
         if args.quiet:
             return
         line = terminal.log_line(state, action)
-        if line and not (humans and state.current_player() >= 0
-                         and seats[state.current_player()] == "human"):
+        if line and not (
+            humans and state.current_player() >= 0 and seats[state.current_player()] == "human"
+        ):
             print(line)
 
     try:
@@ -77,8 +78,10 @@ def split_seats(text: str) -> list[str]:
     seats = text.split(",")
     for seat in seats:
         if not seat or len(seat) > MAX_SEAT_CHARS:
-            raise InputError(f"--seats {shown(text)}: each seat is a name of 1 to "
-                             f"{MAX_SEAT_CHARS} characters (human, random, greedy, ...)")
+            raise InputError(
+                f"--seats {shown(text)}: each seat is a name of 1 to "
+                f"{MAX_SEAT_CHARS} characters (human, random, greedy, ...)"
+            )
     return seats
 
 
@@ -90,11 +93,14 @@ def _check_players(args, seats: list[str] | None) -> None:
     if given is None:
         return
     if seats is not None and given != len(seats):
-        raise InputError(f"--param players={shown(given)} but --seats names {len(seats)} "
-                         "seats: give one of them, or the same number")
+        raise InputError(
+            f"--param players={shown(given)} but --seats names {len(seats)} "
+            "seats: give one of them, or the same number"
+        )
     if getattr(args, "players", None) is not None and given != args.players:
-        raise InputError(f"--param players={shown(given)} but --players {args.players}: "
-                         "give one of them")
+        raise InputError(
+            f"--param players={shown(given)} but --players {args.players}: give one of them"
+        )
 
 
 def cmd_replay(args) -> int:
@@ -167,8 +173,9 @@ def _record_board(name: str, params: dict, args) -> dict:
     if "board" not in params:
         return params
     try:
-        path = resolve_named_file(params["board"], BOARDS_DIR, "board",
-                                  base_dir=Path(args.file).parent, only_beside=True)
+        path = resolve_named_file(
+            params["board"], BOARDS_DIR, "board", base_dir=Path(args.file).parent, only_beside=True
+        )
     except InputError as exc:
         raise InputError(f"record {shown(args.file)}: {exc}; or give --board") from None
     return {**params, "board": params["board"] if path.parent == BOARDS_DIR else str(path)}
@@ -191,9 +198,11 @@ def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
     board = load_game(name, **params).board
     turns = sum(1 for _ in iter_turns(name, params, actions))  # counted, nothing drawn
     if turns > MAX_PICTURE_TURNS:
-        raise InputError(f"the game has {turns:,} turns: its pictures (one a turn, about "
-                         f"{turns * 1.3 / 1024:.1f} GB in memory) are drawn for games of at "
-                         f"most {MAX_PICTURE_TURNS:,} turns; replay --turn N shows one position")
+        raise InputError(
+            f"the game has {turns:,} turns: its pictures (one a turn, about "
+            f"{turns * 1.3 / 1024:.1f} GB in memory) are drawn for games of at "
+            f"most {MAX_PICTURE_TURNS:,} turns; replay --turn N shows one position"
+        )
     frames = game_frames(replay(name, params, actions), board)
     if args.gif:
         write_gif(frames, args.gif, fps=2)
@@ -227,12 +236,21 @@ def cmd_tournament(args) -> int:
         knocks += sum(a.startswith("knock ") and a != "knock none" for a in state.history)
         progress(index + 1)
 
-    result = tournament(game, lambda name, seed: make_bot(name, game, seed), bots, args.games,
-                        seed=args.seed, on_game=on_game)
+    result = tournament(
+        game,
+        lambda name, seed: make_bot(name, game, seed),
+        bots,
+        args.games,
+        seed=args.seed,
+        on_game=on_game,
+    )
     progress(None)
     if game.name == "go_piggy_go":
-        result.extra = {"shots": shots, "tractor_shots_per_game": round(fired / args.games, 3),
-                        "shots_knocking_out_fraction": round(knocks / fired, 4) if fired else None}
+        result.extra = {
+            "shots": shots,
+            "tractor_shots_per_game": round(fired / args.games, 3),
+            "shots_knocking_out_fraction": round(knocks / fired, 4) if fired else None,
+        }
     data = result.to_dict()
     if args.json:
         json_out(data)
@@ -243,19 +261,25 @@ def cmd_tournament(args) -> int:
     if result.cooperative:
         team = data["team"]
         lo, hi = team["ci95"]
-        print(f"  cooperative: the table won {team['wins']} of {team['games']} games, "
-              f"{team['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] (95 % interval over games)")
+        print(
+            f"  cooperative: the table won {team['wins']} of {team['games']} games, "
+            f"{team['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] (95 % interval over games)"
+        )
     else:
         print(f"  {'bot':10s} {'wins':>6s} {'seats':>6s} {'win rate':>9s}   95 % interval")
         for bot, r in data["win_rates"].items():
             lo, hi = r["ci95"]
-            print(f"  {bot:10s} {r['wins']:6d} {r['seats_played']:6d} {r['win_rate']:9.2f}   "
-                  f"[{lo:.2f}, {hi:.2f}]")
+            print(
+                f"  {bot:10s} {r['wins']:6d} {r['seats_played']:6d} {r['win_rate']:9.2f}   "
+                f"[{lo:.2f}, {hi:.2f}]"
+            )
     print(f"  mean game length {data['mean_turns']:.1f} turns; undecided {data['undecided']}")
     if game.name == "go_piggy_go":
         knocking = data["shots_knocking_out_fraction"]
-        print(f"  tractor shots per game {data['tractor_shots_per_game']:.1f}; shots knocking "
-              f"a piggy out {'-' if knocking is None else f'{knocking:.2f}'}")
+        print(
+            f"  tractor shots per game {data['tractor_shots_per_game']:.1f}; shots knocking "
+            f"a piggy out {'-' if knocking is None else f'{knocking:.2f}'}"
+        )
     return 0
 
 
@@ -263,41 +287,67 @@ def _game_options(p, tournament: bool = False) -> None:
     """The options every game command takes."""
     from sim.cli.terminal import DEFAULT_BOTS, bots_help
 
-    p.add_argument("game", help="go-piggy-go, pig-out, woolfy or by-golly (hyphens or "
-                                "underscores)")
-    p.add_argument("--seats", required=tournament,
-                   help="comma-separated seats in order, "
-                        + ("bots only" if tournament else "'human' or a bot")
-                        + f". Bots by game: {bots_help()}"
-                        + ("" if tournament else " (default: you against "
-                           + ", ".join(DEFAULT_BOTS.values()) + " bots, by game)"))
+    p.add_argument("game", help="go-piggy-go, pig-out, woolfy or by-golly (hyphens or underscores)")
+    p.add_argument(
+        "--seats",
+        required=tournament,
+        help="comma-separated seats in order, "
+        + ("bots only" if tournament else "'human' or a bot")
+        + f". Bots by game: {bots_help()}"
+        + (
+            ""
+            if tournament
+            else " (default: you against " + ", ".join(DEFAULT_BOTS.values()) + " bots, by game)"
+        ),
+    )
     if not tournament:
-        p.add_argument("--players", type=whole_number(1, 99),
-                       help="number of players (default: the seats)")
+        p.add_argument(
+            "--players", type=whole_number(1, 99), help="number of players (default: the seats)"
+        )
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
     p.add_argument("--design", default="stock", help="launcher design for physical shots")
-    p.add_argument("--shots", default="scripted" if tournament else "physics",
-                   help="how shots are decided: physics (a PyBullet shot), scripted "
-                        "(the target is knocked out half the time), scripted:P, or "
-                        "table:FILE (a piggy hitmap file) "
-                        f"(default: {'scripted' if tournament else 'physics'})")
-    p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
-                   help="knocked out when touching the outline (default) or wholly outside")
-    p.add_argument("--aimer", help="who aims physical shots: perfect, adult, child (default) "
-                                   "or an aimer file; a table keeps the aimer it was measured "
-                                   "with")
-    p.add_argument("--aim-sd", metavar="YAW,PITCH",
-                   help="the aimer's spread for physical shots, 1 sd in degrees")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)")
+    p.add_argument(
+        "--shots",
+        default="scripted" if tournament else "physics",
+        help="how shots are decided: physics (a PyBullet shot), scripted "
+        "(the target is knocked out half the time), scripted:P, or "
+        "table:FILE (a piggy hitmap file) "
+        f"(default: {'scripted' if tournament else 'physics'})",
+    )
+    p.add_argument(
+        "--hit-rule",
+        default="touches-line",
+        choices=HIT_RULES,
+        help="knocked out when touching the outline (default) or wholly outside",
+    )
+    p.add_argument(
+        "--aimer",
+        help="who aims physical shots: perfect, adult, child (default) "
+        "or an aimer file; a table keeps the aimer it was measured "
+        "with",
+    )
+    p.add_argument(
+        "--aim-sd",
+        metavar="YAW,PITCH",
+        help="the aimer's spread for physical shots, 1 sd in degrees",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
+    )
     seed_arg(p, "seed of dice, shots and bots")
 
 
 def add_play(sub) -> None:
     """The ``play`` command."""
-    p = sub.add_parser("play", help="play or simulate a game with human and bot seats",
-                       description="Play a game at the terminal: human seats type a number or "
-                                   "an action; bot seats play by themselves.")
+    p = sub.add_parser(
+        "play",
+        help="play or simulate a game with human and bot seats",
+        description="Play a game at the terminal: human seats type a number or "
+        "an action; bot seats play by themselves.",
+    )
     _game_options(p)
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON Lines)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
@@ -306,31 +356,50 @@ def add_play(sub) -> None:
 
 def add_replay(sub) -> None:
     """The ``replay`` command."""
-    p = sub.add_parser("replay", help="step through a game record, turn by turn",
-                       description="Replay a game record: each turn's roll, action and "
-                                   "outcome. At a terminal, step through it turn by turn (the "
-                                   "board after each); piped, the whole log and the final "
-                                   "board at once; --turn N shows the board after turn N.")
+    p = sub.add_parser(
+        "replay",
+        help="step through a game record, turn by turn",
+        description="Replay a game record: each turn's roll, action and "
+        "outcome. At a terminal, step through it turn by turn (the "
+        "board after each); piped, the whole log and the final "
+        "board at once; --turn N shows the board after turn N.",
+    )
     p.add_argument("file", help="a record written by piggy play --record")
-    p.add_argument("--board", help="the board to replay on (go-piggy-go), instead of the one "
-                                   "the record names; a record may name only a board shipped "
-                                   "with piggy or a board file beside it")
-    p.add_argument("--turn", type=whole_number(1, 1_000_000), metavar="N",
-                   help="the log up to turn N and the board after it")
-    p.add_argument("--gif", metavar="FILE", help="draw the game from above, turn by turn, as "
-                                                  "an animated GIF (go-piggy-go)")
-    p.add_argument("--html", metavar="FILE", help="the same as a self-contained page with a "
-                                                   "slider")
+    p.add_argument(
+        "--board",
+        help="the board to replay on (go-piggy-go), instead of the one "
+        "the record names; a record may name only a board shipped "
+        "with piggy or a board file beside it",
+    )
+    p.add_argument(
+        "--turn",
+        type=whole_number(1, 1_000_000),
+        metavar="N",
+        help="the log up to turn N and the board after it",
+    )
+    p.add_argument(
+        "--gif",
+        metavar="FILE",
+        help="draw the game from above, turn by turn, as an animated GIF (go-piggy-go)",
+    )
+    p.add_argument("--html", metavar="FILE", help="the same as a self-contained page with a slider")
     p.set_defaults(func=cmd_replay)
 
 
 def add_tournament(sub) -> None:
     """The ``tournament`` command."""
-    p = sub.add_parser("tournament", help="many bot games: win rates with 95 %% intervals",
-                       description="Play many games between bots, rotating the seats, and "
-                                   "report win rates with 95 % Wilson intervals.")
+    p = sub.add_parser(
+        "tournament",
+        help="many bot games: win rates with 95 %% intervals",
+        description="Play many games between bots, rotating the seats, and "
+        "report win rates with 95 % Wilson intervals.",
+    )
     _game_options(p, tournament=True)
-    p.add_argument("--games", type=whole_number(1, MAX_GAMES), default=200,
-                   help=f"number of games, 1 to {MAX_GAMES} (default 200)")
+    p.add_argument(
+        "--games",
+        type=whole_number(1, MAX_GAMES),
+        default=200,
+        help=f"number of games, 1 to {MAX_GAMES} (default 200)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_tournament)

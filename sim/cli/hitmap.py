@@ -34,8 +34,10 @@ PRECISION_CAP = 1000
 
 def check_precision(value: float | None) -> float | None:
     if value is not None and not 0 < value < 0.5:
-        raise InputError(f"--precision {value:g} is out of range: it is the half-width of "
-                         "the 95 % interval of a probability, between 0 and 0.5 (e.g. 0.05)")
+        raise InputError(
+            f"--precision {value:g} is out of range: it is the half-width of "
+            "the 95 % interval of a probability, between 0 and 0.5 (e.g. 0.05)"
+        )
     return value
 
 
@@ -52,12 +54,20 @@ def sweep_spec(args, layout):
     precision = check_precision(args.precision)
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
     spec = hitmap.SweepSpec(
-        board=board_reference(args), design=first_design(args.design),
+        board=board_reference(args),
+        design=first_design(args.design),
         stacks=layout.to_dict()["stacks"],
-        spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks), shots=shots,
-        seed=args.seed, arc=args.arc, aimer=load_aimer_args(args).to_dict(),
-        vary=parse_vary(args.vary), precision=precision, hit_rule=args.hit_rule,
-        layout=args.layout, sampler=check_sampler(args.sampler))
+        spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks),
+        shots=shots,
+        seed=args.seed,
+        arc=args.arc,
+        aimer=load_aimer_args(args).to_dict(),
+        vary=parse_vary(args.vary),
+        precision=precision,
+        hit_rule=args.hit_rule,
+        layout=args.layout,
+        sampler=check_sampler(args.sampler),
+    )
     hitmap.check_targets(spec)
     return spec
 
@@ -81,8 +91,10 @@ def cmd_hitmap(args) -> int:
     workers = workers_of(args)
     designs = args.design or ["stock"]
     if len(designs) > 1 and not args.aim_sd_scan:
-        raise InputError("--design is given once for a hit map (more than once only with "
-                         "--aim-sd-scan, which overlays the designs)")
+        raise InputError(
+            "--design is given once for a hit map (more than once only with "
+            "--aim-sd-scan, which overlays the designs)"
+        )
     args.design = designs[0]
     out = Path(args.out or default_out(args))
     fmt = datafiles.format_of(out, args.format)
@@ -102,47 +114,71 @@ def cmd_hitmap(args) -> int:
             load_design(name)  # each checked before any shot
         return scan(args, spec, designs, out, fmt, workers)
     progress = progress_bar(len(spec.spaces), not args.json, unit="space")
-    outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress,
-                               scheduler=args.scheduler)
+    outcome = hitmap.run_sweep(
+        spec, out, fmt, workers, args.resume, args.per_shot, progress, scheduler=args.scheduler
+    )
     progress(None)
     rows = outcome.rows
     if args.resume:
-        print(f"piggy: resumed: {outcome.reused} of {len(rows)} spaces reused from "
-              f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
-              file=sys.stderr)
+        print(
+            f"piggy: resumed: {outcome.reused} of {len(rows)} spaces reused from "
+            f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
+            file=sys.stderr,
+        )
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         return _none_in_reach(args, design.name, rows, out)
     shots = [r["shots"] for r in reachable]
-    sampling = (f"to ±{spec.precision:g} (95 %), {min(shots)}-{max(shots)} shots a space"
-                if spec.precision else f"{max(shots)} shots a space")
+    sampling = (
+        f"to ±{spec.precision:g} (95 %), {min(shots)}-{max(shots)} shots a space"
+        if spec.precision
+        else f"{max(shots)} shots a space"
+    )
     if spec.sampler != "mc":
         sampling = f"{spec.sampler}, {sampling}"
     aimer = spec.aimer["name"]
     if args.plot:
-        save_heatmap(board, rows, args.plot, f"design '{design.name}', aimer {aimer}: "
-                            f"P(target knocked out), {sampling}")
+        save_heatmap(
+            board,
+            rows,
+            args.plot,
+            f"design '{design.name}', aimer {aimer}: P(target knocked out), {sampling}",
+        )
     worst = min(reachable, key=lambda r: r["p_target"])
-    summary = {"file": str(out), "spaces": len(rows), "in_reach": len(reachable),
-               "shots": sum(shots), "shots_per_space": [min(shots), max(shots)],
-               "precision": spec.precision, "seed": spec.seed, "aimer": aimer,
-               "sampler": spec.sampler,
-               "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
-               "worst": worst["space"], "worst_p_target": worst["p_target"],
-               "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
-               "reused_spaces": outcome.reused, "measured_spaces": outcome.computed,
-               "dead_zones": dead_zones(rows)}
+    summary = {
+        "file": str(out),
+        "spaces": len(rows),
+        "in_reach": len(reachable),
+        "shots": sum(shots),
+        "shots_per_space": [min(shots), max(shots)],
+        "precision": spec.precision,
+        "seed": spec.seed,
+        "aimer": aimer,
+        "sampler": spec.sampler,
+        "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
+        "worst": worst["space"],
+        "worst_p_target": worst["p_target"],
+        "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
+        "reused_spaces": outcome.reused,
+        "measured_spaces": outcome.computed,
+        "dead_zones": dead_zones(rows),
+    }
     if args.per_shot:
         summary["per_shot_file"] = str(hitmap.per_shot_path(out))
     if args.json:
         json_out(summary)
         return 0
-    print(f"{len(rows)} spaces, {len(reachable)} in reach, {sampling} ({sum(shots)} shots), "
-          f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.2f}, worst "
-          f"{worst['space']} {worst['p_target']:.2f} [{worst['p_target_ci_low']:.2f}, "
-          f"{worst['p_target_ci_high']:.2f}]")
-    named = [f"{kind.replace('_', ' ')} {', '.join(spaces)}"
-             for kind, spaces in summary["dead_zones"].items() if spaces]
+    print(
+        f"{len(rows)} spaces, {len(reachable)} in reach, {sampling} ({sum(shots)} shots), "
+        f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.2f}, worst "
+        f"{worst['space']} {worst['p_target']:.2f} [{worst['p_target_ci_low']:.2f}, "
+        f"{worst['p_target_ci_high']:.2f}]"
+    )
+    named = [
+        f"{kind.replace('_', ' ')} {', '.join(spaces)}"
+        for kind, spaces in summary["dead_zones"].items()
+        if spaces
+    ]
     print("dead zones (docs/hitmap.md): " + ("; ".join(named) or "none"))
     for path in (str(out), summary.get("per_shot_file"), args.plot):
         if path:
@@ -153,22 +189,27 @@ def cmd_hitmap(args) -> int:
 def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:
     """A map of spaces none of which is in reach: a result (every row says so), exit 0."""
     if args.json:
-        json_out({"file": str(out), "spaces": len(rows), "in_reach": 0, "shots": 0,
-                  "mean_p_target": None, "null_reason": "no selected space is in reach of "
-                  f"design '{design}'"})
+        json_out(
+            {
+                "file": str(out),
+                "spaces": len(rows),
+                "in_reach": 0,
+                "shots": 0,
+                "mean_p_target": None,
+                "null_reason": f"no selected space is in reach of design '{design}'",
+            }
+        )
         return 0
     print(f"{len(rows)} spaces, none in reach of design '{shown(design)}': no shot fired")
     print(f"Wrote {shown(str(out))}")
     return 0
 
 
-
 def dead_zones(rows: list[dict]) -> dict[str, list[str]]:
     """The hit map's dead zones by kind (sim/studies/dead_zones.py), spaces named."""
     from sim.studies.dead_zones import DEAD_ZONES
 
-    return {kind: [r["space"] for r in rows if r.get("dead_zone") == kind]
-            for kind in DEAD_ZONES}
+    return {kind: [r["space"] for r in rows if r.get("dead_zone") == kind] for kind in DEAD_ZONES}
 
 
 def default_out(args) -> str:
@@ -176,60 +217,88 @@ def default_out(args) -> str:
     (the user did not name it)."""
     name = "aim-sd-scan.csv" if args.aim_sd_scan else f"hitmap.{args.format or 'parquet'}"
     if Path(name).exists() and not args.resume:
-        raise InputError(f"{name} exists and --out was not given: name the output file with "
-                         "--out (a file the command named itself is never overwritten)")
+        raise InputError(
+            f"{name} exists and --out was not given: name the output file with "
+            "--out (a file the command named itself is never overwritten)"
+        )
     return name
 
 
 def sweep_options(p, *, shots_help: str) -> None:
     """The options of a sweep, shared by ``hitmap`` and the design studies."""
     p.add_argument("--spaces", help="comma-separated spaces (default: every space)")
-    p.add_argument("--shots", type=whole_number(1, MAX_SHOTS),
-                   help=f"{shots_help}; at most {MAX_SHOTS}")
-    p.add_argument("--precision", type=finite_number(), metavar="HALF_WIDTH",
-                   help="fire at each space in batches until its 95 %% interval of P(target) is "
-                        f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "
-                        f"{PRECISION_CAP})")
+    p.add_argument(
+        "--shots", type=whole_number(1, MAX_SHOTS), help=f"{shots_help}; at most {MAX_SHOTS}"
+    )
+    p.add_argument(
+        "--precision",
+        type=finite_number(),
+        metavar="HALF_WIDTH",
+        help="fire at each space in batches until its 95 %% interval of P(target) is "
+        f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "
+        f"{PRECISION_CAP})",
+    )
     p.add_argument("--arc", default="best", help="low, high or best (low where it exists)")
     sampler_arg(p)
     seed_arg(p, "root seed, split per space and shot")
-    p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
-                   help="knocked out when touching the outline (default) or wholly outside")
+    p.add_argument(
+        "--hit-rule",
+        default="touches-line",
+        choices=HIT_RULES,
+        help="knocked out when touching the outline (default) or wholly outside",
+    )
     aimer_args(p, default="child", vary=True)
 
 
 def sampler_arg(p) -> None:
     """``--sampler``: how a space's shots are drawn."""
-    p.add_argument("--sampler", default="rqmc",
-                   help="rqmc (default): scrambled Sobol points, the error from independent "
-                        "scrambles, fewer shots for the same precision; mc: plain Monte Carlo, "
-                        "every shot drawn on its own (what hit maps were before)")
+    p.add_argument(
+        "--sampler",
+        default="rqmc",
+        help="rqmc (default): scrambled Sobol points, the error from independent "
+        "scrambles, fewer shots for the same precision; mc: plain Monte Carlo, "
+        "every shot drawn on its own (what hit maps were before)",
+    )
 
 
 def add_hitmap(sub) -> None:
     """The ``hitmap`` command."""
-    p = sub.add_parser("hitmap", help="Monte-Carlo hit probabilities per space, with intervals",
-                       description="For each space, stand a piggy there, aim at it and fire "
-                                   "shots with the launcher's spread and the aimer's error: "
-                                   "P(target knocked out), P(any), P(collateral), P(no contact), "
-                                   "95 % Wilson intervals, mean ricochets. Resumable: finished "
-                                   "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
-                                   "the chosen spaces as the aim spread grows.")
-    world_args(p, design_help="launcher design name in models/designs/ or a path (default: "
-                              "stock); more than once with --aim-sd-scan, to overlay designs")
+    p = sub.add_parser(
+        "hitmap",
+        help="Monte-Carlo hit probabilities per space, with intervals",
+        description="For each space, stand a piggy there, aim at it and fire "
+        "shots with the launcher's spread and the aimer's error: "
+        "P(target knocked out), P(any), P(collateral), P(no contact), "
+        "95 % Wilson intervals, mean ricochets. Resumable: finished "
+        "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
+        "the chosen spaces as the aim spread grows.",
+    )
+    world_args(
+        p,
+        design_help="launcher design name in models/designs/ or a path (default: "
+        "stock); more than once with --aim-sd-scan, to overlay designs",
+    )
     sweep_options(p, shots_help="shots per space (default 50; the cap with --precision)")
-    p.add_argument("--aim-sd-scan", metavar="START:STOP:COUNT",
-                   help="P(target) of --spaces at COUNT aim spreads from START to STOP degrees "
-                        "(yaw and pitch alike), e.g. 0:6:7: a table, --json, --plot")
+    p.add_argument(
+        "--aim-sd-scan",
+        metavar="START:STOP:COUNT",
+        help="P(target) of --spaces at COUNT aim spreads from START to STOP degrees "
+        "(yaw and pitch alike), e.g. 0:6:7: a table, --json, --plot",
+    )
     workers_arg(p, "local worker processes (default: all cores)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run on this Dask distributed cluster instead (tcp://host:8786; start "
-                        "its workers with --nthreads 1)")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on this Dask distributed cluster instead (tcp://host:8786; start "
+        "its workers with --nthreads 1)",
+    )
     p.add_argument("--out", help="output file: .parquet or .csv (default hitmap.parquet)")
-    p.add_argument("--format",
-                   help="parquet or csv (default: from the --out suffix, else parquet)")
-    p.add_argument("--per-shot", action="store_true",
-                   help="also write <stem>.shots.<ext>: one row per shot (seeds, aim, outcome)")
+    p.add_argument("--format", help="parquet or csv (default: from the --out suffix, else parquet)")
+    p.add_argument(
+        "--per-shot",
+        action="store_true",
+        help="also write <stem>.shots.<ext>: one row per shot (seeds, aim, outcome)",
+    )
     p.add_argument("--plot", metavar="FILE.png", help="draw the heatmap over the board")
     p.add_argument("--resume", action="store_true", help="finish an interrupted sweep")
     p.add_argument("--json", action="store_true", help="a JSON summary on stdout")

@@ -36,8 +36,9 @@ def cmd_design_optimise(args) -> int:
     search, verify_spec, cache, out = _search_of(args)
     name = check_label(args.study, "--study", 100) if args.study else search.default_study()
     storage = args.storage or optimise.default_storage()
-    study = optimise.open_study(search, storage, name,
-                                search.spec.seed if args.search_seed is None else args.search_seed)
+    study = optimise.open_study(
+        search, storage, name, search.spec.seed if args.search_seed is None else args.search_seed
+    )
     before = len(optimise.finished(study))
     if before and not args.json:
         print(f"piggy: resuming study {shown(name)}: {before} trials already", file=sys.stderr)
@@ -49,39 +50,72 @@ def cmd_design_optimise(args) -> int:
     best = optimise.best_trials(search, trials)
     rows = optimise.trial_rows(search, trials)
     spec, objectives = search.spec, search.objectives
-    made_by = {"study": name, "storage": _redacted(storage), "base": search.base.name,
-               "aimer": spec.aimer["name"], "seed": spec.seed, "objectives": objectives}
+    made_by = {
+        "study": name,
+        "storage": _redacted(storage),
+        "base": search.base.name,
+        "aimer": spec.aimer["name"],
+        "seed": spec.seed,
+        "objectives": objectives,
+    }
     entries = _write_designs(search, best, out, made_by)
     verification = None
     if best:
         check = progress_bar(None, not args.json, unit="space", label="verifying")
         chosen = best[_chosen(search, best)]
         verification = optimise_check.verify(
-            search, chosen, load_design(entries[best.index(chosen)]["design_file"]),
-            verify_spec, workers, cache, check)
+            search,
+            chosen,
+            load_design(entries[best.index(chosen)]["design_file"]),
+            verify_spec,
+            workers,
+            cache,
+            check,
+        )
         check(None)
     importances = optimise.importances(study, search, trials)
     if args.table:
-        datafiles.write_table(rows, args.table, None, made_by | {
-            "params": [p.to_dict() for p in search.params],
-            "hitmaps": _hitmap_provenance(spec)})
+        datafiles.write_table(
+            rows,
+            args.table,
+            None,
+            made_by
+            | {"params": [p.to_dict() for p in search.params], "hitmaps": _hitmap_provenance(spec)},
+        )
     if args.plot:
         from sim.views.optimise_pictures import search_figure
 
         maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in objectives]
-        save_figure(search_figure(rows, objectives, maximise, importances,
-                                  [t.number for t in best],
-                                  f"piggy design optimise {search.base.name}: study {name}, "
-                                  f"aimer {spec.aimer['name']}"), args.plot)
-    infeasible = Counter(t.user_attrs.get("reason_key") for t in trials
-                         if not t.user_attrs.get("feasible"))
-    summary = {"study": name, "storage": _redacted(storage), "objectives": objectives,
-               "trials": len(trials), "new_trials": len(trials) - before,
-               "feasible_trials": sum(r["feasible"] for r in rows),
-               "infeasible": dict(sorted(infeasible.items())),
-               "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
-               "verification": verification, "importances": importances,
-               "table": args.table, "plot": args.plot, "cache": str(cache)}
+        save_figure(
+            search_figure(
+                rows,
+                objectives,
+                maximise,
+                importances,
+                [t.number for t in best],
+                f"piggy design optimise {search.base.name}: study {name}, "
+                f"aimer {spec.aimer['name']}",
+            ),
+            args.plot,
+        )
+    infeasible = Counter(
+        t.user_attrs.get("reason_key") for t in trials if not t.user_attrs.get("feasible")
+    )
+    summary = {
+        "study": name,
+        "storage": _redacted(storage),
+        "objectives": objectives,
+        "trials": len(trials),
+        "new_trials": len(trials) - before,
+        "feasible_trials": sum(r["feasible"] for r in rows),
+        "infeasible": dict(sorted(infeasible.items())),
+        "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
+        "verification": verification,
+        "importances": importances,
+        "table": args.table,
+        "plot": args.plot,
+        "cache": str(cache),
+    }
     if args.json:
         json_out(summary)
         return 0
@@ -115,18 +149,24 @@ def _search_of(args):
     spec = sweep_spec(args, layout)
     design_search.check_objectives(layout.board, spec.spaces, objectives)
     if args.min_reach and args.min_reach > len(spec.spaces):
-        raise InputError(f"--min-reach {args.min_reach} is more than the {len(spec.spaces)} "
-                         "spaces searched")
+        raise InputError(
+            f"--min-reach {args.min_reach} is more than the {len(spec.spaces)} spaces searched"
+        )
     limits = SafetyLimits(
         kinetic_energy_j=args.limit_energy_j or SafetyLimits.kinetic_energy_j,
-        kinetic_energy_per_area_j_m2=(args.limit_energy_per_area_j_m2
-                                      or SafetyLimits.kinetic_energy_per_area_j_m2))
-    search = optimise.Search(base, params, objectives, spec, layout.board, limits,
-                             args.min_reach or 0)
+        kinetic_energy_per_area_j_m2=(
+            args.limit_energy_per_area_j_m2 or SafetyLimits.kinetic_energy_per_area_j_m2
+        ),
+    )
+    search = optimise.Search(
+        base, params, objectives, spec, layout.board, limits, args.min_reach or 0
+    )
     verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
-        spec, seed=(spec.seed + 1) % (SEED_MAX + 1),
+        spec,
+        seed=(spec.seed + 1) % (SEED_MAX + 1),
         precision=check_precision(args.verify_precision) or spec.precision,
-        shots=max(spec.shots, PRECISION_CAP) if args.verify_precision else spec.shots)
+        shots=max(spec.shots, PRECISION_CAP) if args.verify_precision else spec.shots,
+    )
     return search, verify_spec, cache, out
 
 
@@ -146,40 +186,52 @@ def _write_designs(search, best: list, out: Path, made_by: dict) -> list[dict]:
     chosen = _chosen(search, best) if best else None
     entries = []
     for index, trial in enumerate(best):
-        path = out if index == chosen else out.with_name(f"{out.stem}-trial{trial.number}"
-                                                         f"{out.suffix}")
-        design = optimise.trial_design(search, trial,
-                                       f"{search.base.name[:48]} trial {trial.number}")
-        optimise_check.write_best(path, design, made_by | _made_by_trial(trial,
-                                                                         search.objectives))
+        path = (
+            out if index == chosen else out.with_name(f"{out.stem}-trial{trial.number}{out.suffix}")
+        )
+        design = optimise.trial_design(
+            search, trial, f"{search.base.name[:48]} trial {trial.number}"
+        )
+        optimise_check.write_best(path, design, made_by | _made_by_trial(trial, search.objectives))
         entries.append(_entry(trial, search.objectives, path, len(search.objectives) > 1))
     return entries
 
 
 def _print_summary(summary: dict, search, best: list, verification: dict | None) -> None:
     reasons = ", ".join(f"{k} {v}" for k, v in summary["infeasible"].items()) or "none"
-    print(f"study {summary['study']} ({summary['storage']}): {summary['trials']} trials "
-          f"({summary['new_trials']} new), {summary['feasible_trials']} feasible; "
-          f"infeasible: {reasons}")
+    print(
+        f"study {summary['study']} ({summary['storage']}): {summary['trials']} trials "
+        f"({summary['new_trials']} new), {summary['feasible_trials']} feasible; "
+        f"infeasible: {reasons}"
+    )
     if not best:
-        print("no feasible design found: nothing to verify (loosen a limit, --min-reach or the "
-              "ranges)")
+        print(
+            "no feasible design found: nothing to verify (loosen a limit, --min-reach or the "
+            "ranges)"
+        )
         return
     entries = summary["best"] if isinstance(summary["best"], list) else [summary["best"]]
     print("Pareto front:" if len(entries) > 1 else "best:")
     for entry, trial in zip(entries, best, strict=True):
         fields = ", ".join(f"{k} = {v:g}" for k, v in entry["params"].items())
-        figures = "; ".join(f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]" for o, (v, lo, hi) in
-                            trial.user_attrs["objectives"].items())
+        figures = "; ".join(
+            f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]"
+            for o, (v, lo, hi) in trial.user_attrs["objectives"].items()
+        )
         print(f"  trial {trial.number}: {fields}\n    {figures}")
     if verification:
-        print(f"verification on new shots (seed {verification['seed']}, "
-              f"{_sampling(verification)}), {len(verification['spaces'])} spaces:")
-        mean, low, high = (verification[k] for k in ("mean_diff", "mean_diff_ci_low",
-                                                       "mean_diff_ci_high"))
+        print(
+            f"verification on new shots (seed {verification['seed']}, "
+            f"{_sampling(verification)}), {len(verification['spaces'])} spaces:"
+        )
+        mean, low, high = (
+            verification[k] for k in ("mean_diff", "mean_diff_ci_low", "mean_diff_ci_high")
+        )
         if mean is not None:
-            print(f"  mean difference in P, best - {search.base.name}: {mean:+.3f} "
-                  f"[{low:+.3f}, {high:+.3f}]")
+            print(
+                f"  mean difference in P, best - {search.base.name}: {mean:+.3f} "
+                f"[{low:+.3f}, {high:+.3f}]"
+            )
         print(f"  {verification['verdict']}")
         print(f"  {verification['conclusion']}")
 
@@ -195,24 +247,37 @@ def _entry(trial, objectives: list[str], path: Path, several: bool) -> dict:
         pick = {i: {o: figures[o][i] for o in objectives} for i in range(3)}
     else:
         pick = {i: figures[objectives[0]][i] for i in range(3)}
-    return {"trial": trial.number, "params": dict(trial.params), "objective": pick[0],
-            "objective_ci_low": pick[1], "objective_ci_high": pick[2],
-            "design_file": str(path), "in_reach": trial.user_attrs.get("in_reach"),
-            "safety": trial.user_attrs.get("safety")}
+    return {
+        "trial": trial.number,
+        "params": dict(trial.params),
+        "objective": pick[0],
+        "objective_ci_low": pick[1],
+        "objective_ci_high": pick[2],
+        "design_file": str(path),
+        "in_reach": trial.user_attrs.get("in_reach"),
+        "safety": trial.user_attrs.get("safety"),
+    }
 
 
 def _made_by_trial(trial, objectives: list[str]) -> dict:
     figures = trial.user_attrs["objectives"]
-    return {"trial": trial.number, **{
-        o: f"{figures[o][0]:.4g} [{figures[o][1]:.4g}, {figures[o][2]:.4g}] (95 %)"
-        for o in objectives}}
+    return {
+        "trial": trial.number,
+        **{
+            o: f"{figures[o][0]:.4g} [{figures[o][1]:.4g}, {figures[o][2]:.4g}] (95 %)"
+            for o in objectives
+        },
+    }
 
 
 def _hitmap_provenance(spec) -> dict:
     from sim.studies import hitmap
 
-    return {k: v for k, v in hitmap.provenance(spec).items()
-            if k not in ("design", "design_file", "design_sha256")}
+    return {
+        k: v
+        for k, v in hitmap.provenance(spec).items()
+        if k not in ("design", "design_file", "design_sha256")
+    }
 
 
 def _redacted(url: str) -> str:
@@ -228,43 +293,89 @@ def add_design_optimise(design_sub, design_test_options) -> None:
     from sim.studies.design_search import OBJECTIVES
 
     q = design_sub.add_parser(
-        "optimise", help="search design fields for the best design, safely, and verify it",
+        "optimise",
+        help="search design fields for the best design, safely, and verify it",
         description="Search design fields (Optuna: TPE for one objective, NSGA-II for "
-                    "several) for the design that does best, every trial measured with the "
-                    "same shots at a stated precision (default ±0.1), within the safety limits "
-                    "of design check and in reach of every space (or --min-reach); then "
-                    "compare the best with BASE on new shots, paired. Objectives: "
-                    + "; ".join(f"{k}: {v[1]} ({v[0]})" for k, v in OBJECTIVES.items()) + ".")
+        "several) for the design that does best, every trial measured with the "
+        "same shots at a stated precision (default ±0.1), within the safety limits "
+        "of design check and in reach of every space (or --min-reach); then "
+        "compare the best with BASE on new shots, paired. Objectives: "
+        + "; ".join(f"{k}: {v[1]} ({v[0]})" for k, v in OBJECTIVES.items())
+        + ".",
+    )
     q.add_argument("base", help="the design to start from and beat (name or TOML file)")
-    q.add_argument("--param", action="append", metavar="FIELD=LOW:HIGH[:log|:int]",
-                   help="a field to search and its range, within the field's allowed range "
-                        "(design check --help lists them), e.g. pivot_height=40:120; repeat "
-                        "for more fields")
-    q.add_argument("--objective", default="mean-p", metavar="NAME[,NAME]",
-                   help=f"{', '.join(OBJECTIVES)} (default mean-p); several: a Pareto front")
-    q.add_argument("--trials", type=whole_number(1, MAX_TRIALS), default=20,
-                   help="trials to add to the study (default 20)")
-    q.add_argument("--min-reach", type=whole_number(1, 100_000), metavar="N",
-                   help="spaces that must be in reach (default: every space searched)")
-    q.add_argument("--limit-energy-j", type=_LIMIT, metavar="J",
-                   help="limit of the bale's kinetic energy at its fastest, J (default 0.08)")
-    q.add_argument("--limit-energy-per-area-j-m2", type=_LIMIT, metavar="J_M2",
-                   help="limit of that energy per area of its smallest face, J/m² (default "
-                        "1600)")
-    q.add_argument("--storage", metavar="URL",
-                   help="Optuna storage URL, e.g. postgresql://user@host/db for several "
-                        "machines (default: an SQLite file in the user's cache folder)")
-    q.add_argument("--study", metavar="NAME",
-                   help="study name: an existing one is resumed, its trials added to (default: "
-                        "named after the search's settings)")
-    q.add_argument("--search-seed", type=whole_number(0, SEED_MAX),
-                   help="seed of the search's sampler (default: --seed); give each machine its "
-                        "own when several work on one study")
-    q.add_argument("--verify-precision", type=finite_number(), metavar="HALF_WIDTH",
-                   help="precision of the final comparison with BASE (default: the search's)")
-    q.add_argument("--out", default="best-design.toml", metavar="BEST.toml",
-                   help="the best design's file (default best-design.toml)")
+    q.add_argument(
+        "--param",
+        action="append",
+        metavar="FIELD=LOW:HIGH[:log|:int]",
+        help="a field to search and its range, within the field's allowed range "
+        "(design check --help lists them), e.g. pivot_height=40:120; repeat "
+        "for more fields",
+    )
+    q.add_argument(
+        "--objective",
+        default="mean-p",
+        metavar="NAME[,NAME]",
+        help=f"{', '.join(OBJECTIVES)} (default mean-p); several: a Pareto front",
+    )
+    q.add_argument(
+        "--trials",
+        type=whole_number(1, MAX_TRIALS),
+        default=20,
+        help="trials to add to the study (default 20)",
+    )
+    q.add_argument(
+        "--min-reach",
+        type=whole_number(1, 100_000),
+        metavar="N",
+        help="spaces that must be in reach (default: every space searched)",
+    )
+    q.add_argument(
+        "--limit-energy-j",
+        type=_LIMIT,
+        metavar="J",
+        help="limit of the bale's kinetic energy at its fastest, J (default 0.08)",
+    )
+    q.add_argument(
+        "--limit-energy-per-area-j-m2",
+        type=_LIMIT,
+        metavar="J_M2",
+        help="limit of that energy per area of its smallest face, J/m² (default 1600)",
+    )
+    q.add_argument(
+        "--storage",
+        metavar="URL",
+        help="Optuna storage URL, e.g. postgresql://user@host/db for several "
+        "machines (default: an SQLite file in the user's cache folder)",
+    )
+    q.add_argument(
+        "--study",
+        metavar="NAME",
+        help="study name: an existing one is resumed, its trials added to (default: "
+        "named after the search's settings)",
+    )
+    q.add_argument(
+        "--search-seed",
+        type=whole_number(0, SEED_MAX),
+        help="seed of the search's sampler (default: --seed); give each machine its "
+        "own when several work on one study",
+    )
+    q.add_argument(
+        "--verify-precision",
+        type=finite_number(),
+        metavar="HALF_WIDTH",
+        help="precision of the final comparison with BASE (default: the search's)",
+    )
+    q.add_argument(
+        "--out",
+        default="best-design.toml",
+        metavar="BEST.toml",
+        help="the best design's file (default best-design.toml)",
+    )
     q.add_argument("--table", metavar="FILE", help="the trials: .parquet or .csv")
-    design_test_options(q, plot_help="the search: objective per trial, the fields' "
-                                     "importances, the Pareto front with several objectives")
+    design_test_options(
+        q,
+        plot_help="the search: objective per trial, the fields' "
+        "importances, the Pareto front with several objectives",
+    )
     q.set_defaults(func=cmd_design_optimise)

@@ -19,43 +19,57 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> i
 
     values = scan.parse_scan(args.aim_sd_scan)
     if not args.spaces:
-        raise InputError("--aim-sd-scan measures the spaces of --spaces (e.g. --spaces "
-                         "r8c3,r10c1): name a few")
+        raise InputError(
+            "--aim-sd-scan measures the spaces of --spaces (e.g. --spaces r8c3,r10c1): name a few"
+        )
     if args.resume or args.per_shot or args.scheduler or spec.precision:
-        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --scheduler, "
-                         "--precision")
+        raise InputError(
+            "--aim-sd-scan takes none of --resume, --per-shot, --scheduler, --precision"
+        )
     if len(set(designs)) != len(designs):
         raise InputError("--design names the same design twice")
     progress = progress_bar(len(values) * len(designs), not args.json, unit="spread")
     made_by = hitmap.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
     if len(designs) > 1:
-        made_by["designs"] = [hitmap.provenance(dataclasses.replace(spec, design=name))[
-            "design_file"] for name in designs]
+        made_by["designs"] = [
+            hitmap.provenance(dataclasses.replace(spec, design=name))["design_file"]
+            for name in designs
+        ]
     rows = []
     with owner.owned(out):  # one run at a time writes an output
         for k, name in enumerate(designs):
-            rows += scan.aim_sd_scan(dataclasses.replace(spec, design=name), values, workers,
-                                     lambda done, k=k: progress(k * len(values) + done))
+            rows += scan.aim_sd_scan(
+                dataclasses.replace(spec, design=name),
+                values,
+                workers,
+                lambda done, k=k: progress(k * len(values) + done),
+            )
         progress(None)
         datafiles.write_table(rows, out, fmt, made_by)
     if args.plot:
-        title = (f"P(target knocked out) against the aim spread, {spec.shots} shots a point"
-                 f", seed {spec.seed}")
+        title = (
+            f"P(target knocked out) against the aim spread, {spec.shots} shots a point"
+            f", seed {spec.seed}"
+        )
         save_figure(scan.scan_figure(rows, title), args.plot)
     if args.json:
         json_out({"file": str(out), "aim_sd_deg": made_by["aim_sd_scan_deg"], "rows": rows})
         return 0
     for name in dict.fromkeys(r["design"] for r in rows):
-        _print_table(name, [r for r in rows if r["design"] == name], list(spec.spaces),
-                     values, several=len(designs) > 1)
+        _print_table(
+            name,
+            [r for r in rows if r["design"] == name],
+            list(spec.spaces),
+            values,
+            several=len(designs) > 1,
+        )
     for path in (str(out), args.plot):
         if path:
             print(f"Wrote {shown(path)}")
     return 0
 
 
-def _print_table(design: str, rows: list[dict], names: list[str], values,
-                 several: bool) -> None:
+def _print_table(design: str, rows: list[dict], names: list[str], values, several: bool) -> None:
     if several:
         print(f"design {design}")
     print("aim sd (deg) " + "".join(f"{n:>19s}" for n in names))
@@ -63,7 +77,10 @@ def _print_table(design: str, rows: list[dict], names: list[str], values,
         cells = []
         for name in names:
             row = next(r for r in rows if r["space"] == name and r["aim_sd_deg"] == round(sd, 4))
-            cells.append("out of reach" if row["p_target"] is None else
-                         f"{row['p_target']:.2f} [{row['p_target_ci_low']:.2f},"
-                         f"{row['p_target_ci_high']:.2f}]")
+            cells.append(
+                "out of reach"
+                if row["p_target"] is None
+                else f"{row['p_target']:.2f} [{row['p_target_ci_low']:.2f},"
+                f"{row['p_target_ci_high']:.2f}]"
+            )
         print(f"{sd:12.2f} " + "".join(f"{c:>19s}" for c in cells))

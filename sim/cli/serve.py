@@ -27,8 +27,9 @@ def cmd_serve(args) -> int:
 
         from sim.serve.app import Server
     except ImportError as exc:
-        raise InputError(f"piggy serve needs the web extra ({exc.name} is missing): "
-                         f"{WEB_EXTRA}") from None
+        raise InputError(
+            f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
+        ) from None
     load_design(args.design)
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
     if args.layout:
@@ -38,8 +39,9 @@ def cmd_serve(args) -> int:
         board = args.board or "stock"
         on = load_board(board)
         try:  # the demo's piggies, where they fit on the board
-            stacks = layout_from_dict(DEMO_LAYOUT, board=on,
-                                      source="the demo layout").to_dict()["stacks"]
+            stacks = layout_from_dict(DEMO_LAYOUT, board=on, source="the demo layout").to_dict()[
+                "stacks"
+            ]
         except InputError:
             stacks = {}
     if board not in known_names(BOARDS_DIR):
@@ -47,16 +49,20 @@ def cmd_serve(args) -> int:
     listening = _bind(args.host, args.port)
     port = listening.getsockname()[1]
     if args.host != LOOPBACK:
-        print(f"piggy serve: warning: listening on {shown(args.host)}, not only this machine: "
-              "anyone who can reach it and has the URL can use it (an SSH tunnel is safer: "
-              "docs/serve.md)", file=sys.stderr)
+        print(
+            f"piggy serve: warning: listening on {shown(args.host)}, not only this machine: "
+            "anyone who can reach it and has the URL can use it (an SSH tunnel is safer: "
+            "docs/serve.md)",
+            file=sys.stderr,
+        )
     server = Server(stacks, workers=args.workers, board=board, design=design)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
     # uvicorn's own logging setup (dictConfig) would close and replace every handler
     # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
-    config = uvicorn.Config(server.app(), log_config=None, log_level="warning",
-                            timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
+    )
     uvicorn.Server(config).run(sockets=[listening])
     return 0
 
@@ -73,8 +79,11 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind(info[4])
     except OSError as exc:
         sock.close()
-        why = "is in use: choose another with --port" if exc.errno == errno.EADDRINUSE \
+        why = (
+            "is in use: choose another with --port"
+            if exc.errno == errno.EADDRINUSE
             else f"cannot be opened ({os.strerror(exc.errno or 0)})"
+        )
         raise InputError(f"port {port} on {shown(host)} {why}") from None
     sock.listen(128)
     return sock
@@ -82,25 +91,38 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def add_serve(sub) -> None:
     """The ``serve`` command."""
-    p = sub.add_parser("serve", help="the sandbox in a browser: place piggies, aim, fire, "
-                                     "see the shot in 3D",
-                       description="Start a local web app and print the one URL (with its "
-                                   "token) to open: the board in 3D, piggies placed by "
-                                   "clicking, the aim, FIRE, the verdict, 'how likely?'. No "
-                                   "display needed here; Ctrl-C stops it. Needs the web "
-                                   f"extra ({WEB_EXTRA}).")
-    p.add_argument("--port", type=whole_number(0, 65535), default=8765,
-                   help="port to listen on, 0 for any free one (default 8765)")
-    p.add_argument("--host", default=LOOPBACK,
-                   help=f"address to listen on (default {LOOPBACK}, this machine only; "
-                        "another prints a warning)")
-    p.add_argument("--board", help="board name or path (default: the layout file's own board, "
-                                   "else stock)")
+    p = sub.add_parser(
+        "serve",
+        help="the sandbox in a browser: place piggies, aim, fire, see the shot in 3D",
+        description="Start a local web app and print the one URL (with its "
+        "token) to open: the board in 3D, piggies placed by "
+        "clicking, the aim, FIRE, the verdict, 'how likely?'. No "
+        "display needed here; Ctrl-C stops it. Needs the web "
+        f"extra ({WEB_EXTRA}).",
+    )
+    p.add_argument(
+        "--port",
+        type=whole_number(0, 65535),
+        default=8765,
+        help="port to listen on, 0 for any free one (default 8765)",
+    )
+    p.add_argument(
+        "--host",
+        default=LOOPBACK,
+        help=f"address to listen on (default {LOOPBACK}, this machine only; "
+        "another prints a warning)",
+    )
+    p.add_argument(
+        "--board", help="board name or path (default: the layout file's own board, else stock)"
+    )
     p.add_argument("--design", default="stock", help="launcher design (default: stock)")
-    p.add_argument("--layout", help="layout JSON file, 'empty' or 'crowded' (default: the "
-                                    "demo's piggies)")
-    p.add_argument("--workers", type=whole_number(2, 64),
-                   default=max(2, min(4, os.cpu_count() or 2)),
-                   help="worker processes for shots and estimates, 2 to 64 (default: the CPUs, "
-                        "2 to 4)")
+    p.add_argument(
+        "--layout", help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)"
+    )
+    p.add_argument(
+        "--workers",
+        type=whole_number(2, 64),
+        default=max(2, min(4, os.cpu_count() or 2)),
+        help="worker processes for shots and estimates, 2 to 64 (default: the CPUs, 2 to 4)",
+    )
     p.set_defaults(func=cmd_serve)

@@ -50,13 +50,20 @@ def cmd_shoot(args) -> int:
         check_video_memory(design, args.frame_size, args.slowmo, gif="gif" in videos)
     with World(board, design, layout, hit_rule=args.hit_rule) as world:
         if args.at is not None:
-            shot_aim = shoot.solve_aim(world, args.at, args.arc or "low",
-                                       strict=args.arc is not None)
+            shot_aim = shoot.solve_aim(
+                world, args.at, args.arc or "low", strict=args.arc is not None
+            )
         else:
             shot_aim = shoot.Aim(args.yaw, args.pitch)
         noise = not args.exact
-        result = shoot.fire(world, shot_aim, seed=args.seed, noise=noise, aimer=aimer,
-                            record=bool(args.png or videos))
+        result = shoot.fire(
+            world,
+            shot_aim,
+            seed=args.seed,
+            noise=noise,
+            aimer=aimer,
+            record=bool(args.png or videos),
+        )
         data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
         if args.png:
             save_figure(shot_figure(world, result), args.png)
@@ -77,8 +84,11 @@ def _check_video_args(args) -> dict[str, str]:
     if args.camera not in CAMERAS:
         raise InputError(f"unknown camera '{args.camera}': allowed are {', '.join(CAMERAS)}")
     try:
-        width, height = (int(v) for v in args.size.lower().split("x")
-                         if v.isascii() and v.isdigit() and len(v) <= 5)
+        width, height = (
+            int(v)
+            for v in args.size.lower().split("x")
+            if v.isascii() and v.isdigit() and len(v) <= 5
+        )
     except ValueError:
         raise InputError(f"--size '{shown(args.size)}' must look like 640x480") from None
     if not (64 <= width <= 3840 and 64 <= height <= 2160):
@@ -101,8 +111,15 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
     if "gif" in videos or "mp4" in videos:
         progress = progress_bar(None, show, unit="frame", label="rendering")
         with ShotRenderer(board, design, size=args.frame_size) as renderer:
-            written += write_videos(renderer, result, args.camera, args.slowmo,
-                                    videos.get("gif"), videos.get("mp4"), progress=progress)
+            written += write_videos(
+                renderer,
+                result,
+                args.camera,
+                args.slowmo,
+                videos.get("gif"),
+                videos.get("mp4"),
+                progress=progress,
+            )
         progress(None)
     if "html" in videos:
         from sim.views.viewer import write_shot_page
@@ -121,11 +138,19 @@ def cmd_aim(args) -> int:
         point, label = shoot.target_point(world, args.at)
         solutions = aim.solve(design, point, label)
     if args.json:
-        json_out({"target": args.at, "target_mm": [round(v, 2) for v in point],
-                  "design": design.name, "solutions": [s.to_dict() for s in solutions]})
+        json_out(
+            {
+                "target": args.at,
+                "target_mm": [round(v, 2) for v in point],
+                "design": design.name,
+                "solutions": [s.to_dict() for s in solutions],
+            }
+        )
         return 0
-    print(f"To hit {label} ({solutions[0].distance_mm:.0f} mm from the tractor) "
-          f"with design '{design.name}':")
+    print(
+        f"To hit {label} ({solutions[0].distance_mm:.0f} mm from the tractor) "
+        f"with design '{design.name}':"
+    )
     for s in solutions:
         print(f"  {s.arc:4s} arc: --yaw {s.yaw_deg:.2f} --pitch {s.pitch_deg:.2f}")
     return 0
@@ -138,8 +163,9 @@ def cmd_sandbox(args) -> int:
     if args.layout:
         layout = load_layout_args(args)
     else:
-        layout = layout_from_dict(DEMO_LAYOUT, board=load_board(args.board or "stock"),
-                                  source="demo layout")
+        layout = layout_from_dict(
+            DEMO_LAYOUT, board=load_board(args.board or "stock"), source="demo layout"
+        )
     board = layout.board
     with ExitStack() as opening:  # the start-up wait ends with the window's first words
         opening.enter_context(waiting("opening the sandbox window"))
@@ -148,43 +174,80 @@ def cmd_sandbox(args) -> int:
             opening.close()
             print(text)
 
-        run_sandbox(board, design, layout, seconds=args.seconds, auto_fire=args.auto_fire,
-                    slowmo=args.slowmo, seed=args.seed, report=report)
+        run_sandbox(
+            board,
+            design,
+            layout,
+            seconds=args.seconds,
+            auto_fire=args.auto_fire,
+            slowmo=args.slowmo,
+            seed=args.seed,
+            report=report,
+        )
     return 0
 
 
 def add_shoot(sub) -> None:
     """The ``shoot`` command."""
-    p = sub.add_parser("shoot", help="fire one hay bale and judge who is knocked out",
-                       description="Fire one hay bale from the wolf tractor and judge, from "
-                                   "the physics, which piggies were knocked out of their spaces.")
+    p = sub.add_parser(
+        "shoot",
+        help="fire one hay bale and judge who is knocked out",
+        description="Fire one hay bale from the wolf tractor and judge, from "
+        "the physics, which piggies were knocked out of their spaces.",
+    )
     world_args(p)
-    p.add_argument("--yaw", type=finite_number(), help="turn of the tractor, degrees (0 = toward "
-                   "the trough, positive = counter-clockwise from above); -360 to 360")
-    p.add_argument("--pitch", type=finite_number(), help="tilt of the barrel, degrees above "
-                   "horizontal; within the design's range")
+    p.add_argument(
+        "--yaw",
+        type=finite_number(),
+        help="turn of the tractor, degrees (0 = toward "
+        "the trough, positive = counter-clockwise from above); -360 to 360",
+    )
+    p.add_argument(
+        "--pitch",
+        type=finite_number(),
+        help="tilt of the barrel, degrees above horizontal; within the design's range",
+    )
     p.add_argument("--at", help="aim automatically at a space (r8c3) or a piggy (gold-2)")
-    p.add_argument("--arc", choices=("low", "high"),
-                   help="with --at: the flat (low) or lobbed (high) solution, refused when it "
-                        "does not exist (default: low, or high where no low arc reaches)")
+    p.add_argument(
+        "--arc",
+        choices=("low", "high"),
+        help="with --at: the flat (low) or lobbed (high) solution, refused when it "
+        "does not exist (default: low, or high where no low arc reaches)",
+    )
     seed_arg(p, "seed of the shot-to-shot noise")
-    p.add_argument("--exact", action="store_true",
-                   help="no shot-to-shot noise: fire exactly as aimed at the mean speed")
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="no shot-to-shot noise: fire exactly as aimed at the mean speed",
+    )
     aimer_args(p, default="perfect")
-    p.add_argument("--hit-rule", default="touches-line", choices=HIT_RULES,
-                   help="knocked out when touching the outline (default) or wholly outside")
-    p.add_argument("--png", metavar="FILE",
-                   help="write a picture of the shot (the board, a close-up, a section along "
-                        "the aim)")
+    p.add_argument(
+        "--hit-rule",
+        default="touches-line",
+        choices=HIT_RULES,
+        help="knocked out when touching the outline (default) or wholly outside",
+    )
+    p.add_argument(
+        "--png",
+        metavar="FILE",
+        help="write a picture of the shot (the board, a close-up, a section along the aim)",
+    )
     p.add_argument("--gif", metavar="FILE", help="write an animated GIF of the shot")
     p.add_argument("--mp4", metavar="FILE", help="write an MP4 video of the shot")
-    p.add_argument("--html", metavar="FILE",
-                   help="write a self-contained page that replays the shot in 3D (offline)")
-    p.add_argument("--camera", default="overview",
-                   help="video camera: overview (default), chase, top or side")
-    p.add_argument("--slowmo", type=finite_number(0.1, 20), default=3.0,
-                   help="videos play this many times slower than real time, 0.1 to 20 "
-                        "(default 3)")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write a self-contained page that replays the shot in 3D (offline)",
+    )
+    p.add_argument(
+        "--camera", default="overview", help="video camera: overview (default), chase, top or side"
+    )
+    p.add_argument(
+        "--slowmo",
+        type=finite_number(0.1, 20),
+        default=3.0,
+        help="videos play this many times slower than real time, 0.1 to 20 (default 3)",
+    )
     p.add_argument("--size", default="640x480", help="video frame size (default 640x480)")
     p.add_argument("--json", action="store_true", help="print the shot JSON")
     p.set_defaults(func=cmd_shoot)
@@ -192,8 +255,11 @@ def add_shoot(sub) -> None:
 
 def add_aim(sub) -> None:
     """The ``aim`` command."""
-    p = sub.add_parser("aim", help="yaw/pitch solutions that put a bale on a space or piggy",
-                       description="Solve the aim: the low and high arcs that hit the target.")
+    p = sub.add_parser(
+        "aim",
+        help="yaw/pitch solutions that put a bale on a space or piggy",
+        description="Solve the aim: the low and high arcs that hit the target.",
+    )
     world_args(p)
     p.add_argument("--at", required=True, help="a space (r8c3) or a piggy on the layout (gold-2)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -202,22 +268,38 @@ def add_aim(sub) -> None:
 
 def add_sandbox(sub) -> None:
     """The ``sandbox`` command."""
-    p = sub.add_parser("sandbox", help="PyBullet's window: sliders, a fire button, verdicts",
-                       description="The interactive way to try the launcher: sliders for yaw "
-                                   "and pitch, FIRE and reset buttons, and the knock-out "
-                                   "verdict after each shot. Needs a display (xvfb-run works).")
-    p.add_argument("--board", help="board name or path (default: the layout file's own board, "
-                                   "else stock)")
+    p = sub.add_parser(
+        "sandbox",
+        help="PyBullet's window: sliders, a fire button, verdicts",
+        description="The interactive way to try the launcher: sliders for yaw "
+        "and pitch, FIRE and reset buttons, and the knock-out "
+        "verdict after each shot. Needs a display (xvfb-run works).",
+    )
+    p.add_argument(
+        "--board", help="board name or path (default: the layout file's own board, else stock)"
+    )
     p.add_argument("--design", default="stock", help="launcher design (default: stock)")
-    p.add_argument("--layout",
-                   help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)")
-    p.add_argument("--seconds", type=finite_number(0, 7 * 24 * 3600, above=True),
-                   help="close the window after this long")
-    p.add_argument("--auto-fire", type=whole_number(0, 10_000), default=0, metavar="N",
-                   help="fire N shots at the sliders' settings by itself, then close "
-                        "(unless --seconds is given)")
-    p.add_argument("--slowmo", type=finite_number(0.1, 20), default=2.0,
-                   help="shots play this many times slower than real time, 0.1 to 20 "
-                        "(default 2)")
+    p.add_argument(
+        "--layout", help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)"
+    )
+    p.add_argument(
+        "--seconds",
+        type=finite_number(0, 7 * 24 * 3600, above=True),
+        help="close the window after this long",
+    )
+    p.add_argument(
+        "--auto-fire",
+        type=whole_number(0, 10_000),
+        default=0,
+        metavar="N",
+        help="fire N shots at the sliders' settings by itself, then close "
+        "(unless --seconds is given)",
+    )
+    p.add_argument(
+        "--slowmo",
+        type=finite_number(0.1, 20),
+        default=2.0,
+        help="shots play this many times slower than real time, 0.1 to 20 (default 2)",
+    )
     seed_arg(p, "seed of the shot-to-shot noise")
     p.set_defaults(func=cmd_sandbox)

@@ -24,10 +24,12 @@ def cmd_solve(args) -> int:
         params["preset"] = args.preset
     game = load_game("pig_out", **params)
     if game.params["cards"] and game.params["deck"] == "physical":
-        raise InputError("piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "
-                         "left are part of the state): add --param deck=infinite to solve the "
-                         "same game with the cards drawn with replacement (minutes at target "
-                         "400), or use --preset pig for classic Pig (seconds)")
+        raise InputError(
+            "piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "
+            "left are part of the state): add --param deck=infinite to solve the "
+            "same game with the cards drawn with replacement (minutes at target "
+            "400), or use --preset pig for classic Pig (seconds)"
+        )
     target = game.params["target"]
     note = pig_solver.solve_note(target, "piggy solve")
     if note:
@@ -38,26 +40,35 @@ def cmd_solve(args) -> int:
     progress(iterations, iterations)  # the estimate of the sweeps left ends exact
     progress(None)
     elapsed = time.perf_counter() - start
-    result = {"game": "pig_out", "params": game.params,
-              "first_player_win_probability": round(
-                  pig_solver.first_player_win_probability(win), 6),
-              "policy_states": int(roll.size), "rolling_states": int(roll.sum()),
-              "iterations": iterations, "solve_time_s": round(elapsed, 2)}
+    result = {
+        "game": "pig_out",
+        "params": game.params,
+        "first_player_win_probability": round(pig_solver.first_player_win_probability(win), 6),
+        "policy_states": int(roll.size),
+        "rolling_states": int(roll.sum()),
+        "iterations": iterations,
+        "solve_time_s": round(elapsed, 2),
+    }
     del win, roll  # one table in memory at a time
     for n in args.hold_at or []:
         held, _, _ = pig_solver.evaluate_hold_at(game, n)
         result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
-            pig_solver.first_player_win_probability(held), 6)
+            pig_solver.first_player_win_probability(held), 6
+        )
         del held
     if args.json:
         json_out(result)
         return 0
     # Four decimals: these are exact values of the game, not estimates, and the
     # published ones (0.5306, 0.5347) differ in the third.
-    print(f"pig_out {game.params['preset']} (target {game.params['target']}): optimal play by "
-          f"both, the first player wins {result['first_player_win_probability']:.4f}")
-    print(f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
-          f"{iterations} sweeps, {elapsed:.1f} s")
+    print(
+        f"pig_out {game.params['preset']} (target {game.params['target']}): optimal play by "
+        f"both, the first player wins {result['first_player_win_probability']:.4f}"
+    )
+    print(
+        f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
+        f"{iterations} sweeps, {elapsed:.1f} s"
+    )
     for n, p in result.get("hold_at_first_player_win_probability", {}).items():
         print(f"  both holding at {n}: the first player wins {p:.4f}")
     return 0
@@ -76,17 +87,32 @@ def _sweep_progress(progress, tolerance: float = 1e-12):
 
 def add_solve(sub) -> None:
     """The ``solve`` command."""
-    p = sub.add_parser("solve", help="optimal play of Pig-Out's family by value iteration",
-                       description="Solve pig_out for two players (no cards, or an infinite "
-                                   "deck): the first player's chance of winning under optimal "
-                                   "play by both. A progress bar on a terminal; a note first "
-                                   "when the solve takes minutes.")
+    p = sub.add_parser(
+        "solve",
+        help="optimal play of Pig-Out's family by value iteration",
+        description="Solve pig_out for two players (no cards, or an infinite "
+        "deck): the first player's chance of winning under optimal "
+        "play by both. A progress bar on a terminal; a note first "
+        "when the solve takes minutes.",
+    )
     p.add_argument("game", help="pig_out (or pig-out)")
-    p.add_argument("--preset", help="pig (classic Pig, seconds) or pig-out-2 (the default; "
-                                    "it needs --param deck=infinite, and takes minutes)")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="a game parameter, e.g. --param target=50 (repeatable)")
-    p.add_argument("--hold-at", type=whole_number(1, 100_000), action="append", metavar="N",
-                   help="also: the first player's chance when both hold at N (repeatable)")
+    p.add_argument(
+        "--preset",
+        help="pig (classic Pig, seconds) or pig-out-2 (the default; "
+        "it needs --param deck=infinite, and takes minutes)",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a game parameter, e.g. --param target=50 (repeatable)",
+    )
+    p.add_argument(
+        "--hold-at",
+        type=whole_number(1, 100_000),
+        action="append",
+        metavar="N",
+        help="also: the first player's chance when both hold at N (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_solve)

@@ -24,16 +24,26 @@ from referee.validate import parse_params
 _ANSI = {"G": "\033[1;32m", "Y": "\033[1;33m", "P": "\033[1;35m", "B": "\033[1;34m"}
 _RESET = "\033[0m"
 #: The bot that fills the seats ``piggy play`` is not told about, by game.
-DEFAULT_BOTS = {"go_piggy_go": "greedy", "pig_out": "hold-at-20", "woolfy": "careful",
-                "by_golly": "memory"}
+DEFAULT_BOTS = {
+    "go_piggy_go": "greedy",
+    "pig_out": "hold-at-20",
+    "woolfy": "careful",
+    "by_golly": "memory",
+}
 
 
 class GameAbandoned(Exception):
     """A human seat's input ended (standard input closed) in the middle of a game."""
 
 
-def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
-                  aimer_name: str | None = None, aim_sd: str | None = None):
+def make_resolver(
+    shots: str,
+    design_name: str,
+    hit_rule: str,
+    seed: int,
+    aimer_name: str | None = None,
+    aim_sd: str | None = None,
+):
     """``physics``, ``scripted``, ``scripted:P`` (the target knocked out with P) or
     ``table:FILE`` (the probabilities of a hit map file): the resolver, and a dict
     saying what decides the shots (for the output: ``resolver`` and its settings).
@@ -43,15 +53,18 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
     if shots.startswith("table:"):
         from sim.studies.datafiles import read_provenance, read_table
 
-        path = shots[len("table:"):]
+        path = shots[len("table:") :]
         check_input_file(path, "table")  # a regular file within the cap, before reading it
         made_with = read_provenance(path).get("aimer")
         if aimer_name is not None and made_with is not None and aimer_name != made_with:
-            raise InputError(f"{path} was measured with aimer '{made_with}', not "
-                             f"'{aimer_name}': measure a hit map with --aimer {aimer_name}")
+            raise InputError(
+                f"{path} was measured with aimer '{made_with}', not "
+                f"'{aimer_name}': measure a hit map with --aimer {aimer_name}"
+            )
         if aim_sd is not None:
-            raise InputError("--aim-sd does not apply to a table: its hit map was measured "
-                             "with its own aimer")
+            raise InputError(
+                "--aim-sd does not apply to a table: its hit map was measured with its own aimer"
+            )
         resolver = TableResolver.from_rows(read_table(path), source=f"hit map {shown(path)}")
         return resolver, {"resolver": "table", "file": path, "aimer": made_with}
     if shots == "physics":
@@ -62,19 +75,27 @@ def make_resolver(shots: str, design_name: str, hit_rule: str, seed: int,
         if aim_sd is not None:
             aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
         design = load_design(design_name)
-        return (PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer),
-                {"resolver": "physics", "design": design.name, "aimer": aimer.name,
-                 "hit_rule": hit_rule})
+        return (
+            PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer),
+            {
+                "resolver": "physics",
+                "design": design.name,
+                "aimer": aimer.name,
+                "hit_rule": hit_rule,
+            },
+        )
     if shots == "scripted" or shots.startswith("scripted:"):
         p = shots.partition(":")[2] or "0.5"
         probability = ascii_decimal(p.strip())
         if probability is None or not 0.0 <= probability <= 1.0:
-            raise InputError(f"--shots {shown(shots)}: the hit probability must be a number "
-                             "0-1 in ASCII digits")
+            raise InputError(
+                f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"
+            )
         resolver = ScriptedResolver(hit_probability=probability)
         return resolver, {"resolver": "scripted", "hit_probability": resolver.hit_probability}
-    raise InputError(f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, "
-                     "table:FILE")
+    raise InputError(
+        f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, table:FILE"
+    )
 
 
 def shots_line(shots: dict | None) -> str | None:
@@ -83,13 +104,17 @@ def shots_line(shots: dict | None) -> str | None:
         return None
     kind = shots["resolver"]
     if kind == "physics":
-        return (f"Shots decided by physics: a PyBullet shot per fire, design "
-                f"{shots['design']}, aimer {shots['aimer']}")
+        return (
+            f"Shots decided by physics: a PyBullet shot per fire, design "
+            f"{shots['design']}, aimer {shots['aimer']}"
+        )
     if kind == "table":
         aimer = f", measured with aimer {shots['aimer']}" if shots["aimer"] else ""
         return f"Shots decided by the hit map {shots['file']}{aimer}"
-    return (f"Shots decided by a script: the target alone is knocked out with P "
-            f"{shots['hit_probability']:.2f}, no physics")
+    return (
+        f"Shots decided by a script: the target alone is knocked out with P "
+        f"{shots['hit_probability']:.2f}, no physics"
+    )
 
 
 def build_game(name: str, args) -> tuple[Game, dict | None]:
@@ -98,16 +123,19 @@ def build_game(name: str, args) -> tuple[Game, dict | None]:
     key = canonical_name(name)
     params = parse_params(getattr(args, "param", None))
     if "resolver" in params:
-        raise InputError("--param resolver: shots are decided by --shots (physics, scripted, "
-                         "scripted:P, table:FILE), not by a game parameter")
+        raise InputError(
+            "--param resolver: shots are decided by --shots (physics, scripted, "
+            "scripted:P, table:FILE), not by a game parameter"
+        )
     options, shots = {}, None
     if key == "go_piggy_go":
         if getattr(args, "players", None):
             params["players"] = args.players
         params.setdefault("board", args.board)
         params.setdefault("hit_rule", args.hit_rule)
-        options["resolver"], shots = make_resolver(args.shots, args.design, params["hit_rule"],
-                                                   args.seed, args.aimer, args.aim_sd)
+        options["resolver"], shots = make_resolver(
+            args.shots, args.design, params["hit_rule"], args.seed, args.aimer, args.aim_sd
+        )
     elif getattr(args, "players", None):
         params["players"] = args.players
     return load_game(key, **params, **options), shots
@@ -120,18 +148,20 @@ def bots_help() -> str:
     def names(game: str) -> str:
         return ", ".join("hold-at-N" if b.startswith("hold-at-") else b for b in bot_names(game))
 
-    return "; ".join(f"{game.replace('_', '-')}: {names(game)}"
-                     for game in ("go_piggy_go", "pig_out", "woolfy", "by_golly"))
+    return "; ".join(
+        f"{game.replace('_', '-')}: {names(game)}"
+        for game in ("go_piggy_go", "pig_out", "woolfy", "by_golly")
+    )
 
 
 def colourise(text: str) -> str:
     """Piggies (G1, Y2 ...) in their colours, for a terminal."""
-    return re.sub(r"\b([GYPB])(\d)\b", lambda m: f"{_ANSI[m.group(1)]}{m.group(0)}{_RESET}",
-                  text)
+    return re.sub(r"\b([GYPB])(\d)\b", lambda m: f"{_ANSI[m.group(1)]}{m.group(0)}{_RESET}", text)
 
 
-def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] = print,
-               colour: bool = False) -> Callable[[State], str]:
+def human_seat(
+    read: Callable[[str], str] = input, write: Callable[[str], None] = print, colour: bool = False
+) -> Callable[[State], str]:
     """A seat played at the terminal: shows the board and the numbered legal actions,
     reads a number or an action's text, and asks again after a wrong entry."""
 
@@ -152,8 +182,10 @@ def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] 
             try:
                 return state.parse_action(entry)
             except InputError:
-                write(f"'{shown(entry)}' is not one of your {len(legal)} moves: type its number "
-                      f"(1-{len(legal)}) or its text exactly as listed")
+                write(
+                    f"'{shown(entry)}' is not one of your {len(legal)} moves: type its number "
+                    f"(1-{len(legal)}) or its text exactly as listed"
+                )
 
     return choose
 
@@ -161,11 +193,14 @@ def human_seat(read: Callable[[str], str] = input, write: Callable[[str], None] 
 def seat_players(game: Game, seats: list[str], seed: int, colour: bool):
     """Bots and humans for each seat, each bot with its own seed."""
     if len(seats) != game.num_players:
-        raise InputError(f"--seats names {len(seats)} seats but the game has "
-                         f"{game.num_players} players")
+        raise InputError(
+            f"--seats names {len(seats)} seats but the game has {game.num_players} players"
+        )
     check_bot_memory(game, seats)
-    return [human_seat(colour=colour) if name == "human" else make_bot(name, game, seed + 1 + i)
-            for i, name in enumerate(seats)]
+    return [
+        human_seat(colour=colour) if name == "human" else make_bot(name, game, seed + 1 + i)
+        for i, name in enumerate(seats)
+    ]
 
 
 def check_bot_memory(game: Game, seats: list[str]) -> None:
@@ -176,8 +211,7 @@ def check_bot_memory(game: Game, seats: list[str]) -> None:
 
         note = pig_solver.solve_note(game.params["target"], "the optimal bot")
         if note:
-            print(f"piggy: note: the optimal bot solves the game first: {note}",
-                  file=sys.stderr)
+            print(f"piggy: note: the optimal bot solves the game first: {note}", file=sys.stderr)
 
 
 def log_line(state: State, action: str) -> str | None:
@@ -187,8 +221,9 @@ def log_line(state: State, action: str) -> str | None:
     player = state.current_player()
     game = state.game
     if player < 0:
-        if not game.is_public_chance(action) or (game.name == "go_piggy_go"
-                                                  and action.startswith("die ")):
+        if not game.is_public_chance(action) or (
+            game.name == "go_piggy_go" and action.startswith("die ")
+        ):
             return None
         return f"         {action}{knock_destinations(state, action)}"
     who = game.seats[player]
@@ -205,7 +240,7 @@ def knock_destinations(state: State, action: str) -> str:
         return ": nobody knocked out"
     after = state.clone()
     after.apply_action(action)
-    knocked = action[len("knock "):].split(",")
+    knocked = action[len("knock ") :].split(",")
     return ": " + ", ".join(f"{p} to {after.place[p]}" for p in knocked)
 
 
@@ -253,8 +288,9 @@ def board_text(state: State) -> str | None:
     return state.describe() if hasattr(state, "describe") else None
 
 
-def step_through(turns: list[Turn], read: Callable[[str], str] = input,
-                 write: Callable[[str], None] = print) -> None:
+def step_through(
+    turns: list[Turn], read: Callable[[str], str] = input, write: Callable[[str], None] = print
+) -> None:
     """Show a replay turn by turn at the terminal: Enter for the next turn, a number
     to jump to that turn, q (or the end of input) to stop."""
     index = 0
@@ -266,8 +302,14 @@ def step_through(turns: list[Turn], read: Callable[[str], str] = input,
         if index == len(turns) - 1:
             return
         try:
-            entry = read(f"[turn {turn.number} of {len(turns)}] Enter: next turn, a number: "
-                         "that turn, q: stop ").strip().lower()
+            entry = (
+                read(
+                    f"[turn {turn.number} of {len(turns)}] Enter: next turn, a number: "
+                    "that turn, q: stop "
+                )
+                .strip()
+                .lower()
+            )
         except EOFError:
             return
         if entry in ("q", "quit"):

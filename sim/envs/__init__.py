@@ -9,8 +9,9 @@ there is no way to make the bare ``piggy/Aim-v0`` without this import.)
 try:
     import gymnasium
 except ImportError:
-    raise ImportError("the Gymnasium environments need gymnasium: pip install "
-                      "'go-piggy-go-sandbox[gym]'") from None
+    raise ImportError(
+        "the Gymnasium environments need gymnasium: pip install 'go-piggy-go-sandbox[gym]'"
+    ) from None
 
 AIM_ID = "piggy/Aim-v0"
 

@@ -49,8 +49,9 @@ def resolve_aimer(aimer: str | Aimer | None, aim_sd_deg=None) -> Aimer:
     try:
         yaw_sd, pitch_sd = (float(v) for v in aim_sd_deg)
     except (TypeError, ValueError):
-        raise InputError(f"aim_sd_deg must be two numbers (yaw_sd, pitch_sd) in degrees, "
-                         f"not {aim_sd_deg!r}") from None
+        raise InputError(
+            f"aim_sd_deg must be two numbers (yaw_sd, pitch_sd) in degrees, not {aim_sd_deg!r}"
+        ) from None
     return resolved.with_spread(yaw_sd, pitch_sd)
 
 
@@ -77,13 +78,23 @@ class AimEnv(gymnasium.Env):
 
     metadata: ClassVar[dict] = {"render_modes": ["rgb_array"], "render_fps": 30}
 
-    def __init__(self, board="stock", design="stock", layout="empty", target=None,
-                 spaces=None, aim_sd_deg=None, aimer=None, collateral_penalty: float = 0.5,
-                 hit_rule: str = "touches-line", render_mode: str | None = None,
-                 camera: str = "overview", frame_size=DEFAULT_SIZE):
+    def __init__(
+        self,
+        board="stock",
+        design="stock",
+        layout="empty",
+        target=None,
+        spaces=None,
+        aim_sd_deg=None,
+        aimer=None,
+        collateral_penalty: float = 0.5,
+        hit_rule: str = "touches-line",
+        render_mode: str | None = None,
+        camera: str = "overview",
+        frame_size=DEFAULT_SIZE,
+    ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise InputError(f"unknown render_mode '{render_mode}': allowed are None, "
-                             "rgb_array")
+            raise InputError(f"unknown render_mode '{render_mode}': allowed are None, rgb_array")
         if camera not in CAMERAS:
             raise InputError(f"unknown camera '{camera}': allowed are {', '.join(CAMERAS)}")
         self.frame_size = _check_frame_size(frame_size)
@@ -92,8 +103,9 @@ class AimEnv(gymnasium.Env):
         except (TypeError, ValueError):
             penalty = math.nan
         if not (math.isfinite(penalty) and penalty >= 0):
-            raise InputError(f"collateral_penalty must be finite and >= 0, not "
-                             f"{collateral_penalty!r}")
+            raise InputError(
+                f"collateral_penalty must be finite and >= 0, not {collateral_penalty!r}"
+            )
         self.render_mode, self.camera, self.collateral_penalty = render_mode, camera, penalty
         self.board = board if isinstance(board, Board) else load_board(board)
         self.design = design if isinstance(design, Design) else load_design(design)
@@ -105,14 +117,17 @@ class AimEnv(gymnasium.Env):
         self.action_space = Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
         x0, x1, y0, y1 = self.board.surface_extent_mm
         top = (MAX_STACK + 1) * load_piggy_mass()["height_mm"]
-        self.observation_space = DictSpace({
-            "target": Box(np.array([x0, y0, 0.0], np.float32), np.array([x1, y1, top],
-                                                                        np.float32)),
-            "occupancy": MultiDiscrete(np.full((self.board.rows, self.board.cols),
-                                               MAX_STACK + 1)),
-        })
-        self.world: World | None = World(self.board, self.design,
-                                         hit_rule=hit_rule)
+        self.observation_space = DictSpace(
+            {
+                "target": Box(
+                    np.array([x0, y0, 0.0], np.float32), np.array([x1, y1, top], np.float32)
+                ),
+                "occupancy": MultiDiscrete(
+                    np.full((self.board.rows, self.board.cols), MAX_STACK + 1)
+                ),
+            }
+        )
+        self.world: World | None = World(self.board, self.design, hit_rule=hit_rule)
         self._renderer: ShotRenderer | None = None
         self._episode = None
         self._observation: dict | None = None
@@ -124,8 +139,9 @@ class AimEnv(gymnasium.Env):
         clipped to it (the barrel stops at the ends of its range)."""
         action = np.asarray(action, dtype=float)
         if action.shape != (2,):
-            raise InputError(f"an action is (yaw, pitch) scaled to [-1, 1], shape (2,); got "
-                             f"shape {action.shape}")
+            raise InputError(
+                f"an action is (yaw, pitch) scaled to [-1, 1], shape (2,); got shape {action.shape}"
+            )
         if not np.all(np.isfinite(action)):
             raise InputError(f"action {action.tolist()} is not finite")
         yaw, pitch = np.clip(action, -1.0, 1.0)
@@ -136,10 +152,14 @@ class AimEnv(gymnasium.Env):
         """The action of an aim in degrees: any yaw, a pitch within the design's range."""
         lo, hi = self.design.launcher.pitch_min_deg, self.design.launcher.pitch_max_deg
         if not (math.isfinite(yaw_deg) and math.isfinite(pitch_deg) and lo <= pitch_deg <= hi):
-            raise InputError(f"aim yaw {yaw_deg:g}, pitch {pitch_deg:g} deg: the pitch must lie "
-                             f"in [{lo:g}, {hi:g}] for design '{self.design.name}'")
-        return np.array([_yaw_into_half_turn(yaw_deg) / 180.0,
-                         2.0 * (pitch_deg - lo) / (hi - lo) - 1.0], np.float32)
+            raise InputError(
+                f"aim yaw {yaw_deg:g}, pitch {pitch_deg:g} deg: the pitch must lie "
+                f"in [{lo:g}, {hi:g}] for design '{self.design.name}'"
+            )
+        return np.array(
+            [_yaw_into_half_turn(yaw_deg) / 180.0, 2.0 * (pitch_deg - lo) / (hi - lo) - 1.0],
+            np.float32,
+        )
 
     # --- the Gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -150,8 +170,9 @@ class AimEnv(gymnasium.Env):
         if options:
             unknown = sorted(set(options) - set(RESET_OPTIONS))
             if unknown:
-                raise InputError(f"unknown reset option '{unknown[0]}': allowed are "
-                                 f"{', '.join(RESET_OPTIONS)}")
+                raise InputError(
+                    f"unknown reset option '{unknown[0]}': allowed are {', '.join(RESET_OPTIONS)}"
+                )
             chosen = {**self._defaults, **options}
             chosen["layout"] = parse_layout(self.board, chosen["layout"])
             sampler = TargetSampler(**chosen)
@@ -162,10 +183,13 @@ class AimEnv(gymnasium.Env):
         self._episode, self._shot = episode, None
         self._observation = {
             "target": self.world.piggy_centre_mm(episode.target).astype(np.float32),
-            "occupancy": occupancy(episode.layout)}
+            "occupancy": occupancy(episode.layout),
+        }
         return self._copy_observation(), {
-            "target": episode.target, "target_space": episode.space,
-            "stacks": episode.layout.to_dict()["stacks"]}
+            "target": episode.target,
+            "target_space": episode.space,
+            "stacks": episode.layout.to_dict()["stacks"],
+        }
 
     def step(self, action):
         if self.world is None:
@@ -175,17 +199,25 @@ class AimEnv(gymnasium.Env):
         yaw, pitch = self.to_angles(action)
         shot_seed = int(self.np_random.integers(2**63))
         record = _RECORD_EVERY if self.render_mode == "rgb_array" else 0
-        self._shot = result = self.world.shoot(yaw, pitch, seed=shot_seed, aimer=self.aimer,
-                                               record_every=record)
+        self._shot = result = self.world.shoot(
+            yaw, pitch, seed=shot_seed, aimer=self.aimer, record_every=record
+        )
         target = self._episode.target
         knocked = result.knocked
         hit = target in knocked
         collateral = len(knocked) - int(hit)
         reward = float(hit) - self.collateral_penalty * collateral
-        info = {"target": target, "target_space": self._episode.space, "target_knocked": hit,
-                "knocked": knocked, "collateral": collateral, "aim_deg": (yaw, pitch),
-                "fired_deg": (_yaw_into_half_turn(result.yaw_deg), float(result.pitch_deg)),
-                "speed_mm_s": float(result.speed_mm_s), "shot_seed": shot_seed}
+        info = {
+            "target": target,
+            "target_space": self._episode.space,
+            "target_knocked": hit,
+            "knocked": knocked,
+            "collateral": collateral,
+            "aim_deg": (yaw, pitch),
+            "fired_deg": (_yaw_into_half_turn(result.yaw_deg), float(result.pitch_deg)),
+            "speed_mm_s": float(result.speed_mm_s),
+            "shot_seed": shot_seed,
+        }
         # The episode ends with its one shot: the last observation is the first.
         return self._copy_observation(), reward, True, False, info
 
@@ -200,8 +232,7 @@ class AimEnv(gymnasium.Env):
         if self._renderer is None:
             self._renderer = ShotRenderer(self.board, self.design, self.frame_size)
         if self._shot is not None:
-            return self._renderer.frame(self._shot, self._shot.recording.frames - 1,
-                                        self.camera)
+            return self._renderer.frame(self._shot, self._shot.recording.frames - 1, self.camera)
         # frame 0 of 2: the renderer writes the verdict only on a shot's last frame
         return self._renderer.frame(self._waiting(), 0, self.camera)
 
@@ -229,14 +260,31 @@ class AimEnv(gymnasium.Env):
             positions[piggy] = np.tile(position + rotation @ com, (2, 1))
             quats[piggy] = np.tile(Rotation.from_matrix(rotation @ axes).as_quat(), (2, 1))
         hidden = np.tile([0.0, 0.0, -1000.0], (2, 1))
-        recording = Recording(dt_s=0.0, bale_mm=hidden, bale_quat=np.tile([0, 0, 0, 1.0], (2, 1)),
-                              bale_in_play=np.zeros(2, bool), piggies_mm=positions,
-                              piggies_quat=quats)
+        recording = Recording(
+            dt_s=0.0,
+            bale_mm=hidden,
+            bale_quat=np.tile([0, 0, 0, 1.0], (2, 1)),
+            bale_in_play=np.zeros(2, bool),
+            piggies_mm=positions,
+            piggies_quat=quats,
+        )
         return ShotResult(
-            yaw_deg=0.0, pitch_deg=0.0, speed_mm_s=0.0, release_mm=[0.0, 0.0, 0.0],
-            first_contact_mm=None, first_contact_with=None, first_contact_centre_mm=None,
-            rest_mm=hidden[0].tolist(), contacts=[], contact_points_mm=[], sim_time_s=0.0,
-            settled=True, piggies={}, hit_rule=self.world.hit_rule, recording=recording)
+            yaw_deg=0.0,
+            pitch_deg=0.0,
+            speed_mm_s=0.0,
+            release_mm=[0.0, 0.0, 0.0],
+            first_contact_mm=None,
+            first_contact_with=None,
+            first_contact_centre_mm=None,
+            rest_mm=hidden[0].tolist(),
+            contacts=[],
+            contact_points_mm=[],
+            sim_time_s=0.0,
+            settled=True,
+            piggies={},
+            hit_rule=self.world.hit_rule,
+            recording=recording,
+        )
 
 
 def solver_action(env: gymnasium.Env, observation: dict, arc: str = "low") -> np.ndarray:

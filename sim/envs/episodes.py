@@ -29,8 +29,8 @@ class Episode:
     """One episode's board: the layout fired at, with the target standing on it."""
 
     layout: Layout
-    target: str    # the piggy aimed at
-    space: str     # the space it stands on, e.g. r8c3
+    target: str  # the piggy aimed at
+    space: str  # the space it stands on, e.g. r8c3
 
 
 def parse_layout(board: Board, layout) -> Layout:
@@ -38,15 +38,19 @@ def parse_layout(board: Board, layout) -> Layout:
     (``{"stacks": {...}}``), a path to a layout file, or ``empty`` / ``crowded``."""
     if isinstance(layout, Layout):
         if layout.board != board:
-            raise InputError(f"the layout is for board '{layout.board.name}', the environment's "
-                             f"board is '{board.name}'")
+            raise InputError(
+                f"the layout is for board '{layout.board.name}', the environment's "
+                f"board is '{board.name}'"
+            )
         return layout
     if isinstance(layout, dict):
         return layout_from_dict(layout, board=board, source="layout option")
     if isinstance(layout, str | Path):
         return load_layout(layout, board=board)
-    raise InputError(f"layout must be a Layout, a layout mapping, a file path, 'empty' or "
-                     f"'crowded', not {type(layout).__name__}")
+    raise InputError(
+        f"layout must be a Layout, a layout mapping, a file path, 'empty' or "
+        f"'crowded', not {type(layout).__name__}"
+    )
 
 
 class TargetSampler:
@@ -64,8 +68,9 @@ class TargetSampler:
     spaces : with ``target=None``, the empty spaces to draw from (default: all).
     """
 
-    def __init__(self, layout: Layout, target: str | None = None,
-                 spaces: Sequence[str] | None = None):
+    def __init__(
+        self, layout: Layout, target: str | None = None, spaces: Sequence[str] | None = None
+    ):
         self.layout = layout
         board = layout.board
         if target is not None and spaces is not None:
@@ -79,8 +84,9 @@ class TargetSampler:
                 if len(set(self._candidates)) != len(self._candidates):
                     raise InputError("spaces names a space twice")
             if not self._candidates:
-                raise InputError("no empty space to stand a random target on: the layout "
-                                 "fills every space")
+                raise InputError(
+                    "no empty space to stand a random target on: the layout fills every space"
+                )
             self._spare()  # an error now, not at the first reset, if no piggy is left
             self._fixed = None
         elif not isinstance(target, str):
@@ -95,30 +101,33 @@ class TargetSampler:
         else:
             space = board.parse_space(target)
             stack = layout.stacks.get(space)
-            self._fixed = (Episode(layout, stack[-1], target) if stack
-                           else self._stand_spare(space))
+            self._fixed = Episode(layout, stack[-1], target) if stack else self._stand_spare(space)
 
     def _empty_space(self, name: str):
         space = self.layout.board.parse_space(name)
         if space in self.layout.stacks:
-            raise InputError(f"spaces: {name} is not empty (random targets stand on empty "
-                             "spaces; aim at a layout's piggy with target=NAME)")
+            raise InputError(
+                f"spaces: {name} is not empty (random targets stand on empty "
+                "spaces; aim at a layout's piggy with target=NAME)"
+            )
         return space
 
     def _spare(self) -> str:
         on_board = set(self.layout.piggies)
         spare = next((p for p in SPARE_ORDER if p not in on_board), None)
         if spare is None:
-            raise InputError("every piggy is on the layout: none is left to stand on an "
-                             "empty target space")
+            raise InputError(
+                "every piggy is on the layout: none is left to stand on an empty target space"
+            )
         return spare
 
     def _stand_spare(self, space) -> Episode:
         piggy = self._spare()
         stacks = {space_name(s): list(p) for s, p in self.layout.stacks.items()}
         stacks[space_name(space)] = [piggy]
-        layout = layout_from_dict({"stacks": stacks}, board=self.layout.board,
-                                  source="target layout")
+        layout = layout_from_dict(
+            {"stacks": stacks}, board=self.layout.board, source="target layout"
+        )
         return Episode(layout, piggy, space_name(space))
 
     def sample(self, rng: np.random.Generator) -> Episode:

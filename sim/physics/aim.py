@@ -34,26 +34,35 @@ class AimSolution:
     arc: str
     yaw_deg: float
     pitch_deg: float
-    distance_mm: float   # horizontal, pivot to target
+    distance_mm: float  # horizontal, pivot to target
 
     def to_dict(self) -> dict:
-        return {"arc": self.arc, "yaw_deg": round(self.yaw_deg, 4),
-                "pitch_deg": round(self.pitch_deg, 4), "distance_mm": round(self.distance_mm, 2)}
+        return {
+            "arc": self.arc,
+            "yaw_deg": round(self.yaw_deg, 4),
+            "pitch_deg": round(self.pitch_deg, 4),
+            "distance_mm": round(self.distance_mm, 2),
+        }
 
 
 class OutOfReach(InputError):
     """No pitch within the design's range reaches the target."""
 
-    def __init__(self, target: str, distance_mm: float, reach_mm: tuple[float, float],
-                 design: Design):
+    def __init__(
+        self, target: str, distance_mm: float, reach_mm: tuple[float, float], design: Design
+    ):
         self.distance_mm, self.reach_mm = distance_mm, reach_mm
         lo, hi = reach_mm
-        reaches = (f"reaches {lo:.0f}-{hi:.0f} mm at that height" if math.isfinite(lo) else
-                   "never comes down to that height")
+        reaches = (
+            f"reaches {lo:.0f}-{hi:.0f} mm at that height"
+            if math.isfinite(lo)
+            else "never comes down to that height"
+        )
         super().__init__(
             f"{target} is out of reach: {distance_mm:.0f} mm from the tractor, and design "
             f"'{design.name}' {reaches} (pitch {design.launcher.pitch_min_deg:g} to "
-            f"{design.launcher.pitch_max_deg:g} deg)")
+            f"{design.launcher.pitch_max_deg:g} deg)"
+        )
 
 
 def yaw_to(point_mm) -> float:
@@ -80,8 +89,9 @@ def solve(design: Design, target_mm, target_name: str = "the target") -> list[Ai
     for a, b, fa, fb in zip(pitches[:-1], pitches[1:], values[:-1], values[1:], strict=True):
         if np.isfinite(fa) and np.isfinite(fb) and (fa < 0 <= fb or fb < 0 <= fa):
             arc = "low" if fa < fb else "high"
-            solutions.append(AimSolution(arc, yaw_to(target), _bisect(miss, float(a), float(b),
-                                                                       fa), distance))
+            solutions.append(
+                AimSolution(arc, yaw_to(target), _bisect(miss, float(a), float(b), fa), distance)
+            )
     if not solutions:
         raise OutOfReach(target_name, distance, reach_mm(design, target[2]), design)
     return solutions

@@ -20,8 +20,9 @@ GRAVITY_MM_S2 = 9806.65
 def direction(yaw_deg: float, pitch_deg: float) -> np.ndarray:
     """Unit vector of the barrel: yaw 0 along +y, positive yaw toward -x; shape (3,)."""
     yaw, pitch = math.radians(yaw_deg), math.radians(pitch_deg)
-    return np.array([-math.sin(yaw) * math.cos(pitch), math.cos(yaw) * math.cos(pitch),
-                     math.sin(pitch)])
+    return np.array(
+        [-math.sin(yaw) * math.cos(pitch), math.cos(yaw) * math.cos(pitch), math.sin(pitch)]
+    )
 
 
 def release_radius_mm(design: Design) -> float:
@@ -44,13 +45,18 @@ def drag_constant_per_mm(design: Design) -> float:
     if not physics.air_drag:
         return 0.0
     area_m2 = design.bale.width_mm * design.bale.height_mm * 1e-6
-    k_per_m = physics.air_density_kg_m3 * physics.drag_coefficient * area_m2 / (
-        2 * design.bale.mass_g * 1e-3)
+    k_per_m = (
+        physics.air_density_kg_m3
+        * physics.drag_coefficient
+        * area_m2
+        / (2 * design.bale.mass_g * 1e-3)
+    )
     return k_per_m * 1e-3
 
 
-def height_at_distance(design: Design, pitch_deg: float, distance_mm: float,
-                       speed_mm_s: float | None = None) -> float:
+def height_at_distance(
+    design: Design, pitch_deg: float, distance_mm: float, speed_mm_s: float | None = None
+) -> float:
     """Height (mm) of the bale's centre when it is ``distance_mm`` from the pivot,
     horizontally, fired at ``pitch_deg``; -inf if it never gets that far."""
     speed = design.launcher.muzzle_speed_mm_s if speed_mm_s is None else speed_mm_s
@@ -75,12 +81,15 @@ def rk4_velocity_step(accel, vx, vz, dt: float):
     a2 = accel(vx + 0.5 * dt * a1[0], vz + 0.5 * dt * a1[1])
     a3 = accel(vx + 0.5 * dt * a2[0], vz + 0.5 * dt * a2[1])
     a4 = accel(vx + dt * a3[0], vz + dt * a3[1])
-    return (vx + dt / 6 * (a1[0] + 2 * a2[0] + 2 * a3[0] + a4[0]),
-            vz + dt / 6 * (a1[1] + 2 * a2[1] + 2 * a3[1] + a4[1]))
+    return (
+        vx + dt / 6 * (a1[0] + 2 * a2[0] + 2 * a3[0] + a4[0]),
+        vz + dt / 6 * (a1[1] + 2 * a2[1] + 2 * a3[1] + a4[1]),
+    )
 
 
 def _integrate_with_drag(x, z, vx, vz, k, target_x, dt=2e-4, z_floor=-500.0) -> float:
     """RK4 on x'' = -k|v|vx, z'' = -g - k|v|vz until x reaches target_x; z there."""
+
     def accel(vx_, vz_):
         s = math.hypot(vx_, vz_)
         return -k * s * vx_, -GRAVITY_MM_S2 - k * s * vz_
@@ -97,8 +106,9 @@ def _integrate_with_drag(x, z, vx, vz, k, target_x, dt=2e-4, z_floor=-500.0) -> 
     return z
 
 
-def closed_form_landing(design: Design, pitch_deg: float, height_mm: float,
-                        speed_mm_s: float | None = None) -> tuple[float, float]:
+def closed_form_landing(
+    design: Design, pitch_deg: float, height_mm: float, speed_mm_s: float | None = None
+) -> tuple[float, float]:
     """No-drag flight to the moment the centre comes down to ``height_mm``.
 
     Returns ``(horizontal distance from the pivot, time of flight)``, mm and s.

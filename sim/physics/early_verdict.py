@@ -72,8 +72,10 @@ class PiggyShape:
         vertices = np.vstack(parts_mm)
         hull = ConvexHull(vertices)
         # facets as n . x + offset <= 0 inside, unit n: the centre is -offset from each
-        return cls(inner_radius_mm=float(np.min(-hull.equations[:, 3])),
-                   outer_radius_mm=float(np.max(np.linalg.norm(vertices, axis=1))))
+        return cls(
+            inner_radius_mm=float(np.min(-hull.equations[:, 3])),
+            outer_radius_mm=float(np.max(np.linalg.norm(vertices, axis=1))),
+        )
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,9 @@ class Motion:
     gyration_sq_mm2: float
 
 
-def knocked_out_beyond_mm(shape: PiggyShape, space_mm: float, line_mm: float,
-                          hit_rule: str) -> float:
+def knocked_out_beyond_mm(
+    shape: PiggyShape, space_mm: float, line_mm: float, hit_rule: str
+) -> float:
     """How far from its space's centre, along x or y, the centre of mass of a piggy is
     knocked out whatever its orientation (mm; module docstring)."""
     if hit_rule == "touches-line":
@@ -97,8 +100,7 @@ def knocked_out_beyond_mm(shape: PiggyShape, space_mm: float, line_mm: float,
     return space_mm / 2 + shape.outer_radius_mm  # cleared
 
 
-def travel_mm(motion: Motion, shape: PiggyShape, friction: float, axis: int
-              ) -> tuple[float, float]:
+def travel_mm(motion: Motion, shape: PiggyShape, friction: float, axis: int) -> tuple[float, float]:
     """How far (mm) the piggy could still travel against friction ``friction`` (the
     product of its and the surface's coefficients): ``(back, anywhere)``, where
     ``back`` leaves out the energy of its velocity along ``axis`` (0: x, 1: y)."""
@@ -109,8 +111,9 @@ def travel_mm(motion: Motion, shape: PiggyShape, friction: float, axis: int
     fall = max(0.0, motion.centre_mm[2] - shape.inner_radius_mm)
     along = motion.velocity_mm_s[axis] ** 2
     # energy per unit mass, mm^2/s^2
-    back = (vx * vx + vy * vy + vz * vz - along
-            + motion.gyration_sq_mm2 * (wx * wx + wy * wy + wz * wz)) / 2 + GRAVITY_MM_S2 * fall
+    back = (
+        vx * vx + vy * vy + vz * vz - along + motion.gyration_sq_mm2 * (wx * wx + wy * wy + wz * wz)
+    ) / 2 + GRAVITY_MM_S2 * fall
     braking = friction * GRAVITY_MM_S2
     return back / braking, (back + along / 2) / braking
 
@@ -126,8 +129,9 @@ def outward_axis(motion: Motion, space_centre_mm, beyond_mm: float) -> int | Non
     return None
 
 
-def sealed_reach_mm(motion: Motion, space_centre_mm, shape: PiggyShape, friction: float,
-                    beyond_mm: float) -> float | None:
+def sealed_reach_mm(
+    motion: Motion, space_centre_mm, shape: PiggyShape, friction: float, beyond_mm: float
+) -> float | None:
     """Conditions 2 and 3 of the module docstring, for a piggy knocked out whatever its
     orientation beyond ``beyond_mm`` (:func:`knocked_out_beyond_mm`): ``None`` when its
     knock-out is not yet certain to stand; otherwise the distance (mm, from its centre

@@ -67,9 +67,15 @@ def transform(vertices: np.ndarray, position: np.ndarray, rotation: np.ndarray) 
     return vertices @ rotation.T + position
 
 
-def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, line_mm: float,
-          surface_extent_mm: tuple[float, float, float, float], hit_rule: str = "touches-line",
-          start_parts_mm: list[np.ndarray] | None = None) -> Verdict:
+def judge(
+    parts_world_mm: list[np.ndarray],
+    space_centre_mm,
+    space_mm: float,
+    line_mm: float,
+    surface_extent_mm: tuple[float, float, float, float],
+    hit_rule: str = "touches-line",
+    start_parts_mm: list[np.ndarray] | None = None,
+) -> Verdict:
     """Apply the knocked-out test to one piggy.
 
     Parameters
@@ -102,35 +108,59 @@ def judge(parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, li
 
     if hit_rule == "touches-line":
         if reach < line_starts:
-            return Verdict(False, f"inside its space, {line_starts - reach:.1f} mm clear of the "
-                                  "outline", reach, line_starts)
+            return Verdict(
+                False,
+                f"inside its space, {line_starts - reach:.1f} mm clear of the outline",
+                reach,
+                line_starts,
+            )
         now = _side_reaches(all_vertices, space_centre_mm)
-        before = (np.full(4, -np.inf) if start_parts_mm is None else
-                  _side_reaches(np.vstack(start_parts_mm), space_centre_mm))
+        before = (
+            np.full(4, -np.inf)
+            if start_parts_mm is None
+            else _side_reaches(np.vstack(start_parts_mm), space_centre_mm)
+        )
         new = [i for i in range(4) if now[i] >= line_starts > before[i]]
         if new:  # the side it reaches furthest past, of those it did not touch before
             side = max(new, key=lambda i: now[i])
-            return Verdict(True, f"touches the outline of its space on its {SIDES[side]} "
-                                 f"side ({now[side] - line_starts:.1f} mm onto or past the "
-                                 "line)", reach, line_starts)
-        further = [i for i in range(4)
-                   if now[i] >= line_starts and now[i] >= before[i] + FURTHER_MM]
+            return Verdict(
+                True,
+                f"touches the outline of its space on its {SIDES[side]} "
+                f"side ({now[side] - line_starts:.1f} mm onto or past the "
+                "line)",
+                reach,
+                line_starts,
+            )
+        further = [
+            i for i in range(4) if now[i] >= line_starts and now[i] >= before[i] + FURTHER_MM
+        ]
         if further:
             side = max(further, key=lambda i: now[i] - before[i])
-            return Verdict(True, f"pushed {now[side] - before[side]:.1f} mm further past the "
-                                 f"outline it already touched, on its {SIDES[side]} side "
-                                 f"({now[side] - line_starts:.1f} mm onto or past the line)",
-                           reach, line_starts)
-        return Verdict(False, "on the outline where it stood before the shot "
-                              f"({float(np.max(before)) - line_starts:.1f} mm onto it), not moved "
-                              "out of its space", reach, line_starts)
+            return Verdict(
+                True,
+                f"pushed {now[side] - before[side]:.1f} mm further past the "
+                f"outline it already touched, on its {SIDES[side]} side "
+                f"({now[side] - line_starts:.1f} mm onto or past the line)",
+                reach,
+                line_starts,
+            )
+        return Verdict(
+            False,
+            "on the outline where it stood before the shot "
+            f"({float(np.max(before)) - line_starts:.1f} mm onto it), not moved "
+            "out of its space",
+            reach,
+            line_starts,
+        )
 
-    overlap = max(_overlap_with_square(part[:, :2] - space_centre_mm, half)
-                  for part in parts_world_mm)
+    overlap = max(
+        _overlap_with_square(part[:, :2] - space_centre_mm, half) for part in parts_world_mm
+    )
     if overlap <= 0:
         return Verdict(True, "wholly outside its space", reach, line_starts)
-    return Verdict(False, f"still {overlap:.1f} mm over its space (cleared rule)",
-                   reach, line_starts)
+    return Verdict(
+        False, f"still {overlap:.1f} mm over its space (cleared rule)", reach, line_starts
+    )
 
 
 #: The sides of a space's outline, in the order of :func:`_side_reaches`.
@@ -165,8 +195,9 @@ def _overlap_with_square(points: np.ndarray, half: float) -> float:
     edges = np.roll(hull, -1, axis=0) - hull
     normals = np.column_stack([-edges[:, 1], edges[:, 0]])
     lengths = np.linalg.norm(normals, axis=1)
-    axes = np.vstack([[1.0, 0.0], [0.0, 1.0], normals[lengths > 1e-12] /
-                      lengths[lengths > 1e-12, None]])
+    axes = np.vstack(
+        [[1.0, 0.0], [0.0, 1.0], normals[lengths > 1e-12] / lengths[lengths > 1e-12, None]]
+    )
     square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
     depth = np.inf
     for axis in axes:

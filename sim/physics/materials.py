@@ -47,17 +47,21 @@ def parse_vary(text: str | None) -> dict[str, float]:
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or name not in VARIABLE:
-            raise InputError(f"--vary takes name=half-range pairs with names "
-                             f"{', '.join(VARIABLE)} (e.g. friction=0.2,mass=0.1), "
-                             f"got {shown(text)}")
+            raise InputError(
+                f"--vary takes name=half-range pairs with names "
+                f"{', '.join(VARIABLE)} (e.g. friction=0.2,mass=0.1), "
+                f"got {shown(text)}"
+            )
         if name in vary:
             raise InputError(f"--vary names {name} twice")
         half = ascii_decimal(value.strip())
         if half is None:
             raise InputError(f"--vary {name}: {shown(value)} is not a number in ASCII digits")
         if not 0.0 <= half <= MAX_HALF_RANGE:
-            raise InputError(f"--vary {name}={value}: the relative half-range must lie in "
-                             f"[0, {MAX_HALF_RANGE:g}]")
+            raise InputError(
+                f"--vary {name}={value}: the relative half-range must lie in "
+                f"[0, {MAX_HALF_RANGE:g}]"
+            )
         vary[name] = half
     return vary
 
@@ -67,5 +71,6 @@ def draw_materials(vary: dict[str, float] | None, rng: np.random.Generator) -> M
     if not vary:
         return NOMINAL
     unit = rng.uniform(-1.0, 1.0, len(VARIABLE))
-    return Materials(**{name: 1.0 + vary.get(name, 0.0) * u
-                        for name, u in zip(VARIABLE, unit, strict=True)})
+    return Materials(
+        **{name: 1.0 + vary.get(name, 0.0) * u for name, u in zip(VARIABLE, unit, strict=True)}
+    )

@@ -51,36 +51,43 @@ class ShotErrors:
     materials: Materials
 
 
-def seeded_errors(seed: int | None, launcher: Launcher, aimer: Aimer,
-                  vary: dict | None) -> ShotErrors:
+def seeded_errors(
+    seed: int | None, launcher: Launcher, aimer: Aimer, vary: dict | None
+) -> ShotErrors:
     """A shot's errors drawn from its seed (plain Monte Carlo)."""
     rng = np.random.default_rng(seed)
     d_yaw, d_pitch, d_speed = rng.standard_normal(3)
     e_yaw, e_pitch = rng.standard_normal(2)
     return ShotErrors(
         d_yaw_deg=d_yaw * launcher.yaw_sd_deg + aimer.yaw_bias_deg + e_yaw * aimer.yaw_sd_deg,
-        d_pitch_deg=(d_pitch * launcher.pitch_sd_deg + aimer.pitch_bias_deg
-                     + e_pitch * aimer.pitch_sd_deg),
+        d_pitch_deg=(
+            d_pitch * launcher.pitch_sd_deg + aimer.pitch_bias_deg + e_pitch * aimer.pitch_sd_deg
+        ),
         speed_mm_s=launcher.muzzle_speed_mm_s + d_speed * launcher.speed_sd_mm_s,
-        materials=draw_materials(vary, rng))
+        materials=draw_materials(vary, rng),
+    )
 
 
-def deviate_errors(deviates: Deviates, launcher: Launcher, aimer: Aimer,
-                   vary: dict | None) -> ShotErrors:
+def deviate_errors(
+    deviates: Deviates, launcher: Launcher, aimer: Aimer, vary: dict | None
+) -> ShotErrors:
     """A shot's errors from given deviates (the launcher's and aimer's spreads
     combined)."""
     named = [name for name in VARIABLE if (vary or {}).get(name) is not None]
     if len(deviates.vary) != len(named):
         raise ValueError(f"{len(named)} vary deviates needed, got {len(deviates.vary)}")
-    factors = {name: 1.0 + vary[name] * u  # type: ignore[index]
-               for name, u in zip(named, deviates.vary, strict=True)}
+    factors = {
+        name: 1.0 + vary[name] * u  # type: ignore[index]
+        for name, u in zip(named, deviates.vary, strict=True)
+    }
     yaw_sd = math.hypot(launcher.yaw_sd_deg, aimer.yaw_sd_deg)
     pitch_sd = math.hypot(launcher.pitch_sd_deg, aimer.pitch_sd_deg)
     return ShotErrors(
         d_yaw_deg=aimer.yaw_bias_deg + deviates.yaw * yaw_sd,
         d_pitch_deg=aimer.pitch_bias_deg + deviates.pitch * pitch_sd,
         speed_mm_s=launcher.muzzle_speed_mm_s + deviates.speed * launcher.speed_sd_mm_s,
-        materials=Materials(**factors) if factors else NOMINAL)
+        materials=Materials(**factors) if factors else NOMINAL,
+    )
 
 
 def vary_dims(vary: dict | None) -> int:

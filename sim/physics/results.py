@@ -18,18 +18,23 @@ class PiggyResult:
 
     piggy: str
     space: str
-    level: int            # 0 bottom or alone, 1 top of a stack
-    moved_mm: float       # horizontal distance its centre of mass moved
+    level: int  # 0 bottom or alone, 1 top of a stack
+    moved_mm: float  # horizontal distance its centre of mass moved
     knocked: bool
     reason: str
     final_position_mm: list[float]
-    tilt_deg: float       # angle between its up axis and the vertical at rest
+    tilt_deg: float  # angle between its up axis and the vertical at rest
 
     def to_dict(self) -> dict:
-        return {"space": self.space, "level": self.level, "moved_mm": round(self.moved_mm, 2),
-                "knocked": self.knocked, "reason": self.reason,
-                "final_position_mm": [round(v, 2) for v in self.final_position_mm],
-                "tilt_deg": round(self.tilt_deg, 1)}
+        return {
+            "space": self.space,
+            "level": self.level,
+            "moved_mm": round(self.moved_mm, 2),
+            "knocked": self.knocked,
+            "reason": self.reason,
+            "final_position_mm": [round(v, 2) for v in self.final_position_mm],
+            "tilt_deg": round(self.tilt_deg, 1),
+        }
 
 
 @dataclass
@@ -39,10 +44,10 @@ class Recording:
     piggies in their principal (body) frame, as in piggy_principal.obj."""
 
     dt_s: float
-    bale_mm: np.ndarray                  # (n, 3)
-    bale_quat: np.ndarray                # (n, 4)
-    bale_in_play: np.ndarray             # (n,) bool
-    piggies_mm: dict[str, np.ndarray]    # name -> (n, 3)
+    bale_mm: np.ndarray  # (n, 3)
+    bale_quat: np.ndarray  # (n, 4)
+    bale_in_play: np.ndarray  # (n,) bool
+    piggies_mm: dict[str, np.ndarray]  # name -> (n, 3)
     piggies_quat: dict[str, np.ndarray]  # name -> (n, 4)
 
     @property
@@ -54,7 +59,7 @@ class Recording:
 class ShotResult:
     """The outcome of one shot: who was knocked out, and what the bale did."""
 
-    yaw_deg: float                 # as fired, noise included
+    yaw_deg: float  # as fired, noise included
     pitch_deg: float
     speed_mm_s: float
     release_mm: list[float]
@@ -65,7 +70,7 @@ class ShotResult:
     contacts: list[str]
     contact_points_mm: list[list[float]]  # where each strike of ``contacts`` happened
     sim_time_s: float
-    settled: bool                  # False when the time cap ended the shot
+    settled: bool  # False when the time cap ended the shot
     piggies: dict[str, PiggyResult]
     hit_rule: str
     recording: Recording | None = field(default=None, repr=False)
@@ -92,16 +97,21 @@ class ShotResult:
             "hit_rule": self.hit_rule,
             "piggies": {p: self.piggies[p].to_dict() for p in sorted(self.piggies)},
             "bale": {
-                "yaw_deg": round(self.yaw_deg, 4), "pitch_deg": round(self.pitch_deg, 4),
-                "speed_mm_s": round(self.speed_mm_s, 2), "release_mm": rounded(self.release_mm),
+                "yaw_deg": round(self.yaw_deg, 4),
+                "pitch_deg": round(self.pitch_deg, 4),
+                "speed_mm_s": round(self.speed_mm_s, 2),
+                "release_mm": rounded(self.release_mm),
                 "first_contact_mm": rounded(self.first_contact_mm),
                 "first_contact_with": self.first_contact_with,
                 "first_contact_centre_mm": rounded(self.first_contact_centre_mm),
-                "rest_mm": rounded(self.rest_mm), "contacts": self.contacts,
+                "rest_mm": rounded(self.rest_mm),
+                "contacts": self.contacts,
                 "contact_points_mm": [rounded(p) for p in self.contact_points_mm],
             },
             "sim_time_s": round(self.sim_time_s, 4),
             "settled": self.settled,
-        } | ({} if self.materials == NOMINAL else
-             {"materials": {k: round(v, 4) for k, v in asdict(self.materials).items()}})
-
+        } | (
+            {}
+            if self.materials == NOMINAL
+            else {"materials": {k: round(v, 4) for k, v in asdict(self.materials).items()}}
+        )

@@ -49,8 +49,13 @@ _SETTLE_TIME_S = 1.5
 #: Lift above their resting place at which piggies are put down, mm.
 _DROP_CLEARANCE_MM = 0.2
 #: Colours in PyBullet's window of the bodies that have no colour of their own.
-_GUI_RGBA = {"board": (0.85, 0.77, 0.6, 1), "fence": FENCE_RGBA, "tractor": TRACTOR_RGBA,
-             "bale": BALE_RGBA, "table": (0.55, 0.5, 0.45, 1)}
+_GUI_RGBA = {
+    "board": (0.85, 0.77, 0.6, 1),
+    "fence": FENCE_RGBA,
+    "tractor": TRACTOR_RGBA,
+    "bale": BALE_RGBA,
+    "table": (0.55, 0.5, 0.45, 1),
+}
 
 
 class Scene:
@@ -66,15 +71,23 @@ class Scene:
     gui : open PyBullet's window instead of running headless.
     """
 
-    def __init__(self, board: Board, design: Design, layout: Layout | None = None, *,
-                 hit_rule: str = "touches-line", gui: bool = False):
+    def __init__(
+        self,
+        board: Board,
+        design: Design,
+        layout: Layout | None = None,
+        *,
+        hit_rule: str = "touches-line",
+        gui: bool = False,
+    ):
         self.board, self.design = board, design
         self.hit_rule = knockout.check_hit_rule(hit_rule)
         self.gui = gui
         if gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
             # PyBullet would end the whole process when it finds no X server.
-            raise InputError("cannot open PyBullet's window: no display (set DISPLAY, or run "
-                             "under xvfb-run)")
+            raise InputError(
+                "cannot open PyBullet's window: no display (set DISPLAY, or run under xvfb-run)"
+            )
         self.client = pb.connect(pb.GUI if gui else pb.DIRECT)
         self._dt = 1.0 / design.physics.steps_per_s
         self._names: dict[int, str] = {}
@@ -84,8 +97,9 @@ class Scene:
         self._principal_axes = np.array(self._piggy_mass["principal_axes"])  # columns
         self._com_mm = np.array(self._piggy_mass["com_mm"])
         # plain arrays: trimesh's tracked ones make every transform of them slower
-        self._piggy_parts_mm = [np.array(m.vertices, dtype=float)
-                                for m in load_parts("piggy_principal").values()]
+        self._piggy_parts_mm = [
+            np.array(m.vertices, dtype=float) for m in load_parts("piggy_principal").values()
+        ]
         self._piggy_bodies: dict[str, int] = {}
         self._layout: Layout = layout or Layout(board=board, stacks={})
         self.set_layout(self._layout)
@@ -98,41 +112,65 @@ class Scene:
         """Every collision shape: board, table, fences, tractor, piggy, bale."""
         physics = self.design.physics
         self._call(pb.setGravity, 0, 0, -GRAVITY_MM_S2 * CM_PER_MM)
-        self._call(pb.setPhysicsEngineParameter, fixedTimeStep=self._dt,
-                   numSolverIterations=physics.solver_iterations, numSubSteps=0,
-                   deterministicOverlappingPairs=1)
+        self._call(
+            pb.setPhysicsEngineParameter,
+            fixedTimeStep=self._dt,
+            numSolverIterations=physics.solver_iterations,
+            numSubSteps=0,
+            deterministicOverlappingPairs=1,
+        )
         board = self.board
         x0, x1, y0, y1 = board.surface_extent_mm
         t = board.thickness_mm
         # (name, shape, position mm, yaw rad) of every static body
         self._static_specs = [
-            ("board", self._box_shape(((x1 - x0) / 2, (y1 - y0) / 2, t / 2)),
-             ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2), 0.0),
+            (
+                "board",
+                self._box_shape(((x1 - x0) / 2, (y1 - y0) / 2, t / 2)),
+                ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2),
+                0.0,
+            ),
             # the table under the board: a box, not a GEOM_PLANE, which compound
             # meshes were seen to fall through
             ("table", self._box_shape((5000.0, 5000.0, 50.0)), (0.0, 0.0, -t - 50.0), 0.0),
         ]
         for a, b in board.fence_segments_mm():
             mid, along = (a + b) / 2, b - a
-            half = (np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2,
-                    board.fence_thickness_mm / 2, board.fence_height_mm / 2)
-            self._static_specs.append(("fence", self._box_shape(half),
-                                       (mid[0], mid[1], board.fence_height_mm / 2),
-                                       math.atan2(along[1], along[0])))
-        self._tractor_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
-                                         fileName=str(ASSETS_DIR / "tractor.obj"),
-                                         meshScale=[CM_PER_MM] * 3)
-        self._piggy_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
-                                       fileName=str(ASSETS_DIR / "piggy_principal.obj"),
-                                       meshScale=[CM_PER_MM] * 3)
+            half = (
+                np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2,
+                board.fence_thickness_mm / 2,
+                board.fence_height_mm / 2,
+            )
+            self._static_specs.append(
+                (
+                    "fence",
+                    self._box_shape(half),
+                    (mid[0], mid[1], board.fence_height_mm / 2),
+                    math.atan2(along[1], along[0]),
+                )
+            )
+        self._tractor_shape = self._call(
+            pb.createCollisionShape,
+            pb.GEOM_MESH,
+            fileName=str(ASSETS_DIR / "tractor.obj"),
+            meshScale=[CM_PER_MM] * 3,
+        )
+        self._piggy_shape = self._call(
+            pb.createCollisionShape,
+            pb.GEOM_MESH,
+            fileName=str(ASSETS_DIR / "piggy_principal.obj"),
+            meshScale=[CM_PER_MM] * 3,
+        )
         bale = self.design.bale
         mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
-        self._bale_shape = self._call(pb.createCollisionShape, pb.GEOM_MESH,
-                                      vertices=(mesh.vertices * CM_PER_MM).tolist())
+        self._bale_shape = self._call(
+            pb.createCollisionShape, pb.GEOM_MESH, vertices=(mesh.vertices * CM_PER_MM).tolist()
+        )
 
     def _box_shape(self, half_mm) -> int:
-        return self._call(pb.createCollisionShape, pb.GEOM_BOX,
-                          halfExtents=[h * CM_PER_MM for h in half_mm])
+        return self._call(
+            pb.createCollisionShape, pb.GEOM_BOX, halfExtents=[h * CM_PER_MM for h in half_mm]
+        )
 
     def _rebuild(self, piggy_poses_cm: dict[str, tuple[list, list]]) -> None:
         """Empty the simulation and make everything anew: the shapes, the static
@@ -147,27 +185,39 @@ class Scene:
         # rigid bale slides askew (docs/physics.md, "Speed")
         rigid = self.design.physics.rigid_obstacles
         for name, shape, position, yaw in self._static_specs:
-            body = self._call(pb.createMultiBody, 0, shape,
-                              basePosition=[c * CM_PER_MM for c in position],
-                              baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]),
-                              useMaximalCoordinates=rigid and name == "fence")
+            body = self._call(
+                pb.createMultiBody,
+                0,
+                shape,
+                basePosition=[c * CM_PER_MM for c in position],
+                baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw]),
+                useMaximalCoordinates=rigid and name == "fence",
+            )
             self._names[body] = name
-        self._tractor = self._call(pb.createMultiBody, 0, self._tractor_shape,
-                                   useMaximalCoordinates=rigid)
+        self._tractor = self._call(
+            pb.createMultiBody, 0, self._tractor_shape, useMaximalCoordinates=rigid
+        )
         self._names[self._tractor] = "tractor"
         self._static_bodies = list(self._names)
         for body in self._static_bodies:
-            self._call(pb.changeDynamics, body, -1,
-                       **self._surface(surfaces.friction, surfaces.restitution))
-        self._piggy_bodies = {name: self._make_piggy(name, *pose)
-                              for name, pose in piggy_poses_cm.items()}
+            self._call(
+                pb.changeDynamics,
+                body,
+                -1,
+                **self._surface(surfaces.friction, surfaces.restitution),
+            )
+        self._piggy_bodies = {
+            name: self._make_piggy(name, *pose) for name, pose in piggy_poses_cm.items()
+        }
         self._make_bale()
 
     def _surface(self, friction: float, restitution: float) -> dict:
         """A body's contact coefficients under the current material factors
         (restitution at most 1: a factor must not make a bounce add energy)."""
-        return {"lateralFriction": friction * self._materials.friction,
-                "restitution": min(1.0, restitution * self._materials.restitution)}
+        return {
+            "lateralFriction": friction * self._materials.friction,
+            "restitution": min(1.0, restitution * self._materials.restitution),
+        }
 
     def _make_bale(self) -> None:
         """A new bale, waiting at its parking slot. New for every shot: a reused one
@@ -177,13 +227,24 @@ class Scene:
         # A maximal-coordinate rigid body, for continuous collision detection. Its
         # inertia is Bullet's, from the bounding box: exact for a box, close for a
         # rounded one (localInertiaDiagonal gives NaN on such bodies in PyBullet 3.2).
-        self._bale = self._call(pb.createMultiBody, bale.mass_g, self._bale_shape,
-                                basePosition=parking_cm(0), useMaximalCoordinates=True)
+        self._bale = self._call(
+            pb.createMultiBody,
+            bale.mass_g,
+            self._bale_shape,
+            basePosition=parking_cm(0),
+            useMaximalCoordinates=True,
+        )
         self._names[self._bale] = "bale"
         smallest = min(bale.length_mm, bale.width_mm, bale.height_mm)
-        self._call(pb.changeDynamics, self._bale, -1,
-                   **self._surface(bale.friction, bale.restitution), linearDamping=0.0,
-                   angularDamping=0.0, ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM)
+        self._call(
+            pb.changeDynamics,
+            self._bale,
+            -1,
+            **self._surface(bale.friction, bale.restitution),
+            linearDamping=0.0,
+            angularDamping=0.0,
+            ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM,
+        )
         self._colour_for_gui([self._bale])
 
     def _make_piggy(self, name: str, position_cm, orientation) -> int:
@@ -191,12 +252,25 @@ class Scene:
         piggy = self.design.piggy
         mass_g = piggy.mass_g * self._materials.mass
         density = mass_g / self._piggy_mass["volume_mm3"]  # g / mm^3
-        moments_g_cm2 = [m * density * CM_PER_MM ** 2
-                         for m in self._piggy_mass["principal_moments_mm5"]]
-        body = self._call(pb.createMultiBody, mass_g, self._piggy_shape,
-                          basePosition=position_cm, baseOrientation=orientation)
-        self._call(pb.changeDynamics, body, -1, **self._surface(piggy.friction, piggy.restitution),
-                   linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=moments_g_cm2)
+        moments_g_cm2 = [
+            m * density * CM_PER_MM**2 for m in self._piggy_mass["principal_moments_mm5"]
+        ]
+        body = self._call(
+            pb.createMultiBody,
+            mass_g,
+            self._piggy_shape,
+            basePosition=position_cm,
+            baseOrientation=orientation,
+        )
+        self._call(
+            pb.changeDynamics,
+            body,
+            -1,
+            **self._surface(piggy.friction, piggy.restitution),
+            linearDamping=0.0,
+            angularDamping=0.0,
+            localInertiaDiagonal=moments_g_cm2,
+        )
         self._names[body] = name
         self._colour_for_gui([body])
         return body
@@ -215,13 +289,16 @@ class Scene:
             turn = _rotation_z(_forward_yaw(self.board, space))
             for level, name in enumerate(stack):
                 foot = np.array([cx, cy, _DROP_CLEARANCE_MM + level * stack_height_mm])
-                drop_poses[name] = (((foot + turn @ self._com_mm) * CM_PER_MM).tolist(),
-                                    _quaternion_from_matrix(turn @ self._principal_axes))
+                drop_poses[name] = (
+                    ((foot + turn @ self._com_mm) * CM_PER_MM).tolist(),
+                    _quaternion_from_matrix(turn @ self._principal_axes),
+                )
         self._rebuild(drop_poses)
         self._settle()
         self._rest_poses_cm = {
             name: tuple(map(list, self._call(pb.getBasePositionAndOrientation, body)))
-            for name, body in self._piggy_bodies.items()}
+            for name, body in self._piggy_bodies.items()
+        }
 
     def _settle(self) -> None:
         """Let the piggies come to rest where they were put down."""
@@ -230,10 +307,14 @@ class Scene:
         rest_spin = math.radians(self.design.physics.rest_spin_deg_s)
         for step in range(steps):
             self._call(pb.stepSimulation)
-            if step % REST_CHECK_EVERY == 0 and step * self._dt > 0.2 and all(
-                    self._at_rest(b, rest_speed, rest_spin) for b in self._piggy_bodies.values()):
+            if (
+                step % REST_CHECK_EVERY == 0
+                and step * self._dt > 0.2
+                and all(
+                    self._at_rest(b, rest_speed, rest_spin) for b in self._piggy_bodies.values()
+                )
+            ):
                 break
-
 
     # --- queries -------------------------------------------------------------------
     @property
@@ -243,8 +324,10 @@ class Scene:
     def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
         """Each piggy's resting pose on the layout, as a recording keeps poses: its
         body's position (centre of mass, mm) and quaternion (x, y, z, w)."""
-        return {name: ([v / CM_PER_MM for v in position], list(orientation))
-                for name, (position, orientation) in self._rest_poses_cm.items()}
+        return {
+            name: ([v / CM_PER_MM for v in position], list(orientation))
+            for name, (position, orientation) in self._rest_poses_cm.items()
+        }
 
     def _position_mm(self, body: int) -> np.ndarray:
         pos, _ = self._call(pb.getBasePositionAndOrientation, body)
@@ -270,15 +353,20 @@ class Scene:
         """The centre of a piggy's collision geometry now: the point to aim at; (3,), mm."""
         return np.vstack(self.piggy_parts_mm(piggy)).mean(axis=0)
 
-    def piggy_knocked_out(self, piggy: str, start_parts_mm: list | None = None
-                          ) -> knockout.Verdict:
+    def piggy_knocked_out(self, piggy: str, start_parts_mm: list | None = None) -> knockout.Verdict:
         """The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on a piggy as it stands
         now, against where it stood before the shot (``start_parts_mm``, its parts then)
         when given."""
         space = self._layout.space_of(piggy)
-        return knockout.judge(self.piggy_parts_mm(piggy), self.board.space_center_mm(space),
-                              self.board.space_mm, self.board.line_mm,
-                              self.board.surface_extent_mm, self.hit_rule, start_parts_mm)
+        return knockout.judge(
+            self.piggy_parts_mm(piggy),
+            self.board.space_center_mm(space),
+            self.board.space_mm,
+            self.board.line_mm,
+            self.board.surface_extent_mm,
+            self.hit_rule,
+            start_parts_mm,
+        )
 
     def _colour_for_gui(self, bodies) -> None:
         """Colours in PyBullet's window (it draws the collision shapes); no-op headless."""
@@ -292,9 +380,10 @@ class Scene:
 
     def _at_rest(self, body: int, rest_speed_cm_s: float, rest_spin_rad_s: float) -> bool:
         v, w = pb.getBaseVelocity(body, physicsClientId=self.client)
-        return (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] <= rest_speed_cm_s * rest_speed_cm_s
-                and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] <= rest_spin_rad_s * rest_spin_rad_s)
-
+        return (
+            v[0] * v[0] + v[1] * v[1] + v[2] * v[2] <= rest_speed_cm_s * rest_speed_cm_s
+            and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] <= rest_spin_rad_s * rest_spin_rad_s
+        )
 
     def close(self) -> None:
         """Disconnect from PyBullet (also done when the world is garbage-collected)."""
@@ -324,7 +413,8 @@ def parking_cm(slot: int) -> list[float]:
 def _forward_yaw(board: Board, space: Space) -> float:
     """Yaw (radians) that faces a piggy along its space's forward direction."""
     return {"up": 0.0, "left": math.pi / 2, "down": math.pi, "right": -math.pi / 2}[
-        board.forward.get(space, "up")]
+        board.forward.get(space, "up")
+    ]
 
 
 def _rotation_z(yaw_rad: float) -> np.ndarray:

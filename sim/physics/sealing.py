@@ -32,18 +32,29 @@ class Sealing(Scene):
         self._board_body = next(b for b in self._ground if self._names[b] == "board")
         self._shape = PiggyShape.of(self._piggy_parts_mm)
         bale = self.design.bale
-        self._bale_outline = PiggyShape.of([hay_bale(bale.length_mm, bale.width_mm, bale.height_mm,
-                                                     bale.corner_radius_mm).vertices])
-        self._beyond_mm = knocked_out_beyond_mm(self._shape, self.board.space_mm,
-                                                self.board.line_mm, self.hit_rule)
-        self._space_centres = {p: tuple(map(float, self.board.space_center_mm(layout.space_of(p))))
-                               for p in layout.piggies}
+        self._bale_outline = PiggyShape.of(
+            [
+                hay_bale(
+                    bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm
+                ).vertices
+            ]
+        )
+        self._beyond_mm = knocked_out_beyond_mm(
+            self._shape, self.board.space_mm, self.board.line_mm, self.hit_rule
+        )
+        self._space_centres = {
+            p: tuple(map(float, self.board.space_center_mm(layout.space_of(p))))
+            for p in layout.piggies
+        }
 
     def _nothing_near(self, body: int, position_cm, reach_cm: float) -> bool:
         """Nothing but the body itself, the board and the table within ``reach_cm`` of
         ``position_cm`` (by bounding boxes: a generous test)."""
-        near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in position_cm],
-                          [c + reach_cm for c in position_cm])
+        near = self._call(
+            pb.getOverlappingObjects,
+            [c - reach_cm for c in position_cm],
+            [c + reach_cm for c in position_cm],
+        )
         return not {other for other, _ in near or ()} - {body, *self._ground}
 
     def _sealed(self, bodies: set[int], ground_friction: float) -> set[int]:
@@ -57,24 +68,32 @@ class Sealing(Scene):
             position, _ = self._call(pb.getBasePositionAndOrientation, body)
             velocity, spin = self._call(pb.getBaseVelocity, body)
             centre = self._space_centres[piggy]
-            if not any(abs(p / CM_PER_MM - c) >= self._beyond_mm for p, c in zip(
-                    position, centre, strict=False)):
+            if not any(
+                abs(p / CM_PER_MM - c) >= self._beyond_mm
+                for p, c in zip(position, centre, strict=False)
+            ):
                 continue  # the cheap part first: not even past the line
             mass, friction, inertia = self._call(pb.getDynamicsInfo, body, -1)[:3]
-            motion = Motion(tuple(p / CM_PER_MM for p in position),
-                            tuple(v / CM_PER_MM for v in velocity), tuple(spin),
-                            max(inertia) / mass / CM_PER_MM ** 2)
-            reach = sealed_reach_mm(motion, centre, self._shape, friction * ground_friction,
-                                    self._beyond_mm)
+            motion = Motion(
+                tuple(p / CM_PER_MM for p in position),
+                tuple(v / CM_PER_MM for v in velocity),
+                tuple(spin),
+                max(inertia) / mass / CM_PER_MM**2,
+            )
+            reach = sealed_reach_mm(
+                motion, centre, self._shape, friction * ground_friction, self._beyond_mm
+            )
             if reach is None or not any(
-                    self._call(pb.getContactPoints, bodyA=body, bodyB=g) for g in self._ground):
+                self._call(pb.getContactPoints, bodyA=body, bodyB=g) for g in self._ground
+            ):
                 continue
             if self._nothing_near(body, position, reach * CM_PER_MM):
                 sealed.add(body)
         return sealed
 
-    def _bale_spent(self, bale: int, position, friction: float, gyration_sq_mm2: float,
-                    surface_cm) -> bool:
+    def _bale_spent(
+        self, bale: int, position, friction: float, gyration_sq_mm2: float, surface_cm
+    ) -> bool:
         """The bale's early verdict: it lies on the board, and nothing but the board,
         not even the board's edge, is within its reach (``early_verdict.reach_mm``),
         so it can strike nothing more. ``position`` is its centre now, cm; ``friction``
@@ -82,12 +101,18 @@ class Sealing(Scene):
         if position[2] > self._bale_outline.outer_radius_mm * CM_PER_MM:
             return False  # in the air: touching nothing
         velocity, spin = self._call(pb.getBaseVelocity, bale)
-        motion = Motion(tuple(p / CM_PER_MM for p in position),
-                        tuple(v / CM_PER_MM for v in velocity), tuple(spin), gyration_sq_mm2)
+        motion = Motion(
+            tuple(p / CM_PER_MM for p in position),
+            tuple(v / CM_PER_MM for v in velocity),
+            tuple(spin),
+            gyration_sq_mm2,
+        )
         reach = reach_mm(motion, self._bale_outline, friction) * CM_PER_MM
         x, y, _ = position
-        if not (surface_cm[0] + reach <= x <= surface_cm[1] - reach
-                and surface_cm[2] + reach <= y <= surface_cm[3] - reach):
+        if not (
+            surface_cm[0] + reach <= x <= surface_cm[1] - reach
+            and surface_cm[2] + reach <= y <= surface_cm[3] - reach
+        ):
             return False
         if not self._call(pb.getContactPoints, bodyA=bale, bodyB=self._board_body):
             return False

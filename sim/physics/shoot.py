@@ -32,15 +32,16 @@ class Aim:
 
     yaw_deg: float
     pitch_deg: float
-    target: str | None = None       # space or piggy, when aimed by the solver
+    target: str | None = None  # space or piggy, when aimed by the solver
     arc: str | None = None
     target_mm: tuple[float, float, float] | None = None
 
     def to_dict(self) -> dict:
         out = {"yaw_deg": round(self.yaw_deg, 4), "pitch_deg": round(self.pitch_deg, 4)}
         if self.target:
-            out.update(target=self.target, arc=self.arc,
-                       target_mm=[round(v, 2) for v in self.target_mm])
+            out.update(
+                target=self.target, arc=self.arc, target_mm=[round(v, 2) for v in self.target_mm]
+            )
         return out
 
 
@@ -71,9 +72,11 @@ def solve_aim(world: World, at: str, arc: str = "low", strict: bool = False) -> 
     solutions = aim.solve(world.design, point, label)
     chosen = next((s for s in solutions if s.arc == arc), None)
     if chosen is None and strict:
-        raise InputError(f"no {arc} arc reaches {label} with design '{world.design.name}' "
-                         f"(its pitch range allows only the {solutions[0].arc} arc): use "
-                         f"--arc {solutions[0].arc}, or leave --arc out")
+        raise InputError(
+            f"no {arc} arc reaches {label} with design '{world.design.name}' "
+            f"(its pitch range allows only the {solutions[0].arc} arc): use "
+            f"--arc {solutions[0].arc}, or leave --arc out"
+        )
     chosen = chosen or solutions[0]
     return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, tuple(float(v) for v in point))
 
@@ -84,31 +87,59 @@ def check_angles(world: World, yaw_deg: float, pitch_deg: float) -> None:
     if not (math.isfinite(yaw_deg) and lo <= yaw_deg <= hi):
         raise InputError(f"yaw {yaw_deg:g} deg is out of range [{lo:g}, {hi:g}]")
     launcher = world.design.launcher
-    if not (math.isfinite(pitch_deg)
-            and launcher.pitch_min_deg <= pitch_deg <= launcher.pitch_max_deg):
-        raise InputError(f"pitch {pitch_deg:g} deg is out of range for design "
-                         f"'{world.design.name}': [{launcher.pitch_min_deg:g}, "
-                         f"{launcher.pitch_max_deg:g}]")
+    if not (
+        math.isfinite(pitch_deg) and launcher.pitch_min_deg <= pitch_deg <= launcher.pitch_max_deg
+    ):
+        raise InputError(
+            f"pitch {pitch_deg:g} deg is out of range for design "
+            f"'{world.design.name}': [{launcher.pitch_min_deg:g}, "
+            f"{launcher.pitch_max_deg:g}]"
+        )
 
 
-def fire(world: World, shot_aim: Aim, *, seed: int = 0, noise: bool = True,
-         aimer: Aimer = PERFECT, vary: dict | None = None, deviates: Deviates | None = None,
-         record: bool = False) -> ShotResult:
+def fire(
+    world: World,
+    shot_aim: Aim,
+    *,
+    seed: int = 0,
+    noise: bool = True,
+    aimer: Aimer = PERFECT,
+    vary: dict | None = None,
+    deviates: Deviates | None = None,
+    record: bool = False,
+) -> ShotResult:
     """Fire one shot with an aim; ``record`` keeps the bale's path for pictures;
     ``vary`` and ``deviates`` as in :meth:`World.shoot`."""
     check_angles(world, shot_aim.yaw_deg, shot_aim.pitch_deg)
-    return world.shoot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed=seed, noise=noise,
-                       aimer=aimer, vary=vary, deviates=deviates,
-                       record_every=_RECORD_EVERY if record else 0)
+    return world.shoot(
+        shot_aim.yaw_deg,
+        shot_aim.pitch_deg,
+        seed=seed,
+        noise=noise,
+        aimer=aimer,
+        vary=vary,
+        deviates=deviates,
+        record_every=_RECORD_EVERY if record else 0,
+    )
 
 
-def report(world: World, shot_aim: Aim, result: ShotResult, *, seed: int, noise: bool,
-           aimer: Aimer = PERFECT) -> dict:
+def report(
+    world: World,
+    shot_aim: Aim,
+    result: ShotResult,
+    *,
+    seed: int,
+    noise: bool,
+    aimer: Aimer = PERFECT,
+) -> dict:
     """The shot JSON (docs/formats.md, "Shot JSON")."""
     data = {
-        "board": world.board.name, "design": world.design.name,
+        "board": world.board.name,
+        "design": world.design.name,
         "layout": world.layout.to_dict()["stacks"],
-        "aim": shot_aim.to_dict(), "seed": seed, "noise": noise,
+        "aim": shot_aim.to_dict(),
+        "seed": seed,
+        "noise": noise,
         **({} if aimer == PERFECT else {"aimer": aimer.to_dict()}),
         **result.to_dict(),
     }
@@ -118,10 +149,16 @@ def report(world: World, shot_aim: Aim, result: ShotResult, *, seed: int, noise:
 
 #: The places that are not spaces (docs/architecture.md, "Names"), and the rest of the
 #: board top, in words.
-_PLACE_WORDS = {"pit": "in the start Mud Pit", "pit-left": "in the left side Mud Pit",
-                "pit-right": "in the right side Mud Pit", "trough": "in the trough",
-                "edge-left": "on the board's left edge", "edge-right": "on the board's right edge",
-                "tractor-hole": "in the tractor's hole", "off-board": "off the board"}
+_PLACE_WORDS = {
+    "pit": "in the start Mud Pit",
+    "pit-left": "in the left side Mud Pit",
+    "pit-right": "in the right side Mud Pit",
+    "trough": "in the trough",
+    "edge-left": "on the board's left edge",
+    "edge-right": "on the board's right edge",
+    "tractor-hole": "in the tractor's hole",
+    "off-board": "off the board",
+}
 
 
 def place_at(board: Board, point_mm) -> str:
@@ -171,22 +208,33 @@ def describe(shot_aim: Aim, result: ShotResult, board: Board) -> str:
     knocked out, and why."""
     lines = []
     if shot_aim.target:
-        lines.append(f"Aimed at {shot_aim.target} ({shot_aim.arc} arc): yaw "
-                     f"{shot_aim.yaw_deg:.2f} deg, pitch {shot_aim.pitch_deg:.2f} deg")
-    lines.append(f"Fired at yaw {result.yaw_deg:.2f} deg, pitch {result.pitch_deg:.2f} deg, "
-                 f"{result.speed_mm_s:.0f} mm/s")
-    strikes = [_strike(board, what, point) for what, point
-               in zip(result.contacts, result.contact_points_mm, strict=True)]
-    lines.append("The bale struck, in order: " + (" -> ".join(strikes) or "nothing")
-                 + f"; it came to rest {_in_words(rest_place(board, result))}")
+        lines.append(
+            f"Aimed at {shot_aim.target} ({shot_aim.arc} arc): yaw "
+            f"{shot_aim.yaw_deg:.2f} deg, pitch {shot_aim.pitch_deg:.2f} deg"
+        )
+    lines.append(
+        f"Fired at yaw {result.yaw_deg:.2f} deg, pitch {result.pitch_deg:.2f} deg, "
+        f"{result.speed_mm_s:.0f} mm/s"
+    )
+    strikes = [
+        _strike(board, what, point)
+        for what, point in zip(result.contacts, result.contact_points_mm, strict=True)
+    ]
+    lines.append(
+        "The bale struck, in order: "
+        + (" -> ".join(strikes) or "nothing")
+        + f"; it came to rest {_in_words(rest_place(board, result))}"
+    )
     knocked = ", ".join(result.knocked) or "nobody"
     lines.append(f"Knocked out: {knocked}")
     for piggy in sorted(result.piggies):
         p = result.piggies[piggy]
         mark = "OUT" if p.knocked else "stays"
-        lines.append(f"  {mark:5s} {piggy:8s} on {p.space:6s} moved {p.moved_mm:5.1f} mm: "
-                     f"{p.reason}")
+        lines.append(
+            f"  {mark:5s} {piggy:8s} on {p.space:6s} moved {p.moved_mm:5.1f} mm: {p.reason}"
+        )
     if not result.settled:
-        lines.append(f"(stopped at the {result.sim_time_s:.1f} s cap before everything "
-                     "was at rest)")
+        lines.append(
+            f"(stopped at the {result.sim_time_s:.1f} s cap before everything was at rest)"
+        )
     return "\n".join(lines)

@@ -95,11 +95,15 @@ def default_pitches(design: Design, count: int = 12) -> np.ndarray:
 
 
 def format_table(rows: list[RangeRow]) -> str:
-    lines = [f"{'pitch':>7} {'closed form':>12} {'simulated':>10} {'error':>8} {'error':>7} "
-             f"{'bound':>7}  ok",
-             f"{'deg':>7} {'mm':>12} {'mm':>10} {'mm':>8} {'%':>7} {'mm':>7}"]
+    lines = [
+        f"{'pitch':>7} {'closed form':>12} {'simulated':>10} {'error':>8} {'error':>7} "
+        f"{'bound':>7}  ok",
+        f"{'deg':>7} {'mm':>12} {'mm':>10} {'mm':>8} {'%':>7} {'mm':>7}",
+    ]
     for r in rows:
-        lines.append(f"{r.pitch_deg:7.1f} {r.closed_form_mm:12.2f} {r.simulated_mm:10.2f} "
-                     f"{r.error_mm:8.2f} {100 * r.relative_error:7.2f} {r.bound_mm:7.2f}  "
-                     f"{'yes' if r.passes else 'NO'}")
+        lines.append(
+            f"{r.pitch_deg:7.1f} {r.closed_form_mm:12.2f} {r.simulated_mm:10.2f} "
+            f"{r.error_mm:8.2f} {100 * r.relative_error:7.2f} {r.bound_mm:7.2f}  "
+            f"{'yes' if r.passes else 'NO'}"
+        )
     return "\n".join(lines)

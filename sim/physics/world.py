@@ -56,8 +56,16 @@ class World(Sealing):
     it was, and ``sim_time_s`` shorter; docs/physics.md, "The bale's early verdict").
     """
 
-    def __init__(self, board: Board, design: Design, layout: Layout | None = None, *,
-                 hit_rule: str = "touches-line", gui: bool = False, bale_to_rest: bool = True):
+    def __init__(
+        self,
+        board: Board,
+        design: Design,
+        layout: Layout | None = None,
+        *,
+        hit_rule: str = "touches-line",
+        gui: bool = False,
+        bale_to_rest: bool = True,
+    ):
         self.bale_to_rest = bale_to_rest
         super().__init__(board, design, layout, hit_rule=hit_rule, gui=gui)
 
@@ -74,10 +82,17 @@ class World(Sealing):
             self._call(pb.removeBody, body)
             del self._names[body]
             position, orientation = self._rest_poses_cm[name]
-            proxy = self._call(pb.createMultiBody, 0, self._piggy_shape, basePosition=position,
-                               baseOrientation=orientation, useMaximalCoordinates=True)
-            self._call(pb.changeDynamics, proxy, -1,
-                       **self._surface(piggy.friction, piggy.restitution))
+            proxy = self._call(
+                pb.createMultiBody,
+                0,
+                self._piggy_shape,
+                basePosition=position,
+                baseOrientation=orientation,
+                useMaximalCoordinates=True,
+            )
+            self._call(
+                pb.changeDynamics, proxy, -1, **self._surface(piggy.friction, piggy.restitution)
+            )
             self._proxies[name] = proxy
             self._names[proxy] = name
         # bounding boxes (low, high), cm, of the stand-ins where they stand
@@ -85,7 +100,7 @@ class World(Sealing):
         self._stand_in_boxes = dict(self._rest_boxes)
         self._in_play = None  # [(name, low, high)] of the stand-ins in play, when known
         self._piggy_bodies = dict(self._proxies)
-        self._woken: dict[str, int] = {}   # piggy -> its dynamic body, in waking order
+        self._woken: dict[str, int] = {}  # piggy -> its dynamic body, in waking order
         self._disturbed: set[str] = set()  # piggies woken in this shot
         self._made: list[int] = []  # dynamic bodies made in this shot, oldest first
         self._look_at = 0  # step of the next look for stand-ins to wake
@@ -111,8 +126,12 @@ class World(Sealing):
         pose; return that body."""
         proxy = self._proxies[piggy]
         pose = self._call(pb.getBasePositionAndOrientation, proxy)
-        self._call(pb.resetBasePositionAndOrientation, proxy,
-                   parking_cm(1 + list(self._proxies).index(piggy)), [0, 0, 0, 1])
+        self._call(
+            pb.resetBasePositionAndOrientation,
+            proxy,
+            parking_cm(1 + list(self._proxies).index(piggy)),
+            [0, 0, 0, 1],
+        )
         self._in_play = None
         body = self._make_piggy(piggy, *pose)
         self._made.append(body)
@@ -133,15 +152,22 @@ class World(Sealing):
         self._stand_in_boxes[piggy] = self._call(pb.getAABB, self._proxies[piggy])
         self._in_play = None
 
-    def _freeze_quiet(self, quiet: dict[str, int], restless: set[int], in_play: set[int],
-                      reach_cm: float, quiet_steps_needed: int) -> None:
+    def _freeze_quiet(
+        self,
+        quiet: dict[str, int],
+        restless: set[int],
+        in_play: set[int],
+        reach_cm: float,
+        quiet_steps_needed: int,
+    ) -> None:
         """Freeze the woken piggies that have been at rest for ``quiet_steps_needed``
         steps, as groups: a piggy goes only if every other body in play within reach
         of it goes too (a body left in play would wake it again at once)."""
         for piggy, body in self._woken.items():
             quiet[piggy] = 0 if body in restless else quiet.get(piggy, 0) + REST_CHECK_EVERY
-        going = {body: piggy for piggy, body in self._woken.items()
-                 if quiet[piggy] >= quiet_steps_needed}
+        going = {
+            body: piggy for piggy, body in self._woken.items() if quiet[piggy] >= quiet_steps_needed
+        }
         near = {body: self._near(body, reach_cm, in_play - {body}) for body in going}
         while True:
             staying = [body for body in going if not near[body] <= going.keys()]
@@ -156,8 +182,9 @@ class World(Sealing):
     def _near(self, body: int, reach_cm: float, others: set[int]) -> set[int]:
         """Those of ``others`` within ``reach_cm`` of a body's bounding box."""
         low, high = self._call(pb.getAABB, body)
-        near = self._call(pb.getOverlappingObjects, [c - reach_cm for c in low],
-                          [c + reach_cm for c in high])
+        near = self._call(
+            pb.getOverlappingObjects, [c - reach_cm for c in low], [c + reach_cm for c in high]
+        )
         return {other for other, _ in near or () if other in others}
 
     def _wake_near(self, movers: list[int], step: int, reach_cm: float) -> None:
@@ -170,8 +197,11 @@ class World(Sealing):
         step would wake.
         """
         if self._in_play is None:
-            self._in_play = [(name, *self._stand_in_boxes[name]) for name, proxy
-                             in self._proxies.items() if self._piggy_bodies[name] == proxy]
+            self._in_play = [
+                (name, *self._stand_in_boxes[name])
+                for name, proxy in self._proxies.items()
+                if self._piggy_bodies[name] == proxy
+            ]
         if not movers or not self._in_play:
             self._look_at = step + 1
             return
@@ -193,10 +223,19 @@ class World(Sealing):
         else:
             self._look_at = step + max(1, int((nearest - reach_cm) / (reach_cm / 2)) - 1)
 
-    def shoot(self, yaw_deg: float, pitch_deg: float, *, seed: int | None = 0,
-              noise: bool = True, aimer: Aimer = PERFECT, vary: dict | None = None,
-              deviates: Deviates | None = None, record_every: int = 0,
-              on_step=None) -> ShotResult:
+    def shoot(
+        self,
+        yaw_deg: float,
+        pitch_deg: float,
+        *,
+        seed: int | None = 0,
+        noise: bool = True,
+        aimer: Aimer = PERFECT,
+        vary: dict | None = None,
+        deviates: Deviates | None = None,
+        record_every: int = 0,
+        on_step=None,
+    ) -> ShotResult:
         """Turn and tilt the tractor, fire one bale, and judge every piggy.
 
         Parameters
@@ -218,8 +257,11 @@ class World(Sealing):
         launcher = self.design.launcher
         materials = NOMINAL
         if noise:
-            errors = (seeded_errors(seed, launcher, aimer, vary) if deviates is None else
-                      deviate_errors(deviates, launcher, aimer, vary))
+            errors = (
+                seeded_errors(seed, launcher, aimer, vary)
+                if deviates is None
+                else deviate_errors(deviates, launcher, aimer, vary)
+            )
             yaw_deg += errors.d_yaw_deg
             pitch_deg += errors.d_pitch_deg
             speed = errors.speed_mm_s
@@ -230,10 +272,10 @@ class World(Sealing):
         self._reset(yaw_deg)
         release = release_point_mm(self.design, yaw_deg, pitch_deg)
         velocity = speed * direction(yaw_deg, pitch_deg)
-        orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0,
-                                                 math.radians(yaw_deg)])
-        result = self.launch(release, velocity, orientation, record_every=record_every,
-                             reset=False, on_step=on_step)
+        orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0, math.radians(yaw_deg)])
+        result = self.launch(
+            release, velocity, orientation, record_every=record_every, reset=False, on_step=on_step
+        )
         result.yaw_deg, result.pitch_deg, result.speed_mm_s = yaw_deg, pitch_deg, speed
         result.materials = materials
         return result
@@ -247,11 +289,16 @@ class World(Sealing):
         self._materials = materials
         surfaces, piggy = self.design.surfaces, self.design.piggy
         for body in self._static_bodies:
-            self._call(pb.changeDynamics, body, -1,
-                       **self._surface(surfaces.friction, surfaces.restitution))
+            self._call(
+                pb.changeDynamics,
+                body,
+                -1,
+                **self._surface(surfaces.friction, surfaces.restitution),
+            )
         for proxy in self._proxies.values():
-            self._call(pb.changeDynamics, proxy, -1,
-                       **self._surface(piggy.friction, piggy.restitution))
+            self._call(
+                pb.changeDynamics, proxy, -1, **self._surface(piggy.friction, piggy.restitution)
+            )
 
     def reset(self, tractor_yaw_deg: float = 0.0) -> None:
         """Back to the settled layout (what every shot starts from)."""
@@ -272,21 +319,36 @@ class World(Sealing):
             self._call(pb.removeBody, body)
             del self._names[body]
         for piggy in self._disturbed:
-            self._call(pb.resetBasePositionAndOrientation, self._proxies[piggy],
-                       *self._rest_poses_cm[piggy])
+            self._call(
+                pb.resetBasePositionAndOrientation,
+                self._proxies[piggy],
+                *self._rest_poses_cm[piggy],
+            )
             self._piggy_bodies[piggy] = self._proxies[piggy]
         self._woken, self._made, self._disturbed, self._look_at = {}, [], set(), 0
         self._stand_in_boxes, self._in_play = dict(self._rest_boxes), None
-        self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
-                   pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]))
+        self._call(
+            pb.resetBasePositionAndOrientation,
+            self._tractor,
+            [0, 0, 0],
+            pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]),
+        )
         self._call(pb.stepSimulation)
         self._make_bale()
         if not self.design.physics.sleep_at_rest:
             for piggy in self._proxies:
                 self._wake(piggy)
 
-    def launch(self, position_mm, velocity_mm_s, orientation=(0, 0, 0, 1), *,
-               record_every: int = 0, reset: bool = True, on_step=None) -> ShotResult:
+    def launch(
+        self,
+        position_mm,
+        velocity_mm_s,
+        orientation=(0, 0, 0, 1),
+        *,
+        record_every: int = 0,
+        reset: bool = True,
+        on_step=None,
+    ) -> ShotResult:
         """Release the bale anywhere with any velocity (mm, mm/s), run, and judge.
 
         :meth:`shoot` is this with the bale at the muzzle; tests use it directly
@@ -303,11 +365,12 @@ class World(Sealing):
         bale, client = self._bale, self.client
         pos_cm = [c * CM_PER_MM for c in position_mm]
         self._call(pb.resetBasePositionAndOrientation, bale, pos_cm, list(orientation))
-        self._call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s],
-                   [0, 0, 0])
+        self._call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s], [0, 0, 0])
         launcher = self.design.launcher
-        fastest_mm_s = max(float(np.linalg.norm(velocity_mm_s)),
-                           launcher.muzzle_speed_mm_s + 4 * launcher.speed_sd_mm_s)
+        fastest_mm_s = max(
+            float(np.linalg.norm(velocity_mm_s)),
+            launcher.muzzle_speed_mm_s + 4 * launcher.speed_sd_mm_s,
+        )
         reach = 2 * (fastest_mm_s + _FALL_SPEED_MM_S) * self._dt * CM_PER_MM
         drag = drag_constant_per_mm(self.design) / CM_PER_MM  # 1/cm
         drag_mass = self.design.bale.mass_g
@@ -323,7 +386,7 @@ class World(Sealing):
         ground_friction = min(self._call(pb.getDynamicsInfo, g, -1)[1] for g in self._ground)
         mass, bale_friction, inertia = self._call(pb.getDynamicsInfo, bale, -1)[:3]
         bale_friction *= ground_friction
-        bale_gyration_sq = max(inertia) / mass / CM_PER_MM ** 2  # mm^2
+        bale_gyration_sq = max(inertia) / mass / CM_PER_MM**2  # mm^2
         last_touch: dict[int, int] = {}
         strike_gap = max(1, round(_STRIKE_GAP_S / self._dt))
         contacts: list[str] = []
@@ -337,8 +400,10 @@ class World(Sealing):
         names = list(self._piggy_bodies)
 
         def record(in_play: bool) -> None:
-            poses = [pb.getBasePositionAndOrientation(b, physicsClientId=client)
-                     for b in [bale, *(self._piggy_bodies[n] for n in names)]]
+            poses = [
+                pb.getBasePositionAndOrientation(b, physicsClientId=client)
+                for b in [bale, *(self._piggy_bodies[n] for n in names)]
+            ]
             frames.append((in_play, poses))
 
         if record_every:
@@ -355,8 +420,14 @@ class World(Sealing):
                 centre, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
                 speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
                 f = -drag * drag_mass * speed
-                pb.applyExternalForce(bale, -1, [f * v[0], f * v[1], f * v[2]], centre,
-                                      pb.WORLD_FRAME, physicsClientId=client)
+                pb.applyExternalForce(
+                    bale,
+                    -1,
+                    [f * v[0], f * v[1], f * v[2]],
+                    centre,
+                    pb.WORLD_FRAME,
+                    physicsClientId=client,
+                )
             step_fn(physicsClientId=client)
             step += 1
             if on_step is not None:
@@ -379,8 +450,10 @@ class World(Sealing):
                 continue
             if bale_in_play:
                 pos, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
-                off = not (surface_cm[0] <= pos[0] <= surface_cm[1]
-                           and surface_cm[2] <= pos[1] <= surface_cm[3])
+                off = not (
+                    surface_cm[0] <= pos[0] <= surface_cm[1]
+                    and surface_cm[2] <= pos[1] <= surface_cm[3]
+                )
                 if off and pos[2] < 0:  # below the board top, beside it: out of play
                     bale_in_play = False
                     out_of_play_at = np.array(pos) / CM_PER_MM
@@ -391,8 +464,11 @@ class World(Sealing):
                 self._freeze_quiet(quiet, restless, set(movers), reach, freeze_steps)
             if physics.early_verdict and restless:
                 restless -= self._sealed(restless & set(self._woken.values()), ground_friction)
-            if not self.bale_to_rest and bale in restless and self._bale_spent(
-                    bale, pos, bale_friction, bale_gyration_sq, surface_cm):
+            if (
+                not self.bale_to_rest
+                and bale in restless
+                and self._bale_spent(bale, pos, bale_friction, bale_gyration_sq, surface_cm)
+            ):
                 restless.discard(bale)
             if restless:
                 rest_steps = 0
@@ -407,26 +483,34 @@ class World(Sealing):
         piggies = dict(self._rest_results)
         piggies.update(self._judge(sorted(self._disturbed)))
         return ShotResult(
-            yaw_deg=math.nan, pitch_deg=math.nan,
-            speed_mm_s=float(np.linalg.norm(velocity_mm_s)), release_mm=list(position_mm),
+            yaw_deg=math.nan,
+            pitch_deg=math.nan,
+            speed_mm_s=float(np.linalg.norm(velocity_mm_s)),
+            release_mm=list(position_mm),
             first_contact_mm=points[0] if points else None,
             first_contact_with=contacts[0] if contacts else None,
             first_contact_centre_mm=first_centre,
-            rest_mm=list(rest), contacts=contacts, contact_points_mm=points,
+            rest_mm=list(rest),
+            contacts=contacts,
+            contact_points_mm=points,
             sim_time_s=step * self._dt,
-            settled=settled, piggies=piggies, hit_rule=self.hit_rule,
-            recording=self._recording(names, frames, record_every) if record_every else None)
-
+            settled=settled,
+            piggies=piggies,
+            hit_rule=self.hit_rule,
+            recording=self._recording(names, frames, record_every) if record_every else None,
+        )
 
     def _recording(self, names: list[str], frames: list[tuple], record_every: int) -> Recording:
         positions = np.array([[p for p, _ in poses] for _, poses in frames]) / CM_PER_MM
         quats = np.array([[q for _, q in poses] for _, poses in frames])
         return Recording(
-            dt_s=record_every * self._dt, bale_mm=positions[:, 0], bale_quat=quats[:, 0],
+            dt_s=record_every * self._dt,
+            bale_mm=positions[:, 0],
+            bale_quat=quats[:, 0],
             bale_in_play=np.array([in_play for in_play, _ in frames]),
             piggies_mm={n: positions[:, i + 1] for i, n in enumerate(names)},
-            piggies_quat={n: quats[:, i + 1] for i, n in enumerate(names)})
-
+            piggies_quat={n: quats[:, i + 1] for i, n in enumerate(names)},
+        )
 
     def _judge(self, piggies) -> dict[str, PiggyResult]:
         """The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on these piggies as they
@@ -439,7 +523,14 @@ class World(Sealing):
             com = self._position_mm(self._piggy_bodies[piggy])
             moved = float(np.linalg.norm(com[:2] - self._start_positions_mm[piggy][:2]))
             tilt = math.degrees(math.acos(float(np.clip(rotation[2, 2], -1.0, 1.0))))
-            results[piggy] = PiggyResult(piggy, space_name(space), self._layout.level_of(piggy),
-                                         moved, verdict.knocked, verdict.reason,
-                                         list(position), tilt)
+            results[piggy] = PiggyResult(
+                piggy,
+                space_name(space),
+                self._layout.level_of(piggy),
+                moved,
+                verdict.knocked,
+                verdict.reason,
+                list(position),
+                tilt,
+            )
         return results

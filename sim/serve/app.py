@@ -56,9 +56,16 @@ class Server:
     ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
     workers load) are what a new tab starts with."""
 
-    def __init__(self, stacks: dict, workers: int = 2, board: str = "stock",
-                 design: str = "stock", token: str | None = None, capacity: int = 32,
-                 idle_s: float = 1800.0):
+    def __init__(
+        self,
+        stacks: dict,
+        workers: int = 2,
+        board: str = "stock",
+        design: str = "stock",
+        token: str | None = None,
+        capacity: int = 32,
+        idle_s: float = 1800.0,
+    ):
         self.token = token or secrets.token_urlsafe(24)
         self.store = Store(capacity, idle_s)
         self.workers_wanted = workers
@@ -80,11 +87,14 @@ class Server:
                 self.workers.close()
                 self._uploads.cleanup()
 
-        routes = [Route("/", self.page), Route("/api/new", self.new, methods=["POST"]),
-                  Route("/api/{sid}/scene", self.scene),
-                  Route("/api/{sid}/save/{what}", self.save),
-                  Route("/api/{sid}/likely", self.likely_status),
-                  Route("/api/{sid}/{action}", self.act, methods=["POST"])]
+        routes = [
+            Route("/", self.page),
+            Route("/api/new", self.new, methods=["POST"]),
+            Route("/api/{sid}/scene", self.scene),
+            Route("/api/{sid}/save/{what}", self.save),
+            Route("/api/{sid}/likely", self.likely_status),
+            Route("/api/{sid}/{action}", self.act, methods=["POST"]),
+        ]
         app = Starlette(routes=routes, lifespan=lifespan)
         app.add_middleware(Guard, token=self.token)
         return app
@@ -95,9 +105,13 @@ class Server:
 
     async def new(self, request: Request) -> Response:
         board, design, stacks = self.defaults
-        sandbox = Sandbox(board=board, design=design, stacks=stacks,
-                          board_label=load_board(board).name, design_label=load_design(design)
-                          .name)
+        sandbox = Sandbox(
+            board=board,
+            design=design,
+            stacks=stacks,
+            board_label=load_board(board).name,
+            design_label=load_design(design).name,
+        )
         key, gone = self.store.add(sandbox)
         for old in gone:
             self._let_go(old)
@@ -116,21 +130,24 @@ class Server:
         what = request.path_params["what"]
         if what == "layout.json":
             board = sandbox.board_label if sandbox.board_label in _known_boards() else None
-            text = json.dumps({**({"board": board} if board else {}),
-                               "stacks": sandbox.stacks}, indent=2)
+            text = json.dumps(
+                {**({"board": board} if board else {}), "stacks": sandbox.stacks}, indent=2
+            )
             return _download(text, what, "application/json")
         shot = sandbox.last_shot
         if what not in ("shot.json", "shot.html"):
-            raise InputError(f"unknown file '{shown(what)}': allowed are shot.json, "
-                             "shot.html, layout.json")
+            raise InputError(
+                f"unknown file '{shown(what)}': allowed are shot.json, shot.html, layout.json"
+            )
         if shot is None:
             raise InputError("no shot to save yet: FIRE first")
         if what == "shot.json":
             return _download(json.dumps(shot["shot"], indent=2), what, "application/json")
         data = {**shot["replay"], "scene": _scene(sandbox.board, sandbox.design)}
         knocked = ", ".join(shot["shot"]["knocked"]) or "nobody"
-        return _download(viewer.page(data, f"Go Piggy Go! shot — knocked out: {knocked}"),
-                         what, "text/html")
+        return _download(
+            viewer.page(data, f"Go Piggy Go! shot — knocked out: {knocked}"), what, "text/html"
+        )
 
     # --- changes --------------------------------------------------------------------
     async def act(self, request: Request) -> Response:
@@ -140,12 +157,20 @@ class Server:
             self._let_go(key)
             return JSONResponse({"closed": self.store.close(key)})
         sandbox = self.store.get(key)
-        handlers = {"edit": self._edit, "aim": self._aim, "choose": self._choose,
-                    "upload": self._upload, "undo": self._undo, "reset": self._reset,
-                    "fire": self._fire, "likely": self._likely}
+        handlers = {
+            "edit": self._edit,
+            "aim": self._aim,
+            "choose": self._choose,
+            "upload": self._upload,
+            "undo": self._undo,
+            "reset": self._reset,
+            "fire": self._fire,
+            "likely": self._likely,
+        }
         if action not in handlers:
-            raise InputError(f"unknown action '{shown(action)}': allowed are "
-                             f"{', '.join(handlers)}, close")
+            raise InputError(
+                f"unknown action '{shown(action)}': allowed are {', '.join(handlers)}, close"
+            )
         async with self.locks.setdefault(key, asyncio.Lock()):
             reply = await handlers[action](key, sandbox, body)
         return JSONResponse(reply if reply is not None else await self._state(key, sandbox))
@@ -161,8 +186,7 @@ class Server:
         elif op == "layout":
             sandbox.set_stacks(body.get("stacks"))
         else:
-            raise InputError(f"unknown edit '{shown(op)}': allowed are place, move, remove, "
-                             "layout")
+            raise InputError(f"unknown edit '{shown(op)}': allowed are place, move, remove, layout")
 
     async def _aim(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         """A new aim, refused (and forgotten) when the tractor cannot take it."""
@@ -181,13 +205,17 @@ class Server:
 
     async def _choose(self, key: str, sandbox: Sandbox, body: dict) -> None:
         """A known board, design or aimer by name."""
-        for kind, known in (("board", _known_boards()), ("design", known_designs()),
-                            ("aimer", known_aimers())):
+        for kind, known in (
+            ("board", _known_boards()),
+            ("design", known_designs()),
+            ("aimer", known_aimers()),
+        ):
             if kind in body:
                 name = body[kind]
                 if name not in known:
-                    raise InputError(f"unknown {kind} '{shown(name)}': known {kind}s are "
-                                     f"{', '.join(known)}")
+                    raise InputError(
+                        f"unknown {kind} '{shown(name)}': known {kind}s are {', '.join(known)}"
+                    )
                 self._use(sandbox, kind, name, name)
                 return
         raise InputError("choose a board, a design or an aimer")
@@ -196,14 +224,15 @@ class Server:
         """A board, design or layout file's text, checked as the command line checks it."""
         kind, text = body.get("kind"), body.get("text")
         if kind not in ("board", "design", "layout"):
-            raise InputError(f"unknown upload '{shown(kind)}': allowed are board, design, "
-                             "layout")
+            raise InputError(f"unknown upload '{shown(kind)}': allowed are board, design, layout")
         if not isinstance(text, str):
             raise InputError(f"the uploaded {kind} must be a file's text")
         if len(text.encode()) > MAX_FILE_BYTES[kind]:
-            raise InputError(f"the uploaded {kind} is larger than "
-                             f"{MAX_FILE_BYTES[kind] // 1024} KiB, the largest {kind} file "
-                             "allowed")
+            raise InputError(
+                f"the uploaded {kind} is larger than "
+                f"{MAX_FILE_BYTES[kind] // 1024} KiB, the largest {kind} file "
+                "allowed"
+            )
         source = f"uploaded {kind}"
         if kind == "layout":
             data = parse_json(text, source)
@@ -212,8 +241,11 @@ class Server:
             board = data.get("board", sandbox.board_label)
             if board != sandbox.board_label:
                 await self._choose(key, sandbox, {"board": board})
-            layout_from_dict({k: v for k, v in data.items() if k != "board"},
-                             board=load_board(sandbox.board), source=source)
+            layout_from_dict(
+                {k: v for k, v in data.items() if k != "board"},
+                board=load_board(sandbox.board),
+                source=source,
+            )
             sandbox.set_stacks(data.get("stacks", {}), source)
             return
         parsed = parse_toml(text, source)
@@ -221,8 +253,9 @@ class Server:
         folder = Path(self._uploads.name)
         path = folder / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()}.toml"
         if not path.exists() and len(list(folder.iterdir())) >= MAX_UPLOADS:
-            raise InputError(f"this server keeps at most {MAX_UPLOADS} uploaded files: "
-                             "restart it to upload more")
+            raise InputError(
+                f"this server keeps at most {MAX_UPLOADS} uploaded files: restart it to upload more"
+            )
         path.write_text(text, encoding="utf-8")
         self._use(sandbox, kind, str(path), f"{made.name} (uploaded)")
 
@@ -243,37 +276,60 @@ class Server:
                 sandbox.history.pop()  # one change, one undo
             except InputError:
                 sandbox.stacks = {}
-            sandbox.aim = before["aim"] if "yaw_deg" in before["aim"] else {
-                "yaw_deg": 0.0, "pitch_deg": 30.0}
+            sandbox.aim = (
+                before["aim"] if "yaw_deg" in before["aim"] else {"yaw_deg": 0.0, "pitch_deg": 30.0}
+            )
 
     async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         seed = _seed(body)
         noise = not body.get("exact", False)
-        shot = await self.workers.run(key, jobs.fire, sandbox.board, sandbox.design,
-                                      sandbox.stacks, sandbox.aim, seed, noise, sandbox.aimer)
+        shot = await self.workers.run(
+            key,
+            jobs.fire,
+            sandbox.board,
+            sandbox.design,
+            sandbox.stacks,
+            sandbox.aim,
+            seed,
+            noise,
+            sandbox.aimer,
+        )
         sandbox.last_shot = shot
         return {"shot": shot["shot"], "text": shot["text"], "replay": shot["replay"]}
 
     async def _likely(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         precision = body.get("precision")
         if precision not in PRECISIONS:
-            raise InputError(f"precision {shown(precision)} is not offered: allowed are "
-                             f"{', '.join(f'{p:g}' for p in PRECISIONS)}")
+            raise InputError(
+                f"precision {shown(precision)} is not offered: allowed are "
+                f"{', '.join(f'{p:g}' for p in PRECISIONS)}"
+            )
         at = sandbox.aim.get("at")
         if at is None:
-            raise InputError("aim at a space or a piggy first: 'how likely?' measures a "
-                             "target")
+            raise InputError("aim at a space or a piggy first: 'how likely?' measures a target")
         space = next((s for s, stack in sandbox.stacks.items() if at in stack), at)
-        spec = hitmap.SweepSpec(board=sandbox.board, design=sandbox.design,
-                                stacks=sandbox.stacks, spaces=(space,), shots=1,
-                                seed=_seed(body), arc=sandbox.aim.get("arc", "best"),
-                                aimer=load_aimer(sandbox.aimer).to_dict(), precision=precision)
+        spec = hitmap.SweepSpec(
+            board=sandbox.board,
+            design=sandbox.design,
+            stacks=sandbox.stacks,
+            spaces=(space,),
+            shots=1,
+            seed=_seed(body),
+            arc=sandbox.aim.get("arc", "best"),
+            aimer=load_aimer(sandbox.aimer).to_dict(),
+            precision=precision,
+        )
         hitmap.check_targets(spec)
         if key in self.tasks:
             self.tasks.pop(key).cancel()
         most = _shots_for(precision)
-        sandbox.estimate = {"running": True, "space": space, "shots": 0, "most": most,
-                            "precision": precision}
+        sandbox.estimate = {
+            "running": True,
+            "space": space,
+            "shots": 0,
+            "most": most,
+            "precision": precision,
+        }
         self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, space, most))
         return sandbox.estimate
 
@@ -284,8 +340,12 @@ class Server:
         try:
             while True:
                 look = await self.workers.run_estimate(key, jobs.estimate, spec, space, cap)
-                sandbox.estimate = {**look, "running": not look["done"] and cap < most,
-                                    "most": most, "precision": spec.precision}
+                sandbox.estimate = {
+                    **look,
+                    "running": not look["done"] and cap < most,
+                    "most": most,
+                    "precision": spec.precision,
+                }
                 if not sandbox.estimate["running"]:
                     return
                 cap = min(2 * cap, most)
@@ -304,16 +364,24 @@ class Server:
 
     async def _state(self, key: str, sandbox: Sandbox) -> dict:
         """What the page shows: the sandbox, its piggies' poses and its aim solved."""
-        look = await self.workers.run(key, jobs.look, sandbox.board, sandbox.design,
-                                      sandbox.stacks, sandbox.aim)
+        look = await self.workers.run(
+            key, jobs.look, sandbox.board, sandbox.design, sandbox.stacks, sandbox.aim
+        )
         design = load_design(sandbox.design)
-        return {"id": key, "board": sandbox.board_label, "design": sandbox.design_label,
-                "aimer": sandbox.aimer, "stacks": sandbox.stacks, "aim": sandbox.aim,
-                "undo": len(sandbox.history), "scene_key": f"{sandbox.board}|{sandbox.design}",
-                "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
-                "known": {"board": _known_boards(), "design": known_designs(),
-                          "aimer": known_aimers()},
-                "precisions": PRECISIONS, **look}
+        return {
+            "id": key,
+            "board": sandbox.board_label,
+            "design": sandbox.design_label,
+            "aimer": sandbox.aimer,
+            "stacks": sandbox.stacks,
+            "aim": sandbox.aim,
+            "undo": len(sandbox.history),
+            "scene_key": f"{sandbox.board}|{sandbox.design}",
+            "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
+            "known": {"board": _known_boards(), "design": known_designs(), "aimer": known_aimers()},
+            "precisions": PRECISIONS,
+            **look,
+        }
 
 
 def _seed(body: dict) -> int:
@@ -323,8 +391,7 @@ def _seed(body: dict) -> int:
     if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 20:
         seed = int(seed)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-        raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to "
-                         f"{SEED_MAX}")
+        raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to {SEED_MAX}")
     return seed
 
 
@@ -348,10 +415,14 @@ def _scene(board: str, design: str) -> dict:
 
 @lru_cache(maxsize=1)
 def _sandbox_page() -> str:
-    return viewer.fill(viewer.asset("sandbox.html"), RENDERER=viewer.renderer_scripts(),
-                       SCRIPT=viewer.asset("sandbox.js"))
+    return viewer.fill(
+        viewer.asset("sandbox.html"),
+        RENDERER=viewer.renderer_scripts(),
+        SCRIPT=viewer.asset("sandbox.js"),
+    )
 
 
 def _download(text: str, name: str, kind: str) -> Response:
-    return Response(text, media_type=kind,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return Response(
+        text, media_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )

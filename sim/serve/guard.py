@@ -62,16 +62,16 @@ class Guard:
                 raise _TooLarge
             await self.app(scope, receive, send)
         except _TooLarge:
-            await _refuse(413, f"the request is larger than {MAX_BODY_BYTES // 1024} KiB, "
-                               "the most allowed")(scope, receive, send)
+            await _refuse(
+                413, f"the request is larger than {MAX_BODY_BYTES // 1024} KiB, the most allowed"
+            )(scope, receive, send)
         except InputError as exc:
             await _refuse(400, str(exc))(scope, receive, send)
         except Exception as exc:  # a failure of ours: one line for the page, and the app goes on
-            await _refuse(500, f"internal error: {type(exc).__name__}: {exc}")(
-                scope, receive, send)
+            await _refuse(500, f"internal error: {type(exc).__name__}: {exc}")(scope, receive, send)
 
 
 def _refuse(status: int, message: str) -> Response:
-    return JSONResponse({"error": shown(message, 300)}, status_code=status,
-                        headers={"Cache-Control": "no-store"})
-
+    return JSONResponse(
+        {"error": shown(message, 300)}, status_code=status, headers={"Cache-Control": "no-store"}
+    )

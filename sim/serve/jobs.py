@@ -46,20 +46,23 @@ def _world(board: str, design: str, stacks: dict, hit_rule: str = "touches-line"
             _WORLDS.pop(next(iter(_WORLDS))).close()
         _WORLDS[key] = World(load_board(board), load_design(design), hit_rule=hit_rule)
     world = _WORLDS[key]
-    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board,
-                                      source="the sandbox's layout"))
+    world.set_layout(
+        layout_from_dict({"stacks": stacks}, board=world.board, source="the sandbox's layout")
+    )
     return world
 
 
 def plain_errors(job):
     """A job whose refusals reach the server as plain :class:`InputError` (some of its
     subclasses take arguments that would not come back through pickling)."""
+
     @functools.wraps(job)
     def run(*args):
         try:
             return job(*args)
         except InputError as exc:
             raise InputError(str(exc)) from None
+
     return run
 
 
@@ -87,8 +90,9 @@ def _aim(world, aim: dict):
 
 
 @plain_errors
-def fire(board: str, design: str, stacks: dict, aim: dict, seed: int, noise: bool,
-         aimer: str) -> dict:
+def fire(
+    board: str, design: str, stacks: dict, aim: dict, seed: int, noise: bool, aimer: str
+) -> dict:
     """One shot as ``piggy shoot`` fires it: its JSON, its words and its replay (the
     frames of :func:`sim.views.viewer.shot_data`, without the scene)."""
     from sim.physics import shoot
@@ -100,8 +104,12 @@ def fire(board: str, design: str, stacks: dict, aim: dict, seed: int, noise: boo
     result = shoot.fire(world, shot_aim, seed=seed, noise=noise, aimer=shot_aimer, record=True)
     data = shoot.report(world, shot_aim, result, seed=seed, noise=noise, aimer=shot_aimer)
     replay = shot_data(world.board, world.design, result, with_scene=False)
-    return {"shot": data, "text": shoot.describe(shot_aim, result, world.board),
-            "replay": replay, "pid": os.getpid()}
+    return {
+        "shot": data,
+        "text": shoot.describe(shot_aim, result, world.board),
+        "replay": replay,
+        "pid": os.getpid(),
+    }
 
 
 @plain_errors
@@ -113,8 +121,14 @@ def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
     shots = chunk["shots"]
     hits = int(np.sum([row["target_knocked"] for row in shots])) if shots else 0
     low, high = wilson_interval(hits, len(shots))
-    return {"space": space, "target": chunk["target"], "reachable": chunk["reachable"],
-            "arc": chunk["arc"], "shots": len(shots), "hits": hits,
-            "p": hits / len(shots) if shots else None, "interval": [low, high],
-            "done": not chunk["reachable"] or precision_reached(hits, len(shots),
-                                                                spec.precision)}
+    return {
+        "space": space,
+        "target": chunk["target"],
+        "reachable": chunk["reachable"],
+        "arc": chunk["arc"],
+        "shots": len(shots),
+        "hits": hits,
+        "p": hits / len(shots) if shots else None,
+        "interval": [low, high],
+        "done": not chunk["reachable"] or precision_reached(hits, len(shots), spec.precision),
+    }

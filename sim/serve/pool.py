@@ -20,8 +20,9 @@ class Workers:
 
     def __init__(self, size: int):
         self.size = max(2, size)
-        self._pool = ProcessPoolExecutor(max_workers=self.size, initializer=jobs.start_worker,
-                                         initargs=(os.getpid(),))
+        self._pool = ProcessPoolExecutor(
+            max_workers=self.size, initializer=jobs.start_worker, initargs=(os.getpid(),)
+        )
         self._estimates = asyncio.Semaphore(self.size - 1)
         self._waiting: dict[str, set] = {}
 

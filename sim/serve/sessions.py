@@ -48,8 +48,20 @@ class Sandbox:
 
     def snapshot(self) -> dict:
         """What undo and reset bring back."""
-        return copy.deepcopy({k: getattr(self, k) for k in (
-            "board", "design", "stacks", "board_label", "design_label", "aimer", "aim")})
+        return copy.deepcopy(
+            {
+                k: getattr(self, k)
+                for k in (
+                    "board",
+                    "design",
+                    "stacks",
+                    "board_label",
+                    "design_label",
+                    "aimer",
+                    "aim",
+                )
+            }
+        )
 
     def restore(self, snapshot: dict) -> None:
         for key, value in copy.deepcopy(snapshot).items():
@@ -72,16 +84,14 @@ class Sandbox:
     # --- the layout -----------------------------------------------------------------
     def set_stacks(self, stacks: object, source: str = "layout") -> None:
         """A whole new layout, checked on the sandbox's board."""
-        layout = layout_from_dict({"stacks": stacks}, board=load_board(self.board),
-                                  source=source)
+        layout = layout_from_dict({"stacks": stacks}, board=load_board(self.board), source=source)
         self.remember()
         self.stacks = layout.to_dict()["stacks"]
 
     def place(self, colour: object, space: object) -> str:
         """Stand the next free piggy of a colour on a space (on top of its stack)."""
         if colour not in COLOURS:
-            raise InputError(f"unknown colour '{shown(colour)}': allowed are "
-                             f"{', '.join(COLOURS)}")
+            raise InputError(f"unknown colour '{shown(colour)}': allowed are {', '.join(COLOURS)}")
         on_board = {p for stack in self.stacks.values() for p in stack}
         free = [f"{colour}-{n}" for n in (1, 2, 3) if f"{colour}-{n}" not in on_board]
         if not free:
@@ -170,8 +180,9 @@ class Store:
             del self._sandboxes[key]  # unused too long: let go, as expire() would
             sandbox = None
         if sandbox is None:
-            raise InputError("this sandbox is closed (idle too long, or the server restarted):"
-                             " reload the page")
+            raise InputError(
+                "this sandbox is closed (idle too long, or the server restarted): reload the page"
+            )
         sandbox.used = time.monotonic()
         return sandbox
 

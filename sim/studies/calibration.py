@@ -45,8 +45,14 @@ from sim.studies.likelihood import Undetermined, covariance, minimise, profile_u
 from sim.studies.shots_csv import MeasuredShots
 
 #: The fitted parameters, in the order of the covariance matrix.
-PARAMETERS = ("muzzle_speed_mm_s", "speed_sd_mm_s", "yaw_sd_deg", "pitch_sd_deg",
-              "pitch_offset_deg", "yaw_offset_deg")
+PARAMETERS = (
+    "muzzle_speed_mm_s",
+    "speed_sd_mm_s",
+    "yaw_sd_deg",
+    "pitch_sd_deg",
+    "pitch_offset_deg",
+    "yaw_offset_deg",
+)
 #: How precisely a landing is marked and measured (1 sd), mm: a pen dot read off a
 #: ruler, and where along the bale's edge the first touch was.
 MARKING_SD_MM = 2.0
@@ -72,8 +78,7 @@ class Estimate:
     upper_95: float | None = None
 
     def to_dict(self) -> dict:
-        out = {"value": round(self.value, 4),
-               "se": None if self.se is None else round(self.se, 4)}
+        out = {"value": round(self.value, 4), "se": None if self.se is None else round(self.se, 4)}
         if self.upper_95 is not None:
             out["upper_95"] = round(self.upper_95, 4)
         return out
@@ -84,28 +89,33 @@ class CalibrationResult:
     """The fit: estimates, the fitted design, and each shot's predicted landing."""
 
     base: Design
-    design: Design                   # the base design with the fitted launcher
+    design: Design  # the base design with the fitted launcher
     shots: MeasuredShots
-    estimates: dict[str, Estimate]   # by PARAMETERS
-    covariance: np.ndarray           # of PARAMETERS, (6, 6)
+    estimates: dict[str, Estimate]  # by PARAMETERS
+    covariance: np.ndarray  # of PARAMETERS, (6, 6)
     log_likelihood: float
     measurement_sd_mm: float
-    predicted_mm: np.ndarray         # mean landing of each shot under the fit, (n, 2)
-    predicted_cov_mm2: np.ndarray    # its covariance, (n, 2, 2)
-    outlier_rows: tuple[int, ...]    # CSV rows (the header is row 1) far off the fit
+    predicted_mm: np.ndarray  # mean landing of each shot under the fit, (n, 2)
+    predicted_cov_mm2: np.ndarray  # its covariance, (n, 2, 2)
+    outlier_rows: tuple[int, ...]  # CSV rows (the header is row 1) far off the fit
     notes: tuple[str, ...]
 
     def to_dict(self) -> dict:
         base = self.base.launcher
         return {
-            "shots": len(self.shots), "source": self.shots.source,
+            "shots": len(self.shots),
+            "source": self.shots.source,
             "pitches_deg": sorted({round(float(p), 2) for p in self.shots.pitch_deg}),
-            "base_design": self.base.name, "fitted_design": self.design.name,
-            "parameters": {name: {**e.to_dict(), "base": getattr(base, name, 0.0)}
-                           for name, e in self.estimates.items()},
+            "base_design": self.base.name,
+            "fitted_design": self.design.name,
+            "parameters": {
+                name: {**e.to_dict(), "base": getattr(base, name, 0.0)}
+                for name, e in self.estimates.items()
+            },
             "log_likelihood": round(self.log_likelihood, 3),
             "measurement_sd_mm": self.measurement_sd_mm,
-            "outlier_rows": list(self.outlier_rows), "notes": list(self.notes),
+            "outlier_rows": list(self.outlier_rows),
+            "notes": list(self.notes),
         }
 
 
@@ -123,10 +133,11 @@ class _Model:
     """
 
     def __init__(self, shots: MeasuredShots, base: Design, measurement_sd_mm: float):
-        self.shots, self.base, self.m2 = shots, base, measurement_sd_mm ** 2
+        self.shots, self.base, self.m2 = shots, base, measurement_sd_mm**2
         self.timed = np.isfinite(shots.speed_mm_s)
-        self.pivot = np.where(np.isfinite(shots.pivot_height_mm), shots.pivot_height_mm,
-                              base.launcher.pivot_height_mm)
+        self.pivot = np.where(
+            np.isfinite(shots.pivot_height_mm), shots.pivot_height_mm, base.launcher.pivot_height_mm
+        )
         self.measured = np.stack([shots.x_mm, shots.y_mm], -1)
         self.closed_form = replace(base, physics=replace(base.physics, air_drag=False))
         self.drag_correction = np.zeros((len(shots), 2))
@@ -140,8 +151,9 @@ class _Model:
     def correct_for_drag(self, q) -> None:
         speed, pitch, yaw = self.nominal(q)
         dragged = landing_point_mm(self.base, yaw, pitch, speed, self.pivot)
-        self.drag_correction = dragged - landing_point_mm(self.closed_form, yaw, pitch, speed,
-                                                          self.pivot)
+        self.drag_correction = dragged - landing_point_mm(
+            self.closed_form, yaw, pitch, speed, self.pivot
+        )
 
     @staticmethod
     def natural(q) -> np.ndarray:
@@ -155,17 +167,20 @@ class _Model:
         h_v, h_p = 1.0, 0.01  # central differences: mm/s, degrees
         speeds = np.concatenate([speed, speed + h_v, speed - h_v, speed, speed])
         pitches = np.concatenate([pitch, pitch, pitch, pitch + h_p, pitch - h_p])
-        points = landing_point_mm(self.closed_form, np.tile(yaw, 5), pitches, speeds,
-                                  np.tile(self.pivot, 5)).reshape(5, len(s), 2)
+        points = landing_point_mm(
+            self.closed_form, np.tile(yaw, 5), pitches, speeds, np.tile(self.pivot, 5)
+        ).reshape(5, len(s), 2)
         mean = points[0] + self.drag_correction
         by_speed = (points[1] - points[2]) / (2 * h_v)
         by_pitch = (points[3] - points[4]) / (2 * h_p)
         by_yaw = np.stack([-mean[:, 1], mean[:, 0]], -1) * _DEG  # a turn about the pivot
         sd_v_shot = np.where(self.timed, 0.0, sd_v)
-        cov = (np.einsum("ni,nj->nij", by_speed, by_speed) * (sd_v_shot ** 2)[:, None, None]
-               + np.einsum("ni,nj->nij", by_pitch, by_pitch) * sd_pitch ** 2
-               + np.einsum("ni,nj->nij", by_yaw, by_yaw) * sd_yaw ** 2
-               + self.m2 * np.eye(2))
+        cov = (
+            np.einsum("ni,nj->nij", by_speed, by_speed) * (sd_v_shot**2)[:, None, None]
+            + np.einsum("ni,nj->nij", by_pitch, by_pitch) * sd_pitch**2
+            + np.einsum("ni,nj->nij", by_yaw, by_yaw) * sd_yaw**2
+            + self.m2 * np.eye(2)
+        )
         return mean, cov
 
     def distances2(self, q) -> tuple[np.ndarray, np.ndarray]:
@@ -174,8 +189,11 @@ class _Model:
         r = self.measured - mean
         det = cov[:, 0, 0] * cov[:, 1, 1] - cov[:, 0, 1] * cov[:, 1, 0]
         with np.errstate(divide="ignore", invalid="ignore"):  # NaN where a shot never lands
-            d2 = (cov[:, 1, 1] * r[:, 0] ** 2 - 2 * cov[:, 0, 1] * r[:, 0] * r[:, 1]
-                  + cov[:, 0, 0] * r[:, 1] ** 2) / det
+            d2 = (
+                cov[:, 1, 1] * r[:, 0] ** 2
+                - 2 * cov[:, 0, 1] * r[:, 0] * r[:, 1]
+                + cov[:, 0, 0] * r[:, 1] ** 2
+            ) / det
             return d2, np.log(det)
 
     def negative_log_likelihood(self, q) -> float:
@@ -201,17 +219,28 @@ class _Model:
             candidates = launcher.muzzle_speed_mm_s * np.geomspace(0.3, 3.0, 61)
             s = self.shots
             distances = np.hypot(s.x_mm, s.y_mm)
-            predicted = np.linalg.norm(landing_point_mm(
-                self.closed_form, 0.0, s.pitch_deg[None, :], candidates[:, None],
-                self.pivot[None, :]), axis=-1)
+            predicted = np.linalg.norm(
+                landing_point_mm(
+                    self.closed_form,
+                    0.0,
+                    s.pitch_deg[None, :],
+                    candidates[:, None],
+                    self.pivot[None, :],
+                ),
+                axis=-1,
+            )
             v0 = float(candidates[np.nanargmin(np.sum((predicted - distances) ** 2, axis=1))])
-        sds = [max(launcher.speed_sd_mm_s, 1.0), max(launcher.yaw_sd_deg, 0.05),
-               max(launcher.pitch_sd_deg, 0.05)]
+        sds = [
+            max(launcher.speed_sd_mm_s, 1.0),
+            max(launcher.yaw_sd_deg, 0.05),
+            max(launcher.pitch_sd_deg, 0.05),
+        ]
         return np.array([v0 / 1e3, *np.log(sds), 0.0, 0.0])
 
 
-def calibrate(shots: MeasuredShots, base: Design, measurement_sd_mm: float = MARKING_SD_MM
-              ) -> CalibrationResult:
+def calibrate(
+    shots: MeasuredShots, base: Design, measurement_sd_mm: float = MARKING_SD_MM
+) -> CalibrationResult:
     """Fit the launcher to measured shots (maximum likelihood, closed-form flight).
 
     Parameters
@@ -234,12 +263,14 @@ def calibrate(shots: MeasuredShots, base: Design, measurement_sd_mm: float = MAR
         try:
             result = _fit(model, shots, base, measurement_sd_mm)
         except _OutOfEvaluations:
-            raise InputError(f"{shots.source}: the fit did not settle within "
-                             f"{MAX_EVALUATIONS:,} evaluations: the shots cannot determine the "
-                             f"launcher with a marking error of {measurement_sd_mm:g} mm, or "
-                             "disagree with one another (check the pitches, yaws and landings "
-                             "as written); measure 5 pitches x 8 shots, low shots and high "
-                             "arcs, marked to a few mm") from None
+            raise InputError(
+                f"{shots.source}: the fit did not settle within "
+                f"{MAX_EVALUATIONS:,} evaluations: the shots cannot determine the "
+                f"launcher with a marking error of {measurement_sd_mm:g} mm, or "
+                "disagree with one another (check the pitches, yaws and landings "
+                "as written); measure 5 pitches x 8 shots, low shots and high "
+                "arcs, marked to a few mm"
+            ) from None
     check_precision(result)
     return result
 
@@ -248,8 +279,9 @@ class _OutOfEvaluations(Exception):
     """The fit used up :data:`MAX_EVALUATIONS`."""
 
 
-def _fit(model: _Model, shots: MeasuredShots, base: Design, measurement_sd_mm: float
-         ) -> CalibrationResult:
+def _fit(
+    model: _Model, shots: MeasuredShots, base: Design, measurement_sd_mm: float
+) -> CalibrationResult:
     """The fit itself, its likelihood evaluations counted against the cap."""
     evaluations = 0
     exact_nll = model.negative_log_likelihood
@@ -291,12 +323,10 @@ def _fit(model: _Model, shots: MeasuredShots, base: Design, measurement_sd_mm: f
     estimates = {}
     for i, name in enumerate(PARAMETERS):
         if i in at_zero:
-            log_upper = profile_upper_bound(model.negative_log_likelihood, q, nll_min, i,
-                                            start[i])
+            log_upper = profile_upper_bound(model.negative_log_likelihood, q, nll_min, i, start[i])
             estimates[name] = Estimate(0.0, None, math.exp(log_upper))
         else:
-            estimates[name] = Estimate(float(values[i]),
-                                       float(math.sqrt(covariance_natural[i, i])))
+            estimates[name] = Estimate(float(values[i]), float(math.sqrt(covariance_natural[i, i])))
     mean, cov = model.landing(q)
     d2, _ = model.distances2(q)
     design, notes = fitted_design(base, estimates, shots)
@@ -304,20 +334,33 @@ def _fit(model: _Model, shots: MeasuredShots, base: Design, measurement_sd_mm: f
         name = PARAMETERS[i]
         e = estimates[name]
         if e.se is None:
-            notes += (f"the {LABELS[name]} fits as 0 (below {e.upper_95:.3g} at 95 %): the "
-                      f"landings do not show it; to measure it, {ADVICE[name]}",)
+            notes += (
+                f"the {LABELS[name]} fits as 0 (below {e.upper_95:.3g} at 95 %): the "
+                f"landings do not show it; to measure it, {ADVICE[name]}",
+            )
         elif e.se > e.value / 2:
-            notes += (f"the {LABELS[name]} is poorly determined (± {e.se:.2g}); to measure it "
-                      f"better, {ADVICE[name]}",)
+            notes += (
+                f"the {LABELS[name]} is poorly determined (± {e.se:.2g}); to measure it "
+                f"better, {ADVICE[name]}",
+            )
     return CalibrationResult(
-        base=base, design=design, shots=shots, estimates=estimates, covariance=covariance_natural,
-        log_likelihood=-nll_min, measurement_sd_mm=measurement_sd_mm,
-        predicted_mm=mean, predicted_cov_mm2=cov,
-        outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)), notes=notes)
+        base=base,
+        design=design,
+        shots=shots,
+        estimates=estimates,
+        covariance=covariance_natural,
+        log_likelihood=-nll_min,
+        measurement_sd_mm=measurement_sd_mm,
+        predicted_mm=mean,
+        predicted_cov_mm2=cov,
+        outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)),
+        notes=notes,
+    )
 
 
-def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredShots
-                  ) -> tuple[Design, tuple[str, ...]]:
+def fitted_design(
+    base: Design, estimates: dict[str, Estimate], shots: MeasuredShots
+) -> tuple[Design, tuple[str, ...]]:
     """The base design with the fitted launcher, and notes on what was carried over.
 
     A spring launcher stays a spring: its efficiency takes the fitted speed
@@ -326,8 +369,9 @@ def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredS
     The offsets belong to the person's scales, not the launcher: they are reported.
     """
     value = {name: supported(e.value, e.se) for name, e in estimates.items()}
-    launcher = replace(base.launcher, yaw_sd_deg=value["yaw_sd_deg"],
-                       pitch_sd_deg=value["pitch_sd_deg"])
+    launcher = replace(
+        base.launcher, yaw_sd_deg=value["yaw_sd_deg"], pitch_sd_deg=value["pitch_sd_deg"]
+    )
     notes = []
     pivots = shots.pivot_height_mm[np.isfinite(shots.pivot_height_mm)]
     if len(pivots) and np.ptp(pivots) == 0:
@@ -337,21 +381,34 @@ def fitted_design(base: Design, estimates: dict[str, Estimate], shots: MeasuredS
     if launcher.has_spring:
         efficiency = launcher.efficiency * (speed / base.launcher.muzzle_speed_mm_s) ** 2
         if efficiency <= 1.0:
-            launcher = replace(launcher, efficiency=supported(efficiency, None),
-                               draw_sd_mm=supported(launcher.draw_mm * sd / speed, None, 3))
-            notes.append(f"spring kept: efficiency {efficiency:.3f}, draw spread "
-                         f"{launcher.draw_sd_mm:.3f} mm give the fitted speed")
+            launcher = replace(
+                launcher,
+                efficiency=supported(efficiency, None),
+                draw_sd_mm=supported(launcher.draw_mm * sd / speed, None, 3),
+            )
+            notes.append(
+                f"spring kept: efficiency {efficiency:.3f}, draw spread "
+                f"{launcher.draw_sd_mm:.3f} mm give the fitted speed"
+            )
         else:
-            launcher = replace(launcher, spring_rate_n_m=None, draw_mm=None, draw_sd_mm=None,
-                               plunger_mass_g=None, efficiency=None)
-            notes.append(f"the spring would need an efficiency of {efficiency:.2f} (> 1): "
-                         "written as a speed; check the spring's rate, draw and masses")
+            launcher = replace(
+                launcher,
+                spring_rate_n_m=None,
+                draw_mm=None,
+                draw_sd_mm=None,
+                plunger_mass_g=None,
+                efficiency=None,
+            )
+            notes.append(
+                f"the spring would need an efficiency of {efficiency:.2f} (> 1): "
+                "written as a speed; check the spring's rate, draw and masses"
+            )
     if not launcher.has_spring:
         launcher = replace(launcher, muzzle_speed_mm_s=speed, speed_sd_mm_s=sd)
-    description = (f"{base.name} calibrated from {len(shots)} measured shots "
-                   f"({shots.source})")
-    return replace(base, name=f"{base.name}-calibrated", description=description,
-                   launcher=launcher), tuple(notes)
+    description = f"{base.name} calibrated from {len(shots)} measured shots ({shots.source})"
+    return replace(
+        base, name=f"{base.name}-calibrated", description=description, launcher=launcher
+    ), tuple(notes)
 
 
 def write_fitted_design(result: CalibrationResult, path, base_file=None) -> None:
@@ -364,10 +421,12 @@ def write_fitted_design(result: CalibrationResult, path, base_file=None) -> None
     from sim.studies.design_tools import design_toml
 
     base_text = Path(base_file).read_text() if base_file else design_toml(result.base)
-    values = {"name": result.design.name, "description": result.design.description,
-              **result.design.file_dict()}
-    write_text_atomic(path, fitted_file.header(result)
-                      + fitted_file.with_values(base_text, values))
+    values = {
+        "name": result.design.name,
+        "description": result.design.description,
+        **result.design.file_dict(),
+    }
+    write_text_atomic(path, fitted_file.header(result) + fitted_file.with_values(base_text, values))
 
 
 def supported(value: float, se: float | None, digits: int = 4) -> float:

@@ -15,17 +15,21 @@ from sim.studies.shots_csv import MeasuredShots
 if TYPE_CHECKING:
     from sim.studies.calibration import CalibrationResult
 
-LABELS = {"muzzle_speed_mm_s": "muzzle speed", "speed_sd_mm_s": "speed spread",
-          "yaw_sd_deg": "yaw spread", "pitch_sd_deg": "pitch spread",
-          "pitch_offset_deg": "pitch offset", "yaw_offset_deg": "yaw offset"}
+LABELS = {
+    "muzzle_speed_mm_s": "muzzle speed",
+    "speed_sd_mm_s": "speed spread",
+    "yaw_sd_deg": "yaw spread",
+    "pitch_sd_deg": "pitch spread",
+    "pitch_offset_deg": "pitch offset",
+    "yaw_offset_deg": "yaw offset",
+}
 #: What to measure when the shots cannot determine a parameter.
 ADVICE = {
     "muzzle_speed_mm_s": "fire at more pitches, or add chronograph readings (speed_mm_s)",
     "speed_sd_mm_s": "fire at pitches spread over the range, low shots and high arcs, "
-                     "8 shots each, or add chronograph readings (speed_mm_s)",
+    "8 shots each, or add chronograph readings (speed_mm_s)",
     "yaw_sd_deg": "fire more shots (their sideways scatter measures it)",
-    "pitch_sd_deg": "fire at pitches spread over the range, low shots and high arcs, "
-                    "8 shots each",
+    "pitch_sd_deg": "fire at pitches spread over the range, low shots and high arcs, 8 shots each",
     "pitch_offset_deg": "fire at pitches spread over the range, low shots and high arcs",
     "yaw_offset_deg": "fire more shots",
 }
@@ -53,27 +57,33 @@ LEVEL_DEG = 3.0
 def check_enough(shots: MeasuredShots) -> None:
     n = len(shots)
     if n < MIN_SHOTS:
-        raise InputError(f"{shots.source}: {n} shots; a calibration needs at least {MIN_SHOTS} "
-                         "(measure 5 pitches x 8 shots)")
+        raise InputError(
+            f"{shots.source}: {n} shots; a calibration needs at least {MIN_SHOTS} "
+            "(measure 5 pitches x 8 shots)"
+        )
     level = np.flatnonzero(np.abs(shots.pitch_deg) < LEVEL_DEG)
     if len(level):
-        raise InputError(f"{shots.source} row {level[0] + 2}: pitch {shots.pitch_deg[level[0]]:g} "
-                         f"is within {LEVEL_DEG:g} deg of level, where the bale lands flat and "
-                         f"its first touch is ambiguous; fire at least {LEVEL_DEG:g} deg from "
-                         "level")
+        raise InputError(
+            f"{shots.source} row {level[0] + 2}: pitch {shots.pitch_deg[level[0]]:g} "
+            f"is within {LEVEL_DEG:g} deg of level, where the bale lands flat and "
+            f"its first touch is ambiguous; fire at least {LEVEL_DEG:g} deg from "
+            "level"
+        )
     pitches = sorted({round(float(p), 1) for p in shots.pitch_deg})
     if len(pitches) < MIN_PITCHES:
         at = " and ".join(f"{p:g}" for p in pitches)
         raise InputError(
             f"{shots.source}: all {n} shots were fired at pitch {at} deg: so few pitches cannot "
             "tell the speed spread from the pitch spread, nor the speed from a pitch offset; "
-            f"fire at {MIN_PITCHES} or more pitches (e.g. 5 pitches x 8 shots)")
+            f"fire at {MIN_PITCHES} or more pitches (e.g. 5 pitches x 8 shots)"
+        )
     if pitches[-1] - pitches[0] < MIN_PITCH_SPAN_DEG:
         raise InputError(
             f"{shots.source}: the pitches span {pitches[0]:g} to {pitches[-1]:g} deg, less "
             f"than {MIN_PITCH_SPAN_DEG:g} deg: so narrow a span cannot tell the speed from a "
             "pitch offset; fire at pitches spread over the range, low shots and high arcs "
-            "(e.g. -30, -25, 8, 64 and 70 deg)")
+            "(e.g. -30, -25, 8, 64 and 70 deg)"
+        )
 
 
 def check_precision(result: CalibrationResult) -> None:
@@ -82,22 +92,29 @@ def check_precision(result: CalibrationResult) -> None:
     e = result.estimates
     speed, spread = e["muzzle_speed_mm_s"], e["speed_sd_mm_s"]
     if speed.se is not None and speed.se > MAX_SPEED_RELATIVE_SE * speed.value:
-        refuse("muzzle_speed_mm_s", f"to {MAX_SPEED_RELATIVE_SE:.0%} ({speed.value:.0f} ± "
-                                     f"{speed.se:.0f} mm/s)")
+        refuse(
+            "muzzle_speed_mm_s",
+            f"to {MAX_SPEED_RELATIVE_SE:.0%} ({speed.value:.0f} ± {speed.se:.0f} mm/s)",
+        )
     bound = spread.upper_95 if spread.se is None else spread.value + 1.645 * spread.se
     if bound is not None and bound > MAX_SPREAD_OF_SPEED * speed.value:
-        refuse("speed_sd_mm_s", f"(below {bound:,.0f} mm/s at 95 %, more than "
-                                 f"{MAX_SPREAD_OF_SPEED:.0%} of the speed)")
+        refuse(
+            "speed_sd_mm_s",
+            f"(below {bound:,.0f} mm/s at 95 %, more than {MAX_SPREAD_OF_SPEED:.0%} of the speed)",
+        )
     for name in ("pitch_offset_deg", "yaw_offset_deg"):
         offset = e[name]
-        if (offset.se is not None and offset.se > MAX_OFFSET_SE_DEG) \
-                or abs(offset.value) > MAX_OFFSET_DEG:
-            refuse(name, f"({offset.value:+.1f} ± {offset.se or 0:.1f} deg; a scale is read "
-                          f"to within {MAX_OFFSET_DEG:g} deg and {MAX_OFFSET_SE_DEG:g} deg)")
+        if (offset.se is not None and offset.se > MAX_OFFSET_SE_DEG) or abs(
+            offset.value
+        ) > MAX_OFFSET_DEG:
+            refuse(
+                name,
+                f"({offset.value:+.1f} ± {offset.se or 0:.1f} deg; a scale is read "
+                f"to within {MAX_OFFSET_DEG:g} deg and {MAX_OFFSET_SE_DEG:g} deg)",
+            )
 
 
 def refuse(name: str, how: str = ""):
-    raise InputError(f"the shots cannot determine the {LABELS[name]}{' ' + how if how else ''}"
-                     f": {ADVICE[name]}")
-
-
+    raise InputError(
+        f"the shots cannot determine the {LABELS[name]}{' ' + how if how else ''}: {ADVICE[name]}"
+    )

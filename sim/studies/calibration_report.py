@@ -23,22 +23,32 @@ def format_calibration(result: CalibrationResult) -> str:
     """The fit as text: each parameter with its standard error and the base value."""
     units = {"muzzle_speed_mm_s": "mm/s", "speed_sd_mm_s": "mm/s"}
     shots = result.shots
-    lines = [f"Calibrated '{result.base.name}' from {len(shots)} shots at "
-             f"{len({round(float(p), 1) for p in shots.pitch_deg})} pitches ({shots.source}):"]
+    lines = [
+        f"Calibrated '{result.base.name}' from {len(shots)} shots at "
+        f"{len({round(float(p), 1) for p in shots.pitch_deg})} pitches ({shots.source}):"
+    ]
     for name, e in result.estimates.items():
         unit = units.get(name, "deg")
         digits = 1 if unit == "mm/s" else 3
         sign = "+" if name.endswith("offset_deg") else ""
-        spread = (f"± {e.se:.{digits}f}" if e.se is not None
-                  else f"(below {e.upper_95:.{digits}f} at 95 %)")
+        spread = (
+            f"± {e.se:.{digits}f}"
+            if e.se is not None
+            else f"(below {e.upper_95:.{digits}f} at 95 %)"
+        )
         base = getattr(result.base.launcher, name, 0.0)
-        lines.append(f"  {LABELS[name]:13s} {e.value:{sign}9.{digits}f} {spread:9s} {unit:4s}  "
-                     f"(base {base:g})")
-    lines.append("  ± one standard error (observed information). The true pitch is the set "
-                 "pitch plus the pitch offset; the yaw likewise.")
+        lines.append(
+            f"  {LABELS[name]:13s} {e.value:{sign}9.{digits}f} {spread:9s} {unit:4s}  "
+            f"(base {base:g})"
+        )
+    lines.append(
+        "  ± one standard error (observed information). The true pitch is the set "
+        "pitch plus the pitch offset; the yaw likewise."
+    )
     if result.outlier_rows:
-        lines.append("  far from the fit (check them): rows "
-                     + ", ".join(map(str, result.outlier_rows)))
+        lines.append(
+            "  far from the fit (check them): rows " + ", ".join(map(str, result.outlier_rows))
+        )
     lines.extend(f"  {note}" for note in result.notes)
     return "\n".join(lines)
 
@@ -53,15 +63,25 @@ def residuals_figure(result: CalibrationResult, board: str = "stock"):
     pitches = sorted(set(shots.pitch_deg.tolist()))
     colours = plt.cm.viridis(np.linspace(0, 0.9, len(pitches)))
     colour_of = {p: colours[i] for i, p in enumerate(pitches)}
-    fig, (top, along, across) = plt.subplots(1, 3, figsize=(15, 5.6),
-                                             gridspec_kw={"width_ratios": [1.1, 1, 1]})
+    fig, (top, along, across) = plt.subplots(
+        1, 3, figsize=(15, 5.6), gridspec_kw={"width_ratios": [1.1, 1, 1]}
+    )
     draw_board(top, load_board(board), labels=False)
     for i in range(len(shots)):  # one ellipse per setting is enough; repeats overdraw
         values, vectors = np.linalg.eigh(cov[i])
         angle = np.degrees(np.arctan2(vectors[1, 1], vectors[0, 1]))
-        top.add_patch(Ellipse(predicted[i], 2 * _ELLIPSE_SD * np.sqrt(values[1]),
-                              2 * _ELLIPSE_SD * np.sqrt(values[0]), angle=angle, fill=False,
-                              edgecolor=colour_of[shots.pitch_deg[i]], lw=0.8, zorder=7))
+        top.add_patch(
+            Ellipse(
+                predicted[i],
+                2 * _ELLIPSE_SD * np.sqrt(values[1]),
+                2 * _ELLIPSE_SD * np.sqrt(values[0]),
+                angle=angle,
+                fill=False,
+                edgecolor=colour_of[shots.pitch_deg[i]],
+                lw=0.8,
+                zorder=7,
+            )
+        )
     for p in pitches:
         rows = shots.pitch_deg == p
         top.scatter(*measured[rows].T, s=9, color=colour_of[p], zorder=8, label=f"pitch {p:g}")
@@ -73,26 +93,49 @@ def residuals_figure(result: CalibrationResult, board: str = "stock"):
     outward = predicted / distance
     leftward = np.stack([-outward[:, 1], outward[:, 0]], -1)
     miss = measured - predicted
-    for ax, direction, label in ((along, outward, "along the flight"),
-                                 (across, leftward, "across the flight (to the left)")):
+    for ax, direction, label in (
+        (along, outward, "along the flight"),
+        (across, leftward, "across the flight (to the left)"),
+    ):
         value = np.sum(miss * direction, axis=1)
         sd = np.sqrt(np.einsum("ni,nij,nj->n", direction, cov, direction))
         jitter = (np.arange(len(shots)) % 8 - 3.5) * 0.25  # the 8 shots side by side
-        ax.errorbar(shots.pitch_deg + jitter, np.zeros(len(shots)), yerr=2 * sd, fmt="none",
-                    ecolor="#bbbbbb", elinewidth=3, zorder=1, label="model ±2 sd")
-        ax.scatter(shots.pitch_deg + jitter, value, s=12,
-                   c=[colour_of[p] for p in shots.pitch_deg], zorder=3)
+        ax.errorbar(
+            shots.pitch_deg + jitter,
+            np.zeros(len(shots)),
+            yerr=2 * sd,
+            fmt="none",
+            ecolor="#bbbbbb",
+            elinewidth=3,
+            zorder=1,
+            label="model ±2 sd",
+        )
+        ax.scatter(
+            shots.pitch_deg + jitter,
+            value,
+            s=12,
+            c=[colour_of[p] for p in shots.pitch_deg],
+            zorder=3,
+        )
         far = np.array([r - 2 for r in result.outlier_rows], int)
         if len(far):
-            ax.scatter(shots.pitch_deg[far] + jitter[far], value[far], s=90,
-                       facecolors="none", edgecolors="red", zorder=4, label="far off the fit")
+            ax.scatter(
+                shots.pitch_deg[far] + jitter[far],
+                value[far],
+                s=90,
+                facecolors="none",
+                edgecolors="red",
+                zorder=4,
+                label="far off the fit",
+            )
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xlabel("pitch as set (deg)")
         ax.set_ylabel(f"measured - predicted, {label} (mm)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"Calibration of '{result.base.name}' from {len(shots)} shots "
-                 f"({shots.source})", fontsize=12)
+    fig.suptitle(
+        f"Calibration of '{result.base.name}' from {len(shots)} shots ({shots.source})", fontsize=12
+    )
     fig.tight_layout()
     return fig
 

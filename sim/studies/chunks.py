@@ -79,8 +79,7 @@ SHOT_FIELDS: dict[str, tuple[str, Check]] = {
     "collateral": ("a whole number", _count),
     "no_contact": ("true or false", _flag),
     "outcome": (f"one of {', '.join(OUTCOMES)}", lambda v: v in OUTCOMES),
-    "first_struck": ("what the bale struck first, or nothing",
-                     lambda v: v in FIRST_STRUCK),
+    "first_struck": ("what the bale struck first, or nothing", lambda v: v in FIRST_STRUCK),
     "ricochets": ("a whole number", _count),
 }
 
@@ -117,13 +116,20 @@ SHOT_RULES: list[tuple[str, Callable[[dict, Expected, int], bool]]] = [
     ("its index", lambda r, e, i: r["shot"] == i),
     ("its target", lambda r, e, i: r["target"] == e.target),
     ("its seed", lambda r, e, i: r["seed"] == e.seed_of(r, i)),
-    ("target_knocked against knocked",
-     lambda r, e, i: r["target_knocked"] == (r["target"] in knocked_piggies(r["knocked"]))),
-    ("collateral against knocked",
-     lambda r, e, i: r["collateral"] == sum(p != r["target"]
-                                            for p in knocked_piggies(r["knocked"]))),
-    ("outcome against target_knocked",
-     lambda r, e, i: (r["outcome"] == "knocked") == r["target_knocked"]),
+    (
+        "target_knocked against knocked",
+        lambda r, e, i: r["target_knocked"] == (r["target"] in knocked_piggies(r["knocked"])),
+    ),
+    (
+        "collateral against knocked",
+        lambda r, e, i: (
+            r["collateral"] == sum(p != r["target"] for p in knocked_piggies(r["knocked"]))
+        ),
+    ),
+    (
+        "outcome against target_knocked",
+        lambda r, e, i: (r["outcome"] == "knocked") == r["target_knocked"],
+    ),
 ]
 
 
@@ -142,7 +148,8 @@ def check_chunk(chunk: object, expected: Expected) -> str | None:
     if (chunk["arc"] is None) == chunk["reachable"] or (not chunk["reachable"] and shots):
         return "a space in reach has an arc and shots, one out of reach neither"
     if chunk["reachable"] and not (
-            len(shots) == expected.shots if expected.exact else 1 <= len(shots) <= expected.shots):
+        len(shots) == expected.shots if expected.exact else 1 <= len(shots) <= expected.shots
+    ):
         want = expected.shots if expected.exact else f"1 to {expected.shots}"
         return f"{len(shots)} shots where this sweep makes {want}"
     for index, row in enumerate(shots):
@@ -152,9 +159,9 @@ def check_chunk(chunk: object, expected: Expected) -> str | None:
     if expected.scrambles and shots:
         points = len(shots) // expected.scrambles
         if sorted((r["scramble"], r["point"]) for r in shots) != [
-                (k, j) for k in range(expected.scrambles) for j in range(points)]:
-            return (f"its shots do not fill {expected.scrambles} scrambles with the same "
-                    "points each")
+            (k, j) for k in range(expected.scrambles) for j in range(points)
+        ]:
+            return f"its shots do not fill {expected.scrambles} scrambles with the same points each"
     return None
 
 

@@ -49,11 +49,22 @@ class Comparison:
     def to_dict(self) -> dict:
         """As JSON: a difference that cannot be estimated is null, with the reason."""
         low_high = [_rounded(v) for v in self.mean_diff]
-        why = None if low_high[0] is not None else (
-            f"no selected space is in reach of both {self.design_a} and {self.design_b}")
-        return {"design_a": self.design_a, "design_b": self.design_b, "verdict": self.verdict,
-                "mean_diff": low_high[0], "mean_diff_ci": low_high[1:], "null_reason": why,
-                "alpha": ALPHA, "correction": "holm", "spaces": self.spaces}
+        why = (
+            None
+            if low_high[0] is not None
+            else (f"no selected space is in reach of both {self.design_a} and {self.design_b}")
+        )
+        return {
+            "design_a": self.design_a,
+            "design_b": self.design_b,
+            "verdict": self.verdict,
+            "mean_diff": low_high[0],
+            "mean_diff_ci": low_high[1:],
+            "null_reason": why,
+            "alpha": ALPHA,
+            "correction": "holm",
+            "spaces": self.spaces,
+        }
 
 
 def outcomes(chunk: dict) -> np.ndarray:
@@ -61,8 +72,9 @@ def outcomes(chunk: dict) -> np.ndarray:
     return np.array([bool(r["target_knocked"]) for r in chunk["shots"]], dtype=bool)
 
 
-def compare_chunks(name_a: str, name_b: str, chunks_a: list[dict],
-                   chunks_b: list[dict]) -> Comparison:
+def compare_chunks(
+    name_a: str, name_b: str, chunks_a: list[dict], chunks_b: list[dict]
+) -> Comparison:
     """Compare two hit maps of the same spaces, fired with the same seeds."""
     rows, tested = [], []
     for a, b in zip(chunks_a, chunks_b, strict=True):
@@ -74,16 +86,25 @@ def compare_chunks(name_a: str, name_b: str, chunks_a: list[dict],
             row.update({k: _rounded(v) for k, v in d.to_dict().items()})
             tested.append(row)
         else:
-            row.update({"shots": 0, "p_a": _p(a), "p_b": _p(b), "diff": None,
-                        "diff_ci_low": None, "diff_ci_high": None, "a_only": 0, "b_only": 0,
-                        "p_value": None})
+            row.update(
+                {
+                    "shots": 0,
+                    "p_a": _p(a),
+                    "p_b": _p(b),
+                    "diff": None,
+                    "diff_ci_low": None,
+                    "diff_ci_high": None,
+                    "a_only": 0,
+                    "b_only": 0,
+                    "p_value": None,
+                }
+            )
         rows.append(row)
     for row, adjusted in zip(tested, holm([r["p_value"] for r in tested]), strict=True):
         row["p_value_adjusted"] = _rounded(adjusted)
     for row in rows:
         row.setdefault("p_value_adjusted", None)
-        row["significant"] = row["p_value_adjusted"] is not None and \
-            row["p_value_adjusted"] < ALPHA
+        row["significant"] = row["p_value_adjusted"] is not None and row["p_value_adjusted"] < ALPHA
     variances = [_paired_variance(r) for r in tested]
     mean = mean_interval([r["diff"] for r in tested], variances)
     return Comparison(name_a, name_b, rows, verdict_line(name_a, name_b, rows), mean)
@@ -111,9 +132,11 @@ def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
     same = sum(r["diff"] is not None and not r["significant"] for r in rows)
     only_a = sum(r["reachable_a"] and not r["reachable_b"] for r in rows)
     only_b = sum(r["reachable_b"] and not r["reachable_a"] for r in rows)
-    text = (f"{name_b} knocks out more than {name_a} on {more} "
-            f"space{'s' if more != 1 else ''}, fewer on {fewer}, no detectable difference "
-            f"on {same} (95 %, Holm)")
+    text = (
+        f"{name_b} knocks out more than {name_a} on {more} "
+        f"space{'s' if more != 1 else ''}, fewer on {fewer}, no detectable difference "
+        f"on {same} (95 %, Holm)"
+    )
     if only_a or only_b:
         text += f"; only {name_a} reaches {only_a}, only {name_b} reaches {only_b}"
     return text
@@ -131,17 +154,31 @@ def summary(design: str, chunks: list[dict]) -> dict:
     mean, low, high = mean_interval(ps, variances)
     if reachable:  # a probability's interval stays within [0, 1], with few shots too
         low, high = max(low, 0.0), min(high, 1.0)
-    out = {"design": design, "spaces": len(chunks), "in_reach": len(reachable),
-           "mean_p_target": _rounded(mean), "mean_p_target_ci": [_rounded(low), _rounded(high)],
-           "worst_space": None, "worst_p_target": None, "worst_p_target_ci": [None, None],
-           "worst_shots": None, "worst_few_shots": False,
-           "null_reason": None if reachable else "no selected space is in reach of this design"}
+    out = {
+        "design": design,
+        "spaces": len(chunks),
+        "in_reach": len(reachable),
+        "mean_p_target": _rounded(mean),
+        "mean_p_target_ci": [_rounded(low), _rounded(high)],
+        "worst_space": None,
+        "worst_p_target": None,
+        "worst_p_target_ci": [None, None],
+        "worst_shots": None,
+        "worst_few_shots": False,
+        "null_reason": None if reachable else "no selected space is in reach of this design",
+    }
     if reachable:
         index = int(np.argmin(ps))
         n = len(reachable[index]["shots"])
-        out.update({"worst_space": reachable[index]["space"], "worst_p_target": _rounded(ps[index]),
-                    "worst_p_target_ci": [_rounded(v) for v in estimates[index][1:]],
-                    "worst_shots": n, "worst_few_shots": n < FEW_SHOTS})
+        out.update(
+            {
+                "worst_space": reachable[index]["space"],
+                "worst_p_target": _rounded(ps[index]),
+                "worst_p_target_ci": [_rounded(v) for v in estimates[index][1:]],
+                "worst_shots": n,
+                "worst_few_shots": n < FEW_SHOTS,
+            }
+        )
     return out
 
 
@@ -157,12 +194,13 @@ def _variance(chunk: dict, estimate: tuple) -> float:
 def _paired_variance(row: dict) -> float:
     """Sampling variance of one space's paired difference: (b + c - (b - c)^2 / n) / n^2."""
     n, b, c = row["shots"], row["a_only"], row["b_only"]
-    return (b + c - (b - c) ** 2 / n) / n ** 2 if n else 0.0
+    return (b + c - (b - c) ** 2 / n) / n**2 if n else 0.0
 
 
 def _p(chunk: dict) -> float | None:
-    return _rounded(float(np.mean(outcomes(chunk)))) if chunk["reachable"] and chunk["shots"] \
-        else None
+    return (
+        _rounded(float(np.mean(outcomes(chunk)))) if chunk["reachable"] and chunk["shots"] else None
+    )
 
 
 def _rounded(value):
@@ -177,13 +215,19 @@ def study_title(made_by: dict) -> str:
     and the seed."""
     vary = ", ".join(f"{k} ±{100 * v:g} %" for k, v in (made_by.get("vary") or {}).items())
     precision = made_by.get("precision")
-    sampling = (f"to ±{precision:g} (at most {made_by['shots_cap']} shots a space)"
-                if precision else f"{made_by['shots_cap']} shots a space")
+    sampling = (
+        f"to ±{precision:g} (at most {made_by['shots_cap']} shots a space)"
+        if precision
+        else f"{made_by['shots_cap']} shots a space"
+    )
     sampler = made_by.get("sampler") or "mc"
-    sampler = {"rqmc": "randomised quasi-Monte Carlo", "mc": "plain Monte Carlo"}.get(sampler,
-                                                                                     sampler)
-    return (f"{made_by['aimer']} aiming, vary {vary or 'none'}, {sampling}, {sampler}, "
-            f"seed {made_by['seed']}")
+    sampler = {"rqmc": "randomised quasi-Monte Carlo", "mc": "plain Monte Carlo"}.get(
+        sampler, sampler
+    )
+    return (
+        f"{made_by['aimer']} aiming, vary {vary or 'none'}, {sampling}, {sampler}, "
+        f"seed {made_by['seed']}"
+    )
 
 
 #: The difference map's colour scale by default: ±0.5, the same on every map, so that a
@@ -191,8 +235,9 @@ def study_title(made_by: dict) -> str:
 SCALE = 0.5
 
 
-def difference_figure(board: Board, comparison: Comparison, made_by: dict | None = None,
-                      scale: float = SCALE):
+def difference_figure(
+    board: Board, comparison: Comparison, made_by: dict | None = None, scale: float = SCALE
+):
     """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
     blue where B knocks out more, red where fewer). Significant spaces are drawn
     full and outlined with a star, the others faded; a space with fewer than
@@ -213,33 +258,69 @@ def difference_figure(board: Board, comparison: Comparison, made_by: dict | None
     for row in comparison.spaces:
         x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
         if row["diff"] is None:
-            ax.add_patch(Rectangle((x, y), s, s, facecolor="none", edgecolor="#555555",
-                                   hatch="///", zorder=2))
+            ax.add_patch(
+                Rectangle(
+                    (x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2
+                )
+            )
             continue
         colour = cmap(norm(row["diff"]))
         # faded: the colour mixed with white, so the eye goes to the significant spaces
         shown = colour if row["significant"] else tuple(0.3 * c + 0.7 for c in colour[:3])
         # zorder 2: over the spaces, under the board's names, checkpoints and fences
-        ax.add_patch(Rectangle((x, y), s, s, facecolor=shown, zorder=2,
-                               edgecolor="black" if row["significant"] else "none",
-                               linewidth=2.0))
+        ax.add_patch(
+            Rectangle(
+                (x, y),
+                s,
+                s,
+                facecolor=shown,
+                zorder=2,
+                edgecolor="black" if row["significant"] else "none",
+                linewidth=2.0,
+            )
+        )
         dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
         ink = "white" if dark else "black"
         mark = "*" if row["significant"] else ""
-        ax.text(x + s / 2, y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
-                f"{100 * row['diff']:+.0f}{mark}", ha="center", va="center", fontsize=7,
-                color=ink, weight="bold" if row["significant"] else "normal", zorder=6)
+        ax.text(
+            x + s / 2,
+            y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
+            f"{100 * row['diff']:+.0f}{mark}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color=ink,
+            weight="bold" if row["significant"] else "normal",
+            zorder=6,
+        )
         if row["shots"] < FEW_SHOTS:
-            ax.text(x + s / 2, y + s / 2 - 7, f"{row['shots']} pairs", ha="center",
-                    va="center", fontsize=5.5, color=ink, style="italic", zorder=6)
+            ax.text(
+                x + s / 2,
+                y + s / 2 - 7,
+                f"{row['shots']} pairs",
+                ha="center",
+                va="center",
+                fontsize=5.5,
+                color=ink,
+                style="italic",
+                zorder=6,
+            )
     mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
-    fig.colorbar(mappable, ax=ax, shrink=0.6, extend="both",
-                 label=f"P({comparison.design_b}) - P({comparison.design_a}) "
-                       "(numbers: percentage points)")
+    fig.colorbar(
+        mappable,
+        ax=ax,
+        shrink=0.6,
+        extend="both",
+        label=f"P({comparison.design_b}) - P({comparison.design_a}) (numbers: percentage points)",
+    )
     made = f"{study_title(made_by)}\n" if made_by else ""
-    ax.set_title(f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
-                 f"P(target knocked out)\n{made}* outlined, full colour: significant (95 %, "
-                 f"Holm); faded: not; \"n pairs\": fewer than {FEW_SHOTS} pairs; hatched: out "
-                 "of reach of one design\n" + comparison.verdict, fontsize=7.5, wrap=True)
+    ax.set_title(
+        f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
+        f"P(target knocked out)\n{made}* outlined, full colour: significant (95 %, "
+        f'Holm); faded: not; "n pairs": fewer than {FEW_SHOTS} pairs; hatched: out '
+        "of reach of one design\n" + comparison.verdict,
+        fontsize=7.5,
+        wrap=True,
+    )
     ax.axis("off")
     return fig

@@ -56,8 +56,9 @@ def format_of(path: str | Path, fmt: str | None = None) -> str:
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}': allowed are {', '.join(FORMATS)}")
     if fmt and implied and fmt != implied:
-        raise InputError(f"{path} ends in {suffix} but --format is {fmt}: name it "
-                         f"*.{fmt} or drop --format")
+        raise InputError(
+            f"{path} ends in {suffix} but --format is {fmt}: name it *.{fmt} or drop --format"
+        )
     return fmt or implied or "parquet"
 
 
@@ -66,8 +67,9 @@ def sidecar_path(path: str | Path) -> Path:
     return path.with_name(path.name + ".json")
 
 
-def write_table(rows: list[dict], path: str | Path, fmt: str,
-                provenance: dict | None = None) -> Path:
+def write_table(
+    rows: list[dict], path: str | Path, fmt: str, provenance: dict | None = None
+) -> Path:
     """Rows to CSV or Parquet, atomically, with the provenance (if any) beside them;
     the format must agree with the suffix (:func:`format_of`)."""
     path = Path(path)
@@ -93,8 +95,9 @@ def write_table(rows: list[dict], path: str | Path, fmt: str,
     except BaseException as exc:  # whatever failed (a full disk, ^C), no .tmp is left
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise InputError(f"cannot write {shown(os.fspath(path))}: {exc.strerror or exc}"
-                             ) from None
+            raise InputError(
+                f"cannot write {shown(os.fspath(path))}: {exc.strerror or exc}"
+            ) from None
         raise
     return path
 
@@ -109,8 +112,9 @@ def read_table(path: str | Path) -> list[dict]:
             rows = list(csv.DictReader(io.StringIO(text, newline="")))
             for number, row in enumerate(rows, start=2):
                 if None in row or None in row.values():  # cells beyond or short of the header
-                    raise InputError(f"{where}: line {number} has not one cell per column "
-                                     "(a cut or edited file)")
+                    raise InputError(
+                        f"{where}: line {number} has not one cell per column (a cut or edited file)"
+                    )
             return [_typed(r) for r in rows]
         import pyarrow.parquet as pq
 

@@ -50,11 +50,15 @@ def table_of(board: Board, rows: list[dict], source: str) -> dict[str, float]:
     by_space = {r["space"]: r for r in rows}
     missing = [space_name(s) for s in board.spaces if space_name(s) not in by_space]
     if missing:
-        raise InputError(f"{source} does not cover {', '.join(missing[:5])}"
-                         f"{' ...' if len(missing) > 5 else ''}: a game may fire at any space, "
-                         "measure the whole board")
-    return {name: (float(r["p_target"]) if r["reachable"] and r["p_target"] is not None
-                   else 0.0) for name, r in by_space.items()}
+        raise InputError(
+            f"{source} does not cover {', '.join(missing[:5])}"
+            f"{' ...' if len(missing) > 5 else ''}: a game may fire at any space, "
+            "measure the whole board"
+        )
+    return {
+        name: (float(r["p_target"]) if r["reachable"] and r["p_target"] is not None else 0.0)
+        for name, r in by_space.items()
+    }
 
 
 def check_seats(seats: list[str]) -> list[str]:
@@ -64,8 +68,9 @@ def check_seats(seats: list[str]) -> list[str]:
         raise InputError(f"--seats: Go Piggy Go! takes 2 to 4 seats, got {len(seats)}")
     for name in seats:
         if name not in known:
-            raise InputError(f"--seats: unknown bot '{name}' for go_piggy_go: bots are "
-                             f"{', '.join(known)}")
+            raise InputError(
+                f"--seats: unknown bot '{name}' for go_piggy_go: bots are {', '.join(known)}"
+            )
     return seats
 
 
@@ -76,7 +81,7 @@ class GameFigures:
     turns: list[int] = field(default_factory=list)
     shots: list[int] = field(default_factory=list)
     tractor_rolls: list[int] = field(default_factory=list)
-    knocking_shots: list[int] = field(default_factory=list)   # shots that knocked out anyone
+    knocking_shots: list[int] = field(default_factory=list)  # shots that knocked out anyone
     leader_knockbacks: list[int] = field(default_factory=list)
     #: The winner's place in the order of play (0: moved first); None: undecided.
     winner_order: list[int | None] = field(default_factory=list)
@@ -94,7 +99,7 @@ class GameFigures:
             elif action.startswith("knock ") and action != "knock none":
                 knocking += 1
                 leaders = _leaders(game, ruler, state.observation(0)["pieces"])
-                knocked = action[len("knock "):].split(",")
+                knocked = action[len("knock ") :].split(",")
                 knockbacks += any(game.seat_of(p) in leaders for p in knocked)
             state.apply_known_legal(action)
         returns = final_state.returns()
@@ -104,8 +109,9 @@ class GameFigures:
         self.knocking_shots.append(knocking)
         self.leader_knockbacks.append(knockbacks)
         first, n = game.params["first_player"], game.num_players
-        self.winner_order.append((returns.index(max(returns)) - first) % n
-                                 if max(returns) > 0 else None)
+        self.winner_order.append(
+            (returns.index(max(returns)) - first) % n if max(returns) > 0 else None
+        )
 
 
 def _leaders(game, ruler: GoPiggyGoGreedyBot, pieces: dict[str, str]) -> set[int]:
@@ -117,13 +123,21 @@ def _leaders(game, ruler: GoPiggyGoGreedyBot, pieces: dict[str, str]) -> set[int
     return {seat for seat, total in enumerate(totals) if total == top}
 
 
-def play_design(table: dict[str, float], seats: list[str], games: int, seed: int = 0,
-                params: dict | None = None, on_game: Callable[[int], None] | None = None
-                ) -> tuple[GameFigures, dict]:
+def play_design(
+    table: dict[str, float],
+    seats: list[str],
+    games: int,
+    seed: int = 0,
+    params: dict | None = None,
+    on_game: Callable[[int], None] | None = None,
+) -> tuple[GameFigures, dict]:
     """``games`` games of Go Piggy Go! with ``table`` as the shot resolver; the
     figures of each game and the tournament's win rates by bot."""
-    game = load_game("go_piggy_go", **{**(params or {}), "players": len(seats)},
-                     resolver=TableResolver(table, source="the design's hit map"))
+    game = load_game(
+        "go_piggy_go",
+        **{**(params or {}), "players": len(seats)},
+        resolver=TableResolver(table, source="the design's hit map"),
+    )
     figures = GameFigures()
 
     def each(index, state):
@@ -131,8 +145,9 @@ def play_design(table: dict[str, float], seats: list[str], games: int, seed: int
         if on_game:
             on_game(index + 1)
 
-    result = tournament(game, lambda name, s: make_bot(name, game, s), list(seats), games,
-                        seed=seed, on_game=each)
+    result = tournament(
+        game, lambda name, s: make_bot(name, game, s), list(seats), games, seed=seed, on_game=each
+    )
     return figures, result.to_dict()
 
 
@@ -154,8 +169,9 @@ def summary(figures: GameFigures, players: int) -> dict:
         "shots_knocking_out": _ratio(figures.knocking_shots, figures.shots, proportion=True),
         "knock_outs_per_game": _mean(figures.knocking_shots),
         "leader_knocked_back_per_game": _mean(figures.leader_knockbacks),
-        "knock_outs_hitting_the_leader": _ratio(figures.leader_knockbacks,
-                                                figures.knocking_shots, proportion=True),
+        "knock_outs_hitting_the_leader": _ratio(
+            figures.leader_knockbacks, figures.knocking_shots, proportion=True
+        ),
         "first_to_move_wins": by_order[0] | {"fair_share": round(1 / players, 4)},
         "wins_by_order_of_play": by_order,
         "undecided": undecided,
@@ -167,8 +183,10 @@ def _mean(values: list[int]) -> dict:
     x = np.asarray(values, float)
     mean = float(x.mean())
     half = Z_95 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else math.inf
-    return {"value": round(mean, 4), "ci95": [round(max(0.0, mean - half), 4),
-                                              round(mean + half, 4)]}
+    return {
+        "value": round(mean, 4),
+        "ci95": [round(max(0.0, mean - half), 4), round(mean + half, 4)],
+    }
 
 
 def _ratio(numerators: list[int], denominators: list[int], proportion: bool = False) -> dict:
@@ -181,10 +199,13 @@ def _ratio(numerators: list[int], denominators: list[int], proportion: bool = Fa
         return {"value": None, "ci95": [None, None]}
     ratio = float(y.sum() / x.sum())
     if n > 1:
-        half = Z_95 * math.sqrt(float(np.sum((y - ratio * x) ** 2)) / (n * (n - 1))) / float(
-            x.mean())
+        half = (
+            Z_95 * math.sqrt(float(np.sum((y - ratio * x) ** 2)) / (n * (n - 1))) / float(x.mean())
+        )
     else:
         half = math.inf
     top = 1.0 if proportion else math.inf
-    return {"value": round(ratio, 4), "ci95": [round(max(0.0, ratio - half), 4),
-                                               round(min(top, ratio + half), 4)]}
+    return {
+        "value": round(ratio, 4),
+        "ci95": [round(max(0.0, ratio - half), 4), round(min(top, ratio + half), 4)],
+    }

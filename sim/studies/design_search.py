@@ -62,19 +62,30 @@ class SearchParam:
     integer: bool = False
 
     def to_dict(self) -> dict:
-        return {"field": self.field, "low": self.low, "high": self.high, "log": self.log,
-                "integer": self.integer}
+        return {
+            "field": self.field,
+            "low": self.low,
+            "high": self.high,
+            "log": self.log,
+            "integer": self.integer,
+        }
 
 
 def field_of(name: str) -> str:
     """A design field by its full name, its key without the section, or the key
     without its unit (``pivot_height``), when that names one field only."""
-    matches = [k for k in RANGES if k == name or k.split(".")[1] == name
-               or k.split(".")[1].rsplit("_", 2)[0] == name
-               or k.split(".")[1].startswith(name + "_")]
+    matches = [
+        k
+        for k in RANGES
+        if k == name
+        or k.split(".")[1] == name
+        or k.split(".")[1].rsplit("_", 2)[0] == name
+        or k.split(".")[1].startswith(name + "_")
+    ]
     if len(matches) != 1:
-        raise InputError(f"unknown or ambiguous design field '{shown(name)}': fields are "
-                         f"{', '.join(RANGES)}")
+        raise InputError(
+            f"unknown or ambiguous design field '{shown(name)}': fields are {', '.join(RANGES)}"
+        )
     return matches[0]
 
 
@@ -89,14 +100,21 @@ def parse_param(text: str, base: Design) -> SearchParam:
         low, high = float(pieces[0]), float(pieces[1])
     except (ValueError, IndexError):
         low = high = math.nan
-    if len(pieces) > 3 or scale not in ("", "log", "int") or not (
-            math.isfinite(low) and math.isfinite(high)):
-        raise InputError(f"--param must look like FIELD=LOW:HIGH, optionally :log or :int "
-                         f"(e.g. pivot_height=40:120); got {shown(text)}")
+    if (
+        len(pieces) > 3
+        or scale not in ("", "log", "int")
+        or not (math.isfinite(low) and math.isfinite(high))
+    ):
+        raise InputError(
+            f"--param must look like FIELD=LOW:HIGH, optionally :log or :int "
+            f"(e.g. pivot_height=40:120); got {shown(text)}"
+        )
     allowed_low, allowed_high = RANGES[field]
     if not allowed_low <= low < high <= allowed_high:
-        raise InputError(f"--param {field}: {low:g}:{high:g} must be a range from low to high "
-                         f"within the field's allowed range [{allowed_low:g}, {allowed_high:g}]")
+        raise InputError(
+            f"--param {field}: {low:g}:{high:g} must be a range from low to high "
+            f"within the field's allowed range [{allowed_low:g}, {allowed_high:g}]"
+        )
     section, key = field.split(".")
     integer = scale == "int" or isinstance(getattr(getattr(base, section), key), int)
     if integer and math.floor(high) < math.ceil(low):
@@ -127,8 +145,10 @@ def parse_objectives(text: str) -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     unknown = [n for n in names if n not in OBJECTIVES]
     if not names or unknown:
-        raise InputError(f"unknown objective '{shown(unknown[0] if unknown else text)}': "
-                         f"allowed are {', '.join(OBJECTIVES)}")
+        raise InputError(
+            f"unknown objective '{shown(unknown[0] if unknown else text)}': "
+            f"allowed are {', '.join(OBJECTIVES)}"
+        )
     if len(set(names)) != len(names):
         raise InputError(f"--objective names an objective twice: {shown(text)}")
     return names
@@ -142,9 +162,9 @@ def with_values(base: Design, values: dict[str, float], name: str) -> Design:
     data = tomllib.loads(design_toml(base))
     for field, value in values.items():
         section, key = field.split(".")
-        data[section][key] = (round(value) if isinstance(getattr(getattr(base, section),
-                                                                     key), int)
-                              else float(value))
+        data[section][key] = (
+            round(value) if isinstance(getattr(getattr(base, section), key), int) else float(value)
+        )
     data["name"] = name
     return design_from_dict(data, source=name)
 
@@ -174,8 +194,10 @@ def objective_spaces(board: Board, spaces: tuple[str, ...], objective: str) -> t
     chosen = tuple(s for s in spaces if board.parse_space(s)[0] in rows)
     if not chosen:
         far = ", ".join(space_name(s) for s in board.spaces if s[0] in rows)
-        raise InputError(f"objective far-rows: --spaces names no space of the rows farthest "
-                         f"from the tractor (rows {', '.join(map(str, rows))}: {far})")
+        raise InputError(
+            f"objective far-rows: --spaces names no space of the rows farthest "
+            f"from the tractor (rows {', '.join(map(str, rows))}: {far})"
+        )
     return chosen
 
 
@@ -200,8 +222,9 @@ def _space_estimates(rows: list[dict]) -> dict[str, tuple[float, float]]:
 
 
 def _mean_p(estimates: dict, spaces) -> tuple[float, float, float]:
-    mean, low, high = mean_interval([estimates[s][0] for s in spaces],
-                                    [estimates[s][1] for s in spaces])
+    mean, low, high = mean_interval(
+        [estimates[s][0] for s in spaces], [estimates[s][1] for s in spaces]
+    )
     return mean, max(low, 0.0), min(high, 1.0)
 
 
@@ -221,8 +244,9 @@ def _flat(board: Board, estimates: dict) -> tuple[float, float, float]:
     return float(spread(p)), float(low), float(high)
 
 
-def objective_values(board: Board, rows: list[dict], objectives: list[str],
-                     energy_j: float) -> dict[str, tuple[float, float, float]]:
+def objective_values(
+    board: Board, rows: list[dict], objectives: list[str], energy_j: float
+) -> dict[str, tuple[float, float, float]]:
     """Each objective as (value, low, high) from one design's hit-map rows."""
     estimates = _space_estimates(rows)
     spaces = tuple(estimates)

@@ -37,8 +37,7 @@ CACHE_FORMAT = 2
 
 def design_toml(design: Design) -> str:
     """A design as a TOML file (the inverse of load_design, for derived designs)."""
-    lines = [f"name = {json.dumps(design.name)}",
-             f"description = {json.dumps(design.description)}"]
+    lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
     for section, values in design.file_dict().items():
         if isinstance(values, dict):
             lines.append(f"[{section}]")
@@ -54,19 +53,26 @@ def design_identity(name_or_path: str) -> dict:
     layout)."""
     design = load_design(name_or_path)
     path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
-    return {"design": design.name, "design_file": str(path),
-            "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-            "design_sha256": datafiles.sha256_text(design_toml(design))}
+    return {
+        "design": design.name,
+        "design_file": str(path),
+        "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "design_sha256": datafiles.sha256_text(design_toml(design)),
+    }
 
 
-def comparison_provenance(spec: hitmap.SweepSpec, names: list[str],
-                          maps: list[list[dict]]) -> dict:
+def comparison_provenance(spec: hitmap.SweepSpec, names: list[str], maps: list[list[dict]]) -> dict:
     """What made a comparison: the hit maps' settings, and per design (``names`` as
     given) its identity (:func:`design_identity`) and the shots it fired."""
-    made_by = {k: v for k, v in hitmap.provenance(spec).items()
-               if k not in ("design", "design_file", "design_file_sha256", "design_sha256")}
-    made_by["designs"] = [design_identity(name) | {"shots_fired": hitmap.shots_fired(rows)}
-                          for name, rows in zip(names, maps, strict=True)]
+    made_by = {
+        k: v
+        for k, v in hitmap.provenance(spec).items()
+        if k not in ("design", "design_file", "design_file_sha256", "design_sha256")
+    }
+    made_by["designs"] = [
+        design_identity(name) | {"shots_fired": hitmap.shots_fired(rows)}
+        for name, rows in zip(names, maps, strict=True)
+    ]
     return made_by
 
 
@@ -80,8 +86,13 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
     return cache / f"hitmap-{key}.csv"
 
 
-def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
-                  cache: Path, progress: Callable[[int], None] | None = None) -> list[dict]:
+def design_chunks(
+    spec: hitmap.SweepSpec,
+    design: Design,
+    workers: int,
+    cache: Path,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict]:
     """One design's hit map as chunks (per space, its shots in order), measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
     the number of spaces finished."""
@@ -94,8 +105,15 @@ def design_chunks(spec: hitmap.SweepSpec, design: Design, workers: int,
     cache.mkdir(parents=True, exist_ok=True)
     design_file = out.with_name(out.name.replace("hitmap-", "design-").replace(".csv", ".toml"))
     write_text_atomic(design_file, design_toml(design))
-    hitmap.sweep(dataclasses.replace(spec, design=str(design_file)), out, "csv",
-                 workers=workers, resume=True, per_shot=True, progress=progress)
+    hitmap.sweep(
+        dataclasses.replace(spec, design=str(design_file)),
+        out,
+        "csv",
+        workers=workers,
+        resume=True,
+        per_shot=True,
+        progress=progress,
+    )
     measured = cached_chunks(spec, design, cache)
     assert measured is not None
     return measured
@@ -133,16 +151,23 @@ def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[d
             break
         found.append({**chunk, "row": row})
     if problem:
-        raise InputError(f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
-                         f"delete it and {shown(shots_file.name)} (the map is measured again)")
+        raise InputError(
+            f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
+            f"delete it and {shown(shots_file.name)} (the map is measured again)"
+        )
     return found
 
 
 def _same_row(row: dict, made: dict) -> bool:
     """A hit map row read back equals the one its shots make (numbers to 1e-9)."""
+
     def same(a, b) -> bool:
-        if isinstance(a, float | int) and isinstance(b, float | int) \
-                and not isinstance(a, bool) and not isinstance(b, bool):
+        if (
+            isinstance(a, float | int)
+            and isinstance(b, float | int)
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+        ):
             return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
         return a == b and type(a) is type(b)
 
@@ -154,26 +179,42 @@ def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
     (sim/studies/dead_zones.py; out of reach split into too close and too far),
     collateral rate."""
     near, _ = reach_mm(design, design.bale.height_mm / 2)
-    dead: dict[str, list[str]] = {"too_close": [], "too_far": [], "blocked": [], "missed": [],
-                                  "never_out": []}
+    dead: dict[str, list[str]] = {
+        "too_close": [],
+        "too_far": [],
+        "blocked": [],
+        "missed": [],
+        "never_out": [],
+    }
     for chunk in chunks:
         row = chunk["row"]
         kind = row.get("dead_zone")
         if kind == "out_of_reach":
-            kind = "too_close" if row["distance_mm"] < (near if math.isfinite(near) else 0) \
+            kind = (
+                "too_close"
+                if row["distance_mm"] < (near if math.isfinite(near) else 0)
                 else "too_far"
+            )
         if kind:
             dead[kind].append(row["space"])
     reachable = [c["row"] for c in chunks if c["row"]["reachable"]]
-    collateral = (round(float(np.mean([r["p_collateral"] for r in reachable])), 4)
-                  if reachable else None)
-    return compare.summary(design.name, chunks) | {"dead_zones": dead,
-                                                   "collateral_rate": collateral}
+    collateral = (
+        round(float(np.mean([r["p_collateral"] for r in reachable])), 4) if reachable else None
+    )
+    return compare.summary(design.name, chunks) | {
+        "dead_zones": dead,
+        "collateral_rate": collateral,
+    }
 
 
-def compare_designs(spec: hitmap.SweepSpec, board: Board, designs: list[Design], workers: int,
-                    cache: Path, progress: Callable[[int, int], None] | None = None
-                    ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
+def compare_designs(
+    spec: hitmap.SweepSpec,
+    board: Board,
+    designs: list[Design],
+    workers: int,
+    cache: Path,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
     shot for shot, and the hit-map rows. ``progress(done, total)`` counts spaces
     finished over all the designs."""
@@ -183,12 +224,20 @@ def compare_designs(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
     all_chunks = []
     for index, design in enumerate(designs):
         offset = index * len(spec.spaces)
-        all_chunks.append(design_chunks(
-            spec, design, workers, cache,
-            progress and (lambda done, offset=offset: progress(offset + done, total))))
+        all_chunks.append(
+            design_chunks(
+                spec,
+                design,
+                workers,
+                cache,
+                progress and (lambda done, offset=offset: progress(offset + done, total)),
+            )
+        )
     results = [figures(board, d, c) for d, c in zip(designs, all_chunks, strict=True)]
-    comparisons = [compare.compare_chunks(designs[0].name, d.name, all_chunks[0], c)
-                   for d, c in zip(designs[1:], all_chunks[1:], strict=True)]
+    comparisons = [
+        compare.compare_chunks(designs[0].name, d.name, all_chunks[0], c)
+        for d, c in zip(designs[1:], all_chunks[1:], strict=True)
+    ]
     return results, comparisons, [[c["row"] for c in chunks] for chunks in all_chunks]
 
 
@@ -199,10 +248,13 @@ def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]])
     for ax, result, rows in zip(axes[0], results, maps, strict=True):
         draw_heatmap(ax, board, rows, numbers=n <= 2)
         low, high = result["mean_p_target_ci"]
-        ax.set_title(f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
-                     f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"
-                     f"worst {result['worst_space']} {_num(result['worst_p_target'])}, "
-                     f"collateral {_num(result['collateral_rate'])}", fontsize=9)
+        ax.set_title(
+            f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
+            f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"
+            f"worst {result['worst_space']} {_num(result['worst_p_target'])}, "
+            f"collateral {_num(result['collateral_rate'])}",
+            fontsize=9,
+        )
         ax.axis("off")
     fig.suptitle("Launcher designs compared: P(target knocked out) per space", fontsize=12)
     return fig
@@ -222,8 +274,12 @@ def parse_sweep(text: str) -> tuple[str, np.ndarray]:
     section, ``muzzle_speed_mm_s``, or without its unit, ``muzzle_speed``): 2 to
     :data:`MAX_SWEEP_VALUES` values, evenly spaced."""
     name, _, span = text.partition("=")
-    values = parse_range(span, f"--param {name}" if name else "--param", MAX_SWEEP_VALUES,
-                         "field=start:stop:count, e.g. muzzle_speed=1500:3000:7")
+    values = parse_range(
+        span,
+        f"--param {name}" if name else "--param",
+        MAX_SWEEP_VALUES,
+        "field=start:stop:count, e.g. muzzle_speed=1500:3000:7",
+    )
     return field_of(name), values
 
 
@@ -233,8 +289,12 @@ def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray
     pieces = [piece.strip() for piece in text.split(":")]
     start, stop = (ascii_decimal(piece) for piece in [*pieces, "", ""][:2])
     count = ascii_whole(pieces[2]) if len(pieces) == 3 else None
-    if (count is None or start is None or stop is None
-            or not (math.isfinite(start) and math.isfinite(stop))):
+    if (
+        count is None
+        or start is None
+        or stop is None
+        or not (math.isfinite(start) and math.isfinite(stop))
+    ):
         raise InputError(f"{option} must look like {form}; got {shown(text)}")
     if not 2 <= count <= max_count:
         raise InputError(f"{option}: the count must be 2 to {max_count}, got {shown(count)}")
@@ -244,8 +304,9 @@ def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray
 def with_value(design: Design, field: str, value: float) -> Design:
     section, key = field.split(".")
     data = tomllib.loads(design_toml(design))
-    data[section][key] = int(value) if isinstance(getattr(getattr(design, section), key),
-                                                  int) else float(value)
+    data[section][key] = (
+        int(value) if isinstance(getattr(getattr(design, section), key), int) else float(value)
+    )
     data["name"] = f"{design.name} {key}={value:g}"
     return design_from_dict(data, source=f"sweep of {field}")
 
@@ -254,20 +315,32 @@ def sweep_figure(field: str, values, results: list[dict]):
     """Mean P (with its interval) and worst P against the field; the spaces in reach
     and the collateral rate beside it where they change, else said once in the title
     (a panel of a constant line says nothing)."""
-    series = [("spaces in reach", [r["in_reach"] for r in results]),
-              ("P(collateral knock-out), mean", [r["collateral_rate"] for r in results])]
+    series = [
+        ("spaces in reach", [r["in_reach"] for r in results]),
+        ("P(collateral knock-out), mean", [r["collateral_rate"] for r in results]),
+    ]
     changing = [(label, ys) for label, ys in series if len(set(ys)) > 1]
-    constant = [f"{label.split(',')[0]}: {_num_or_int(ys[0])} for every value"
-                for label, ys in series if len(set(ys)) <= 1]
-    fig, axes = plt.subplots(1, 1 + len(changing), figsize=(4.4 * (1 + len(changing)) + 0.6, 4),
-                             squeeze=False)
+    constant = [
+        f"{label.split(',')[0]}: {_num_or_int(ys[0])} for every value"
+        for label, ys in series
+        if len(set(ys)) <= 1
+    ]
+    fig, axes = plt.subplots(
+        1, 1 + len(changing), figsize=(4.4 * (1 + len(changing)) + 0.6, 4), squeeze=False
+    )
     axes = axes[0]
     mean = [r["mean_p_target"] for r in results]
-    axes[0].errorbar(values, mean, yerr=[[m - r["mean_p_target_ci"][0] for m, r in
-                                          zip(mean, results, strict=True)],
-                                         [r["mean_p_target_ci"][1] - m for m, r in
-                                          zip(mean, results, strict=True)]],
-                     fmt="o-", capsize=3, label="mean (95 % interval)")
+    axes[0].errorbar(
+        values,
+        mean,
+        yerr=[
+            [m - r["mean_p_target_ci"][0] for m, r in zip(mean, results, strict=True)],
+            [r["mean_p_target_ci"][1] - m for m, r in zip(mean, results, strict=True)],
+        ],
+        fmt="o-",
+        capsize=3,
+        label="mean (95 % interval)",
+    )
     axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst space")
     axes[0].set_ylabel("P(target knocked out)")
     axes[0].legend()
@@ -279,8 +352,9 @@ def sweep_figure(field: str, values, results: list[dict]):
     for ax in axes:
         ax.set_xlabel(field)
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Design sweep of {field}" + (f"\n{'; '.join(constant)}" if constant else ""),
-                 fontsize=11)
+    fig.suptitle(
+        f"Design sweep of {field}" + (f"\n{'; '.join(constant)}" if constant else ""), fontsize=11
+    )
     fig.tight_layout()
     return fig
 

@@ -68,16 +68,19 @@ def with_values(base_text: str, values: dict) -> str:
 
 def header(result) -> str:
     """What the fit found, as comment lines."""
-    out = [f"# Fitted by piggy calibrate from {len(result.shots)} measured shots "
-           f"({result.shots.source}), base design '{result.base.name}'.",
-           "# Each fitted value is rounded to what the data supports; estimate ± standard "
-           "error:"]
+    out = [
+        f"# Fitted by piggy calibrate from {len(result.shots)} measured shots "
+        f"({result.shots.source}), base design '{result.base.name}'.",
+        "# Each fitted value is rounded to what the data supports; estimate ± standard error:",
+    ]
     for name, e in result.estimates.items():
-        spread = (f"± {e.se:.2g}" if e.se is not None else
-                  f"fits as 0, below {e.upper_95:.3g} at 95 %")
+        spread = (
+            f"± {e.se:.2g}" if e.se is not None else f"fits as 0, below {e.upper_95:.3g} at 95 %"
+        )
         out.append(f"#   {name} = {e.value:.4g} {spread}")
-    out.append("# The offsets belong to the person's angle scales, not to the launcher: "
-               "add them to the")
+    out.append(
+        "# The offsets belong to the person's angle scales, not to the launcher: add them to the"
+    )
     out.append("# readings of those scales (they are not in the design).")
     out += [f"# note: {note}" for note in result.notes]
     return "\n".join(out) + "\n"

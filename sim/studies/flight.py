@@ -64,13 +64,13 @@ def fly_to_height(design: Design, pitch_deg, speed_mm_s, floor_mm, pivot_height_
         t = (vz + np.sqrt(vz * vz + 2 * g * drop)) / g
         there = np.sqrt(vx * vx + vz * vz + 2 * g * drop)
         return x + vx * t, there, np.maximum(there, np.hypot(vx, vz))
-    return _dragged(*(a.astype(float).ravel() for a in (x, z, vx, vz, floor)), k,
-                    shape=x.shape)
+    return _dragged(*(a.astype(float).ravel() for a in (x, z, vx, vz, floor)), k, shape=x.shape)
 
 
 def _dragged(x, z, vx, vz, floor, k, shape):
     """RK4 on x'' = -k|v|vx, z'' = -g - k|v|vz for every flight at once, each until
     its centre comes down through its floor (interpolated within the step)."""
+
     def accel(ux, uz):
         s = np.hypot(ux, uz)
         return -k * s * ux, -GRAVITY_MM_S2 - k * s * uz

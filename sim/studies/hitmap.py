@@ -73,8 +73,8 @@ class SweepSpec:
 
     board: str
     design: str
-    stacks: dict          # the base layout (space name -> piggies), may be empty
-    spaces: tuple         # space names, in output order
+    stacks: dict  # the base layout (space name -> piggies), may be empty
+    spaces: tuple  # space names, in output order
     shots: int
     seed: int = 0
     arc: str = "best"
@@ -82,8 +82,8 @@ class SweepSpec:
     vary: dict = field(default_factory=dict)
     precision: float | None = None
     hit_rule: str = "touches-line"
-    layout: str = ""      # what the user named for the layout, for the record
-    sampler: str = "mc"   # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
+    layout: str = ""  # what the user named for the layout, for the record
+    sampler: str = "mc"  # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
 
     def key(self) -> str:
         """The settings as text. Plain Monte Carlo leaves the sampler out: its key (and
@@ -123,10 +123,20 @@ def expected_chunk(spec: SweepSpec, name: str) -> chunks.Expected:
     if spec.sampler == "rqmc":
         scrambles, _, most = rqmc.plan(spec.shots, spec.precision)
         return chunks.Expected(
-            name, target, lambda row, index: rqmc.scramble_seed(spec.seed, space, row["scramble"]),
-            scrambles * most, exact=spec.precision is None, scrambles=scrambles)
-    return chunks.Expected(name, target, lambda row, index: shot_seed(spec.seed, space, index),
-                           spec.shots, exact=spec.precision is None)
+            name,
+            target,
+            lambda row, index: rqmc.scramble_seed(spec.seed, space, row["scramble"]),
+            scrambles * most,
+            exact=spec.precision is None,
+            scrambles=scrambles,
+        )
+    return chunks.Expected(
+        name,
+        target,
+        lambda row, index: shot_seed(spec.seed, space, index),
+        spec.shots,
+        exact=spec.precision is None,
+    )
 
 
 def provenance(spec: SweepSpec) -> dict:
@@ -135,13 +145,23 @@ def provenance(spec: SweepSpec) -> dict:
     from sim.studies.design_tools import design_identity
 
     aimer = spec.aimer
-    return {"board": spec.board, "layout": spec.layout or None, "stacks": spec.stacks,
-            **design_identity(spec.design),
-            "aimer": aimer["name"], "aim_sd_deg": [aimer["yaw_sd_deg"], aimer["pitch_sd_deg"]],
-            "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
-            "vary": spec.vary, "seed": spec.seed, "hit_rule": spec.hit_rule, "arc": spec.arc,
-            "shots_cap": spec.shots, "precision": spec.precision, "batch": BATCH,
-            "version": datafiles.package_version()} | rqmc.provenance(spec.sampler)
+    return {
+        "board": spec.board,
+        "layout": spec.layout or None,
+        "stacks": spec.stacks,
+        **design_identity(spec.design),
+        "aimer": aimer["name"],
+        "aim_sd_deg": [aimer["yaw_sd_deg"], aimer["pitch_sd_deg"]],
+        "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
+        "vary": spec.vary,
+        "seed": spec.seed,
+        "hit_rule": spec.hit_rule,
+        "arc": spec.arc,
+        "shots_cap": spec.shots,
+        "precision": spec.precision,
+        "batch": BATCH,
+        "version": datafiles.package_version(),
+    } | rqmc.provenance(spec.sampler)
 
 
 # --- one chunk: one space -----------------------------------------------------------------
@@ -155,8 +175,12 @@ def _world(spec: SweepSpec):
     if key not in _WORLDS:
         # a hit map counts verdicts and strikes: a shot may end once the bale can
         # strike nothing more (docs/physics.md, "Speed")
-        _WORLDS[key] = World(load_board(spec.board), load_design(spec.design),
-                             hit_rule=spec.hit_rule, bale_to_rest=False)
+        _WORLDS[key] = World(
+            load_board(spec.board),
+            load_design(spec.design),
+            hit_rule=spec.hit_rule,
+            bale_to_rest=False,
+        )
     return _WORLDS[key]
 
 
@@ -175,8 +199,9 @@ def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
     if stacks.get(name):
         return stacks[name][-1], stacks
     if any(TARGET in pigs for pigs in stacks.values()):
-        raise InputError(f"the layout already has {TARGET}, the piggy a sweep stands on "
-                         "empty spaces")
+        raise InputError(
+            f"the layout already has {TARGET}, the piggy a sweep stands on empty spaces"
+        )
     stacks[name] = [TARGET]
     return TARGET, stacks
 
@@ -188,8 +213,7 @@ def aim_at_space(world, spec: SweepSpec, name: str):
     from sim.physics import shoot
 
     target, stacks = target_and_stacks(spec, name)
-    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board,
-                                      source="sweep layout"))
+    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board, source="sweep layout"))
     try:
         aim = shoot.solve_aim(world, target, "low" if spec.arc == "best" else spec.arc)
     except OutOfReach:
@@ -205,8 +229,13 @@ def run_space(spec: SweepSpec, name: str) -> dict:
         return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
     aimer = Aimer(**spec.aimer)
     fire = _fire_rqmc if spec.sampler == "rqmc" else _fire_mc
-    return {"space": name, "reachable": True, "arc": aim.arc, "target": target,
-            "shots": fire(spec, world, aim, aimer, name, target)}
+    return {
+        "space": name,
+        "reachable": True,
+        "arc": aim.arc,
+        "target": target,
+        "shots": fire(spec, world, aim, aimer, name, target),
+    }
 
 
 def _fire_mc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
@@ -217,8 +246,7 @@ def _fire_mc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) 
     while len(rows) < spec.shots:
         for index in range(len(rows), min(spec.shots, len(rows) + BATCH)):
             seed = shot_seed(spec.seed, space, index)
-            result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer,
-                                 vary=spec.vary)
+            result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer, vary=spec.vary)
             rows.append(_shot_row(name, index, seed, target, result))
             hits += rows[-1]["target_knocked"]
         if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
@@ -231,8 +259,9 @@ def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str
     scramble doubled until the precision (sim/studies/rqmc.py). A row also names its
     scramble and its point in it; its seed is the scramble's."""
     scrambles, points, most = rqmc.plan(spec.shots, spec.precision)
-    seeds = [rqmc.scramble_seed(spec.seed, world.board.parse_space(name), r)
-             for r in range(scrambles)]
+    seeds = [
+        rqmc.scramble_seed(spec.seed, world.board.parse_space(name), r) for r in range(scrambles)
+    ]
     dims = 3 + vary_dims(spec.vary)
     deviates = [rqmc.to_deviates(rqmc.scramble_points(s, dims, most)) for s in seeds]
     hits = np.zeros((scrambles, most))
@@ -242,11 +271,16 @@ def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str
         for r, seed in enumerate(seeds):
             for j in range(fired, points):
                 z = deviates[r][j]
-                result = world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=aimer, vary=spec.vary,
-                                     deviates=Deviates(*map(float, z[:3]),
-                                                                 vary=tuple(map(float, z[3:]))))
-                rows.append(_shot_row(name, len(rows), seed, target, result)
-                            | {"scramble": r, "point": j})
+                result = world.shoot(
+                    aim.yaw_deg,
+                    aim.pitch_deg,
+                    aimer=aimer,
+                    vary=spec.vary,
+                    deviates=Deviates(*map(float, z[:3]), vary=tuple(map(float, z[3:]))),
+                )
+                rows.append(
+                    _shot_row(name, len(rows), seed, target, result) | {"scramble": r, "point": j}
+                )
                 hits[r, j] = rows[-1]["target_knocked"]
         fired, points = points, rqmc.next_points(hits[:, :points], spec.precision, most)
         if points == fired:
@@ -256,7 +290,10 @@ def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str
 def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
     piggies_struck = [c for c in result.contacts if "-" in c]
     return {
-        "space": space, "shot": index, "seed": seed, "target": target,
+        "space": space,
+        "shot": index,
+        "seed": seed,
+        "target": target,
         "yaw_deg": round(normalised_yaw(result.yaw_deg), 4),
         "pitch_deg": round(result.pitch_deg, 4),
         "speed_mm_s": round(result.speed_mm_s, 2),
@@ -282,16 +319,26 @@ def summarise(chunk: dict, board: Board) -> dict:
     n = len(rows)
     space = board.parse_space(chunk["space"])
     x, y = (float(v) for v in board.space_center_mm(space))
-    out = {"space": chunk["space"], "row": space[0], "col": space[1],
-           "x_mm": round(x, 2), "y_mm": round(y, 2), "distance_mm": round(float(np.hypot(x, y)), 2),
-           "reachable": chunk["reachable"], "arc": chunk["arc"], "target": chunk["target"],
-           "shots": n}
-    for key, hit in (("p_target", lambda r: r["target_knocked"]),
-                     ("p_any", lambda r: bool(r["knocked"])),
-                     ("p_collateral", lambda r: r["collateral"] > 0),
-                     ("p_no_contact", lambda r: r["no_contact"]),
-                     ("p_blocked", lambda r: r["outcome"] == "blocked"),
-                     ("p_missed", lambda r: r["outcome"] == "missed")):
+    out = {
+        "space": chunk["space"],
+        "row": space[0],
+        "col": space[1],
+        "x_mm": round(x, 2),
+        "y_mm": round(y, 2),
+        "distance_mm": round(float(np.hypot(x, y)), 2),
+        "reachable": chunk["reachable"],
+        "arc": chunk["arc"],
+        "target": chunk["target"],
+        "shots": n,
+    }
+    for key, hit in (
+        ("p_target", lambda r: r["target_knocked"]),
+        ("p_any", lambda r: bool(r["knocked"])),
+        ("p_collateral", lambda r: r["collateral"] > 0),
+        ("p_no_contact", lambda r: r["no_contact"]),
+        ("p_blocked", lambda r: r["outcome"] == "blocked"),
+        ("p_missed", lambda r: r["outcome"] == "missed"),
+    ):
         p, lo, hi = rqmc.proportion(rows, hit) if n else (None, None, None)
         out[key] = None if p is None else round(p, 6)
         out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
@@ -302,8 +349,13 @@ def summarise(chunk: dict, board: Board) -> dict:
 
 
 # --- executors -------------------------------------------------------------------------------
-def run_chunks(spec: SweepSpec, names: list[str], workers: int,
-               on_chunk: Callable[[dict], None], scheduler: str | None = None) -> None:
+def run_chunks(
+    spec: SweepSpec,
+    names: list[str],
+    workers: int,
+    on_chunk: Callable[[dict], None],
+    scheduler: str | None = None,
+) -> None:
     """Run the spaces' chunks with ``workers`` local processes (1: in this process) or
     on the Dask cluster at ``scheduler``, calling ``on_chunk`` here as each one
     finishes, in whatever order."""
@@ -320,16 +372,18 @@ def run_chunks(spec: SweepSpec, names: list[str], workers: int,
             on_chunk(future.result())
 
 
-def _run_on_dask(spec: SweepSpec, names: list[str], scheduler: str,
-                 on_chunk: Callable[[dict], None]) -> None:
+def _run_on_dask(
+    spec: SweepSpec, names: list[str], scheduler: str, on_chunk: Callable[[dict], None]
+) -> None:
     """Chunks as Dask tasks. Start the workers with one thread each
     (``dask worker ADDRESS --nthreads 1``): a PyBullet world is not shared by threads."""
     try:
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
     except ImportError:
-        raise InputError("--scheduler needs Dask, an optional extra: pip install "
-                         "'go-piggy-go-sandbox[cluster]'") from None
+        raise InputError(
+            "--scheduler needs Dask, an optional extra: pip install 'go-piggy-go-sandbox[cluster]'"
+        ) from None
     try:
         client = Client(scheduler, timeout="10s")
     except OSError as exc:
@@ -356,42 +410,66 @@ class SweepOutcome:
     computed: int
 
 
-def sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
-          resume: bool = False, per_shot: bool = False,
-          progress: Callable[[int], None] | None = None,
-          scheduler: str | None = None) -> list[dict]:
+def sweep(
+    spec: SweepSpec,
+    out: Path,
+    fmt: str = "parquet",
+    workers: int = 1,
+    resume: bool = False,
+    per_shot: bool = False,
+    progress: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
+) -> list[dict]:
     """:func:`run_sweep`, returning only the hit map's rows."""
     return run_sweep(spec, out, fmt, workers, resume, per_shot, progress, scheduler).rows
 
 
-def run_sweep(spec: SweepSpec, out: Path, fmt: str = "parquet", workers: int = 1,
-              resume: bool = False, per_shot: bool = False,
-              progress: Callable[[int], None] | None = None,
-              scheduler: str | None = None) -> SweepOutcome:
+def run_sweep(
+    spec: SweepSpec,
+    out: Path,
+    fmt: str = "parquet",
+    workers: int = 1,
+    resume: bool = False,
+    per_shot: bool = False,
+    progress: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
+) -> SweepOutcome:
     """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``), each
     file with what made it. Finished spaces are kept in ``<out>.parts/``
     (sim/studies/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished."""
     with owner.owned(out):
-        return _owned_sweep(spec, out, datafiles.format_of(out, fmt), workers, resume,
-                            per_shot, progress, scheduler)
+        return _owned_sweep(
+            spec, out, datafiles.format_of(out, fmt), workers, resume, per_shot, progress, scheduler
+        )
 
 
-def _owned_sweep(spec: SweepSpec, out: Path, fmt: str, workers: int, resume: bool,
-                 per_shot: bool, progress: Callable[[int], None] | None,
-                 scheduler: str | None) -> SweepOutcome:
+def _owned_sweep(
+    spec: SweepSpec,
+    out: Path,
+    fmt: str,
+    workers: int,
+    resume: bool,
+    per_shot: bool,
+    progress: Callable[[int], None] | None,
+    scheduler: str | None,
+) -> SweepOutcome:
     """:func:`run_sweep`, once this run owns ``out``."""
     folder = parts_folder(out)
     key = spec.key()
     found = parts.part_files(folder)
     if found and not resume:
-        raise InputError(f"{shown(str(folder))} holds an unfinished sweep: add --resume to "
-                         "finish it, or remove the folder")
+        raise InputError(
+            f"{shown(str(folder))} holds an unfinished sweep: add --resume to "
+            "finish it, or remove the folder"
+        )
     for path in found:
         if path.stem not in spec.spaces:
-            raise InputError(f"part file {shown(str(path))} is for a space this sweep does "
-                             f"not measure: delete it, or resume with the same --spaces")
+            raise InputError(
+                f"part file {shown(str(path))} is for a space this sweep does "
+                f"not measure: delete it, or resume with the same --spaces"
+            )
     done = {parts.read_part(p, key, expected_chunk(spec, p.stem))["space"] for p in found}
     made_by = provenance(spec)
     folder.mkdir(parents=True, exist_ok=True)
@@ -435,8 +513,6 @@ def shots_fired(rows: list[dict]) -> dict:
 
 def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
-
-
 
 
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:

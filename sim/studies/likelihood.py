@@ -29,9 +29,12 @@ class Undetermined(ValueError):
 def minimise(nll, start: np.ndarray) -> tuple[np.ndarray, float]:
     """The minimum of ``nll`` near ``start``: Nelder-Mead, robust on a small smooth
     problem and needing no gradients. Returns (parameters, -log L there)."""
-    fit = minimize(nll, start, method="Nelder-Mead",
-                   options={"xatol": 1e-6, "fatol": 1e-8, "maxiter": 20000, "maxfev": 20000,
-                            "adaptive": True})
+    fit = minimize(
+        nll,
+        start,
+        method="Nelder-Mead",
+        options={"xatol": 1e-6, "fatol": 1e-8, "maxiter": 20000, "maxfev": 20000, "adaptive": True},
+    )
     return np.array(fit.x), float(fit.fun)
 
 
@@ -55,10 +58,14 @@ def covariance(nll, q: np.ndarray, free: list[int]) -> np.ndarray:
     for i in range(k):
         for j in range(i, k):
             if i == j:
-                value = (at((i, 1)) - 2 * f0 + at((i, -1))) / h ** 2
+                value = (at((i, 1)) - 2 * f0 + at((i, -1))) / h**2
             else:
-                value = (at((i, 1), (j, 1)) - at((i, 1), (j, -1)) - at((i, -1), (j, 1))
-                         + at((i, -1), (j, -1))) / (4 * h * h)
+                value = (
+                    at((i, 1), (j, 1))
+                    - at((i, 1), (j, -1))
+                    - at((i, -1), (j, 1))
+                    + at((i, -1), (j, -1))
+                ) / (4 * h * h)
             hessian[i, j] = hessian[j, i] = value
     eigenvalues, vectors = np.linalg.eigh(hessian)
     if eigenvalues[0] <= 1e-9 * max(eigenvalues[-1], 1.0):
@@ -66,8 +73,9 @@ def covariance(nll, q: np.ndarray, free: list[int]) -> np.ndarray:
     return np.linalg.inv(hessian)
 
 
-def profile_upper_bound(nll, q: np.ndarray, nll_min: float, index: int, guess: float,
-                        rise: float = PROFILE_RISE_95) -> float:
+def profile_upper_bound(
+    nll, q: np.ndarray, nll_min: float, index: int, guess: float, rise: float = PROFILE_RISE_95
+) -> float:
     """Where the profile of ``nll`` in parameter ``index`` (the others minimised
     again at each value) has risen by ``rise`` above ``nll_min``, searching upward
     from ``guess - 8``; for a parameter whose estimate sits at the bottom of its

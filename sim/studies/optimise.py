@@ -63,16 +63,17 @@ class Search:
 
     def settings(self) -> dict:
         """What a study's trials depend on: a study resumed must have the same."""
-        return {"base_sha256": datafiles.sha256_text(design_tools.design_toml(self.base)),
-                "params": [p.to_dict() for p in self.params], "objectives": self.objectives,
-                "hitmaps": json.loads(self.spec.key()) | {"design": ""},
-                "limits": [self.limits.kinetic_energy_j,
-                           self.limits.kinetic_energy_per_area_j_m2],
-                "min_reach": self.min_reach}
+        return {
+            "base_sha256": datafiles.sha256_text(design_tools.design_toml(self.base)),
+            "params": [p.to_dict() for p in self.params],
+            "objectives": self.objectives,
+            "hitmaps": json.loads(self.spec.key()) | {"design": ""},
+            "limits": [self.limits.kinetic_energy_j, self.limits.kinetic_energy_per_area_j_m2],
+            "min_reach": self.min_reach,
+        }
 
     def default_study(self) -> str:
-        return "optimise-" + datafiles.sha256_text(json.dumps(self.settings(),
-                                                              sort_keys=True))[:16]
+        return "optimise-" + datafiles.sha256_text(json.dumps(self.settings(), sort_keys=True))[:16]
 
 
 def optuna_module():
@@ -80,8 +81,10 @@ def optuna_module():
     try:
         import optuna
     except ImportError:
-        raise InputError("piggy design optimise needs Optuna, an optional extra: pip install "
-                         "'go-piggy-go-sandbox[optimise]'") from None
+        raise InputError(
+            "piggy design optimise needs Optuna, an optional extra: pip install "
+            "'go-piggy-go-sandbox[optimise]'"
+        ) from None
     optuna.logging.set_verbosity(logging.WARNING)
     return optuna
 
@@ -104,26 +107,34 @@ def open_study(search: Search, storage_url: str, name: str, search_seed: int):
         storage = optuna.storages.RDBStorage(storage_url)
         existing = {s.study_name: s for s in optuna.get_all_study_summaries(storage)}
     except Exception as exc:  # sqlalchemy's and the database drivers' own errors
-        raise InputError(f"cannot open the study storage {shown(storage_url)}: "
-                         f"{shown(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}"
-                         ) from None
+        raise InputError(
+            f"cannot open the study storage {shown(storage_url)}: "
+            f"{shown(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}"
+        ) from None
     settings = search.settings()
     done = 0
     if name in existing:
         made_with = existing[name].user_attrs.get("settings")
         if made_with != json.loads(json.dumps(settings)):
             differ = sorted(k for k in settings if (made_with or {}).get(k) != settings[k])
-            raise InputError(f"study '{shown(name)}' was made with other settings (they differ "
-                             f"in {', '.join(differ) or 'all'}): give another --study")
+            raise InputError(
+                f"study '{shown(name)}' was made with other settings (they differ "
+                f"in {', '.join(differ) or 'all'}): give another --study"
+            )
         done = existing[name].n_trials
     directions = [design_search.OBJECTIVES[o][0] for o in search.objectives]
-    seed = (search_seed + done) % 2 ** 32  # a resumed study draws new points
+    seed = (search_seed + done) % 2**32  # a resumed study draws new points
     if len(directions) == 1:
         sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=TPE_STARTUP)
     else:
         sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=NSGA_POPULATION)
-    study = optuna.create_study(study_name=name, storage=storage, directions=directions,
-                                sampler=sampler, load_if_exists=True)
+    study = optuna.create_study(
+        study_name=name,
+        storage=storage,
+        directions=directions,
+        sampler=sampler,
+        load_if_exists=True,
+    )
     if name not in existing:
         study.set_user_attr("settings", settings)
         base_values = {p.field: _value_of(search.base, p.field) for p in search.params}
@@ -139,13 +150,20 @@ def _value_of(design: Design, field: str) -> float:
 
 def _suggest(trial, param: design_search.SearchParam) -> float:
     if param.integer:
-        return trial.suggest_int(param.field, math.ceil(param.low), math.floor(param.high),
-                                 log=param.log)
+        return trial.suggest_int(
+            param.field, math.ceil(param.low), math.floor(param.high), log=param.log
+        )
     return trial.suggest_float(param.field, param.low, param.high, log=param.log)
 
 
-def run(search: Search, study, trials: int, workers: int, cache: Path,
-        progress: Callable[[int, int], None] | None = None) -> None:
+def run(
+    search: Search,
+    study,
+    trials: int,
+    workers: int,
+    cache: Path,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
     """Add ``trials`` trials to ``study``, one after another (each hit map uses
     ``workers`` processes). ``progress(done, total)`` counts spaces."""
     spaces = len(search.spec.spaces)
@@ -169,48 +187,75 @@ def run(search: Search, study, trials: int, workers: int, cache: Path,
     study.optimize(objective, n_trials=trials)
 
 
-def measure(search: Search, values: dict, workers: int, cache: Path,
-            progress: Callable[[int, int], None] | None) -> dict:
+def measure(
+    search: Search,
+    values: dict,
+    workers: int,
+    cache: Path,
+    progress: Callable[[int, int], None] | None,
+) -> dict:
     """One trial: what it is (its design's name), its safety figures, feasibility,
     the reason when infeasible, its constraint values and objectives."""
     name = design_search.trial_name(search.base, values)
     spaces = len(search.spec.spaces)
-    out = {"design": name, "feasible": False, "reason": None, "reason_key": None,
-           "safety": None, "in_reach": None, "shots": 0, "constraints": [1.0, 1.0, 1.0],
-           "objectives": {o: [design_search.worst_value(o)] * 3 for o in search.objectives}}
+    out = {
+        "design": name,
+        "feasible": False,
+        "reason": None,
+        "reason_key": None,
+        "safety": None,
+        "in_reach": None,
+        "shots": 0,
+        "constraints": [1.0, 1.0, 1.0],
+        "objectives": {o: [design_search.worst_value(o)] * 3 for o in search.objectives},
+    }
     try:
         design = design_search.with_values(search.base, values, name)
     except InputError as exc:
         return out | {"reason": f"invalid design: {exc}", "reason_key": "invalid_design"}
     report = safety_report(design, search.limits)
     limits = search.limits
-    out["safety"] = {"kinetic_energy_j": round(report.kinetic_energy_j, 6),
-                     "kinetic_energy_max_j": round(report.kinetic_energy_max_j, 6),
-                     "kinetic_energy_per_area_j_m2": round(report.kinetic_energy_per_area_j_m2, 1)}
+    out["safety"] = {
+        "kinetic_energy_j": round(report.kinetic_energy_j, 6),
+        "kinetic_energy_max_j": round(report.kinetic_energy_max_j, 6),
+        "kinetic_energy_per_area_j_m2": round(report.kinetic_energy_per_area_j_m2, 1),
+    }
     energy = report.kinetic_energy_j
     if "energy" in search.objectives:
         out["objectives"]["energy"] = [round(energy, 6)] * 3
-    safety = [report.kinetic_energy_max_j - limits.kinetic_energy_j,
-              report.kinetic_energy_per_area_j_m2 - limits.kinetic_energy_per_area_j_m2]
+    safety = [
+        report.kinetic_energy_max_j - limits.kinetic_energy_j,
+        report.kinetic_energy_per_area_j_m2 - limits.kinetic_energy_per_area_j_m2,
+    ]
     if report.over_limits:
         key = report.over_limits[0]
-        text = (f"kinetic energy {report.kinetic_energy_max_j:.4f} J over the limit "
-                f"{limits.kinetic_energy_j:g} J" if key == "kinetic_energy_j" else
-                f"energy per area {report.kinetic_energy_per_area_j_m2:.0f} J/m² over the "
-                f"limit {limits.kinetic_energy_per_area_j_m2:g} J/m²")
+        text = (
+            f"kinetic energy {report.kinetic_energy_max_j:.4f} J over the limit "
+            f"{limits.kinetic_energy_j:g} J"
+            if key == "kinetic_energy_j"
+            else f"energy per area {report.kinetic_energy_per_area_j_m2:.0f} J/m² over the "
+            f"limit {limits.kinetic_energy_per_area_j_m2:g} J/m²"
+        )
         return out | {"reason": text, "reason_key": key, "constraints": [*safety, 0.0]}
-    results, _, maps = design_tools.compare_designs(search.spec, search.board, [design],
-                                                    workers, cache, progress)
+    results, _, maps = design_tools.compare_designs(
+        search.spec, search.board, [design], workers, cache, progress
+    )
     in_reach = results[0]["in_reach"]
     required = search.min_reach or spaces
-    objectives = design_search.objective_values(search.board, maps[0], search.objectives,
-                                                energy)
-    out.update({"in_reach": in_reach, "shots": sum(int(r["shots"] or 0) for r in maps[0]),
-                "objectives": {k: list(v) for k, v in objectives.items()},
-                "constraints": [*safety, float(required - in_reach)]})
+    objectives = design_search.objective_values(search.board, maps[0], search.objectives, energy)
+    out.update(
+        {
+            "in_reach": in_reach,
+            "shots": sum(int(r["shots"] or 0) for r in maps[0]),
+            "objectives": {k: list(v) for k, v in objectives.items()},
+            "constraints": [*safety, float(required - in_reach)],
+        }
+    )
     if in_reach < required:
-        return out | {"reason": f"{in_reach} of {spaces} spaces in reach, {required} required",
-                      "reason_key": "reach"}
+        return out | {
+            "reason": f"{in_reach} of {spaces} spaces in reach, {required} required",
+            "reason_key": "reach",
+        }
     return out | {"feasible": True}
 
 
@@ -218,8 +263,9 @@ def measure(search: Search, values: dict, workers: int, cache: Path,
 def finished(study) -> list:
     """The study's completed trials, in order."""
     optuna = optuna_module()
-    return [t for t in study.get_trials(deepcopy=False)
-            if t.state == optuna.trial.TrialState.COMPLETE]
+    return [
+        t for t in study.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.COMPLETE
+    ]
 
 
 def best_trials(search: Search, trials: list) -> list:
@@ -236,8 +282,11 @@ def best_trials(search: Search, trials: list) -> list:
     scores = {t.number: score(t) for t in feasible}
 
     def dominated(a) -> bool:
-        return any(all(x >= y for x, y in zip(scores[b.number], scores[a.number], strict=True))
-                   and scores[b.number] != scores[a.number] for b in feasible)
+        return any(
+            all(x >= y for x, y in zip(scores[b.number], scores[a.number], strict=True))
+            and scores[b.number] != scores[a.number]
+            for b in feasible
+        )
 
     return [t for t in feasible if not dominated(t)]
 
@@ -255,9 +304,15 @@ def trial_rows(search: Search, trials: list) -> list[dict]:
         safety = a.get("safety") or {}
         for key in ("kinetic_energy_j", "kinetic_energy_max_j", "kinetic_energy_per_area_j_m2"):
             row[key] = safety.get(key)
-        row.update({"in_reach": a.get("in_reach"), "spaces": len(search.spec.spaces),
-                    "shots": a.get("shots"), "feasible": bool(a.get("feasible")),
-                    "reason": a.get("reason")})
+        row.update(
+            {
+                "in_reach": a.get("in_reach"),
+                "spaces": len(search.spec.spaces),
+                "shots": a.get("shots"),
+                "feasible": bool(a.get("feasible")),
+                "reason": a.get("reason"),
+            }
+        )
         rows.append(row)
     return rows
 
@@ -267,8 +322,9 @@ def trial_design(search: Search, trial, name: str) -> Design:
     values = {p.field: trial.params[p.field] for p in search.params}
     design = design_search.with_values(search.base, values, name)
     changed = ", ".join(f"{k.split('.')[1]} = {v:.4g}" for k, v in values.items())
-    return dataclasses.replace(design, description=f"{search.base.name[:64]} with {changed} "
-                                                   "(piggy design optimise)")
+    return dataclasses.replace(
+        design, description=f"{search.base.name[:64]} with {changed} (piggy design optimise)"
+    )
 
 
 def is_base(search: Search, trial) -> bool:
@@ -291,8 +347,10 @@ def importances(study, search: Search, trials: list) -> dict[str, float] | None:
         with warnings.catch_warnings():  # its note that it looks for low target values
             warnings.simplefilter("ignore", UserWarning)
             found = optuna.importance.get_param_importances(
-                only, target=lambda t: sign * t.values[0],
-                evaluator=optuna.importance.PedAnovaImportanceEvaluator())
+                only,
+                target=lambda t: sign * t.values[0],
+                evaluator=optuna.importance.PedAnovaImportanceEvaluator(),
+            )
     except (RuntimeError, ValueError):  # e.g. every feasible trial at one point
         return None
     return {k: round(float(v), 4) for k, v in found.items()}

@@ -23,44 +23,74 @@ from sim.studies import design_search, design_tools, optimise
 from sim.studies.hitmap import SweepSpec
 
 
-def verify(search: optimise.Search, trial, design, spec: SweepSpec, workers: int, cache: Path,
-           progress: Callable[[int, int], None] | None = None) -> dict:
+def verify(
+    search: optimise.Search,
+    trial,
+    design,
+    spec: SweepSpec,
+    workers: int,
+    cache: Path,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """BASE and the trial's ``design`` fired with the same new shots of ``spec`` (its
     seed and precision) on the first objective's spaces."""
     objective = search.objectives[0]
     spaces = design_search.objective_spaces(search.board, search.spec.spaces, objective)
     spec = dataclasses.replace(spec, spaces=spaces)
-    facts = {"seed": spec.seed, "precision": spec.precision, "shots": spec.shots,
-             "spaces": list(spaces), "objective": objective}
+    facts = {
+        "seed": spec.seed,
+        "precision": spec.precision,
+        "shots": spec.shots,
+        "spaces": list(spaces),
+        "objective": objective,
+    }
     if optimise.is_base(search, trial):  # the same design fires the same shots: no shot needed
-        return {"verdict": f"{design.name} is {search.base.name} itself: the same shots, the "
-                           "same outcomes on every space", "mean_diff": 0.0,
-                "mean_diff_ci_low": 0.0, "mean_diff_ci_high": 0.0, **facts, "better": False,
-                "conclusion": f"nothing better found: the best trial is {search.base.name}'s "
-                              "own values"}
-    _, comparisons, maps = design_tools.compare_designs(spec, search.board,
-                                                        [search.base, design], workers, cache,
-                                                        progress)
+        return {
+            "verdict": f"{design.name} is {search.base.name} itself: the same shots, the "
+            "same outcomes on every space",
+            "mean_diff": 0.0,
+            "mean_diff_ci_low": 0.0,
+            "mean_diff_ci_high": 0.0,
+            **facts,
+            "better": False,
+            "conclusion": f"nothing better found: the best trial is {search.base.name}'s "
+            "own values",
+        }
+    _, comparisons, maps = design_tools.compare_designs(
+        spec, search.board, [search.base, design], workers, cache, progress
+    )
     comparison = comparisons[0].to_dict()
     low, high = comparison["mean_diff_ci"]
-    out = {"verdict": comparison["verdict"], "mean_diff": comparison["mean_diff"],
-           "mean_diff_ci_low": low, "mean_diff_ci_high": high, **facts}
+    out = {
+        "verdict": comparison["verdict"],
+        "mean_diff": comparison["mean_diff"],
+        "mean_diff_ci_low": low,
+        "mean_diff_ci_high": high,
+        **facts,
+    }
     if objective in ("mean-p", "far-rows"):
         better = low is not None and low > 0
-        what = f"{objective} mean difference {_signed(comparison['mean_diff'])} " \
-               f"[{_signed(low)}, {_signed(high)}]"
+        what = (
+            f"{objective} mean difference {_signed(comparison['mean_diff'])} "
+            f"[{_signed(low)}, {_signed(high)}]"
+        )
     else:
-        energy = [optimise.safety_report(d, search.limits).kinetic_energy_j
-                  for d in (search.base, design)]
-        figures = [design_search.objective_values(search.board, rows, [objective], e)[objective]
-                   for rows, e in zip(maps, energy, strict=True)]
+        energy = [
+            optimise.safety_report(d, search.limits).kinetic_energy_j for d in (search.base, design)
+        ]
+        figures = [
+            design_search.objective_values(search.board, rows, [objective], e)[objective]
+            for rows, e in zip(maps, energy, strict=True)
+        ]
         (base_value, base_low, _), (value, _, high_best) = figures
         out[f"{objective}_base"], out[f"{objective}_best"] = list(figures[0]), list(figures[1])
         better = value < base_value if objective == "energy" else high_best < base_low
         what = f"{objective} {value:.4g} against {base_value:.4g} for {search.base.name}"
-    text = ("detectably better than" if better else "nothing detectably better found than")
-    return out | {"better": better, "conclusion": f"{text} {search.base.name} on new shots "
-                  f"({what}, 95 %)"}
+    text = "detectably better than" if better else "nothing detectably better found than"
+    return out | {
+        "better": better,
+        "conclusion": f"{text} {search.base.name} on new shots ({what}, 95 %)",
+    }
 
 
 def _signed(value) -> str:
@@ -71,5 +101,9 @@ def write_best(path: Path, design, made_by: dict) -> Path:
     """The design file of a trial, with what made it in comments on top: ``design
     check`` and ``design compare`` read it as any design."""
     header = [f"# {key}: {shown(str(value), 500)}" for key, value in made_by.items()]
-    return write_text_atomic(path, "\n".join(["# made by piggy design optimise", *header])
-                             + "\n" + design_tools.design_toml(design))
+    return write_text_atomic(
+        path,
+        "\n".join(["# made by piggy design optimise", *header])
+        + "\n"
+        + design_tools.design_toml(design),
+    )

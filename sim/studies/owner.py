@@ -49,22 +49,28 @@ def _take(lock: Path, out: Path) -> None:
                 return
             except FileExistsError:
                 if lock.is_symlink() or not lock.is_file():
-                    raise InputError(f"{shown(os.fspath(lock))} is not a lock file of piggy's "
-                                     "(a folder or a link): move it away") from None
+                    raise InputError(
+                        f"{shown(os.fspath(lock))} is not a lock file of piggy's "
+                        "(a folder or a link): move it away"
+                    ) from None
                 owner = _owner(lock)
                 if owner is not None and _alive(owner):
-                    raise InputError(f"{shown(os.fspath(out))} is being written by another run "
-                                     f"(process {owner}): wait for it to finish, or, if no "
-                                     f"such run is going, delete {shown(os.fspath(lock))}"
-                                     ) from None
+                    raise InputError(
+                        f"{shown(os.fspath(out))} is being written by another run "
+                        f"(process {owner}): wait for it to finish, or, if no "
+                        f"such run is going, delete {shown(os.fspath(lock))}"
+                    ) from None
                 _take_over(lock, owner)
     except OSError as exc:
-        raise InputError(f"cannot make the lock file {shown(os.fspath(lock))}: "
-                         f"{exc.strerror}") from None
+        raise InputError(
+            f"cannot make the lock file {shown(os.fspath(lock))}: {exc.strerror}"
+        ) from None
     finally:
         tmp.unlink(missing_ok=True)
-    raise InputError(f"{shown(os.fspath(out))} is being claimed by other runs at the same "
-                     "time: run one at a time")
+    raise InputError(
+        f"{shown(os.fspath(out))} is being claimed by other runs at the same "
+        "time: run one at a time"
+    )
 
 
 def _take_over(lock: Path, dead: int | None) -> None:

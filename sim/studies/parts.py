@@ -50,17 +50,22 @@ def part_files(folder: Path) -> list[Path]:
     """The part files in a parts folder, sorted by name (none if there is no folder);
     a parts folder that is something else (a file, a link) is refused on one line."""
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise InputError(f"{shown(os.fspath(folder))} is not a folder, and a sweep keeps its "
-                         "finished spaces there: move it away or choose another output")
+        raise InputError(
+            f"{shown(os.fspath(folder))} is not a folder, and a sweep keeps its "
+            "finished spaces there: move it away or choose another output"
+        )
     return sorted(folder.glob("r*c*.json")) if folder.is_dir() else []
 
 
 def write_part(folder: Path, spec_key: str, chunk: dict) -> Path:
     """Write one finished space's part, atomically."""
-    record = {"piggy_part": PART_FORMAT, "settings_sha256": settings_hash(spec_key),
-              "content_sha256": content_hash(chunk), "chunk": chunk}
-    return write_text_atomic(folder / f"{chunk['space']}.json",
-                             json.dumps(record, allow_nan=False))
+    record = {
+        "piggy_part": PART_FORMAT,
+        "settings_sha256": settings_hash(spec_key),
+        "content_sha256": content_hash(chunk),
+        "chunk": chunk,
+    }
+    return write_text_atomic(folder / f"{chunk['space']}.json", json.dumps(record, allow_nan=False))
 
 
 def read_part(path: Path, spec_key: str, expected: chunks.Expected) -> dict:
@@ -68,24 +73,34 @@ def read_part(path: Path, spec_key: str, expected: chunks.Expected) -> dict:
     the shape ``expected``; else an :class:`InputError` naming the file and what to
     do."""
     where = f"part file {shown(os.fspath(path))}"
-    fix = (f"delete it (its space is measured again) or delete {shown(os.fspath(path.parent))}"
-           " and rerun without --resume")
+    fix = (
+        f"delete it (its space is measured again) or delete {shown(os.fspath(path.parent))}"
+        " and rerun without --resume"
+    )
     try:
         record = read_json(path, "part", MAX_PART_BYTES)
     except InputError as exc:
         reason = str(exc).removeprefix(f"{where}: ")
         raise InputError(f"{where} is corrupted ({reason}): {fix}") from None
-    if not isinstance(record, dict) or set(record) != _KEYS \
-            or record["piggy_part"] != PART_FORMAT or not isinstance(record["chunk"], dict):
+    if (
+        not isinstance(record, dict)
+        or set(record) != _KEYS
+        or record["piggy_part"] != PART_FORMAT
+        or not isinstance(record["chunk"], dict)
+    ):
         raise InputError(f"{where} is corrupted (not a part of this version of piggy): {fix}")
     if record["settings_sha256"] != settings_hash(spec_key):
         raise InputError(f"{where} was made by a sweep with other settings: {fix}")
     chunk = record["chunk"]
     if record["content_sha256"] != content_hash(chunk):
-        raise InputError(f"{where} was changed after it was written (its checksum does not "
-                         f"match): {fix}")
-    problem = (f"it is named for {shown(path.stem)}, not {expected.space}"
-               if path.stem != expected.space else chunks.check_chunk(chunk, expected))
+        raise InputError(
+            f"{where} was changed after it was written (its checksum does not match): {fix}"
+        )
+    problem = (
+        f"it is named for {shown(path.stem)}, not {expected.space}"
+        if path.stem != expected.space
+        else chunks.check_chunk(chunk, expected)
+    )
     if problem:
         raise InputError(f"{where} is corrupted ({problem}): {fix}")
     return chunk

@@ -30,8 +30,12 @@ from sim.studies.dead_zones import FEW_SHOTS
 
 #: Most spaces whose shots the page records (each shot adds about 100 kB to it).
 MAX_SPACES_RECORDED = 8
-_DEAD_WORDS = {"out_of_reach": "out of reach", "blocked": "blocked", "missed": "missed",
-               "never_out": "never out"}
+_DEAD_WORDS = {
+    "out_of_reach": "out of reach",
+    "blocked": "blocked",
+    "missed": "missed",
+    "never_out": "never out",
+}
 
 
 def recorded_spaces(comparison: compare.Comparison) -> list[str]:
@@ -62,8 +66,14 @@ def replay(world, spec: hitmap.SweepSpec, name: str, row: dict):
     from sim.physics import shoot
 
     _, aim = hitmap.aim_at_space(world, spec, name)
-    return shoot.fire(world, aim, aimer=Aimer(**spec.aimer), vary=spec.vary, record=True,
-                      **hitmap.shot_noise(spec, world.board.parse_space(name), row))
+    return shoot.fire(
+        world,
+        aim,
+        aimer=Aimer(**spec.aimer),
+        vary=spec.vary,
+        record=True,
+        **hitmap.shot_noise(spec, world.board.parse_space(name), row),
+    )
 
 
 def why(row: dict, chunk: dict) -> dict:
@@ -73,14 +83,16 @@ def why(row: dict, chunk: dict) -> dict:
     outcomes = Counter(s["outcome"] for s in shots)
     blockers = Counter(s["first_struck"] for s in shots if s["outcome"] == "blocked")
     n = max(len(shots), 1)
-    parts = [f"{kind} {100 * outcomes[kind] / n:.0f} %" for kind in
-             ("knocked", "stayed", "blocked", "missed") if outcomes[kind]]
+    parts = [
+        f"{kind} {100 * outcomes[kind] / n:.0f} %"
+        for kind in ("knocked", "stayed", "blocked", "missed")
+        if outcomes[kind]
+    ]
     by = blockers.most_common(1)[0][0] if blockers else None
     dead = _DEAD_WORDS.get(row.get("dead_zone") or "", "")
     if dead == "blocked" and by:
         dead = f"blocked by {'another piggy' if by == 'piggy' else 'the ' + by}"
-    return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})"
-                                                         if by else "")}
+    return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})" if by else "")}
 
 
 def figure_png(fig) -> str:
@@ -93,9 +105,15 @@ def figure_png(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-def build(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
-          comparison: compare.Comparison, chunks: list[list[dict]], made_by: dict,
-          scale: float) -> dict:
+def build(
+    spec: hitmap.SweepSpec,
+    board: Board,
+    designs: list[Design],
+    comparison: compare.Comparison,
+    chunks: list[list[dict]],
+    made_by: dict,
+    scale: float,
+) -> dict:
     """Everything the page shows (sim/views/report_page.py), shots recorded."""
     from sim.physics.world import World
     from sim.views import viewer
@@ -105,38 +123,73 @@ def build(spec: hitmap.SweepSpec, board: Board, designs: list[Design],
     rows = []
     for row in comparison.spaces:
         a, b = chunks_a[row["space"]], chunks_b[row["space"]]
-        rows.append({**{k: row[k] for k in ("space", "p_a", "p_b", "diff", "diff_ci_low",
-                                            "diff_ci_high", "p_value_adjusted", "significant",
-                                            "shots")},
-                     "few_pairs": row["diff"] is not None and row["shots"] < FEW_SHOTS,
-                     "why_a": why(a["row"], a), "why_b": why(b["row"], b)})
+        rows.append(
+            {
+                **{
+                    k: row[k]
+                    for k in (
+                        "space",
+                        "p_a",
+                        "p_b",
+                        "diff",
+                        "diff_ci_low",
+                        "diff_ci_high",
+                        "p_value_adjusted",
+                        "significant",
+                        "shots",
+                    )
+                },
+                "few_pairs": row["diff"] is not None and row["shots"] < FEW_SHOTS,
+                "why_a": why(a["row"], a),
+                "why_b": why(b["row"], b),
+            }
+        )
     shots: dict[str, dict] = {}
     spaces = recorded_spaces(comparison)
     by_space = {r["space"]: r for r in comparison.spaces}
     for side, design in zip("ab", designs, strict=True):
         with World(load_board(spec.board), design, hit_rule=spec.hit_rule) as world:
             for name in spaces:
-                index, reason = representative_shot(by_space[name], chunks_a[name],
-                                                    chunks_b[name])
+                index, reason = representative_shot(by_space[name], chunks_a[name], chunks_b[name])
                 result = replay(world, spec, name, chunks_a[name]["shots"][index])
                 knocked = ", ".join(result.knocked) or "nobody"
-                shots.setdefault(name, {"shot": index, "reason": reason,
-                                        "seed": chunks_a[name]["shots"][index]["seed"]})
+                shots.setdefault(
+                    name,
+                    {
+                        "shot": index,
+                        "reason": reason,
+                        "seed": chunks_a[name]["shots"][index]["seed"],
+                    },
+                )
                 chunk = (chunks_a if side == "a" else chunks_b)[name]
                 recorded = bool(chunk["shots"][index]["target_knocked"])
                 shots[name][side] = {
                     "data": viewer.shot_data(board, design, result),
                     "title": f"{design.name} at {name}: knocked out {knocked}",
-                    "knocked": knocked, "struck": " → ".join(result.contacts) or "nothing",
+                    "knocked": knocked,
+                    "struck": " → ".join(result.contacts) or "nothing",
                     # the replay is the hit map's shot: the same seed, the same outcome
-                    "as_recorded": (chunk["target"] in result.knocked) == recorded}
+                    "as_recorded": (chunk["target"] in result.knocked) == recorded,
+                }
     title_tail = compare.study_title(made_by)
-    pictures = {"difference": figure_png(compare.difference_figure(board, comparison, made_by,
-                                                                   scale))}
+    pictures = {
+        "difference": figure_png(compare.difference_figure(board, comparison, made_by, scale))
+    }
     for side, design, cs in zip("ab", designs, chunks, strict=True):
-        pictures[side] = figure_png(heatmap_figure(
-            board, [c["row"] for c in cs], f"{design.name}: P(target knocked out)\n{title_tail}"))
-    return {"design_a": designs[0].name, "design_b": designs[1].name,
-            "verdict": comparison.verdict, "mean_diff": list(comparison.mean_diff),
-            "rows": rows, "shots": shots, "pictures": pictures, "provenance": made_by,
-            "max_recorded": MAX_SPACES_RECORDED, "few_pairs": FEW_SHOTS}
+        pictures[side] = figure_png(
+            heatmap_figure(
+                board, [c["row"] for c in cs], f"{design.name}: P(target knocked out)\n{title_tail}"
+            )
+        )
+    return {
+        "design_a": designs[0].name,
+        "design_b": designs[1].name,
+        "verdict": comparison.verdict,
+        "mean_diff": list(comparison.mean_diff),
+        "rows": rows,
+        "shots": shots,
+        "pictures": pictures,
+        "provenance": made_by,
+        "max_recorded": MAX_SPACES_RECORDED,
+        "few_pairs": FEW_SHOTS,
+    }

@@ -90,8 +90,9 @@ def to_deviates(points: np.ndarray) -> np.ndarray:
     return out
 
 
-def interval(hits: np.ndarray, z: float = 1.959963984540054
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def interval(
+    hits: np.ndarray, z: float = 1.959963984540054
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Estimate and 95 % interval from R scrambles of n points each.
 
     Parameters
@@ -113,9 +114,12 @@ def interval(hits: np.ndarray, z: float = 1.959963984540054
     w_low, w_high = wilson(estimate, scrambles * points * credited, z)
     if scrambles < 2:
         return estimate, w_low, w_high
-    first_half = hits[..., :points // 2].mean(axis=-1) if points >= 2 else None
-    half = (stats.t.ppf(0.975, scrambles - 1) * spread(hits.mean(axis=-1), first_half)
-            / math.sqrt(scrambles))
+    first_half = hits[..., : points // 2].mean(axis=-1) if points >= 2 else None
+    half = (
+        stats.t.ppf(0.975, scrambles - 1)
+        * spread(hits.mean(axis=-1), first_half)
+        / math.sqrt(scrambles)
+    )
     low = np.clip(np.minimum(estimate - half, w_low), 0.0, 1.0)
     high = np.clip(np.maximum(estimate + half, w_high), 0.0, 1.0)
     return estimate, low, high
@@ -143,8 +147,9 @@ def credit(points: int, p) -> np.ndarray:
     return np.clip(points * np.minimum(p, 1.0 - p), 1.0, MAX_CREDIT)
 
 
-def wilson(p: np.ndarray, shots: float, z: float = 1.959963984540054
-           ) -> tuple[np.ndarray, np.ndarray]:
+def wilson(
+    p: np.ndarray, shots: float, z: float = 1.959963984540054
+) -> tuple[np.ndarray, np.ndarray]:
     """The Wilson interval of a proportion ``p`` seen in ``shots`` shots (vectorised)."""
     p = np.asarray(p, float)
     centre = (p + z * z / (2 * shots)) / (1 + z * z / shots)
@@ -193,8 +198,12 @@ def provenance(sampler: str) -> dict:
     choice), the sampler and its scrambles and first points for RQMC."""
     if sampler == "mc":
         return {}
-    return {"sampler": sampler, "scrambles": SCRAMBLES, "first_points": FIRST_POINTS,
-            "max_credit": MAX_CREDIT}
+    return {
+        "sampler": sampler,
+        "scrambles": SCRAMBLES,
+        "first_points": FIRST_POINTS,
+        "max_credit": MAX_CREDIT,
+    }
 
 
 def by_scramble(rows: list[dict], hit) -> np.ndarray:
@@ -235,18 +244,28 @@ def paired_tables(a: np.ndarray, b: np.ndarray) -> PairedDifference:
     a, b = a[:, :points], b[:, :points]
     scrambles, shots = a.shape[0], a.size
     diffs = b.mean(axis=1) - a.mean(axis=1)
-    half_diffs = (b[:, :points // 2].mean(axis=1) - a[:, :points // 2].mean(axis=1)
-                  if points >= 2 else None)
+    half_diffs = (
+        b[:, : points // 2].mean(axis=1) - a[:, : points // 2].mean(axis=1) if points >= 2 else None
+    )
     a_only, b_only = int(np.sum(a & ~b)), int(np.sum(~a & b))
-    binomial = (a_only + b_only - (a_only - b_only) ** 2 / shots) / shots ** 2
-    floor = max(binomial, 1.0 / shots ** 2) / float(credit(points, (a_only + b_only) / shots))
-    sd = max(float(spread(diffs, half_diffs)) if scrambles > 1 else 0.0,
-             math.sqrt(scrambles * floor))
+    binomial = (a_only + b_only - (a_only - b_only) ** 2 / shots) / shots**2
+    floor = max(binomial, 1.0 / shots**2) / float(credit(points, (a_only + b_only) / shots))
+    sd = max(
+        float(spread(diffs, half_diffs)) if scrambles > 1 else 0.0, math.sqrt(scrambles * floor)
+    )
     diff = float(diffs.mean())
     dof = max(1, scrambles - 1)
     half = stats.t.ppf(0.975, dof) * sd / math.sqrt(scrambles)
     t_stat = diff / (sd / math.sqrt(scrambles))
     p_value = 1.0 if a_only + b_only == 0 else float(2 * stats.t.sf(abs(t_stat), dof))
-    return PairedDifference(shots, float(a.mean()), float(b.mean()), diff,
-                            max(-1.0, diff - half), min(1.0, diff + half), a_only, b_only,
-                            p_value)
+    return PairedDifference(
+        shots,
+        float(a.mean()),
+        float(b.mean()),
+        diff,
+        max(-1.0, diff - half),
+        min(1.0, diff + half),
+        a_only,
+        b_only,
+        p_value,
+    )

@@ -32,8 +32,9 @@ from sim.studies.flight import fly_to_height
 #: Pitches tried across the design's range for the fastest point (the endpoints included).
 _PITCH_STEPS = 211
 
-LIMITS_SOURCE = ("indicative figures cited for EN 71-1 and ASTM F963 projectile toys; "
-                 "not a certification")
+LIMITS_SOURCE = (
+    "indicative figures cited for EN 71-1 and ASTM F963 projectile toys; not a certification"
+)
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,11 @@ class SafetyLimits:
     source: str = LIMITS_SOURCE
 
     def to_dict(self) -> dict:
-        return {"kinetic_energy_j": self.kinetic_energy_j,
-                "kinetic_energy_per_area_j_m2": self.kinetic_energy_per_area_j_m2,
-                "source": self.source}
+        return {
+            "kinetic_energy_j": self.kinetic_energy_j,
+            "kinetic_energy_per_area_j_m2": self.kinetic_energy_per_area_j_m2,
+            "source": self.source,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,13 @@ class SafetyReport:
     design: str
     mass_g: float
     muzzle_speed_mm_s: float
-    fastest_speed_mm_s: float       # over the flight, every pitch in the range
-    fastest_pitch_deg: float        # the pitch that gives it
-    kinetic_energy_j: float         # at the muzzle
-    kinetic_energy_max_j: float     # at the fastest point
+    fastest_speed_mm_s: float  # over the flight, every pitch in the range
+    fastest_pitch_deg: float  # the pitch that gives it
+    kinetic_energy_j: float  # at the muzzle
+    kinetic_energy_max_j: float  # at the fastest point
     smallest_face_mm2: float
     kinetic_energy_per_area_j_m2: float  # the fastest point's energy on the smallest face
-    method: str                     # closed form, or the drag integration
+    method: str  # closed form, or the drag integration
     limits: SafetyLimits
 
     @property
@@ -78,7 +81,8 @@ class SafetyReport:
 
     def to_dict(self) -> dict:
         return {
-            "design": self.design, "mass_g": self.mass_g,
+            "design": self.design,
+            "mass_g": self.mass_g,
             "muzzle_speed_mm_s": round(self.muzzle_speed_mm_s, 1),
             "fastest_speed_mm_s": round(self.fastest_speed_mm_s, 1),
             "fastest_pitch_deg": round(self.fastest_pitch_deg, 2),
@@ -86,7 +90,8 @@ class SafetyReport:
             "kinetic_energy_max_j": round(self.kinetic_energy_max_j, 6),
             "smallest_face_mm2": round(self.smallest_face_mm2, 2),
             "kinetic_energy_per_area_j_m2": round(self.kinetic_energy_per_area_j_m2, 1),
-            "method": self.method, "limits": self.limits.to_dict(),
+            "method": self.method,
+            "limits": self.limits.to_dict(),
             "over_limits": self.over_limits,
         }
 
@@ -95,7 +100,7 @@ def smallest_face_mm2(bale: Bale) -> float:
     """Area of the bale's smallest face seen square on, its rounded corners taken
     off (a rounded rectangle: a·b - (4 - π)·r²), mm²."""
     a, b = sorted((bale.length_mm, bale.width_mm, bale.height_mm))[:2]
-    return a * b - (4 - math.pi) * bale.corner_radius_mm ** 2
+    return a * b - (4 - math.pi) * bale.corner_radius_mm**2
 
 
 def kinetic_energy_j(mass_g: float, speed_mm_s) -> np.ndarray:
@@ -120,13 +125,18 @@ def safety_report(design: Design, limits: SafetyLimits = SafetyLimits()) -> Safe
     energy_max = float(kinetic_energy_j(bale.mass_g, fastest[best]))
     face = smallest_face_mm2(bale)
     return SafetyReport(
-        design=design.name, mass_g=bale.mass_g, muzzle_speed_mm_s=launcher.muzzle_speed_mm_s,
-        fastest_speed_mm_s=float(fastest[best]), fastest_pitch_deg=float(pitches[best]),
+        design=design.name,
+        mass_g=bale.mass_g,
+        muzzle_speed_mm_s=launcher.muzzle_speed_mm_s,
+        fastest_speed_mm_s=float(fastest[best]),
+        fastest_pitch_deg=float(pitches[best]),
         kinetic_energy_j=float(kinetic_energy_j(bale.mass_g, launcher.muzzle_speed_mm_s)),
-        kinetic_energy_max_j=energy_max, smallest_face_mm2=face,
+        kinetic_energy_max_j=energy_max,
+        smallest_face_mm2=face,
         kinetic_energy_per_area_j_m2=energy_max / (face * 1e-6),
         method="drag integration" if drag_constant_per_mm(design) else "closed form, no drag",
-        limits=limits)
+        limits=limits,
+    )
 
 
 def format_safety(report: SafetyReport) -> list[str]:
@@ -141,12 +151,19 @@ def format_safety(report: SafetyReport) -> list[str]:
         f"{limits.kinetic_energy_per_area_j_m2:g} J/m²",
     ]
     over = report.over_limits
-    excess = {"kinetic_energy_j": f"kinetic energy {report.kinetic_energy_max_j:.4f} J > "
-                                  f"{limits.kinetic_energy_j:g} J",
-              "kinetic_energy_per_area_j_m2": f"per area {report.kinetic_energy_per_area_j_m2:.0f}"
-                                              f" J/m² > {limits.kinetic_energy_per_area_j_m2:g}"
-                                              " J/m²"}
-    lines.append("FLAG: safety: OVER THE LIMIT: " + "; ".join(excess[k] for k in over)
-                 + " (flagged, not refused)" if over else "safety: within the reference limits")
+    excess = {
+        "kinetic_energy_j": f"kinetic energy {report.kinetic_energy_max_j:.4f} J > "
+        f"{limits.kinetic_energy_j:g} J",
+        "kinetic_energy_per_area_j_m2": f"per area {report.kinetic_energy_per_area_j_m2:.0f}"
+        f" J/m² > {limits.kinetic_energy_per_area_j_m2:g}"
+        " J/m²",
+    }
+    lines.append(
+        "FLAG: safety: OVER THE LIMIT: "
+        + "; ".join(excess[k] for k in over)
+        + " (flagged, not refused)"
+        if over
+        else "safety: within the reference limits"
+    )
     lines.append(f"  ({limits.source})")
     return lines

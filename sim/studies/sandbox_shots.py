@@ -25,10 +25,17 @@ EXAMPLE_PITCHES_DEG = (-30.0, -25.0, 8.0, 64.0, 70.0)
 EXAMPLE_YAWS_DEG = (28.0, -28.0)
 
 
-def sandbox_shots_csv(design: Design, pitches_deg=EXAMPLE_PITCHES_DEG,
-                      yaws_deg=EXAMPLE_YAWS_DEG, shots_per_pitch: int = 8, seed: int = 0,
-                      pitch_offset_deg: float = 0.0, yaw_offset_deg: float = 0.0,
-                      board: str = "stock", chronograph: bool = False) -> str:
+def sandbox_shots_csv(
+    design: Design,
+    pitches_deg=EXAMPLE_PITCHES_DEG,
+    yaws_deg=EXAMPLE_YAWS_DEG,
+    shots_per_pitch: int = 8,
+    seed: int = 0,
+    pitch_offset_deg: float = 0.0,
+    yaw_offset_deg: float = 0.0,
+    board: str = "stock",
+    chronograph: bool = False,
+) -> str:
     """Fire ``shots_per_pitch`` shots at each pitch (yaws taken in turn) with the
     design's noise, and write what was measured as CSV text.
 
@@ -49,12 +56,13 @@ def sandbox_shots_csv(design: Design, pitches_deg=EXAMPLE_PITCHES_DEG,
             for k in range(shots_per_pitch):
                 yaw = yaws_deg[k % len(yaws_deg)]
                 shot_seed = int(np.random.SeedSequence([seed, i, k]).generate_state(1)[0])
-                shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg,
-                                   seed=shot_seed)
+                shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
                 if shot.first_contact_with != "board":
-                    raise InputError(f"a sandbox shot at yaw {yaw:g}, pitch {pitch:g} deg first "
-                                     f"touched {shot.first_contact_with}, not the board: "
-                                     "choose other settings")
+                    raise InputError(
+                        f"a sandbox shot at yaw {yaw:g}, pitch {pitch:g} deg first "
+                        f"touched {shot.first_contact_with}, not the board: "
+                        "choose other settings"
+                    )
                 x, y, _ = shot.first_contact_mm
                 row = [f"{pitch:g}", f"{yaw:g}", f"{x:.1f}", f"{y:.1f}"]
                 writer.writerow(row + ([f"{shot.speed_mm_s:.0f}"] if chronograph else []))

@@ -31,8 +31,9 @@ def parse_scan(text: str) -> np.ndarray:
     return values
 
 
-def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
-                progress=None) -> list[dict]:
+def aim_sd_scan(
+    spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1, progress=None
+) -> list[dict]:
     """One row per (space, spread): P(target) and its 95 % interval (Wilson's, or
     the RQMC sampler's: sim/studies/rqmc.py)."""
     rows: list[dict] = []
@@ -44,13 +45,23 @@ def aim_sd_scan(spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1,
         hitmap.run_chunks(point, list(spec.spaces), workers, partial(_keep, chunks))
         for name in spec.spaces:
             shots = chunks[name]["shots"]
-            p, low, high = (rqmc.proportion(shots, lambda r: r["target_knocked"]) if shots
-                            else (None, None, None))
-            rows.append({"design": design, "space": name, "aim_sd_deg": round(float(sd), 4),
-                         "reachable": chunks[name]["reachable"], "shots": len(shots),
-                         "p_target": round(p, 6) if p is not None else None,
-                         "p_target_ci_low": None if low is None else round(low, 6),
-                         "p_target_ci_high": None if high is None else round(high, 6)})
+            p, low, high = (
+                rqmc.proportion(shots, lambda r: r["target_knocked"])
+                if shots
+                else (None, None, None)
+            )
+            rows.append(
+                {
+                    "design": design,
+                    "space": name,
+                    "aim_sd_deg": round(float(sd), 4),
+                    "reachable": chunks[name]["reachable"],
+                    "shots": len(shots),
+                    "p_target": round(p, 6) if p is not None else None,
+                    "p_target_ci_low": None if low is None else round(low, 6),
+                    "p_target_ci_high": None if high is None else round(high, 6),
+                }
+            )
         if progress:
             progress(step + 1)
     return rows
@@ -76,24 +87,44 @@ def scan_figure(rows: list[dict], title: str):
         a = load_aimer(aimer)
         low, high = sorted((a.yaw_sd_deg, a.pitch_sd_deg))
         ax.axvspan(low - 0.03, high + 0.03, color=shade, alpha=0.7, zorder=0)
-        ax.text((low + high) / 2, 1.13, f"{aimer}\n(yaw {a.yaw_sd_deg:g}°, pitch "
-                f"{a.pitch_sd_deg:g}°)", ha="center", va="top", fontsize=7, zorder=1)
+        ax.text(
+            (low + high) / 2,
+            1.13,
+            f"{aimer}\n(yaw {a.yaw_sd_deg:g}°, pitch {a.pitch_sd_deg:g}°)",
+            ha="center",
+            va="top",
+            fontsize=7,
+            zorder=1,
+        )
     designs = list(dict.fromkeys(r["design"] for r in rows))
     colours = {}
     for d, design in enumerate(designs):
         for name in dict.fromkeys(r["space"] for r in rows):
-            mine = [r for r in rows if r["space"] == name and r["design"] == design
-                    and r["p_target"] is not None]
+            mine = [
+                r
+                for r in rows
+                if r["space"] == name and r["design"] == design and r["p_target"] is not None
+            ]
             if not mine:
                 continue
             sd = [r["aim_sd_deg"] for r in mine]
             label = name if len(designs) == 1 else f"{name}, {design}"
-            line, = ax.plot(sd, [r["p_target"] for r in mine], marker="o",
-                            ls=_STYLES[d % len(_STYLES)], color=colours.get(name), label=label)
+            (line,) = ax.plot(
+                sd,
+                [r["p_target"] for r in mine],
+                marker="o",
+                ls=_STYLES[d % len(_STYLES)],
+                color=colours.get(name),
+                label=label,
+            )
             colours[name] = line.get_color()
-            ax.fill_between(sd, [r["p_target_ci_low"] for r in mine],
-                            [r["p_target_ci_high"] for r in mine], color=line.get_color(),
-                            alpha=0.12)
+            ax.fill_between(
+                sd,
+                [r["p_target_ci_low"] for r in mine],
+                [r["p_target_ci_high"] for r in mine],
+                color=line.get_color(),
+                alpha=0.12,
+            )
     ax.set_xlabel("aim spread, 1 sd (degrees, yaw and pitch)")
     ax.set_ylabel("P(target knocked out)")
     ax.set_ylim(-0.02, 1.15)

@@ -27,10 +27,14 @@ REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
 #: Allowed values of each column: the pitch within any design's reach, a yaw as the
 #: CLI takes it, landings within 5 m, speeds and pivots as in design files.
-_RANGES = {"pitch_deg": (-60.0, 85.0), "yaw_deg": (-180.0, 180.0),
-           "x_mm": (-5000.0, 5000.0), "y_mm": (-5000.0, 5000.0),
-           "speed_mm_s": RANGES["launcher.muzzle_speed_mm_s"],
-           "pivot_height_mm": RANGES["launcher.pivot_height_mm"]}
+_RANGES = {
+    "pitch_deg": (-60.0, 85.0),
+    "yaw_deg": (-180.0, 180.0),
+    "x_mm": (-5000.0, 5000.0),
+    "y_mm": (-5000.0, 5000.0),
+    "speed_mm_s": RANGES["launcher.muzzle_speed_mm_s"],
+    "pivot_height_mm": RANGES["launcher.pivot_height_mm"],
+}
 
 
 @dataclass(frozen=True)
@@ -70,27 +74,35 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
     header = [h.strip() for h in rows[0]]
     for name in header:
         if name not in allowed:
-            raise InputError(f"{source}: unknown column '{name}' (columns: "
-                             f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})")
+            raise InputError(
+                f"{source}: unknown column '{name}' (columns: "
+                f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})"
+            )
     if len(set(header)) != len(header):
         raise InputError(f"{source}: a column is named twice in the header")
     for name in REQUIRED:
         if name not in header:
-            raise InputError(f"{source}: missing column '{name}' (columns: "
-                             f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})")
+            raise InputError(
+                f"{source}: missing column '{name}' (columns: "
+                f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})"
+            )
     columns = {name: [] for name in allowed}
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
-            raise InputError(f"{source} row {number}: {len(row)} values, the header has "
-                             f"{len(header)}")
+            raise InputError(
+                f"{source} row {number}: {len(row)} values, the header has {len(header)}"
+            )
         cells = dict(zip(header, row, strict=True))
         for name in allowed:
             columns[name].append(_number(cells.get(name, ""), name, number, source))
         if math.hypot(columns["x_mm"][-1], columns["y_mm"][-1]) < 1.0:
-            raise InputError(f"{source} row {number}: the landing (x_mm, y_mm) is at the "
-                             "tractor's pivot; measure where the bale first touched the board")
-    return MeasuredShots(**{name: np.array(values, float) for name, values in columns.items()},
-                         source=source)
+            raise InputError(
+                f"{source} row {number}: the landing (x_mm, y_mm) is at the "
+                "tractor's pivot; measure where the bale first touched the board"
+            )
+    return MeasuredShots(
+        **{name: np.array(values, float) for name, values in columns.items()}, source=source
+    )
 
 
 def _number(text: str, name: str, row: int, source: str) -> float:
@@ -101,10 +113,12 @@ def _number(text: str, name: str, row: int, source: str) -> float:
         return math.nan
     value = ascii_decimal(text)
     if value is None:
-        raise InputError(f"{source} row {row}, column '{name}': '{shown(text)}' is not a "
-                         "number in ASCII digits")
+        raise InputError(
+            f"{source} row {row}, column '{name}': '{shown(text)}' is not a number in ASCII digits"
+        )
     lo, hi = _RANGES[name]
     if not lo <= value <= hi:  # NaN fails this too
-        raise InputError(f"{source} row {row}, column '{name}': {text} is out of range "
-                         f"[{lo:g}, {hi:g}]")
+        raise InputError(
+            f"{source} row {row}, column '{name}': {text} is out of range [{lo:g}, {hi:g}]"
+        )
     return value

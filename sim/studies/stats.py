@@ -19,8 +19,17 @@ from scipy import stats
 
 from referee.match import Z_95, wilson_interval
 
-__all__ = ["PairedDifference", "holm", "mcnemar_exact", "mean_interval", "paired_difference",
-           "precision_reached", "sequential_bias", "wilson_half_width", "wilson_interval"]
+__all__ = [
+    "PairedDifference",
+    "holm",
+    "mcnemar_exact",
+    "mean_interval",
+    "paired_difference",
+    "precision_reached",
+    "sequential_bias",
+    "wilson_half_width",
+    "wilson_interval",
+]
 
 
 def wilson_half_width(hits: int, shots: int, z: float = Z_95) -> float:
@@ -54,11 +63,13 @@ def sequential_bias(p: float, precision: float, batch: int, cap: int) -> tuple[f
     while shots < cap:
         size = min(batch, cap - shots)
         pmf = step if size == batch else stats.binom.pmf(np.arange(size + 1), size, p)
-        alive = np.convolve(alive, pmf)[:cap + 1]
+        alive = np.convolve(alive, pmf)[: cap + 1]
         shots += size
         hits = np.arange(cap + 1)
-        stop = np.array([shots >= cap or precision_reached(int(k), shots, precision)
-                         for k in range(shots + 1)] + [False] * (cap - shots))
+        stop = np.array(
+            [shots >= cap or precision_reached(int(k), shots, precision) for k in range(shots + 1)]
+            + [False] * (cap - shots)
+        )
         stopping = np.where(stop, alive, 0.0)
         mean_estimate += float(np.sum(stopping * hits) / shots)
         mean_shots += float(np.sum(stopping)) * shots
@@ -122,12 +133,27 @@ def paired_difference(a: np.ndarray, b: np.ndarray) -> PairedDifference:
     margins = (both + a_only) * (neither + b_only) * (both + b_only) * (neither + a_only)
     phi = (both * neither - a_only * b_only) / math.sqrt(margins) if margins else 0.0
     diff = p_b - p_a
-    below = math.sqrt(max(0.0, (p_b - low_b) ** 2 - 2 * phi * (p_b - low_b) * (high_a - p_a)
-                          + (high_a - p_a) ** 2))
-    above = math.sqrt(max(0.0, (high_b - p_b) ** 2 - 2 * phi * (high_b - p_b) * (p_a - low_a)
-                          + (p_a - low_a) ** 2))
-    return PairedDifference(n, p_a, p_b, diff, max(-1.0, diff - below), min(1.0, diff + above),
-                            a_only, b_only, mcnemar_exact(a_only, b_only))
+    below = math.sqrt(
+        max(
+            0.0, (p_b - low_b) ** 2 - 2 * phi * (p_b - low_b) * (high_a - p_a) + (high_a - p_a) ** 2
+        )
+    )
+    above = math.sqrt(
+        max(
+            0.0, (high_b - p_b) ** 2 - 2 * phi * (high_b - p_b) * (p_a - low_a) + (p_a - low_a) ** 2
+        )
+    )
+    return PairedDifference(
+        n,
+        p_a,
+        p_b,
+        diff,
+        max(-1.0, diff - below),
+        min(1.0, diff + above),
+        a_only,
+        b_only,
+        mcnemar_exact(a_only, b_only),
+    )
 
 
 def holm(p_values: list[float]) -> list[float]:
@@ -142,8 +168,9 @@ def holm(p_values: list[float]) -> list[float]:
     return adjusted
 
 
-def mean_interval(means: list[float], variances: list[float],
-                  z: float = Z_95) -> tuple[float, float, float]:
+def mean_interval(
+    means: list[float], variances: list[float], z: float = Z_95
+) -> tuple[float, float, float]:
     """The mean of several independent estimates and its normal-approximation interval.
 
     ``variances`` are the estimates' own sampling variances (p(1-p)/n for a

@@ -33,8 +33,9 @@ def die_with_parent(parent_pid: int) -> None:
         if os.getppid() != parent_pid:
             os._exit(1)
         return
-    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
-                     name="piggy-parent-watch").start()
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid,), daemon=True, name="piggy-parent-watch"
+    ).start()
 
 
 def _set_parent_death_signal() -> bool:
@@ -56,5 +57,6 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 
     Use it within one thread (``with process_pool(n) as pool: ...``): the kernel
     sends the signal when the *thread* that started a worker ends."""
-    return ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent,
-                               initargs=(os.getpid(),))
+    return ProcessPoolExecutor(
+        max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
+    )

@@ -44,8 +44,11 @@ class View:
         """PyBullet's view and projection matrices (column-major lists, cm)."""
         from sim.physics.bullet import pb
 
-        view = pb.computeViewMatrix([c * CM_PER_MM for c in self.eye_mm],
-                                    [c * CM_PER_MM for c in self.target_mm], list(self.up))
+        view = pb.computeViewMatrix(
+            [c * CM_PER_MM for c in self.eye_mm],
+            [c * CM_PER_MM for c in self.target_mm],
+            list(self.up),
+        )
         w, h = size
         return view, pb.computeProjectionMatrixFOV(self.fov_deg, w / h, 1.0, 1000.0)
 
@@ -59,8 +62,11 @@ def ahead_of(result: ShotResult) -> np.ndarray:
 def disturbed(result: ShotResult) -> list[str]:
     """The piggies that moved during the shot (all the knocked-out ones among them)."""
     rec = result.recording
-    moved = [name for name, track in rec.piggies_mm.items()
-             if np.linalg.norm(track - track[0], axis=1).max() > _MOVED_MM]
+    moved = [
+        name
+        for name, track in rec.piggies_mm.items()
+        if np.linalg.norm(track - track[0], axis=1).max() > _MOVED_MM
+    ]
     return sorted(set(moved) | set(result.knocked))
 
 
@@ -70,8 +76,11 @@ def action_points(result: ShotResult, *, tractor: bool = False) -> np.ndarray:
     with ``tractor`` the tractor's middle (so the picture shows who fired)."""
     rec = result.recording
     points = [result.trajectory_mm, np.asarray(result.rest_mm, float)[None, :]]
-    box = np.array([[dx, dy, dz] for dx in (-1, 1) for dy in (-1, 1)
-                    for dz in (-0.5, 0.5)]) * [_PIGGY_HALF_MM, _PIGGY_HALF_MM, _PIGGY_HEIGHT_MM]
+    box = np.array([[dx, dy, dz] for dx in (-1, 1) for dy in (-1, 1) for dz in (-0.5, 0.5)]) * [
+        _PIGGY_HALF_MM,
+        _PIGGY_HALF_MM,
+        _PIGGY_HEIGHT_MM,
+    ]
     for name in disturbed(result):
         track = rec.piggies_mm[name]
         ends = track[[0, -1]]
@@ -88,8 +97,15 @@ def _basis(forward, up) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return f, r, np.cross(r, f)
 
 
-def fit(points: np.ndarray, forward, up, fov_deg: float, aspect: float,
-        target=None, nearest_mm: float = 0.0) -> tuple[np.ndarray, float]:
+def fit(
+    points: np.ndarray,
+    forward,
+    up,
+    fov_deg: float,
+    aspect: float,
+    target=None,
+    nearest_mm: float = 0.0,
+) -> tuple[np.ndarray, float]:
     """(target, distance) of a camera looking along ``forward`` that sees every point
     inside :data:`_FILL` of its picture. ``target`` given: looks at it and only the
     distance is fitted; otherwise the target is moved to centre the points."""
@@ -100,8 +116,9 @@ def fit(points: np.ndarray, forward, up, fov_deg: float, aspect: float,
     for _ in range(1 if target is not None else 4):
         q = points - centre
         x, y, z = q @ r, q @ u, q @ f
-        distance = max(nearest_mm, float(np.max(np.maximum(np.abs(x) / tan_h,
-                                                            np.abs(y) / tan_v) - z)))
+        distance = max(
+            nearest_mm, float(np.max(np.maximum(np.abs(x) / tan_h, np.abs(y) / tan_v) - z))
+        )
         if target is not None:
             break
         # centre the picture: the middle of the points' extremes as the camera sees them
@@ -116,8 +133,13 @@ def fit(points: np.ndarray, forward, up, fov_deg: float, aspect: float,
 def direction(azimuth_from_behind_deg: float, elevation_deg: float, ahead) -> np.ndarray:
     """A view direction: ``elevation`` down from level, turned ``azimuth`` from the aim."""
     a = math.radians(azimuth_from_behind_deg)
-    h = np.array([ahead[0] * math.cos(a) - ahead[1] * math.sin(a),
-                  ahead[0] * math.sin(a) + ahead[1] * math.cos(a), 0.0])
+    h = np.array(
+        [
+            ahead[0] * math.cos(a) - ahead[1] * math.sin(a),
+            ahead[0] * math.sin(a) + ahead[1] * math.cos(a),
+            0.0,
+        ]
+    )
     e = math.radians(elevation_deg)
     return np.append(h[:2] * math.cos(e), -math.sin(e))
 
@@ -125,8 +147,12 @@ def direction(azimuth_from_behind_deg: float, elevation_deg: float, ahead) -> np
 #: Each preset: the view direction (degrees turned from the aim, degrees down from
 #: level) and the vertical field of view. The overview and chase are turned off the
 #: aim so the barrel never covers the middle of the picture.
-PRESETS = {"overview": (25.0, 45.0, 40.0), "chase": (22.0, 32.0, 50.0),
-           "top": (0.0, 90.0, 40.0), "side": (90.0, 22.0, 35.0)}
+PRESETS = {
+    "overview": (25.0, 45.0, 40.0),
+    "chase": (22.0, 32.0, 50.0),
+    "top": (0.0, 90.0, 40.0),
+    "side": (90.0, 22.0, 35.0),
+}
 
 
 def view(preset: str, result: ShotResult, frame: int, aspect: float) -> View:
@@ -140,8 +166,15 @@ def view(preset: str, result: ShotResult, frame: int, aspect: float) -> View:
     if preset == "chase":
         target = chase_track(result)[frame]
         everything = action_points(result)
-        _, distance = fit(everything, forward, up, fov, aspect, target=target_end(result),
-                          nearest_mm=_CHASE_NEAREST_MM)
+        _, distance = fit(
+            everything,
+            forward,
+            up,
+            fov,
+            aspect,
+            target=target_end(result),
+            nearest_mm=_CHASE_NEAREST_MM,
+        )
     else:
         points = action_points(result, tractor=preset != "top")
         target, distance = fit(points, forward, up, fov, aspect, nearest_mm=_NEAREST_MM)
@@ -161,11 +194,11 @@ def chase_track(result: ShotResult) -> np.ndarray:
             last_seen = track[k]
         track[k] = last_seen
     width = 3  # frames either side
-    padded = np.vstack([np.repeat(track[:1], width, axis=0), track,
-                        np.repeat(track[-1:], width, axis=0)])
+    padded = np.vstack(
+        [np.repeat(track[:1], width, axis=0), track, np.repeat(track[-1:], width, axis=0)]
+    )
     kernel = np.ones(2 * width + 1) / (2 * width + 1)
-    return np.column_stack([np.convolve(padded[:, i], kernel, mode="valid")
-                            for i in range(3)])
+    return np.column_stack([np.convolve(padded[:, i], kernel, mode="valid") for i in range(3)])
 
 
 def target_end(result: ShotResult) -> np.ndarray:

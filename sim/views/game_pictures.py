@@ -33,11 +33,14 @@ _TRACTOR_PARTS = [m.vertices for m in load_parts("tractor").values()]
 _STACK_OFFSET = np.array([7.0, -7.0, 0.0])
 _SHOT_COLOUR = "#c00000"
 #: Pips of each die face, in a unit square.
-_PIPS = {1: [(0.5, 0.5)], 2: [(0.25, 0.75), (0.75, 0.25)],
-         3: [(0.25, 0.75), (0.5, 0.5), (0.75, 0.25)],
-         4: [(0.25, 0.25), (0.25, 0.75), (0.75, 0.25), (0.75, 0.75)],
-         5: [(0.25, 0.25), (0.25, 0.75), (0.5, 0.5), (0.75, 0.25), (0.75, 0.75)],
-         6: [(0.25, y) for y in (0.2, 0.5, 0.8)] + [(0.75, y) for y in (0.2, 0.5, 0.8)]}
+_PIPS = {
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.75), (0.75, 0.25)],
+    3: [(0.25, 0.75), (0.5, 0.5), (0.75, 0.25)],
+    4: [(0.25, 0.25), (0.25, 0.75), (0.75, 0.25), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.25, 0.75), (0.5, 0.5), (0.75, 0.25), (0.75, 0.75)],
+    6: [(0.25, y) for y in (0.2, 0.5, 0.8)] + [(0.75, y) for y in (0.2, 0.5, 0.8)],
+}
 
 
 @dataclass
@@ -74,13 +77,19 @@ def draw_position(ax, board: Board, view: dict, turn: Turn | None = None) -> Non
     if turn and turn.shot and turn.shot[1].startswith("r"):
         x, y = board.space_center_mm(board.parse_space(turn.shot[1]))
         yaw = math.degrees(math.atan2(-x, y))
-        ax.annotate("", xy=(x, y), xytext=(0, 0), zorder=9,
-                    arrowprops={"arrowstyle": "-|>", "color": _SHOT_COLOUR, "lw": 2.5})
+        ax.annotate(
+            "",
+            xy=(x, y),
+            xytext=(0, 0),
+            zorder=9,
+            arrowprops={"arrowstyle": "-|>", "color": _SHOT_COLOUR, "lw": 2.5},
+        )
         if turn.knocked:  # a burst where the shot knocked someone out, a ring where not
             ax.plot(x, y, marker=(8, 1, 0), ms=30, color=_SHOT_COLOUR, alpha=0.35, zorder=4)
         else:
-            ax.plot(x, y, marker="o", ms=26, mfc="none", mec=_SHOT_COLOUR, mew=2, alpha=0.6,
-                    zorder=4)
+            ax.plot(
+                x, y, marker="o", ms=26, mfc="none", mec=_SHOT_COLOUR, mew=2, alpha=0.6, zorder=4
+            )
     draw_tractor(ax, yaw, _TRACTOR_PARTS)
     counts: dict[str, int] = {}
     for piggy, where in sorted(view["pieces"].items()):
@@ -93,11 +102,25 @@ def draw_position(ax, board: Board, view: dict, turn: Turn | None = None) -> Non
             centre = _place(board, where, counts.get(where, 0))
             counts[where] = counts.get(where, 0) + 1
         knocked = turn is not None and piggy in turn.knocked
-        draw_footprint(ax, [transform(p * 0.8, centre, np.eye(3)) for p in _PIGGY_PARTS], piggy,
-                       edge=_SHOT_COLOUR if knocked else "black", zorder=7 if knocked else 6)
-        ax.text(centre[0], centre[1] - 2, piggy.split("-")[1], ha="center", va="center",
-                fontsize=8, weight="bold", color="white", zorder=8,
-                path_effects=[effects.withStroke(linewidth=2, foreground="black")])
+        draw_footprint(
+            ax,
+            [transform(p * 0.8, centre, np.eye(3)) for p in _PIGGY_PARTS],
+            piggy,
+            edge=_SHOT_COLOUR if knocked else "black",
+            zorder=7 if knocked else 6,
+        )
+        ax.text(
+            centre[0],
+            centre[1] - 2,
+            piggy.split("-")[1],
+            ha="center",
+            va="center",
+            fontsize=8,
+            weight="bold",
+            color="white",
+            zorder=8,
+            path_effects=[effects.withStroke(linewidth=2, foreground="black")],
+        )
 
 
 def _draw_die(ax, face: str | None, colour: str) -> None:
@@ -105,16 +128,27 @@ def _draw_die(ax, face: str | None, colour: str) -> None:
     w = 0.3
     h = w * ax.bbox.width / ax.bbox.height
     x, y = 0.04, 0.97 - h
-    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0,rounding_size=0.04",
-                                fc="white", ec=colour, lw=2.5))
+    ax.add_patch(
+        FancyBboxPatch(
+            (x, y), w, h, boxstyle="round,pad=0,rounding_size=0.04", fc="white", ec=colour, lw=2.5
+        )
+    )
     if face is None:
         return
     if face.isdigit():
         for px, py in _PIPS[int(face)]:
             ax.plot(x + px * w, y + py * h, "o", color="black", ms=6)
     else:
-        ax.text(x + w / 2, y + h / 2, face.upper(), ha="center", va="center", fontsize=7,
-                weight="bold", color=_SHOT_COLOUR)
+        ax.text(
+            x + w / 2,
+            y + h / 2,
+            face.upper(),
+            ha="center",
+            va="center",
+            fontsize=7,
+            weight="bold",
+            color=_SHOT_COLOUR,
+        )
 
 
 def _side_panel(ax, view: dict, turn: Turn | None, players: list[str] | None) -> None:
@@ -126,20 +160,36 @@ def _side_panel(ax, view: dict, turn: Turn | None, players: list[str] | None) ->
         ax.text(0.4, 0.9, f"{COLOURS[seat]}\nrolled {turn.die}", fontsize=10, va="center")
     y = 0.7
     ax.text(0.02, y, "seats", fontsize=10, weight="bold")
-    trough = {c: sum(w == "trough" and p.startswith(c) for p, w in view["pieces"].items())
-              for c in COLOURS}
+    trough = {
+        c: sum(w == "trough" and p.startswith(c) for p, w in view["pieces"].items())
+        for c in COLOURS
+    }
     for k in range(view["params"]["players"]):
         y -= 0.075
-        ax.add_patch(Rectangle((0.02, y - 0.012), 0.09, 0.045, fc=PIGGY_COLOURS[COLOURS[k]],
-                               ec="black", lw=0.5))
+        ax.add_patch(
+            Rectangle(
+                (0.02, y - 0.012), 0.09, 0.045, fc=PIGGY_COLOURS[COLOURS[k]], ec="black", lw=0.5
+            )
+        )
         who = f" ({players[k]})" if players and k < len(players) else ""
-        ax.text(0.15, y + 0.01, f"{COLOURS[k]}: seat {k}{who}\n{trough[COLOURS[k]]}/3 in "
-                "the trough", fontsize=8, va="center",
-                weight="bold" if k == seat else "normal")
-    ax.text(0.02, 0.02, "white number: which piggy\nred arrow: the turn's shot\n"
-            "red burst: it knocked out\nred ring: nobody out\nred outline: knocked out\n"
-            "upper piggy of a stack:\n  drawn offset", fontsize=9, color="#333333",
-            linespacing=1.3)
+        ax.text(
+            0.15,
+            y + 0.01,
+            f"{COLOURS[k]}: seat {k}{who}\n{trough[COLOURS[k]]}/3 in the trough",
+            fontsize=8,
+            va="center",
+            weight="bold" if k == seat else "normal",
+        )
+    ax.text(
+        0.02,
+        0.02,
+        "white number: which piggy\nred arrow: the turn's shot\n"
+        "red burst: it knocked out\nred ring: nobody out\nred outline: knocked out\n"
+        "upper piggy of a stack:\n  drawn offset",
+        fontsize=9,
+        color="#333333",
+        linespacing=1.3,
+    )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
 
@@ -158,8 +208,13 @@ def _caption(view: dict, turn: Turn | None, final: str | None) -> tuple[str, str
     return line, f"fired at {target}: knocked out {gone}"
 
 
-def position_image(board: Board, view: dict, turn: Turn | None = None,
-                   players: list[str] | None = None, final: str | None = None) -> np.ndarray:
+def position_image(
+    board: Board,
+    view: dict,
+    turn: Turn | None = None,
+    players: list[str] | None = None,
+    final: str | None = None,
+) -> np.ndarray:
     """One position as an RGB image (h, w, 3)."""
     fig = plt.figure(figsize=(7.2, 7.0), dpi=80)
     ax = fig.add_axes((0.01, 0.1, 0.66, 0.88))
@@ -186,12 +241,12 @@ def game_frames(states, board: Board, players: list[str] | None = None) -> list[
         view = json.loads(state.to_json())
         last = state.history[-1] if state.history else ""
         if last.startswith("die "):
-            turn.seat, turn.die = view["player"], last[len("die "):]
+            turn.seat, turn.die = view["player"], last[len("die ") :]
         elif last.startswith("fire "):
-            target = last[len("fire "):]
+            target = last[len("fire ") :]
             turn.shot, turn.action = (target, view["pieces"][target]), last
         elif last.startswith("knock "):
-            body = last[len("knock "):]
+            body = last[len("knock ") :]
             turn.knocked = [] if body == "none" else body.split(",")
         elif last:
             turn.action = last
@@ -211,17 +266,20 @@ def write_game_page(frames: list[np.ndarray], path, title: str) -> Path:
         buffer = io.BytesIO()
         Image.fromarray(frame).save(buffer, format="PNG", optimize=True)
         images.append("data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode())
-    html = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>" + title +
-            "</title><style>body{font:14px sans-serif;margin:12px}</style></head><body>"
-            f"<h3>{title}</h3><button id='play'>Play</button> "
-            f"<input id='turn' type='range' min='0' max='{len(images) - 1}' value='0' "
-            "style='width:420px'> <span id='n'></span><br><img id='board'>"
-            "<script>const F=" + repr(images).replace("'", '"') + ";"
-            "const s=document.getElementById('turn'),img=document.getElementById('board'),"
-            "n=document.getElementById('n');let t=null;"
-            "function show(i){s.value=i;img.src=F[i];n.textContent=(+i+1)+' / '+F.length;}"
-            "s.oninput=()=>show(s.value);document.getElementById('play').onclick=()=>{"
-            "if(t){clearInterval(t);t=null;return;}t=setInterval(()=>{let i=+s.value+1;"
-            "if(i>=F.length){clearInterval(t);t=null;return;}show(i);},600);};show(0);"
-            "</script></body></html>")
+    html = (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>"
+        + title
+        + "</title><style>body{font:14px sans-serif;margin:12px}</style></head><body>"
+        f"<h3>{title}</h3><button id='play'>Play</button> "
+        f"<input id='turn' type='range' min='0' max='{len(images) - 1}' value='0' "
+        "style='width:420px'> <span id='n'></span><br><img id='board'>"
+        "<script>const F=" + repr(images).replace("'", '"') + ";"
+        "const s=document.getElementById('turn'),img=document.getElementById('board'),"
+        "n=document.getElementById('n');let t=null;"
+        "function show(i){s.value=i;img.src=F[i];n.textContent=(+i+1)+' / '+F.length;}"
+        "s.oninput=()=>show(s.value);document.getElementById('play').onclick=()=>{"
+        "if(t){clearInterval(t);t=null;return;}t=setInterval(()=>{let i=+s.value+1;"
+        "if(i>=F.length){clearInterval(t);t=null;return;}show(i);},600);};show(0);"
+        "</script></body></html>"
+    )
     return write_text_atomic(path, html)

@@ -29,10 +29,16 @@ CMAP = "RdYlGn"
 #: this (open spaces are at 95-100 % with the stock launcher).
 _HELD_BELOW = 0.9
 _MARKS = {
-    "fence": ("F", "held by a fence: the fence on its far side (seen from the tractor) "
-                   "stops the piggy inside its space in some or all shots"),
-    "blocked": ("B", "blocked: the bale struck a fence, the tractor or another piggy first, "
-                     "in most shots (95 %)"),
+    "fence": (
+        "F",
+        "held by a fence: the fence on its far side (seen from the tractor) "
+        "stops the piggy inside its space in some or all shots",
+    ),
+    "blocked": (
+        "B",
+        "blocked: the bale struck a fence, the tractor or another piggy first, "
+        "in most shots (95 %)",
+    ),
     "missed": ("M", "missed: the bale struck nothing, in most shots (95 %)"),
     "never_out": ("0", "never out: no shot knocked it out, and enough shots to say so"),
 }
@@ -45,12 +51,22 @@ class _Letter(HandlerBase):
         super().__init__()
         self.letter = letter
 
-    def create_artists(self, legend, orig_handle, xdescent, ydescent, width, height, fontsize,
-                       trans):
-        return [Text(width / 2 - xdescent, height / 2 - ydescent, self.letter, ha="center",
-                     va="center", fontsize=fontsize, weight="bold", transform=trans,
-                     bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": "#333333",
-                           "lw": 0.6})]
+    def create_artists(
+        self, legend, orig_handle, xdescent, ydescent, width, height, fontsize, trans
+    ):
+        return [
+            Text(
+                width / 2 - xdescent,
+                height / 2 - ydescent,
+                self.letter,
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                weight="bold",
+                transform=trans,
+                bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": "#333333", "lw": 0.6},
+            )
+        ]
 
 
 def fence_behind(board: Board, space: Space) -> bool:
@@ -71,8 +87,11 @@ def marks(board: Board, row: dict) -> list[str]:
         return []
     out = []
     high = row.get("p_target_ci_high")
-    if high is not None and high < _HELD_BELOW and fence_behind(board,
-                                                                 board.parse_space(row["space"])):
+    if (
+        high is not None
+        and high < _HELD_BELOW
+        and fence_behind(board, board.parse_space(row["space"]))
+    ):
         out.append("fence")
     if row.get("dead_zone") in _MARKS:
         out.append(row["dead_zone"])
@@ -91,39 +110,101 @@ def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> No
         x, y = board.space_center_mm(space) - s / 2
         # zorder 2: over the spaces, under the checkpoints (3) and fences (4)
         if not r["reachable"]:
-            ax.add_patch(Rectangle((x, y), s, s, facecolor="#d0d0d0", edgecolor="#555555",
-                                   hatch="///", lw=0.6, zorder=2))
+            ax.add_patch(
+                Rectangle(
+                    (x, y),
+                    s,
+                    s,
+                    facecolor="#d0d0d0",
+                    edgecolor="#555555",
+                    hatch="///",
+                    lw=0.6,
+                    zorder=2,
+                )
+            )
         else:
-            ax.add_patch(Rectangle((x, y), s, s, facecolor=cmap(r["p_target"]), alpha=0.85,
-                                   edgecolor="#8a7650", lw=0.8, zorder=2))
+            ax.add_patch(
+                Rectangle(
+                    (x, y),
+                    s,
+                    s,
+                    facecolor=cmap(r["p_target"]),
+                    alpha=0.85,
+                    edgecolor="#8a7650",
+                    lw=0.8,
+                    zorder=2,
+                )
+            )
         if not numbers:
             continue
         if r["reachable"]:
-            ax.text(x + s / 2, y + s / 2 + 6, f"{100 * r['p_target']:.0f}%", ha="center",
-                    va="center", fontsize=9, weight="bold", zorder=6)
+            ax.text(
+                x + s / 2,
+                y + s / 2 + 6,
+                f"{100 * r['p_target']:.0f}%",
+                ha="center",
+                va="center",
+                fontsize=9,
+                weight="bold",
+                zorder=6,
+            )
             low, high = r.get("p_target_ci_low"), r.get("p_target_ci_high")
             if low is not None and high is not None:
-                ax.text(x + s / 2, y + s / 2 - 7, f"{100 * low:.0f}-{100 * high:.0f}",
-                        ha="center", va="center", fontsize=6, color="#333333", zorder=6)
+                ax.text(
+                    x + s / 2,
+                    y + s / 2 - 7,
+                    f"{100 * low:.0f}-{100 * high:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="#333333",
+                    zorder=6,
+                )
         else:
-            ax.text(x + s / 2, y + s / 2, "no aim", ha="center", va="center", fontsize=7,
-                    zorder=6, bbox={"fc": "white", "ec": "none", "pad": 1})
+            ax.text(
+                x + s / 2,
+                y + s / 2,
+                "no aim",
+                ha="center",
+                va="center",
+                fontsize=7,
+                zorder=6,
+                bbox={"fc": "white", "ec": "none", "pad": 1},
+            )
         for k, mark in enumerate(marks(board, r)):
-            ax.text(x + s - 6 - 11 * k, y + s - 6, _MARKS[mark][0], ha="center", va="center",
-                    fontsize=8, weight="bold", zorder=7,
-                    bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": "#333333",
-                          "lw": 0.6})
+            ax.text(
+                x + s - 6 - 11 * k,
+                y + s - 6,
+                _MARKS[mark][0],
+                ha="center",
+                va="center",
+                fontsize=8,
+                weight="bold",
+                zorder=7,
+                bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": "#333333", "lw": 0.6},
+            )
 
 
 def legend_handles(board: Board, rows: list[dict]) -> tuple[list, dict]:
     """Legend entries for what a map shows (out of reach and the marks only when some
     space is so), and the handler map that draws the marks."""
-    handles = [Patch(facecolor="#d0d0d0", edgecolor="#555555", hatch="///",
-                     label="out of reach: no aim reaches it")] \
-        if any(not r["reachable"] for r in rows) else []
-    handles += [Line2D([], [], color="#7a4a1e", lw=3.5, label="fence"),
-                Line2D([], [], color="#b03030", lw=1.2, ls="--", label="checkpoint"),
-                Line2D([], [], ls="", label="under the %: its 95 % interval (Wilson)")]
+    handles = (
+        [
+            Patch(
+                facecolor="#d0d0d0",
+                edgecolor="#555555",
+                hatch="///",
+                label="out of reach: no aim reaches it",
+            )
+        ]
+        if any(not r["reachable"] for r in rows)
+        else []
+    )
+    handles += [
+        Line2D([], [], color="#7a4a1e", lw=3.5, label="fence"),
+        Line2D([], [], color="#b03030", lw=1.2, ls="--", label="checkpoint"),
+        Line2D([], [], ls="", label="under the %: its 95 % interval (Wilson)"),
+    ]
     shown = {m for r in rows for m in marks(board, r)}
     handlers = {}
     for key, (letter, text) in _MARKS.items():
@@ -143,8 +224,9 @@ def heatmap_figure(board: Board, rows: list[dict], title: str):
     fig.colorbar(mappable, ax=ax, shrink=0.6, label="P(target knocked out)")
     ax.set_title(title, fontsize=10)
     handles, handlers = legend_handles(board, rows)
-    fig.legend(handles=handles, handler_map=handlers, loc="lower center", fontsize=8,
-               frameon=False, ncol=1)
+    fig.legend(
+        handles=handles, handler_map=handlers, loc="lower center", fontsize=8, frameon=False, ncol=1
+    )
     return fig
 
 

@@ -50,9 +50,12 @@ def _overlap(a, b) -> float:
     return max(w, 0.0) * max(h, 0.0)
 
 
-def place(labels: list[tuple[str, tuple[float, float], tuple[float, float]]],
-          bounds: tuple[float, float, float, float], gap: float,
-          keep_clear: list[tuple[float, float, float, float]] = ()) -> list[Placed]:
+def place(
+    labels: list[tuple[str, tuple[float, float], tuple[float, float]]],
+    bounds: tuple[float, float, float, float],
+    gap: float,
+    keep_clear: list[tuple[float, float, float, float]] = (),
+) -> list[Placed]:
     """Put labels ``(text, point, (width, height))`` inside ``bounds`` (x0, y0, x1, y1)
     without overlapping each other or the ``keep_clear`` boxes. Labels are taken in
     the order given (put the important ones first). A label that finds no free place
@@ -69,8 +72,12 @@ def place(labels: list[tuple[str, tuple[float, float], tuple[float, float]]],
                 x0 = px + d if ux > 0 else px - d - w if ux < 0 else px - w / 2
                 y0 = py + d if uy > 0 else py - d - h if uy < 0 else py - h / 2
                 box = (x0, y0, x0 + w, y0 + h)
-                outside = (max(bx0 - box[0], 0) + max(box[2] - bx1, 0)
-                           + max(by0 - box[1], 0) + max(box[3] - by1, 0))
+                outside = (
+                    max(bx0 - box[0], 0)
+                    + max(box[2] - bx1, 0)
+                    + max(by0 - box[1], 0)
+                    + max(box[3] - by1, 0)
+                )
                 cost = sum(_overlap(box, t) for t in taken) + 1e3 * outside * (w + h)
                 if best_cost is None or cost < best_cost:
                     best, best_cost = box, cost
@@ -85,5 +92,4 @@ def place(labels: list[tuple[str, tuple[float, float], tuple[float, float]]],
 
 def overlaps(placed: list[Placed]) -> int:
     """How many pairs of placed labels overlap (for tests and checks)."""
-    return sum(_overlap(a.box, b.box) > 0
-               for i, a in enumerate(placed) for b in placed[i + 1:])
+    return sum(_overlap(a.box, b.box) > 0 for i, a in enumerate(placed) for b in placed[i + 1 :])

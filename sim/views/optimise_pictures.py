@@ -6,15 +6,25 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 
-def search_figure(rows: list[dict], objectives: list[str], maximise: list[bool],
-                  importances: dict[str, float] | None, front: list[int], title: str):
+def search_figure(
+    rows: list[dict],
+    objectives: list[str],
+    maximise: list[bool],
+    importances: dict[str, float] | None,
+    front: list[int],
+    title: str,
+):
     """``rows``: one per trial (its number, objectives and ``<name>_ci_low/high``,
     ``feasible``, ``base``: BASE's own values); ``front``: the best trials' numbers;
     ``importances``: field -> its share of the objective's importance (None: too few
     trials)."""
     panels = 3 if len(objectives) > 1 else 2
-    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 4.6),
-                             gridspec_kw={"width_ratios": [1.4] + [1] * (panels - 1)})
+    fig, axes = plt.subplots(
+        1,
+        panels,
+        figsize=(5.6 * panels, 4.6),
+        gridspec_kw={"width_ratios": [1.4] + [1] * (panels - 1)},
+    )
     _objective_panel(axes[0], rows, objectives[0], maximise[0], front)
     _importance_panel(axes[1], importances, objectives[0])
     if panels == 3:
@@ -29,31 +39,55 @@ def _objective_panel(ax, rows, objective, maximise, front) -> None:
     infeasible = [r for r in rows if not r["feasible"]]
     if feasible:
         values = [r[objective] for r in feasible]
-        ax.errorbar([r["trial"] for r in feasible], values,
-                    yerr=[[v - r[f"{objective}_ci_low"] for v, r in zip(values, feasible,
-                                                                         strict=True)],
-                          [r[f"{objective}_ci_high"] - v for v, r in zip(values, feasible,
-                                                                          strict=True)]],
-                    fmt="o", color="#1f77b4", capsize=3, label="feasible (95 % interval)")
+        ax.errorbar(
+            [r["trial"] for r in feasible],
+            values,
+            yerr=[
+                [v - r[f"{objective}_ci_low"] for v, r in zip(values, feasible, strict=True)],
+                [r[f"{objective}_ci_high"] - v for v, r in zip(values, feasible, strict=True)],
+            ],
+            fmt="o",
+            color="#1f77b4",
+            capsize=3,
+            label="feasible (95 % interval)",
+        )
         best, line = None, []
         for r in rows:  # the best feasible value so far, trial by trial
-            if r["feasible"] and (best is None or (r[objective] > best if maximise
-                                                   else r[objective] < best)):
+            if r["feasible"] and (
+                best is None or (r[objective] > best if maximise else r[objective] < best)
+            ):
                 best = r[objective]
             line.append(best)
-        ax.step([r["trial"] for r in rows], line, where="post", color="#2ca02c",
-                label="best so far")
+        ax.step(
+            [r["trial"] for r in rows], line, where="post", color="#2ca02c", label="best so far"
+        )
     for r in rows:
         if r["base"] and r["feasible"]:
-            ax.annotate("BASE", (r["trial"], r[objective]), textcoords="offset points",
-                        xytext=(6, -12), fontsize=8)
+            ax.annotate(
+                "BASE",
+                (r["trial"], r[objective]),
+                textcoords="offset points",
+                xytext=(6, -12),
+                fontsize=8,
+            )
     chosen = [r for r in feasible if r["trial"] in front]
-    ax.plot([r["trial"] for r in chosen], [r[objective] for r in chosen], "*", color="#d62728",
-            markersize=14, label="chosen" if len(chosen) == 1 else "Pareto front")
+    ax.plot(
+        [r["trial"] for r in chosen],
+        [r[objective] for r in chosen],
+        "*",
+        color="#d62728",
+        markersize=14,
+        label="chosen" if len(chosen) == 1 else "Pareto front",
+    )
     if infeasible:
         low = ax.get_ylim()[0] if feasible else 0.0
-        ax.plot([r["trial"] for r in infeasible], [low] * len(infeasible), "x", color="#d62728",
-                label="infeasible (no score)")
+        ax.plot(
+            [r["trial"] for r in infeasible],
+            [low] * len(infeasible),
+            "x",
+            color="#d62728",
+            label="infeasible (no score)",
+        )
     ax.set_xlabel("trial")
     ax.set_ylabel(f"{objective} ({'higher' if maximise else 'lower'} is better)")
     ax.xaxis.get_major_locator().set_params(integer=True)
@@ -63,8 +97,14 @@ def _objective_panel(ax, rows, objective, maximise, front) -> None:
 
 def _importance_panel(ax, importances, objective) -> None:
     if not importances:
-        ax.text(0.5, 0.5, "importances need two feasible\ntrials that score differently",
-                ha="center", va="center", transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            "importances need two feasible\ntrials that score differently",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
         ax.axis("off")
         return
     names = list(importances)[::-1]
@@ -78,14 +118,30 @@ def _importance_panel(ax, importances, objective) -> None:
 def _front_panel(ax, rows, objectives, front) -> None:
     first, second = objectives
     feasible = [r for r in rows if r["feasible"]]
-    ax.plot([r[first] for r in feasible], [r[second] for r in feasible], "o", color="#aaaaaa",
-            label="feasible trials")
+    ax.plot(
+        [r[first] for r in feasible],
+        [r[second] for r in feasible],
+        "o",
+        color="#aaaaaa",
+        label="feasible trials",
+    )
     chosen = sorted((r for r in feasible if r["trial"] in front), key=lambda r: r[first])
-    ax.plot([r[first] for r in chosen], [r[second] for r in chosen], "*-", color="#d62728",
-            markersize=12, label="Pareto front")
+    ax.plot(
+        [r[first] for r in chosen],
+        [r[second] for r in chosen],
+        "*-",
+        color="#d62728",
+        markersize=12,
+        label="Pareto front",
+    )
     for r in chosen:
-        ax.annotate(str(r["trial"]), (r[first], r[second]), textcoords="offset points",
-                    xytext=(4, 4), fontsize=7)
+        ax.annotate(
+            str(r["trial"]),
+            (r[first], r[second]),
+            textcoords="offset points",
+            xytext=(4, 4),
+            fontsize=7,
+        )
     ax.set_xlabel(first)
     ax.set_ylabel(second)
     ax.grid(alpha=0.3)

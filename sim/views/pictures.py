@@ -43,39 +43,90 @@ def draw_board(ax, board: Board, labels: bool = True, label_scale: float = 1.0) 
     for side, rows in (("left", board.pit_left_rows), ("right", board.pit_right_rows)):
         lo, hi = gy0 + min(rows) * s, gy0 + (max(rows) + 1) * s
         px = x0 if side == "left" else gx1
-        ax.add_patch(Rectangle((px, lo), board.side_pit_mm, hi - lo, color=PIT_COLOUR,
-                               alpha=0.6, zorder=0))
+        ax.add_patch(
+            Rectangle((px, lo), board.side_pit_mm, hi - lo, color=PIT_COLOUR, alpha=0.6, zorder=0)
+        )
         if labels:
-            ax.text(px + board.side_pit_mm / 2, (lo + hi) / 2, f"pit-{side}", rotation=90,
-                    ha="center", va="center", fontsize=8, color="white", clip_on=True)
+            ax.text(
+                px + board.side_pit_mm / 2,
+                (lo + hi) / 2,
+                f"pit-{side}",
+                rotation=90,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white",
+                clip_on=True,
+            )
     if labels:
-        ax.text((gx0 + gx1) / 2, (y0 + gy0) / 2, "start Mud Pit", ha="center", va="center",
-                fontsize=9, color="white", clip_on=True)
-        ax.text((gx0 + gx1) / 2, (gy1 + y1) / 2, "food trough", ha="center", va="center",
-                fontsize=9, clip_on=True)
+        ax.text(
+            (gx0 + gx1) / 2,
+            (y0 + gy0) / 2,
+            "start Mud Pit",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="white",
+            clip_on=True,
+        )
+        ax.text(
+            (gx0 + gx1) / 2,
+            (gy1 + y1) / 2,
+            "food trough",
+            ha="center",
+            va="center",
+            fontsize=9,
+            clip_on=True,
+        )
     for r in range(board.rows):
         for c in range(board.cols):
             corner = (gx0 + c * s, gy0 + r * s)
             if (r, c) in board.holes:
                 ax.add_patch(Rectangle(corner, s, s, color="#9a9a9a", zorder=1))
                 continue
-            ax.add_patch(Rectangle(corner, s, s, facecolor=SPACE_COLOUR, edgecolor=LINE_COLOUR,
-                                   linewidth=0.8, zorder=1))
+            ax.add_patch(
+                Rectangle(
+                    corner,
+                    s,
+                    s,
+                    facecolor=SPACE_COLOUR,
+                    edgecolor=LINE_COLOUR,
+                    linewidth=0.8,
+                    zorder=1,
+                )
+            )
             if labels:
                 # over a hit map's colours (zorder 2), under the piggies (5)
-                ax.text(corner[0] + 2, corner[1] + 2, f"r{r}c{c}", fontsize=6.5 * label_scale,
-                        color=LINE_COLOUR, zorder=4.5, clip_on=True)
+                ax.text(
+                    corner[0] + 2,
+                    corner[1] + 2,
+                    f"r{r}c{c}",
+                    fontsize=6.5 * label_scale,
+                    color=LINE_COLOUR,
+                    zorder=4.5,
+                    clip_on=True,
+                )
     for k, row in enumerate(board.checkpoints, start=1):
         y = gy0 + row * s
         ax.plot([gx0, gx1], [y, y], ls="--", color="#b03030", lw=1.2, zorder=3)
         if labels:
             # under the line at the right: clear of the space names (bottom left)
-            ax.text(gx1 - 2, y - 2, f"checkpoint #{k}", fontsize=6.5 * label_scale,
-                    color="#b03030", ha="right", va="top", zorder=4.5, clip_on=True,
-                    bbox={"fc": "white", "ec": "none", "alpha": 0.6, "pad": 0.5})
+            ax.text(
+                gx1 - 2,
+                y - 2,
+                f"checkpoint #{k}",
+                fontsize=6.5 * label_scale,
+                color="#b03030",
+                ha="right",
+                va="top",
+                zorder=4.5,
+                clip_on=True,
+                bbox={"fc": "white", "ec": "none", "alpha": 0.6, "pad": 0.5},
+            )
     for a, b in board.fence_segments_mm():
-        ax.plot([a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5,
-                solid_capstyle="butt", zorder=4)
+        ax.plot(
+            [a[0], b[0]], [a[1], b[1]], color=FENCE_COLOUR, lw=3.5, solid_capstyle="butt", zorder=4
+        )
     ax.set_xlim(x0 - 5, x1 + 5)
     ax.set_ylim(y0 - 5, y1 + 5)
     ax.set_aspect("equal")
@@ -83,15 +134,31 @@ def draw_board(ax, board: Board, labels: bool = True, label_scale: float = 1.0) 
     ax.set_ylabel("y (mm), toward the trough")
 
 
-def draw_footprint(ax, parts_mm: list[np.ndarray], piggy: str, *, alpha: float = 1.0,
-                   edge: str = "black", zorder: int = 6) -> None:
+def draw_footprint(
+    ax,
+    parts_mm: list[np.ndarray],
+    piggy: str,
+    *,
+    alpha: float = 1.0,
+    edge: str = "black",
+    zorder: int = 6,
+) -> None:
     """A piggy seen from above: the hull of each of its parts, in its colour."""
     colour = PIGGY_COLOURS.get(piggy.split("-")[0], "grey")
     for part in parts_mm:
         pts = part[:, :2]
         hull = pts[ConvexHull(pts).vertices]
-        ax.add_patch(Polygon(hull, closed=True, facecolor=colour, edgecolor=edge, lw=0.3,
-                             alpha=alpha, zorder=zorder))
+        ax.add_patch(
+            Polygon(
+                hull,
+                closed=True,
+                facecolor=colour,
+                edgecolor=edge,
+                lw=0.3,
+                alpha=alpha,
+                zorder=zorder,
+            )
+        )
 
 
 def draw_tractor(ax, yaw_deg: float, tractor_parts_mm: list[np.ndarray]) -> None:
@@ -101,8 +168,17 @@ def draw_tractor(ax, yaw_deg: float, tractor_parts_mm: list[np.ndarray]) -> None
     for part in tractor_parts_mm:
         pts = part[:, :2] @ rot.T
         hull = pts[ConvexHull(pts).vertices]
-        ax.add_patch(Polygon(hull, closed=True, facecolor="#707070", edgecolor="#303030",
-                             lw=0.4, alpha=0.8, zorder=5))
+        ax.add_patch(
+            Polygon(
+                hull,
+                closed=True,
+                facecolor="#707070",
+                edgecolor="#303030",
+                lw=0.4,
+                alpha=0.8,
+                zorder=5,
+            )
+        )
 
 
 def check_png_path(path: str | Path) -> Path:

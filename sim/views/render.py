@@ -53,9 +53,14 @@ class ShotRenderer:
         return fn(*args, physicsClientId=self.client, **kwargs)
 
     def _body(self, visual: int, position_mm=(0, 0, 0), yaw_rad: float = 0.0) -> int:
-        return self._call(pb.createMultiBody, 0, -1, visual,
-                          basePosition=[c * CM_PER_MM for c in position_mm],
-                          baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw_rad]))
+        return self._call(
+            pb.createMultiBody,
+            0,
+            -1,
+            visual,
+            basePosition=[c * CM_PER_MM for c in position_mm],
+            baseOrientation=pb.getQuaternionFromEuler([0, 0, yaw_rad]),
+        )
 
     def _mesh_file(self, name: str, text: str) -> str:
         path = Path(self._tmp.name) / name
@@ -66,63 +71,120 @@ class ShotRenderer:
         board = self.board
         x0, x1, y0, y1 = board.surface_extent_mm
         t = board.thickness_mm
-        side = self._call(pb.createVisualShape, pb.GEOM_BOX,
-                          halfExtents=[(x1 - x0) / 2 * CM_PER_MM, (y1 - y0) / 2 * CM_PER_MM,
-                                       t / 2 * CM_PER_MM], rgbaColor=(0.6, 0.5, 0.35, 1))
+        side = self._call(
+            pb.createVisualShape,
+            pb.GEOM_BOX,
+            halfExtents=[(x1 - x0) / 2 * CM_PER_MM, (y1 - y0) / 2 * CM_PER_MM, t / 2 * CM_PER_MM],
+            rgbaColor=(0.6, 0.5, 0.35, 1),
+        )
         self._body(side, ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2 - 0.2))
         # the table the board stands on: a bale that flies off the board lands on it
-        table = self._call(pb.createVisualShape, pb.GEOM_BOX,
-                           halfExtents=[_TABLE_HALF_MM * CM_PER_MM] * 2 + [CM_PER_MM],
-                           rgbaColor=TABLE_RGBA)
+        table = self._call(
+            pb.createVisualShape,
+            pb.GEOM_BOX,
+            halfExtents=[_TABLE_HALF_MM * CM_PER_MM] * 2 + [CM_PER_MM],
+            rgbaColor=TABLE_RGBA,
+        )
         self._body(table, (0, 0, -t - 10.5))
         # The top: the board drawing mapped onto a quad (sim.views.textures), as in the sandbox.
         add_board_top(self.client, board, board_texture_png(board, self._tmp.name))
         for a, b in board.fence_segments_mm():
             mid, along = (a + b) / 2, b - a
-            half = [(np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2) * CM_PER_MM,
-                    board.fence_thickness_mm / 2 * CM_PER_MM,
-                    board.fence_height_mm / 2 * CM_PER_MM]
-            shape = self._call(pb.createVisualShape, pb.GEOM_BOX, halfExtents=half,
-                               rgbaColor=FENCE_RGBA)
-            self._body(shape, (mid[0], mid[1], board.fence_height_mm / 2),
-                       math.atan2(along[1], along[0]))
-        self._tractor = self._body(self._call(
-            pb.createVisualShape, pb.GEOM_MESH, fileName=str(ASSETS_DIR / "tractor.obj"),
-            meshScale=[CM_PER_MM] * 3, rgbaColor=TRACTOR_RGBA))
+            half = [
+                (np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2) * CM_PER_MM,
+                board.fence_thickness_mm / 2 * CM_PER_MM,
+                board.fence_height_mm / 2 * CM_PER_MM,
+            ]
+            shape = self._call(
+                pb.createVisualShape, pb.GEOM_BOX, halfExtents=half, rgbaColor=FENCE_RGBA
+            )
+            self._body(
+                shape, (mid[0], mid[1], board.fence_height_mm / 2), math.atan2(along[1], along[0])
+            )
+        self._tractor = self._body(
+            self._call(
+                pb.createVisualShape,
+                pb.GEOM_MESH,
+                fileName=str(ASSETS_DIR / "tractor.obj"),
+                meshScale=[CM_PER_MM] * 3,
+                rgbaColor=TRACTOR_RGBA,
+            )
+        )
         launcher = self.design.launcher
-        tube = self._mesh_file("barrel.obj", obj_text({"barrel": barrel(
-            launcher.barrel_length_mm)}))
-        self._barrel = self._body(self._call(pb.createVisualShape, pb.GEOM_MESH, fileName=tube,
-                                             meshScale=[CM_PER_MM] * 3, rgbaColor=TRACTOR_RGBA),
-                                  (0, 0, launcher.pivot_height_mm))
+        tube = self._mesh_file(
+            "barrel.obj", obj_text({"barrel": barrel(launcher.barrel_length_mm)})
+        )
+        self._barrel = self._body(
+            self._call(
+                pb.createVisualShape,
+                pb.GEOM_MESH,
+                fileName=tube,
+                meshScale=[CM_PER_MM] * 3,
+                rgbaColor=TRACTOR_RGBA,
+            ),
+            (0, 0, launcher.pivot_height_mm),
+        )
         bale = self.design.bale
-        block = self._mesh_file("bale.obj", obj_text({"bale": hay_bale(
-            bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)}))
-        self._bale = self._body(self._call(pb.createVisualShape, pb.GEOM_MESH, fileName=block,
-                                           meshScale=[CM_PER_MM] * 3, rgbaColor=BALE_RGBA))
+        block = self._mesh_file(
+            "bale.obj",
+            obj_text(
+                {
+                    "bale": hay_bale(
+                        bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm
+                    )
+                }
+            ),
+        )
+        self._bale = self._body(
+            self._call(
+                pb.createVisualShape,
+                pb.GEOM_MESH,
+                fileName=block,
+                meshScale=[CM_PER_MM] * 3,
+                rgbaColor=BALE_RGBA,
+            )
+        )
         self._piggy_shapes = {
-            colour: self._call(pb.createVisualShape, pb.GEOM_MESH,
-                               fileName=str(ASSETS_DIR / "piggy_principal.obj"),
-                               meshScale=[CM_PER_MM] * 3, rgbaColor=rgba)
-            for colour, rgba in PIGGY_RGBA.items()}
+            colour: self._call(
+                pb.createVisualShape,
+                pb.GEOM_MESH,
+                fileName=str(ASSETS_DIR / "piggy_principal.obj"),
+                meshScale=[CM_PER_MM] * 3,
+                rgbaColor=rgba,
+            )
+            for colour, rgba in PIGGY_RGBA.items()
+        }
 
     # --- one frame -------------------------------------------------------------------
     def _pose(self, recording: Recording, frame: int, yaw_deg: float, pitch_deg: float) -> None:
-        self._call(pb.resetBasePositionAndOrientation, self._tractor, [0, 0, 0],
-                   pb.getQuaternionFromEuler([0, 0, math.radians(yaw_deg)]))
-        self._call(pb.resetBasePositionAndOrientation, self._barrel,
-                   [0, 0, self.design.launcher.pivot_height_mm * CM_PER_MM],
-                   pb.getQuaternionFromEuler([math.radians(pitch_deg), 0, math.radians(yaw_deg)]))
-        self._call(pb.resetBasePositionAndOrientation, self._bale,
-                   (recording.bale_mm[frame] * CM_PER_MM).tolist(),
-                   recording.bale_quat[frame].tolist())
+        self._call(
+            pb.resetBasePositionAndOrientation,
+            self._tractor,
+            [0, 0, 0],
+            pb.getQuaternionFromEuler([0, 0, math.radians(yaw_deg)]),
+        )
+        self._call(
+            pb.resetBasePositionAndOrientation,
+            self._barrel,
+            [0, 0, self.design.launcher.pivot_height_mm * CM_PER_MM],
+            pb.getQuaternionFromEuler([math.radians(pitch_deg), 0, math.radians(yaw_deg)]),
+        )
+        self._call(
+            pb.resetBasePositionAndOrientation,
+            self._bale,
+            (recording.bale_mm[frame] * CM_PER_MM).tolist(),
+            recording.bale_quat[frame].tolist(),
+        )
         for name, positions in recording.piggies_mm.items():
             if name not in self._piggies:
                 shape = self._piggy_shapes[name.split("-")[0]]
                 self._piggies[name] = self._call(pb.createMultiBody, 0, -1, shape)
-            self._call(pb.resetBasePositionAndOrientation, self._piggies[name],
-                       (positions[frame] * CM_PER_MM).tolist(),
-                       recording.piggies_quat[name][frame].tolist())
+            self._call(
+                pb.resetBasePositionAndOrientation,
+                self._piggies[name],
+                (positions[frame] * CM_PER_MM).tolist(),
+                recording.piggies_quat[name][frame].tolist(),
+            )
         for name, body in self._piggies.items():  # piggies of another shot: out of sight
             if name not in recording.piggies_mm:
                 self._call(pb.resetBasePositionAndOrientation, body, [0, 0, -1000], [0, 0, 0, 1])
@@ -141,9 +203,16 @@ class ShotRenderer:
         self._pose(rec, index, result.yaw_deg, result.pitch_deg)
         view, projection = self.camera(preset, result, index)
         w, h = self.size
-        _, _, rgb, _, _ = self._call(pb.getCameraImage, w, h, view, projection,
-                                     renderer=pb.ER_TINY_RENDERER,
-                                     lightDirection=[0.4, -0.6, 1.0], shadow=0)
+        _, _, rgb, _, _ = self._call(
+            pb.getCameraImage,
+            w,
+            h,
+            view,
+            projection,
+            renderer=pb.ER_TINY_RENDERER,
+            lightDirection=[0.4, -0.6, 1.0],
+            shadow=0,
+        )
         image = Image.fromarray(np.reshape(np.asarray(rgb, dtype=np.uint8), (h, w, 4))[:, :, :3])
         draw = ImageDraw.Draw(image)
         trail = rec.bale_mm[: index + 1][rec.bale_in_play[: index + 1]]
@@ -159,15 +228,27 @@ class ShotRenderer:
         draw.text((6, h - _CAPTION_PX + 3), caption, fill=(0, 0, 0), font=_font(14))
         return np.asarray(image)
 
-    def frames(self, result: ShotResult, preset: str = "overview", hold_s: float = 1.0,
-               fps: int = DEFAULT_FPS, slowmo: float = 1.0) -> list[np.ndarray]:
+    def frames(
+        self,
+        result: ShotResult,
+        preset: str = "overview",
+        hold_s: float = 1.0,
+        fps: int = DEFAULT_FPS,
+        slowmo: float = 1.0,
+    ) -> list[np.ndarray]:
         """Every frame of a recorded shot at ``fps``, ``slowmo`` times slower than real
         time, the last one held ``hold_s`` seconds (all in memory: for short videos;
         :meth:`stream` draws them one at a time)."""
         return list(self.stream(result, preset, hold_s, fps, slowmo))
 
-    def stream(self, result: ShotResult, preset: str = "overview", hold_s: float = 1.0,
-               fps: int = DEFAULT_FPS, slowmo: float = 1.0) -> Iterator[np.ndarray]:
+    def stream(
+        self,
+        result: ShotResult,
+        preset: str = "overview",
+        hold_s: float = 1.0,
+        fps: int = DEFAULT_FPS,
+        slowmo: float = 1.0,
+    ) -> Iterator[np.ndarray]:
         """The frames of :meth:`frames`, drawn one at a time as they are asked for."""
         indices = self.frame_indices(result, fps, slowmo)
         for i in indices:
@@ -177,8 +258,7 @@ class ShotRenderer:
             yield image
 
     @staticmethod
-    def frame_indices(result: ShotResult, fps: int = DEFAULT_FPS, slowmo: float = 1.0
-                      ) -> list[int]:
+    def frame_indices(result: ShotResult, fps: int = DEFAULT_FPS, slowmo: float = 1.0) -> list[int]:
         """The recorded steps a video at ``fps``, ``slowmo`` times slower, shows."""
         rec = result.recording
         if rec is None:
@@ -265,13 +345,15 @@ def check_video_path(path: str | Path, suffix: str) -> Path:
     if path.suffix.lower() != suffix:
         raise InputError(f"video file '{path}' must end in {suffix}")
     if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
-        raise InputError(f"cannot write {path}: folder {path.parent} does not exist or is "
-                         "not writable")
+        raise InputError(
+            f"cannot write {path}: folder {path.parent} does not exist or is not writable"
+        )
     return path
 
 
-def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS,
-              colours: int = 255) -> Path:
+def write_gif(
+    frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS, colours: int = 255
+) -> Path:
     """An animated GIF, written atomically. One palette of ``colours`` for every frame
     (made from a sample of them), so that each frame after the first stores only what
     changed; flat drawings need far fewer colours than rendered scenes."""
@@ -279,11 +361,18 @@ def write_gif(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
     sample = np.vstack([*frames[:: max(1, len(frames) // 8)], frames[-1]])
     palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
-    images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE)
-              for f in frames]
+    images = [
+        Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames
+    ]
     with replacing(tmp, path):
-        images[0].save(tmp, save_all=True, append_images=images[1:],
-                       duration=round(1000 / fps), loop=0, optimize=False)
+        images[0].save(
+            tmp,
+            save_all=True,
+            append_images=images[1:],
+            duration=round(1000 / fps),
+            loop=0,
+            optimize=False,
+        )
     return path
 
 
@@ -295,8 +384,9 @@ def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
     # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
     with replacing(tmp, path):
-        with imageio.get_writer(tmp, fps=fps, codec="libx264", quality=7,
-                                macro_block_size=16, ffmpeg_log_level="quiet") as writer:
+        with imageio.get_writer(
+            tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16, ffmpeg_log_level="quiet"
+        ) as writer:
             for frame in frames:
                 writer.append_data(frame)
         check_video(tmp)

@@ -25,22 +25,33 @@ def _json(value) -> str:
 def _provenance_rows(made_by: dict) -> str:
     lines = []
     for design in made_by.get("designs", []):
-        lines.append(("design " + design["design"],
-                      f"{design['design_file']}<br>file sha256 <code>"
-                      f"{design['design_file_sha256']}</code><br>normalised sha256 <code>"
-                      f"{design['design_sha256']}</code><br>shots fired a space: "
-                      + ", ".join(f"{k} {v}" for k, v in design["shots_fired"].items())))
+        lines.append(
+            (
+                "design " + design["design"],
+                f"{design['design_file']}<br>file sha256 <code>"
+                f"{design['design_file_sha256']}</code><br>normalised sha256 <code>"
+                f"{design['design_sha256']}</code><br>shots fired a space: "
+                + ", ".join(f"{k} {v}" for k, v in design["shots_fired"].items()),
+            )
+        )
     vary = made_by.get("vary") or {}
     for label, value in (
-            ("board", made_by.get("board")), ("layout", made_by.get("layout") or "empty"),
-            ("aimer", f"{made_by.get('aimer')} (aim spread {made_by.get('aim_sd_deg')} deg, "
-                      f"bias {made_by.get('aim_bias_deg')} deg)"),
-            ("--vary", ", ".join(f"{k} ±{100 * v:g} %" for k, v in vary.items()) or "none"),
-            ("precision", made_by.get("precision") or "none (fixed shots)"),
-            ("shots a space, at most", made_by.get("shots_cap")),
-            ("sampler", made_by.get("sampler") or "plain Monte Carlo"),
-            ("seed", made_by.get("seed")), ("hit rule", made_by.get("hit_rule")),
-            ("arc", made_by.get("arc")), ("version", made_by.get("version"))):
+        ("board", made_by.get("board")),
+        ("layout", made_by.get("layout") or "empty"),
+        (
+            "aimer",
+            f"{made_by.get('aimer')} (aim spread {made_by.get('aim_sd_deg')} deg, "
+            f"bias {made_by.get('aim_bias_deg')} deg)",
+        ),
+        ("--vary", ", ".join(f"{k} ±{100 * v:g} %" for k, v in vary.items()) or "none"),
+        ("precision", made_by.get("precision") or "none (fixed shots)"),
+        ("shots a space, at most", made_by.get("shots_cap")),
+        ("sampler", made_by.get("sampler") or "plain Monte Carlo"),
+        ("seed", made_by.get("seed")),
+        ("hit rule", made_by.get("hit_rule")),
+        ("arc", made_by.get("arc")),
+        ("version", made_by.get("version")),
+    ):
         if value is not None:
             lines.append((label, html.escape(str(value))))
     return "\n".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in lines)
@@ -50,19 +61,29 @@ def report_html(data: dict) -> str:
     """The page's text, from :func:`sim.studies.report.build`'s dict."""
     a, b = html.escape(data["design_a"]), html.escape(data["design_b"])
     mean, low, high = data["mean_diff"]
-    mean_text = ("no space in reach of both" if mean is None else
-                 f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]")
+    mean_text = (
+        "no space in reach of both" if mean is None else f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+    )
     pictures = data["pictures"]
-    page = (_PAGE.replace("__A__", a).replace("__B__", b)
-            .replace("__VERDICT__", html.escape(data["verdict"]))
-            .replace("__MEAN__", html.escape(mean_text))
-            .replace("__DIFF__", pictures["difference"]).replace("__MAP_A__", pictures["a"])
-            .replace("__MAP_B__", pictures["b"])
-            .replace("__MAX__", str(data["max_recorded"]))
-            .replace("__FEW__", str(data["few_pairs"]))
-            .replace("__PROVENANCE__", _provenance_rows(data["provenance"])))
-    payload = {"rows": data["rows"], "shots": data["shots"], "a": data["design_a"],
-               "b": data["design_b"], "viewer": viewer.template()}
+    page = (
+        _PAGE.replace("__A__", a)
+        .replace("__B__", b)
+        .replace("__VERDICT__", html.escape(data["verdict"]))
+        .replace("__MEAN__", html.escape(mean_text))
+        .replace("__DIFF__", pictures["difference"])
+        .replace("__MAP_A__", pictures["a"])
+        .replace("__MAP_B__", pictures["b"])
+        .replace("__MAX__", str(data["max_recorded"]))
+        .replace("__FEW__", str(data["few_pairs"]))
+        .replace("__PROVENANCE__", _provenance_rows(data["provenance"]))
+    )
+    payload = {
+        "rows": data["rows"],
+        "shots": data["shots"],
+        "a": data["design_a"],
+        "b": data["design_b"],
+        "viewer": viewer.template(),
+    }
     return page.replace("__DATA__", _json(payload)).replace("__SCRIPT__", _SCRIPT)
 
 

@@ -48,8 +48,7 @@ def _quiet_pybullet():
     ``print`` keeps writing to the terminal. The log's tail is shown if it fails."""
     sys.stdout.flush()
     terminal = os.dup(1)
-    with tempfile.TemporaryFile() as log, open(terminal, "w", buffering=1,
-                                                closefd=False) as stream:
+    with tempfile.TemporaryFile() as log, open(terminal, "w", buffering=1, closefd=False) as stream:
         os.dup2(log.fileno(), 1)
         try:
             with contextlib.redirect_stdout(stream):
@@ -65,8 +64,17 @@ def _quiet_pybullet():
             os.close(terminal)
 
 
-def run_sandbox(board: Board, design: Design, layout: Layout, *, seconds: float | None = None,
-                auto_fire: int = 0, slowmo: float = 2.0, seed: int = 0, report=print) -> int:
+def run_sandbox(
+    board: Board,
+    design: Design,
+    layout: Layout,
+    *,
+    seconds: float | None = None,
+    auto_fire: int = 0,
+    slowmo: float = 2.0,
+    seed: int = 0,
+    report=print,
+) -> int:
     """Open the window and serve it until it is closed (or ``seconds`` pass).
 
     ``seconds`` counts from the start of the process, the window's opening included
@@ -101,52 +109,74 @@ def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> 
         _check(deadline)
         # The sliders and buttons stay (COV_ENABLE_GUI); the three synthetic-camera
         # panes (RGB, depth, segmentation) that cover the left of the view go.
-        for pane in (pb.COV_ENABLE_RGB_BUFFER_PREVIEW, pb.COV_ENABLE_DEPTH_BUFFER_PREVIEW,
-                     pb.COV_ENABLE_SEGMENTATION_MARK_PREVIEW):
+        for pane in (
+            pb.COV_ENABLE_RGB_BUFFER_PREVIEW,
+            pb.COV_ENABLE_DEPTH_BUFFER_PREVIEW,
+            pb.COV_ENABLE_SEGMENTATION_MARK_PREVIEW,
+        ):
             pb.configureDebugVisualizer(pane, 0, physicsClientId=client)
         pb.configureDebugVisualizer(pb.COV_ENABLE_GUI, 1, physicsClientId=client)
         _, _, y0, y1 = board.surface_extent_mm
-        pb.resetDebugVisualizerCamera(cameraDistance=0.09 * (y1 - y0), cameraYaw=0,
-                                      cameraPitch=-50, cameraTargetPosition=[0, 4, 0],
-                                      physicsClientId=client)
+        pb.resetDebugVisualizerCamera(
+            cameraDistance=0.09 * (y1 - y0),
+            cameraYaw=0,
+            cameraPitch=-50,
+            cameraTargetPosition=[0, 4, 0],
+            physicsClientId=client,
+        )
         # PyBullet's window clips the first letter of every text it draws (its own
         # menus too): each label starts with a space, which is the one clipped.
         yaw = pb.addUserDebugParameter(" yaw (deg)", -180, 180, 0, physicsClientId=client)
-        pitch = pb.addUserDebugParameter(" pitch (deg)", launcher.pitch_min_deg,
-                                         launcher.pitch_max_deg, 0, physicsClientId=client)
+        pitch = pb.addUserDebugParameter(
+            " pitch (deg)",
+            launcher.pitch_min_deg,
+            launcher.pitch_max_deg,
+            0,
+            physicsClientId=client,
+        )
         fire = pb.addUserDebugParameter(" FIRE", 1, 0, 0, physicsClientId=client)
         reset = pb.addUserDebugParameter(" reset", 1, 0, 0, physicsClientId=client)
         presses = {fire: 0.0, reset: 0.0}
         world.reset()
         step_s = slowmo / design.physics.steps_per_s
-        report("Sandbox open: turn the yaw and pitch sliders, press FIRE; close the window "
-               "to quit.")
+        report(
+            "Sandbox open: turn the yaw and pitch sliders, press FIRE; close the window to quit."
+        )
         while pb.isConnected(client):
             if deadline is not None and time.monotonic() >= deadline:
                 break
             if deadline is None and 0 < auto_fire <= shots:
                 break
-            pressed_fire = (pb.readUserDebugParameter(fire, physicsClientId=client)
-                            > presses[fire])
-            pressed_reset = (pb.readUserDebugParameter(reset, physicsClientId=client)
-                             > presses[reset])
+            pressed_fire = pb.readUserDebugParameter(fire, physicsClientId=client) > presses[fire]
+            pressed_reset = (
+                pb.readUserDebugParameter(reset, physicsClientId=client) > presses[reset]
+            )
             presses = {b: pb.readUserDebugParameter(b, physicsClientId=client) for b in presses}
             if pressed_fire or shots < auto_fire:
-                angles = (pb.readUserDebugParameter(yaw, physicsClientId=client),
-                          pb.readUserDebugParameter(pitch, physicsClientId=client))
+                angles = (
+                    pb.readUserDebugParameter(yaw, physicsClientId=client),
+                    pb.readUserDebugParameter(pitch, physicsClientId=client),
+                )
                 try:
-                    result = world.shoot(*angles, seed=seed + shots,
-                                         on_step=_pacer(step_s, deadline))
+                    result = world.shoot(
+                        *angles, seed=seed + shots, on_step=_pacer(step_s, deadline)
+                    )
                 except _TimeUp:
                     report("Time is up: the last shot was cut short.")
                     break
                 shots += 1
                 knocked = ", ".join(result.knocked) or "nobody"
-                report(f"Shot {shots}: yaw {angles[0]:.1f}, pitch {angles[1]:.1f} -> struck "
-                       f"{' -> '.join(result.contacts) or 'nothing'}; knocked out: {knocked}")
-                pb.addUserDebugText(f"Knocked out: {knocked}", [0, 0, 12],
-                                    textColorRGB=[0.8, 0, 0], textSize=1.6,
-                                    physicsClientId=client)
+                report(
+                    f"Shot {shots}: yaw {angles[0]:.1f}, pitch {angles[1]:.1f} -> struck "
+                    f"{' -> '.join(result.contacts) or 'nothing'}; knocked out: {knocked}"
+                )
+                pb.addUserDebugText(
+                    f"Knocked out: {knocked}",
+                    [0, 0, 12],
+                    textColorRGB=[0.8, 0, 0],
+                    textSize=1.6,
+                    physicsClientId=client,
+                )
             elif pressed_reset:
                 world.reset()
             time.sleep(_POLL_S)

@@ -36,8 +36,9 @@ def most_frames(design: Design, fps: int, slowmo: float, hold_s: float = 1.0) ->
     return math.ceil(design.physics.max_time_s * slowmo * fps) + 1 + int(hold_s * fps)
 
 
-def check_video_memory(design: Design, size: tuple[int, int], slowmo: float,
-                       gif: bool, fps: int = render.DEFAULT_FPS) -> None:
+def check_video_memory(
+    design: Design, size: tuple[int, int], slowmo: float, gif: bool, fps: int = render.DEFAULT_FPS
+) -> None:
     """Refuse, on one line with the estimate, a GIF whose frames could take more than
     :data:`MAX_GIF_BYTES`; an MP4 is streamed and always fits."""
     if not gif:
@@ -45,15 +46,24 @@ def check_video_memory(design: Design, size: tuple[int, int], slowmo: float,
     frames = most_frames(design, fps, slowmo)
     needed = frames * size[0] * size[1]
     if needed > MAX_GIF_BYTES:
-        raise InputError(f"--gif: a {size[0]}x{size[1]} GIF at --slowmo {slowmo:g} may hold "
-                         f"{frames} frames, about {needed / 2**30:.1f} GiB of memory (at most "
-                         f"{MAX_GIF_BYTES / 2**30:.0f} GiB): choose a smaller --size or "
-                         "--slowmo, or --mp4 (written as it is drawn)")
+        raise InputError(
+            f"--gif: a {size[0]}x{size[1]} GIF at --slowmo {slowmo:g} may hold "
+            f"{frames} frames, about {needed / 2**30:.1f} GiB of memory (at most "
+            f"{MAX_GIF_BYTES / 2**30:.0f} GiB): choose a smaller --size or "
+            "--slowmo, or --mp4 (written as it is drawn)"
+        )
 
 
-def write_videos(renderer: render.ShotRenderer, result, camera: str, slowmo: float,
-                 gif: str | None, mp4: str | None, fps: int = render.DEFAULT_FPS,
-                 progress=None) -> list[str]:
+def write_videos(
+    renderer: render.ShotRenderer,
+    result,
+    camera: str,
+    slowmo: float,
+    gif: str | None,
+    mp4: str | None,
+    fps: int = render.DEFAULT_FPS,
+    progress=None,
+) -> list[str]:
     """Draw the shot's frames once and write them to ``gif`` and/or ``mp4``, each
     atomically; ``progress(done, total)`` after each frame. Returns the paths."""
     import imageio.v2 as imageio
@@ -72,16 +82,25 @@ def write_videos(renderer: render.ShotRenderer, result, camera: str, slowmo: flo
             mp4_path = render.check_video_path(mp4, ".mp4")
             mp4_tmp = mp4_path.with_name(f".{mp4_path.name}.{os.getpid()}.tmp.mp4")
             stack.enter_context(render.replacing(mp4_tmp, mp4_path))
-            writer = stack.enter_context(imageio.get_writer(
-                mp4_tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16,
-                ffmpeg_log_level="quiet"))
-        for done, frame in enumerate(renderer.stream(result, camera, fps=fps, slowmo=slowmo),
-                                     start=1):
+            writer = stack.enter_context(
+                imageio.get_writer(
+                    mp4_tmp,
+                    fps=fps,
+                    codec="libx264",
+                    quality=7,
+                    macro_block_size=16,
+                    ffmpeg_log_level="quiet",
+                )
+            )
+        for done, frame in enumerate(
+            renderer.stream(result, camera, fps=fps, slowmo=slowmo), start=1
+        ):
             if writer is not None:
                 writer.append_data(frame)
             if palette is not None:
-                gif_frames.append(Image.fromarray(frame).quantize(palette=palette,
-                                                                  dither=Image.Dither.NONE))
+                gif_frames.append(
+                    Image.fromarray(frame).quantize(palette=palette, dither=Image.Dither.NONE)
+                )
             if progress:
                 progress(done, total)
         if writer is not None:
@@ -98,6 +117,12 @@ def _save_gif(images: Iterable[Image.Image], path: str | Path, fps: int) -> Path
     path = render.check_video_path(path, ".gif")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
     with render.replacing(tmp, path):
-        images[0].save(tmp, save_all=True, append_images=images[1:],
-                       duration=round(1000 / fps), loop=0, optimize=False)
+        images[0].save(
+            tmp,
+            save_all=True,
+            append_images=images[1:],
+            duration=round(1000 / fps),
+            loop=0,
+            optimize=False,
+        )
     return path

@@ -26,8 +26,7 @@ def board_texture_png(board: Board, folder: str | Path) -> Path:
 
     x0, x1, y0, y1 = board.surface_extent_mm
     dpi = 100
-    fig = plt.figure(figsize=((x1 - x0) * _PX_PER_MM / dpi, (y1 - y0) * _PX_PER_MM / dpi),
-                     dpi=dpi)
+    fig = plt.figure(figsize=((x1 - x0) * _PX_PER_MM / dpi, (y1 - y0) * _PX_PER_MM / dpi), dpi=dpi)
     ax = fig.add_axes((0, 0, 1, 1))
     draw_board(ax, board, labels=True, label_scale=_LABEL_SCALE)
     ax.set_xlim(x0, x1)
@@ -39,19 +38,25 @@ def board_texture_png(board: Board, folder: str | Path) -> Path:
     return path
 
 
-def add_board_top(client: int, board: Board, texture_png: str | Path,
-                  height_mm: float = 0.0) -> int:
+def add_board_top(
+    client: int, board: Board, texture_png: str | Path, height_mm: float = 0.0
+) -> int:
     """A visual-only quad over the board's surface with the texture on it (no collision
     shape: the physics never sees it). Returns its body id."""
     x0, x1, y0, y1 = board.surface_extent_mm
-    corners = [[x0, y0, height_mm], [x1, y0, height_mm], [x1, y1, height_mm],
-               [x0, y1, height_mm]]
-    shape = pb.createVisualShape(pb.GEOM_MESH, physicsClientId=client,
-                                 vertices=[[c * CM_PER_MM for c in v] for v in corners],
-                                 indices=[0, 1, 2, 0, 2, 3], uvs=[[0, 0], [1, 0], [1, 1], [0, 1]],
-                                 normals=[[0, 0, 1]] * 4, meshScale=[1, 1, 1])
+    corners = [[x0, y0, height_mm], [x1, y0, height_mm], [x1, y1, height_mm], [x0, y1, height_mm]]
+    shape = pb.createVisualShape(
+        pb.GEOM_MESH,
+        physicsClientId=client,
+        vertices=[[c * CM_PER_MM for c in v] for v in corners],
+        indices=[0, 1, 2, 0, 2, 3],
+        uvs=[[0, 0], [1, 0], [1, 1], [0, 1]],
+        normals=[[0, 0, 1]] * 4,
+        meshScale=[1, 1, 1],
+    )
     body = pb.createMultiBody(0, -1, shape, physicsClientId=client)
     texture = pb.loadTexture(str(texture_png), physicsClientId=client)
-    pb.changeVisualShape(body, -1, textureUniqueId=texture, rgbaColor=[1, 1, 1, 1],
-                         physicsClientId=client)
+    pb.changeVisualShape(
+        body, -1, textureUniqueId=texture, rgbaColor=[1, 1, 1, 1], physicsClientId=client
+    )
     return body

@@ -57,8 +57,12 @@ def _box(lo, hi, rgb) -> dict:
 def _quad(x0, y0, x1, y1, rgb, z=0.0, outline=None, name=None, label=None) -> dict:
     """A flat rectangle of the board top; ``name`` a space or place the pages can pick
     and write on it (``label`` the words written, when not the name)."""
-    quad = {"v": [x0, y0, z, x1, y0, z, x1, y1, z, x0, y1, z], "f": [0, 1, 2, 0, 2, 3],
-            "rgb": list(rgb), "flat": True}
+    quad = {
+        "v": [x0, y0, z, x1, y0, z, x1, y1, z, x0, y1, z],
+        "f": [0, 1, 2, 0, 2, 3],
+        "rgb": list(rgb),
+        "flat": True,
+    }
     if outline:
         quad["outline"] = list(outline)
     if name:
@@ -71,21 +75,41 @@ def scene(board: Board, design: Design) -> dict:
     x0, x1, y0, y1 = board.surface_extent_mm
     gx0, gx1, gy0, gy1 = board.grid_extent_mm
     s = board.space_mm
-    static = [_quad(x0, y0, x1, y1, BOARD_RGB, z=-0.2),
-              _quad(gx0, y0, gx1, gy0, PIT_RGB, z=-0.1, name="pit", label="start Mud Pit"),
-              _quad(gx0, gy1, gx1, y1, TROUGH_RGB, z=-0.1, name="trough", label="trough")]
+    static = [
+        _quad(x0, y0, x1, y1, BOARD_RGB, z=-0.2),
+        _quad(gx0, y0, gx1, gy0, PIT_RGB, z=-0.1, name="pit", label="start Mud Pit"),
+        _quad(gx0, gy1, gx1, y1, TROUGH_RGB, z=-0.1, name="trough", label="trough"),
+    ]
     for rows, left in ((board.pit_left_rows, True), (board.pit_right_rows, False)):
         lo, hi = gy0 + min(rows) * s, gy0 + (max(rows) + 1) * s
         px = x0 if left else gx1
         side = "left" if left else "right"
-        static.append(_quad(px, lo, px + board.side_pit_mm, hi, PIT_RGB, z=-0.1,
-                            name=f"pit-{side}", label="Mud Pit"))
+        static.append(
+            _quad(
+                px,
+                lo,
+                px + board.side_pit_mm,
+                hi,
+                PIT_RGB,
+                z=-0.1,
+                name=f"pit-{side}",
+                label="Mud Pit",
+            )
+        )
     for r in range(board.rows):
         for c in range(board.cols):
             hole = (r, c) in board.holes
-            static.append(_quad(gx0 + c * s, gy0 + r * s, gx0 + (c + 1) * s, gy0 + (r + 1) * s,
-                                HOLE_RGB if hole else SPACE_RGB, outline=LINE_RGB,
-                                name=None if hole else space_name((r, c))))
+            static.append(
+                _quad(
+                    gx0 + c * s,
+                    gy0 + r * s,
+                    gx0 + (c + 1) * s,
+                    gy0 + (r + 1) * s,
+                    HOLE_RGB if hole else SPACE_RGB,
+                    outline=LINE_RGB,
+                    name=None if hole else space_name((r, c)),
+                )
+            )
     for a, b in board.fence_segments_mm():
         half_t = board.fence_thickness_mm / 2
         lo = np.minimum(a, b) - half_t
@@ -97,8 +121,10 @@ def scene(board: Board, design: Design) -> dict:
         "tractor": _mesh(load_parts("tractor").values(), _rgb(TRACTOR_RGBA)),
         "barrel": _mesh([barrel(design.launcher.barrel_length_mm)], _rgb(TRACTOR_RGBA)),
         "pivot_mm": design.launcher.pivot_height_mm,
-        "bale": _mesh([hay_bale(bale.length_mm, bale.width_mm, bale.height_mm,
-                                bale.corner_radius_mm)], _rgb(BALE_RGBA)),
+        "bale": _mesh(
+            [hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)],
+            _rgb(BALE_RGBA),
+        ),
         "piggy": _mesh(load_parts("piggy_principal").values(), [0, 0, 0]),
         "piggy_rgb": {colour: _rgb(rgba) for colour, rgba in PIGGY_RGBA.items()},
         "extent_mm": [x0, x1, y0, y1],
@@ -106,8 +132,7 @@ def scene(board: Board, design: Design) -> dict:
     }
 
 
-def shot_data(board: Board, design: Design, result: ShotResult,
-              with_scene: bool = True) -> dict:
+def shot_data(board: Board, design: Design, result: ShotResult, with_scene: bool = True) -> dict:
     """Everything the page shows: the scene (unless the page has it already), every
     frame's poses, the verdicts."""
     rec = result.recording
@@ -116,12 +141,20 @@ def shot_data(board: Board, design: Design, result: ShotResult,
     return {
         **({"scene": scene(board, design)} if with_scene else {}),
         "dt_s": rec.dt_s,
-        "yaw_deg": result.yaw_deg, "pitch_deg": result.pitch_deg,
-        "bale": {"p": np.round(rec.bale_mm, 2).tolist(), "q": np.round(rec.bale_quat, 5).tolist(),
-                 "in_play": rec.bale_in_play.tolist()},
-        "piggies": {name: {"p": np.round(rec.piggies_mm[name], 2).tolist(),
-                           "q": np.round(rec.piggies_quat[name], 5).tolist()}
-                    for name in rec.piggies_mm},
+        "yaw_deg": result.yaw_deg,
+        "pitch_deg": result.pitch_deg,
+        "bale": {
+            "p": np.round(rec.bale_mm, 2).tolist(),
+            "q": np.round(rec.bale_quat, 5).tolist(),
+            "in_play": rec.bale_in_play.tolist(),
+        },
+        "piggies": {
+            name: {
+                "p": np.round(rec.piggies_mm[name], 2).tolist(),
+                "q": np.round(rec.piggies_quat[name], 5).tolist(),
+            }
+            for name in rec.piggies_mm
+        },
         "knocked": result.knocked,
         "camera": start_camera(result),
         "verdicts": {p: r.reason for p, r in sorted(result.piggies.items())},
@@ -146,24 +179,38 @@ def start_camera(result: ShotResult) -> dict:
     forward = framing.direction(*START_VIEW_DEG, framing.ahead_of(result))
     points = framing.action_points(result, tractor=True)
     target, distance = framing.fit(points, forward, (0.0, 0.0, 1.0), PAGE_FOV_DEG, 1.0)
-    return {"target_mm": np.round(target, 1).tolist(), "dist_mm": round(distance, 1),
-            "focal": FOCAL,
-            "az": math.atan2(-forward[1], -forward[0]), "el": math.asin(-forward[2])}
+    return {
+        "target_mm": np.round(target, 1).tolist(),
+        "dist_mm": round(distance, 1),
+        "focal": FOCAL,
+        "az": math.atan2(-forward[1], -forward[0]),
+        "el": math.asin(-forward[2]),
+    }
 
 
 def page(data: dict, title: str) -> str:
     """The HTML text of a replay page."""
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return fill(_PAGE, TITLE=html.escape(title), DATA=payload, RENDERER=renderer_scripts(),
-                SCRIPT=asset("replay.js"))
+    return fill(
+        _PAGE,
+        TITLE=html.escape(title),
+        DATA=payload,
+        RENDERER=renderer_scripts(),
+        SCRIPT=asset("replay.js"),
+    )
 
 
 def template() -> str:
     """A replay page whose title and data are the marks ``__TITLE__`` and ``__SHOT__``,
     for a page that holds many shots to fill in the browser (the design report keeps one
     copy of the renderer for all of them)."""
-    return fill(_PAGE, TITLE="__TITLE__", DATA="__SHOT__", RENDERER=renderer_scripts(),
-                SCRIPT=asset("replay.js"))
+    return fill(
+        _PAGE,
+        TITLE="__TITLE__",
+        DATA="__SHOT__",
+        RENDERER=renderer_scripts(),
+        SCRIPT=asset("replay.js"),
+    )
 
 
 def fill(template: str, **parts: str) -> str:
@@ -180,17 +227,22 @@ def asset(name: str) -> str:
 def renderer_scripts() -> str:
     """The 3D view's scripts, inline: three.js (vendored, with its licence named) and
     the board view built on it (sim/views/web/board3d.js). Every 3D page has them."""
-    licence = ("<!-- three.js " + THREE_VERSION + ", MIT licence, copyright 2010-2026 "
-               "three.js authors: sim/views/web/three-LICENSE.txt -->")
-    return (f"{licence}\n<script>{asset('three.min.js')}</script>\n"
-            f"<script>{asset('board3d.js')}</script>")
+    licence = (
+        "<!-- three.js " + THREE_VERSION + ", MIT licence, copyright 2010-2026 "
+        "three.js authors: sim/views/web/three-LICENSE.txt -->"
+    )
+    return (
+        f"{licence}\n<script>{asset('three.min.js')}</script>\n"
+        f"<script>{asset('board3d.js')}</script>"
+    )
 
 
 def write_shot_page(board: Board, design: Design, result: ShotResult, path) -> Path:
     """Write a shot's replay page atomically."""
     knocked = ", ".join(result.knocked) or "nobody"
-    return write_text_atomic(path, page(shot_data(board, design, result),
-                                        f"Go Piggy Go! shot — knocked out: {knocked}"))
+    return write_text_atomic(
+        path, page(shot_data(board, design, result), f"Go Piggy Go! shot — knocked out: {knocked}")
+    )
 
 
 _PAGE = """<!DOCTYPE html>

@@ -14,15 +14,18 @@ def test_shipped_aimers_order_by_skill():
     assert 0 < adult.pitch_sd_deg < child.pitch_sd_deg
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"yaw_sd_deg": -1}, "out of range"),
-    ({"pitch_sd_deg": float("nan")}, "out of range"),
-    ({"yaw_sd_deg": "3"}, "must be a number"),
-    ({"yaw_sd_deg": True}, "must be a number"),
-    ({"pitch_bias_deg": 45}, "out of range"),
-    ({"speed_sd": 1}, "unknown key 'speed_sd'"),
-    ({"name": ""}, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"yaw_sd_deg": -1}, "out of range"),
+        ({"pitch_sd_deg": float("nan")}, "out of range"),
+        ({"yaw_sd_deg": "3"}, "must be a number"),
+        ({"yaw_sd_deg": True}, "must be a number"),
+        ({"pitch_bias_deg": 45}, "out of range"),
+        ({"speed_sd": 1}, "unknown key 'speed_sd'"),
+        ({"name": ""}, "non-empty"),
+    ],
+)
 def test_bad_aimer_files_are_refused(data, message):
     with pytest.raises(InputError, match=message) as error:
         aimer_from_dict(data, source="x.toml")

@@ -25,8 +25,11 @@ def test_board_frame_follows_design_md(board):
 
 
 def test_fence_segments_lie_on_the_shared_edge(board):
-    centres = {f: (board.space_center_mm(a) + board.space_center_mm(b)) / 2
-               for f in board.fences for a, b in [tuple(f)]}
+    centres = {
+        f: (board.space_center_mm(a) + board.space_center_mm(b)) / 2
+        for f in board.fences
+        for a, b in [tuple(f)]
+    }
     for a, b in board.fence_segments_mm():
         mid = (a + b) / 2
         assert any(np.allclose(mid, c) for c in centres.values())
@@ -51,19 +54,22 @@ def test_parse_space_errors_name_the_problem(board):
     assert space_name((3, 4)) == "r3c4"
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"fences": [[[0, 0], [2, 0]]]}, "not orthogonally adjacent"),
-    ({"fences": [[[0, 0], [1, 1]]]}, "not orthogonally adjacent"),
-    ({"holes": [[9, 0]]}, "'holes' has r9c0 outside the 9x5 grid"),
-    ({"checkpoints": [6, 3]}, "'checkpoints' must be"),
-    ({"space_mm": 5}, "'space_mm' = 5 is out of range"),
-    ({"rows": "nine"}, "'rows' must be an integer"),
-    ({"color": "red"}, "unknown key 'color'"),
-    ({"forward": {"r0c0": "sideways"}}, "allowed directions are up, down, left, right"),
-    ({"pit_left_rows": [12]}, "'pit_left_rows' has row 12"),
-    ({"tractor": [9999, 0]}, "'tractor'"),
-    ({"fences": [[[0, 0], [0, 1]], [[0, 1], [0, 0]]]}, "listed twice"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"fences": [[[0, 0], [2, 0]]]}, "not orthogonally adjacent"),
+        ({"fences": [[[0, 0], [1, 1]]]}, "not orthogonally adjacent"),
+        ({"holes": [[9, 0]]}, "'holes' has r9c0 outside the 9x5 grid"),
+        ({"checkpoints": [6, 3]}, "'checkpoints' must be"),
+        ({"space_mm": 5}, "'space_mm' = 5 is out of range"),
+        ({"rows": "nine"}, "'rows' must be an integer"),
+        ({"color": "red"}, "unknown key 'color'"),
+        ({"forward": {"r0c0": "sideways"}}, "allowed directions are up, down, left, right"),
+        ({"pit_left_rows": [12]}, "'pit_left_rows' has row 12"),
+        ({"tractor": [9999, 0]}, "'tractor'"),
+        ({"fences": [[[0, 0], [0, 1]], [[0, 1], [0, 0]]]}, "listed twice"),
+    ],
+)
 def test_bad_board_files_are_refused_with_the_key_named(change, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace("[", r"\[")):
         board_from_dict(dict(SMALL_BOARD, **change))
@@ -78,9 +84,11 @@ def test_missing_key_is_named():
 
 def test_board_by_path_and_bad_files(tmp_path):
     path = tmp_path / "mine.toml"
-    path.write_text('name = "mine"\nspace_mm = 50\nrows = 4\ncols = 3\nholes = []\n'
-                    'tractor = [75, 100]\nfences = []\ncheckpoints = [1, 2]\n'
-                    'pit_left_rows = [2]\npit_right_rows = [1]\n')
+    path.write_text(
+        'name = "mine"\nspace_mm = 50\nrows = 4\ncols = 3\nholes = []\n'
+        "tractor = [75, 100]\nfences = []\ncheckpoints = [1, 2]\n"
+        "pit_left_rows = [2]\npit_right_rows = [1]\n"
+    )
     assert load_board(path).rows == 4
     (tmp_path / "broken.toml").write_text("name = [unclosed\n")
     with pytest.raises(InputError, match="not valid TOML"):

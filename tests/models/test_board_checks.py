@@ -75,19 +75,21 @@ def test_the_minimum_space_keeps_a_centred_piggy_in_under_the_hit_rule(line_mm):
     for turned in (np.rot90(np.eye(3)[:2, :2]),):  # facing left or right
         rotation = np.eye(3)
         rotation[:2, :2] = turned
-        assert not judge([v @ rotation.T for v in parts], (0.0, 0.0), size, line_mm,
-                         extent).knocked
+        assert not judge([v @ rotation.T for v in parts], (0.0, 0.0), size, line_mm, extent).knocked
     assert judge(parts, (0.0, 0.0), size - 2 * MIN_CLEARANCE_MM - 0.1, line_mm, extent).knocked
 
 
 # --- the tractor ------------------------------------------------------------------------
-@pytest.mark.parametrize(("tractor", "message"), [
-    ([27.5, 27.5], "'tractor' [27.5, 27.5] stands on r0c0, which is a space"),
-    ([250.0, 247.5], "stands on r4c4, which is a space"),
-    ([0.0, 247.5], "is not inside the grid (0-275 x 0-495 mm)"),
-    ([137.5, 495.0], "is not inside the grid"),
-    ([-5.0, 100.0], "is not inside the grid"),
-])
+@pytest.mark.parametrize(
+    ("tractor", "message"),
+    [
+        ([27.5, 27.5], "'tractor' [27.5, 27.5] stands on r0c0, which is a space"),
+        ([250.0, 247.5], "stands on r4c4, which is a space"),
+        ([0.0, 247.5], "is not inside the grid (0-275 x 0-495 mm)"),
+        ([137.5, 495.0], "is not inside the grid"),
+        ([-5.0, 100.0], "is not inside the grid"),
+    ],
+)
 def test_the_tractor_must_stand_over_its_hole_inside_the_grid(tractor, message):
     assert message in refused(small(tractor=tractor))
     board_from_dict(small(tractor=[60.0, 170.0]))  # off centre, but over the hole
@@ -104,8 +106,9 @@ def test_a_pivot_on_a_corner_needs_a_hole_on_every_side():
 def test_a_side_pit_beside_holes_only_is_refused():
     holes = [*SMALL_BOARD["holes"], [6, 0]]
     message = refused(small(holes=holes))
-    assert "'pit_left_rows' [6]: every cell beside the left side Mud Pit (r6c0) is a hole" \
-        in message
+    assert (
+        "'pit_left_rows' [6]: every cell beside the left side Mud Pit (r6c0) is a hole" in message
+    )
     # another row beside the pit with a space is a way out
     board_from_dict(small(holes=holes, pit_left_rows=[6, 7]))
     assert "right side Mud Pit (r2c4)" in refused(small(holes=[*SMALL_BOARD["holes"], [2, 4]]))
@@ -142,26 +145,30 @@ def test_many_cut_off_spaces_are_counted():
 
 
 @pytest.mark.parametrize("board_name", ["stock", "rules"])
-def test_every_space_of_the_shipped_and_test_boards_reaches_the_trough(board_name,
-                                                                      rules_board_path):
+def test_every_space_of_the_shipped_and_test_boards_reaches_the_trough(
+    board_name, rules_board_path
+):
     """The referee steps with the same rule (referee/board_steps.py calls forward_steps)."""
     board = load_board("stock" if board_name == "stock" else rules_board_path)
     assert spaces_cut_off_from_trough(board) == []
 
 
 # --- other whole-board refusals ------------------------------------------------------------
-@pytest.mark.parametrize(("change", "message"), [
-    ({"holes": [*SMALL_BOARD["holes"], [3, 1]]}, "'holes' lists r3c1 twice"),
-    ({"pit_left_rows": [6, 6]}, "'pit_left_rows' lists row 6 twice"),
-    ({"name": "small\x1b[2J"}, "'name' small\\x1b[2J holds the control character \\x1b"),
-    ({"name": "x" * 65}, "'name' is 65 characters long: at most 64"),
-    ({"description": ["a"]}, "'description' must be a string"),
-    ({"rows": True}, "'rows' must be an integer"),
-    ({"space_mm": float("nan")}, "'space_mm' = nan is out of range"),
-    ({"tractor": [float("inf"), 0.0]}, "'tractor' must be finite numbers"),
-    ({"holes": [[10 ** 80, 0]]}, "'holes' has r1000"),
-    ({"forward": {"r0c0": ["up"]}}, "'forward.r0c0' = ['up']: allowed directions"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"holes": [*SMALL_BOARD["holes"], [3, 1]]}, "'holes' lists r3c1 twice"),
+        ({"pit_left_rows": [6, 6]}, "'pit_left_rows' lists row 6 twice"),
+        ({"name": "small\x1b[2J"}, "'name' small\\x1b[2J holds the control character \\x1b"),
+        ({"name": "x" * 65}, "'name' is 65 characters long: at most 64"),
+        ({"description": ["a"]}, "'description' must be a string"),
+        ({"rows": True}, "'rows' must be an integer"),
+        ({"space_mm": float("nan")}, "'space_mm' = nan is out of range"),
+        ({"tractor": [float("inf"), 0.0]}, "'tractor' must be finite numbers"),
+        ({"holes": [[10**80, 0]]}, "'holes' has r1000"),
+        ({"forward": {"r0c0": ["up"]}}, "'forward.r0c0' = ['up']: allowed directions"),
+    ],
+)
 def test_other_bad_values_are_refused(change, message):
     assert message in refused(small(**change))
 

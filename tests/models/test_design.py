@@ -15,18 +15,23 @@ def test_there_is_an_alternative_design():
     assert fast.launcher.muzzle_speed_mm_s > load_design("stock").launcher.muzzle_speed_mm_s
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    ({"launcher": {"muzzle_speed_mm_s": 50.0}},
-     r"'launcher.muzzle_speed_mm_s' = 50.0 is out of range \[100, 20000\]"),
-    ({"bale": {"restitution": 1.5}}, r"'bale.restitution' = 1.5 is out of range \[0, 1\]"),
-    ({"bale": {"colour": "yellow"}}, "unknown field 'bale.colour'"),
-    ({"physics": {"solver_iterations": 2.5}}, "must be a whole number"),
-    ({"physics": {"air_drag": 1}}, "must be true or false"),
-    ({"piggy": {"mass_g": "heavy"}}, "must be a number"),
-    ({"launcher": {"pitch_min_deg": 30.0, "pitch_max_deg": 10.0}}, "must be below"),
-    ({"bale": {"corner_radius_mm": 4.0}}, "under half the bale's smallest side"),
-    ({"wheels": 4}, "unknown key 'wheels'"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"launcher": {"muzzle_speed_mm_s": 50.0}},
+            r"'launcher.muzzle_speed_mm_s' = 50.0 is out of range \[100, 20000\]",
+        ),
+        ({"bale": {"restitution": 1.5}}, r"'bale.restitution' = 1.5 is out of range \[0, 1\]"),
+        ({"bale": {"colour": "yellow"}}, "unknown field 'bale.colour'"),
+        ({"physics": {"solver_iterations": 2.5}}, "must be a whole number"),
+        ({"physics": {"air_drag": 1}}, "must be true or false"),
+        ({"piggy": {"mass_g": "heavy"}}, "must be a number"),
+        ({"launcher": {"pitch_min_deg": 30.0, "pitch_max_deg": 10.0}}, "must be below"),
+        ({"bale": {"corner_radius_mm": 4.0}}, "under half the bale's smallest side"),
+        ({"wheels": 4}, "unknown key 'wheels'"),
+    ],
+)
 def test_bad_designs_name_the_field_and_the_range(data, message):
     with pytest.raises(InputError, match=message):
         design_from_dict(data)

@@ -73,15 +73,22 @@ def test_over_long_and_nul_paths_are_refused(tmp_path):
         load_layout("a\0b.json")
 
 
-@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
-                                  '{"a":' * (MAX_NESTING + 1) + "1" + "}" * (MAX_NESTING + 1)])
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, '{"a":' * (MAX_NESTING + 1) + "1" + "}" * (MAX_NESTING + 1)],
+)
 def test_deep_json_is_refused(text):
     with pytest.raises(InputError, match=f"nested more than {MAX_NESTING} levels"):
         parse_json(text, "record x")
 
 
-@pytest.mark.parametrize("text", ["a = " + "[" * 100_000 + "]" * 100_000,
-                                  "a = " + "[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1)])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = " + "[" * 100_000 + "]" * 100_000,
+        "a = " + "[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1),
+    ],
+)
 def test_deep_toml_is_refused(text):
     with pytest.raises(InputError, match=f"nested more than {MAX_NESTING} levels"):
         parse_toml(text, "board x")
@@ -97,7 +104,7 @@ def test_integers_with_too_many_digits_are_refused(digits):
         parse_json('{"seed": ' + "9" * digits + "}", "record x")
     with pytest.raises(InputError, match="digits"):
         parse_toml("rows = " + "9" * digits, "board x")
-    assert parse_json("[" + "9" * MAX_INT_DIGITS + "]", "x") == [10 ** MAX_INT_DIGITS - 1]
+    assert parse_json("[" + "9" * MAX_INT_DIGITS + "]", "x") == [10**MAX_INT_DIGITS - 1]
 
 
 def test_repeated_json_keys_are_refused_at_any_depth():
@@ -129,10 +136,14 @@ def test_a_file_named_by_a_record_may_be_only_beside_it(tmp_path):
     from models.board import BOARDS_DIR
 
     (tmp_path / "mine.toml").write_text("")
-    assert resolve_named_file("stock", BOARDS_DIR, "board", tmp_path, only_beside=True).name \
+    assert (
+        resolve_named_file("stock", BOARDS_DIR, "board", tmp_path, only_beside=True).name
         == "stock.toml"
-    assert resolve_named_file("mine.toml", BOARDS_DIR, "board", tmp_path,
-                              only_beside=True) == tmp_path / "mine.toml"
+    )
+    assert (
+        resolve_named_file("mine.toml", BOARDS_DIR, "board", tmp_path, only_beside=True)
+        == tmp_path / "mine.toml"
+    )
     for path in ("../mine.toml", "/etc/passwd", "sub/mine.toml"):
         with pytest.raises(InputError, match="nor a file name beside"):
             resolve_named_file(path, BOARDS_DIR, "board", tmp_path, only_beside=True)

@@ -8,12 +8,15 @@ from models.layout import ALL_PIGGIES, check_piggy, layout_from_dict, load_layou
 
 
 def test_layout_round_trip(board):
-    layout = layout_from_dict({"stacks": {"r8c3": ["gold-2", "pink-1"], "r5c1": ["green-1"]}},
-                              board=board)
+    layout = layout_from_dict(
+        {"stacks": {"r8c3": ["gold-2", "pink-1"], "r5c1": ["green-1"]}}, board=board
+    )
     assert layout.space_of("pink-1") == (8, 3)
     assert layout.level_of("pink-1") == 1 and layout.level_of("gold-2") == 0
-    assert layout.to_dict() == {"board": "stock", "stacks": {"r5c1": ["green-1"],
-                                                             "r8c3": ["gold-2", "pink-1"]}}
+    assert layout.to_dict() == {
+        "board": "stock",
+        "stacks": {"r5c1": ["green-1"], "r8c3": ["gold-2", "pink-1"]},
+    }
 
 
 def test_twelve_piggies_in_four_colours():
@@ -24,13 +27,16 @@ def test_twelve_piggies_in_four_colours():
         check_piggy("gold-4")
 
 
-@pytest.mark.parametrize(("stacks", "message"), [
-    ({"r8c3": ["gold-1", "gold-2", "gold-3"]}, "at most 2 may stack"),
-    ({"r8c3": ["gold-1"], "r9c3": ["gold-1"]}, "stands on two spaces"),
-    ({"r5c3": ["gold-1"]}, "is a hole"),
-    ({"r99c3": ["gold-1"]}, "off board"),
-    ({"r8c3": ["wolf-1"]}, "unknown piggy"),
-])
+@pytest.mark.parametrize(
+    ("stacks", "message"),
+    [
+        ({"r8c3": ["gold-1", "gold-2", "gold-3"]}, "at most 2 may stack"),
+        ({"r8c3": ["gold-1"], "r9c3": ["gold-1"]}, "stands on two spaces"),
+        ({"r5c3": ["gold-1"]}, "is a hole"),
+        ({"r99c3": ["gold-1"]}, "off board"),
+        ({"r8c3": ["wolf-1"]}, "unknown piggy"),
+    ],
+)
 def test_bad_layouts_are_refused(board, stacks, message):
     with pytest.raises(InputError, match=message):
         layout_from_dict({"stacks": stacks}, board=board)
@@ -78,8 +84,9 @@ def write_layout(folder, data) -> str:
 
 def test_a_layouts_board_key_is_used_when_no_board_is_given(small_board_folder):
     """A relative path is taken from the layout file's folder, not the current one."""
-    path = write_layout(small_board_folder,
-                        {"board": "boards/small.toml", "stacks": {"r8c4": ["pink-1"]}})
+    path = write_layout(
+        small_board_folder, {"board": "boards/small.toml", "stacks": {"r8c4": ["pink-1"]}}
+    )
     layout = load_layout(path)
     assert layout.board.name == "small" and layout.board.rows == 9
     assert layout.space_of("pink-1") == (8, 4)
@@ -96,22 +103,31 @@ def test_the_same_board_given_twice_is_no_conflict(small_board_folder, board):
 
 
 def test_a_board_given_that_is_not_the_layouts_is_refused(small_board_folder, board):
-    path = write_layout(small_board_folder,
-                        {"board": "boards/small.toml", "stacks": {"r8c4": ["pink-1"]}})
-    with pytest.raises(InputError, match=r"the layout is for board 'small', not for the board "
-                                         r"given \('stock'\)"):
+    path = write_layout(
+        small_board_folder, {"board": "boards/small.toml", "stacks": {"r8c4": ["pink-1"]}}
+    )
+    with pytest.raises(
+        InputError,
+        match=r"the layout is for board 'small', not for the board "
+        r"given \('stock'\)",
+    ):
         load_layout(path, board=board)
 
 
-@pytest.mark.parametrize(("key", "message"), [
-    ("nope", "'board': unknown board 'nope': known boards are stock"),
-    ("boards/missing.toml", "'board': board file '.*missing.toml' does not exist"),
-    (7, "'board': a board must be named by a string"),
-    ("x" * 5000, "'board': board name or path 'x{10,}.* is too long"),
-    ("stock\n", r"'board': unknown board 'stock\\n'"),
-], ids=["unknown", "missing", "number", "long", "newline"])
-def test_a_bad_board_key_is_refused_even_when_a_board_is_given(small_board_folder, board,
-                                                               key, message):
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("nope", "'board': unknown board 'nope': known boards are stock"),
+        ("boards/missing.toml", "'board': board file '.*missing.toml' does not exist"),
+        (7, "'board': a board must be named by a string"),
+        ("x" * 5000, "'board': board name or path 'x{10,}.* is too long"),
+        ("stock\n", r"'board': unknown board 'stock\\n'"),
+    ],
+    ids=["unknown", "missing", "number", "long", "newline"],
+)
+def test_a_bad_board_key_is_refused_even_when_a_board_is_given(
+    small_board_folder, board, key, message
+):
     path = write_layout(small_board_folder, {"board": key, "stacks": {}})
     for given in (None, board):
         with pytest.raises(InputError, match=message) as excinfo:

@@ -34,8 +34,9 @@ def test_piggy_looks_like_a_pig():
 
 def _inside_convex(mesh, point) -> bool:
     hull = mesh.convex_hull
-    return bool(np.all(np.einsum("ij,ij->i", hull.face_normals,
-                                 point - hull.triangles[:, 0, :]) <= 0))
+    return bool(
+        np.all(np.einsum("ij,ij->i", hull.face_normals, point - hull.triangles[:, 0, :]) <= 0)
+    )
 
 
 def test_collision_geometry_is_a_convex_decomposition_with_a_gap_under_the_belly():

@@ -6,15 +6,18 @@ from models.errors import MAX_MESSAGE_CHARS, InputError
 from models.text import SHOWN_MAX_CHARS, check_label, shown
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("gold-1", "gold-1"),
-    ("gold-1\n", "gold-1\\n"),
-    ("a\r\tb", "a\\r\\tb"),
-    ("\x1b[2J\x1b]0;pwned\x07", "\\x1b[2J\\x1b]0;pwned\\x07"),
-    ("abc\u202edef", "abc\\u202edef"),          # a bidi override reorders the terminal line
-    ("line\u2028break", "line\\u2028break"),
-    ("küken 🐷", "küken 🐷"),                    # printable non-ASCII stays as it is
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("gold-1", "gold-1"),
+        ("gold-1\n", "gold-1\\n"),
+        ("a\r\tb", "a\\r\\tb"),
+        ("\x1b[2J\x1b]0;pwned\x07", "\\x1b[2J\\x1b]0;pwned\\x07"),
+        ("abc\u202edef", "abc\\u202edef"),  # a bidi override reorders the terminal line
+        ("line\u2028break", "line\\u2028break"),
+        ("küken 🐷", "küken 🐷"),  # printable non-ASCII stays as it is
+    ],
+)
 def test_control_and_format_characters_are_escaped(text, expected):
     assert shown(text) == expected
 
@@ -44,13 +47,16 @@ def test_input_error_is_always_one_printable_line():
     assert str(InputError(text)) == text
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("stock\n", "control character \\\\n"),
-    ("a\x1b[1mb", "control character \\\\x1b"),
-    ("", "must not be empty"),
-    ("x" * 65, "65 characters long: at most 64"),
-    (7, "must be a string, got 7"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("stock\n", "control character \\\\n"),
+        ("a\x1b[1mb", "control character \\\\x1b"),
+        ("", "must not be empty"),
+        ("x" * 65, "65 characters long: at most 64"),
+        (7, "must be a string, got 7"),
+    ],
+)
 def test_labels_from_files_must_print_as_they_are(value, message):
     with pytest.raises(InputError, match=message):
         check_label(value, "'name'", 64)

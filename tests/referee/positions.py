@@ -20,8 +20,11 @@ def position(game, pieces=None, die=None, player=0, passed=None, stacks=None, ph
     data["stacks"] = stack_map
     data["passed_checkpoints"].update(passed or {})
     for piggy, where in data["pieces"].items():  # at least the checkpoints behind it
-        least = ({"pit-right": 1, "pit-left": 2}.get(where, 0) if not where.startswith("r")
-                 else game.board.checkpoints_passed(game.board.parse_space(where)))
+        least = (
+            {"pit-right": 1, "pit-left": 2}.get(where, 0)
+            if not where.startswith("r")
+            else game.board.checkpoints_passed(game.board.parse_space(where))
+        )
         data["passed_checkpoints"][piggy] = max(data["passed_checkpoints"][piggy], least)
     data["die"] = die
     data["player"] = player

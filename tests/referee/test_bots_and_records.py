@@ -30,8 +30,10 @@ def test_greedy_moves_when_a_shot_is_worth_less(make_game):
 def test_greedy_takes_the_trough(make_game):
     game = make_game()
     state = position(game, {"green-1": "r5c3", "green-2": "r0c0"}, die="1")
-    assert make_bot("greedy", game).choose(state.observation(0),
-                                            state.legal_actions()) == "move green-1 trough"
+    assert (
+        make_bot("greedy", game).choose(state.observation(0), state.legal_actions())
+        == "move green-1 trough"
+    )
 
 
 def test_greedy_stacks_on_a_rival_rather_than_beside_it(make_game):
@@ -54,8 +56,10 @@ def test_bots_only_read_the_observation(make_game):
     state = position(game, {"green-1": "r1c1"}, die="2")
     observation = json.loads(json.dumps(state.observation(0)))
     for name in ("random", "greedy"):
-        assert make_bot(name, game, 1).choose(observation, state.legal_actions()) in \
-            state.legal_actions()
+        assert (
+            make_bot(name, game, 1).choose(observation, state.legal_actions())
+            in state.legal_actions()
+        )
 
 
 def test_unknown_bot_is_refused(make_game):
@@ -99,8 +103,14 @@ def test_a_cooperative_tournament_counts_each_game_once():
     k x seats of n x seats (which would narrow the interval)."""
     game = referee.load_game("woolfy", players=3)
     won = []
-    result = tournament(game, lambda n, s: make_bot(n, game, s), ["careful"] * 3, 15, seed=2,
-                        on_game=lambda i, state: won.append(state.returns()[0] > 0))
+    result = tournament(
+        game,
+        lambda n, s: make_bot(n, game, s),
+        ["careful"] * 3,
+        15,
+        seed=2,
+        on_game=lambda i, state: won.append(state.returns()[0] > 0),
+    )
     data = result.to_dict()
     assert data["cooperative"] and "win_rates" not in data
     assert data["team"]["wins"] == sum(won) and data["team"]["games"] == 15

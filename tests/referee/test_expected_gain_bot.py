@@ -15,8 +15,9 @@ from tests.referee.positions import position
 def table_game(make_game, table):
     """A game whose shots are decided by a table: ``table(space name) -> P``."""
     board = make_game().board
-    return make_game(resolver=TableResolver({space_name(s): table(space_name(s))
-                                             for s in board.spaces}))
+    return make_game(
+        resolver=TableResolver({space_name(s): table(space_name(s)) for s in board.spaces})
+    )
 
 
 def choice(game, pieces, name="expected-gain"):
@@ -68,8 +69,13 @@ def test_it_beats_greedy_with_a_table_resolver():
     board = referee.load_game("go_piggy_go", players=2).board
     rare = TableResolver(dict.fromkeys((space_name(s) for s in board.spaces), 0.1))
     game = referee.load_game("go_piggy_go", players=2, resolver=rare)
-    result = tournament(game, lambda name, seed: make_bot(name, game, seed),
-                        ["expected-gain", "greedy"], 1500, seed=3)
+    result = tournament(
+        game,
+        lambda name, seed: make_bot(name, game, seed),
+        ["expected-gain", "greedy"],
+        1500,
+        seed=3,
+    )
     wins, played = result.wins["expected-gain"], result.seats_played["expected-gain"]
     low, _ = wilson_interval(wins, played)
     assert low > 0.5, (wins, played)

@@ -8,10 +8,14 @@ from referee.bots import bot_names, make_bot
 from referee.checks import check_game
 from referee.match import play
 
-GAME_SETUPS = [(name, params) for name in sorted(referee.GAMES)
-               for params in ({"players": 2}, {"players": 3}, {"players": 4})] + [
+GAME_SETUPS = [
+    (name, params)
+    for name in sorted(referee.GAMES)
+    for params in ({"players": 2}, {"players": 3}, {"players": 4})
+] + [
     ("by_golly", {"players": 2, "optional_steps": "compulsory"}),
-    ("woolfy", {"players": 2, "same_piglet_exception": "pot-or-house"})]
+    ("woolfy", {"players": 2, "same_piglet_exception": "pot-or-house"}),
+]
 
 
 @pytest.mark.parametrize(("name", "params"), GAME_SETUPS)

@@ -91,11 +91,20 @@ def test_diagonal_fences_parameter_allows_the_corner(make_game):
 
 def test_hopping_over_piggies_but_not_ending_on_a_full_stack(make_game):
     stacks = {"r1c1": ["gold-1", "gold-2"], "r1c2": ["gold-3", "green-2"]}
-    state = position(make_game(), {"green-1": "r0c2", "gold-1": "r1c1", "gold-2": "r1c1",
-                                   "gold-3": "r1c2", "green-2": "r1c2"}, die="2",
-                     stacks=stacks)
+    state = position(
+        make_game(),
+        {
+            "green-1": "r0c2",
+            "gold-1": "r1c1",
+            "gold-2": "r1c1",
+            "gold-3": "r1c2",
+            "green-2": "r1c2",
+        },
+        die="2",
+        stacks=stacks,
+    )
     reach = destinations(state, "green-1")
-    assert "r2c2" in reach and "r2c1" in reach   # over the stacks
+    assert "r2c2" in reach and "r2c1" in reach  # over the stacks
     assert "r1c2" not in reach and "r1c1" not in reach  # never onto a stack of two
 
 
@@ -137,30 +146,46 @@ def test_stacking_on_ones_own_piggy(make_game):
 
 
 def test_the_top_piggy_moves_off_alone(make_game):
-    state = position(make_game(), {"gold-1": "r1c1", "green-1": "r1c1"}, die="1",
-                     stacks={"r1c1": ["gold-1", "green-1"]})
+    state = position(
+        make_game(),
+        {"gold-1": "r1c1", "green-1": "r1c1"},
+        die="1",
+        stacks={"r1c1": ["gold-1", "green-1"]},
+    )
     state.apply_action("move green-1 r2c1")
     assert state.layout_stacks() == {"r1c1": ["gold-1"], "r2c1": ["green-1"]}
 
 
 def test_the_bottom_piggy_carries_the_top(make_game):
-    state = position(make_game(), {"green-1": "r1c1", "gold-1": "r1c1"}, die="1",
-                     stacks={"r1c1": ["green-1", "gold-1"]})
+    state = position(
+        make_game(),
+        {"green-1": "r1c1", "gold-1": "r1c1"},
+        die="1",
+        stacks={"r1c1": ["green-1", "gold-1"]},
+    )
     state.apply_action("move green-1 r2c1")
     assert state.layout_stacks() == {"r2c1": ["green-1", "gold-1"]}
     assert state.observation(0)["pieces"]["gold-1"] == "r2c1"
 
 
 def test_a_carried_stack_cannot_land_on_a_third_piggy(make_game):
-    state = position(make_game(), {"green-1": "r1c1", "gold-1": "r1c1", "gold-2": "r2c1"},
-                     die="1", stacks={"r1c1": ["green-1", "gold-1"]})
+    state = position(
+        make_game(),
+        {"green-1": "r1c1", "gold-1": "r1c1", "gold-2": "r2c1"},
+        die="1",
+        stacks={"r1c1": ["green-1", "gold-1"]},
+    )
     assert "r2c1" not in destinations(state, "green-1")
     assert "r2c0" in destinations(state, "green-1")
 
 
 def test_the_bottom_carries_the_top_into_the_trough(make_game):
-    state = position(make_game(), {"green-1": "r5c1", "gold-1": "r5c1"}, die="1",
-                     stacks={"r5c1": ["green-1", "gold-1"]})
+    state = position(
+        make_game(),
+        {"green-1": "r5c1", "gold-1": "r5c1"},
+        die="1",
+        stacks={"r5c1": ["green-1", "gold-1"]},
+    )
     state.apply_action("move green-1 trough")
     pieces = state.observation(0)["pieces"]
     assert pieces["green-1"] == pieces["gold-1"] == "trough"
@@ -182,13 +207,13 @@ def test_passing_is_always_legal(make_game):
 
 
 def test_tractor_face_moves_up_to_two_or_fires_at_any_piggy_on_the_board(make_game):
-    state = position(make_game(), {"green-1": "r0c0", "gold-1": "r3c3", "gold-2": "trough"},
-                     die="tractor")
+    state = position(
+        make_game(), {"green-1": "r0c0", "gold-1": "r3c3", "gold-2": "trough"}, die="tractor"
+    )
     legal = state.legal_actions()
     assert {"fire green-1", "fire gold-1"} <= set(legal)  # own piggies too
     assert not any(a.startswith("fire ") and a[5:] not in ("green-1", "gold-1") for a in legal)
-    assert "r2c0" in destinations(state, "green-1") and "r3c0" not in destinations(state,
-                                                                                  "green-1")
+    assert "r2c0" in destinations(state, "green-1") and "r3c0" not in destinations(state, "green-1")
 
 
 def test_fire_is_offered_only_on_the_tractor_face(make_game):
@@ -218,8 +243,9 @@ def test_a_shot_is_a_chance_node_of_knock_outcomes(make_game):
 
 
 def test_any_piggies_on_the_board_may_be_knocked_out_by_ricochet(make_game):
-    state = position(make_game(), {"gold-1": "r3c3", "green-1": "r1c1", "green-2": "trough"},
-                     die="tractor")
+    state = position(
+        make_game(), {"gold-1": "r3c3", "green-1": "r1c1", "green-2": "trough"}, die="tractor"
+    )
     state.apply_action("fire gold-1")
     assert state.parse_action("knock gold-1,green-1") == "knock gold-1,green-1"  # own too
     for bad in ("knock green-1,gold-1", "knock green-2", "knock gold-1,gold-1", "knock pink-1"):
@@ -236,11 +262,11 @@ def fire_and_knock(state, target, knocked):
     return state.observation(0)
 
 
-@pytest.mark.parametrize(("row", "passed", "pit"), [
-    (1, 0, "pit"), (3, 1, "pit-right"), (4, 2, "pit-left")])
+@pytest.mark.parametrize(
+    ("row", "passed", "pit"), [(1, 0, "pit"), (3, 1, "pit-right"), (4, 2, "pit-left")]
+)
 def test_knocked_out_piggies_go_to_the_pit_their_checkpoints_say(make_game, row, passed, pit):
-    state = position(make_game(), {"gold-1": f"r{row}c3"}, die="tractor",
-                     passed={"gold-1": passed})
+    state = position(make_game(), {"gold-1": f"r{row}c3"}, die="tractor", passed={"gold-1": passed})
     assert fire_and_knock(state, "gold-1", ["gold-1"])["pieces"]["gold-1"] == pit
 
 
@@ -252,26 +278,36 @@ def test_moving_past_a_checkpoint_is_remembered(make_game):
 
 def test_checkpoints_stick_is_a_parameter(make_game):
     for stick, pit in ((True, "pit-left"), (False, "pit")):
-        state = position(make_game(checkpoints_stick=stick), {"gold-1": "r1c3"},
-                         die="tractor", passed={"gold-1": 2})
+        state = position(
+            make_game(checkpoints_stick=stick),
+            {"gold-1": "r1c3"},
+            die="tractor",
+            passed={"gold-1": 2},
+        )
         assert fire_and_knock(state, "gold-1", ["gold-1"])["pieces"]["gold-1"] == pit
 
 
 def test_a_piggy_in_a_side_pit_re_enters_next_to_that_pit(make_game):
     game = make_game()
-    assert destinations(position(game, {"green-1": "pit-right"}, die="1"),
-                        "green-1") == {"r2c4"}
+    assert destinations(position(game, {"green-1": "pit-right"}, die="1"), "green-1") == {"r2c4"}
     assert destinations(position(game, {"green-1": "pit-left"}, die="1"), "green-1") == {"r4c0"}
 
 
-@pytest.mark.parametrize(("knocked", "left"), [
-    (["green-1"], {"r3c3": ["gold-1"]}),           # only the top goes back
-    (["gold-1"], {"r3c3": ["green-1"]}),           # the top stays, alone (ruling 8)
-    (["gold-1", "green-1"], {}),                   # both go back
-])
+@pytest.mark.parametrize(
+    ("knocked", "left"),
+    [
+        (["green-1"], {"r3c3": ["gold-1"]}),  # only the top goes back
+        (["gold-1"], {"r3c3": ["green-1"]}),  # the top stays, alone (ruling 8)
+        (["gold-1", "green-1"], {}),  # both go back
+    ],
+)
 def test_stacked_piggies_are_knocked_out_one_by_one(make_game, knocked, left):
-    state = position(make_game(), {"gold-1": "r3c3", "green-1": "r3c3"}, die="tractor",
-                     stacks={"r3c3": ["gold-1", "green-1"]})
+    state = position(
+        make_game(),
+        {"gold-1": "r3c3", "green-1": "r3c3"},
+        die="tractor",
+        stacks={"r3c3": ["gold-1", "green-1"]},
+    )
     assert fire_and_knock(state, "gold-1", knocked)["stacks"] == left
 
 
@@ -280,8 +316,11 @@ def test_stacked_piggies_are_knocked_out_one_by_one(make_game, knocked, left):
 
 @pytest.mark.parametrize(("players", "returns"), [(2, [1.0, -1.0]), (3, [1.0, -0.5, -0.5])])
 def test_three_in_the_trough_wins_and_play_stops(make_game, players, returns):
-    state = position(make_game(players=players), {"green-1": "trough", "green-2": "trough",
-                                                  "green-3": "r5c0"}, die="1")
+    state = position(
+        make_game(players=players),
+        {"green-1": "trough", "green-2": "trough", "green-3": "r5c0"},
+        die="1",
+    )
     state.apply_action("move green-3 trough")
     assert state.is_terminal() and state.returns() == returns
     assert state.legal_actions() == [] and state.chance_outcomes() == []
@@ -336,8 +375,14 @@ def test_scripted_resolver_plays_its_script(make_game):
 
 
 def test_carrying_a_rivals_last_piggy_in_the_mover_wins(make_game):
-    pieces = {"green-1": "trough", "green-2": "trough", "green-3": "r5c1",
-              "gold-1": "trough", "gold-2": "trough", "gold-3": "r5c1"}
+    pieces = {
+        "green-1": "trough",
+        "green-2": "trough",
+        "green-3": "r5c1",
+        "gold-1": "trough",
+        "gold-2": "trough",
+        "gold-3": "r5c1",
+    }
     state = position(make_game(), pieces, die="1", stacks={"r5c1": ["green-3", "gold-3"]})
     state.apply_action("move green-3 trough")
     assert state.is_terminal() and state.returns() == [1.0, -1.0]
@@ -346,16 +391,27 @@ def test_carrying_a_rivals_last_piggy_in_the_mover_wins(make_game):
 def test_carrying_a_rivals_last_piggy_in_the_mover_wins_from_any_seat(make_game):
     """Seat 1 carries seat 0's last piggy into the trough: both colours are complete,
     and the mover, seat 1, wins (not the lower seat)."""
-    pieces = {"green-1": "trough", "green-2": "trough", "green-3": "r5c1",
-              "gold-1": "trough", "gold-2": "trough", "gold-3": "r5c1"}
-    state = position(make_game(players=3), pieces, die="1", player=1,
-                     stacks={"r5c1": ["gold-3", "green-3"]})
+    pieces = {
+        "green-1": "trough",
+        "green-2": "trough",
+        "green-3": "r5c1",
+        "gold-1": "trough",
+        "gold-2": "trough",
+        "gold-3": "r5c1",
+    }
+    state = position(
+        make_game(players=3), pieces, die="1", player=1, stacks={"r5c1": ["gold-3", "green-3"]}
+    )
     state.apply_action("move gold-3 trough")
     assert state.is_terminal() and state.returns() == [-0.5, 1.0, -0.5]
 
 
 def test_a_carried_piggy_passes_checkpoints_too(make_game):
-    state = position(make_game(), {"green-1": "r1c1", "gold-1": "r1c1"}, die="1",
-                     stacks={"r1c1": ["green-1", "gold-1"]})
+    state = position(
+        make_game(),
+        {"green-1": "r1c1", "gold-1": "r1c1"},
+        die="1",
+        stacks={"r1c1": ["green-1", "gold-1"]},
+    )
     state.apply_action("move green-1 r2c1")
     assert state.observation(0)["passed_checkpoints"]["gold-1"] == 1

@@ -57,15 +57,20 @@ def test_openspiel_random_simulation_test_passes(spec, sims):
 
 @pytest.mark.slow
 def test_openspiel_random_simulation_test_on_a_whole_by_golly_game():
-    pyspiel.random_sim_test(pyspiel.load_game("python_by_golly"), num_sims=1, serialize=True,
-                            verbose=False)
+    pyspiel.random_sim_test(
+        pyspiel.load_game("python_by_golly"), num_sims=1, serialize=True, verbose=False
+    )
 
 
 def test_table_shots_come_from_a_hit_map(tmp_path):
     game = pyspiel.load_game(f"python_go_piggy_go(shots=table:{stock_hit_map(tmp_path, 0.25)})")
     state = game.new_initial_state()
-    for text, chance in (("die 2", True), ("move green-1 r1c3", False), ("die tractor", True),
-                         ("fire green-1", False)):
+    for text, chance in (
+        ("die 2", True),
+        ("move green-1 r1c3", False),
+        ("die tractor", True),
+        ("fire green-1", False),
+    ):
         state.apply_action(game.codec.encode(text, chance))
     shot = {state.action_to_string(-1, a): p for a, p in state.chance_outcomes()}
     assert shot == {"knock green-1": 0.25, "knock none": 0.75}
@@ -73,12 +78,15 @@ def test_table_shots_come_from_a_hit_map(tmp_path):
 
 
 def test_the_adapter_never_imports_pybullet():
-    code = ("import sys, pyspiel, referee.openspiel\n"
-            "for name in ('go_piggy_go', 'pig_out', 'woolfy', 'by_golly'):\n"
-            "    pyspiel.load_game(f'python_{name}').new_initial_state()\n"
-            "assert 'pybullet' not in sys.modules\n")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=ROOT,
-                   env=WITH_OUR_CODE)
+    code = (
+        "import sys, pyspiel, referee.openspiel\n"
+        "for name in ('go_piggy_go', 'pig_out', 'woolfy', 'by_golly'):\n"
+        "    pyspiel.load_game(f'python_{name}').new_initial_state()\n"
+        "assert 'pybullet' not in sys.modules\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, timeout=120, cwd=ROOT, env=WITH_OUR_CODE
+    )
 
 
 # --- the encoding --------------------------------------------------------------------------------
@@ -98,8 +106,15 @@ def random_states(spec, games, seed):
         yield game, state
 
 
-@pytest.mark.parametrize("spec", ["python_go_piggy_go(players=3)", "python_pig_out",
-                                  "python_woolfy(players=3)", "python_by_golly(max_turns=40)"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "python_go_piggy_go(players=3)",
+        "python_pig_out",
+        "python_woolfy(players=3)",
+        "python_by_golly(max_turns=40)",
+    ],
+)
 def test_every_action_has_one_number_and_round_trips(spec):
     """Numbers decode to our canonical strings, in range; our strings encode back; the
     same string has the same number in every state; chance probabilities sum to 1."""
@@ -116,8 +131,11 @@ def test_every_action_has_one_number_and_round_trips(spec):
             ids, texts = [a for a, _ in outcomes], [o for o, _ in ours.chance_outcomes()]
             limit = game.max_chance_outcomes()
         else:
-            ids, texts, limit = state.legal_actions(), ours.legal_actions(), \
-                game.num_distinct_actions()
+            ids, texts, limit = (
+                state.legal_actions(),
+                ours.legal_actions(),
+                game.num_distinct_actions(),
+            )
         assert ids == sorted(ids) and all(0 <= a < limit for a in ids)
         player = pyspiel.PlayerId.CHANCE if chance else state.current_player()
         decoded = [state.action_to_string(player, a) for a in ids]
@@ -137,7 +155,7 @@ def test_the_documented_numbers():
     go = pyspiel.load_game("python_go_piggy_go").codec
     assert go.actions[:2] == ("pass", "move green-1 r0c0") and go.actions[-1] == "fire gold-3"
     assert go.outcomes[6:9] == ("knock none", "knock green-1", "knock green-2")
-    assert len(go.outcomes) == 6 + 2 ** 6
+    assert len(go.outcomes) == 6 + 2**6
     golly = pyspiel.load_game("python_by_golly(players=3)").codec
     assert golly.actions[:2] == ("done", "play bunny") and golly.actions[-1] == "keep worm"
     assert "swap 17 18" in golly.actions
@@ -167,8 +185,9 @@ def test_bad_parameters_name_the_problem():
 
 
 def test_parameters_reach_our_game_and_survive_the_game_string():
-    game = pyspiel.load_game("python_pig_out(preset=pig,target=50,pig_faces=16,cards=1,"
-                             "deck=infinite)")
+    game = pyspiel.load_game(
+        "python_pig_out(preset=pig,target=50,pig_faces=16,cards=1,deck=infinite)"
+    )
     ours = game.referee_game.params
     assert (ours["target"], ours["pig_faces"], ours["cards"], ours["dice"]) == (50, "1,6", True, 1)
     assert pyspiel.load_game(str(game)).referee_game.params == ours
@@ -181,8 +200,9 @@ def play_on(state, moves):
     for _ in range(moves):
         if state.is_terminal():
             return
-        state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node()
-                           else state.legal_actions()[-1])
+        state.apply_action(
+            state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[-1]
+        )
 
 
 def test_a_serialized_state_continues_the_same_game():
@@ -203,11 +223,20 @@ def test_a_serialized_by_golly_state_loads_in_another_process(tmp_path):
     state = game.new_initial_state()
     play_on(state, 90)
     (tmp_path / "state.txt").write_text(pyspiel.serialize_game_and_state(game, state))
-    code = ("import pyspiel, referee.openspiel\n"
-            "_, state = pyspiel.deserialize_game_and_state(open('state.txt').read())\n"
-            "print(str(state) + state.information_state_string(1))\n")
-    run = subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=tmp_path,
-                         capture_output=True, text=True, env=WITH_OUR_CODE)
+    code = (
+        "import pyspiel, referee.openspiel\n"
+        "_, state = pyspiel.deserialize_game_and_state(open('state.txt').read())\n"
+        "print(str(state) + state.information_state_string(1))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=WITH_OUR_CODE,
+    )
     assert run.stdout.rstrip("\n") == str(state) + state.information_state_string(1)
 
 
@@ -220,28 +249,52 @@ def by_golly_after_setup(seat_1_cards, run_tail):
     cards, the same cards for seat 0, ``seat_1_cards`` for seat 1; seat 0 starts."""
     game = pyspiel.load_game("python_by_golly")
     state = game.new_initial_state()
-    run = ["fox", "goose", "bunny", "poop", "shovel", "hen", "marten", "mouse", "raven",
-           "rooster", "snail", "worm", "poop", "shovel", "butterfly", "caterpillar", "chick"]
-    for text in ([f"run {c}" for c in run + run_tail]
-                 + [f"deal {c}" for pair in zip(SEAT_0, seat_1_cards, strict=True) for c in pair]
-                 + ["start 0"]):
+    run = [
+        "fox",
+        "goose",
+        "bunny",
+        "poop",
+        "shovel",
+        "hen",
+        "marten",
+        "mouse",
+        "raven",
+        "rooster",
+        "snail",
+        "worm",
+        "poop",
+        "shovel",
+        "butterfly",
+        "caterpillar",
+        "chick",
+    ]
+    for text in (
+        [f"run {c}" for c in run + run_tail]
+        + [f"deal {c}" for pair in zip(SEAT_0, seat_1_cards, strict=True) for c in pair]
+        + ["start 0"]
+    ):
         state.apply_action(game.codec.encode(text, True))
     return game, state
 
 
 def views(state, player):
-    return (state.observation_string(player), list(state.observation_tensor(player)),
-            state.information_state_string(player))
+    return (
+        state.observation_string(player),
+        list(state.observation_tensor(player)),
+        state.information_state_string(player),
+    )
 
 
 def test_by_golly_observations_do_not_show_other_players_cards():
     """Two tables that differ only in seat 1's cards and in two face-down run cards look
     the same to seat 0, while seat 0 plays and turns cards over; seat 1 sees the
     difference (its own cards)."""
-    game, a = by_golly_after_setup(["fox", "goose", "hen", "marten", "mouse"] * 3,
-                                   ["drake", "hedgehog"])
-    _, b = by_golly_after_setup(["raven", "rooster", "snail", "worm", "hedgehog"] * 3,
-                                ["hedgehog", "drake"])
+    game, a = by_golly_after_setup(
+        ["fox", "goose", "hen", "marten", "mouse"] * 3, ["drake", "hedgehog"]
+    )
+    _, b = by_golly_after_setup(
+        ["raven", "rooster", "snail", "worm", "hedgehog"] * 3, ["hedgehog", "drake"]
+    )
     for action in ("play bunny", "turn 2", "keep bunny", "play drake", "turn 0"):
         assert views(a, 0) == views(b, 0)
         assert views(a, 1) != views(b, 1)
@@ -256,8 +309,25 @@ def by_golly_table(cards_by_seat, run_tail):
     first five are the hand), the run as in :func:`by_golly_after_setup`; seat 0 starts."""
     game = pyspiel.load_game(f"python_by_golly(players={len(cards_by_seat)})")
     state = game.new_initial_state()
-    run = ["fox", "goose", "bunny", "poop", "shovel", "hen", "marten", "mouse", "raven",
-           "rooster", "snail", "worm", "poop", "shovel", "butterfly", "caterpillar", "chick"]
+    run = [
+        "fox",
+        "goose",
+        "bunny",
+        "poop",
+        "shovel",
+        "hen",
+        "marten",
+        "mouse",
+        "raven",
+        "rooster",
+        "snail",
+        "worm",
+        "poop",
+        "shovel",
+        "butterfly",
+        "caterpillar",
+        "chick",
+    ]
     deals = [c for cards in zip(*cards_by_seat, strict=True) for c in cards]
     for text in [f"run {c}" for c in run + run_tail] + [f"deal {c}" for c in deals] + ["start 0"]:
         state.apply_action(game.codec.encode(text, True))
@@ -266,9 +336,23 @@ def by_golly_table(cards_by_seat, run_tail):
 
 #: Seat 0's cards two ways: the same 15 cards, a second bunny in the hand or in the stack.
 ONE_BUNNY = SEAT_0
-TWO_BUNNIES = ["bunny", "bunny", "caterpillar", "chick", "drake", "butterfly", "butterfly",
-               "caterpillar", "chick", "drake", "butterfly", "bunny", "caterpillar", "chick",
-               "drake"]
+TWO_BUNNIES = [
+    "bunny",
+    "bunny",
+    "caterpillar",
+    "chick",
+    "drake",
+    "butterfly",
+    "butterfly",
+    "caterpillar",
+    "chick",
+    "drake",
+    "butterfly",
+    "bunny",
+    "caterpillar",
+    "chick",
+    "drake",
+]
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -276,8 +360,10 @@ def test_by_golly_the_lucky_break_shows_no_other_player_the_hand(players):
     """A match on the bunny at position 2: whether the mover holds another bunny is
     hidden, so every other player's observation (string and tensor) and information
     state are the same both ways, in the lucky break and after "keep bunny"."""
-    others = [["fox", "goose", "hen", "marten", "mouse"] * 3,
-              ["raven", "rooster", "snail", "worm", "hedgehog"] * 3][:players - 1]
+    others = [
+        ["fox", "goose", "hen", "marten", "mouse"] * 3,
+        ["raven", "rooster", "snail", "worm", "hedgehog"] * 3,
+    ][: players - 1]
     game, a = by_golly_table([ONE_BUNNY, *others], ["drake", "hedgehog"])
     _, b = by_golly_table([TWO_BUNNIES, *others], ["drake", "hedgehog"])
     assert sorted(ONE_BUNNY) == sorted(TWO_BUNNIES)
@@ -294,20 +380,27 @@ def test_by_golly_the_lucky_break_shows_no_other_player_the_hand(players):
 def test_by_golly_public_observer_leaves_out_the_hand():
     from open_spiel.python.observation import make_observation
 
-    game, state = by_golly_after_setup(["fox", "goose", "hen", "marten", "mouse"] * 3,
-                                       ["drake", "hedgehog"])
-    public = make_observation(game, pyspiel.IIGObservationType(
-        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+    game, state = by_golly_after_setup(
+        ["fox", "goose", "hen", "marten", "mouse"] * 3, ["drake", "hedgehog"]
+    )
+    public = make_observation(
+        game,
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+    )
     public.set_from(state, 0)
     assert "hand" not in public.dict and "bunny" not in public.string_from(state, 0)
     assert "bunny" in state.observation_string(0)
 
 
 # --- OpenSpiel's MCTS against our bots -----------------------------------------------------------
-MCTS_MATCHES = [("python_go_piggy_go(max_turns=60)", "greedy"),
-                ("python_pig_out(preset=pig,target=30)", "hold-at-20"),
-                ("python_by_golly(max_turns=30)", "memory"),
-                ("python_woolfy(max_turns=30)", "careful")]
+MCTS_MATCHES = [
+    ("python_go_piggy_go(max_turns=60)", "greedy"),
+    ("python_pig_out(preset=pig,target=30)", "hold-at-20"),
+    ("python_by_golly(max_turns=30)", "memory"),
+    ("python_woolfy(max_turns=30)", "careful"),
+]
 
 
 @pytest.mark.parametrize(("spec", "bot"), MCTS_MATCHES)
@@ -320,8 +413,7 @@ def test_openspiel_mcts_plays_our_games_against_our_bots(spec, bot):
     game = pyspiel.load_game(spec)
     for seat in (0, 1):
         rng = np.random.RandomState(seat)
-        searcher = mcts.MCTSBot(game, 2.0, 8, mcts.RandomRolloutEvaluator(1, rng),
-                                random_state=rng)
+        searcher = mcts.MCTSBot(game, 2.0, 8, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
         bots = [searcher if i == seat else RefereeBot(game, bot, seed=i) for i in range(2)]
         state = game.new_initial_state()
         returns = evaluate_bots(state, bots, rng)
@@ -339,8 +431,9 @@ def test_same_dice_give_the_same_pig_game_step_by_step():
 
 def test_same_dice_comparison_notices_a_different_game(monkeypatch):
     """The step-by-step comparison can fail: against a Pig played to 90 it does."""
-    monkeypatch.setattr(crosscheck, "openspiel_pig",
-                        lambda target=100: pyspiel.load_game("pig", {"winscore": 90}))
+    monkeypatch.setattr(
+        crosscheck, "openspiel_pig", lambda target=100: pyspiel.load_game("pig", {"winscore": 90})
+    )
     with pytest.raises(AssertionError, match="differ"):
         crosscheck.same_dice_games(25, seed=1)
 
@@ -354,7 +447,8 @@ def test_policy_evaluation_agrees_with_our_solver():
     assert second == pytest.approx(1 - first, abs=1e-8)
     win, roll, _ = solve(game)
     assert crosscheck.win_probability(game, roll, roll)[0] == pytest.approx(
-        first_player_win_probability(win), abs=1e-8)
+        first_player_win_probability(win), abs=1e-8
+    )
 
 
 @pytest.mark.slow

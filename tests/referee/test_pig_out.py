@@ -30,12 +30,12 @@ def test_pats_three_turns_from_the_rulebook():
     assert state.observation(0)["turn_total"] == 75
     act(state, "hold")
     assert state.observation(0)["scores"] == [75, 0]
-    act(state, "dice 1 2", "card 2", "hold")                 # the other player
+    act(state, "dice 1 2", "card 2", "hold")  # the other player
     act(state, "dice 1 2", "card 6", "roll", "dice 5 5", "card 7")
     assert state.observation(0)["turn_total"] == 88
     act(state, "hold")
     assert state.observation(0)["scores"][0] == 163
-    act(state, "dice 3 3", "card 10", "hold")                # the other player
+    act(state, "dice 3 3", "card 10", "hold")  # the other player
     act(state, "dice 2 5", "card 9", "roll", "dice 3 5", "card K")
     assert state.observation(0)["scores"][0] == 163 and state.observation(0)["player"] == 1
 
@@ -43,8 +43,7 @@ def test_pats_three_turns_from_the_rulebook():
 def test_a_six_pigs_out_before_any_card():
     state = act(start(), "dice 2 3", "card 4", "roll", "dice 1 6")
     assert state.observation(0)["turn_total"] == 0 and state.observation(0)["player"] == 1
-    assert state.is_chance_node() and all(o.startswith("dice") for o, _ in
-                                          state.chance_outcomes())
+    assert state.is_chance_node() and all(o.startswith("dice") for o, _ in state.chance_outcomes())
     act(state, "dice 6 6")  # both dice sixes: the same
     assert state.observation(0)["player"] == 0
 
@@ -99,8 +98,9 @@ def test_physical_deck_runs_out_and_is_reshuffled():
             act(state, "roll" if state.current_player() >= 0 else "dice 1 1")
         deck = state.observation(0)["deck"]
         outcomes = dict(state.chance_outcomes())
-        assert outcomes == pytest.approx({f"card {r}": n / (52 - drawn)
-                                          for r, n in deck.items() if n})
+        assert outcomes == pytest.approx(
+            {f"card {r}": n / (52 - drawn) for r, n in deck.items() if n}
+        )
         act(state, next(iter(outcomes)))
     assert state.observation(0)["deck"] == dict.fromkeys(pig_out.RANKS, 4)
 
@@ -112,20 +112,28 @@ def test_infinite_deck_draws_from_a_full_deck_every_time():
 
 def test_classic_pig_preset():
     game = referee.load_game("pig_out", preset="pig")
-    assert (game.params["dice"], game.params["pig_faces"], game.params["cards"],
-            game.params["target"]) == (1, "1", False, 100)
+    assert (
+        game.params["dice"],
+        game.params["pig_faces"],
+        game.params["cards"],
+        game.params["target"],
+    ) == (1, "1", False, 100)
     state = game.new_initial_state()
-    assert dict(state.chance_outcomes()) == pytest.approx({f"dice {f}": 1 / 6
-                                                           for f in range(1, 7)})
+    assert dict(state.chance_outcomes()) == pytest.approx({f"dice {f}": 1 / 6 for f in range(1, 7)})
     act(state, "dice 5", "roll", "dice 1")
     assert state.observation(0)["player"] == 1 and state.observation(0)["scores"] == [0, 0]
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"preset": "poker"}, "'preset' must be one of pig-out-2, pig, got 'poker'"),
-    ({"deck": "tarot"}, "one of physical, infinite"),
-    ({"pig_faces": "1,2,3,4,5,6"}, "must leave a face that scores"), ({"players": 1}, "2-12"),
-    ({"first_player": 5}, "roll or a seat")])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"preset": "poker"}, "'preset' must be one of pig-out-2, pig, got 'poker'"),
+        ({"deck": "tarot"}, "one of physical, infinite"),
+        ({"pig_faces": "1,2,3,4,5,6"}, "must leave a face that scores"),
+        ({"players": 1}, "2-12"),
+        ({"first_player": 5}, "roll or a seat"),
+    ],
+)
 def test_bad_parameters(params, message):
     with pytest.raises(InputError, match=message):
         referee.load_game("pig_out", **params)
@@ -154,6 +162,7 @@ def test_optimal_beats_hold_at_20_over_many_games():
     from referee.match import tournament
 
     game = referee.load_game("pig_out", preset="pig")
-    result = tournament(game, lambda n, s: make_bot(n, game, s), ["optimal", "hold-at-20"],
-                        600, seed=3)
+    result = tournament(
+        game, lambda n, s: make_bot(n, game, s), ["optimal", "hold-at-20"], 600, seed=3
+    )
     assert result.wins["optimal"] / 600 > 0.52

@@ -22,21 +22,26 @@ def record_error(tmp_path, text: str) -> str:
     return message
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ('{"game": 5, "params": {}}\n', "line 1: 'game' must be a game's name, got 5"),
-    ('{"game": ["pig_out"]}\n', "line 1: 'game' must be a game's name, got ['pig_out']"),
-    ('{"game": "pig_out", "params": [1, 2]}\n', "line 1: 'params' must be an object of game "
-                                                "parameters, got [1, 2]"),
-    ('{"game": "pig_out", "params": "target=50"}\n', "'params' must be an object"),
-    ('["pig_out", {}]\n', "line 1 must be {\"game\": <name>, \"params\": {...}}"),
-    ('{"game": "pig_out", "parms": {}}\n', "line 1: unknown key 'parms'"),
-    (HEAD + '\n"roll"\n\n"hold"\n7\n', "line 5 must be an action string, got 7"),
-    (HEAD + '\n"roll"\n{"roll": 1}\n', "line 3 must be an action string, got {'roll': 1}"),
-    (HEAD + '\n"roll"\nroll\n', "line 3: not valid JSON"),
-    (HEAD + "\n" + "9" * 5000 + "\n", "line 2: an integer has 5000 digits"),
-    (HEAD + "\n" + "[" * 100_000 + "\n", "line 2: nested more than"),
-    ("\n\n", "is empty"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"game": 5, "params": {}}\n', "line 1: 'game' must be a game's name, got 5"),
+        ('{"game": ["pig_out"]}\n', "line 1: 'game' must be a game's name, got ['pig_out']"),
+        (
+            '{"game": "pig_out", "params": [1, 2]}\n',
+            "line 1: 'params' must be an object of game parameters, got [1, 2]",
+        ),
+        ('{"game": "pig_out", "params": "target=50"}\n', "'params' must be an object"),
+        ('["pig_out", {}]\n', 'line 1 must be {"game": <name>, "params": {...}}'),
+        ('{"game": "pig_out", "parms": {}}\n', "line 1: unknown key 'parms'"),
+        (HEAD + '\n"roll"\n\n"hold"\n7\n', "line 5 must be an action string, got 7"),
+        (HEAD + '\n"roll"\n{"roll": 1}\n', "line 3 must be an action string, got {'roll': 1}"),
+        (HEAD + '\n"roll"\nroll\n', "line 3: not valid JSON"),
+        (HEAD + "\n" + "9" * 5000 + "\n", "line 2: an integer has 5000 digits"),
+        (HEAD + "\n" + "[" * 100_000 + "\n", "line 2: nested more than"),
+        ("\n\n", "is empty"),
+    ],
+)
 def test_malformed_records_name_the_line(tmp_path, text, expected):
     assert expected in record_error(tmp_path, text)
 
@@ -66,9 +71,11 @@ def test_a_record_with_bad_parameters_or_actions_fails_on_replay(tmp_path):
 
 
 # --- hit-map tables for the table shot resolver -----------------------------------------------
-ROWS = [{"space": "r8c3", "reachable": True, "p_target": 0.4},
-        {"space": "r9c1", "reachable": False, "p_target": None},
-        {"space": "r9c3", "reachable": True, "p_target": 1}]
+ROWS = [
+    {"space": "r8c3", "reachable": True, "p_target": 0.4},
+    {"space": "r9c1", "reachable": False, "p_target": None},
+    {"space": "r9c3", "reachable": True, "p_target": 1},
+]
 
 
 def table_error(rows) -> str:
@@ -85,19 +92,22 @@ def test_a_hit_map_table_gives_the_probabilities_of_the_spaces_in_reach():
     assert TableResolver.from_rows(no_reachable_column, "t").probabilities == {"r8c3": 0.25}
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    ({"p_target": "x"}, "row 1: p_target 'x' is not a number in [0, 1]"),
-    ({"p_target": 1.5}, "row 1: p_target 1.5 is not a number in [0, 1]"),
-    ({"p_target": -0.1}, "p_target -0.1 is not a number in [0, 1]"),
-    ({"p_target": float("nan")}, "p_target nan is not"),
-    ({"p_target": True}, "p_target true is not"),
-    ({"p_target": None}, "p_target null is not"),
-    ({"reachable": "yes"}, "row 1: reachable 'yes' is not true or false"),
-    ({"space": "r08c3"}, "row 1: 'r08c3' is not a space name like r8c3"),
-    ({"space": "r8c3\n"}, "row 1: 'r8c3\\n' is not a space name"),
-    ({"space": "r" + "9" * 5000 + "c3"}, "(5003 characters) is not a space name"),
-    ({"space": "r9c3"}, "space r9c3 is listed twice (row 3)"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"p_target": "x"}, "row 1: p_target 'x' is not a number in [0, 1]"),
+        ({"p_target": 1.5}, "row 1: p_target 1.5 is not a number in [0, 1]"),
+        ({"p_target": -0.1}, "p_target -0.1 is not a number in [0, 1]"),
+        ({"p_target": float("nan")}, "p_target nan is not"),
+        ({"p_target": True}, "p_target true is not"),
+        ({"p_target": None}, "p_target null is not"),
+        ({"reachable": "yes"}, "row 1: reachable 'yes' is not true or false"),
+        ({"space": "r08c3"}, "row 1: 'r08c3' is not a space name like r8c3"),
+        ({"space": "r8c3\n"}, "row 1: 'r8c3\\n' is not a space name"),
+        ({"space": "r" + "9" * 5000 + "c3"}, "(5003 characters) is not a space name"),
+        ({"space": "r9c3"}, "space r9c3 is listed twice (row 3)"),
+    ],
+)
 def test_malformed_hit_map_tables_are_refused(change, expected):
     assert expected in table_error([{**ROWS[0], **change}, *ROWS[1:]])
 
@@ -110,7 +120,10 @@ def test_a_hit_map_table_needs_its_columns():
 
 def test_a_hit_map_of_another_board_is_refused_when_the_game_is_loaded():
     resolver = TableResolver({"r8c3": 0.5, "r40c2": 0.5}, "hit map big.csv")
-    with pytest.raises(InputError, match=r"hit map big\.csv: r40c2 is off board 'stock' "
-                                         r"\(rows 0-10, columns 0-6\): the hit map was made "
-                                         "for another board"):
+    with pytest.raises(
+        InputError,
+        match=r"hit map big\.csv: r40c2 is off board 'stock' "
+        r"\(rows 0-10, columns 0-6\): the hit map was made "
+        "for another board",
+    ):
         referee.load_game("go_piggy_go", resolver=resolver)

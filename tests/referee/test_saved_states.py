@@ -22,8 +22,11 @@ def played(name, actions=40, seed=3, **params):
         if state.is_terminal():
             break
         legal = state.legal_actions()
-        state.apply_action(sample_chance(state, rng) if state.is_chance_node()
-                           else legal[int(rng.integers(len(legal)))])
+        state.apply_action(
+            sample_chance(state, rng)
+            if state.is_chance_node()
+            else legal[int(rng.integers(len(legal)))]
+        )
     return state
 
 
@@ -42,29 +45,54 @@ def by_hand(state) -> dict:
 
 # --- Go Piggy Go! ----------------------------------------------------------------------------
 def go_position(make_game):
-    return by_hand(position(make_game(), {"green-1": "r1c1", "gold-1": "r1c1", "gold-2": "r3c0"},
-                            stacks={"r1c1": ["green-1", "gold-1"]}, die="tractor"))
+    return by_hand(
+        position(
+            make_game(),
+            {"green-1": "r1c1", "gold-1": "r1c1", "gold-2": "r3c0"},
+            stacks={"r1c1": ["green-1", "gold-1"]},
+            die="tractor",
+        )
+    )
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    (lambda d: d["pieces"].update({"green-2": "r2c2"}),
-     "green-2 is on r2c2, but no stack there lists it"),
-    (lambda d: d["stacks"].update({"r2c2": ["green-2"]}),
-     "the stack on r2c2 lists 'green-2', which 'pieces' does not put there"),
-    (lambda d: d["pieces"].update({"green-2": "r1c1"}) or d["stacks"]["r1c1"].append("green-2"),
-     "the stack on r1c1 must list 1 or 2 piggies"),
-    (lambda d: d["pieces"].update({"purple-1": "pit"}), "unknown piggy 'purple-1'"),
-    (lambda d: d["pieces"].update({"blue-1": "pit"}), "unknown piggy 'blue-1'"),
-    (lambda d: d["stacks"].update({"r3c1": ["gold-2"]}), "the stack on r3c1 lists 'gold-2'"),
-    (lambda d: d["pieces"].update({"gold-2": "r99c0"}), "gold-2 is on 'r99c0': not a pit"),
-    (lambda d: d["pieces"].update({"gold-2": "r03c0"}) or d["stacks"].update(
-        {"r03c0": d["stacks"].pop("r3c0")}), "gold-2 is on 'r03c0'"),
-    (lambda d: d["passed_checkpoints"].update({"gold-2": 0}), "gold-2 in r3c0 with 0 checkpoints"),
-    (lambda d: d.update(player=5), "field 'player' must be a whole number 0-1, got 5"),
-    (lambda d: d.update(die="9"), "field 'die' must be one of 1, 2, 3, 4, 5, tractor"),
-    (lambda d: d.update(phase="shot", target="green-2"), "target 'green-2' in phase shot"),
-    (lambda d: d.update(winner=0), "phase move, winner 0"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda d: d["pieces"].update({"green-2": "r2c2"}),
+            "green-2 is on r2c2, but no stack there lists it",
+        ),
+        (
+            lambda d: d["stacks"].update({"r2c2": ["green-2"]}),
+            "the stack on r2c2 lists 'green-2', which 'pieces' does not put there",
+        ),
+        (
+            lambda d: (
+                d["pieces"].update({"green-2": "r1c1"}) or d["stacks"]["r1c1"].append("green-2")
+            ),
+            "the stack on r1c1 must list 1 or 2 piggies",
+        ),
+        (lambda d: d["pieces"].update({"purple-1": "pit"}), "unknown piggy 'purple-1'"),
+        (lambda d: d["pieces"].update({"blue-1": "pit"}), "unknown piggy 'blue-1'"),
+        (lambda d: d["stacks"].update({"r3c1": ["gold-2"]}), "the stack on r3c1 lists 'gold-2'"),
+        (lambda d: d["pieces"].update({"gold-2": "r99c0"}), "gold-2 is on 'r99c0': not a pit"),
+        (
+            lambda d: (
+                d["pieces"].update({"gold-2": "r03c0"})
+                or d["stacks"].update({"r03c0": d["stacks"].pop("r3c0")})
+            ),
+            "gold-2 is on 'r03c0'",
+        ),
+        (
+            lambda d: d["passed_checkpoints"].update({"gold-2": 0}),
+            "gold-2 in r3c0 with 0 checkpoints",
+        ),
+        (lambda d: d.update(player=5), "field 'player' must be a whole number 0-1, got 5"),
+        (lambda d: d.update(die="9"), "field 'die' must be one of 1, 2, 3, 4, 5, tractor"),
+        (lambda d: d.update(phase="shot", target="green-2"), "target 'green-2' in phase shot"),
+        (lambda d: d.update(winner=0), "phase move, winner 0"),
+    ],
+)
 def test_go_piggy_go_refuses_corrupted_positions(make_game, change, expected):
     data = go_position(make_game)
     make_game().state_from_json(json.dumps(data))  # as saved, it loads
@@ -73,19 +101,24 @@ def test_go_piggy_go_refuses_corrupted_positions(make_game, change, expected):
 
 
 # --- Pig-Out --------------------------------------------------------------------------------
-@pytest.mark.parametrize(("change", "expected"), [
-    (lambda d: d.update(player=5), "field 'player' must be a whole number 0-1, got 5"),
-    (lambda d: d.update(scores=[-5, 0]), "field 'scores' must be a list of 2-2 items, each a "
-                                         "whole number"),
-    (lambda d: d.update(scores=[0, 0, 0]), "field 'scores' must be a list of 2-2 items"),
-    (lambda d: d.update(scores=[450, 0]), "scores [450, 0] reach the target 400"),
-    (lambda d: d.update(phase="decide", turn_total=0), "phase decide before any roll"),
-    (lambda d: d.update(phase="roll", turn_total=3), "a turn total of 3 in phase roll"),
-    (lambda d: d.update(phase="card", spots=0), "spots 0 in phase card"),
-    (lambda d: d["deck"].update(A=5), "'deck.A' must be a whole number 0-4, got 5"),
-    (lambda d: d.update(rollers=[0, 1], rolloff=[7]), "a roll for the first player after play"),
-    (lambda d: d.update(turn=3, capped=True), "capped True and turn 3 of 100000 do not go"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda d: d.update(player=5), "field 'player' must be a whole number 0-1, got 5"),
+        (
+            lambda d: d.update(scores=[-5, 0]),
+            "field 'scores' must be a list of 2-2 items, each a whole number",
+        ),
+        (lambda d: d.update(scores=[0, 0, 0]), "field 'scores' must be a list of 2-2 items"),
+        (lambda d: d.update(scores=[450, 0]), "scores [450, 0] reach the target 400"),
+        (lambda d: d.update(phase="decide", turn_total=0), "phase decide before any roll"),
+        (lambda d: d.update(phase="roll", turn_total=3), "a turn total of 3 in phase roll"),
+        (lambda d: d.update(phase="card", spots=0), "spots 0 in phase card"),
+        (lambda d: d["deck"].update(A=5), "'deck.A' must be a whole number 0-4, got 5"),
+        (lambda d: d.update(rollers=[0, 1], rolloff=[7]), "a roll for the first player after play"),
+        (lambda d: d.update(turn=3, capped=True), "capped True and turn 3 of 100000 do not go"),
+    ],
+)
 def test_pig_out_refuses_corrupted_positions(change, expected):
     game = referee.load_game("pig_out")
     data = by_hand(played("pig_out", actions=30, seed=1))
@@ -96,21 +129,30 @@ def test_pig_out_refuses_corrupted_positions(change, expected):
 
 
 # --- Woolfy ---------------------------------------------------------------------------------
-@pytest.mark.parametrize(("change", "expected"), [
-    (lambda d: d["piglets"].update(red=99), "'piglets.red' must be a square 0-23, a house"),
-    (lambda d: d["piglets"].update(red="straw", yellow="straw"),
-     "red, yellow in the straw house, which holds 1"),
-    (lambda d: d["piglets"].update(red="stick", yellow="stick", blue="stick"),
-     "in the stick house, which holds 2"),
-    (lambda d: d["piglets"].update(red="brick"), "red in the brick house, which holds 3 once "
-                                                 "built"),
-    (lambda d: d.update(wolf=13), "field 'wolf' must be a wolf square"),
-    (lambda d: d.update(brick_parts=5), "field 'brick_parts' must be a whole number 0-4"),
-    (lambda d: d.update(phase="move", chosen="red", rolled="house"), "phase move with piglet"),
-    (lambda d: d.update(phase="die", chosen="red", rescuing=True), "(rescuing True)"),
-    (lambda d: d.update(phase="over", result="won"), "result 'won'"),
-    (lambda d: d["piglets"].update(red="pot", yellow="pot", blue="pot"), "result null"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda d: d["piglets"].update(red=99), "'piglets.red' must be a square 0-23, a house"),
+        (
+            lambda d: d["piglets"].update(red="straw", yellow="straw"),
+            "red, yellow in the straw house, which holds 1",
+        ),
+        (
+            lambda d: d["piglets"].update(red="stick", yellow="stick", blue="stick"),
+            "in the stick house, which holds 2",
+        ),
+        (
+            lambda d: d["piglets"].update(red="brick"),
+            "red in the brick house, which holds 3 once built",
+        ),
+        (lambda d: d.update(wolf=13), "field 'wolf' must be a wolf square"),
+        (lambda d: d.update(brick_parts=5), "field 'brick_parts' must be a whole number 0-4"),
+        (lambda d: d.update(phase="move", chosen="red", rolled="house"), "phase move with piglet"),
+        (lambda d: d.update(phase="die", chosen="red", rescuing=True), "(rescuing True)"),
+        (lambda d: d.update(phase="over", result="won"), "result 'won'"),
+        (lambda d: d["piglets"].update(red="pot", yellow="pot", blue="pot"), "result null"),
+    ],
+)
 def test_woolfy_refuses_corrupted_positions(change, expected):
     game = referee.load_game("woolfy")
     data = by_hand(game.new_initial_state())
@@ -128,20 +170,27 @@ def golly_position():
     return state.game, by_hand(state)
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    (lambda d: d["hands"][0].extend(["fox"] * 4), "fox cards in play: there are 3 of each"),
-    (lambda d: d["hands"][1].append("unicorn"), "field 'hands' must be a list of 2-2 items"),
-    (lambda d: d.update(run=d["run"][:5]), "a chicken run of 5 cards in phase"),
-    (lambda d: d["run"].__setitem__(d["run"].index("shovel"), "poop"),
-     "the chicken run holds 1 card(s) too many of poop"),
-    (lambda d: d["stacks"][1].extend(["bunny"] * 4), "bunny cards in play"),
-    (lambda d: d.update(turn=d["turn"] + 1), "turns ended in the log, but 'turn' is"),
-    (lambda d: d.update(face_up=[*d["face_up"], 18 if 18 not in d["face_up"] else 17]),
-     "do not match those the log shows"),
-    (lambda d: d.update(phase="draw"), "phase draw does not go with"),
-    (lambda d: d["events"].append(["reveal", 19, "fox"]), "field 'events' must be a list of"),
-    (lambda d: d["hands"].__setitem__(1 - d["player"], []), "holds no card, yet has not won"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda d: d["hands"][0].extend(["fox"] * 4), "fox cards in play: there are 3 of each"),
+        (lambda d: d["hands"][1].append("unicorn"), "field 'hands' must be a list of 2-2 items"),
+        (lambda d: d.update(run=d["run"][:5]), "a chicken run of 5 cards in phase"),
+        (
+            lambda d: d["run"].__setitem__(d["run"].index("shovel"), "poop"),
+            "the chicken run holds 1 card(s) too many of poop",
+        ),
+        (lambda d: d["stacks"][1].extend(["bunny"] * 4), "bunny cards in play"),
+        (lambda d: d.update(turn=d["turn"] + 1), "turns ended in the log, but 'turn' is"),
+        (
+            lambda d: d.update(face_up=[*d["face_up"], 18 if 18 not in d["face_up"] else 17]),
+            "do not match those the log shows",
+        ),
+        (lambda d: d.update(phase="draw"), "phase draw does not go with"),
+        (lambda d: d["events"].append(["reveal", 19, "fox"]), "field 'events' must be a list of"),
+        (lambda d: d["hands"].__setitem__(1 - d["player"], []), "holds no card, yet has not won"),
+    ],
+)
 def test_by_golly_refuses_corrupted_positions(change, expected):
     game, data = golly_position()
     game.state_from_json(json.dumps(data))
@@ -153,7 +202,7 @@ def test_by_golly_refuses_cards_beyond_those_dealt():
     game, data = golly_position()
     dealt = 2 * 15
     hands = [["bunny", "butterfly", "caterpillar"], ["chick", "drake", "fox"]]
-    stacks = [[a for a in referee.by_golly.ANIMALS for _ in range(2)][:dealt - 5], []]
+    stacks = [[a for a in referee.by_golly.ANIMALS for _ in range(2)][: dealt - 5], []]
     data.update(hands=hands, stacks=stacks, played=None, phase="play", face_up=[])
     assert "animal cards in play, but 30 were dealt" in refused(game, data)
 
@@ -183,8 +232,9 @@ def test_a_state_saved_with_other_parameters_is_refused(name):
     assert "saved with max_turns=" in refused(other, json.loads(state.to_json()))
 
 
-@pytest.mark.parametrize("text", ["", "[", "[]", '{"game": "chess"}', "9" * 5000,
-                                  "[" * 100_000, '{"game": "pig_out"}'])
+@pytest.mark.parametrize(
+    "text", ["", "[", "[]", '{"game": "chess"}', "9" * 5000, "[" * 100_000, '{"game": "pig_out"}']
+)
 def test_text_that_is_no_state_is_refused(text):
     with pytest.raises(InputError) as caught:
         referee.load_game("pig_out").state_from_json(text)
@@ -193,8 +243,12 @@ def test_text_that_is_no_state_is_refused(text):
 
 # --- apply_action is atomic ---------------------------------------------------------------------
 #: A method each game calls in the middle of applying a turn's last action.
-MIDWAY = {"go_piggy_go": "_next_turn", "pig_out": "_end_turn", "woolfy": "_end_turn",
-          "by_golly": "_end_turn"}
+MIDWAY = {
+    "go_piggy_go": "_next_turn",
+    "pig_out": "_end_turn",
+    "woolfy": "_end_turn",
+    "by_golly": "_end_turn",
+}
 
 
 @pytest.mark.parametrize("name", sorted(referee.GAMES))
@@ -213,8 +267,9 @@ def test_an_action_that_fails_halfway_changes_nothing(name, monkeypatch):
 
     monkeypatch.setattr(type(state), MIDWAY[name], fail_once)
     while not calls:  # play on until an action meets the failure
-        action = (state.chance_outcomes()[0][0] if state.is_chance_node()
-                  else state.legal_actions()[0])
+        action = (
+            state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[0]
+        )
         before = state.to_json()
         try:
             state.apply_action(action)
@@ -261,8 +316,7 @@ def test_check_state_catches_legal_actions_out_of_order(monkeypatch):
     state = played("woolfy", actions=4)
     checks.check_state(state)
     sorted_actions = type(state)._legal_actions
-    monkeypatch.setattr(type(state), "_legal_actions",
-                        lambda self: sorted_actions(self)[::-1])
+    monkeypatch.setattr(type(state), "_legal_actions", lambda self: sorted_actions(self)[::-1])
     state._legal_for = -1
     if len(state.legal_actions()) > 1:
         with pytest.raises(AssertionError, match="legal actions not sorted"):

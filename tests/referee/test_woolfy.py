@@ -36,7 +36,8 @@ def test_dice_have_1_2_3_wolf_wolf_house():
     fresh = woolfy()
     fresh.apply_action("roll red")
     assert dict(fresh.chance_outcomes()) == pytest.approx(
-        {"die 1": 1 / 6, "die 2": 1 / 6, "die 3": 1 / 6, "die wolf": 1 / 3, "die house": 1 / 6})
+        {"die 1": 1 / 6, "die 2": 1 / 6, "die 3": 1 / 6, "die wolf": 1 / 3, "die house": 1 / 6}
+    )
     assert state.current_player() == 0  # the roller now chooses where to go
 
 
@@ -66,8 +67,10 @@ def test_once_all_three_have_left_the_start_square_it_stays_closed():
     assert moves(state, "red") == {"1", "23"}
 
 
-@pytest.mark.parametrize(("piglets", "left_start"), [
-    ({"red": 3}, []), ({}, ["blue", "red"]), ({}, ["red", "red"]), ({}, ["green"])])
+@pytest.mark.parametrize(
+    ("piglets", "left_start"),
+    [({"red": 3}, []), ({}, ["blue", "red"]), ({}, ["red", "red"]), ({}, ["green"])],
+)
 def test_a_saved_left_start_that_does_not_go_with_the_piglets_is_refused(piglets, left_start):
     with pytest.raises(InputError, match="left_start"):
         woolfy(piglets, left_start=left_start)
@@ -89,8 +92,7 @@ def test_the_straw_house_refuses_a_second_piglet():
 
 
 def test_the_stick_house_holds_two():
-    assert "stick" in moves(rolled(woolfy({"red": "stick", "yellow": 17}), "yellow", "3"),
-                            "yellow")
+    assert "stick" in moves(rolled(woolfy({"red": "stick", "yellow": 17}), "yellow", "3"), "yellow")
     state = rolled(woolfy({"red": "stick", "blue": "stick", "yellow": 17}), "yellow", "3")
     assert "stick" not in moves(state, "yellow")
 
@@ -134,8 +136,9 @@ def test_the_same_piglet_cannot_be_rolled_twice_in_a_row():
     assert set(state.legal_actions()) == {"roll yellow", "roll blue"}
 
 
-@pytest.mark.parametrize("others", [{"yellow": "pot", "blue": "pot"},
-                                    {"yellow": "straw", "blue": "stick"}])
+@pytest.mark.parametrize(
+    "others", [{"yellow": "pot", "blue": "pot"}, {"yellow": "straw", "blue": "stick"}]
+)
 def test_unless_both_others_are_in_the_pot_or_in_houses(others):
     state = woolfy({"red": 12, **others}, last_die="red")
     assert "roll red" in state.legal_actions()
@@ -176,8 +179,11 @@ def test_a_rescue_on_the_house_face_and_on_the_wolf_face():
 
 
 def test_all_three_in_the_brick_house_everyone_wins():
-    state = rolled(woolfy({"red": "brick", "yellow": "brick", "blue": 12}, brick_parts=4,
-                          players=3), "blue", "house")
+    state = rolled(
+        woolfy({"red": "brick", "yellow": "brick", "blue": 12}, brick_parts=4, players=3),
+        "blue",
+        "house",
+    )
     state.apply_action("house blue brick")
     assert state.is_terminal() and state.returns() == [1.0, 1.0, 1.0]
 
@@ -198,17 +204,31 @@ def test_a_game_that_reaches_max_turns_is_lost():
 
 
 def test_positions_are_parameters():
-    game = referee.load_game("woolfy", track_length=12, wolf_squares="1,5,9", wolf_start=5,
-                             pot_exits="3", straw_square=2, stick_square=7, brick_square=10)
+    game = referee.load_game(
+        "woolfy",
+        track_length=12,
+        wolf_squares="1,5,9",
+        wolf_start=5,
+        pot_exits="3",
+        straw_square=2,
+        stick_square=7,
+        brick_square=10,
+    )
     state = game.new_initial_state()
     state.apply_action("roll red")
     state.apply_action("die 3")
     assert {a.split()[2] for a in state.legal_actions()} == {"3", "9", "straw"}
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"wolf_start": 3}, "one of the wolf squares"), ({"players": 0}, "1-6"),
-    ({"pot_exits": "4,99"}, "squares 0-23"), ({"die_faces": "1,2,boar"}, "1-6, wolf, house")])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"wolf_start": 3}, "one of the wolf squares"),
+        ({"players": 0}, "1-6"),
+        ({"pot_exits": "4,99"}, "squares 0-23"),
+        ({"die_faces": "1,2,boar"}, "1-6, wolf, house"),
+    ],
+)
 def test_bad_parameters(params, message):
     with pytest.raises(InputError, match=message):
         referee.load_game("woolfy", **params)

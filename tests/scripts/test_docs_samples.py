@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("docs_samples", ROOT / "scripts" /
-                                                  "docs_samples.py")
+    spec = importlib.util.spec_from_file_location(
+        "docs_samples", ROOT / "scripts" / "docs_samples.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["docs_samples"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -33,13 +34,17 @@ def test_sample_blocks_are_what_the_commands_print_now(name):
     for file in sample.files:
         found = samples.blocks((ROOT / file).read_text())
         assert name in found, f"{file} has no '<!-- sample: {name} -->' block"
-        assert found[name] == made, (f"{file}: the '{name}' sample differs from what the code "
-                                     "prints now: run python scripts/docs_samples.py")
+        assert found[name] == made, (
+            f"{file}: the '{name}' sample differs from what the code "
+            "prints now: run python scripts/docs_samples.py"
+        )
 
 
 def test_a_drifted_block_is_found_and_rewritten_alone():
-    text = ("intro\n<!-- sample: a -->\n```text\nold\n```\n<!-- /sample -->\nmiddle\n"
-            "<!-- sample: b -->\nkept\n<!-- /sample -->\n")
+    text = (
+        "intro\n<!-- sample: a -->\n```text\nold\n```\n<!-- /sample -->\nmiddle\n"
+        "<!-- sample: b -->\nkept\n<!-- /sample -->\n"
+    )
     assert samples.blocks(text) == {"a": "```text\nold\n```\n", "b": "kept\n"}
     rewritten = samples.rewrite(text, {"a": "```text\nnew\n```\n"})
     assert samples.blocks(rewritten) == {"a": "```text\nnew\n```\n", "b": "kept\n"}
@@ -50,7 +55,7 @@ def test_the_readme_and_demo_help_give_the_same_duration():
     demo = build_parser()._subparsers._group_actions[0].choices["demo"]
     said = re.search(r"[Aa]bout (a minute|half a minute|\w+ minutes)", demo.description)
     readme = (ROOT / "README.md").read_text()
-    setup = readme[readme.index("## Set up"):readme.index("piggy demo")]
+    setup = readme[readme.index("## Set up") : readme.index("piggy demo")]
     assert said and f"(about {said[1]})" in setup
 
 

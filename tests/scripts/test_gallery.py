@@ -32,15 +32,24 @@ def test_the_stored_gifs_stay_small():
 
 @pytest.mark.slow
 def test_the_script_draws_the_shot_picture(tmp_path):
-    run = subprocess.run([sys.executable, "scripts/gallery.py", "--only", "still", "--out",
-                          str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, "scripts/gallery.py", "--only", "still", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-500:]
     assert [p.name for p in tmp_path.iterdir()] == ["demo-shot.png"]
     assert Image.open(tmp_path / "demo-shot.png").size[0] > 1200
 
 
 def test_an_unknown_group_is_refused(tmp_path):
-    run = subprocess.run([sys.executable, "scripts/gallery.py", "--only", "movies", "--out",
-                          str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "scripts/gallery.py", "--only", "movies", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and "unknown group movies" in run.stderr

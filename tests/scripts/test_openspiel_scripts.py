@@ -15,8 +15,14 @@ WITH_OUR_CODE = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def run(*args):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env=WITH_OUR_CODE)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=WITH_OUR_CODE,
+    )
 
 
 def test_bad_counts_and_names_are_refused_before_any_work():
@@ -29,8 +35,16 @@ def test_bad_counts_and_names_are_refused_before_any_work():
 
 
 def test_mcts_script_reports_a_legal_match_as_json():
-    done = run("scripts/openspiel_mcts.py", "python_pig_out(preset=pig,target=20)", "hold-at-10",
-               "--games", "2", "--simulations", "3", "--json")
+    done = run(
+        "scripts/openspiel_mcts.py",
+        "python_pig_out(preset=pig,target=20)",
+        "hold-at-10",
+        "--games",
+        "2",
+        "--simulations",
+        "3",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["games"] == 2 and 0 <= result["mcts_wins"] <= 2
@@ -44,4 +58,8 @@ def test_pig_crosscheck_script_prints_every_row_as_json():
     assert done.returncode == (0 if result["agrees"] else 1)
     assert result["chance_outcomes"]["same"] and result["same_dice"]["difference"] is None
     assert [(r["policy"], r["moves_first"]) for r in result["rows"]] == [
-        ("hold-at-20", True), ("hold-at-20", False), ("optimal", True), ("optimal", False)]
+        ("hold-at-20", True),
+        ("hold-at-20", False),
+        ("optimal", True),
+        ("optimal", False),
+    ]

@@ -37,6 +37,5 @@ def refused(capsys, argv: list[str], message: str, folder: Path | None = None) -
     return err
 
 
-
 SHOOT = ["shoot", "--yaw", "0", "--pitch", "10"]
 HITMAP = ["hitmap", "--spaces", "r8c3", "--shots", "3", "--workers", "1", "--format", "csv"]

@@ -41,8 +41,9 @@ def test_out_of_reach_names_the_reachable_range(design):
 def test_drag_shortens_the_flight_and_the_solver_allows_for_it(design):
     import dataclasses
 
-    dragged = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                      air_drag=True))
+    dragged = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, air_drag=True)
+    )
     assert height_at_distance(dragged, 20, 300) < height_at_distance(design, 20, 300)
     target = (0.0, 300.0, 10.0)
     low_dragged = aim.solve(dragged, target)[0]
@@ -53,8 +54,9 @@ def test_drag_shortens_the_flight_and_the_solver_allows_for_it(design):
 def test_reach_with_drag_is_a_real_range_a_little_shorter(design):
     import dataclasses
 
-    dragged = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                      air_drag=True))
+    dragged = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, air_drag=True)
+    )
     near, far = aim.reach_mm(dragged, 19.0)
     plain_near, plain_far = aim.reach_mm(design, 19.0)
     assert math.isfinite(near) and math.isfinite(far)

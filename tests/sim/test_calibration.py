@@ -24,8 +24,9 @@ from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
 PITCHES = (-30.0, -25.0, 8.0, 64.0, 70.0)
 
 
-def closed_form_shots(design, pitches=PITCHES, yaws=(28.0, -28.0), per_pitch=8, seed=0,
-                      marking_sd_mm=1.5, timed=False) -> MeasuredShots:
+def closed_form_shots(
+    design, pitches=PITCHES, yaws=(28.0, -28.0), per_pitch=8, seed=0, marking_sd_mm=1.5, timed=False
+) -> MeasuredShots:
     """Shots drawn from the calibration's own model (no PyBullet): exact flights
     with normal errors of the design's spreads, and a marking error."""
     rng = np.random.default_rng(seed)
@@ -33,13 +34,23 @@ def closed_form_shots(design, pitches=PITCHES, yaws=(28.0, -28.0), per_pitch=8, 
     yaw = np.array([yaws[k % len(yaws)] for _ in pitches for k in range(per_pitch)], float)
     launcher = design.launcher
     speed = launcher.muzzle_speed_mm_s + launcher.speed_sd_mm_s * rng.standard_normal(len(pitch))
-    point = landing_point_mm(design, yaw + launcher.yaw_sd_deg * rng.standard_normal(len(yaw)),
-                             pitch + launcher.pitch_sd_deg * rng.standard_normal(len(pitch)),
-                             speed)
+    point = landing_point_mm(
+        design,
+        yaw + launcher.yaw_sd_deg * rng.standard_normal(len(yaw)),
+        pitch + launcher.pitch_sd_deg * rng.standard_normal(len(pitch)),
+        speed,
+    )
     point = point + marking_sd_mm * rng.standard_normal(point.shape)
     missing = np.full(len(pitch), np.nan)
-    return MeasuredShots(pitch, yaw, point[:, 0], point[:, 1], speed if timed else missing,
-                         missing, source="synthetic")
+    return MeasuredShots(
+        pitch,
+        yaw,
+        point[:, 0],
+        point[:, 1],
+        speed if timed else missing,
+        missing,
+        source="synthetic",
+    )
 
 
 def with_launcher(design, **fields):
@@ -53,8 +64,14 @@ def test_sandbox_shots_are_fitted_back_within_three_standard_errors(tmp_path):
     from sim.studies.sandbox_shots import sandbox_shots_csv
 
     stock = load_design("stock")
-    truth = {"muzzle_speed_mm_s": 1850.0, "speed_sd_mm_s": 45.0, "yaw_sd_deg": 1.2,
-             "pitch_sd_deg": 1.0, "pitch_offset_deg": 1.0, "yaw_offset_deg": -0.7}
+    truth = {
+        "muzzle_speed_mm_s": 1850.0,
+        "speed_sd_mm_s": 45.0,
+        "yaw_sd_deg": 1.2,
+        "pitch_sd_deg": 1.0,
+        "pitch_offset_deg": 1.0,
+        "yaw_offset_deg": -0.7,
+    }
     launcher = with_launcher(stock, **{k: v for k, v in truth.items() if "offset" not in k})
     text = sandbox_shots_csv(launcher, seed=4, pitch_offset_deg=1.0, yaw_offset_deg=-0.7)
     (tmp_path / "shots.csv").write_text(text)
@@ -65,8 +82,10 @@ def test_sandbox_shots_are_fitted_back_within_three_standard_errors(tmp_path):
         assert abs(estimate.value - truth[name]) < 3 * estimate.se, (name, estimate)
     write_fitted_design(result, tmp_path / "fitted.toml")
     fitted = load_design(tmp_path / "fitted.toml").launcher
-    for field, name in (("muzzle_speed_mm_s", "muzzle_speed_mm_s"),
-                        ("pitch_sd_deg", "pitch_sd_deg")):  # rounded to what its error supports
+    for field, name in (
+        ("muzzle_speed_mm_s", "muzzle_speed_mm_s"),
+        ("pitch_sd_deg", "pitch_sd_deg"),
+    ):  # rounded to what its error supports
         estimate = result.estimates[name]
         assert getattr(fitted, field) == supported(estimate.value, estimate.se)
         assert abs(getattr(fitted, field) - estimate.value) <= estimate.se / 2
@@ -81,11 +100,14 @@ def test_chronograph_readings_give_the_speed_and_its_spread_in_closed_form():
     shots = closed_form_shots(load_design("stock"), seed=2, timed=True)
     result = calibrate(shots, load_design("stock"))
     assert result.estimates["muzzle_speed_mm_s"].value == pytest.approx(
-        np.mean(shots.speed_mm_s), abs=0.05)
+        np.mean(shots.speed_mm_s), abs=0.05
+    )
     assert result.estimates["speed_sd_mm_s"].value == pytest.approx(
-        np.std(shots.speed_mm_s), rel=1e-3)
+        np.std(shots.speed_mm_s), rel=1e-3
+    )
     assert result.estimates["speed_sd_mm_s"].se == pytest.approx(
-        np.std(shots.speed_mm_s) / math.sqrt(2 * len(shots)), rel=0.02)
+        np.std(shots.speed_mm_s) / math.sqrt(2 * len(shots)), rel=0.02
+    )
 
 
 def test_the_linearised_landing_spread_matches_monte_carlo():
@@ -97,19 +119,24 @@ def test_the_linearised_landing_spread_matches_monte_carlo():
     n = 20_000
     for pitch in (-25.0, 8.0, 70.0):
         points = landing_point_mm(
-            design, 28.0 + launcher.yaw_sd_deg * rng.standard_normal(n),
+            design,
+            28.0 + launcher.yaw_sd_deg * rng.standard_normal(n),
             pitch + launcher.pitch_sd_deg * rng.standard_normal(n),
-            launcher.muzzle_speed_mm_s + launcher.speed_sd_mm_s * rng.standard_normal(n))
-        one = MeasuredShots(*(np.array([v]) for v in (pitch, 28.0, 0.0, 100.0, math.nan,
-                                                      math.nan)))
+            launcher.muzzle_speed_mm_s + launcher.speed_sd_mm_s * rng.standard_normal(n),
+        )
+        one = MeasuredShots(*(np.array([v]) for v in (pitch, 28.0, 0.0, 100.0, math.nan, math.nan)))
         model = _Model(one, design, measurement_sd_mm=1e-6)
-        q = [launcher.muzzle_speed_mm_s / 1e3, *np.log([launcher.speed_sd_mm_s,
-                                                        launcher.yaw_sd_deg,
-                                                        launcher.pitch_sd_deg]), 0.0, 0.0]
+        q = [
+            launcher.muzzle_speed_mm_s / 1e3,
+            *np.log([launcher.speed_sd_mm_s, launcher.yaw_sd_deg, launcher.pitch_sd_deg]),
+            0.0,
+            0.0,
+        ]
         mean, cov = model.landing(np.array(q))
         assert np.linalg.norm(points.mean(axis=0) - mean[0]) < 0.5  # mm
-        assert np.sqrt(np.diag(np.cov(points.T))) == pytest.approx(np.sqrt(np.diag(cov[0])),
-                                                                   rel=0.04)
+        assert np.sqrt(np.diag(np.cov(points.T))) == pytest.approx(
+            np.sqrt(np.diag(cov[0])), rel=0.04
+        )
 
 
 @pytest.mark.slow
@@ -146,15 +173,23 @@ def test_a_mistyped_landing_is_listed_as_far_from_the_fit():
     assert result.to_dict()["outlier_rows"] == [19]
 
 
-@pytest.mark.parametrize(("pitches", "per_pitch", "message"), [
-    ((8.0,), 40, r"all 40 shots were fired at pitch 8 deg: .* cannot tell the speed spread from "
-                 r"the pitch spread.*fire at 3 or more pitches"),
-    ((-25.0, 64.0), 20, "all 40 shots were fired at pitch -25 and 64 deg"),
-    ((-25.0, 8.0, 64.0), 3, "9 shots; a calibration needs at least 10"),
-    ((-25.0, 1.0, 64.0), 8, r"row 10: pitch 1 is within 3 deg of level"),
-])
+@pytest.mark.parametrize(
+    ("pitches", "per_pitch", "message"),
+    [
+        (
+            (8.0,),
+            40,
+            r"all 40 shots were fired at pitch 8 deg: .* cannot tell the speed spread from "
+            r"the pitch spread.*fire at 3 or more pitches",
+        ),
+        ((-25.0, 64.0), 20, "all 40 shots were fired at pitch -25 and 64 deg"),
+        ((-25.0, 8.0, 64.0), 3, "9 shots; a calibration needs at least 10"),
+        ((-25.0, 1.0, 64.0), 8, r"row 10: pitch 1 is within 3 deg of level"),
+    ],
+)
 def test_shots_that_cannot_determine_the_launcher_are_refused_in_one_line(
-        pitches, per_pitch, message):
+    pitches, per_pitch, message
+):
     shots = closed_form_shots(load_design("stock"), pitches=pitches, per_pitch=per_pitch)
     with pytest.raises(InputError, match=message) as error:
         calibrate(shots, load_design("stock"))
@@ -164,19 +199,24 @@ def test_shots_that_cannot_determine_the_launcher_are_refused_in_one_line(
 GOOD = "pitch_deg,yaw_deg,x_mm,y_mm\n-25,28,-50.1,95.2\n"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "empty; the header must name pitch_deg, yaw_deg, x_mm, y_mm"),
-    ("pitch_deg,yaw_deg,x_mm\n1,2,3\n", "missing column 'y_mm'"),
-    ("pitch_deg,yaw_deg,x_mm,y_mm,note\n", "unknown column 'note'"),
-    (GOOD + "-25,28,abc,90\n", r"row 3, column 'x_mm': 'abc' is not a number"),
-    (GOOD + "-25,28,-50\n", "row 3: 3 values, the header has 4"),
-    (GOOD + "95,28,-50,90\n", r"row 3, column 'pitch_deg': 95 is out of range \[-60, 85\]"),
-    (GOOD + "-25,,-50,90\n", "row 3, column 'yaw_deg': empty"),
-    (GOOD + "-25,28,nan,90\n", "row 3, column 'x_mm': 'nan' is not a number"),
-    (GOOD + "-25,28,0,0\n", "row 3: the landing .* is at the tractor's pivot"),
-    ("pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s\n-25,28,-50,90,5\n",
-     r"row 2, column 'speed_mm_s': 5 is out of range \[100, 20000\]"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty; the header must name pitch_deg, yaw_deg, x_mm, y_mm"),
+        ("pitch_deg,yaw_deg,x_mm\n1,2,3\n", "missing column 'y_mm'"),
+        ("pitch_deg,yaw_deg,x_mm,y_mm,note\n", "unknown column 'note'"),
+        (GOOD + "-25,28,abc,90\n", r"row 3, column 'x_mm': 'abc' is not a number"),
+        (GOOD + "-25,28,-50\n", "row 3: 3 values, the header has 4"),
+        (GOOD + "95,28,-50,90\n", r"row 3, column 'pitch_deg': 95 is out of range \[-60, 85\]"),
+        (GOOD + "-25,,-50,90\n", "row 3, column 'yaw_deg': empty"),
+        (GOOD + "-25,28,nan,90\n", "row 3, column 'x_mm': 'nan' is not a number"),
+        (GOOD + "-25,28,0,0\n", "row 3: the landing .* is at the tractor's pivot"),
+        (
+            "pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s\n-25,28,-50,90,5\n",
+            r"row 2, column 'speed_mm_s': 5 is out of range \[100, 20000\]",
+        ),
+    ],
+)
 def test_a_malformed_csv_is_refused_naming_the_row_and_the_column(text, message):
     with pytest.raises(InputError, match=message) as error:
         parse_shots(text, source="shots.csv")
@@ -184,8 +224,10 @@ def test_a_malformed_csv_is_refused_naming_the_row_and_the_column(text, message)
 
 
 def test_optional_columns_may_be_left_empty_and_a_missing_file_is_named(tmp_path):
-    shots = parse_shots("pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s,pivot_height_mm\n"
-                        "-25,28,-50,95,2010,\n-25,-28,50,95,,72\n")
+    shots = parse_shots(
+        "pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s,pivot_height_mm\n"
+        "-25,28,-50,95,2010,\n-25,-28,50,95,,72\n"
+    )
     assert np.isnan(shots.speed_mm_s[1]) and shots.speed_mm_s[0] == 2010.0
     assert np.isnan(shots.pivot_height_mm[0]) and shots.pivot_height_mm[1] == 72.0
     with pytest.raises(InputError, match=r"shots file '.*nowhere\.csv' does not exist"):
@@ -209,8 +251,7 @@ def test_the_fitted_file_keeps_the_bases_comments_and_says_what_the_fit_found(tm
     assert supported(0.8816838724916247, 0.13) == 0.88
     assert supported(0.461912345, None) == 0.4619
     spring = load_design("spring-stock")
-    result = calibrate(closed_form_shots(with_launcher(spring, efficiency=0.40), seed=3),
-                       spring)
+    result = calibrate(closed_form_shots(with_launcher(spring, efficiency=0.40), seed=3), spring)
     path = tmp_path / "fitted.toml"
     write_fitted_design(result, path, DESIGNS_DIR / "spring-stock.toml")
     text = path.read_text()

@@ -39,16 +39,14 @@ def test_shoot_by_hand_is_byte_identical_for_a_seed(capsys):
     args = ("shoot", "--yaw", "20", "--pitch", "10", "--seed", "3", "--json")
     first = run(capsys, *args)[1]
     assert first == run(capsys, *args)[1]
-    assert first != run(capsys, "shoot", "--yaw", "20", "--pitch", "10", "--seed", "4",
-                         "--json")[1]
+    assert first != run(capsys, "shoot", "--yaw", "20", "--pitch", "10", "--seed", "4", "--json")[1]
 
 
 def test_shoot_prints_a_readable_verdict_and_a_picture(capsys, tmp_path):
     layout = tmp_path / "layout.json"
     layout.write_text(json.dumps({"stacks": {"r8c3": ["gold-2", "pink-1"]}}))
     png = tmp_path / "shot.png"
-    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r8c3",
-                       "--png", str(png))
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r8c3", "--png", str(png))
     assert code == 0
     assert "Knocked out:" in out and "pink-1" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -67,22 +65,25 @@ def test_board_show_and_design_check(capsys, tmp_path):
     assert code == 0 and "is valid" in out
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["shoot", "--at", "r42c1"], "off board"),
-    (["shoot", "--at", "r5c3"], "is a hole"),
-    (["shoot", "--at", "gold-2"], "not on the board"),
-    (["shoot", "--at", "purple-9"], "unknown piggy"),
-    (["shoot", "--yaw", "10", "--pitch", "80"], "pitch 80 deg is out of range"),
-    (["shoot", "--yaw", "400", "--pitch", "10"], "yaw 400 deg is out of range"),
-    (["shoot", "--yaw", "10"], "give --yaw and --pitch"),
-    (["shoot", "--yaw", "10", "--pitch", "5", "--hit-rule", "close"], "invalid choice"),
-    (["shoot", "--design", "turbo", "--yaw", "1", "--pitch", "1"], "unknown design 'turbo'"),
-    (["shoot", "--board", "tiny", "--yaw", "1", "--pitch", "1"], "unknown board 'tiny'"),
-    (["aim", "--at", "r0c0", "--design", "stock"], None),
-    (["shoot", "--yaw", "1", "--pitch", "1", "--png", "/no/such/dir/x.png"], "does not exist"),
-    (["shoot", "--yaw", "1", "--pitch", "1", "--png", "shot.gif"], "must end in .png"),
-    (["frobnicate"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["shoot", "--at", "r42c1"], "off board"),
+        (["shoot", "--at", "r5c3"], "is a hole"),
+        (["shoot", "--at", "gold-2"], "not on the board"),
+        (["shoot", "--at", "purple-9"], "unknown piggy"),
+        (["shoot", "--yaw", "10", "--pitch", "80"], "pitch 80 deg is out of range"),
+        (["shoot", "--yaw", "400", "--pitch", "10"], "yaw 400 deg is out of range"),
+        (["shoot", "--yaw", "10"], "give --yaw and --pitch"),
+        (["shoot", "--yaw", "10", "--pitch", "5", "--hit-rule", "close"], "invalid choice"),
+        (["shoot", "--design", "turbo", "--yaw", "1", "--pitch", "1"], "unknown design 'turbo'"),
+        (["shoot", "--board", "tiny", "--yaw", "1", "--pitch", "1"], "unknown board 'tiny'"),
+        (["aim", "--at", "r0c0", "--design", "stock"], None),
+        (["shoot", "--yaw", "1", "--pitch", "1", "--png", "/no/such/dir/x.png"], "does not exist"),
+        (["shoot", "--yaw", "1", "--pitch", "1", "--png", "shot.gif"], "must end in .png"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     if message is None:  # a control: this one is fine
@@ -102,8 +103,9 @@ def test_bad_files_exit_2(capsys, tmp_path):
     broken.write_text("[launcher]\nmuzzle_speed_mm_s = -5\n")
     code, _, err = run(capsys, "design", "check", str(broken))
     assert code == 2 and "'launcher.muzzle_speed_mm_s' = -5 is out of range" in err
-    code, _, err = run(capsys, "shoot", "--layout", str(tmp_path / "none.json"), "--yaw", "0",
-                       "--pitch", "0")
+    code, _, err = run(
+        capsys, "shoot", "--layout", str(tmp_path / "none.json"), "--yaw", "0", "--pitch", "0"
+    )
     assert code == 2 and "does not exist" in err
 
 
@@ -125,19 +127,39 @@ def test_demo_writes_its_folder(capsys, tmp_path):
     assert code == 0 and str(out_dir.resolve()) in out
     data = json.loads((out_dir / "shot.json").read_text())
     assert data["knocked"]  # the demo shot hits
-    for name in ("shot.png", "shot.gif", "shot.mp4", "shot.html", "hitmap.csv", "hitmap.png",
-                 "game.jsonl", "game.gif", "index.html", "layout.json"):
+    for name in (
+        "shot.png",
+        "shot.gif",
+        "shot.mp4",
+        "shot.html",
+        "hitmap.csv",
+        "hitmap.png",
+        "game.jsonl",
+        "game.gif",
+        "index.html",
+        "layout.json",
+    ):
         assert (out_dir / name).stat().st_size > 100, name
     assert Image.open(out_dir / "shot.gif").n_frames > 20
     assert Image.open(out_dir / "game.gif").n_frames > 5
     index = (out_dir / "index.html").read_text()
     linked = set(re.findall(r'(?:src|href)=["\']([^"\']+)["\']', index))
-    assert linked >= {"shot.gif", "shot.mp4", "shot.png", "shot.html", "hitmap.png",
-                      "hitmap.csv", "game.gif", "game.jsonl"}
+    assert linked >= {
+        "shot.gif",
+        "shot.mp4",
+        "shot.png",
+        "shot.html",
+        "hitmap.png",
+        "hitmap.csv",
+        "game.gif",
+        "game.jsonl",
+    }
     assert all((out_dir / name).exists() for name in linked)
     rows = (out_dir / "hitmap.csv").read_text().splitlines()
-    assert rows[0].startswith("space,row,col,x_mm,y_mm,distance_mm,reachable,arc,target,shots,"
-                              "p_target,p_target_ci_low,p_target_ci_high")
+    assert rows[0].startswith(
+        "space,row,col,x_mm,y_mm,distance_mm,reachable,arc,target,shots,"
+        "p_target,p_target_ci_low,p_target_ci_high"
+    )
     assert len(rows) == 1 + 10
 
 
@@ -155,18 +177,34 @@ def test_installed_command_runs_quietly():
     if piggy is None:
         pytest.skip("the piggy command is not on PATH (pip install -e . puts it there)")
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}  # this checkout's code
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }  # this checkout's code
     done = subprocess.run([piggy, "--help"], capture_output=True, text=True, check=True, env=env)
     assert "shoot" in done.stdout and done.stderr == ""
-    done = subprocess.run([piggy, "shoot", "--yaw", "0", "--pitch", "99"], capture_output=True,
-                          text=True, env=env)
+    done = subprocess.run(
+        [piggy, "shoot", "--yaw", "0", "--pitch", "99"], capture_output=True, text=True, env=env
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and done.stdout == ""
     assert done.stderr.startswith("piggy: error: pitch 99 deg is out of range")
 
 
-@pytest.mark.parametrize("argv", [[], ["shoot"], ["aim"], ["design", "check"], ["board", "show"],
-                                  ["demo"], ["play"], ["replay"], ["tournament"], ["serve"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["shoot"],
+        ["aim"],
+        ["design", "check"],
+        ["board", "show"],
+        ["demo"],
+        ["play"],
+        ["replay"],
+        ["tournament"],
+        ["serve"],
+    ],
+)
 def test_every_command_has_help(capsys, argv):
     with pytest.raises(SystemExit) as done:
         main([*argv, "--help"])
@@ -194,10 +232,13 @@ def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     assert not (x_min <= x <= x_max and y_min <= y <= y_max)  # it left over the far end
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["shoot", "--at", "r2c1", "--arc", "high"], "no high arc reaches r2c1"),
-    (["shoot", "--yaw", "1", "--pitch", "1", "--arc", "low"], "it goes with --at"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["shoot", "--at", "r2c1", "--arc", "high"], "no high arc reaches r2c1"),
+        (["shoot", "--yaw", "1", "--pitch", "1", "--arc", "low"], "it goes with --at"),
+    ],
+)
 def test_an_arc_that_cannot_be_fired_is_refused(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err and err.count("\n") == 1
@@ -237,7 +278,17 @@ def test_a_wait_without_steps_shows_its_time_on_a_terminal_only(monkeypatch, cap
 
 def test_the_cluster_mode_without_dask_says_how_to_install_it(capsys, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)  # as if not installed
-    code, _, err = run(capsys, "hitmap", "--scheduler", "tcp://127.0.0.1:1", "--spaces", "r8c3",
-                       "--shots", "1", "--out", str(tmp_path / "h.csv"))
+    code, _, err = run(
+        capsys,
+        "hitmap",
+        "--scheduler",
+        "tcp://127.0.0.1:1",
+        "--spaces",
+        "r8c3",
+        "--shots",
+        "1",
+        "--out",
+        str(tmp_path / "h.csv"),
+    )
     assert code == 2 and err.count("\n") == 1
     assert "pip install 'go-piggy-go-sandbox[cluster]'" in err

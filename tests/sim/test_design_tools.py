@@ -14,8 +14,21 @@ SPACES = "r3c3,r7c3,r8c3,r10c0"
 
 
 def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
-    argv = ("design", "compare", "stock", "fast-spring", "--spaces", SPACES, "--shots", "3",
-            "--cache", str(tmp_path / "cache"), "--json", "--workers", "1")
+    argv = (
+        "design",
+        "compare",
+        "stock",
+        "fast-spring",
+        "--spaces",
+        SPACES,
+        "--shots",
+        "3",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--json",
+        "--workers",
+        "1",
+    )
     code, out, _ = run(capsys, *argv, "--plot", str(tmp_path / "cmp.png"))
     assert code == 0
     data = json.loads(out)
@@ -25,8 +38,13 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
         assert figures["spaces"] == 4 and 0 <= figures["mean_p_target"] <= 1
         low, high = figures["mean_p_target_ci"]
         assert low <= figures["mean_p_target"] <= high
-        assert set(figures["dead_zones"]) == {"too_close", "too_far", "blocked", "missed",
-                                              "never_out"}
+        assert set(figures["dead_zones"]) == {
+            "too_close",
+            "too_far",
+            "blocked",
+            "missed",
+            "never_out",
+        }
     assert data["verdict"].startswith("fast-spring knocks out more than stock on ")
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
     assert data["provenance"]["aimer"] == "child"
@@ -40,16 +58,40 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
 def test_a_weak_design_has_dead_zones_too_far(capsys, tmp_path):
     weak = tmp_path / "weak.toml"
     weak.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 900.0\n')
-    code, out, _ = run(capsys, "design", "compare", str(weak), "--spaces", "r10c0,r7c3",
-                       "--shots", "2", "--cache", str(tmp_path / "c"), "--json")
+    code, out, _ = run(
+        capsys,
+        "design",
+        "compare",
+        str(weak),
+        "--spaces",
+        "r10c0,r7c3",
+        "--shots",
+        "2",
+        "--cache",
+        str(tmp_path / "c"),
+        "--json",
+    )
     figures = json.loads(out)["designs"][0]
     assert code == 0 and "r10c0" in figures["dead_zones"]["too_far"]
 
 
 def test_sweep_varies_one_field(capsys, tmp_path):
-    code, out, _ = run(capsys, "design", "sweep", "--param", "muzzle_speed=1500:2500:3",
-                       "--spaces", "r8c3,r10c0", "--shots", "2", "--cache",
-                       str(tmp_path / "c"), "--json", "--plot", str(tmp_path / "sweep.png"))
+    code, out, _ = run(
+        capsys,
+        "design",
+        "sweep",
+        "--param",
+        "muzzle_speed=1500:2500:3",
+        "--spaces",
+        "r8c3,r10c0",
+        "--shots",
+        "2",
+        "--cache",
+        str(tmp_path / "c"),
+        "--json",
+        "--plot",
+        str(tmp_path / "sweep.png"),
+    )
     assert code == 0
     data = json.loads(out)
     assert data["field"] == "launcher.muzzle_speed_mm_s" and data["values"] == [1500, 2000, 2500]
@@ -88,8 +130,9 @@ def test_a_designs_cached_map_does_not_depend_on_the_order_of_the_designs(tmp_pa
     spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r8c3",), shots=2)
     fast = load_design("fast-spring")
     first = cached_hitmap_path(spec, fast, tmp_path)
-    assert first == cached_hitmap_path(dataclasses.replace(spec, design="fast-spring"), fast,
-                                       tmp_path)
+    assert first == cached_hitmap_path(
+        dataclasses.replace(spec, design="fast-spring"), fast, tmp_path
+    )
     assert first != cached_hitmap_path(dataclasses.replace(spec, shots=3), fast, tmp_path)
     assert first != cached_hitmap_path(spec, load_design("stock"), tmp_path)
 
@@ -100,11 +143,20 @@ def test_a_sweep_picture_spends_no_panel_on_a_constant_line():
 
     from sim.studies.design_tools import sweep_figure
 
-    results = [{"mean_p_target": p, "mean_p_target_ci": [p - 0.05, p + 0.05],
-                "worst_p_target": p / 2, "in_reach": 68, "collateral_rate": c}
-               for p, c in ((0.5, 0.0), (0.6, 0.01), (0.7, 0.03))]
+    results = [
+        {
+            "mean_p_target": p,
+            "mean_p_target_ci": [p - 0.05, p + 0.05],
+            "worst_p_target": p / 2,
+            "in_reach": 68,
+            "collateral_rate": c,
+        }
+        for p, c in ((0.5, 0.0), (0.6, 0.01), (0.7, 0.03))
+    ]
     fig = sweep_figure("launcher.muzzle_speed_mm_s", np.array([1500, 2000, 2500]), results)
-    assert [ax.get_ylabel() for ax in fig.axes] == ["P(target knocked out)",
-                                                     "P(collateral knock-out), mean"]
+    assert [ax.get_ylabel() for ax in fig.axes] == [
+        "P(target knocked out)",
+        "P(collateral knock-out), mean",
+    ]
     assert "spaces in reach: 68 for every value" in fig._suptitle.get_text()
     plt.close(fig)

@@ -18,14 +18,37 @@ from sim.studies.datafiles import read_provenance, read_table
 from sim.studies.hitmap import SweepSpec, sweep
 from tests.sim.test_cli import run
 
-PROVENANCE_KEYS = {"board", "layout", "design", "design_sha256", "aimer", "aim_sd_deg", "vary",
-                   "seed", "hit_rule", "shots_cap", "shots_fired", "precision", "version",
-                   "design_file", "design_file_sha256"}
+PROVENANCE_KEYS = {
+    "board",
+    "layout",
+    "design",
+    "design_sha256",
+    "aimer",
+    "aim_sd_deg",
+    "vary",
+    "seed",
+    "hit_rule",
+    "shots_cap",
+    "shots_fired",
+    "precision",
+    "version",
+    "design_file",
+    "design_file_sha256",
+}
 
 
 def spec(**changes):
-    return SweepSpec(**{"board": "stock", "design": "stock", "stacks": {}, "spaces": ("r5c1",),
-                        "shots": 2, "seed": 3, **changes})
+    return SweepSpec(
+        **{
+            "board": "stock",
+            "design": "stock",
+            "stacks": {},
+            "spaces": ("r5c1",),
+            "shots": 2,
+            "seed": 3,
+            **changes,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +77,9 @@ def test_the_fired_spread_is_the_launcher_and_the_aimer_together(tmp_path):
     for column, sd in (("yaw_deg", child.yaw_sd_deg), ("pitch_deg", child.pitch_sd_deg)):
         expected = math.hypot(0.8, sd)
         sample = np.std([s[column] for s in shots], ddof=1)
-        low, high = (expected * math.sqrt(stats.chi2.ppf(q, n - 1) / (n - 1))
-                     for q in (0.0005, 0.9995))
+        low, high = (
+            expected * math.sqrt(stats.chi2.ppf(q, n - 1) / (n - 1)) for q in (0.0005, 0.9995)
+        )
         assert low < sample < high, column
 
 
@@ -69,9 +93,14 @@ def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
     sweep(base, two, "csv", workers=2)
     assert one.read_bytes() == two.read_bytes()
     assert rows["r5c1"]["p_target"] == 1.0 and rows["r5c1"]["shots"] == 20
-    child = {r["space"]: r for r in sweep(
-        SweepSpec(**{**base.__dict__, "aimer": load_aimer("child").to_dict()}),
-        tmp_path / "child.csv", "csv")}
+    child = {
+        r["space"]: r
+        for r in sweep(
+            SweepSpec(**{**base.__dict__, "aimer": load_aimer("child").to_dict()}),
+            tmp_path / "child.csv",
+            "csv",
+        )
+    }
     assert child["r0c3"]["shots"] > 20
     assert child["r0c3"]["p_target_ci_high"] < 0.9  # a child's aim makes the far space hard
     # ...and the near one easier than the far one: P falls with distance.
@@ -81,8 +110,9 @@ def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_every_file_says_what_made_it(tmp_path, fmt):
     out = tmp_path / f"map.{fmt}"
-    sweep(spec(aimer=load_aimer("adult").to_dict(), vary={"friction": 0.1}), out, fmt,
-          per_shot=True)
+    sweep(
+        spec(aimer=load_aimer("adult").to_dict(), vary={"friction": 0.1}), out, fmt, per_shot=True
+    )
     for path in (out, tmp_path / f"map.shots.{fmt}"):
         made_by = read_provenance(path)
         assert set(made_by) >= PROVENANCE_KEYS
@@ -100,8 +130,9 @@ def test_vary_draws_within_its_ranges_from_the_seed():
     for name, half in vary.items():
         values = [getattr(m, name) for m in draws]
         assert 1 - half <= min(values) < 1 - 0.8 * half and 1 + 0.8 * half < max(values) <= 1 + half
-    assert draw_materials(vary, np.random.default_rng(7)) == \
-        draw_materials(vary, np.random.default_rng(7))
+    assert draw_materials(vary, np.random.default_rng(7)) == draw_materials(
+        vary, np.random.default_rng(7)
+    )
     assert draw_materials({}, np.random.default_rng(7)) == NOMINAL
 
 
@@ -121,21 +152,51 @@ def test_vary_reaches_the_physics(world):
 
 
 def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
-    code, out, _ = run(capsys, "design", "compare", "stock", "stock", "--spaces", "r5c1,r0c3",
-                       "--shots", "20", "--cache", str(tmp_path), "--json", "--workers", "1")
+    code, out, _ = run(
+        capsys,
+        "design",
+        "compare",
+        "stock",
+        "stock",
+        "--spaces",
+        "r5c1,r0c3",
+        "--shots",
+        "20",
+        "--cache",
+        str(tmp_path),
+        "--json",
+        "--workers",
+        "1",
+    )
     data = json.loads(out)
     assert code == 0
-    assert data["verdict"] == ("stock knocks out more than stock on 0 spaces, fewer on 0, no "
-                               "detectable difference on 2 (95 %, Holm)")
+    assert data["verdict"] == (
+        "stock knocks out more than stock on 0 spaces, fewer on 0, no "
+        "detectable difference on 2 (95 %, Holm)"
+    )
     for row in data["spaces"]:
         assert row["diff"] == 0 and row["p_value_adjusted"] == 1 and not row["significant"]
         assert {"p_a", "p_b", "diff_ci_low", "diff_ci_high"} <= set(row)
 
 
 def test_the_aim_spread_scan(capsys, tmp_path):
-    code, out, _ = run(capsys, "hitmap", "--spaces", "r0c3", "--aim-sd-scan", "0:6:2",
-                       "--shots", "30", "--out", str(tmp_path / "scan.csv"), "--json",
-                       "--plot", str(tmp_path / "scan.png"), "--workers", "1")
+    code, out, _ = run(
+        capsys,
+        "hitmap",
+        "--spaces",
+        "r0c3",
+        "--aim-sd-scan",
+        "0:6:2",
+        "--shots",
+        "30",
+        "--out",
+        str(tmp_path / "scan.csv"),
+        "--json",
+        "--plot",
+        str(tmp_path / "scan.png"),
+        "--workers",
+        "1",
+    )
     data = json.loads(out)
     assert code == 0 and data["aim_sd_deg"] == [0.0, 6.0]
     sharp, wide = data["rows"]
@@ -145,51 +206,92 @@ def test_the_aim_spread_scan(capsys, tmp_path):
 
 
 def test_the_aim_spread_scan_overlays_designs_and_never_overwrites_its_own_file(
-        capsys, tmp_path, monkeypatch):
+    capsys, tmp_path, monkeypatch
+):
     import matplotlib.pyplot as plt
 
     from sim.studies.scan import scan_figure
 
     monkeypatch.chdir(tmp_path)
-    argv = ("hitmap", "--spaces", "r0c3", "--aim-sd-scan", "0:6:2", "--shots", "10",
-            "--design", "stock", "--design", "fast-spring", "--workers", "1")
+    argv = (
+        "hitmap",
+        "--spaces",
+        "r0c3",
+        "--aim-sd-scan",
+        "0:6:2",
+        "--shots",
+        "10",
+        "--design",
+        "stock",
+        "--design",
+        "fast-spring",
+        "--workers",
+        "1",
+    )
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "design stock" in out and "design fast-spring" in out
     rows = read_table(tmp_path / "aim-sd-scan.csv")
     assert [(r["design"], r["aim_sd_deg"]) for r in rows] == [
-        ("stock", 0), ("stock", 6), ("fast-spring", 0), ("fast-spring", 6)]
+        ("stock", 0),
+        ("stock", 6),
+        ("fast-spring", 0),
+        ("fast-spring", 6),
+    ]
     code, _, err = run(capsys, *argv)  # the file it named itself is kept
     assert code == 2 and "aim-sd-scan.csv exists and --out was not given" in err
     figure = scan_figure(rows, "test")
     labels = figure.axes[0].get_legend_handles_labels()[1]
     assert labels == ["r0c3, stock", "r0c3, fast-spring"]
     marks = [t.get_text() for t in figure.axes[0].texts]
-    assert any(t.startswith("adult") for t in marks) and any(t.startswith("child")
-                                                              for t in marks)
+    assert any(t.startswith("adult") for t in marks) and any(t.startswith("child") for t in marks)
     plt.close(figure)
-    code, _, err = run(capsys, "hitmap", "--spaces", "r0c3", "--design", "stock", "--design",
-                       "fast-spring", "--out", str(tmp_path / "h.csv"))
+    code, _, err = run(
+        capsys,
+        "hitmap",
+        "--spaces",
+        "r0c3",
+        "--design",
+        "stock",
+        "--design",
+        "fast-spring",
+        "--out",
+        str(tmp_path / "h.csv"),
+    )
     assert code == 2 and "--design is given once for a hit map" in err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["hitmap", "--aimer", "toddler"], "unknown aimer 'toddler'"),
-    (["hitmap", "--aim-sd=-1,2"], "out of range"),
-    (["hitmap", "--aim-sd", "3"], "--aim-sd takes YAW,PITCH"),
-    (["hitmap", "--vary", "friction"], "--vary takes name=half-range"),
-    (["hitmap", "--vary", "gravity=0.1"], "--vary takes name=half-range"),
-    (["hitmap", "--vary", "mass=x"], "is not a number"),
-    (["hitmap", "--precision", "0"], "--precision 0 is out of range"),
-    (["hitmap", "--precision", "0.5"], "--precision 0.5 is out of range"),
-    (["design", "compare", "stock", "--precision", "-0.1"], "out of range"),
-    (["design", "compare", "stock", "--aimer", "nobody"], "unknown aimer"),
-    (["shoot", "--at", "r5c1", "--aimer", "nobody"], "unknown aimer"),
-    (["tournament", "go-piggy-go", "--seats", "greedy,random", "--shots", "physics",
-      "--aim-sd", "x,1"], "--aim-sd takes YAW,PITCH"),
-    (["hitmap", "--aim-sd-scan", "0:6"], "--aim-sd-scan must look like START:STOP:COUNT"),
-    (["hitmap", "--aim-sd-scan", "0:6:3"], "--aim-sd-scan measures the spaces of --spaces"),
-    (["hitmap", "--out", "x.csv", "--format", "parquet"], "ends in .csv but --format is"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["hitmap", "--aimer", "toddler"], "unknown aimer 'toddler'"),
+        (["hitmap", "--aim-sd=-1,2"], "out of range"),
+        (["hitmap", "--aim-sd", "3"], "--aim-sd takes YAW,PITCH"),
+        (["hitmap", "--vary", "friction"], "--vary takes name=half-range"),
+        (["hitmap", "--vary", "gravity=0.1"], "--vary takes name=half-range"),
+        (["hitmap", "--vary", "mass=x"], "is not a number"),
+        (["hitmap", "--precision", "0"], "--precision 0 is out of range"),
+        (["hitmap", "--precision", "0.5"], "--precision 0.5 is out of range"),
+        (["design", "compare", "stock", "--precision", "-0.1"], "out of range"),
+        (["design", "compare", "stock", "--aimer", "nobody"], "unknown aimer"),
+        (["shoot", "--at", "r5c1", "--aimer", "nobody"], "unknown aimer"),
+        (
+            [
+                "tournament",
+                "go-piggy-go",
+                "--seats",
+                "greedy,random",
+                "--shots",
+                "physics",
+                "--aim-sd",
+                "x,1",
+            ],
+            "--aim-sd takes YAW,PITCH",
+        ),
+        (["hitmap", "--aim-sd-scan", "0:6"], "--aim-sd-scan must look like START:STOP:COUNT"),
+        (["hitmap", "--aim-sd-scan", "0:6:3"], "--aim-sd-scan measures the spaces of --spaces"),
+        (["hitmap", "--out", "x.csv", "--format", "parquet"], "ends in .csv but --format is"),
+    ],
+)
 def test_bad_designer_input_exits_2_with_one_line(capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     code, _, err = run(capsys, *argv)

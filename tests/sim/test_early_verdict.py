@@ -57,8 +57,7 @@ def test_past_the_threshold_the_piggy_is_out_in_every_orientation(board, rule):
         offset[axis % 2] = (beyond + 0.01) * (1 if side else -1)
         position = np.append(centre, 15.0) + offset
         parts = [transform(v, position, rotation) for v in PARTS]
-        verdict = judge(parts, centre, board.space_mm, board.line_mm, board.surface_extent_mm,
-                        rule)
+        verdict = judge(parts, centre, board.space_mm, board.line_mm, board.surface_extent_mm, rule)
         assert verdict.knocked, (i, verdict.reason)
 
 
@@ -74,7 +73,7 @@ def test_sliding_distance_is_the_friction_closed_form():
     low = motion((0, 0, SHAPE.inner_radius_mm), velocity=(300.0, 0, 0))
     back, anywhere = travel_mm(low, SHAPE, 0.3, axis=0)
     assert back == pytest.approx(0.0)
-    assert anywhere == pytest.approx(300.0 ** 2 / (2 * 0.3 * GRAVITY_MM_S2))
+    assert anywhere == pytest.approx(300.0**2 / (2 * 0.3 * GRAVITY_MM_S2))
     spun = dataclasses.replace(low, spin_rad_s=(0, 0, 10.0))
     back_spun, _ = travel_mm(spun, SHAPE, 0.3, axis=0)
     assert back_spun == pytest.approx(127.0 * 100 / (2 * 0.3 * GRAVITY_MM_S2))
@@ -91,7 +90,7 @@ def test_sealed_only_past_the_line_moving_away_with_little_to_bring_it_back(boar
         return sealed_reach_mm(motion(at, **kwargs), centre, SHAPE, 0.3, beyond)
 
     away = reach(velocity=(200.0, 0, 0))
-    assert away == pytest.approx(SHAPE.outer_radius_mm + 200.0 ** 2 / (2 * 0.3 * GRAVITY_MM_S2))
+    assert away == pytest.approx(SHAPE.outer_radius_mm + 200.0**2 / (2 * 0.3 * GRAVITY_MM_S2))
     assert reach(velocity=(-200.0, 0, 0)) is None  # coming back
     assert reach(velocity=(200.0, 0, 0), spin=(0, 0, 30.0)) is None  # spin enough to return
     assert reach(velocity=(200.0, 200.0, 0)) is None  # sideways: enough to turn 5 mm back
@@ -106,11 +105,13 @@ def test_reach_of_a_sliding_body_is_its_outline_plus_the_friction_closed_form():
     lying as low as it can: that plus v^2 / (2 mu g); raised 2 mm: g * 2 mm more energy."""
     lying = SHAPE.inner_radius_mm
     assert reach_mm(motion((0, 0, lying)), SHAPE, 0.25) == pytest.approx(SHAPE.outer_radius_mm)
-    slide = 500.0 ** 2 / (2 * 0.25 * GRAVITY_MM_S2)
-    assert reach_mm(motion((0, 0, lying), (300.0, 400.0, 0)), SHAPE, 0.25) \
-        == pytest.approx(SHAPE.outer_radius_mm + slide)
-    assert reach_mm(motion((0, 0, lying + 2.0), (300.0, 400.0, 0)), SHAPE, 0.25) \
-        == pytest.approx(SHAPE.outer_radius_mm + slide + 2.0 / 0.25)
+    slide = 500.0**2 / (2 * 0.25 * GRAVITY_MM_S2)
+    assert reach_mm(motion((0, 0, lying), (300.0, 400.0, 0)), SHAPE, 0.25) == pytest.approx(
+        SHAPE.outer_radius_mm + slide
+    )
+    assert reach_mm(motion((0, 0, lying + 2.0), (300.0, 400.0, 0)), SHAPE, 0.25) == pytest.approx(
+        SHAPE.outer_radius_mm + slide + 2.0 / 0.25
+    )
 
 
 def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, design):
@@ -118,10 +119,12 @@ def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, d
     same piggies knocked out with the early verdict as without, every shot ends no
     later, and some end sooner."""
     crowded = load_layout("crowded", board)
-    early = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                    early_verdict=True))
-    late = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                   early_verdict=False))
+    early = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, early_verdict=True)
+    )
+    late = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, early_verdict=False)
+    )
     with World(board, early, crowded) as quick, World(board, late, crowded) as full:
         centre = full.piggy_centre_mm("gold-2")
         along = centre[:2] / np.linalg.norm(centre[:2])
@@ -137,8 +140,7 @@ def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, d
     assert sooner >= 1
 
 
-def test_a_world_not_following_the_bale_to_rest_gives_the_same_verdicts_and_strikes(board,
-                                                                                    design):
+def test_a_world_not_following_the_bale_to_rest_gives_the_same_verdicts_and_strikes(board, design):
     """A child's shots at a lone piggy (as a hit map fires them): with the bale's early
     verdict the same piggies are knocked out and the bale struck the same things, but
     for its last touches of the board; no shot ends later, and some end sooner."""
@@ -146,16 +148,18 @@ def test_a_world_not_following_the_bale_to_rest_gives_the_same_verdicts_and_stri
     from sim.physics.shoot import solve_aim
 
     lone = layout_from_dict({"stacks": {"r7c3": ["gold-1"]}}, board=board)
-    with World(board, design, lone) as full, \
-            World(board, design, lone, bale_to_rest=False) as quick:
+    with (
+        World(board, design, lone) as full,
+        World(board, design, lone, bale_to_rest=False) as quick,
+    ):
         s = solve_aim(full, "gold-1", "low")
         sooner = 0
         for seed in range(8):
             a = full.shoot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child"))
             b = quick.shoot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child"))
             assert a.knocked == b.knocked, seed
-            assert b.contacts == a.contacts[:len(b.contacts)], seed
-            assert set(a.contacts[len(b.contacts):]) <= {"board"}, seed
+            assert b.contacts == a.contacts[: len(b.contacts)], seed
+            assert set(a.contacts[len(b.contacts) :]) <= {"board"}, seed
             assert b.sim_time_s <= a.sim_time_s + 1e-9, seed
             sooner += b.sim_time_s < a.sim_time_s
     assert sooner >= 1

@@ -68,7 +68,7 @@ def place(tmp_path_factory) -> Path:
         "design_math.toml": 'name = "$\\\\frac{$"\n',
         "design_long_name.toml": f'name = "{"n" * 200_000}"\n',
         "design_below.toml": "[launcher]\npivot_height_mm = 10.0\nbarrel_length_mm = 200.0\n"
-                             "pitch_min_deg = -60.0\n",
+        "pitch_min_deg = -60.0\n",
         "weak.toml": 'name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 500.0\n',
         "weaker.toml": 'name = "weaker"\n[launcher]\nmuzzle_speed_mm_s = 480.0\n',
         "record_outside.jsonl": _record("/etc/passwd"),
@@ -92,8 +92,6 @@ def _record(board) -> str:
     return json.dumps({"game": "go_piggy_go", "params": {"players": 2, "board": board}}) + "\n"
 
 
-
-
 # --- bad input: exit 2, one line, nothing written ---------------------------------------------
 # Each case: (id, argv made from the input folder ``p`` and an empty output folder ``o``,
 # text the one line must hold). The ids name the class of the issue they belong to.
@@ -102,19 +100,34 @@ SWEEP = ["--spaces", "r8c3", "--shots", "1", "--workers", "1"]
 BOTS = ["--seats", "greedy,random", "--shots", "scripted", "--games", "2"]
 BAD = [
     # numbers and names
-    *[(f"numbers: --seed -1 on {' '.join(argv[:2])}", [*argv, "--seed", "-1"],
-       "argument --seed: -1 is out of range") for argv in (
-        SHOOT, ["hitmap", *SWEEP], ["design", "compare", "stock", *SWEEP],
-        ["design", "sweep", "--param", "muzzle_speed=1500:3000:3", *SWEEP],
-        ["play", "go-piggy-go", "--seats", "greedy,random"], ["tournament", "go-piggy-go", *BOTS],
-        ["demo"], ["sandbox"], ["design", "game", "stock"])],
+    *[
+        (
+            f"numbers: --seed -1 on {' '.join(argv[:2])}",
+            [*argv, "--seed", "-1"],
+            "argument --seed: -1 is out of range",
+        )
+        for argv in (
+            SHOOT,
+            ["hitmap", *SWEEP],
+            ["design", "compare", "stock", *SWEEP],
+            ["design", "sweep", "--param", "muzzle_speed=1500:3000:3", *SWEEP],
+            ["play", "go-piggy-go", "--seats", "greedy,random"],
+            ["tournament", "go-piggy-go", *BOTS],
+            ["demo"],
+            ["sandbox"],
+            ["design", "game", "stock"],
+        )
+    ],
     ("numbers: a seed past 2^63", [*SHOOT, "--seed", str(2**63)], "out of range"),
     ("numbers: a seed of 5000 digits", [*SHOOT, "--seed", DIGITS], "is not a whole number"),
     ("numbers: full-width digits", ["hitmap", "--shots", "\uff11\uff12"], "not a whole number"),
     ("numbers: --yaw nan", ["shoot", "--yaw", "nan", "--pitch", "1"], "not a finite number"),
     ("numbers: --pitch 1e999", ["shoot", "--yaw", "0", "--pitch", "1e999"], "not a finite"),
-    ("numbers: --size of 5000 digits", [*SHOOT, "--gif", "{o}/s.gif", "--size", f"9x{DIGITS}"],
-     "must look like 640x480"),
+    (
+        "numbers: --size of 5000 digits",
+        [*SHOOT, "--gif", "{o}/s.gif", "--size", f"9x{DIGITS}"],
+        "must look like 640x480",
+    ),
     ("numbers: --aim-sd nan", [*SHOOT, "--aim-sd", "nan,1"], "ASCII digits"),
     ("numbers: --vary nan", ["hitmap", *SWEEP, "--vary", "friction=nan"], "ASCII digits"),
     ("names: a space of 5000 digits", ["shoot", "--at", f"r{DIGITS}c3"], "not a space name"),
@@ -128,24 +141,42 @@ BAD = [
     ("names: board with ESC", [*SHOOT, "--board", f"{ESC}]0;title\a"], "unknown board"),
     ("names: layout with a newline", [*SHOOT, "--layout", "a\nb.json"], "does not exist"),
     ("names: aimer with a newline", [*SHOOT, "--aimer", "child\n"], "aimer"),
-    ("names: camera with ESC", [*SHOOT, "--gif", "{o}/s.gif", "--camera", f"{ESC}[31m"],
-     "unknown camera"),
+    (
+        "names: camera with ESC",
+        [*SHOOT, "--gif", "{o}/s.gif", "--camera", f"{ESC}[31m"],
+        "unknown camera",
+    ),
     ("names: game with ESC", ["play", f"go-piggy-go{ESC}[2J"], "unknown game"),
-    ("names: bot with ESC", ["play", "go-piggy-go", "--seats", f"greedy,{ESC}[2J", "--shots",
-                             "scripted"], "unknown bot"),
-    ("names: a bot of 5000 digits", ["tournament", "pig-out", "--seats",
-                                     f"random,hold-at-{DIGITS}"], "each seat is a name"),
-    ("names: --param name with a newline", ["play", "go-piggy-go", "--param", "x\n=1"],
-     "must look like name=value"),
+    (
+        "names: bot with ESC",
+        ["play", "go-piggy-go", "--seats", f"greedy,{ESC}[2J", "--shots", "scripted"],
+        "unknown bot",
+    ),
+    (
+        "names: a bot of 5000 digits",
+        ["tournament", "pig-out", "--seats", f"random,hold-at-{DIGITS}"],
+        "each seat is a name",
+    ),
+    (
+        "names: --param name with a newline",
+        ["play", "go-piggy-go", "--param", "x\n=1"],
+        "must look like name=value",
+    ),
     ("names: design file with ESC", ["design", "check", f"x{ESC}[2J"], "unknown design"),
-    ("names: layout piggy with a newline", [*SHOOT, "--layout", "{p}/newline_piggy.json"],
-     "gold-1"),
+    (
+        "names: layout piggy with a newline",
+        [*SHOOT, "--layout", "{p}/newline_piggy.json"],
+        "gold-1",
+    ),
     ("names: layout piggy with ESC", [*SHOOT, "--layout", "{p}/escape_piggy.json"], "gold-1"),
     ("names: layout space twice", [*SHOOT, "--layout", "{p}/repeated_key.json"], "twice"),
     ("names: layout r8c3 and r08c3", [*SHOOT, "--layout", "{p}/zero_padded.json"], "r08c3"),
     ("names: layout space of 5000 digits", [*SHOOT, "--layout", "{p}/digits.json"], "digits"),
-    ("names: board named with ESC", ["board", "show", "--board", "{p}/board_escape.toml"],
-     "control character"),
+    (
+        "names: board named with ESC",
+        ["board", "show", "--board", "{p}/board_escape.toml"],
+        "control character",
+    ),
     # files
     ("files: --layout a FIFO", [*SHOOT, "--layout", "{p}/fifo"], "not a regular file"),
     ("files: --board /dev/zero", [*SHOOT, "--board", "/dev/zero"], "not a regular file"),
@@ -155,27 +186,49 @@ BAD = [
     ("files: calibrate /dev/zero", ["calibrate", "/dev/zero"], "not a regular file"),
     ("files: calibrate a FIFO", ["calibrate", "{p}/fifo"], "not a regular file"),
     ("files: replay a FIFO", ["replay", "{p}/fifo"], "not a regular file"),
-    ("files: table /dev/zero", ["tournament", "go-piggy-go", *BOTS[:2], "--shots",
-                                "table:/dev/zero"], "not a regular file"),
-    *[(f"files: 5000-character {what}", argv, "too long") for what, argv in (
-        ("--board", [*SHOOT, "--board", LONG]), ("--design", [*SHOOT, "--design", LONG]),
-        ("--layout", [*SHOOT, "--layout", LONG]), ("--aimer", [*SHOOT, "--aimer", LONG]),
-        ("record", ["replay", LONG]), ("table", ["tournament", "go-piggy-go", *BOTS[:2],
-                                                  "--shots", f"table:{LONG}"]),
-        ("design check", ["design", "check", LONG]), ("--out", ["hitmap", "--out", LONG + ".csv"]),
-        ("--png", [*SHOOT, "--png", LONG + ".png"]))],
+    (
+        "files: table /dev/zero",
+        ["tournament", "go-piggy-go", *BOTS[:2], "--shots", "table:/dev/zero"],
+        "not a regular file",
+    ),
+    *[
+        (f"files: 5000-character {what}", argv, "too long")
+        for what, argv in (
+            ("--board", [*SHOOT, "--board", LONG]),
+            ("--design", [*SHOOT, "--design", LONG]),
+            ("--layout", [*SHOOT, "--layout", LONG]),
+            ("--aimer", [*SHOOT, "--aimer", LONG]),
+            ("record", ["replay", LONG]),
+            ("table", ["tournament", "go-piggy-go", *BOTS[:2], "--shots", f"table:{LONG}"]),
+            ("design check", ["design", "check", LONG]),
+            ("--out", ["hitmap", "--out", LONG + ".csv"]),
+            ("--png", [*SHOOT, "--png", LONG + ".png"]),
+        )
+    ],
     ("files: layout nested 100000 deep", [*SHOOT, "--layout", "{p}/deep.json"], "nested"),
-    ("files: layout's board against --board", ["board", "show", "--layout", "{p}/on_rules.json",
-                                               "--board", "stock"], "is for board 'rules'"),
+    (
+        "files: layout's board against --board",
+        ["board", "show", "--layout", "{p}/on_rules.json", "--board", "stock"],
+        "is for board 'rules'",
+    ),
     ("files: record naming /etc/passwd", ["replay", "{p}/record_outside.jsonl"], "--board"),
     ("files: record naming ../", ["replay", "{p}/record_parent.jsonl"], "beside"),
     ("files: record naming a number", ["replay", "{p}/record_not_text.jsonl"], "a string"),
-    ("files: --board on a pig-out record", ["replay", "{p}/record_pig_out.jsonl", "--board",
-                                            "stock"], "--board applies to go-piggy-go records"),
-    ("files: table without a space column", ["tournament", "go-piggy-go", *BOTS[:2], "--shots",
-                                             "table:{p}/table_no_space.csv"], "columns"),
-    ("files: table with p_target abc", ["tournament", "go-piggy-go", *BOTS[:2], "--shots",
-                                        "table:{p}/table_bad_p.csv"], "p_target 'abc'"),
+    (
+        "files: --board on a pig-out record",
+        ["replay", "{p}/record_pig_out.jsonl", "--board", "stock"],
+        "--board applies to go-piggy-go records",
+    ),
+    (
+        "files: table without a space column",
+        ["tournament", "go-piggy-go", *BOTS[:2], "--shots", "table:{p}/table_no_space.csv"],
+        "columns",
+    ),
+    (
+        "files: table with p_target abc",
+        ["tournament", "go-piggy-go", *BOTS[:2], "--shots", "table:{p}/table_bad_p.csv"],
+        "p_target 'abc'",
+    ),
     # outputs, checked before any work
     ("outputs: --png a folder", [*SHOOT, "--png", "{p}/a-folder.png"], "is a folder"),
     ("outputs: --png wrong suffix", [*SHOOT, "--png", "{o}/shot.gif"], "must end in .png"),
@@ -184,50 +237,106 @@ BAD = [
     ("outputs: --html under a file", [*SHOOT, "--html", "{p}/blocker/s.html"], "not a folder"),
     ("outputs: --out a folder", ["hitmap", *SWEEP, "--out", "{p}/a-folder.csv"], "is a folder"),
     ("outputs: --out unwritable", ["hitmap", *SWEEP, "--out", "/proc/h.csv"], "not writable"),
-    ("outputs: --out missing folder", ["hitmap", *SWEEP, "--out", "{o}/none/h.csv"],
-     "does not exist"),
+    (
+        "outputs: --out missing folder",
+        ["hitmap", *SWEEP, "--out", "{o}/none/h.csv"],
+        "does not exist",
+    ),
     ("outputs: --out a .txt", ["hitmap", *SWEEP, "--out", "{o}/h.txt"], "must end in"),
-    ("outputs: --out .csv as parquet", ["hitmap", *SWEEP, "--out", "{o}/h.csv", "--format",
-                                        "parquet"], "ends in .csv"),
-    ("outputs: --plot unwritable", ["hitmap", *SWEEP, "--out", "{o}/h.csv", "--plot",
-                                    "/proc/h.png"], "not writable"),
-    ("outputs: --per-shot file a folder", ["hitmap", *SWEEP, "--out", "{p}/a-folder.csv",
-                                           "--per-shot"], "is a folder"),
-    ("outputs: --cache a file", ["design", "compare", "stock", *SWEEP, "--cache", "{p}/blocker"],
-     "is not a folder"),
-    ("outputs: compare --plot a folder", ["design", "compare", "stock", *SWEEP, "--plot",
-                                          "{p}/a-folder.png"], "is a folder"),
-    ("outputs: --record a folder", ["play", "go-piggy-go", "--seats", "greedy,random",
-                                    "--record", "{p}/a-folder.csv"], "is a folder"),
-    ("outputs: replay --gif missing folder", ["replay", "{p}/record_beside.jsonl", "--gif",
-                                              "{o}/none/g.gif"], "does not exist"),
-    ("outputs: replay --html wrong suffix", ["replay", "{p}/record_beside.jsonl", "--html",
-                                             "{o}/g.htm"], "must end in .html"),
+    (
+        "outputs: --out .csv as parquet",
+        ["hitmap", *SWEEP, "--out", "{o}/h.csv", "--format", "parquet"],
+        "ends in .csv",
+    ),
+    (
+        "outputs: --plot unwritable",
+        ["hitmap", *SWEEP, "--out", "{o}/h.csv", "--plot", "/proc/h.png"],
+        "not writable",
+    ),
+    (
+        "outputs: --per-shot file a folder",
+        ["hitmap", *SWEEP, "--out", "{p}/a-folder.csv", "--per-shot"],
+        "is a folder",
+    ),
+    (
+        "outputs: --cache a file",
+        ["design", "compare", "stock", *SWEEP, "--cache", "{p}/blocker"],
+        "is not a folder",
+    ),
+    (
+        "outputs: compare --plot a folder",
+        ["design", "compare", "stock", *SWEEP, "--plot", "{p}/a-folder.png"],
+        "is a folder",
+    ),
+    (
+        "outputs: --record a folder",
+        ["play", "go-piggy-go", "--seats", "greedy,random", "--record", "{p}/a-folder.csv"],
+        "is a folder",
+    ),
+    (
+        "outputs: replay --gif missing folder",
+        ["replay", "{p}/record_beside.jsonl", "--gif", "{o}/none/g.gif"],
+        "does not exist",
+    ),
+    (
+        "outputs: replay --html wrong suffix",
+        ["replay", "{p}/record_beside.jsonl", "--html", "{o}/g.htm"],
+        "must end in .html",
+    ),
     ("outputs: board --png unwritable", ["board", "show", "--png", "/proc/b.png"], "writable"),
     ("outputs: demo --out under a file", ["demo", "--out", "{p}/blocker/demo"], "not a folder"),
-    ("outputs: calibrate --out a .txt", ["calibrate", "{p}/table_bad_p.csv", "--out",
-                                         "{o}/fit.txt"], "must end in .toml"),
-    ("outputs: calibrate --plot unwritable", ["calibrate", "{p}/table_bad_p.csv", "--plot",
-                                              "/proc/fit.png"], "not writable"),
-    ("outputs: design game --cache under a file", ["design", "game", "stock", "--cache",
-                                                   "{p}/blocker/cache"], "not a folder"),
+    (
+        "outputs: calibrate --out a .txt",
+        ["calibrate", "{p}/table_bad_p.csv", "--out", "{o}/fit.txt"],
+        "must end in .toml",
+    ),
+    (
+        "outputs: calibrate --plot unwritable",
+        ["calibrate", "{p}/table_bad_p.csv", "--plot", "/proc/fit.png"],
+        "not writable",
+    ),
+    (
+        "outputs: design game --cache under a file",
+        ["design", "game", "stock", "--cache", "{p}/blocker/cache"],
+        "not a folder",
+    ),
     # parameters
-    ("parameters: --param players against --seats", ["play", "go-piggy-go", "--seats",
-                                                     "greedy,random", "--param", "players=3"],
-     "--param players=3 but --seats names 2 seats"),
-    ("parameters: --param players against --players", ["play", "go-piggy-go", "--players", "2",
-                                                       "--param", "players=3"], "--players 2"),
-    ("parameters: tournament --param players", ["tournament", "go-piggy-go", *BOTS, "--param",
-                                                "players=4"], "--seats names 2"),
-    ("parameters: --param resolver", ["tournament", "go-piggy-go", *BOTS, "--param",
-                                      "resolver=x"], "--shots"),
-    ("parameters: compare --workers -3", ["design", "compare", "stock", "--workers", "-3"],
-     "argument --workers: -3 is out of range"),
+    (
+        "parameters: --param players against --seats",
+        ["play", "go-piggy-go", "--seats", "greedy,random", "--param", "players=3"],
+        "--param players=3 but --seats names 2 seats",
+    ),
+    (
+        "parameters: --param players against --players",
+        ["play", "go-piggy-go", "--players", "2", "--param", "players=3"],
+        "--players 2",
+    ),
+    (
+        "parameters: tournament --param players",
+        ["tournament", "go-piggy-go", *BOTS, "--param", "players=4"],
+        "--seats names 2",
+    ),
+    (
+        "parameters: --param resolver",
+        ["tournament", "go-piggy-go", *BOTS, "--param", "resolver=x"],
+        "--shots",
+    ),
+    (
+        "parameters: compare --workers -3",
+        ["design", "compare", "stock", "--workers", "-3"],
+        "argument --workers: -3 is out of range",
+    ),
     ("parameters: hitmap --workers 0", ["hitmap", "--workers", "0"], "out of range"),
-    ("parameters: --workers past the cap", ["hitmap", "--workers", str(MAX_WORKERS + 1)],
-     "out of range"),
-    ("parameters: --games 0", ["tournament", "go-piggy-go", *BOTS[:4], "--games", "0"],
-     "out of range"),
+    (
+        "parameters: --workers past the cap",
+        ["hitmap", "--workers", str(MAX_WORKERS + 1)],
+        "out of range",
+    ),
+    (
+        "parameters: --games 0",
+        ["tournament", "go-piggy-go", *BOTS[:4], "--games", "0"],
+        "out of range",
+    ),
     ("parameters: --precision 0.7", ["hitmap", *SWEEP, "--precision", "0.7"], "out of range"),
     ("parameters: --slowmo 100", [*SHOOT, "--slowmo", "100"], "out of range"),
     ("parameters: --seconds 0", ["sandbox", "--seconds", "0"], "out of range"),
@@ -235,76 +344,172 @@ BAD = [
     ("parameters: serve --workers 1", ["serve", "--workers", "1"], "out of range"),
     ("names: serve --design nope", ["serve", "--design", "nope"], "unknown design 'nope'"),
     ("parameters: --hold-at 0", ["solve", "pig-out", "--hold-at", "0"], "out of range"),
-    ("parameters: --measurement-sd nan", ["calibrate", "x.csv", "--measurement-sd", "nan"],
-     "not a finite number"),
-    ("parameters: --limit-energy-j -1", ["design", "check", "stock", "--limit-energy-j=-1"],
-     "out of range"),
-    ("parameters: design game --games 0", ["design", "game", "stock", "--games", "0"],
-     "out of range"),
+    (
+        "parameters: --measurement-sd nan",
+        ["calibrate", "x.csv", "--measurement-sd", "nan"],
+        "not a finite number",
+    ),
+    (
+        "parameters: --limit-energy-j -1",
+        ["design", "check", "stock", "--limit-energy-j=-1"],
+        "out of range",
+    ),
+    (
+        "parameters: design game --games 0",
+        ["design", "game", "stock", "--games", "0"],
+        "out of range",
+    ),
     # designs
-    ("designs: the muzzle under the board", ["design", "check", "{p}/design_below.toml"],
-     "under the board surface"),
-    ("designs: a 200000-character name", ["design", "check", "{p}/design_long_name.toml"],
-     "characters long"),
+    (
+        "designs: the muzzle under the board",
+        ["design", "check", "{p}/design_below.toml"],
+        "under the board surface",
+    ),
+    (
+        "designs: a 200000-character name",
+        ["design", "check", "{p}/design_long_name.toml"],
+        "characters long",
+    ),
     # workers and parts
-    ("parts: a corrupted part", ["hitmap", *SWEEP, "--out", "{o}/cut.csv", "--resume"],
-     "part file {o}/cut.csv.parts/r8c3.json is corrupted"),
+    (
+        "parts: a corrupted part",
+        ["hitmap", *SWEEP, "--out", "{o}/cut.csv", "--resume"],
+        "part file {o}/cut.csv.parts/r8c3.json is corrupted",
+    ),
     # memory and time bounds
-    ("bounds: --shots 1000000000", ["hitmap", "--shots", "1000000000"],
-     f"out of range (allowed: from 1 to {MAX_SHOTS})"),
-    ("bounds: sweep of 1000000000 values", ["design", "sweep", "--param",
-                                            "muzzle_speed=1500:3000:1000000000"],
-     "the count must be 2 to 50"),
-    ("bounds: scan of 1000000000 spreads", ["hitmap", "--spaces", "r8c3", "--aim-sd-scan",
-                                            "0:6:1000000000", "--out", "{o}/s.csv"],
-     "the count must be 2 to 50"),
-    ("bounds: sweep of nan", ["design", "sweep", "--param", "muzzle_speed=1500:nan:3"],
-     "must look like"),
-    ("bounds: --games 10^12", ["tournament", "go-piggy-go", *BOTS[:4], "--games", str(10**12)],
-     "out of range"),
-    ("bounds: solve to 100000", ["solve", "pig-out", "--preset", "pig", "--param",
-                                 "target=100000"], "GiB of memory"),
+    (
+        "bounds: --shots 1000000000",
+        ["hitmap", "--shots", "1000000000"],
+        f"out of range (allowed: from 1 to {MAX_SHOTS})",
+    ),
+    (
+        "bounds: sweep of 1000000000 values",
+        ["design", "sweep", "--param", "muzzle_speed=1500:3000:1000000000"],
+        "the count must be 2 to 50",
+    ),
+    (
+        "bounds: scan of 1000000000 spreads",
+        ["hitmap", "--spaces", "r8c3", "--aim-sd-scan", "0:6:1000000000", "--out", "{o}/s.csv"],
+        "the count must be 2 to 50",
+    ),
+    (
+        "bounds: sweep of nan",
+        ["design", "sweep", "--param", "muzzle_speed=1500:nan:3"],
+        "must look like",
+    ),
+    (
+        "bounds: --games 10^12",
+        ["tournament", "go-piggy-go", *BOTS[:4], "--games", str(10**12)],
+        "out of range",
+    ),
+    (
+        "bounds: solve to 100000",
+        ["solve", "pig-out", "--preset", "pig", "--param", "target=100000"],
+        "GiB of memory",
+    ),
     # design optimise: refused before any shot
-    *[(f"optimise: {what}", ["design", "optimise", "stock", *SWEEP, "--cache", "{o}/c",
-                             "--storage", "sqlite:///{o}/s.db", *argv], message)
-      for what, argv, message in (
-          ("no --param", [], "give at least one --param"),
-          ("an unknown field", ["--param", "wings=1:2"], "unknown or ambiguous design field"),
-          ("a range outside", ["--param", "pivot_height=5:100"], "allowed range [10, 300]"),
-          ("an empty range", ["--param", "pivot_height=80:80"], "from low to high"),
-          ("a range of nan", ["--param", "pivot_height=nan:80"], "must look like"),
-          ("a log range from 0", ["--param", "speed_sd=0:10:log"], "LOW above 0"),
-          ("a field twice", ["--param", "pivot_height=40:80", "--param",
-                             "launcher.pivot_height_mm=50:60"], "twice"),
-          ("a box with invalid corners", ["--param", "pivot_height=10:100", "--param",
-                                          "barrel_length=40:200"], "under the board"),
-          ("an unknown objective", ["--param", "pivot_height=40:80", "--objective",
-                                    "mean-p,speed"], "unknown objective 'speed'"),
-          ("far rows of no far space", ["--param", "pivot_height=40:80", "--objective",
-                                        "far-rows"], "names no space of the rows farthest"),
-          ("--min-reach past the spaces", ["--param", "pivot_height=40:80", "--min-reach",
-                                           "5"], "more than the 1 spaces"),
-          ("--out a .txt", ["--param", "pivot_height=40:80", "--out", "{o}/b.txt"],
-           "must end in .toml"),
-          ("--table a folder", ["--param", "pivot_height=40:80", "--table",
-                                "{p}/a-folder.csv"], "is a folder"),
-          ("--study with ESC", ["--param", "pivot_height=40:80", "--study", f"s{ESC}[2J"],
-           "--study"),
-      )],
-    ("optimise: an unreachable storage", ["design", "optimise", "stock", *SWEEP, "--param",
-                                          "pivot_height=40:80", "--cache", "{o}/c",
-                                          "--storage", "sqlite:///{o}/none/s.db"],
-     "cannot open the study storage"),
-    ("optimise: a storage URL of nonsense", ["design", "optimise", "stock", *SWEEP, "--param",
-                                             "pivot_height=40:80", "--cache", "{o}/c",
-                                             "--storage", "nonsense"],
-     "cannot open the study storage"),
+    *[
+        (
+            f"optimise: {what}",
+            [
+                "design",
+                "optimise",
+                "stock",
+                *SWEEP,
+                "--cache",
+                "{o}/c",
+                "--storage",
+                "sqlite:///{o}/s.db",
+                *argv,
+            ],
+            message,
+        )
+        for what, argv, message in (
+            ("no --param", [], "give at least one --param"),
+            ("an unknown field", ["--param", "wings=1:2"], "unknown or ambiguous design field"),
+            ("a range outside", ["--param", "pivot_height=5:100"], "allowed range [10, 300]"),
+            ("an empty range", ["--param", "pivot_height=80:80"], "from low to high"),
+            ("a range of nan", ["--param", "pivot_height=nan:80"], "must look like"),
+            ("a log range from 0", ["--param", "speed_sd=0:10:log"], "LOW above 0"),
+            (
+                "a field twice",
+                ["--param", "pivot_height=40:80", "--param", "launcher.pivot_height_mm=50:60"],
+                "twice",
+            ),
+            (
+                "a box with invalid corners",
+                ["--param", "pivot_height=10:100", "--param", "barrel_length=40:200"],
+                "under the board",
+            ),
+            (
+                "an unknown objective",
+                ["--param", "pivot_height=40:80", "--objective", "mean-p,speed"],
+                "unknown objective 'speed'",
+            ),
+            (
+                "far rows of no far space",
+                ["--param", "pivot_height=40:80", "--objective", "far-rows"],
+                "names no space of the rows farthest",
+            ),
+            (
+                "--min-reach past the spaces",
+                ["--param", "pivot_height=40:80", "--min-reach", "5"],
+                "more than the 1 spaces",
+            ),
+            (
+                "--out a .txt",
+                ["--param", "pivot_height=40:80", "--out", "{o}/b.txt"],
+                "must end in .toml",
+            ),
+            (
+                "--table a folder",
+                ["--param", "pivot_height=40:80", "--table", "{p}/a-folder.csv"],
+                "is a folder",
+            ),
+            (
+                "--study with ESC",
+                ["--param", "pivot_height=40:80", "--study", f"s{ESC}[2J"],
+                "--study",
+            ),
+        )
+    ],
+    (
+        "optimise: an unreachable storage",
+        [
+            "design",
+            "optimise",
+            "stock",
+            *SWEEP,
+            "--param",
+            "pivot_height=40:80",
+            "--cache",
+            "{o}/c",
+            "--storage",
+            "sqlite:///{o}/none/s.db",
+        ],
+        "cannot open the study storage",
+    ),
+    (
+        "optimise: a storage URL of nonsense",
+        [
+            "design",
+            "optimise",
+            "stock",
+            *SWEEP,
+            "--param",
+            "pivot_height=40:80",
+            "--cache",
+            "{o}/c",
+            "--storage",
+            "nonsense",
+        ],
+        "cannot open the study storage",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("argv", "message"), [c[1:] for c in BAD], ids=[c[0] for c in BAD])
-def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, place, tmp_path, argv,
-                                                          message):
+def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, place, tmp_path, argv, message):
     argv = [a.format(p=place, o=tmp_path) for a in argv]
     if "--resume" in argv:  # an interrupted sweep whose part was cut short
         (tmp_path / "cut.csv.parts").mkdir()
@@ -318,17 +523,26 @@ def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, place, tmp_pat
     assert files_under(tmp_path) == before_out and files_under(place) == before_in
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["shoot", "--layout", "/dev/zero", "--yaw", "0", "--pitch", "1"], "not a regular file"),
-    (["replay", "/dev/urandom"], "not a regular file"),
-    (["hitmap", "--seed", "-1", "--out", "{o}/h.csv"], "argument --seed"),
-], ids=["layout /dev/zero", "replay /dev/urandom", "hitmap --seed -1"])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["shoot", "--layout", "/dev/zero", "--yaw", "0", "--pitch", "1"], "not a regular file"),
+        (["replay", "/dev/urandom"], "not a regular file"),
+        (["hitmap", "--seed", "-1", "--out", "{o}/h.csv"], "argument --seed"),
+    ],
+    ids=["layout /dev/zero", "replay /dev/urandom", "hitmap --seed -1"],
+)
 def test_bad_input_in_a_process_of_its_own(tmp_path, argv, message):
     """Endless files in a process of its own (a regression would read for ever)."""
     argv = [a.format(o=tmp_path) for a in argv]
-    done = subprocess.run([sys.executable, "-m", "sim.cli", *argv], capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr
     assert list(tmp_path.iterdir()) == []  # no <out>.parts/ left behind
 
@@ -336,38 +550,95 @@ def test_bad_input_in_a_process_of_its_own(tmp_path, argv, message):
 # --- valid input: exit 0 ----------------------------------------------------------------------
 def strict_json(text: str):
     """JSON as the standard has it: NaN and Infinity are not JSON."""
+
     def refuse(constant):
         raise AssertionError(f"{constant} in JSON output")
+
     return json.loads(text, parse_constant=refuse)
 
 
 GOOD = [
     ("a shot, exact", [*SHOOT, "--exact", "--json"], "json"),
     ("the aim", ["aim", "--at", "r8c3", "--json"], "json"),
-    ("the layout's own board", ["board", "show", "--layout", "{p}/on_rules.json"],
-     "board 'rules'"),
-    ("a board named in mathtext, drawn", ["board", "show", "--board", "{p}/board_math.toml",
-                                          "--png", "{o}/board.png"], "$\\frac{$"),
+    ("the layout's own board", ["board", "show", "--layout", "{p}/on_rules.json"], "board 'rules'"),
+    (
+        "a board named in mathtext, drawn",
+        ["board", "show", "--board", "{p}/board_math.toml", "--png", "{o}/board.png"],
+        "$\\frac{$",
+    ),
     ("a design named in mathtext", ["design", "check", "{p}/design_math.toml"], "is valid"),
     ("design check --json", ["design", "check", "stock", "--json"], "json"),
-    ("a hit map of a design named in mathtext, drawn",
-     ["hitmap", *SWEEP, "--design", "{p}/design_math.toml", "--out", "{o}/h.csv", "--plot",
-      "{o}/h.png"], "Wrote"),
-    ("--param players agreeing with --seats", ["tournament", "go-piggy-go", *BOTS, "--param",
-                                               "players=2"], "2 games"),
+    (
+        "a hit map of a design named in mathtext, drawn",
+        [
+            "hitmap",
+            *SWEEP,
+            "--design",
+            "{p}/design_math.toml",
+            "--out",
+            "{o}/h.csv",
+            "--plot",
+            "{o}/h.png",
+        ],
+        "Wrote",
+    ),
+    (
+        "--param players agreeing with --seats",
+        ["tournament", "go-piggy-go", *BOTS, "--param", "players=2"],
+        "2 games",
+    ),
     ("a record with its board beside it", ["replay", "{p}/record_beside.jsonl"], "No winner"),
-    ("a record's board replaced by --board", ["replay", "{p}/record_outside.jsonl", "--board",
-                                              "stock"], "No winner"),
+    (
+        "a record's board replaced by --board",
+        ["replay", "{p}/record_outside.jsonl", "--board", "stock"],
+        "No winner",
+    ),
     ("a one-shot hit map", ["hitmap", *SWEEP, "--out", "{o}/h.csv", "--json"], "json"),
-    ("designs with no space in reach", ["design", "compare", "{p}/weak.toml", "{p}/weaker.toml",
-                                        "--spaces", "r10c0", "--shots", "2", "--workers", "1",
-                                        "--cache", "{o}", "--json"], "json"),
-    ("solve a small game", ["solve", "pig-out", "--preset", "pig", "--param", "target=20",
-                            "--json"], "json"),
-    ("a one-trial design search", ["design", "optimise", "stock", *SWEEP, "--param",
-                                   "pivot_height=40:80", "--trials", "1", "--cache", "{o}/c",
-                                   "--storage", "sqlite:///{o}/s.db", "--out", "{o}/b.toml",
-                                   "--json"], "json"),
+    (
+        "designs with no space in reach",
+        [
+            "design",
+            "compare",
+            "{p}/weak.toml",
+            "{p}/weaker.toml",
+            "--spaces",
+            "r10c0",
+            "--shots",
+            "2",
+            "--workers",
+            "1",
+            "--cache",
+            "{o}",
+            "--json",
+        ],
+        "json",
+    ),
+    (
+        "solve a small game",
+        ["solve", "pig-out", "--preset", "pig", "--param", "target=20", "--json"],
+        "json",
+    ),
+    (
+        "a one-trial design search",
+        [
+            "design",
+            "optimise",
+            "stock",
+            *SWEEP,
+            "--param",
+            "pivot_height=40:80",
+            "--trials",
+            "1",
+            "--cache",
+            "{o}/c",
+            "--storage",
+            "sqlite:///{o}/s.db",
+            "--out",
+            "{o}/b.toml",
+            "--json",
+        ],
+        "json",
+    ),
 ]
 
 
@@ -379,8 +650,9 @@ def test_valid_input_exits_0(capsys, place, tmp_path, argv, expect):
         data = strict_json(out)
         if argv[:2] == ["design", "compare"]:  # nothing to estimate: null, with the reason
             assert data["designs"][0]["mean_p_target"] is None
-            assert data["designs"][0]["null_reason"] == "no selected space is in reach of " \
-                                                        "this design"
+            assert (
+                data["designs"][0]["null_reason"] == "no selected space is in reach of this design"
+            )
             assert data["comparisons"][0]["null_reason"].startswith("no selected space")
     else:
         assert expect in out
@@ -412,26 +684,51 @@ def whole(low, high):
 
 
 def finite(low=-math.inf, high=math.inf, above=False):
-    return lambda v: isinstance(v, float) and math.isfinite(v) and low <= v <= high \
-        and not (above and v == low)
+    return lambda v: (
+        isinstance(v, float) and math.isfinite(v) and low <= v <= high and not (above and v == low)
+    )
 
 
 SEED = whole(0, SEED_MAX)
 #: (the command up to the option, the option, what a parsed value must satisfy)
 NUMERIC = [
-    *[(argv, "--seed", SEED) for argv in (
-        ["shoot"], ["hitmap"], ["design", "compare", "stock"],
-        ["design", "sweep", "--param", "muzzle_speed=1:2:3"], ["play", "go-piggy-go"],
-        ["tournament", "go-piggy-go", "--seats", "greedy,random"], ["demo"], ["sandbox"])],
-    *[(argv, "--shots", whole(1, MAX_SHOTS)) for argv in (
-        ["hitmap"], ["design", "compare", "stock"],
-        ["design", "sweep", "--param", "muzzle_speed=1:2:3"])],
-    *[(argv, "--workers", whole(1, MAX_WORKERS)) for argv in (
-        ["hitmap"], ["design", "compare", "stock"],
-        ["design", "sweep", "--param", "muzzle_speed=1:2:3"])],
-    *[(argv, "--precision", finite()) for argv in (
-        ["hitmap"], ["design", "compare", "stock"],
-        ["design", "sweep", "--param", "muzzle_speed=1:2:3"])],
+    *[
+        (argv, "--seed", SEED)
+        for argv in (
+            ["shoot"],
+            ["hitmap"],
+            ["design", "compare", "stock"],
+            ["design", "sweep", "--param", "muzzle_speed=1:2:3"],
+            ["play", "go-piggy-go"],
+            ["tournament", "go-piggy-go", "--seats", "greedy,random"],
+            ["demo"],
+            ["sandbox"],
+        )
+    ],
+    *[
+        (argv, "--shots", whole(1, MAX_SHOTS))
+        for argv in (
+            ["hitmap"],
+            ["design", "compare", "stock"],
+            ["design", "sweep", "--param", "muzzle_speed=1:2:3"],
+        )
+    ],
+    *[
+        (argv, "--workers", whole(1, MAX_WORKERS))
+        for argv in (
+            ["hitmap"],
+            ["design", "compare", "stock"],
+            ["design", "sweep", "--param", "muzzle_speed=1:2:3"],
+        )
+    ],
+    *[
+        (argv, "--precision", finite())
+        for argv in (
+            ["hitmap"],
+            ["design", "compare", "stock"],
+            ["design", "sweep", "--param", "muzzle_speed=1:2:3"],
+        )
+    ],
     (["shoot"], "--yaw", finite()),
     (["shoot"], "--pitch", finite()),
     (["shoot"], "--slowmo", finite(0.1, 20)),
@@ -442,8 +739,10 @@ NUMERIC = [
     (["tournament", "go-piggy-go", "--seats", "greedy,random"], "--games", whole(1, 1_000_000)),
     (["solve", "pig-out"], "--hold-at", lambda v: v is None or all(map(whole(1, 100_000), v))),
     (["replay", "game.jsonl"], "--turn", whole(1, 1_000_000)),
-    *[(["design", "check", "stock"], option, finite(0, 1e9, above=True))
-      for option in ("--limit-energy-j", "--limit-energy-per-area-j-m2")],
+    *[
+        (["design", "check", "stock"], option, finite(0, 1e9, above=True))
+        for option in ("--limit-energy-j", "--limit-energy-per-area-j-m2")
+    ],
     (["design", "game", "stock"], "--games", whole(1, 1_000_000)),
     (["design", "game", "stock"], "--shots", whole(1, MAX_SHOTS)),
     (["design", "game", "stock"], "--precision", finite()),
@@ -453,27 +752,64 @@ NUMERIC = [
     (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
-    *[(["design", "optimise", "stock"], option, allowed) for option, allowed in (
-        ("--seed", SEED), ("--search-seed", SEED), ("--shots", whole(1, MAX_SHOTS)),
-        ("--workers", whole(1, MAX_WORKERS)), ("--precision", finite()),
-        ("--verify-precision", finite()), ("--trials", whole(1, 10_000)),
-        ("--min-reach", whole(1, 100_000)), ("--limit-energy-j", finite(0, 1e9, above=True)),
-        ("--limit-energy-per-area-j-m2", finite(0, 1e9, above=True)))],
+    *[
+        (["design", "optimise", "stock"], option, allowed)
+        for option, allowed in (
+            ("--seed", SEED),
+            ("--search-seed", SEED),
+            ("--shots", whole(1, MAX_SHOTS)),
+            ("--workers", whole(1, MAX_WORKERS)),
+            ("--precision", finite()),
+            ("--verify-precision", finite()),
+            ("--trials", whole(1, 10_000)),
+            ("--min-reach", whole(1, 100_000)),
+            ("--limit-energy-j", finite(0, 1e9, above=True)),
+            ("--limit-energy-per-area-j-m2", finite(0, 1e9, above=True)),
+        )
+    ],
 ]
 
 NUMBERISH = st.one_of(
     st.integers(-(10**30), 10**30).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.sampled_from(["-1", "0", "1", "-0", "+3", " 5", "1_000", "0x10", "1e3", "1e999", "nan",
-                     "-inf", "\uff19", "\u0665", "\u00b2", "\u2460", "\uff11\uff12", "\u0663",
-                     "1.5\u0665", DIGITS, "", "2.5", str(2**63), str(2**63 - 1)]),
+    st.sampled_from(
+        [
+            "-1",
+            "0",
+            "1",
+            "-0",
+            "+3",
+            " 5",
+            "1_000",
+            "0x10",
+            "1e3",
+            "1e999",
+            "nan",
+            "-inf",
+            "\uff19",
+            "\u0665",
+            "\u00b2",
+            "\u2460",
+            "\uff11\uff12",
+            "\u0663",
+            "1.5\u0665",
+            DIGITS,
+            "",
+            "2.5",
+            str(2**63),
+            str(2**63 - 1),
+        ]
+    ),
     st.text(max_size=30),
 )
 PARSER = build_parser()
 
 
-@pytest.mark.parametrize(("argv", "option", "allowed"), [n for n in NUMERIC],
-                         ids=[f"{' '.join(n[0][:2])} {n[1]}" for n in NUMERIC])
+@pytest.mark.parametrize(
+    ("argv", "option", "allowed"),
+    [n for n in NUMERIC],
+    ids=[f"{' '.join(n[0][:2])} {n[1]}" for n in NUMERIC],
+)
 @settings(max_examples=60, derandomize=True, deadline=None)
 @given(text=NUMBERISH)
 def test_numeric_options_refuse_on_one_line_or_parse_within_range(argv, option, allowed, text):
@@ -504,10 +840,27 @@ def _options_that_parse_numbers(parser, path=()) -> set[tuple]:
 def test_every_numeric_option_is_fuzzed_and_checked_when_parsed():
     """A new numeric option must parse through sim/cli/common.py's checked types (never
     a bare int or float, which take -1, nan or 5000 digits) and be listed above."""
-    listed = {(tuple(a for a in argv if not a.startswith("-") and a not in (
-        "stock", "go-piggy-go", "pig-out", "greedy,random", "muzzle_speed=1:2:3",
-        "game.jsonl", "shots.csv"))[:2],
-        option) for argv, option, _ in NUMERIC}
+    listed = {
+        (
+            tuple(
+                a
+                for a in argv
+                if not a.startswith("-")
+                and a
+                not in (
+                    "stock",
+                    "go-piggy-go",
+                    "pig-out",
+                    "greedy,random",
+                    "muzzle_speed=1:2:3",
+                    "game.jsonl",
+                    "shots.csv",
+                )
+            )[:2],
+            option,
+        )
+        for argv, option, _ in NUMERIC
+    }
     assert _options_that_parse_numbers(PARSER) == listed
 
 
@@ -545,12 +898,18 @@ def _write_parquet(path):
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
-@pytest.mark.parametrize(("name", "write", "tmp_suffix"), [
-    ("shot.gif", _write_gif, ".tmp.gif"), ("shot.mp4", _write_mp4, ".tmp.mp4"),
-    ("shot.png", _write_png, ".tmp.png"), ("map.parquet", _write_parquet, ".tmp"),
-])
-def test_a_write_that_fails_half_way_is_one_line_and_leaves_no_tmp_file(tmp_path, capfd, name,
-                                                                         write, tmp_suffix):
+@pytest.mark.parametrize(
+    ("name", "write", "tmp_suffix"),
+    [
+        ("shot.gif", _write_gif, ".tmp.gif"),
+        ("shot.mp4", _write_mp4, ".tmp.mp4"),
+        ("shot.png", _write_png, ".tmp.png"),
+        ("map.parquet", _write_parquet, ".tmp"),
+    ],
+)
+def test_a_write_that_fails_half_way_is_one_line_and_leaves_no_tmp_file(
+    tmp_path, capfd, name, write, tmp_suffix
+):
     """The temporary file every writer writes first points at /dev/full, as on a full
     disk: one line naming the file, nothing from ffmpeg on the terminal, and neither
     the file nor its temporary left behind."""

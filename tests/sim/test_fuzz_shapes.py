@@ -61,8 +61,17 @@ PART_EDITS = [
     (_yaw_as_text, "shot 0: its 'yaw_deg' must be a finite number"),
     (_renumbered, "shot 0: its index"),
 ]
-SWEEP_ARGV = ["hitmap", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers", "1",
-              "--format", "csv"]
+SWEEP_ARGV = [
+    "hitmap",
+    "--spaces",
+    "r8c3,r9c5",
+    "--shots",
+    "3",
+    "--workers",
+    "1",
+    "--format",
+    "csv",
+]
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +97,16 @@ def edited_part(folder: Path, spec, chunk: dict, edit) -> Path:
 
 
 @pytest.mark.parametrize(("edit", "message"), PART_EDITS)
-def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(capsys, tmp_path,
-                                                                         r8c3_chunk, edit,
-                                                                         message):
+def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(
+    capsys, tmp_path, r8c3_chunk, edit, message
+):
     edited_part(tmp_path / "h.csv.parts", *r8c3_chunk, edit)
-    refused(capsys, [*SWEEP_ARGV, "--out", str(tmp_path / "h.csv"), "--resume"],
-            "r8c3.json is corrupted (", tmp_path)
+    refused(
+        capsys,
+        [*SWEEP_ARGV, "--out", str(tmp_path / "h.csv"), "--resume"],
+        "r8c3.json is corrupted (",
+        tmp_path,
+    )
 
 
 @pytest.mark.parametrize(("edit", "message"), PART_EDITS)
@@ -108,8 +121,7 @@ def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_chunk, edit, message):
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-COMPARE = ["design", "compare", "stock", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers",
-           "1"]
+COMPARE = ["design", "compare", "stock", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers", "1"]
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +132,7 @@ def compare_cache(tmp_path_factory) -> Path:
 
 
 def _cut(text: str) -> str:
-    return text[:len(text) * 2 // 3]
+    return text[: len(text) * 2 // 3]
 
 
 def _edit_p(text: str) -> str:
@@ -143,22 +155,27 @@ def _knock_more(text: str) -> str:
     return "".join([header, ",".join(cells), *rest])
 
 
-@pytest.mark.parametrize(("which", "edit", "message"), [
-    ("hitmap", _cut, "cut or edited"),
-    ("hitmap", _edit_p, "does not match its shots"),
-    ("shots", _cut, "cut or edited"),
-    ("shots", _drop_shot, "shot"),
-    ("shots", _knock_more, "'knocked' must be"),
-], ids=["rows cut", "rows edited", "shots cut", "a shot dropped", "a shot edited"])
-def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(capsys, tmp_path,
-                                                                       compare_cache, which,
-                                                                       edit, message):
+@pytest.mark.parametrize(
+    ("which", "edit", "message"),
+    [
+        ("hitmap", _cut, "cut or edited"),
+        ("hitmap", _edit_p, "does not match its shots"),
+        ("shots", _cut, "cut or edited"),
+        ("shots", _drop_shot, "shot"),
+        ("shots", _knock_more, "'knocked' must be"),
+    ],
+    ids=["rows cut", "rows edited", "shots cut", "a shot dropped", "a shot edited"],
+)
+def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(
+    capsys, tmp_path, compare_cache, which, edit, message
+):
     import shutil
 
     cache = tmp_path / "cache"
     shutil.copytree(compare_cache, cache)
-    path = next(p for p in cache.glob("hitmap-*.csv")
-                if p.name.endswith(".shots.csv") == (which == "shots"))
+    path = next(
+        p for p in cache.glob("hitmap-*.csv") if p.name.endswith(".shots.csv") == (which == "shots")
+    )
     path.write_text(edit(path.read_text()))
     assert path.name in refused(capsys, [*COMPARE, "--cache", str(cache)], message, tmp_path)
 
@@ -179,26 +196,64 @@ def _gpg_won(player: int, winner: int, die) -> dict:
     return data
 
 
-@pytest.mark.parametrize(("name", "params", "change", "message"), [
-    ("woolfy", {}, lambda d: d.update(phase="move", chosen="red", rolled="6"),
-     "field 'rolled' must be"),
-    ("woolfy", {"die_faces": "1,1,2,2,3,3"}, lambda d: d.update(phase="house", chosen="red",
-                                                                rolled="house"),
-     "field 'rolled' must be"),
-    ("woolfy", {}, lambda d: d.update(rescue_armed=True), "a rescue armed"),
-    ("go_piggy_go", {}, lambda d: d.update(_gpg_won(player=0, winner=0, die=None)),
-     "winner 0 after seat 0's move with die null"),
-    ("go_piggy_go", {}, lambda d: d.update(_gpg_won(player=1, winner=0, die="2")),
-     "winner 0 after seat 1's move"),
-    ("pig_out", {}, lambda d: d.update(phase="card", spots=1, rollers=[], rolloff=[]),
-     "spots 1: no roll of 2 dice"),
-    ("pig_out", {}, lambda d: d.update(phase="card", spots=12, rollers=[], rolloff=[]),
-     "spots 12: no roll"),
-    ("pig_out", {"preset": "pig"}, lambda d: d.update(scores=[100, 3], winner=0, player=1,
-                                                      phase="over"), "won by the player who"),
-], ids=["woolfy 6 on a 1-2-3 die", "woolfy house on a die without one", "woolfy armed rescue",
-        "go no die", "go winner neither moved nor carried", "pig-out spots 1", "pig-out spots 12",
-        "pig winner who did not bank"])
+@pytest.mark.parametrize(
+    ("name", "params", "change", "message"),
+    [
+        (
+            "woolfy",
+            {},
+            lambda d: d.update(phase="move", chosen="red", rolled="6"),
+            "field 'rolled' must be",
+        ),
+        (
+            "woolfy",
+            {"die_faces": "1,1,2,2,3,3"},
+            lambda d: d.update(phase="house", chosen="red", rolled="house"),
+            "field 'rolled' must be",
+        ),
+        ("woolfy", {}, lambda d: d.update(rescue_armed=True), "a rescue armed"),
+        (
+            "go_piggy_go",
+            {},
+            lambda d: d.update(_gpg_won(player=0, winner=0, die=None)),
+            "winner 0 after seat 0's move with die null",
+        ),
+        (
+            "go_piggy_go",
+            {},
+            lambda d: d.update(_gpg_won(player=1, winner=0, die="2")),
+            "winner 0 after seat 1's move",
+        ),
+        (
+            "pig_out",
+            {},
+            lambda d: d.update(phase="card", spots=1, rollers=[], rolloff=[]),
+            "spots 1: no roll of 2 dice",
+        ),
+        (
+            "pig_out",
+            {},
+            lambda d: d.update(phase="card", spots=12, rollers=[], rolloff=[]),
+            "spots 12: no roll",
+        ),
+        (
+            "pig_out",
+            {"preset": "pig"},
+            lambda d: d.update(scores=[100, 3], winner=0, player=1, phase="over"),
+            "won by the player who",
+        ),
+    ],
+    ids=[
+        "woolfy 6 on a 1-2-3 die",
+        "woolfy house on a die without one",
+        "woolfy armed rescue",
+        "go no die",
+        "go winner neither moved nor carried",
+        "pig-out spots 1",
+        "pig-out spots 12",
+        "pig winner who did not bank",
+    ],
+)
 def test_a_position_by_hand_is_held_to_what_the_rules_can_make(name, params, change, message):
     game, data = _state(name, **params)
     change(data)
@@ -219,5 +274,3 @@ def test_a_key_twice_in_a_record_s_first_line_is_refused(capsys, tmp_path):
     record = tmp_path / "game.jsonl"
     record.write_text('{"game": "woolfy", "game": "pig_out", "params": {}}\n"roll red"\n')
     refused(capsys, ["replay", str(record)], "'game' appears twice", tmp_path)
-
-

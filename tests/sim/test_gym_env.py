@@ -32,8 +32,9 @@ def make(**kwargs):
 @functools.cache
 def baselines():
     """scripts/aim_baselines.py as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("aim_baselines",
-                                                  ROOT / "scripts" / "aim_baselines.py")
+    spec = importlib.util.spec_from_file_location(
+        "aim_baselines", ROOT / "scripts" / "aim_baselines.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -42,20 +43,29 @@ def baselines():
 
 def test_gymnasium_make_imports_the_environment_itself():
     """A fresh interpreter that imported nothing of ours makes the env by its id."""
-    code = ("import sys, gymnasium\n"
-            "assert not [m for m in sys.modules if m == 'sim' or m.startswith('sim.')]\n"
-            "env = gymnasium.make('sim.envs:piggy/Aim-v0', target='r8c3')\n"
-            "observation, info = env.reset(seed=0)\n"
-            "print(env.spec.id, info['target_space'])\n")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys, gymnasium\n"
+        "assert not [m for m in sys.modules if m == 'sim' or m.startswith('sim.')]\n"
+        "env = gymnasium.make('sim.envs:piggy/Aim-v0', target='r8c3')\n"
+        "observation, info = env.reset(seed=0)\n"
+        "print(env.spec.id, info['target_space'])\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["piggy/Aim-v0", "r8c3"]
 
 
 def test_gymnasium_check_env_passes_without_a_warning():
-    env = make(layout="crowded", target="random-piggy", render_mode="rgb_array",
-               frame_size=(96, 72))
+    env = make(
+        layout="crowded", target="random-piggy", render_mode="rgb_array", frame_size=(96, 72)
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
@@ -85,8 +95,15 @@ def test_seeded_resets_repeat_observations_and_rewards():
         observation, info = env.reset(seed=seed)
         for _ in range(4):
             _, reward, terminated, _, step_info = env.step(solver_action(env, observation))
-            out.append((observation["target"].tolist(), info["target_space"], reward,
-                        step_info["knocked"], step_info["fired_deg"]))
+            out.append(
+                (
+                    observation["target"].tolist(),
+                    info["target_space"],
+                    reward,
+                    step_info["knocked"],
+                    step_info["fired_deg"],
+                )
+            )
             assert terminated
             observation, info = env.reset()
         env.close()
@@ -168,8 +185,11 @@ def test_each_other_piggy_knocked_out_costs_the_penalty():
     """A stack hit straight on: the top piggy knocks the bottom one out too."""
     rewards = {}
     for penalty in (0.0, 0.3):
-        env = make(layout={"stacks": {"r8c3": ["pink-1", "pink-2"]}}, target="pink-2",
-                   collateral_penalty=penalty)
+        env = make(
+            layout={"stacks": {"r8c3": ["pink-1", "pink-2"]}},
+            target="pink-2",
+            collateral_penalty=penalty,
+        )
         observation, _ = env.reset(seed=3)
         _, reward, _, _, info = env.step(solver_action(env, observation))
         rewards[penalty] = reward
@@ -188,33 +208,41 @@ def test_the_aiming_error_adds_to_the_launchers_spread():
     for _ in range(150):  # fired away from the piggy: quick shots
         env.reset()
         *_, info = env.step(np.array([1.0, 0.0], np.float32))
-        deviations += [(info["fired_deg"][0] - info["aim_deg"][0] + 180) % 360 - 180,
-                       info["fired_deg"][1] - info["aim_deg"][1]]
+        deviations += [
+            (info["fired_deg"][0] - info["aim_deg"][0] + 180) % 360 - 180,
+            info["fired_deg"][1] - info["aim_deg"][1],
+        ]
     env.close()
     dof = len(deviations)
     sd = math.sqrt(np.mean(np.square(deviations)))  # the mean deviation is 0
     expected = math.hypot(0.8, 3.0)
-    assert (expected * math.sqrt(chi2.ppf(0.0005, dof) / dof) < sd
-            < expected * math.sqrt(chi2.ppf(0.9995, dof) / dof))
+    assert (
+        expected * math.sqrt(chi2.ppf(0.0005, dof) / dof)
+        < sd
+        < expected * math.sqrt(chi2.ppf(0.9995, dof) / dof)
+    )
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"target": "r4c3"}, "hole"),
-    ({"target": "purple-1"}, "unknown piggy"),
-    ({"layout": "crowded", "target": "blue-9"}, "unknown piggy"),
-    ({"layout": "crowded", "spaces": ["r8c3"]}, "not empty"),
-    ({"layout": "crowded"}, "none is left"),
-    ({"target": "random-piggy"}, "no piggies"),
-    ({"target": "r8c3", "spaces": ["r9c5"]}, "not both"),
-    ({"aimer": "toddler"}, "unknown aimer 'toddler'"),
-    ({"aim_sd_deg": (-1, 2)}, "out of range"),
-    ({"aim_sd_deg": "wide"}, "two numbers"),
-    ({"collateral_penalty": float("nan")}, "collateral_penalty"),
-    ({"collateral_penalty": "high"}, "collateral_penalty"),
-    ({"layout": {"stacks": {"r8c3": ["pink-1", "pink-2", "pink-3"]}}}, "at most 2"),
-    ({"render_mode": "ansi"}, "render_mode"),
-    ({"design": "no-such-design"}, "no-such-design"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"target": "r4c3"}, "hole"),
+        ({"target": "purple-1"}, "unknown piggy"),
+        ({"layout": "crowded", "target": "blue-9"}, "unknown piggy"),
+        ({"layout": "crowded", "spaces": ["r8c3"]}, "not empty"),
+        ({"layout": "crowded"}, "none is left"),
+        ({"target": "random-piggy"}, "no piggies"),
+        ({"target": "r8c3", "spaces": ["r9c5"]}, "not both"),
+        ({"aimer": "toddler"}, "unknown aimer 'toddler'"),
+        ({"aim_sd_deg": (-1, 2)}, "out of range"),
+        ({"aim_sd_deg": "wide"}, "two numbers"),
+        ({"collateral_penalty": float("nan")}, "collateral_penalty"),
+        ({"collateral_penalty": "high"}, "collateral_penalty"),
+        ({"layout": {"stacks": {"r8c3": ["pink-1", "pink-2", "pink-3"]}}}, "at most 2"),
+        ({"render_mode": "ansi"}, "render_mode"),
+        ({"design": "no-such-design"}, "no-such-design"),
+    ],
+)
 @pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")
 def test_bad_options_are_one_line_errors(options, message):
     with pytest.raises(InputError, match=message) as error:
@@ -266,11 +294,15 @@ def test_the_solver_policy_succeeds_as_often_as_the_hit_map_says():
     env.close()
 
 
-@pytest.mark.parametrize("args", [["solver", "--target", "r4c3"],
-                                  ["learn", "--aim-sd=-1,2"]])
+@pytest.mark.parametrize("args", [["solver", "--target", "r4c3"], ["learn", "--aim-sd=-1,2"]])
 def test_the_baselines_script_refuses_bad_input_in_one_line(args):
-    run = subprocess.run([sys.executable, "scripts/aim_baselines.py", *args], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    run = subprocess.run(
+        [sys.executable, "scripts/aim_baselines.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert run.returncode == 2
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr

@@ -33,8 +33,17 @@ SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")
 
 
 def spec(**changes):
-    return SweepSpec(**{"board": "stock", "design": "stock", "stacks": {}, "spaces": SPACES,
-                        "shots": 3, "seed": 7, **changes})
+    return SweepSpec(
+        **{
+            "board": "stock",
+            "design": "stock",
+            "stacks": {},
+            "spaces": SPACES,
+            "shots": 3,
+            "seed": 7,
+            **changes,
+        }
+    )
 
 
 def test_wilson_intervals_cover_the_truth_about_95_percent_of_the_time():
@@ -62,8 +71,9 @@ def test_one_worker_or_two_give_identical_files(tmp_path, fmt):
     sweep(spec(), one, fmt, workers=1, per_shot=True)
     sweep(spec(), two, fmt, workers=2, per_shot=True)
     assert one.read_bytes() == two.read_bytes()
-    assert (tmp_path / f"one.shots.{fmt}").read_bytes() == \
-        (tmp_path / f"two.shots.{fmt}").read_bytes()
+    assert (tmp_path / f"one.shots.{fmt}").read_bytes() == (
+        tmp_path / f"two.shots.{fmt}"
+    ).read_bytes()
     rows = read_table(one)
     assert [r["space"] for r in rows] == list(SPACES)
     assert all(r["shots"] == 3 and 0 <= r["p_target"] <= 1 for r in rows)
@@ -72,8 +82,7 @@ def test_one_worker_or_two_give_identical_files(tmp_path, fmt):
 
 def test_the_order_of_spaces_does_not_change_a_space_s_result(tmp_path):
     forward = {r["space"]: r for r in sweep(spec(), tmp_path / "a.csv", "csv")}
-    backward = {r["space"]: r for r in sweep(spec(spaces=SPACES[::-1]), tmp_path / "b.csv",
-                                             "csv")}
+    backward = {r["space"]: r for r in sweep(spec(spaces=SPACES[::-1]), tmp_path / "b.csv", "csv")}
     assert forward == backward
 
 
@@ -109,15 +118,27 @@ def test_resume_reuses_the_finished_spaces_and_measures_only_the_rest(tmp_path, 
 
 def test_resume_is_reported_on_stderr_and_in_json(tmp_path, capsys):
     out = tmp_path / "cut.csv"
-    argv = ["hitmap", "--spaces", "r8c3,r9c5,r10c0", "--shots", "2", "--seed", "3",
-            "--workers", "1", "--out", str(out)]
+    argv = [
+        "hitmap",
+        "--spaces",
+        "r8c3,r9c5,r10c0",
+        "--shots",
+        "2",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
     interrupted(out, cli_spec(argv), ["r9c5"])
     assert main([*argv, "--resume", "--json"]) == 0
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
     assert (summary["reused_spaces"], summary["measured_spaces"]) == (1, 2)
-    assert captured.err == (f"piggy: resumed: 1 of 3 spaces reused from {out}.parts, "
-                            "2 measured now\n")
+    assert captured.err == (
+        f"piggy: resumed: 1 of 3 spaces reused from {out}.parts, 2 measured now\n"
+    )
 
 
 def cli_spec(argv):
@@ -130,18 +151,33 @@ def cli_spec(argv):
     return sweep_spec(args, load_layout_args(args))
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    ("flip", "was changed after it was written (its checksum does not match)"),
-    ("other seed", "was made by a sweep with other settings"),
-    ("truncate", "is corrupted (not valid JSON"),
-    ("not a part", "is corrupted (not a part of this version of piggy)"),
-])
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("flip", "was changed after it was written (its checksum does not match)"),
+        ("other seed", "was made by a sweep with other settings"),
+        ("truncate", "is corrupted (not valid JSON"),
+        ("not a part", "is corrupted (not a part of this version of piggy)"),
+    ],
+)
 def test_resume_refuses_a_damaged_part_naming_it(tmp_path, capsys, damage, message):
     out = tmp_path / "cut.csv"
-    argv = ["hitmap", "--spaces", "r8c3,r9c5", "--shots", "2", "--seed", "3", "--workers", "1",
-            "--out", str(out)]
-    made_with = cli_spec([*argv[:-4], "--seed", "4", *argv[-4:]] if damage == "other seed"
-                         else argv)
+    argv = [
+        "hitmap",
+        "--spaces",
+        "r8c3,r9c5",
+        "--shots",
+        "2",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
+    made_with = cli_spec(
+        [*argv[:-4], "--seed", "4", *argv[-4:]] if damage == "other seed" else argv
+    )
     folder = interrupted(out, made_with, ["r8c3", "r9c5"])
     part = folder / "r9c5.json"
     record = json.loads(part.read_text())
@@ -157,8 +193,11 @@ def test_resume_refuses_a_damaged_part_naming_it(tmp_path, capsys, damage, messa
     code = main([*argv, "--resume"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert f"part file {folder / ('r8c3.json' if damage == 'other seed' else 'r9c5.json')}" \
-        in err and message in err and "delete it" in err
+    assert (
+        f"part file {folder / ('r8c3.json' if damage == 'other seed' else 'r9c5.json')}" in err
+        and message in err
+        and "delete it" in err
+    )
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # nothing lost
     assert not out.exists()
 
@@ -189,10 +228,24 @@ def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
     """SIGKILL to a 2-worker hitmap: its workers exit with it instead of going on
     firing shots for nobody (each space here takes them far longer than 5 s)."""
     out = tmp_path / "killed.csv"
-    run = subprocess.Popen([sys.executable, "-m", "sim.cli", "hitmap", "--workers", "2",
-                            "--spaces", "r8c3,r9c5,r10c0,r2c1", "--shots", "2000",
-                            "--out", str(out)], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sim.cli",
+            "hitmap",
+            "--workers",
+            "2",
+            "--spaces",
+            "r8c3,r9c5,r10c0,r2c1",
+            "--shots",
+            "2000",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         workers = set()
@@ -216,8 +269,9 @@ def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     rows = sweep(spec(spaces=("r8c3", "r9c5")), tmp_path / "map.parquet", "parquet")
     table = TableResolver.from_rows(read_table(tmp_path / "map.parquet"), "map").probabilities
     assert table == {r["space"]: r["p_target"] for r in rows}
-    game = referee.load_game("go_piggy_go", players=2,
-                             resolver=TableResolver({"r8c3": 0.3}, "test"))
+    game = referee.load_game(
+        "go_piggy_go", players=2, resolver=TableResolver({"r8c3": 0.3}, "test")
+    )
     rng = np.random.default_rng(1)
     knocked = 0
     trials = 3000
@@ -233,25 +287,50 @@ def test_tournament_with_table_shots_follows_the_table(tmp_path, capsys, p_targe
     """A table where no shot ever knocks out, and one where every shot does: the
     tournament's shots knock out exactly as the table says."""
     path = tmp_path / "table.csv"
-    path.write_text("space,reachable,p_target\n" + "".join(
-        f"r{r}c{c},True,{p_target}\n" for r in range(11) for c in range(7)))
-    code = main(["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "10",
-                 "--shots", f"table:{path}", "--json"])
+    path.write_text(
+        "space,reachable,p_target\n"
+        + "".join(f"r{r}c{c},True,{p_target}\n" for r in range(11) for c in range(7))
+    )
+    code = main(
+        [
+            "tournament",
+            "go-piggy-go",
+            "--seats",
+            "greedy,random",
+            "--games",
+            "10",
+            "--shots",
+            f"table:{path}",
+            "--json",
+        ]
+    )
     result = json.loads(capsys.readouterr().out)
     assert code == 0 and result["games"] == 10
     assert result["tractor_shots_per_game"] > 0
     assert result["shots_knocking_out_fraction"] == p_target
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["hitmap", "--shots", "0"], "argument --shots: 0 is out of range"),
-    (["hitmap", "--spaces", "r42c0"], "off board"),
-    (["hitmap", "--spaces", "r5c3"], "is a hole"),
-    (["hitmap", "--arc", "lob"], "unknown arc"),
-    (["hitmap", "--format", "xlsx"], "unknown format"),
-    (["tournament", "go-piggy-go", "--seats", "greedy,random", "--shots", "table:/no/file.csv"],
-     "does not exist"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["hitmap", "--shots", "0"], "argument --shots: 0 is out of range"),
+        (["hitmap", "--spaces", "r42c0"], "off board"),
+        (["hitmap", "--spaces", "r5c3"], "is a hole"),
+        (["hitmap", "--arc", "lob"], "unknown arc"),
+        (["hitmap", "--format", "xlsx"], "unknown format"),
+        (
+            [
+                "tournament",
+                "go-piggy-go",
+                "--seats",
+                "greedy,random",
+                "--shots",
+                "table:/no/file.csv",
+            ],
+            "does not exist",
+        ),
+    ],
+)
 def test_bad_hitmap_input_exits_2(capsys, tmp_path, argv, message):
     code = main([*argv, "--out", str(tmp_path / "x.csv")] if argv[0] == "hitmap" else argv)
     assert code == 2 and message in capsys.readouterr().err
@@ -262,8 +341,21 @@ def test_a_map_with_no_space_in_reach_is_a_result_and_exits_0(capsys, tmp_path):
     weak = tmp_path / "weak.toml"
     weak.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 500.0\n')
     out = tmp_path / "w.csv"
-    code = main(["hitmap", "--design", str(weak), "--spaces", "r10c0,r0c6", "--shots", "2",
-                 "--format", "csv", "--out", str(out)])
+    code = main(
+        [
+            "hitmap",
+            "--design",
+            str(weak),
+            "--spaces",
+            "r10c0,r0c6",
+            "--shots",
+            "2",
+            "--format",
+            "csv",
+            "--out",
+            str(out),
+        ]
+    )
     printed, err = capsys.readouterr()
     assert code == 0 and err == "" and "none in reach of design 'weak'" in printed
     assert [r["reachable"] for r in read_table(out)] == [False, False]
@@ -283,8 +375,9 @@ def test_a_sweep_on_a_dask_local_cluster_matches_the_local_run(tmp_path):
     local = tmp_path / "local.csv"
     on_dask = tmp_path / "dask.csv"
     sweep(spec(), local, "csv", workers=1)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         sweep(spec(), on_dask, "csv", scheduler=cluster.scheduler_address)
     assert on_dask.read_bytes() == local.read_bytes()
 

@@ -23,8 +23,14 @@ def posed(board, space, shift=(0.0, 0.0, 0.0), yaw_deg=0.0, roll_deg=0.0):
 
 
 def verdict(board, parts, rule="touches-line", space=(8, 1)):
-    return judge(parts, board.space_center_mm(space), board.space_mm, board.line_mm,
-                 board.surface_extent_mm, rule)
+    return judge(
+        parts,
+        board.space_center_mm(space),
+        board.space_mm,
+        board.line_mm,
+        board.surface_extent_mm,
+        rule,
+    )
 
 
 @pytest.mark.parametrize("rule", ["touches-line", "cleared"])
@@ -94,14 +100,17 @@ SMALL_SPACE_MM = 40.0
 
 
 def small_space_verdict(parts, start, rule="touches-line"):
-    return judge(parts, (0.0, 0.0), SMALL_SPACE_MM, 2.0, (-1e4, 1e4, -1e4, 1e4), rule,
-                 start_parts_mm=start)
+    return judge(
+        parts, (0.0, 0.0), SMALL_SPACE_MM, 2.0, (-1e4, 1e4, -1e4, 1e4), rule, start_parts_mm=start
+    )
 
 
 def at_origin(shift=(0.0, 0.0, 0.0), yaw_deg=0.0):
     c, s = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
-    return [transform(v, np.asarray(shift, float), np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]))
-            for v in PARTS]
+    return [
+        transform(v, np.asarray(shift, float), np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]))
+        for v in PARTS
+    ]
 
 
 def test_a_piggy_nobody_moved_is_not_knocked_out_even_on_the_outline():
@@ -128,20 +137,27 @@ def test_a_piggy_on_the_outline_is_knocked_out_when_pushed_further_past_it():
 
 def test_a_piggy_that_stood_clear_is_knocked_out_when_it_touches_the_line(board):
     standing = posed(board, (8, 1))
-    touching = judge(posed(board, (8, 1), shift=(0.0, 5.0, 0.0)), board.space_center_mm((8, 1)),
-                     board.space_mm, board.line_mm, board.surface_extent_mm,
-                     start_parts_mm=standing)
+    touching = judge(
+        posed(board, (8, 1), shift=(0.0, 5.0, 0.0)),
+        board.space_center_mm((8, 1)),
+        board.space_mm,
+        board.line_mm,
+        board.surface_extent_mm,
+        start_parts_mm=standing,
+    )
     assert touching.knocked and "touches the outline" in touching.reason
 
 
 def test_more_than_a_millimetre_below_the_board_has_fallen_off_it(board):
     """The depth clause alone: the piggy's centre is over its space and, under the
     cleared rule, it is wholly over its space; only its depth decides."""
-    sunk = verdict(board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM - 0.5)),
-                   "cleared")
+    sunk = verdict(
+        board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM - 0.5)), "cleared"
+    )
     assert sunk.knocked and sunk.reason == "fell off the board"
-    grazing = verdict(board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM + 0.5)),
-                      "cleared")
+    grazing = verdict(
+        board, posed(board, (8, 1), shift=(0.0, 0.0, -FELL_OFF_DEPTH_MM + 0.5)), "cleared"
+    )
     assert not grazing.knocked
 
 
@@ -165,6 +181,12 @@ def test_a_piggy_on_one_side_pushed_across_its_space_is_knocked_out(board):
     length = max(float(np.max(np.abs(np.vstack(start)[:, 1] - centre[1]))), 1.0)
     on_plus = posed(board, (8, 1), shift=(0.0, half_line - length + 0.2, 0.0))
     on_minus = posed(board, (8, 1), shift=(0.0, -(half_line - length + 0.2), 0.0))
-    v = judge(on_minus, centre, board.space_mm, board.line_mm, board.surface_extent_mm,
-              start_parts_mm=on_plus)
+    v = judge(
+        on_minus,
+        centre,
+        board.space_mm,
+        board.line_mm,
+        board.surface_extent_mm,
+        start_parts_mm=on_plus,
+    )
     assert v.knocked and "-y side" in v.reason

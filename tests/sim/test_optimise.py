@@ -20,36 +20,67 @@ SPACES = "r9c1,r10c3,r1c5"
 
 
 def optimise(capsys, tmp_path, *extra, study_db="s.db"):
-    argv = ("design", "optimise", "stock", "--spaces", SPACES, "--shots", "6", "--workers",
-            "1", "--cache", str(tmp_path / "cache"), "--storage",
-            f"sqlite:///{tmp_path / study_db}", "--out", str(tmp_path / "best.toml"), "--json",
-            *extra)
+    argv = (
+        "design",
+        "optimise",
+        "stock",
+        "--spaces",
+        SPACES,
+        "--shots",
+        "6",
+        "--workers",
+        "1",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--storage",
+        f"sqlite:///{tmp_path / study_db}",
+        "--out",
+        str(tmp_path / "best.toml"),
+        "--json",
+        *extra,
+    )
     code, out, err = run(capsys, *argv)
     assert code == 0, err
     return json.loads(out)
 
 
 def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_path):
-    data = optimise(capsys, tmp_path, "--param", "pivot_height=80:120", "--param",
-                    "muzzle_speed=1800:2600", "--trials", "3", "--table",
-                    str(tmp_path / "trials.csv"), "--plot", str(tmp_path / "search.png"))
+    data = optimise(
+        capsys,
+        tmp_path,
+        "--param",
+        "pivot_height=80:120",
+        "--param",
+        "muzzle_speed=1800:2600",
+        "--trials",
+        "3",
+        "--table",
+        str(tmp_path / "trials.csv"),
+        "--plot",
+        str(tmp_path / "search.png"),
+    )
     assert data["trials"] == 3 and data["feasible_trials"] >= 1
     best = data["best"]
     assert set(best["params"]) == {"launcher.pivot_height_mm", "launcher.muzzle_speed_mm_s"}
     assert 80 <= best["params"]["launcher.pivot_height_mm"] <= 120
     assert best["objective_ci_low"] <= best["objective"] <= best["objective_ci_high"]
     verification = data["verification"]
-    assert verification["verdict"].startswith(f"stock trial {best['trial']} knocks out more "
-                                              "than stock on ")
-    assert verification["mean_diff_ci_low"] <= verification["mean_diff"] \
+    assert verification["verdict"].startswith(
+        f"stock trial {best['trial']} knocks out more than stock on "
+    )
+    assert (
+        verification["mean_diff_ci_low"]
+        <= verification["mean_diff"]
         <= verification["mean_diff_ci_high"]
+    )
     assert verification["seed"] == 1  # new shots, not the ones that chose the best
     # the best design is a design file design check and compare accept, saying what made it
     text = (tmp_path / "best.toml").read_text()
     assert f"# study: {data['study']}" in text and "# base: stock" in text
     design = load_design(best["design_file"])
     assert design.launcher.pivot_height_mm == pytest.approx(
-        best["params"]["launcher.pivot_height_mm"])
+        best["params"]["launcher.pivot_height_mm"]
+    )
     code, _, _ = run(capsys, "design", "check", best["design_file"])
     assert code == 0
     rows = datafiles.read_table(tmp_path / "trials.csv")
@@ -62,8 +93,18 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
 
 def test_an_energy_limit_keeps_the_faster_designs_out(capsys, tmp_path):
     limit = 0.0055  # stock's 2 m/s: 0.0046 J at its fastest; above about 2.2 m/s: over
-    data = optimise(capsys, tmp_path, "--param", "muzzle_speed=1500:3500", "--trials", "4",
-                    "--limit-energy-j", str(limit), "--table", str(tmp_path / "t.csv"))
+    data = optimise(
+        capsys,
+        tmp_path,
+        "--param",
+        "muzzle_speed=1500:3500",
+        "--trials",
+        "4",
+        "--limit-energy-j",
+        str(limit),
+        "--table",
+        str(tmp_path / "t.csv"),
+    )
     assert data["infeasible"].get("kinetic_energy_j", 0) >= 1
     assert data["best"]["safety"]["kinetic_energy_max_j"] <= limit
     for row in datafiles.read_table(tmp_path / "t.csv"):
@@ -73,54 +114,117 @@ def test_an_energy_limit_keeps_the_faster_designs_out(capsys, tmp_path):
 
 
 def test_a_search_with_no_feasible_design_says_so_and_fires_no_shot(capsys, tmp_path):
-    data = optimise(capsys, tmp_path, "--param", "muzzle_speed=1500:3000", "--trials", "2",
-                    "--limit-energy-j", "0.0001")
+    data = optimise(
+        capsys,
+        tmp_path,
+        "--param",
+        "muzzle_speed=1500:3000",
+        "--trials",
+        "2",
+        "--limit-energy-j",
+        "0.0001",
+    )
     assert data["feasible_trials"] == 0 and data["infeasible"] == {"kinetic_energy_j": 2}
     assert data["best"] is None and data["verification"] is None
     assert not (tmp_path / "cache").exists() and not (tmp_path / "best.toml").exists()
-    code, out, _ = run(capsys, "design", "optimise", "stock", "--param", "muzzle_speed=1500:3000",
-                       "--trials", "1", "--limit-energy-j", "0.0001", "--storage",
-                       f"sqlite:///{tmp_path / 's.db'}", "--cache", str(tmp_path / "cache"))
+    code, out, _ = run(
+        capsys,
+        "design",
+        "optimise",
+        "stock",
+        "--param",
+        "muzzle_speed=1500:3000",
+        "--trials",
+        "1",
+        "--limit-energy-j",
+        "0.0001",
+        "--storage",
+        f"sqlite:///{tmp_path / 's.db'}",
+        "--cache",
+        str(tmp_path / "cache"),
+    )
     assert code == 0 and "no feasible design found" in out
 
 
 def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_path):
-    data = optimise(capsys, tmp_path, "--param", "pivot_height=40:120", "--trials", "1",
-                    "--shots", "2", "--table", str(tmp_path / "t.csv"))
+    data = optimise(
+        capsys,
+        tmp_path,
+        "--param",
+        "pivot_height=40:120",
+        "--trials",
+        "1",
+        "--shots",
+        "2",
+        "--table",
+        str(tmp_path / "t.csv"),
+    )
     assert data["best"]["params"] == {"launcher.pivot_height_mm": 70.0}  # trial 0: BASE
     rows = datafiles.read_table(tmp_path / "t.csv")
     assert rows[0]["base"] and rows[0]["launcher.pivot_height_mm"] == 70
     verification = data["verification"]
-    assert verification["conclusion"] == "nothing better found: the best trial is stock's own " \
-                                         "values"
+    assert (
+        verification["conclusion"] == "nothing better found: the best trial is stock's own values"
+    )
     assert verification["better"] is False and verification["mean_diff"] == 0.0
     assert len(list((tmp_path / "cache").glob("hitmap-*.shots.csv"))) == 1  # nothing fired again
 
 
-def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(capsys,
-                                                                               tmp_path):
+def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(capsys, tmp_path):
     args = ("--param", "pivot_height=40:120", "--shots", "2", "--study", "mine")
-    first = optimise(capsys, tmp_path, *args, "--trials", "2", "--table",
-                     str(tmp_path / "a.csv"))
+    first = optimise(capsys, tmp_path, *args, "--trials", "2", "--table", str(tmp_path / "a.csv"))
     again = optimise(capsys, tmp_path, *args, "--trials", "1")
     assert (first["trials"], again["trials"], again["new_trials"]) == (2, 3, 1)
-    other = optimise(capsys, tmp_path, *args, "--trials", "2", "--table",
-                     str(tmp_path / "b.csv"), study_db="other.db")
+    other = optimise(
+        capsys,
+        tmp_path,
+        *args,
+        "--trials",
+        "2",
+        "--table",
+        str(tmp_path / "b.csv"),
+        study_db="other.db",
+    )
     assert other["trials"] == 2
-    same = [[r["launcher.pivot_height_mm"] for r in datafiles.read_table(tmp_path / name)]
-            for name in ("a.csv", "b.csv")]
+    same = [
+        [r["launcher.pivot_height_mm"] for r in datafiles.read_table(tmp_path / name)]
+        for name in ("a.csv", "b.csv")
+    ]
     assert same[0] == same[1]
     # a study resumed under other settings is refused before any shot
-    code, _, err = run(capsys, "design", "optimise", "stock", "--spaces", SPACES, "--param",
-                       "pivot_height=40:100", "--study", "mine", "--storage",
-                       f"sqlite:///{tmp_path / 's.db'}", "--cache", str(tmp_path / "c2"))
+    code, _, err = run(
+        capsys,
+        "design",
+        "optimise",
+        "stock",
+        "--spaces",
+        SPACES,
+        "--param",
+        "pivot_height=40:100",
+        "--study",
+        "mine",
+        "--storage",
+        f"sqlite:///{tmp_path / 's.db'}",
+        "--cache",
+        str(tmp_path / "c2"),
+    )
     assert code == 2 and "study 'mine' was made with other settings" in err
     assert not (tmp_path / "c2").exists()
 
 
 def test_several_objectives_give_a_pareto_front(capsys, tmp_path):
-    data = optimise(capsys, tmp_path, "--param", "muzzle_speed=1600:3000", "--trials", "3",
-                    "--shots", "2", "--objective", "mean-p,energy")
+    data = optimise(
+        capsys,
+        tmp_path,
+        "--param",
+        "muzzle_speed=1600:3000",
+        "--trials",
+        "3",
+        "--shots",
+        "2",
+        "--objective",
+        "mean-p,energy",
+    )
     assert isinstance(data["best"], list) and data["best"]
     for entry in data["best"]:
         assert set(entry["objective"]) == {"mean-p", "energy"}
@@ -134,10 +238,14 @@ def test_parameters_are_checked_against_the_fields_ranges():
     solver = parse_param("solver_iterations=5:40", stock)
     assert solver.integer and not solver.log  # a whole-number field searches whole numbers
     assert parse_param("spring_rate=50:800:log", load_design("spring-stock")).log
-    for bad, message in (("wings=1:2", "unknown or ambiguous"), ("pivot_height=1:50",
-                         "allowed range"), ("pivot_height=50:40", "from low to high"),
-                         ("pivot_height=40", "must look like"), ("speed_sd=0:5:log", "above 0"),
-                         ("solver_iterations=5.2:5.8", "no whole number")):
+    for bad, message in (
+        ("wings=1:2", "unknown or ambiguous"),
+        ("pivot_height=1:50", "allowed range"),
+        ("pivot_height=50:40", "from low to high"),
+        ("pivot_height=40", "must look like"),
+        ("speed_sd=0:5:log", "above 0"),
+        ("solver_iterations=5.2:5.8", "no whole number"),
+    ):
         with pytest.raises(InputError, match=message):
             parse_param(bad, stock)
     with pytest.raises(InputError, match="at a corner of the --param ranges: give the launcher"):

@@ -55,8 +55,9 @@ def test_the_legend_covers_no_view(demo_figure):
 
 def test_space_labels_are_readable(demo_figure, board):
     _, figure, _ = demo_figure
-    names = [t for t in figure.axes[0].texts if t.get_text().startswith("r")
-             and "c" in t.get_text()]
+    names = [
+        t for t in figure.axes[0].texts if t.get_text().startswith("r") and "c" in t.get_text()
+    ]
     assert len(names) == len(board.spaces) and min(t.get_fontsize() for t in names) >= 6
 
 
@@ -69,18 +70,23 @@ def test_both_piggies_of_a_stack_show_from_above(demo_figure):
 def test_the_section_shows_the_tractor_the_fence_and_the_stack(demo_figure):
     _, figure, _ = demo_figure
     section = figure.axes[2]
-    colours = {tuple(np.round(p.get_facecolor()[:3], 2)) for p in section.patches
-               if isinstance(p, Polygon)}
+    colours = {
+        tuple(np.round(p.get_facecolor()[:3], 2)) for p in section.patches if isinstance(p, Polygon)
+    }
 
     def rgb(hex_colour):
-        return tuple(np.round([int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)], 2))
+        return tuple(np.round([int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)], 2))
 
     for colour in ("gold", "pink", "blue"):
         assert rgb(pictures.PIGGY_COLOURS[colour]) in colours, colour
     assert rgb("#707070") in colours  # the tractor
     # the fence between r7c3 and r8c3 crosses the aim between the tractor and the stack
-    fences = [p for p in section.patches if isinstance(p, Rectangle)
-              and p.get_facecolor()[:3] == pytest.approx(rgb(pictures.FENCE_COLOUR), abs=0.01)]
+    fences = [
+        p
+        for p in section.patches
+        if isinstance(p, Rectangle)
+        and p.get_facecolor()[:3] == pytest.approx(rgb(pictures.FENCE_COLOUR), abs=0.01)
+    ]
     assert any(130 < f.get_x() < 145 and f.get_height() == pytest.approx(22.0) for f in fences)
 
 
@@ -92,9 +98,13 @@ def row(space, hits, shots=6, reachable=True, blocked=0, missed=0):
     out = {"space": space, "reachable": reachable, "shots": shots if reachable else 0}
     for key, k in (("p_target", hits), ("p_blocked", blocked), ("p_missed", missed)):
         low, high = wilson_interval(k, shots)
-        out.update({key: k / shots if reachable else None,
-                    f"{key}_ci_low": low if reachable else None,
-                    f"{key}_ci_high": high if reachable else None})
+        out.update(
+            {
+                key: k / shots if reachable else None,
+                f"{key}_ci_low": low if reachable else None,
+                f"{key}_ci_high": high if reachable else None,
+            }
+        )
     out["dead_zone"] = dead_zone(out)
     return out
 
@@ -112,10 +122,17 @@ def test_a_fence_behind_a_space_is_found_from_the_board(board):
 
 
 def test_the_hit_map_explains_its_low_spaces(board):
-    rows = [row("r7c3", 0), row("r8c3", 6), row("r9c5", 0, reachable=False),
-            row("r10c3", 1, blocked=5), row("r1c1", 0), row("r9c2", 62, shots=100),
-            row("r2c3", 97, shots=100), row("r0c5", 0, shots=60, missed=50),
-            row("r4c5", 0, shots=60)]
+    rows = [
+        row("r7c3", 0),
+        row("r8c3", 6),
+        row("r9c5", 0, reachable=False),
+        row("r10c3", 1, blocked=5),
+        row("r1c1", 0),
+        row("r9c2", 62, shots=100),
+        row("r2c3", 97, shots=100),
+        row("r0c5", 0, shots=60, missed=50),
+        row("r4c5", 0, shots=60),
+    ]
     assert hitmap_picture.marks(board, rows[0]) == ["fence"]
     assert hitmap_picture.marks(board, rows[5]) == ["fence"]  # held back in a third
     assert hitmap_picture.marks(board, rows[6]) == []  # as often as an open space
@@ -138,11 +155,11 @@ def test_the_hit_map_explains_its_low_spaces(board):
     assert {"F", "B", "M", "0"} <= set(letters)
     # a map with every space in reach and none marked lists neither
     handles, handlers = hitmap_picture.legend_handles(board, [rows[1], rows[6]])
-    assert handlers == {} and not any(h.get_label().startswith("out of reach")
-                                      for h in handles)
+    assert handlers == {} and not any(h.get_label().startswith("out of reach") for h in handles)
     # the fences and checkpoints are drawn over the colours
-    colours = [p.get_zorder() for p in ax.patches if isinstance(p, Rectangle)
-               and p.get_zorder() == 2]
+    colours = [
+        p.get_zorder() for p in ax.patches if isinstance(p, Rectangle) and p.get_zorder() == 2
+    ]
     lines = [line.get_zorder() for line in ax.lines]
     assert colours and min(lines) > max(colours)
     import matplotlib.pyplot as plt
@@ -160,8 +177,9 @@ def test_a_replay_shows_the_shots_the_die_and_the_seats(board):
 
     game = referee.load_game("go_piggy_go", players=2)
     final = play(game, [make_bot("greedy", game, 1), make_bot("random", game, 2)], seed=3)
-    frames = game_frames(replay("go_piggy_go", game.params, final.history), game.board,
-                         ["greedy", "random"])
+    frames = game_frames(
+        replay("go_piggy_go", game.params, final.history), game.board, ["greedy", "random"]
+    )
     turns, current = [], []
     for action in final.history:
         current.append(action)
@@ -179,7 +197,7 @@ def test_a_replay_shows_the_shots_the_die_and_the_seats(board):
     assert min(red(frames[k]) for k in shots) > 200
     assert max(red(frames[k]) for k in quiet) < 50
     # the legend on the right shows each seat's colour
-    panel = frames[0][:, int(0.68 * frames[0].shape[1]):]
+    panel = frames[0][:, int(0.68 * frames[0].shape[1]) :]
     for colour in ("green", "gold"):
-        rgb = np.array([int(pictures.PIGGY_COLOURS[colour][i:i + 2], 16) for i in (1, 3, 5)])
+        rgb = np.array([int(pictures.PIGGY_COLOURS[colour][i : i + 2], 16) for i in (1, 3, 5)])
         assert (np.abs(panel.astype(int) - rgb).sum(axis=2) < 30).sum() > 100, colour

@@ -16,8 +16,19 @@ from tests.sim.test_cli import run
 
 def test_bots_only_game_with_a_record_then_replay(capsys, tmp_path):
     record = tmp_path / "game.jsonl"
-    code, out, _ = run(capsys, "play", "go-piggy-go", "--seats", "greedy,random",
-                       "--shots", "scripted", "--seed", "4", "--record", str(record))
+    code, out, _ = run(
+        capsys,
+        "play",
+        "go-piggy-go",
+        "--seats",
+        "greedy,random",
+        "--shots",
+        "scripted",
+        "--seed",
+        "4",
+        "--record",
+        str(record),
+    )
     assert code == 0 and "Winner:" in out and "T1 " in out
     name, params, actions = read_record(record)
     assert name == "go_piggy_go" and params["players"] == 2 and actions
@@ -30,8 +41,20 @@ def test_bots_only_game_with_a_record_then_replay(capsys, tmp_path):
 
 def test_replay_shows_the_board_after_a_chosen_turn(capsys, tmp_path):
     record = tmp_path / "game.jsonl"
-    run(capsys, "play", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted",
-        "--seed", "4", "--quiet", "--record", str(record))
+    run(
+        capsys,
+        "play",
+        "go-piggy-go",
+        "--seats",
+        "greedy,random",
+        "--shots",
+        "scripted",
+        "--seed",
+        "4",
+        "--quiet",
+        "--record",
+        str(record),
+    )
     code, out, _ = run(capsys, "replay", str(record), "--turn", "3")
     lines = out.strip().splitlines()
     assert code == 0 and [line.split()[0] for line in lines[:3]] == ["T1", "T2", "T3"]
@@ -42,8 +65,20 @@ def test_replay_shows_the_board_after_a_chosen_turn(capsys, tmp_path):
 
 def test_replay_steps_turn_by_turn_at_a_terminal(capsys, tmp_path, monkeypatch):
     record = tmp_path / "game.jsonl"
-    run(capsys, "play", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted",
-        "--seed", "4", "--quiet", "--record", str(record))
+    run(
+        capsys,
+        "play",
+        "go-piggy-go",
+        "--seats",
+        "greedy,random",
+        "--shots",
+        "scripted",
+        "--seed",
+        "4",
+        "--quiet",
+        "--record",
+        str(record),
+    )
 
     monkeypatch.setattr("sys.stdin", _Terminal("\n\nq\n"))
     monkeypatch.setattr("sys.stdout", _Terminal())
@@ -54,8 +89,17 @@ def test_replay_steps_turn_by_turn_at_a_terminal(capsys, tmp_path, monkeypatch):
 
 
 def test_play_says_where_knocked_piggies_went_and_what_decided_the_shots(capsys):
-    code, out, _ = run(capsys, "play", "go-piggy-go", "--seats", "greedy,random,random",
-                       "--shots", "scripted:0.9", "--seed", "2")
+    code, out, _ = run(
+        capsys,
+        "play",
+        "go-piggy-go",
+        "--seats",
+        "greedy,random,random",
+        "--shots",
+        "scripted:0.9",
+        "--seed",
+        "2",
+    )
     assert code == 0 and out.startswith("Shots decided by a script")
     knocks = [line.strip() for line in out.splitlines() if line.strip().startswith("knock ")]
     assert knocks and all(": " in k for k in knocks)
@@ -65,21 +109,51 @@ def test_play_says_where_knocked_piggies_went_and_what_decided_the_shots(capsys)
 
 
 def test_quiet_game_prints_only_the_result(capsys):
-    code, out, _ = run(capsys, "play", "go_piggy_go", "--seats", "greedy,greedy,random",
-                       "--shots", "scripted:0.9", "--quiet", "--seed", "2")
+    code, out, _ = run(
+        capsys,
+        "play",
+        "go_piggy_go",
+        "--seats",
+        "greedy,greedy,random",
+        "--shots",
+        "scripted:0.9",
+        "--quiet",
+        "--seed",
+        "2",
+    )
     assert code == 0 and out.strip().splitlines() == [out.strip()] and "Winner" in out
 
 
 def test_same_seed_same_game_at_the_command_line(capsys, tmp_path):
     for name in ("a", "b"):
-        run(capsys, "play", "go-piggy-go", "--seats", "random,random", "--shots", "scripted",
-            "--seed", "9", "--quiet", "--record", str(tmp_path / f"{name}.jsonl"))
+        run(
+            capsys,
+            "play",
+            "go-piggy-go",
+            "--seats",
+            "random,random",
+            "--shots",
+            "scripted",
+            "--seed",
+            "9",
+            "--quiet",
+            "--record",
+            str(tmp_path / f"{name}.jsonl"),
+        )
     assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
 
 
 def test_tournament_json(capsys):
-    code, out, _ = run(capsys, "tournament", "go-piggy-go", "--seats", "greedy,random,random",
-                       "--games", "30", "--json")
+    code, out, _ = run(
+        capsys,
+        "tournament",
+        "go-piggy-go",
+        "--seats",
+        "greedy,random,random",
+        "--games",
+        "30",
+        "--json",
+    )
     assert code == 0
     data = json.loads(out)
     assert data["games"] == 30 and data["undecided"] == 0
@@ -89,23 +163,41 @@ def test_tournament_json(capsys):
     assert data["tractor_shots_per_game"] > 0 and 0 <= data["shots_knocking_out_fraction"] <= 1
     assert data["mean_turns"] > 10
     assert data["shots"] == {"resolver": "scripted", "hit_probability": 0.5}
-    code, out, _ = run(capsys, "tournament", "go-piggy-go", "--seats", "greedy,random",
-                       "--games", "3", "--shots", "scripted:0.8")
+    code, out, _ = run(
+        capsys,
+        "tournament",
+        "go-piggy-go",
+        "--seats",
+        "greedy,random",
+        "--games",
+        "3",
+        "--shots",
+        "scripted:0.8",
+    )
     assert "Shots decided by a script: the target alone is knocked out with P 0.80" in out
 
 
 def test_cooperative_tournament_counts_games_not_seats(capsys):
     from referee.match import wilson_interval
 
-    code, out, _ = run(capsys, "tournament", "woolfy", "--seats", "careful,careful,careful",
-                       "--games", "12", "--json")
+    code, out, _ = run(
+        capsys,
+        "tournament",
+        "woolfy",
+        "--seats",
+        "careful,careful,careful",
+        "--games",
+        "12",
+        "--json",
+    )
     data = json.loads(out)
     team = data["team"]
     assert code == 0 and data["cooperative"] and "win_rates" not in data
     assert team["games"] == 12 and 0 <= team["wins"] <= 12
     assert team["ci95"] == [round(v, 4) for v in wilson_interval(team["wins"], 12)]
-    code, out, _ = run(capsys, "tournament", "woolfy", "--seats", "careful,careful,careful",
-                       "--games", "12")
+    code, out, _ = run(
+        capsys, "tournament", "woolfy", "--seats", "careful,careful,careful", "--games", "12"
+    )
     assert f"the table won {team['wins']} of 12 games" in out
 
 
@@ -116,10 +208,13 @@ class _Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize("argv", [
-    ["tournament", "woolfy", "--seats", "careful,careful", "--games", "4"],
-    ["solve", "pig_out", "--preset", "pig", "--param", "target=30"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "woolfy", "--seats", "careful,careful", "--games", "4"],
+        ["solve", "pig_out", "--preset", "pig", "--param", "target=30"],
+    ],
+)
 def test_progress_bars_on_a_terminal_and_never_under_json(monkeypatch, capsys, argv):
     monkeypatch.setattr("sys.stderr", _Terminal())
     assert main(argv) == 0
@@ -140,8 +235,17 @@ def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
     import struct
     import termios
 
-    argv = [sys.executable, "-m", "sim.cli", "tournament", "woolfy", "--seats",
-            "careful,careful", "--games", "3"]
+    argv = [
+        sys.executable,
+        "-m",
+        "sim.cli",
+        "tournament",
+        "woolfy",
+        "--seats",
+        "careful,careful",
+        "--games",
+        "3",
+    ]
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # 80 columns
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, text=True)
@@ -161,31 +265,48 @@ def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
     assert piped.returncode == 0 and piped.stderr == ""
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["play", "chess"], "unknown game 'chess'"),
-    (["play", "go-piggy-go", "--seats", "greedy,wizard"], "unknown bot 'wizard'"),
-    (["play", "go-piggy-go", "--seats", "greedy,greedy", "--players", "3"], "names 2 seats"),
-    (["play", "go-piggy-go", "--seats", "greedy,greedy,greedy,greedy,greedy"], "2, 3 or 4"),
-    (["play", "go-piggy-go", "--seats", "greedy,greedy", "--shots", "magic"], "unknown --shots"),
-    (["play", "go-piggy-go", "--seats", "greedy,greedy", "--param", "die_faces"],
-     "must look like name=value"),
-    (["play", "go-piggy-go", "--seats", "greedy,greedy", "--param", "dice=3"],
-     "unknown parameter 'dice'"),
-    (["play", "go-piggy-go", "--seats", "greedy,greedy", "--record", "/no/dir/g.jsonl"],
-     "cannot write"),
-    (["tournament", "go-piggy-go", "--seats", "human,greedy"], "bots only"),
-    (["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "0"],
-     "argument --games: 0 is out of range (allowed: from 1 to 1000000)"),
-    (["replay", "/no/such/record.jsonl"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "chess"], "unknown game 'chess'"),
+        (["play", "go-piggy-go", "--seats", "greedy,wizard"], "unknown bot 'wizard'"),
+        (["play", "go-piggy-go", "--seats", "greedy,greedy", "--players", "3"], "names 2 seats"),
+        (["play", "go-piggy-go", "--seats", "greedy,greedy,greedy,greedy,greedy"], "2, 3 or 4"),
+        (
+            ["play", "go-piggy-go", "--seats", "greedy,greedy", "--shots", "magic"],
+            "unknown --shots",
+        ),
+        (
+            ["play", "go-piggy-go", "--seats", "greedy,greedy", "--param", "die_faces"],
+            "must look like name=value",
+        ),
+        (
+            ["play", "go-piggy-go", "--seats", "greedy,greedy", "--param", "dice=3"],
+            "unknown parameter 'dice'",
+        ),
+        (
+            ["play", "go-piggy-go", "--seats", "greedy,greedy", "--record", "/no/dir/g.jsonl"],
+            "cannot write",
+        ),
+        (["tournament", "go-piggy-go", "--seats", "human,greedy"], "bots only"),
+        (
+            ["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "0"],
+            "argument --games: 0 is out of range (allowed: from 1 to 1000000)",
+        ),
+        (["replay", "/no/such/record.jsonl"], "does not exist"),
+    ],
+)
 def test_bad_input_exits_2(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err and err.count("\n") == 1
 
 
 def test_params_parse_numbers_booleans_and_text():
-    assert parse_params(["tractor_move=3", "checkpoints_stick=false", "die_faces=1,2,tractor"]) \
-        == {"tractor_move": 3, "checkpoints_stick": False, "die_faces": "1,2,tractor"}
+    assert parse_params(["tractor_move=3", "checkpoints_stick=false", "die_faces=1,2,tractor"]) == {
+        "tractor_move": 3,
+        "checkpoints_stick": False,
+        "die_faces": "1,2,tractor",
+    }
 
 
 def test_human_seat_reprompts_after_wrong_entries_and_takes_numbers_or_text(make_game):
@@ -197,15 +318,25 @@ def test_human_seat_reprompts_after_wrong_entries_and_takes_numbers_or_text(make
     assert choose(state) == legal[1]
     assert sum("is not one of your" in line for line in shown) == 3
     entries = iter(["  move green-1   r2c1 "])
-    assert human_seat(read=lambda p: next(entries), write=shown.append)(state) == \
-        "move green-1 r2c1"
+    assert (
+        human_seat(read=lambda p: next(entries), write=shown.append)(state) == "move green-1 r2c1"
+    )
 
 
 def test_human_at_end_of_input_abandons_the_game_with_an_error(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
     record = tmp_path / "game.jsonl"
-    code, _, err = run(capsys, "play", "go-piggy-go", "--seats", "human,greedy",
-                       "--shots", "scripted", "--record", str(record))
+    code, _, err = run(
+        capsys,
+        "play",
+        "go-piggy-go",
+        "--seats",
+        "human,greedy",
+        "--shots",
+        "scripted",
+        "--record",
+        str(record),
+    )
     assert code == 1 and err.count("\n") == 1
     assert err.startswith("piggy: game abandoned: standard input ended") and "Your move" not in err
     assert not record.exists()
@@ -213,23 +344,40 @@ def test_human_at_end_of_input_abandons_the_game_with_an_error(capsys, monkeypat
 
 def test_abandoned_game_exit_code_from_a_closed_stdin():
     """The installed command, its standard input closed at once: non-zero, one line."""
-    done = subprocess.run([sys.executable, "-m", "sim.cli", "play", "go-piggy-go", "--seats",
-                           "human,greedy", "--shots", "scripted"], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sim.cli",
+            "play",
+            "go-piggy-go",
+            "--seats",
+            "human,greedy",
+            "--shots",
+            "scripted",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert "game abandoned" in done.stderr
 
 
-@pytest.mark.parametrize(("game", "seats", "params"), [
-    ("pig-out", "hold-at-25,random", []),
-    ("pig-out", "optimal,hold-at-20", ["--param", "preset=pig"]),
-    ("woolfy", "careful,careful,random", []),
-    ("by-golly", "memory,forgetful,random", []),
-])
+@pytest.mark.parametrize(
+    ("game", "seats", "params"),
+    [
+        ("pig-out", "hold-at-25,random", []),
+        ("pig-out", "optimal,hold-at-20", ["--param", "preset=pig"]),
+        ("woolfy", "careful,careful,random", []),
+        ("by-golly", "memory,forgetful,random", []),
+    ],
+)
 def test_every_game_plays_records_and_replays(capsys, tmp_path, game, seats, params):
     record = tmp_path / "game.jsonl"
-    code, out, _ = run(capsys, "play", game, "--seats", seats, "--seed", "1", "--record",
-                       str(record), *params)
+    code, out, _ = run(
+        capsys, "play", game, "--seats", seats, "--seed", "1", "--record", str(record), *params
+    )
     assert code == 0 and ("Winner" in out or "Everyone" in out)
     code, replayed, _ = run(capsys, "replay", str(record))
     assert code == 0 and replayed.strip().splitlines()[-1] == out.strip().splitlines()[-2]
@@ -241,13 +389,12 @@ def test_the_by_golly_log_never_shows_the_hidden_deal(capsys):
 
 
 def test_solve_reproduces_the_published_pig_figures(capsys):
-    code, out, _ = run(capsys, "solve", "pig_out", "--preset", "pig", "--hold-at", "20",
-                       "--json")
+    code, out, _ = run(capsys, "solve", "pig_out", "--preset", "pig", "--hold-at", "20", "--json")
     data = json.loads(out)
     assert code == 0
     assert round(data["first_player_win_probability"], 4) == 0.5306
     assert round(data["hold_at_first_player_win_probability"]["20"], 4) == 0.5347
-    assert data["policy_states"] == 100 ** 3 and data["solve_time_s"] > 0
+    assert data["policy_states"] == 100**3 and data["solve_time_s"] > 0
 
 
 @pytest.mark.parametrize("target", [40, 80])
@@ -274,25 +421,30 @@ def test_solve_refuses_what_will_not_fit_before_it_starts(capsys, monkeypatch):
 
     free = 2 * 2**30
     monkeypatch.setattr(solve, "available_memory_bytes", lambda: free)
-    monkeypatch.setattr("referee.pig_solver.solve",
-                        lambda *a, **k: pytest.fail("the solve started"))
-    code, out, err = run(capsys, "solve", "pig-out", "--preset", "pig", "--param",
-                         "target=1000")
+    monkeypatch.setattr(
+        "referee.pig_solver.solve", lambda *a, **k: pytest.fail("the solve started")
+    )
+    code, out, err = run(capsys, "solve", "pig-out", "--preset", "pig", "--param", "target=1000")
     largest = max(t for t in range(1, 1001) if solve.solve_memory_bytes(t) <= free)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert (f"needs about {solve.solve_memory_bytes(1000) / 2**30:,.1f} GiB of memory "
-            "(1000^3 states), and 2.0 GiB is available: choose a target of at most "
-            f"{largest}") in err
+    assert (
+        f"needs about {solve.solve_memory_bytes(1000) / 2**30:,.1f} GiB of memory "
+        "(1000^3 states), and 2.0 GiB is available: choose a target of at most "
+        f"{largest}"
+    ) in err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["solve", "pig_out"], "add --param deck=infinite"),
-    (["solve", "pig_out", "--preset", "pig-out-2"], "physical deck cannot be solved"),
-    (["solve", "woolfy"], "only pig_out can be solved"),
-    (["solve", "pig_out", "--preset", "pig", "--param", "players=3"], "two players only"),
-    (["tournament", "woolfy", "--seats", "careful,wolf"], "unknown bot 'wolf'"),
-    (["play", "pig-out", "--seats", "hold-at-x,random"], "hold-at-N takes a whole number"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["solve", "pig_out"], "add --param deck=infinite"),
+        (["solve", "pig_out", "--preset", "pig-out-2"], "physical deck cannot be solved"),
+        (["solve", "woolfy"], "only pig_out can be solved"),
+        (["solve", "pig_out", "--preset", "pig", "--param", "players=3"], "two players only"),
+        (["tournament", "woolfy", "--seats", "careful,wolf"], "unknown bot 'wolf'"),
+        (["play", "pig-out", "--seats", "hold-at-x,random"], "hold-at-N takes a whole number"),
+    ],
+)
 def test_bad_input_for_the_other_games_exits_2(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err

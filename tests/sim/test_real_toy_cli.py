@@ -19,8 +19,14 @@ def test_calibrate_prints_writes_and_plots_the_fit(capsys, tmp_path):
     code, text, err = run(capsys, "calibrate", EXAMPLE, "--out", str(out), "--plot", str(plot))
     assert code == 0 and err == ""
     assert text.startswith("Calibrated 'stock' from 40 shots at 5 pitches (measured-shots.csv)")
-    for label in ("muzzle speed", "speed spread", "yaw spread", "pitch spread", "pitch offset",
-                  "yaw offset"):
+    for label in (
+        "muzzle speed",
+        "speed spread",
+        "yaw spread",
+        "pitch spread",
+        "pitch offset",
+        "yaw offset",
+    ):
         assert f"  {label}" in text
     assert f"Wrote {out} (fitted design)" in text and plot.stat().st_size > 50_000
     fitted = load_design(str(out))  # a design file every command reads
@@ -41,25 +47,32 @@ def test_calibrate_json_is_the_result_with_standard_errors(capsys):
 
 
 def _two_pitches(tmp_path):
-    rows = [line for line in Path(EXAMPLE).read_text().splitlines()[1:]
-            if line.startswith(("-30,", "8,"))]
+    rows = [
+        line
+        for line in Path(EXAMPLE).read_text().splitlines()[1:]
+        if line.startswith(("-30,", "8,"))
+    ]
     path = tmp_path / "two.csv"
     path.write_text("pitch_deg,yaw_deg,x_mm,y_mm\n" + "\n".join(rows) + "\n")
     return path
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["nowhere.csv"], "shots file 'nowhere.csv' does not exist"),
-    (["README.md"], "README.md: unknown column"),
-    ([EXAMPLE, "--out", "/no/such/folder/f.toml"], "cannot write --out /no/such/folder/f.toml"),
-    ([EXAMPLE, "--out", "fitted.txt"], "must end in .toml"),
-    ([EXAMPLE, "--plot", "residuals.jpg"], "must end in .png"),
-    ([EXAMPLE, "--design", "nope"], "unknown design 'nope'"),
-    ([EXAMPLE, "--measurement-sd", "0"], "argument --measurement-sd: 0 is out of range"),
-    (["TWO"], "fired at pitch -30 and 8 deg: so few pitches cannot tell the speed spread"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["nowhere.csv"], "shots file 'nowhere.csv' does not exist"),
+        (["README.md"], "README.md: unknown column"),
+        ([EXAMPLE, "--out", "/no/such/folder/f.toml"], "cannot write --out /no/such/folder/f.toml"),
+        ([EXAMPLE, "--out", "fitted.txt"], "must end in .toml"),
+        ([EXAMPLE, "--plot", "residuals.jpg"], "must end in .png"),
+        ([EXAMPLE, "--design", "nope"], "unknown design 'nope'"),
+        ([EXAMPLE, "--measurement-sd", "0"], "argument --measurement-sd: 0 is out of range"),
+        (["TWO"], "fired at pitch -30 and 8 deg: so few pitches cannot tell the speed spread"),
+    ],
+)
 def test_calibrate_refuses_bad_input_in_one_line_and_keeps_the_old_file(
-        capsys, tmp_path, argv, message):
+    capsys, tmp_path, argv, message
+):
     old = tmp_path / "fitted.toml"
     old.write_text("# an earlier fit\n")
     argv = [str(_two_pitches(tmp_path)) if a == "TWO" else a for a in argv]
@@ -79,11 +92,11 @@ def test_design_check_derives_a_spring_speed_by_hand(capsys):
     data = json.loads(out)
     assert code == 0 and data["speed_from_spring"] is True
     assert data["muzzle_speed_mm_s"] == pytest.approx(by_hand, rel=0.01)
-    assert data["design"]["launcher"]["speed_sd_mm_s"] == pytest.approx(by_hand * 0.2 / 14,
-                                                                        rel=0.01)
+    assert data["design"]["launcher"]["speed_sd_mm_s"] == pytest.approx(
+        by_hand * 0.2 / 14, rel=0.01
+    )
     code, out, _ = run(capsys, "design", "check", "spring-stock")
-    assert ("speed from the spring: 1980 ± 28 mm/s, from a 200 N/m spring drawn 14 ± 0.2 mm"
-            in out)
+    assert "speed from the spring: 1980 ± 28 mm/s, from a 200 N/m spring drawn 14 ± 0.2 mm" in out
     code, out, _ = run(capsys, "design", "check", "stock")
     assert "spring" not in out.split("\n", 2)[2]  # a speed design has no spring line
 
@@ -94,12 +107,13 @@ def test_design_check_safety_figures_are_the_closed_form(capsys):
     face 7 × 6 mm less (4 − π)·1.5² for its rounded corners."""
     code, out, _ = run(capsys, "design", "check", "fast-spring", "--json")
     data = json.loads(out)
-    fastest = math.sqrt(2800.0 ** 2 + 2 * GRAVITY_MM_S2 * (70 + 45.5 * math.sin(
-        math.radians(75)) - 3.0))
+    fastest = math.sqrt(
+        2800.0**2 + 2 * GRAVITY_MM_S2 * (70 + 45.5 * math.sin(math.radians(75)) - 3.0)
+    )
     energy_max = 0.5 * 1.5e-3 * (fastest / 1e3) ** 2
-    face_m2 = (7 * 6 - (4 - math.pi) * 1.5 ** 2) * 1e-6
+    face_m2 = (7 * 6 - (4 - math.pi) * 1.5**2) * 1e-6
     assert code == 0
-    assert data["kinetic_energy_j"] == pytest.approx(0.5 * 1.5e-3 * 2.8 ** 2, rel=1e-4)
+    assert data["kinetic_energy_j"] == pytest.approx(0.5 * 1.5e-3 * 2.8**2, rel=1e-4)
     assert data["kinetic_energy_max_j"] == pytest.approx(energy_max, rel=1e-4)
     assert data["kinetic_energy_per_area_j_m2"] == pytest.approx(energy_max / face_m2, rel=1e-3)
     assert data["limits"]["kinetic_energy_j"] == 0.08
@@ -113,10 +127,12 @@ def test_a_design_over_a_configured_limit_is_flagged_not_refused(capsys):
     code, out, err = run(capsys, "design", "check", "stock", "--limit-energy-j", "0.004")
     assert code == 0 and err == ""
     flag = [line for line in out.splitlines() if "FLAG" in line]
-    assert flag == ["  FLAG: safety: OVER THE LIMIT: kinetic energy 0.0046 J > 0.004 J "
-                    "(flagged, not refused)"]
-    code, out, _ = run(capsys, "design", "check", "stock", "--json",
-                       "--limit-energy-per-area-j-m2", "100")
+    assert flag == [
+        "  FLAG: safety: OVER THE LIMIT: kinetic energy 0.0046 J > 0.004 J (flagged, not refused)"
+    ]
+    code, out, _ = run(
+        capsys, "design", "check", "stock", "--json", "--limit-energy-per-area-j-m2", "100"
+    )
     data = json.loads(out)
     assert data["over_limits"] == ["kinetic_energy_per_area_j_m2"]
     assert data["limits"]["kinetic_energy_per_area_j_m2"] == 100.0
@@ -127,13 +143,39 @@ def test_a_design_over_a_configured_limit_is_flagged_not_refused(capsys):
 
 def test_design_sweep_over_the_spring_rate(capsys, tmp_path):
     """A weaker spring cannot reach the far space: the sweep sees it."""
-    code, out, _ = run(capsys, "design", "sweep", "--design", "spring-stock", "--param",
-                       "spring_rate=100:400:3", "--spaces", "r8c3,r10c0", "--shots", "1",
-                       "--workers", "1", "--cache", str(tmp_path / "c"), "--json")
+    code, out, _ = run(
+        capsys,
+        "design",
+        "sweep",
+        "--design",
+        "spring-stock",
+        "--param",
+        "spring_rate=100:400:3",
+        "--spaces",
+        "r8c3,r10c0",
+        "--shots",
+        "1",
+        "--workers",
+        "1",
+        "--cache",
+        str(tmp_path / "c"),
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["field"] == "launcher.spring_rate_n_m"
     assert data["values"] == [100.0, 250.0, 400.0]
     assert [r["in_reach"] for r in data["results"]] == [1, 2, 2]
-    code, _, err = run(capsys, "design", "sweep", "--design", "stock", "--param",
-                       "spring_rate=100:400:3", "--spaces", "r8c3", "--shots", "1")
+    code, _, err = run(
+        capsys,
+        "design",
+        "sweep",
+        "--design",
+        "stock",
+        "--param",
+        "spring_rate=100:400:3",
+        "--spaces",
+        "r8c3",
+        "--shots",
+        "1",
+    )
     assert code == 2 and "not both" in err

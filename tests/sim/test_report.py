@@ -26,9 +26,24 @@ def report(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("report")
     page = folder / "report.html"
-    argv = ["design", "compare", "stock", "fast-spring", "--spaces", SPACES, "--shots", "20",
-            "--cache", str(folder / "cache"), "--workers", "1", "--html", str(page),
-            "--sampler", "mc"]
+    argv = [
+        "design",
+        "compare",
+        "stock",
+        "fast-spring",
+        "--spaces",
+        SPACES,
+        "--shots",
+        "20",
+        "--cache",
+        str(folder / "cache"),
+        "--workers",
+        "1",
+        "--html",
+        str(page),
+        "--sampler",
+        "mc",
+    ]
     assert main([*argv, "--json"]) == 0
     return page
 
@@ -74,9 +89,30 @@ def test_a_report_of_rqmc_shots_replays_each_shot_from_its_scrambles_point(tmp_p
     from sim.cli import main
 
     page = tmp_path / "report.html"
-    assert main(["design", "compare", "stock", "fast-spring", "--spaces", "r7c3", "--shots",
-                 "20", "--cache", str(tmp_path / "cache"), "--workers", "1", "--html",
-                 str(page), "--sampler", "rqmc", "--json"]) == 0
+    assert (
+        main(
+            [
+                "design",
+                "compare",
+                "stock",
+                "fast-spring",
+                "--spaces",
+                "r7c3",
+                "--shots",
+                "20",
+                "--cache",
+                str(tmp_path / "cache"),
+                "--workers",
+                "1",
+                "--html",
+                str(page),
+                "--sampler",
+                "rqmc",
+                "--json",
+            ]
+        )
+        == 0
+    )
     shots = page_data(page)["shots"]
     assert list(shots) == ["r7c3"]
     assert all(shots["r7c3"][side]["as_recorded"] for side in "ab")
@@ -93,33 +129,48 @@ def test_the_report_in_a_browser_loads_sorts_and_shows_a_spaces_shots(report, tm
         browser.run("document.querySelector('th[data-key=diff]').click()")
         assert browser.run(order) == ascending[::-1] and sorted(ascending) == ["r2c3", "r7c3"]
         browser.run("document.querySelector('tr[data-space=r7c3]').click()")
-        sizes = ("[...document.querySelectorAll('#shots iframe')].map(f => "
-                 "(f.contentDocument.querySelector('#view canvas') || {}).width)")
+        sizes = (
+            "[...document.querySelectorAll('#shots iframe')].map(f => "
+            "(f.contentDocument.querySelector('#view canvas') || {}).width)"
+        )
         browser.wait_for(f"{sizes}.filter(w => w > 100).length == 2")  # both viewers drawn
-        assert "Shots at r7c3" in browser.run("document.getElementById('shots-title')"
-                                              ".textContent")
+        assert "Shots at r7c3" in browser.run("document.getElementById('shots-title').textContent")
         assert browser.errors == []
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["stock"], "--html reports one comparison: give two designs, not 1"),
-    (["stock", "fast-spring", "spring-stock"], "give two designs, not 3"),
-    (["stock", "fast-spring", "--scale", "0"], "--scale"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["stock"], "--html reports one comparison: give two designs, not 1"),
+        (["stock", "fast-spring", "spring-stock"], "give two designs, not 3"),
+        (["stock", "fast-spring", "--scale", "0"], "--scale"),
+    ],
+)
 def test_bad_report_requests_exit_2_before_any_shot(capsys, tmp_path, argv, message):
     html = ["--html", str(tmp_path / "r.html")] if "--scale" not in argv else []
     code, _, err = run(capsys, "design", "compare", *argv, *html, "--cache", str(tmp_path))
     assert code == 2 and message in err
-    code, _, err = run(capsys, "design", "compare", "stock", "fast-spring", "--html",
-                       str(tmp_path / "report.png"), "--cache", str(tmp_path))
+    code, _, err = run(
+        capsys,
+        "design",
+        "compare",
+        "stock",
+        "fast-spring",
+        "--html",
+        str(tmp_path / "report.png"),
+        "--cache",
+        str(tmp_path),
+    )
     assert code == 2 and "must end in .html" in err
     assert not list(tmp_path.glob("hitmap-*"))  # nothing was fired
 
 
 # --- the difference map ----------------------------------------------------------------------
 def comparison(diffs: dict[str, tuple[float, bool, int]]) -> compare.Comparison:
-    rows = [{"space": s, "diff": d, "significant": sig, "shots": n, "p_a": 0.5, "p_b": 0.5 + d}
-            for s, (d, sig, n) in diffs.items()]
+    rows = [
+        {"space": s, "diff": d, "significant": sig, "shots": n, "p_a": 0.5, "p_b": 0.5 + d}
+        for s, (d, sig, n) in diffs.items()
+    ]
     return compare.Comparison("A", "B", rows, "B knocks out more than A on 1 space", (0, 0, 0))
 
 
@@ -140,8 +191,9 @@ def test_a_difference_means_one_colour_on_every_map():
 
     board = load_board("stock")
     small = compare.difference_figure(board, comparison({"r8c3": (0.2, True, 100)}))
-    large = compare.difference_figure(board, comparison({"r8c3": (0.2, True, 100),
-                                                         "r9c3": (0.5, True, 100)}))
+    large = compare.difference_figure(
+        board, comparison({"r8c3": (0.2, True, 100), "r9c3": (0.5, True, 100)})
+    )
     assert cell_colours(small, board)[(8, 3)] == cell_colours(large, board)[(8, 3)]
     assert small.axes[1].get_ylim() == pytest.approx((-0.5, 0.5))  # the colour bar
     plt.close("all")
@@ -151,11 +203,20 @@ def test_the_difference_map_fades_noise_and_stays_readable():
     import matplotlib.pyplot as plt
 
     board = load_board("stock")
-    made_by = {"aimer": "child", "vary": {"friction": 0.2}, "precision": 0.1, "shots_cap": 1000,
-               "seed": 0}
-    fig = compare.difference_figure(board, comparison({
-        "r8c3": (0.5, False, 20), "r9c3": (0.2, True, 200), "r2c3": (-0.45, True, 300)}),
-        made_by)
+    made_by = {
+        "aimer": "child",
+        "vary": {"friction": 0.2},
+        "precision": 0.1,
+        "shots_cap": 1000,
+        "seed": 0,
+    }
+    fig = compare.difference_figure(
+        board,
+        comparison(
+            {"r8c3": (0.5, False, 20), "r9c3": (0.2, True, 200), "r2c3": (-0.45, True, 300)}
+        ),
+        made_by,
+    )
     colours = cell_colours(fig, board)
     # the not-significant +50 is paler than the significant +20: the eye goes to the signal
     assert np.mean(colours[(8, 3)]) > np.mean(colours[(9, 3)])
@@ -164,10 +225,12 @@ def test_the_difference_map_fades_noise_and_stays_readable():
     assert texts["-45*"].get_color() == "white"  # dark red: white numbers
     assert texts["+20*"].get_color() == "black"
     title = fig.axes[0].get_title()
-    assert all(w in title for w in ("child aiming", "friction ±20 %", "to ±0.1",
-                                    "plain Monte Carlo"))
-    fig = compare.difference_figure(board, comparison({"r8c3": (0.2, True, 100)}),
-                                    {**made_by, "sampler": "rqmc"}, scale=0.25)
+    assert all(
+        w in title for w in ("child aiming", "friction ±20 %", "to ±0.1", "plain Monte Carlo")
+    )
+    fig = compare.difference_figure(
+        board, comparison({"r8c3": (0.2, True, 100)}), {**made_by, "sampler": "rqmc"}, scale=0.25
+    )
     assert "randomised quasi-Monte Carlo" in fig.axes[0].get_title()
     assert fig.axes[1].get_ylim() == pytest.approx((-0.25, 0.25))
     plt.close("all")
@@ -209,14 +272,26 @@ def test_design_check_prints_the_files_own_hash(capsys):
     path = DESIGNS_DIR / "fast-spring.toml"
     assert code == 0 and data["design_file"] == str(path.resolve())
     assert data["design_file_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert len(data["design_sha256"]) == 64 and data["design_sha256"] != \
-        data["design_file_sha256"]  # the normalised design: comments and layout left out
+    assert (
+        len(data["design_sha256"]) == 64 and data["design_sha256"] != data["design_file_sha256"]
+    )  # the normalised design: comments and layout left out
 
 
 def test_a_hit_map_names_its_dead_zones(capsys, tmp_path):
     # r7c3, straight ahead, behind its fence: a perfect aim never knocks it out
-    argv = ("hitmap", "--spaces", "r7c3,r8c3", "--shots", "40", "--aimer", "perfect",
-            "--workers", "1", "--out", str(tmp_path / "h.csv"))
+    argv = (
+        "hitmap",
+        "--spaces",
+        "r7c3,r8c3",
+        "--shots",
+        "40",
+        "--aimer",
+        "perfect",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "h.csv"),
+    )
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "dead zones (docs/hitmap.md): never out r7c3" in out
     code, out, _ = run(capsys, *argv[:-1], str(tmp_path / "h2.csv"), "--json")

@@ -18,22 +18,25 @@ MOST = 128
 
 
 def _disc(centre: float, radius: float):
-    return lambda z: (z[..., 0] - centre) ** 2 + z[..., 1] ** 2 < radius ** 2
+    return lambda z: (z[..., 0] - centre) ** 2 + z[..., 1] ** 2 < radius**2
 
 
 def _ellipse(radius: float):
-    return lambda z: ((z[..., 0] / 1.5) ** 2 + (z[..., 1] / 0.7) ** 2
-                      + (z[..., 2] / 1.2) ** 2 < radius ** 2)
+    return lambda z: (
+        (z[..., 0] / 1.5) ** 2 + (z[..., 1] / 0.7) ** 2 + (z[..., 2] / 1.2) ** 2 < radius**2
+    )
 
 
 def _noisy_band(centre: float, radius: float, width: float):
     """A disc whose rim, ``width`` wide, is decided by a chaotic function of the
     point (as a bounce over a fence decides a shot): no smooth border there."""
+
     def outcome(z):
         distance = np.hypot(z[..., 0] - centre, z[..., 1])
         phase = np.sin(10 * (z @ np.array([12.9898, 78.233, 37.719]))) * 43758.5453
         chaotic = np.modf(np.abs(phase))[0] < 0.5
         return np.where(np.abs(distance - radius) < width, chaotic, distance < radius)
+
     return outcome
 
 
@@ -117,7 +120,7 @@ def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
         outcome = FUNCTIONS[name]
         p = truth(outcome)
         _, _, shots = measure(outcome(deviates), 0.05)
-        plain = 1.96 ** 2 * p * (1 - p) / 0.05 ** 2
+        plain = 1.96**2 * p * (1 - p) / 0.05**2
         assert shots.mean() < 0.8 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 

@@ -18,14 +18,15 @@ def test_the_stock_figures_are_the_closed_form():
     design = load_design("stock")
     report = safety_report(design)
     drop = 70 + 45.5 * math.sin(math.radians(75)) - 3.0
-    fastest = math.sqrt(2000.0 ** 2 + 2 * GRAVITY_MM_S2 * drop)
+    fastest = math.sqrt(2000.0**2 + 2 * GRAVITY_MM_S2 * drop)
     energy_max = 0.5 * 1.5e-3 * (fastest / 1e3) ** 2
-    face = 7 * 6 - (4 - math.pi) * 1.5 ** 2
+    face = 7 * 6 - (4 - math.pi) * 1.5**2
     data = report.to_dict()
-    assert data["kinetic_energy_j"] == pytest.approx(0.5 * 1.5e-3 * 2.0 ** 2, rel=1e-4)
+    assert data["kinetic_energy_j"] == pytest.approx(0.5 * 1.5e-3 * 2.0**2, rel=1e-4)
     assert data["kinetic_energy_max_j"] == pytest.approx(energy_max, rel=1e-4)
-    assert data["kinetic_energy_per_area_j_m2"] == pytest.approx(energy_max / (face * 1e-6),
-                                                                rel=1e-3)
+    assert data["kinetic_energy_per_area_j_m2"] == pytest.approx(
+        energy_max / (face * 1e-6), rel=1e-3
+    )
     assert data["fastest_pitch_deg"] == 75.0 and report.over_limits == []
     assert data["limits"]["kinetic_energy_j"] == 0.08
     assert "not a certification" in data["limits"]["source"]
@@ -47,8 +48,11 @@ def test_with_drag_the_bale_is_slower_and_may_be_fastest_at_the_muzzle():
     with_drag = dataclasses.replace(stock, physics=Physics(air_drag=True))
     assert safety_report(with_drag).kinetic_energy_max_j < safety_report(stock).kinetic_energy_max_j
     # A feather-light bale in thick air: terminal speed far below the muzzle speed.
-    feather = dataclasses.replace(with_drag, bale=Bale(mass_g=0.05), physics=Physics(
-        air_drag=True, drag_coefficient=5.0, air_density_kg_m3=5.0))
+    feather = dataclasses.replace(
+        with_drag,
+        bale=Bale(mass_g=0.05),
+        physics=Physics(air_drag=True, drag_coefficient=5.0, air_density_kg_m3=5.0),
+    )
     report = safety_report(feather)
     assert report.method == "drag integration"
     assert report.fastest_speed_mm_s == pytest.approx(2000.0)

@@ -24,9 +24,19 @@ CHILD = load_aimer("child")
 
 
 def spec(**changes):
-    return SweepSpec(**{"board": "stock", "design": "stock", "stacks": {},
-                        "spaces": ("r8c3", "r9c5"), "shots": 20, "seed": 7,
-                        "aimer": CHILD.to_dict(), "sampler": "rqmc", **changes})
+    return SweepSpec(
+        **{
+            "board": "stock",
+            "design": "stock",
+            "stacks": {},
+            "spaces": ("r8c3", "r9c5"),
+            "shots": 20,
+            "seed": 7,
+            "aimer": CHILD.to_dict(),
+            "sampler": "rqmc",
+            **changes,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,15 +48,19 @@ def test_plain_monte_carlo_rows_are_the_seeded_shots(world):
     """--sampler mc fires what seeded World.shoot fires: its files are those made
     before there was a sampler to choose."""
     chunk = run_space(spec(sampler="mc", shots=3, spaces=("r8c3",)), "r8c3")
-    world.set_layout(layout_from_dict({"stacks": {"r8c3": ["gold-1"]}}, board=world.board,
-                                      source="test"))
+    world.set_layout(
+        layout_from_dict({"stacks": {"r8c3": ["gold-1"]}}, board=world.board, source="test")
+    )
     aim = solve_aim(world, "gold-1", "low")
     for row in chunk["shots"]:
         assert row["seed"] == shot_seed(7, (8, 3), row["shot"]) and "scramble" not in row
         shot = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=row["seed"], aimer=CHILD)
         assert (row["yaw_deg"], row["pitch_deg"], row["speed_mm_s"], row["knocked"]) == (
-            round(normalised_yaw(shot.yaw_deg), 4), round(shot.pitch_deg, 4),
-            round(shot.speed_mm_s, 2), ",".join(shot.knocked))
+            round(normalised_yaw(shot.yaw_deg), 4),
+            round(shot.pitch_deg, 4),
+            round(shot.speed_mm_s, 2),
+            ",".join(shot.knocked),
+        )
 
 
 def test_rqmc_rows_are_the_scrambles_points(world):
@@ -60,7 +74,8 @@ def test_rqmc_rows_are_the_scrambles_points(world):
     z = rqmc.to_deviates(rqmc.scramble_points(seed, 3, 2))[first["point"]]
     launcher = load_design("stock").launcher
     assert first["speed_mm_s"] == pytest.approx(
-        launcher.muzzle_speed_mm_s + z[2] * launcher.speed_sd_mm_s, abs=0.01)
+        launcher.muzzle_speed_mm_s + z[2] * launcher.speed_sd_mm_s, abs=0.01
+    )
 
 
 def test_deviates_combine_the_launcher_s_and_the_aimer_s_spread(world):
@@ -68,10 +83,10 @@ def test_deviates_combine_the_launcher_s_and_the_aimer_s_spread(world):
     launcher = world.design.launcher
     assert result.yaw_deg == pytest.approx(math.hypot(launcher.yaw_sd_deg, CHILD.yaw_sd_deg))
     assert result.pitch_deg == pytest.approx(
-        20.0 - math.hypot(launcher.pitch_sd_deg, CHILD.pitch_sd_deg))
+        20.0 - math.hypot(launcher.pitch_sd_deg, CHILD.pitch_sd_deg)
+    )
     assert result.speed_mm_s == pytest.approx(launcher.muzzle_speed_mm_s)
-    varied = world.shoot(0.0, 20.0, deviates=Deviates(0.0, 0.0, 0.0, (1.0,)),
-                         vary={"mass": 0.1})
+    varied = world.shoot(0.0, 20.0, deviates=Deviates(0.0, 0.0, 0.0, (1.0,)), vary={"mass": 0.1})
     assert varied.materials.mass == pytest.approx(1.1) and varied.materials.friction == 1.0
 
 
@@ -81,8 +96,9 @@ def test_rqmc_files_do_not_depend_on_the_worker_count(tmp_path, fmt):
     sweep(spec(), one, fmt, workers=1, per_shot=True)
     sweep(spec(), two, fmt, workers=2, per_shot=True)
     assert one.read_bytes() == two.read_bytes()
-    assert (tmp_path / f"one.shots.{fmt}").read_bytes() == \
-        (tmp_path / f"two.shots.{fmt}").read_bytes()
+    assert (tmp_path / f"one.shots.{fmt}").read_bytes() == (
+        tmp_path / f"two.shots.{fmt}"
+    ).read_bytes()
     made = read_provenance(one)
     assert (made["sampler"], made["scrambles"]) == ("rqmc", rqmc.SCRAMBLES)
 
@@ -102,18 +118,22 @@ def test_a_design_compared_with_itself_differs_nowhere():
 def test_two_designs_share_every_point():
     fast = dataclasses.replace(spec(), design="fast-spring")
     a, b = run_space(spec(), "r8c3")["shots"], run_space(fast, "r8c3")["shots"]
-    assert [(r["scramble"], r["point"], r["seed"]) for r in a] == \
-        [(r["scramble"], r["point"], r["seed"]) for r in b]
+    assert [(r["scramble"], r["point"], r["seed"]) for r in a] == [
+        (r["scramble"], r["point"], r["seed"]) for r in b
+    ]
     # the aims differ (another speed, another arc); the errors added to them do not
     for key in ("yaw_deg", "pitch_deg"):
         offsets = [x[key] - y[key] for x, y in zip(a, b, strict=True)]
         assert max(offsets) - min(offsets) < 2e-3
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--sampler", "sobol"], "unknown sampler 'sobol': allowed are rqmc, mc"),
-    (["--precision", "0.7"], "--precision 0.7 is out of range"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--sampler", "sobol"], "unknown sampler 'sobol': allowed are rqmc, mc"),
+        (["--precision", "0.7"], "--precision 0.7 is out of range"),
+    ],
+)
 def test_bad_sampler_input_exits_2_with_one_line(capsys, tmp_path, argv, message):
     code = main(["hitmap", "--spaces", "r8c3", *argv, "--out", str(tmp_path / "x.csv")])
     err = capsys.readouterr().err
@@ -122,8 +142,23 @@ def test_bad_sampler_input_exits_2_with_one_line(capsys, tmp_path, argv, message
 
 def test_hitmap_command_with_rqmc_reports_its_sampler(capsys, tmp_path):
     out = tmp_path / "h.csv"
-    assert main(["hitmap", "--spaces", "r8c3", "--shots", "20", "--workers", "1",
-                 "--out", str(out), "--json"]) == 0
+    assert (
+        main(
+            [
+                "hitmap",
+                "--spaces",
+                "r8c3",
+                "--shots",
+                "20",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["sampler"] == "rqmc" and summary["shots"] == 20
     row = read_table(out)[0]

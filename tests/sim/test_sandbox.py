@@ -10,14 +10,25 @@ import numpy as np
 import pytest
 
 #: PyBullet's own log lines, which must not reach the terminal.
-PYBULLET_LOG = ("startThreads", "GL_VENDOR", "X11 functions", "semaphore", "b3Printf",
-                "MotionThreadFunc")
+PYBULLET_LOG = (
+    "startThreads",
+    "GL_VENDOR",
+    "X11 functions",
+    "semaphore",
+    "b3Printf",
+    "MotionThreadFunc",
+)
 
 
 def test_sandbox_without_a_display_is_a_clear_error():
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    done = subprocess.run([sys.executable, "-m", "sim.cli", "sandbox", "--seconds", "1"],
-                          capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "sandbox", "--seconds", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert done.returncode == 2 and "no display" in done.stderr
     assert done.stderr.count("\n") == 1
 
@@ -30,9 +41,12 @@ def display():
     if xvfb is None:
         pytest.skip("Xvfb is not installed here (.ci/run installs it)")
     read, write = os.pipe()
-    server = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write)
     with os.fdopen(read) as numbers:
         number = numbers.readline().strip()
@@ -45,9 +59,13 @@ def display():
 
 
 def sandbox(display, *argv):
-    return subprocess.Popen([sys.executable, "-m", "sim.cli", "sandbox", *argv],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "DISPLAY": display})
+    return subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "sandbox", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+    )
 
 
 @pytest.mark.slow
@@ -66,8 +84,13 @@ def painted(view: np.ndarray, rgb) -> float:
     channels: shading scales all three alike)."""
     r, g, b = (view[..., i].astype(float) for i in range(3))
     green = np.maximum(g, 1.0)
-    return float(((np.abs(r / green - rgb[0] / rgb[1]) < 0.025)
-                  & (np.abs(b / green - rgb[2] / rgb[1]) < 0.035) & (g > 60)).mean())
+    return float(
+        (
+            (np.abs(r / green - rgb[0] / rgb[1]) < 0.025)
+            & (np.abs(b / green - rgb[2] / rgb[1]) < 0.035)
+            & (g > 60)
+        ).mean()
+    )
 
 
 @pytest.mark.slow
@@ -79,8 +102,9 @@ def test_sandbox_window_shows_the_board_without_debug_panes_and_keeps_its_second
     start = time.monotonic()
     process = sandbox(display, "--seconds", str(seconds))
     opened = process.stdout.readline()
-    assert opened.startswith("Sandbox open"), ("the window did not open in time: " + opened
-                                               + process.stderr.read()[-500:])
+    assert opened.startswith("Sandbox open"), (
+        "the window did not open in time: " + opened + process.stderr.read()[-500:]
+    )
     # until the 3D view has drawn its first frame (black before), for as long as the
     # window stays open: on a loaded machine the first frame can take many seconds
     while time.monotonic() - start < seconds - 2.0:

@@ -58,8 +58,12 @@ def new_sandbox(served) -> str:
 
 def test_without_the_token_every_request_gets_403_and_nothing_else(served):
     sid = new_sandbox(served)
-    for path, body in (("/", None), ("/api/new", {}), (f"/api/{sid}/scene", None),
-                       (f"/api/{sid}/fire", {"seed": 0})):
+    for path, body in (
+        ("/", None),
+        ("/api/new", {}),
+        (f"/api/{sid}/scene", None),
+        (f"/api/{sid}/fire", {"seed": 0}),
+    ):
         status, content = served.request(path, body, token=False)
         assert (status, content) == (403, b""), path
     status, content = served.request("/?token=" + "x" * len(served.token), token=False)
@@ -69,8 +73,7 @@ def test_without_the_token_every_request_gets_403_and_nothing_else(served):
     assert b"http://" not in content and b"https://" not in content  # works offline
 
 
-def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tmp_path,
-                                                                       capsys):
+def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tmp_path, capsys):
     with browser.Browser(tmp_path / "profile") as page:
         page.open(served.url)
         page.wait_for("sandbox.view && Object.keys(sandbox.view.piggies).length === 3", 120)
@@ -83,8 +86,9 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
         assert page.run("sandbox.state.aim") == {"at": "gold-1"}
         page.run("document.querySelector('#fire').click()")
         page.wait_for("!!sandbox.shot", 120)
-        shown = page.run("({shot: sandbox.shot.shot, verdict: "
-                         "document.querySelector('#verdict').textContent})")
+        shown = page.run(
+            "({shot: sandbox.shot.shot, verdict: document.querySelector('#verdict').textContent})"
+        )
         assert page.errors == []
         sid = page.run("sandbox.state.id")
         page.run(f"act('{sid}/choose', {{design: 'nope'}})")
@@ -97,8 +101,9 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
             time.sleep(0.5)
         assert served.request(f"/api/{sid}/scene")[0] == 400
     layout = tmp_path / "placed.json"
-    layout.write_text(json.dumps({"board": "stock", "stacks": {**LAYOUT["stacks"],
-                                                                "r9c5": ["gold-1"]}}))
+    layout.write_text(
+        json.dumps({"board": "stock", "stacks": {**LAYOUT["stacks"], "r9c5": ["gold-1"]}})
+    )
     shoot = ["shoot", "--layout", str(layout), "--at", "gold-1", "--seed", "0"]
     assert main([*shoot, "--json"]) == 0
     assert shown["shot"] == json.loads(capsys.readouterr().out)
@@ -108,30 +113,46 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     assert message.startswith("unknown design 'nope': known designs are")
 
 
-@pytest.mark.parametrize(("path", "body", "status", "message"), [
-    ("aim", {"yaw_deg": 500, "pitch_deg": 10}, 400, "yaw 500 deg is out of range [-360, 360]"),
-    ("aim", {"yaw_deg": 0, "pitch_deg": 89}, 400, "pitch 89 deg is out of range for design"),
-    ("aim", {"at": "r99c1"}, 400, "r99c1"),
-    ("choose", {"design": "nope"}, 400, "unknown design 'nope': known designs are"),
-    ("choose", {"board": "/etc/passwd"}, 400, "unknown board '/etc/passwd'"),
-    ("fire", {"seed": -1}, 400, "seed -1 is out of range"),
-    ("fire", {"seed": "1e3"}, 400, "seed 1e3 is out of range"),
-    ("upload", {"kind": "design", "text": "# " + "x" * 300_000}, 400,
-     "the uploaded design is larger than 256 KiB"),
-    ("upload", {"kind": "design", "text": "x = ["}, 400, "uploaded design"),
-    ("upload", {"kind": "layout", "text": '{"board": "../../etc/x", "stacks": {}}'}, 400,
-     "unknown board '../../etc/x'"),
-    ("upload", {"kind": "layout", "text": '{"stacks": {}, "extra": 1}'}, 400,
-     "uploaded layout: unknown key 'extra'"),
-    ("edit", {"op": "place", "colour": "gold", "space": "r8c3"}, 400, "at most 2 may stack"),
-    ("undo", {}, 400, "nothing to undo"),
-])
+@pytest.mark.parametrize(
+    ("path", "body", "status", "message"),
+    [
+        ("aim", {"yaw_deg": 500, "pitch_deg": 10}, 400, "yaw 500 deg is out of range [-360, 360]"),
+        ("aim", {"yaw_deg": 0, "pitch_deg": 89}, 400, "pitch 89 deg is out of range for design"),
+        ("aim", {"at": "r99c1"}, 400, "r99c1"),
+        ("choose", {"design": "nope"}, 400, "unknown design 'nope': known designs are"),
+        ("choose", {"board": "/etc/passwd"}, 400, "unknown board '/etc/passwd'"),
+        ("fire", {"seed": -1}, 400, "seed -1 is out of range"),
+        ("fire", {"seed": "1e3"}, 400, "seed 1e3 is out of range"),
+        (
+            "upload",
+            {"kind": "design", "text": "# " + "x" * 300_000},
+            400,
+            "the uploaded design is larger than 256 KiB",
+        ),
+        ("upload", {"kind": "design", "text": "x = ["}, 400, "uploaded design"),
+        (
+            "upload",
+            {"kind": "layout", "text": '{"board": "../../etc/x", "stacks": {}}'},
+            400,
+            "unknown board '../../etc/x'",
+        ),
+        (
+            "upload",
+            {"kind": "layout", "text": '{"stacks": {}, "extra": 1}'},
+            400,
+            "uploaded layout: unknown key 'extra'",
+        ),
+        ("edit", {"op": "place", "colour": "gold", "space": "r8c3"}, 400, "at most 2 may stack"),
+        ("undo", {}, 400, "nothing to undo"),
+    ],
+)
 def test_bad_input_gets_one_line_and_the_app_keeps_serving(served, path, body, status, message):
     sid = new_sandbox(served)
     got, reply = served.request(f"/api/{sid}/{path}", body)
     assert got == status and message in reply["error"] and "\n" not in reply["error"]
-    got, state = served.request(f"/api/{sid}/edit", {"op": "place", "colour": "green",
-                                                     "space": "r9c5"})
+    got, state = served.request(
+        f"/api/{sid}/edit", {"op": "place", "colour": "green", "space": "r9c5"}
+    )
     assert got == 200 and state["stacks"]["r9c5"] == ["green-1"]
 
 
@@ -146,24 +167,29 @@ def test_a_request_over_the_cap_is_refused_by_its_length_and_the_app_keeps_servi
     where = urlsplit(served.base)
     connection = http.client.HTTPConnection(where.hostname, where.port, timeout=60)
     connection.putrequest("POST", f"/api/{sid}/upload")
-    for name, value in (("X-Piggy-Token", served.token), ("Content-Type", "application/json"),
-                        ("Content-Length", "1000000")):
+    for name, value in (
+        ("X-Piggy-Token", served.token),
+        ("Content-Type", "application/json"),
+        ("Content-Length", "1000000"),
+    ):
         connection.putheader(name, value)
     connection.endheaders()
     reply = connection.getresponse()
     error = json.loads(reply.read())["error"]
     connection.close()
     assert reply.status == 413 and "the request is larger than" in error and "\n" not in error
-    got, state = served.request(f"/api/{sid}/edit", {"op": "place", "colour": "green",
-                                                     "space": "r9c5"})
+    got, state = served.request(
+        f"/api/{sid}/edit", {"op": "place", "colour": "green", "space": "r9c5"}
+    )
     assert got == 200 and state["stacks"]["r9c5"] == ["green-1"]
 
 
 def test_each_tab_has_its_own_sandbox_undo_reset_and_a_closed_one_is_gone(served):
     first, second = new_sandbox(served), new_sandbox(served)
     served.request(f"/api/{first}/edit", {"op": "remove", "piggy": "blue-1"})
-    _, state = served.request(f"/api/{first}/edit", {"op": "move", "piggy": "pink-1",
-                                                     "space": "r9c3"})
+    _, state = served.request(
+        f"/api/{first}/edit", {"op": "move", "piggy": "pink-1", "space": "r9c3"}
+    )
     assert state["stacks"] == {"r8c3": ["gold-2"], "r9c3": ["pink-1"]} and state["undo"] == 2
     _, other = served.request(f"/api/{second}/aim", {"yaw_deg": 0, "pitch_deg": 10})
     assert other["stacks"] == LAYOUT["stacks"]
@@ -179,8 +205,10 @@ def test_each_tab_has_its_own_sandbox_undo_reset_and_a_closed_one_is_gone(served
 
 def test_uploads_are_checked_then_used_and_saves_come_back(served):
     sid = new_sandbox(served)
-    status, state = served.request(f"/api/{sid}/upload", {
-        "kind": "layout", "text": json.dumps({"board": "stock", "stacks": {"r9c5": ["blue-2"]}})})
+    status, state = served.request(
+        f"/api/{sid}/upload",
+        {"kind": "layout", "text": json.dumps({"board": "stock", "stacks": {"r9c5": ["blue-2"]}})},
+    )
     assert status == 200 and state["stacks"] == {"r9c5": ["blue-2"]}
     design = (ROOT / "models" / "designs" / "fast-spring.toml").read_text()
     status, state = served.request(f"/api/{sid}/upload", {"kind": "design", "text": design})
@@ -240,8 +268,9 @@ def test_estimates_leave_a_worker_free_for_shots(tmp_path):
     async def scenario():
         workers = Workers(2)
         try:
-            estimates = [asyncio.create_task(workers.run_estimate("a", _wait_for_file, go))
-                         for _ in range(3)]
+            estimates = [
+                asyncio.create_task(workers.run_estimate("a", _wait_for_file, go)) for _ in range(3)
+            ]
             shot = await asyncio.wait_for(workers.run("b", _shot), 120)
             waiting = [not t.done() for t in estimates]
             Path(go).touch()

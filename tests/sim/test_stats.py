@@ -86,7 +86,7 @@ def test_mcnemar_holds_its_level_under_no_difference():
 
 def test_precision_rule():
     assert not precision_reached(0, 0, 0.05)
-    assert precision_reached(35, 35, 0.05)       # P = 1 after 35 shots: half-width 0.049
+    assert precision_reached(35, 35, 0.05)  # P = 1 after 35 shots: half-width 0.049
     assert not precision_reached(34, 34, 0.05)
     assert not precision_reached(100, 200, 0.05)  # P = 0.5 needs ~380 shots
     assert precision_reached(192, 384, 0.05)

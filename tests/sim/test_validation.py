@@ -11,8 +11,10 @@ def test_first_contact_distance_matches_the_no_drag_range(board, name):
     design = load_design(name)
     rows = range_table(board, design, default_pitches(design, 8))
     for row in rows:
-        assert row.passes, (f"pitch {row.pitch_deg:.1f}: error {row.error_mm:.2f} mm, "
-                            f"1 % = {0.01 * row.closed_form_mm:.2f} mm, bound {row.bound_mm:.2f}")
+        assert row.passes, (
+            f"pitch {row.pitch_deg:.1f}: error {row.error_mm:.2f} mm, "
+            f"1 % = {0.01 * row.closed_form_mm:.2f} mm, bound {row.bound_mm:.2f}"
+        )
     # where the range is long, the 1 % criterion holds by itself
     assert all(abs(r.relative_error) < 0.01 for r in rows if r.closed_form_mm > 300)
 
@@ -28,8 +30,12 @@ def test_dragged_flight_matches_the_integrated_drag_equation(board):
     from sim.physics.world import World
 
     design = load_design("stock")
-    dragged = dataclasses.replace(design, physics=dataclasses.replace(
-        design.physics, air_drag=True, drag_coefficient=5.0, air_density_kg_m3=5.0))
+    dragged = dataclasses.replace(
+        design,
+        physics=dataclasses.replace(
+            design.physics, air_drag=True, drag_coefficient=5.0, air_density_kg_m3=5.0
+        ),
+    )
     dt = 1.0 / design.physics.steps_per_s
     with World(open_board(board), dragged) as world:
         for pitch in (-10.0, 10.0, 35.0, 60.0):

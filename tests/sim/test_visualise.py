@@ -23,9 +23,24 @@ def shot_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shot")
     layout = folder / "layout.json"
     layout.write_text(json.dumps(LAYOUT))
-    code = main(["shoot", "--layout", str(layout), "--at", "gold-2", "--gif",
-                 str(folder / "shot.gif"), "--mp4", str(folder / "shot.mp4"), "--html",
-                 str(folder / "shot.html"), "--png", str(folder / "shot.png"), "--json"])
+    code = main(
+        [
+            "shoot",
+            "--layout",
+            str(layout),
+            "--at",
+            "gold-2",
+            "--gif",
+            str(folder / "shot.gif"),
+            "--mp4",
+            str(folder / "shot.mp4"),
+            "--html",
+            str(folder / "shot.html"),
+            "--png",
+            str(folder / "shot.png"),
+            "--json",
+        ]
+    )
     assert code == 0
     return folder
 
@@ -55,13 +70,18 @@ def on_screen(points_mm, view, projection, size) -> np.ndarray:
 def inside(pixels: np.ndarray, size, margin: float = 0.03) -> bool:
     w, h = size
     h -= render._CAPTION_PX  # the caption strip hides the bottom
-    return bool(((pixels[:, 0] > margin * w) & (pixels[:, 0] < (1 - margin) * w)
-                 & (pixels[:, 1] > margin * h) & (pixels[:, 1] < (1 - margin) * h)).all())
+    return bool(
+        (
+            (pixels[:, 0] > margin * w)
+            & (pixels[:, 0] < (1 - margin) * w)
+            & (pixels[:, 1] > margin * h)
+            & (pixels[:, 1] < (1 - margin) * h)
+        ).all()
+    )
 
 
 @pytest.mark.parametrize("camera", CAMERAS)
-def test_each_camera_ends_on_the_knocked_out_piggies_and_the_landing(demo_shot, renderer,
-                                                                    camera):
+def test_each_camera_ends_on_the_knocked_out_piggies_and_the_landing(demo_shot, renderer, camera):
     assert demo.DEMO_CAMERA in CAMERAS
     result = demo_shot
     last = result.recording.frames - 1
@@ -93,14 +113,17 @@ def test_the_barrel_is_not_in_the_middle_of_the_picture(demo_shot, renderer, des
     launcher = design.launcher
     yaw, pitch = np.radians(result.yaw_deg), np.radians(result.pitch_deg)
     axis = np.array([-np.sin(yaw) * np.cos(pitch), np.cos(yaw) * np.cos(pitch), np.sin(pitch)])
-    barrel = (np.array([0, 0, launcher.pivot_height_mm])
-              + np.linspace(0, launcher.barrel_length_mm, 10)[:, None] * axis)
+    barrel = (
+        np.array([0, 0, launcher.pivot_height_mm])
+        + np.linspace(0, launcher.barrel_length_mm, 10)[:, None] * axis
+    )
     w, h = renderer.size
     for k in (result.recording.frames // 2, result.recording.frames - 1):
         view, projection = renderer.camera(camera, result, k)
         pixels = on_screen(barrel, view, projection, renderer.size)
-        central = (np.abs(pixels[:, 0] - w / 2) < 0.1 * w) & (np.abs(pixels[:, 1] - h / 2)
-                                                              < 0.1 * h)
+        central = (np.abs(pixels[:, 0] - w / 2) < 0.1 * w) & (
+            np.abs(pixels[:, 1] - h / 2) < 0.1 * h
+        )
         assert not central.any(), (camera, k)
 
 
@@ -109,8 +132,9 @@ def test_labels_never_overlap_even_when_their_points_do():
     wanted = [(f"piggy-{i} OUT", p, (90, 16)) for i, p in enumerate(points)]
     placed = labels.place(wanted, (0, 0, 640, 480), gap=8, keep_clear=[(290, 190, 330, 210)])
     assert labels.overlaps(placed) == 0
-    assert all(p.box[0] >= 0 and p.box[2] <= 640 and p.box[1] >= 0 and p.box[3] <= 480
-               for p in placed)
+    assert all(
+        p.box[0] >= 0 and p.box[2] <= 640 and p.box[1] >= 0 and p.box[3] <= 480 for p in placed
+    )
     assert not any(labels._overlap(p.box, (290, 190, 330, 210)) for p in placed)
     far = [p for p in placed if p.needs_leader(8)]
     assert far and all(p.box[0] <= p.leader_end()[0] <= p.box[2] for p in far)
@@ -151,8 +175,9 @@ def test_html_page_is_self_contained(shot_files):
     text = (shot_files / "shot.html").read_text()
     assert not re.search(r"https?://", text), "the page must not reach the network"
     assert "<script src" not in text and "<link" not in text
-    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>',
-                                text, re.S).group(1))
+    data = json.loads(
+        re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    )
     assert set(data["piggies"]) == {"gold-2", "pink-1", "blue-1"}
     frames = len(data["bale"]["p"])
     assert frames > 20 and all(len(t["p"]) == frames for t in data["piggies"].values())
@@ -165,8 +190,13 @@ def test_html_page_starts_framed_on_the_knocked_out_piggies(board, design, demo_
     data = shot_data(board, design, demo_shot)
     cam, (w, h) = data["camera"], (900, 610)  # the canvas of the browser test below
     target, d = np.array(cam["target_mm"]), cam["dist_mm"]
-    eye = target + d * np.array([np.cos(cam["el"]) * np.cos(cam["az"]),
-                                 np.cos(cam["el"]) * np.sin(cam["az"]), np.sin(cam["el"])])
+    eye = target + d * np.array(
+        [
+            np.cos(cam["el"]) * np.cos(cam["az"]),
+            np.cos(cam["el"]) * np.sin(cam["az"]),
+            np.sin(cam["el"]),
+        ]
+    )
     forward = (target - eye) / d  # the page's pinhole camera (sim/views/web/board3d.js)
     right = np.array([forward[1], -forward[0], 0.0]) / np.hypot(forward[0], forward[1])
     up = np.cross(right, forward)
@@ -208,13 +238,16 @@ def test_html_page_draws_with_three_js_the_trail_and_the_names(shot_files, tmp_p
     assert {"r8c3", "r9c5", "r0c0", "pit", "trough"} <= set(seen["spaces"])
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--camera", "drone"], "unknown camera 'drone'"),
-    (["--gif", "/no/such/dir/shot.gif"], "does not exist"),
-    (["--gif", "shot.avi"], "must end in .gif"),
-    (["--html", "/no/such/dir/shot.html"], "cannot write"),
-    (["--slowmo", "0"], "out of range"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--camera", "drone"], "unknown camera 'drone'"),
+        (["--gif", "/no/such/dir/shot.gif"], "does not exist"),
+        (["--gif", "shot.avi"], "must end in .gif"),
+        (["--html", "/no/such/dir/shot.html"], "cannot write"),
+        (["--slowmo", "0"], "out of range"),
+    ],
+)
 def test_bad_video_requests_exit_2_before_shooting(capsys, argv, message):
     code = main(["shoot", "--yaw", "0", "--pitch", "0", *argv])
     err = capsys.readouterr().err
@@ -230,8 +263,16 @@ def test_a_game_record_replays_as_pictures(tmp_path, capsys):
     game = referee.load_game("go_piggy_go", players=2)
     final = play(game, [make_bot("greedy", game, 1), make_bot("random", game, 2)], seed=3)
     record = write_record(final, tmp_path / "game.jsonl")
-    code = main(["replay", str(record), "--gif", str(tmp_path / "game.gif"), "--html",
-                 str(tmp_path / "game.html")])
+    code = main(
+        [
+            "replay",
+            str(record),
+            "--gif",
+            str(tmp_path / "game.gif"),
+            "--html",
+            str(tmp_path / "game.html"),
+        ]
+    )
     assert code == 0
     gif = Image.open(tmp_path / "game.gif")
     assert gif.n_frames == final.turn + 1  # one picture per turn, the last after the win

@@ -44,8 +44,9 @@ def test_bale_has_no_hidden_damping_and_flies_the_euler_parabola(open_small_boar
 
 
 @pytest.mark.parametrize("yaw_rad", [0.0, 0.3, 1.2])
-def test_a_bale_sliding_on_the_board_goes_straight_and_stops_where_friction_says(board, design,
-                                                                                yaw_rad):
+def test_a_bale_sliding_on_the_board_goes_straight_and_stops_where_friction_says(
+    board, design, yaw_rad
+):
     """Flat on the board at 1000 mm/s, however it is turned: it stops v^2 / (2 mu g) on
     (mu the product of the bale's and the board's friction), within 1 %, and drifts
     less than 0.5 mm sideways. A rigid board (a Bullet rigid body, like the bale) fails
@@ -54,10 +55,11 @@ def test_a_bale_sliding_on_the_board_goes_straight_and_stops_where_friction_says
     mu = design.bale.friction * design.surfaces.friction
     start = np.array([0.0, 300.0, design.bale.height_mm / 2 + 0.01])
     with World(open_board(board), design) as world:
-        result = world.launch(start, [0.0, speed, 0.0],
-                              pb.getQuaternionFromEuler([0.0, 0.0, yaw_rad]))
+        result = world.launch(
+            start, [0.0, speed, 0.0], pb.getQuaternionFromEuler([0.0, 0.0, yaw_rad])
+        )
     travel = np.asarray(result.rest_mm) - start
-    assert travel[1] == pytest.approx(speed ** 2 / (2 * mu * GRAVITY_MM_S2), rel=0.01)
+    assert travel[1] == pytest.approx(speed**2 / (2 * mu * GRAVITY_MM_S2), rel=0.01)
     assert abs(travel[0]) < 0.5
 
 
@@ -212,8 +214,10 @@ def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, des
     crowded = load_layout("crowded", board)
     with World(board, design, crowded) as world:
         aims = [solve(world, piggy) for piggy in ALL_PIGGIES]
-        series = [json.dumps(world.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg,
-                                         seed=i).to_dict()) for i in range(18)]
+        series = [
+            json.dumps(world.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i).to_dict())
+            for i in range(18)
+        ]
     for i in (2, 7, 13, 17):
         with World(board, design, crowded) as fresh:
             shot = fresh.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)
@@ -241,10 +245,12 @@ def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, desig
                 if world._piggy_bodies[name] != proxy:
                     continue  # woken: its stand-in is parked
                 box = pb.getAABB(proxy, physicsClientId=world.client)
-                overlaps.extend((shot, name, mover) for mover, body in movers.items()
-                                if crowded.space_of(name) != _space_or_none(crowded, mover)
-                                and _boxes_overlap(box, pb.getAABB(
-                                    body, physicsClientId=world.client)))
+                overlaps.extend(
+                    (shot, name, mover)
+                    for mover, body in movers.items()
+                    if crowded.space_of(name) != _space_or_none(crowded, mover)
+                    and _boxes_overlap(box, pb.getAABB(body, physicsClientId=world.client))
+                )
 
         for shot in range(24):
             s = aims[shot % 12]
@@ -273,10 +279,17 @@ def test_crowded_shots_are_the_same_bytes_whatever_the_hash_seed(tmp_path):
         "    aims = [aim.solve(design, w.piggy_centre_mm(p))[0] for p in ALL_PIGGIES]\n"
         "    for i in range(12):\n"
         "        r = w.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)\n"
-        "        print(hashlib.sha256(json.dumps(r.to_dict()).encode()).hexdigest())\n")
-    runs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed})
-            for seed in ("1", "2")]
+        "        print(hashlib.sha256(json.dumps(r.to_dict()).encode()).hexdigest())\n"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for seed in ("1", "2")
+    ]
     outputs = [run.communicate(timeout=300)[0] for run in runs]
     assert all(run.returncode == 0 for run in runs)
     assert len(outputs[0].split()) == 12 and outputs[0] == outputs[1]
@@ -291,8 +304,9 @@ def test_stand_ins_give_the_shots_of_a_fully_awake_world(board, design):
     other world has it to 0.5 mm; the piggies that moved end up, typically, within a
     few mm of each other (their tumbling is chaotic: a tiny difference grows)."""
     crowded = load_layout("crowded", board)
-    awake_design = dataclasses.replace(design, physics=dataclasses.replace(
-        design.physics, sleep_at_rest=False))
+    awake_design = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, sleep_at_rest=False)
+    )
     hits = verdicts_differ = 0
     still, moved = [], []
     with World(board, design, crowded) as lazy, World(board, awake_design, crowded) as awake:
@@ -304,8 +318,9 @@ def test_stand_ins_give_the_shots_of_a_fully_awake_world(board, design):
             hits += ALL_PIGGIES[i % 12] in fast.knocked
             for name, mine in fast.piggies.items():
                 theirs = full.piggies[name]
-                apart = float(np.linalg.norm(np.subtract(mine.final_position_mm,
-                                                         theirs.final_position_mm)))
+                apart = float(
+                    np.linalg.norm(np.subtract(mine.final_position_mm, theirs.final_position_mm))
+                )
                 (moved if max(mine.moved_mm, theirs.moved_mm) > 1.0 else still).append(apart)
     assert hits >= 18  # real shots, not misses
     assert verdicts_differ <= 2
@@ -325,8 +340,9 @@ def test_a_world_is_reused_across_layouts(board, design):
 
 
 def test_air_drag_shortens_the_shot(open_small_board, design):
-    dragged = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
-                                                                      air_drag=True))
+    dragged = dataclasses.replace(
+        design, physics=dataclasses.replace(design.physics, air_drag=True)
+    )
     with World(open_small_board, design) as plain, World(open_small_board, dragged) as drag:
         far = plain.shoot(0.0, 30.0, noise=False).first_contact_centre_mm[1]
         near = drag.shoot(0.0, 30.0, noise=False).first_contact_centre_mm[1]
@@ -339,8 +355,9 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
     other way once reported all of them knocked out; judged against their settled
     poses (``World.start_parts_mm``), nobody is, and a direct hit still counts."""
     scale = 40.0 / board.space_mm
-    small = dataclasses.replace(board, space_mm=40.0,
-                                tractor=tuple(v * scale for v in board.tractor))
+    small = dataclasses.replace(
+        board, space_mm=40.0, tractor=tuple(v * scale for v in board.tractor)
+    )
     stacks = {"r8c3": ["gold-1"], "r9c5": ["blue-1"], "r2c1": ["green-1"]}
     with World(small, design, layout(small, stacks)) as world:
         for piggy in stacks.values():
@@ -360,5 +377,7 @@ def test_hit_rule_reaches_the_verdicts(board, design, rule):
         result = world.shoot(s.yaw_deg, s.pitch_deg, seed=1)
     assert result.hit_rule == rule
     if rule == "cleared" and result.piggies["blue-1"].knocked:
-        assert "wholly outside" in result.piggies["blue-1"].reason or \
-            "fell off" in result.piggies["blue-1"].reason
+        assert (
+            "wholly outside" in result.piggies["blue-1"].reason
+            or "fell off" in result.piggies["blue-1"].reason
+        )
