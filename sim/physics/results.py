@@ -1,6 +1,9 @@
-"""What a shot returns: the verdict on every piggy, what the bale did, and (when asked)
-the recorded poses for pictures. Shared by the physics, which makes them, and the views,
-which draw them. Positions in mm in the board frame, angles in degrees, times in s.
+"""What a shot returns: a frozen, complete record of it. The aim as fired, the speed
+and the materials drawn, what the bale struck and where, every piggy's pose before and
+after and its verdict, and (when asked) the recorded poses for pictures. Made whole by
+the physics, drawn by the views with nothing else but the static scene data
+(:mod:`sim.physics.geometry`). Positions in mm in the board frame, angles in degrees,
+times in s.
 """
 
 from __future__ import annotations
@@ -9,12 +12,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sim.physics.geometry import BodyPose
 from sim.physics.materials import NOMINAL, Materials
 
 
-@dataclass
+@dataclass(frozen=True)
 class PiggyResult:
-    """What happened to one piggy in a shot."""
+    """What happened to one piggy in a shot; its poses are its body (principal) frame's
+    (:class:`~sim.physics.geometry.PiggyModel` turns them into collision parts)."""
 
     piggy: str
     space: str
@@ -24,6 +29,8 @@ class PiggyResult:
     reason: str
     final_position_mm: list[float]
     tilt_deg: float  # angle between its up axis and the vertical at rest
+    start_pose: BodyPose  # settled on the layout, before the shot
+    final_pose: BodyPose  # at the end of the shot
 
     def to_dict(self) -> dict:
         return {
@@ -37,7 +44,7 @@ class PiggyResult:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Recording:
     """Poses of the moving bodies every ``dt_s`` of simulated time, for pictures and
     replays. Positions in mm (board frame), orientations as (x, y, z, w) quaternions;
@@ -55,12 +62,12 @@ class Recording:
         return len(self.bale_mm)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ShotResult:
     """The outcome of one shot: who was knocked out, and what the bale did."""
 
     yaw_deg: float  # as fired, noise included
-    pitch_deg: float
+    pitch_deg: float  # as fired, noise included
     speed_mm_s: float
     release_mm: list[float]
     first_contact_mm: list[float] | None

@@ -1,14 +1,14 @@
-"""The early verdict's questions to Bullet (docs/physics.md, "The early verdict"):
-which moving piggies are sealed, and whether the bale can strike anything more.
+"""The engine's early verdict (docs/physics.md, "The early verdict"): which moving
+piggies are sealed, and whether the bale can strike anything more.
 
 The rules themselves, with no physics, are :mod:`sim.physics.early_verdict`; this
-part of :class:`sim.physics.world.World` reads the bodies' states from Bullet and
-asks it what lies near. Lengths inside are cm, as in :mod:`sim.physics.scene`.
+part of the engine (:class:`sim.physics.world.World`) reads the bodies' states from
+the scene's Bullet and asks it what lies near. Lengths inside are cm, as in
+:mod:`sim.physics.scene`.
 """
 
 from __future__ import annotations
 
-from models.layout import Layout
 from models.meshes import hay_bale
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.early_verdict import (
@@ -20,18 +20,21 @@ from sim.physics.early_verdict import (
 )
 from sim.physics.scene import Scene
 
+#: A point or vector (x, y, z), cm.
+Vector = tuple[float, float, float] | list[float]
 
-class Sealing(Scene):
-    """The early verdict's checks of a :class:`~sim.physics.world.World`, on its bodies
-    as Bullet has them now."""
 
-    def _prepare_sealing(self, layout: Layout) -> None:
-        """What the checks need of a new layout: the ground, the shapes, each piggy's
-        space's centre (mm) and how far from it a piggy is surely out."""
-        self._ground = [b for b, name in self._names.items() if name in ("board", "table")]
-        self._board_body = next(b for b in self._ground if self._names[b] == "board")
-        self._shape = PiggyShape.of(self._piggy_parts_mm)
-        bale = self.design.bale
+class EarlyVerdict:
+    """The early verdict's checks on a scene's bodies as Bullet has them now.
+
+    Make one for each layout (it keeps each piggy's space's centre, mm, and how far
+    from it a piggy is surely out)."""
+
+    def __init__(self, scene: Scene):
+        self.scene = scene
+        self._ground = scene.ground
+        self._shape = PiggyShape.of(list(scene.model.parts_mm))
+        bale = scene.design.bale
         self._bale_outline = PiggyShape.of(
             [
                 hay_bale(
@@ -39,41 +42,41 @@ class Sealing(Scene):
                 ).vertices
             ]
         )
+        board, layout = scene.board, scene.layout
         self._beyond_mm = knocked_out_beyond_mm(
-            self._shape, self.board.space_mm, self.board.line_mm, self.hit_rule
+            self._shape, board.space_mm, board.line_mm, scene.hit_rule
         )
         self._space_centres = {
-            p: tuple(map(float, self.board.space_center_mm(layout.space_of(p))))
-            for p in layout.piggies
+            p: tuple(map(float, board.space_center_mm(layout.space_of(p)))) for p in layout.piggies
         }
 
     def _nothing_near(self, body: int, position_cm, reach_cm: float) -> bool:
         """Nothing but the body itself, the board and the table within ``reach_cm`` of
         ``position_cm`` (by bounding boxes: a generous test)."""
-        near = self._call(
+        near = self.scene.call(
             pb.getOverlappingObjects,
             [c - reach_cm for c in position_cm],
             [c + reach_cm for c in position_cm],
         )
         return not {other for other, _ in near or ()} - {body, *self._ground}
 
-    def _sealed(self, bodies: set[int], ground_friction: float) -> set[int]:
+    def sealed(self, bodies: set[int], ground_friction: float) -> set[int]:
         """Those of these moving piggies whose knock-out can no longer be undone: on the
         board or the table, past their outline and moving away, nothing near
         (:mod:`sim.physics.early_verdict`). Their friction, mass and inertia are read
         from Bullet, so they are the ones this shot runs with."""
         sealed = set()
         for body in sorted(bodies):
-            piggy = self._names[body]
-            position, _ = self._call(pb.getBasePositionAndOrientation, body)
-            velocity, spin = self._call(pb.getBaseVelocity, body)
+            piggy = self.scene.names[body]
+            position, _ = self.scene.call(pb.getBasePositionAndOrientation, body)
+            velocity, spin = self.scene.call(pb.getBaseVelocity, body)
             centre = self._space_centres[piggy]
             if not any(
                 abs(p / CM_PER_MM - c) >= self._beyond_mm
                 for p, c in zip(position, centre, strict=False)
             ):
                 continue  # the cheap part first: not even past the line
-            mass, friction, inertia = self._call(pb.getDynamicsInfo, body, -1)[:3]
+            mass, friction, inertia = self.scene.call(pb.getDynamicsInfo, body, -1)[:3]
             motion = Motion(
                 tuple(p / CM_PER_MM for p in position),
                 tuple(v / CM_PER_MM for v in velocity),
@@ -84,14 +87,14 @@ class Sealing(Scene):
                 motion, centre, self._shape, friction * ground_friction, self._beyond_mm
             )
             if reach is None or not any(
-                self._call(pb.getContactPoints, bodyA=body, bodyB=g) for g in self._ground
+                self.scene.call(pb.getContactPoints, bodyA=body, bodyB=g) for g in self._ground
             ):
                 continue
             if self._nothing_near(body, position, reach * CM_PER_MM):
                 sealed.add(body)
         return sealed
 
-    def _bale_spent(
+    def bale_spent(
         self, bale: int, position, friction: float, gyration_sq_mm2: float, surface_cm
     ) -> bool:
         """The bale's early verdict: it lies on the board, and nothing but the board,
@@ -100,7 +103,7 @@ class Sealing(Scene):
         the product of its and the ground's coefficients."""
         if position[2] > self._bale_outline.outer_radius_mm * CM_PER_MM:
             return False  # in the air: touching nothing
-        velocity, spin = self._call(pb.getBaseVelocity, bale)
+        velocity, spin = self.scene.call(pb.getBaseVelocity, bale)
         motion = Motion(
             tuple(p / CM_PER_MM for p in position),
             tuple(v / CM_PER_MM for v in velocity),
@@ -114,7 +117,7 @@ class Sealing(Scene):
             and surface_cm[2] + reach <= y <= surface_cm[3] - reach
         ):
             return False
-        if not self._call(pb.getContactPoints, bodyA=bale, bodyB=self._board_body):
+        if not self.scene.call(pb.getContactPoints, bodyA=bale, bodyB=self.scene.board_body):
             return False
         # the table lies under the board everywhere: beyond the edges checked above
         return self._nothing_near(bale, position, reach)

@@ -10,7 +10,7 @@ the observed information, and makes the fitted design.
 
 The model. A shot flies at pitch θ = set + offset + e_θ, yaw ψ = set + offset +
 e_ψ and speed v = v0 + e_v (or the chronograph's reading), the e's normal with
-the spreads; it lands where :func:`sim.studies.flight.landing_point_mm` says
+the spreads; it lands where :func:`sim.physics.ballistics.landing_point_mm` says
 (closed form, or with the base design's drag). The landing is linearised around
 the nominal shot (the delta method): normal, with mean at the nominal landing and
 covariance J·diag(sd²)·Jᵀ + m²·I, J the landing's derivatives by speed, pitch and
@@ -31,7 +31,7 @@ import numpy as np
 
 from models.design import Design
 from models.errors import InputError
-from sim.physics.ballistics import drag_constant_per_mm
+from sim.physics.ballistics import drag_constant_per_mm, landing_point_mm
 from sim.studies.calibration_checks import (
     ADVICE,
     LABELS,
@@ -40,7 +40,6 @@ from sim.studies.calibration_checks import (
     check_precision,
     refuse,
 )
-from sim.studies.flight import landing_point_mm
 from sim.studies.likelihood import Undetermined, covariance, minimise, profile_upper_bound
 from sim.studies.shots_csv import MeasuredShots
 

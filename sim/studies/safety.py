@@ -26,8 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.design import Bale, Design
-from sim.physics.ballistics import drag_constant_per_mm
-from sim.studies.flight import fly_to_height
+from sim.physics.ballistics import drag_constant_per_mm, fly_to_height
 
 #: Pitches tried across the design's range for the fastest point (the endpoints included).
 _PITCH_STEPS = 211

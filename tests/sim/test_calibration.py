@@ -10,6 +10,7 @@ import pytest
 
 from models.design import Physics, load_design
 from models.errors import InputError
+from sim.physics.ballistics import landing_point_mm
 from sim.studies.calibration import (
     PARAMETERS,
     _Model,
@@ -18,7 +19,6 @@ from sim.studies.calibration import (
     write_fitted_design,
 )
 from sim.studies.calibration_report import format_calibration, save_residuals_plot
-from sim.studies.flight import landing_point_mm
 from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
 
 PITCHES = (-30.0, -25.0, 8.0, 64.0, 70.0)

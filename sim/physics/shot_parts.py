@@ -1,0 +1,160 @@
+"""The small parts of a shot, one job each: the bale's air drag, the log of its
+strikes, the recorder of poses, the bale's leaving play, and the rest detector.
+
+The engine (:class:`sim.physics.world.World`) makes a new set for each shot and
+calls them in its step loop; each reads the scene's Bullet and keeps its own
+state, so that each can be tested on its own. Lengths inside are cm, as in
+:mod:`sim.physics.scene`; what they hand out is mm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from models.design import Design
+from sim.physics.ballistics import drag_constant_per_mm
+from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.results import Recording
+from sim.physics.scene import REST_CHECK_EVERY, Scene
+
+#: Touches of one body less than this apart are one strike (a rattling bale), s.
+STRIKE_GAP_S = 0.02
+
+
+class Drag:
+    """The bale's quadratic air drag, F = -k m |v| v, applied at its centre in the
+    world frame before each step (docs/physics.md, "Air drag")."""
+
+    def __init__(self, scene: Scene, design: Design):
+        self._client = scene.client
+        self._k_per_cm = drag_constant_per_mm(design) / CM_PER_MM
+        self._mass_g = design.bale.mass_g
+
+    @property
+    def active(self) -> bool:
+        """Whether the design has drag at all."""
+        return bool(self._k_per_cm)
+
+    def push(self, bale: int) -> None:
+        """Apply the drag of the bale's velocity now, for the next step."""
+        client = self._client
+        v, _ = pb.getBaseVelocity(bale, physicsClientId=client)
+        centre, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=client)
+        speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+        f = -self._k_per_cm * self._mass_g * speed
+        pb.applyExternalForce(
+            bale, -1, [f * v[0], f * v[1], f * v[2]], centre, pb.WORLD_FRAME, physicsClientId=client
+        )
+
+
+class ContactLog:
+    """The bale's strikes, in order: whom it struck and where (mm), and where its
+    centre was at the first one.
+
+    A strike is a contact that pushed: Bullet also reports points a little apart
+    (speculative contacts), which have no normal force. Touches of one body less
+    than ``STRIKE_GAP_S`` apart are one strike.
+    """
+
+    def __init__(self, scene: Scene):
+        self._scene = scene
+        self._gap_steps = max(1, round(STRIKE_GAP_S / scene.dt))
+        self._last_touch: dict[int, int] = {}
+        self.struck: list[str] = []
+        self.points_mm: list[list[float]] = []
+        self.first_centre_mm: list[float] | None = None
+
+    def read(self, bale: int, step: int) -> None:
+        """Log the strikes of the step just taken (``step`` counts from 1)."""
+        scene = self._scene
+        for c in pb.getContactPoints(bodyA=bale, physicsClientId=scene.client):
+            if c[9] > 0.0:
+                other = c[2]
+                if step - self._last_touch.get(other, -self._gap_steps) >= self._gap_steps:
+                    self.struck.append(scene.names[other])
+                    self.points_mm.append([x / CM_PER_MM for x in c[6]])
+                    if self.first_centre_mm is None:
+                        self.first_centre_mm = list(scene.position_mm(bale))
+                self._last_touch[other] = step
+
+
+class Recorder:
+    """The poses of the bale and the piggies every ``every`` steps, for pictures
+    and replays. The piggies are followed by name, whichever body stands for each."""
+
+    def __init__(self, scene: Scene, every: int):
+        self._scene = scene
+        self.every = every
+        self._names = list(scene.piggy_bodies)
+        self._frames: list[tuple[bool, list[tuple[list[float], list[float]]]]] = []
+
+    def take(self, bale_in_play: bool) -> None:
+        """Record every pose now."""
+        scene = self._scene
+        bodies = [scene.bale, *(scene.piggy_bodies[n] for n in self._names)]
+        poses = [pb.getBasePositionAndOrientation(b, physicsClientId=scene.client) for b in bodies]
+        self._frames.append((bale_in_play, poses))
+
+    def recording(self) -> Recording:
+        """What was recorded: positions in mm, quaternions, every ``every`` steps."""
+        positions = np.array([[p for p, _ in poses] for _, poses in self._frames]) / CM_PER_MM
+        quats = np.array([[q for _, q in poses] for _, poses in self._frames])
+        return Recording(
+            dt_s=self.every * self._scene.dt,
+            bale_mm=positions[:, 0],
+            bale_quat=quats[:, 0],
+            bale_in_play=np.array([in_play for in_play, _ in self._frames]),
+            piggies_mm={n: positions[:, i + 1] for i, n in enumerate(self._names)},
+            piggies_quat={n: quats[:, i + 1] for i, n in enumerate(self._names)},
+        )
+
+
+class OutOfPlay:
+    """Whether the bale has left play: beside the board's surface and below its top.
+    Then it is parked (it can touch nothing more) and where it left is kept."""
+
+    def __init__(self, scene: Scene):
+        self._scene = scene
+        x0, x1, y0, y1 = scene.board.surface_extent_mm
+        self.surface_cm = (x0 * CM_PER_MM, x1 * CM_PER_MM, y0 * CM_PER_MM, y1 * CM_PER_MM)
+        self.left_at_mm: np.ndarray | None = None
+
+    def check(self, bale: int) -> tuple[bool, tuple[float, float, float]]:
+        """(still in play, the bale's centre now in cm); parks it when it has left."""
+        pos, _ = pb.getBasePositionAndOrientation(bale, physicsClientId=self._scene.client)
+        x0, x1, y0, y1 = self.surface_cm
+        off = not (x0 <= pos[0] <= x1 and y0 <= pos[1] <= y1)
+        if off and pos[2] < 0:  # below the board top, beside it: out of play
+            self.left_at_mm = np.array(pos) / CM_PER_MM
+            self._scene.park(bale, 0)
+            return False, pos
+        return True, pos
+
+
+class RestDetector:
+    """Which moving bodies are still restless, and when everything has been at rest
+    long enough to end the shot (the design's rest speed, spin and time)."""
+
+    def __init__(self, scene: Scene, design: Design):
+        physics = design.physics
+        self._scene = scene
+        self._speed_cm_s = physics.rest_speed_mm_s * CM_PER_MM
+        self._spin_rad_s = math.radians(physics.rest_spin_deg_s)
+        self._steps_needed = max(1, round(physics.rest_time_s / scene.dt))
+        self._steps = 0
+
+    def restless(self, bodies: list[int]) -> set[int]:
+        """Those of these bodies that move or spin faster than at rest."""
+        at_rest = self._scene.at_rest
+        return {b for b in bodies if not at_rest(b, self._speed_cm_s, self._spin_rad_s)}
+
+    def settled(self, restless: set[int]) -> bool:
+        """Count one check (every ``REST_CHECK_EVERY`` steps) with these restless;
+        whether everything has now been at rest for the design's rest time."""
+        if restless:
+            self._steps = 0
+            return False
+        self._steps += REST_CHECK_EVERY
+        return self._steps >= self._steps_needed
