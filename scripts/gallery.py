@@ -85,7 +85,9 @@ def still(out: Path, world, result) -> None:
     from sim.views.pictures import save_figure
 
     save_figure(
-        shot_picture.shot_figure(world, result, f"demo: aimed at {demo.DEMO_TARGET}"),
+        shot_picture.shot_figure(
+            world.board, world.design, result, f"demo: aimed at {demo.DEMO_TARGET}"
+        ),
         out / "demo-shot.png",
     )
 

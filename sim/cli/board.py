@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.design import load_design
 from models.text import shown
 from sim.cli.common import Parser, check_output, json_out, load_layout_args
 from sim.views.pictures import save_figure
@@ -41,28 +40,23 @@ def cmd_board_show(args) -> int:
 def _board_png(board, layout, path) -> None:
     import matplotlib.pyplot as plt
 
-    from sim.physics.world import World
+    from sim.physics.geometry import PiggyModel
     from sim.views.pictures import draw_board, draw_footprint
     from sim.views.shot_picture import STACK_OFFSET_MM
 
     fig, ax = plt.subplots(figsize=(7, 9))
     draw_board(ax, board)
-    if layout.stacks:
-        with World(board, load_design("stock"), layout) as world:
-            for stack in layout.stacks.values():  # bottom first; the upper one drawn off
-                for level, piggy in enumerate(stack):  # it, so that both show from above
-                    shift = np.append(STACK_OFFSET_MM, 0.0) * level
-                    draw_footprint(ax, [p + shift for p in world.piggy_parts_mm(piggy)], piggy)
-            for space, stack in layout.stacks.items():
-                x, y = board.space_center_mm(space)
-                ax.text(
-                    x,
-                    y - board.space_mm * 0.42,
-                    "/".join(stack),
-                    ha="center",
-                    fontsize=5.5,
-                    zorder=9,
-                )
+    model = PiggyModel.load()
+    # where each piggy is put down on its space (no physics: from above, the settled
+    # piggy lies within a fraction of a millimetre of it)
+    poses = model.drop_poses_mm(board, layout)
+    for stack in layout.stacks.values():  # bottom first; the upper one drawn off
+        for level, piggy in enumerate(stack):  # it, so that both show from above
+            shift = np.append(STACK_OFFSET_MM, 0.0) * level
+            draw_footprint(ax, [p + shift for p in model.parts_at(poses[piggy])], piggy)
+    for space, stack in layout.stacks.items():
+        x, y = board.space_center_mm(space)
+        ax.text(x, y - board.space_mm * 0.42, "/".join(stack), ha="center", fontsize=5.5, zorder=9)
     ax.set_title(f"board '{board.name}'")
     save_figure(fig, path)
 

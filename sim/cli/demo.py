@@ -73,7 +73,9 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         result = shoot.fire(world, shot_aim, seed=seed, record=True)
         data = shoot.report(world, shot_aim, result, seed=seed, noise=True)
         write_text_atomic(out / "shot.json", json.dumps(data, indent=2) + "\n")
-        save_figure(shot_figure(world, result, f"demo: aimed at {DEMO_TARGET}"), out / "shot.png")
+        save_figure(
+            shot_figure(board, design, result, f"demo: aimed at {DEMO_TARGET}"), out / "shot.png"
+        )
     with ShotRenderer(board, design) as renderer:
         frames = renderer.frames(result, DEMO_CAMERA, slowmo=3.0)
         chase = renderer.frames(result, "chase", slowmo=3.0)

@@ -66,7 +66,7 @@ def cmd_shoot(args) -> int:
         )
         data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
         if args.png:
-            save_figure(shot_figure(world, result), args.png)
+            save_figure(shot_figure(board, design, result), args.png)
     written = _write_videos(board, design, result, args, videos)
     if args.json:
         json_out(data)

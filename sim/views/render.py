@@ -27,6 +27,7 @@ from models.meshes import ASSETS_DIR, barrel, hay_bale, obj_text
 from models.text import shown
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.geometry import fence_boxes
 from sim.physics.results import Recording, ShotResult
 from sim.views import framing, labels
 from sim.views.framing import CAMERAS
@@ -88,19 +89,12 @@ class ShotRenderer:
         self._body(table, (0, 0, -t - 10.5))
         # The top: the board drawing mapped onto a quad (sim.views.textures), as in the sandbox.
         add_board_top(self.client, board, board_texture_png(board, self._tmp.name))
-        for a, b in board.fence_segments_mm():
-            mid, along = (a + b) / 2, b - a
-            half = [
-                (np.linalg.norm(along) / 2 + board.fence_thickness_mm / 2) * CM_PER_MM,
-                board.fence_thickness_mm / 2 * CM_PER_MM,
-                board.fence_height_mm / 2 * CM_PER_MM,
-            ]
+        for fence in fence_boxes(board):
+            half = [h * CM_PER_MM for h in fence.half_extents_mm]
             shape = self._call(
                 pb.createVisualShape, pb.GEOM_BOX, halfExtents=half, rgbaColor=FENCE_RGBA
             )
-            self._body(
-                shape, (mid[0], mid[1], board.fence_height_mm / 2), math.atan2(along[1], along[0])
-            )
+            self._body(shape, fence.centre_mm, fence.yaw_rad)
         self._tractor = self._body(
             self._call(
                 pb.createVisualShape,

@@ -29,18 +29,6 @@ class _TimeUp(Exception):
     """``seconds`` ran out in the middle of a shot."""
 
 
-class _Window(World):
-    """A world in PyBullet's window that is drawn only once it is built: drawing every
-    step of the layout's settling made opening the window take twenty seconds."""
-
-    def set_layout(self, layout: Layout) -> None:
-        self._call(pb.configureDebugVisualizer, pb.COV_ENABLE_RENDERING, 0)
-        try:
-            super().set_layout(layout)
-        finally:
-            self._call(pb.configureDebugVisualizer, pb.COV_ENABLE_RENDERING, 1)
-
-
 @contextlib.contextmanager
 def _quiet_pybullet():
     """PyBullet's C code logs to the process's standard output (threads, OpenGL, its
@@ -96,7 +84,7 @@ def run_sandbox(
 def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> int:
     from sim.views.textures import add_board_top, board_texture_png
 
-    world = _Window(board, design, layout, gui=True)
+    world = World(board, design, layout, gui=True)  # drawn once built (Scene.set_layout)
     client = world.client
     launcher = design.launcher
     shots = 0

@@ -16,9 +16,11 @@ import numpy as np
 from matplotlib.patches import Polygon, Rectangle
 from scipy.spatial import ConvexHull
 
+from models.board import Board
+from models.design import Design
 from models.meshes import barrel, load_parts
+from sim.physics.geometry import PiggyModel
 from sim.physics.results import ShotResult
-from sim.physics.world import World
 from sim.views import labels, pictures
 
 #: How far the upper piggy of a stack is drawn from the one under it, mm (top views).
@@ -28,8 +30,8 @@ SECTION_HALF_WIDTH_MM = 40.0
 _OUT_COLOUR, _PATH_COLOUR = "#d00000", "#402000"
 
 
-def shot_figure(world: World, result: ShotResult, title: str = ""):
-    """The three views of a shot just fired in ``world``."""
+def shot_figure(board: Board, design: Design, result: ShotResult, title: str = ""):
+    """The three views of a shot fired on ``board`` with ``design``, from its result."""
     fig = plt.figure(figsize=(15, 9.6))
     grid = fig.add_gridspec(
         2,
@@ -48,10 +50,10 @@ def shot_figure(world: World, result: ShotResult, title: str = ""):
         fig.add_subplot(grid[0, 1]),
         fig.add_subplot(grid[1, 1]),
     )
-    starts, ends = _footprints(world, result)
+    starts, ends = _footprints(result)
     region = _close_up_region(result, starts, ends)
     for ax, detail in ((whole, False), (close, True)):
-        _top_view(ax, world, result, starts, ends, detail)
+        _top_view(ax, board, result, starts, ends, detail)
     whole.add_patch(
         Rectangle(
             region[:2],
@@ -69,7 +71,7 @@ def shot_figure(world: World, result: ShotResult, title: str = ""):
     close.set_ylim(region[1], region[3])
     close.set_title("close-up (dotted box on the left): contacts in order", fontsize=11)
     _name_things(close, result, starts, ends)
-    _section(section, world, result)
+    _section(section, board, design, result)
     handles = [
         plt.Line2D(
             [],
@@ -133,8 +135,9 @@ def _offsets(centres: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def _footprints(world: World, result: ShotResult):
+def _footprints(result: ShotResult):
     """(starts, ends): piggy -> (parts as drawn, centre as drawn), before and after."""
+    model = PiggyModel.load()
 
     def drawn(parts_by_piggy):
         centres = {p: np.vstack(parts).mean(axis=0) for p, parts in parts_by_piggy.items()}
@@ -145,8 +148,8 @@ def _footprints(world: World, result: ShotResult):
         }
 
     return (
-        drawn(world.start_parts_mm),
-        drawn({p: world.piggy_parts_mm(p) for p in result.piggies}),
+        drawn({p: model.parts_at(r.start_pose) for p, r in result.piggies.items()}),
+        drawn({p: model.parts_at(r.final_pose) for p, r in result.piggies.items()}),
     )
 
 
@@ -171,8 +174,8 @@ def _close_up_region(result: ShotResult, starts, ends) -> tuple[float, float, fl
     return (middle[0] - 1.25 * half, middle[1] - half, middle[0] + 1.25 * half, middle[1] + half)
 
 
-def _top_view(ax, world: World, result: ShotResult, starts, ends, detail: bool) -> None:
-    pictures.draw_board(ax, world.board)
+def _top_view(ax, board: Board, result: ShotResult, starts, ends, detail: bool) -> None:
+    pictures.draw_board(ax, board)
     pictures.draw_tractor(ax, result.yaw_deg, [m.vertices for m in load_parts("tractor").values()])
     for piggy, (parts, _) in starts.items():
         pictures.draw_footprint(ax, parts, piggy, alpha=0.3, edge="none", zorder=5)
@@ -307,8 +310,8 @@ def _silhouette(ax, parts, along, **style) -> None:
         ax.add_patch(Polygon(pts[ConvexHull(pts).vertices], closed=True, **style))
 
 
-def _section(ax, world: World, result: ShotResult) -> None:
-    board, design = world.board, world.design
+def _section(ax, board: Board, design: Design, result: ShotResult) -> None:
+    model = PiggyModel.load()
     along = _along(result)
     across = np.array([along[1], -along[0]])
     path = result.trajectory_mm
@@ -316,7 +319,7 @@ def _section(ax, world: World, result: ShotResult) -> None:
     if path is not None and len(path):
         reached.append(float(np.max(path[:, :2] @ along)))
     for piggy in result.knocked:  # where the knocked-out ones went, when still near the aim
-        end = np.vstack(world.piggy_parts_mm(piggy)).mean(axis=0)
+        end = model.centre_at(result.piggies[piggy].final_pose)
         if abs(float(end[:2] @ across)) <= SECTION_HALF_WIDTH_MM:
             reached.append(float(end[:2] @ along))
     far = max(reached) + 40
@@ -344,7 +347,8 @@ def _section(ax, world: World, result: ShotResult) -> None:
     items = []
     for piggy in sorted(result.piggies):
         colour = pictures.PIGGY_COLOURS.get(piggy.split("-")[0], "grey")
-        start, end = world.start_parts_mm[piggy], world.piggy_parts_mm(piggy)
+        shot = result.piggies[piggy]
+        start, end = model.parts_at(shot.start_pose), model.parts_at(shot.final_pose)
         for parts, faint in ((start, True), (end, False)):
             centre = np.vstack(parts).mean(axis=0)
             s = float(centre[:2] @ along)

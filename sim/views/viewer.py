@@ -23,6 +23,7 @@ from models.design import Design
 from models.files import write_text_atomic
 from models.meshes import barrel, hay_bale, load_parts
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
+from sim.physics.geometry import fence_boxes
 from sim.physics.results import ShotResult
 
 SPACE_RGB, LINE_RGB, HOLE_RGB = (234, 220, 184), (138, 118, 80), (154, 154, 154)
@@ -110,11 +111,8 @@ def scene(board: Board, design: Design) -> dict:
                     name=None if hole else space_name((r, c)),
                 )
             )
-    for a, b in board.fence_segments_mm():
-        half_t = board.fence_thickness_mm / 2
-        lo = np.minimum(a, b) - half_t
-        hi = np.maximum(a, b) + half_t
-        static.append(_box((*lo, 0), (*hi, board.fence_height_mm), _rgb(FENCE_RGBA)))
+    for fence in fence_boxes(board):
+        static.append(_box(*fence.bounds_mm(), _rgb(FENCE_RGBA)))
     bale = design.bale
     return {
         "static": static,
