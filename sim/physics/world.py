@@ -116,12 +116,12 @@ class World:
         scene = self.scene
         # From now on an idle piggy is a static stand-in at its resting pose; a
         # dynamic body is made for it when something comes near.
-        self._stand_ins = StandIns(scene)
+        self.stand_ins = StandIns(scene)
         scene.colour_for_gui(list(scene.names))
         self._start_poses = {n: scene.piggy_pose(n) for n in scene.piggy_bodies}
         self._start_parts_mm = {n: scene.model.parts_at(p) for n, p in self._start_poses.items()}
         self._rest_results = self._judge(scene.layout.piggies)
-        self._early_verdict = EarlyVerdict(scene)
+        self.early_verdict = EarlyVerdict(scene)
         self._reset()
 
     def reset(self, tractor_yaw_deg: float = 0.0) -> None:
@@ -140,21 +140,21 @@ class World:
         With ``sleep_at_rest`` off every piggy is woken at once.
         """
         scene = self.scene
-        self._stand_ins.remove_made()
+        self.stand_ins.remove_made()
         scene.remove(scene.bale)
-        self._stand_ins.reset()
+        self.stand_ins.reset()
         scene.turn_tractor(tractor_yaw_deg)
         scene.call(pb.stepSimulation)
         scene.make_bale()
         if not self.design.physics.sleep_at_rest:
-            self._stand_ins.wake_all()
+            self.stand_ins.wake_all()
 
     def _set_materials(self, materials: Materials) -> None:
         """Scale the contact coefficients of the bodies that outlive a shot (board,
         fences, tractor, stand-ins); the bale and woken piggies are made anew each
         shot and read the factors when made."""
         if self.scene.set_static_materials(materials):
-            self._stand_ins.apply_materials()
+            self.stand_ins.apply_materials()
 
     # --- shots ------------------------------------------------------------------------
     def shoot(
@@ -248,7 +248,7 @@ class World:
     ) -> ShotResult:
         """Release the bale, step the parts until everything is at rest (or the time
         cap), and judge."""
-        scene, stand_ins, physics = self.scene, self._stand_ins, self.design.physics
+        scene, stand_ins, physics = self.scene, self.stand_ins, self.design.physics
         bale, client, dt = scene.bale, scene.client, scene.dt
         position_mm = list(position_mm)
         scene.call(
@@ -310,13 +310,13 @@ class World:
             if physics.sleep_at_rest:
                 stand_ins.freeze_quiet(quiet, restless, set(movers), reach, freeze_steps)
             if physics.early_verdict and restless:
-                restless -= self._early_verdict.sealed(
+                restless -= self.early_verdict.sealed(
                     restless & set(stand_ins.woken.values()), ground_friction
                 )
             if (
                 not self.bale_to_rest
                 and bale in restless
-                and self._early_verdict.bale_spent(
+                and self.early_verdict.bale_spent(
                     bale, bale_cm, bale_friction, bale_gyration_sq, out_of_play.surface_cm
                 )
             ):

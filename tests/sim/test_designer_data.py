@@ -141,7 +141,7 @@ def test_vary_reaches_the_physics(world):
     without --vary puts the design's own back."""
     surfaces = world.design.surfaces
     shot = world.shoot(10.0, 5.0, seed=5, vary={"friction": 0.5, "restitution": 0.5})
-    board = world._static_bodies[0]
+    board = world.scene.static_bodies[0]
     info = pb.getDynamicsInfo(board, -1, physicsClientId=world.client)
     assert info[1] == pytest.approx(surfaces.friction * shot.materials.friction)
     assert info[5] == pytest.approx(surfaces.restitution * shot.materials.restitution)

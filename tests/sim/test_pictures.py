@@ -20,8 +20,9 @@ def demo_figure(board, design):
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
     with World(board, design, layout) as world:
         result = shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=0)
-        figure = shot_picture.shot_figure(world, result)
-        starts, _ = shot_picture._footprints(world, result)
+    # drawn once the simulation is gone: the result and the board are all it needs
+    figure = shot_picture.shot_figure(board, design, result)
+    starts, _ = shot_picture._footprints(result)
     figure.canvas.draw()
     yield result, figure, starts
     import matplotlib.pyplot as plt

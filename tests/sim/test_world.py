@@ -162,7 +162,7 @@ def test_no_tunnelling_at_top_speed_from_close_range(open_small_board):
     speed = design.launcher.muzzle_speed_mm_s + 3 * design.launcher.speed_sd_mm_s
     rng = np.random.default_rng(7)
     with World(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
-        parts = w.start_parts_mm["gold-1"]
+        parts = w.scene.piggy_parts_mm("gold-1")  # settled, before any shot
         # legs, ears, tail, snout: every part less than 10 mm across one way (the body
         # and head are 16 mm or more every way)
         thin = [p for p in parts if np.ptp(p @ _principal_directions(p), axis=0).min() < 10.0]
@@ -229,7 +229,7 @@ def _boxes_overlap(a, b) -> bool:
 
 
 def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, design):
-    """The engine's safety margin (sim/physics/world.py, _wake_near): a stand-in is
+    """The engine's safety margin (sim/physics/stand_ins.py, StandIns.wake_near): a stand-in is
     woken while anything moving is still two steps' travel away from its bounding
     box, so after every step of 24 crowded shots no moving body's box overlaps a
     stand-in's (piggies of one stack start touching, and are left out). Waking only
@@ -240,9 +240,10 @@ def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, desig
         aims = [solve(world, piggy) for piggy in ALL_PIGGIES]
 
         def look() -> None:
-            movers = {world._names[b]: b for b in [world._bale, *world._woken.values()]}
-            for name, proxy in world._proxies.items():
-                if world._piggy_bodies[name] != proxy:
+            scene = world.scene
+            movers = {scene.names[b]: b for b in [scene.bale, *world.stand_ins.woken.values()]}
+            for name, proxy in world.stand_ins.proxies.items():
+                if scene.piggy_bodies[name] != proxy:
                     continue  # woken: its stand-in is parked
                 box = pb.getAABB(proxy, physicsClientId=world.client)
                 overlaps.extend(
@@ -353,7 +354,7 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
     """On 40 mm spaces (too small: the models refuse such a board, so it is made here
     by hand) every settled piggy already reaches over its outline. A shot fired the
     other way once reported all of them knocked out; judged against their settled
-    poses (``World.start_parts_mm``), nobody is, and a direct hit still counts."""
+    poses (each piggy's ``start_pose``), nobody is, and a direct hit still counts."""
     scale = 40.0 / board.space_mm
     small = dataclasses.replace(
         board, space_mm=40.0, tractor=tuple(v * scale for v in board.tractor)
