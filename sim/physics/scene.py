@@ -2,9 +2,8 @@
 
 :class:`Scene` builds every body from a board, a design and a layout, lets the
 layout's piggies settle, and answers questions about where things are: a piggy's
-pose, whether it is at rest, whether it is knocked out (docs/physics.md, "The
-knock-out test"). It is the registry of the bodies: the engine that fires bales in
-it (:class:`sim.physics.world.World`) and that engine's parts make, swap and park
+pose, whether it is at rest. It is the registry of the bodies: the engine that
+fires bales in it (:class:`sim.physics.world.World`) and that engine's parts make, swap and park
 bodies through it. What it builds from is static data (:mod:`sim.physics.geometry`),
 which the views draw from too.
 
@@ -40,7 +39,7 @@ from sim.physics import knockout
 from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import BodyPose, PiggyModel, fence_boxes, quaternion_from_matrix
-from sim.physics.materials import NOMINAL, Materials
+from sim.physics.materials import NOMINAL
 
 #: Where bodies out of play wait, in the air far from the board and the table:
 #: slot i is at this corner plus i times the spacing along x, cm.
@@ -219,23 +218,6 @@ class Scene:
             "restitution": min(1.0, restitution * self.materials.restitution),
         }
 
-    def set_static_materials(self, materials: Materials) -> bool:
-        """Scale the contact coefficients of the board, table, fences and tractor by
-        ``materials``; ``False`` (and nothing done) when they are those already set.
-        Bodies made later read the factors when made."""
-        if materials == self.materials:
-            return False
-        self.materials = materials
-        surfaces = self.design.surfaces
-        for body in self.static_bodies:
-            self.call(
-                pb.changeDynamics,
-                body,
-                -1,
-                **self.surface(surfaces.friction, surfaces.restitution),
-            )
-        return True
-
     def make_bale(self) -> None:
         """A new bale, waiting at its parking slot. New for every shot: a reused one
         carries state that no reset clears, and a shot then depended on the shots
@@ -377,36 +359,6 @@ class Scene:
     def piggy_pose(self, piggy: str) -> BodyPose:
         """A piggy's body (principal) pose now."""
         return self.body_pose(self.piggy_bodies[piggy])
-
-    def piggy_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:
-        """Position (3,), mm, and rotation matrix (3, 3) of a piggy's own frame
-        (origin on the ground under its footprint's centre, +y to the snout)."""
-        return self.model.own_frame(self.piggy_pose(piggy))
-
-    def piggy_parts_mm(self, piggy: str) -> list[np.ndarray]:
-        """A piggy's convex collision parts in its current pose: (n_i, 3) arrays, mm."""
-        return self.model.parts_at(self.piggy_pose(piggy))
-
-    def piggy_centre_mm(self, piggy: str) -> np.ndarray:
-        """The centre of a piggy's collision geometry now: the point to aim at; (3,), mm."""
-        return self.model.centre_at(self.piggy_pose(piggy))
-
-    def piggy_knocked_out(
-        self, piggy: str, start_parts_mm: list[np.ndarray] | None = None
-    ) -> knockout.Verdict:
-        """The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on a piggy as it stands
-        now, against where it stood before the shot (``start_parts_mm``, its parts then)
-        when given."""
-        space = self.layout.space_of(piggy)
-        return knockout.judge(
-            self.piggy_parts_mm(piggy),
-            self.board.space_center_mm(space),
-            self.board.space_mm,
-            self.board.line_mm,
-            self.board.surface_extent_mm,
-            self.hit_rule,
-            start_parts_mm,
-        )
 
     def colour_for_gui(self, bodies: Iterable[int]) -> None:
         """Colours in PyBullet's window (it draws the collision shapes); no-op headless."""

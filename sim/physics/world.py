@@ -9,8 +9,9 @@ ruling 7; :mod:`sim.physics.knockout`).
 
 A shot runs through small parts with one job each: the stand-ins
 (:mod:`sim.physics.stand_ins`), the drag, the contact log, the recorder, the bale's
-leaving play and the rest detector (:mod:`sim.physics.shot_parts`), and the early
-verdict (:mod:`sim.physics.sealing`); docs/architecture.md draws how they meet.
+leaving play and the rest detector (:mod:`sim.physics.shot_parts`), the early
+verdict (:mod:`sim.physics.sealing`) and the judge (:mod:`sim.physics.judge`);
+docs/architecture.md draws how they meet.
 Lengths inside are cm (see :mod:`sim.physics.scene`); every interface speaks mm, g, s
 and degrees.
 """
@@ -25,14 +26,15 @@ from typing import Self
 import numpy as np
 
 from models.aimer import PERFECT, Aimer
-from models.board import Board, space_name
+from models.board import Board
 from models.design import Design
 from models.layout import Layout
 from sim.physics.ballistics import GRAVITY_MM_S2, direction, release_point_mm
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.judge import Judge
 from sim.physics.materials import NOMINAL, Materials
 from sim.physics.noise import Deviates, deviate_errors, seeded_errors
-from sim.physics.results import PiggyResult, ShotResult
+from sim.physics.results import ShotResult
 from sim.physics.scene import REST_CHECK_EVERY, Scene
 from sim.physics.sealing import EarlyVerdict
 from sim.physics.shot_parts import ContactLog, Drag, OutOfPlay, Recorder, RestDetector
@@ -94,11 +96,11 @@ class World:
 
     def piggy_centre_mm(self, piggy: str) -> np.ndarray:
         """The centre of a piggy's collision geometry now: the point to aim at; (3,), mm."""
-        return self.scene.piggy_centre_mm(piggy)
+        return self.scene.model.centre_at(self.scene.piggy_pose(piggy))
 
     def piggy_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:
         """Position (3,), mm, and rotation (3, 3) of a piggy's own frame now."""
-        return self.scene.piggy_pose_mm(piggy)
+        return self.scene.model.own_frame(self.scene.piggy_pose(piggy))
 
     def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
         """Each piggy's resting pose on the layout (body frame: mm, quaternion)."""
@@ -118,9 +120,7 @@ class World:
         # dynamic body is made for it when something comes near.
         self.stand_ins = StandIns(scene)
         scene.colour_for_gui(list(scene.names))
-        self._start_poses = {n: scene.piggy_pose(n) for n in scene.piggy_bodies}
-        self._start_parts_mm = {n: scene.model.parts_at(p) for n, p in self._start_poses.items()}
-        self._rest_results = self._judge(scene.layout.piggies)
+        self.judge = Judge(scene)
         self.early_verdict = EarlyVerdict(scene)
         self._reset()
 
@@ -153,8 +153,19 @@ class World:
         """Scale the contact coefficients of the bodies that outlive a shot (board,
         fences, tractor, stand-ins); the bale and woken piggies are made anew each
         shot and read the factors when made."""
-        if self.scene.set_static_materials(materials):
-            self.stand_ins.apply_materials()
+        scene = self.scene
+        if materials == scene.materials:
+            return
+        scene.materials = materials
+        surfaces = self.design.surfaces
+        for body in scene.static_bodies:
+            scene.call(
+                pb.changeDynamics,
+                body,
+                -1,
+                **scene.surface(surfaces.friction, surfaces.restitution),
+            )
+        self.stand_ins.apply_materials()
 
     # --- shots ------------------------------------------------------------------------
     def shoot(
@@ -327,8 +338,8 @@ class World:
         rest_mm = scene.position_mm(bale) if bale_in_play else out_of_play.left_at_mm
         if recorder and step % record_every:
             recorder.take(bale_in_play)
-        piggies = dict(self._rest_results)
-        piggies.update(self._judge(sorted(stand_ins.disturbed)))
+        piggies = dict(self.judge.at_rest)
+        piggies.update(self.judge.judge(sorted(stand_ins.disturbed)))
         points = contacts.points_mm
         return ShotResult(
             yaw_deg=fired.yaw_deg,
@@ -348,32 +359,6 @@ class World:
             recording=recorder.recording() if recorder else None,
             materials=fired.materials,
         )
-
-    def _judge(self, piggies: Iterable[str]) -> dict[str, PiggyResult]:
-        """The knock-out test (docs/rules/go-piggy-go.md, ruling 7) on these piggies as they
-        stand now, each against its settled pose before the shot."""
-        scene, results = self.scene, {}
-        for piggy in piggies:
-            space = scene.layout.space_of(piggy)
-            verdict = scene.piggy_knocked_out(piggy, self._start_parts_mm[piggy])
-            pose = scene.piggy_pose(piggy)
-            position, rotation = scene.model.own_frame(pose)
-            start = self._start_poses[piggy].position_mm
-            moved = float(np.linalg.norm(pose.position_mm[:2] - start[:2]))
-            tilt = math.degrees(math.acos(float(np.clip(rotation[2, 2], -1.0, 1.0))))
-            results[piggy] = PiggyResult(
-                piggy,
-                space_name(space),
-                scene.layout.level_of(piggy),
-                moved,
-                verdict.knocked,
-                verdict.reason,
-                list(position),
-                tilt,
-                self._start_poses[piggy],
-                pose,
-            )
-        return results
 
     def close(self) -> None:
         """Disconnect from PyBullet (also done when the scene is garbage-collected)."""

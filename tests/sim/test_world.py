@@ -67,7 +67,7 @@ def test_settled_layout_stands_inside_its_spaces(board, design):
     stacks = {"r8c3": ["gold-2", "pink-1"], "r2c1": ["green-1"], "r9c5": ["blue-1"]}
     with World(board, design, layout(board, stacks)) as world:
         for piggy in world.layout.piggies:
-            assert not world.piggy_knocked_out(piggy).knocked
+            assert not world.judge.knocked_out(piggy).knocked
             _, rotation = world.piggy_pose_mm(piggy)
             assert rotation[2, 2] > 0.99  # upright
         top, _ = world.piggy_pose_mm("pink-1")
@@ -162,7 +162,7 @@ def test_no_tunnelling_at_top_speed_from_close_range(open_small_board):
     speed = design.launcher.muzzle_speed_mm_s + 3 * design.launcher.speed_sd_mm_s
     rng = np.random.default_rng(7)
     with World(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
-        parts = w.scene.piggy_parts_mm("gold-1")  # settled, before any shot
+        parts = w.scene.model.parts_at(w.scene.piggy_pose("gold-1"))  # settled, before a shot
         # legs, ears, tail, snout: every part less than 10 mm across one way (the body
         # and head are 16 mm or more every way)
         thin = [p for p in parts if np.ptp(p @ _principal_directions(p), axis=0).min() < 10.0]
@@ -362,7 +362,7 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
     stacks = {"r8c3": ["gold-1"], "r9c5": ["blue-1"], "r2c1": ["green-1"]}
     with World(small, design, layout(small, stacks)) as world:
         for piggy in stacks.values():
-            assert world.piggy_knocked_out(piggy[0]).knocked  # judged without the start
+            assert world.judge.knocked_out(piggy[0], against_start=False).knocked
         away = world.shoot(180.0, 10.0, noise=False)
         s = solve(world, "blue-1")
         hit = world.shoot(s.yaw_deg, s.pitch_deg, noise=False)
