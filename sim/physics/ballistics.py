@@ -173,7 +173,8 @@ def fly_to_height(design: Design, pitch_deg, speed_mm_s, floor_mm, pivot_height_
         t = (vz + np.sqrt(vz * vz + 2 * g * drop)) / g
         there = np.sqrt(vx * vx + vz * vz + 2 * g * drop)
         return x + vx * t, there, np.maximum(there, np.hypot(vx, vz))
-    return _dragged(*(a.astype(float).ravel() for a in (x, z, vx, vz, floor)), k, shape=x.shape)
+    fx, fz, fvx, fvz, ffloor = (a.astype(float).ravel() for a in (x, z, vx, vz, floor))
+    return _dragged(fx, fz, fvx, fvz, ffloor, k, shape=x.shape)
 
 
 def _dragged(x, z, vx, vz, floor, k, shape):

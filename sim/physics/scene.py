@@ -99,7 +99,8 @@ class Scene:
             raise InputError(
                 "cannot open PyBullet's window: no display (set DISPLAY, or run under xvfb-run)"
             )
-        self.client: int | None = pb.connect(pb.GUI if gui else pb.DIRECT)
+        self.client: int = pb.connect(pb.GUI if gui else pb.DIRECT)
+        self._connected = True
         self.dt = 1.0 / design.physics.steps_per_s
         self.model = PiggyModel.load()
         self.names: dict[int, str] = {}
@@ -316,10 +317,10 @@ class Scene:
         finally:
             if self.gui:
                 self.call(pb.configureDebugVisualizer, pb.COV_ENABLE_RENDERING, 1)
-        self.rest_poses_cm = {
-            name: tuple(map(list, self.call(pb.getBasePositionAndOrientation, body)))
-            for name, body in self.piggy_bodies.items()
-        }
+        self.rest_poses_cm = {}
+        for name, body in self.piggy_bodies.items():
+            position, orientation = self.call(pb.getBasePositionAndOrientation, body)
+            self.rest_poses_cm[name] = (list(position), list(orientation))
 
     def _settle(self) -> None:
         """Let the piggies come to rest where they were put down."""
@@ -380,9 +381,9 @@ class Scene:
 
     def close(self) -> None:
         """Disconnect from PyBullet (also done when the scene is garbage-collected)."""
-        if self.client is not None and pb.isConnected(self.client):
+        if self._connected and pb.isConnected(self.client):
             pb.disconnect(self.client)
-        self.client = None
+        self._connected = False
 
     def __enter__(self) -> Self:
         return self

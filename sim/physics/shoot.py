@@ -36,9 +36,12 @@ class Aim:
     arc: str | None = None
     target_mm: tuple[float, float, float] | None = None
 
-    def to_dict(self) -> dict:
-        out = {"yaw_deg": round(self.yaw_deg, 4), "pitch_deg": round(self.pitch_deg, 4)}
-        if self.target:
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "yaw_deg": round(self.yaw_deg, 4),
+            "pitch_deg": round(self.pitch_deg, 4),
+        }
+        if self.target and self.target_mm is not None:
             out.update(
                 target=self.target, arc=self.arc, target_mm=[round(v, 2) for v in self.target_mm]
             )
@@ -78,7 +81,8 @@ def solve_aim(world: World, at: str, arc: str = "low", strict: bool = False) -> 
             f"--arc {solutions[0].arc}, or leave --arc out"
         )
     chosen = chosen or solutions[0]
-    return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, tuple(float(v) for v in point))
+    x, y, z = (float(v) for v in point)
+    return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, (x, y, z))
 
 
 def check_angles(world: World, yaw_deg: float, pitch_deg: float) -> None:

@@ -132,6 +132,10 @@ class OutOfPlay:
             return False, pos
         return True, pos
 
+    def rest_mm(self, bale: int) -> np.ndarray:
+        """Where the bale is now, or where it left play; (3,), mm."""
+        return self._scene.position_mm(bale) if self.left_at_mm is None else self.left_at_mm
+
 
 class RestDetector:
     """Which moving bodies are still restless, and when everything has been at rest

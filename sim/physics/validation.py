@@ -78,7 +78,7 @@ def range_table(board: Board, design: Design, pitches_deg) -> list[RangeRow]:
             height = lowest_point_height_mm(design, pitch)
             expected, t = closed_form_landing(design, pitch, height)
             result = world.shoot(0.0, float(pitch), noise=False)
-            if result.first_contact_with != "board":
+            if result.first_contact_with != "board" or result.first_contact_centre_mm is None:
                 raise RuntimeError(f"pitch {pitch}: first struck {result.first_contact_with}")
             simulated = float(result.first_contact_centre_mm[1])
             theta = math.radians(pitch)

@@ -19,7 +19,7 @@ and degrees.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Self
 
@@ -40,6 +40,8 @@ from sim.physics.sealing import EarlyVerdict
 from sim.physics.shot_parts import ContactLog, Drag, OutOfPlay, Recorder, RestDetector
 from sim.physics.stand_ins import StandIns
 
+#: A point or a velocity (3,): x, y, z.
+Vector = Sequence[float] | np.ndarray
 #: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
 #: A woken piggy at rest this long goes back to its stand-in (two checks for rest), s.
@@ -91,7 +93,7 @@ class World:
         return self.scene.hit_rule
 
     @property
-    def client(self) -> int | None:
+    def client(self) -> int:
         return self.scene.client
 
     def piggy_centre_mm(self, piggy: str) -> np.ndarray:
@@ -223,8 +225,8 @@ class World:
 
     def launch(
         self,
-        position_mm: Sequence[float],
-        velocity_mm_s: Sequence[float],
+        position_mm: Vector,
+        velocity_mm_s: Vector,
         orientation: Sequence[float] = (0, 0, 0, 1),
         *,
         record_every: int = 0,
@@ -250,8 +252,8 @@ class World:
 
     def _run(
         self,
-        position_mm: Iterable[float],
-        velocity_mm_s: Sequence[float],
+        position_mm: Vector,
+        velocity_mm_s: Vector,
         orientation: Sequence[float],
         fired: _Fired,
         record_every: int,
@@ -335,7 +337,6 @@ class World:
             if rest.settled(restless):
                 settled = True
                 break
-        rest_mm = scene.position_mm(bale) if bale_in_play else out_of_play.left_at_mm
         if recorder and step % record_every:
             recorder.take(bale_in_play)
         piggies = dict(self.judge.at_rest)
@@ -349,7 +350,7 @@ class World:
             first_contact_mm=points[0] if points else None,
             first_contact_with=contacts.struck[0] if contacts.struck else None,
             first_contact_centre_mm=contacts.first_centre_mm,
-            rest_mm=list(rest_mm),
+            rest_mm=list(out_of_play.rest_mm(bale)),
             contacts=contacts.struck,
             contact_points_mm=points,
             sim_time_s=step * dt,

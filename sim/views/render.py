@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -193,7 +194,7 @@ class ShotRenderer:
 
     def frame(self, result: ShotResult, index: int, preset: str = "overview") -> np.ndarray:
         """One frame as an (h, w, 3) uint8 array, trail and marks drawn on."""
-        rec = result.recording
+        rec = _recording_of(result)
         self._pose(rec, index, result.yaw_deg, result.pitch_deg)
         view, projection = self.camera(preset, result, index)
         w, h = self.size
@@ -296,7 +297,7 @@ def _mark_the_end(draw: ImageDraw.ImageDraw, result: ShotResult, project, size) 
     """On the last frame: a red ring round each knocked-out piggy and a ring where the
     bale came to rest, each named by a label placed clear of the others and of the
     rings (a leader line when it had to go further off)."""
-    rec = result.recording
+    rec = _recording_of(result)
     w, h = size
     font = _font(15)
     rings, wanted = [], []
@@ -378,9 +379,11 @@ def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
     # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
     with replacing(tmp, path):
-        with imageio.get_writer(
+        # imageio types its writers as the base class, which has no append_data
+        writer: Any = imageio.get_writer(
             tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16, ffmpeg_log_level="quiet"
-        ) as writer:
+        )
+        with writer:
             for frame in frames:
                 writer.append_data(frame)
         check_video(tmp)
@@ -418,3 +421,10 @@ def replacing(tmp: Path, path: Path):
             reason = exc.strerror or str(exc).splitlines()[0]
             raise InputError(f"cannot write {shown(os.fspath(path))}: {reason}") from None
         raise
+
+
+def _recording_of(result: ShotResult) -> Recording:
+    """The shot's recording; a shot fired without one cannot be rendered."""
+    if result.recording is None:
+        raise ValueError("the shot was fired without a recording (record_every=0)")
+    return result.recording

@@ -168,8 +168,8 @@ def _close_up_region(result: ShotResult, starts, ends) -> tuple[float, float, fl
     points += [np.asarray(p)[:2] for p in result.contact_points_mm]
     for p in _moved(result, starts, ends):
         points += [starts[p][1][:2], ends[p][1][:2]]
-    points = np.array(points)
-    lo, hi = points.min(axis=0) - 45, points.max(axis=0) + 45
+    corners = np.array(points)
+    lo, hi = corners.min(axis=0) - 45, corners.max(axis=0) + 45
     middle, half = (lo + hi) / 2, max(80.0, *((hi - lo) / 2))
     return (middle[0] - 1.25 * half, middle[1] - half, middle[0] + 1.25 * half, middle[1] + half)
 
@@ -191,7 +191,7 @@ def _top_view(ax, board: Board, result: ShotResult, starts, ends, detail: bool) 
                 zorder=8,
             )
     along = _along(result)
-    reach = 1.2 * max(np.hypot(*result.rest_mm[:2]), 100.0)
+    reach = 1.2 * max(np.hypot(result.rest_mm[0], result.rest_mm[1]), 100.0)
     ax.plot(
         [0, reach * along[0]], [0, reach * along[1]], ls="--", color="#404040", lw=0.8, zorder=6
     )
@@ -273,25 +273,28 @@ def draw_labels(
     return placed
 
 
+def _xy(point) -> tuple[float, float]:
+    """A point's (x, y), mm, as a label's anchor."""
+    return float(point[0]), float(point[1])
+
+
 def _name_things(ax, result: ShotResult, starts, ends) -> None:
     """Contact numbers first (they matter most), then the disturbed piggies' names
     where they ended, then where they stood."""
-    items = [
-        (str(n), tuple(p[:2]), _OUT_COLOUR) for n, p in enumerate(result.contact_points_mm, start=1)
-    ]
+    items = [(str(n), _xy(p), _OUT_COLOUR) for n, p in enumerate(result.contact_points_mm, start=1)]
     moved = _moved(result, starts, ends)
     for p in moved:
         verdict = "OUT" if p in result.knocked else "stays"
         items.append(
             (
                 f"{p} {verdict}",
-                tuple(ends[p][1][:2]),
+                _xy(ends[p][1]),
                 _OUT_COLOUR if p in result.knocked else "#202020",
             )
         )
     for p in moved:
-        items.append((f"{p} stood here", tuple(starts[p][1][:2]), "#606060"))
-    items.append(("bale stopped", tuple(result.rest_mm[:2]), _PATH_COLOUR))
+        items.append((f"{p} stood here", _xy(starts[p][1]), "#606060"))
+    items.append(("bale stopped", _xy(result.rest_mm), _PATH_COLOUR))
     half = 0.02 * np.ptp(ax.get_xlim())
     keep_clear = [(c[0] - half, c[1] - half, c[0] + half, c[1] + half) for _, c in ends.values()]
     draw_labels(ax, items, 9, keep_clear)
@@ -348,8 +351,8 @@ def _section(ax, board: Board, design: Design, result: ShotResult) -> None:
     for piggy in sorted(result.piggies):
         colour = pictures.PIGGY_COLOURS.get(piggy.split("-")[0], "grey")
         shot = result.piggies[piggy]
-        start, end = model.parts_at(shot.start_pose), model.parts_at(shot.final_pose)
-        for parts, faint in ((start, True), (end, False)):
+        before, after = model.parts_at(shot.start_pose), model.parts_at(shot.final_pose)
+        for parts, faint in ((before, True), (after, False)):
             centre = np.vstack(parts).mean(axis=0)
             s = float(centre[:2] @ along)
             if abs(float(centre[:2] @ across)) > SECTION_HALF_WIDTH_MM or not near < s < far:
