@@ -1,6 +1,6 @@
 """The engine's stand-ins: idle piggies as static bodies, woken when something
 moving comes near and frozen back when they have come to rest (docs/physics.md,
-"Stand-ins").
+"Idle piggies: static stand-ins, woken before anything touches them").
 
 A static stand-in costs Bullet nothing a step; a dynamic piggy costs a lot. A
 stand-in that comes within two steps' travel of a moving body's bounding box is
