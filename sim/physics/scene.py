@@ -288,15 +288,6 @@ class Scene:
         self.call(pb.resetBasePositionAndOrientation, body, parking_cm(slot), [0, 0, 0, 1])
         self.call(pb.resetBaseVelocity, body, [0, 0, 0], [0, 0, 0])
 
-    def turn_tractor(self, yaw_deg: float) -> None:
-        """Turn the tractor to ``yaw_deg`` about its pivot."""
-        self.call(
-            pb.resetBasePositionAndOrientation,
-            self.tractor,
-            [0, 0, 0],
-            pb.getQuaternionFromEuler([0, 0, math.radians(yaw_deg)]),
-        )
-
     def set_layout(self, layout: Layout) -> None:
         """Stand the layout's piggies on their spaces, let them settle, and keep their
         resting poses. In PyBullet's window nothing is drawn until it is built (drawing

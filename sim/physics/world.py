@@ -145,7 +145,12 @@ class World:
         self.stand_ins.remove_made()
         scene.remove(scene.bale)
         self.stand_ins.reset()
-        scene.turn_tractor(tractor_yaw_deg)
+        scene.call(
+            pb.resetBasePositionAndOrientation,
+            scene.tractor,
+            [0, 0, 0],
+            pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]),
+        )
         scene.call(pb.stepSimulation)
         scene.make_bale()
         if not self.design.physics.sleep_at_rest:
