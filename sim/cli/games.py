@@ -122,11 +122,8 @@ def cmd_replay(args) -> int:
         turns, final = terminal.replay_turns(name, params, actions)
         terminal.step_through(turns)
     else:  # streamed: each turn printed as it is replayed, the board drawn once
-        final = None
-        for turn, state in terminal.iter_turns(name, params, actions):
-            print("\n".join(turn.lines))
-            final = state
-        if final is not None and terminal.board_text(final):
+        final = terminal.stream_turns(name, params, actions)
+        if terminal.board_text(final):
             print(terminal.board_text(final))
     print(terminal.result_line(final))
     return 0

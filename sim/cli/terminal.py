@@ -265,13 +265,18 @@ def replay_turns(name: str, params: dict, actions: list[str]) -> tuple[list[Turn
 
 def iter_turns(name: str, params: dict, actions: list[str]) -> Iterator[tuple[Turn, State]]:
     """A record's turns one at a time, each without its board, with the state after
-    it (the same object, played on: draw its board before asking for the next)."""
+    it (the same object, played on: draw its board before asking for the next).
+
+    At least one turn comes out, so that the final state is always seen: a record
+    that stops inside its first turn after hidden moves only (By Golly!'s deal)
+    gives that turn with no lines."""
     from referee.records import replay
 
     states = replay(name, params, actions)
     state = next(states)
     lines: list[str] = []
     current = state.turn
+    yielded = False
     for action in actions:
         line = log_line(state, action)
         if line:
@@ -279,9 +284,19 @@ def iter_turns(name: str, params: dict, actions: list[str]) -> Iterator[tuple[Tu
         state = next(states)
         if state.turn != current or state.is_terminal():
             yield Turn(current + 1, tuple(lines), None), state
-            lines, current = [], state.turn
-    if lines or not actions:
+            lines, current, yielded = [], state.turn, True
+    if lines or not yielded:
         yield Turn(current + 1, tuple(lines), None), state
+
+
+def stream_turns(
+    name: str, params: dict, actions: list[str], write: Callable[[str], None] = print
+) -> State:
+    """Write a record's turns as they are replayed, one at a time; the final state."""
+    for turn, state in iter_turns(name, params, actions):  # at least one turn
+        write("\n".join(turn.lines))
+        final = state
+    return final
 
 
 def board_text(state: State) -> str | None:
