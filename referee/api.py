@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from models.errors import InputError
 from models.files import parse_json
@@ -269,7 +269,7 @@ class State(ABC):
         self.__dict__.clear()
         self.__dict__.update(state.__dict__)
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         """An independent copy; the game (and its shot resolver) stays shared."""
         return copy.deepcopy(self, memo={id(self.game): self.game})
 

@@ -57,9 +57,9 @@ def cmd_play(args) -> int:
         print("piggy: game abandoned (interrupted); nothing recorded", file=sys.stderr)
         return 130
     finally:
-        resolver = getattr(game, "resolver", None)
-        if hasattr(resolver, "close"):
-            resolver.close()
+        close = getattr(getattr(game, "resolver", None), "close", None)
+        if close is not None:  # a physical resolver holds a PyBullet world
+            close()
     if not args.quiet and hasattr(state, "describe"):
         print(state.describe())
     print(terminal.result_line(state))
@@ -184,7 +184,8 @@ MAX_PICTURE_TURNS = 1000
 
 
 def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
-    from referee import canonical_name, load_game
+    from referee import canonical_name
+    from referee.go_piggy_go import GoPiggyGoGame
     from referee.records import replay
     from sim.cli.terminal import iter_turns
     from sim.views.game_pictures import game_frames, write_game_page
@@ -192,7 +193,7 @@ def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
 
     if canonical_name(name) != "go_piggy_go":
         raise InputError(f"pictures of game records are drawn for go_piggy_go, not {name}")
-    board = load_game(name, **params).board
+    board = GoPiggyGoGame(**params).board
     turns = sum(1 for _ in iter_turns(name, params, actions))  # counted, nothing drawn
     if turns > MAX_PICTURE_TURNS:
         raise InputError(

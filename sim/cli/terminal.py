@@ -17,6 +17,7 @@ from models.text import shown
 from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
+from referee.go_piggy_go import GoPiggyGoState
 from referee.shots import ScriptedResolver, TableResolver
 from referee.validate import parse_params
 
@@ -91,8 +92,8 @@ def make_resolver(
             raise InputError(
                 f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"
             )
-        resolver = ScriptedResolver(hit_probability=probability)
-        return resolver, {"resolver": "scripted", "hit_probability": resolver.hit_probability}
+        scripted = ScriptedResolver(hit_probability=probability)
+        return scripted, {"resolver": "scripted", "hit_probability": scripted.hit_probability}
     raise InputError(
         f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, table:FILE"
     )
@@ -234,7 +235,7 @@ def log_line(state: State, action: str) -> str | None:
 def knock_destinations(state: State, action: str) -> str:
     """``: green-3 to pit-right`` for a Go Piggy Go! knock-out (where the rules sent
     each piggy), ``: nobody knocked out`` for ``knock none``; else nothing."""
-    if state.game.name != "go_piggy_go" or not action.startswith("knock "):
+    if not isinstance(state, GoPiggyGoState) or not action.startswith("knock "):
         return ""
     if action == "knock none":
         return ": nobody knocked out"
