@@ -11,6 +11,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from models.errors import InputError
 from models.files import known_names, read_toml, resolve_named_file
@@ -270,7 +271,7 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
     return design
 
 
-def _section(values: object, section: str, cls: type, where: str):
+def _section(values: object, section: str, cls: type, where: str) -> Any:
     """One table of the file (``launcher``, ``bale``, ...) as its dataclass ``cls``;
     its missing fields take the stock values."""
     if not isinstance(values, dict):
