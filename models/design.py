@@ -11,6 +11,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from models.errors import InputError
 from models.files import known_names, read_toml, resolve_named_file
@@ -256,58 +257,71 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
     unknown = sorted(set(data) - top)
     if unknown:
         raise InputError(f"{where}: unknown key '{unknown[0]}' (allowed: {', '.join(sorted(top))})")
-    sections = {}
-    for section, cls in _SECTIONS.items():
-        values = data.get(section, {})
-        if not isinstance(values, dict):
-            raise InputError(f"{where}: '{section}' must be a table")
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        for key, value in values.items():
-            if key not in fields:
-                raise InputError(
-                    f"{where}: unknown field '{section}.{key}' (allowed: {', '.join(fields)})"
-                )
-            default = fields[key].default
-            if isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise InputError(f"{where}: '{section}.{key}' must be true or false")
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise InputError(f"{where}: '{section}.{key}' must be a number, got {value!r}")
-            if isinstance(default, int) and not isinstance(value, int):
-                raise InputError(f"{where}: '{section}.{key}' must be a whole number")
-            if value != value:  # NaN
-                raise InputError(f"{where}: '{section}.{key}' is not a number")
-            lo, hi = RANGES[f"{section}.{key}"]
-            if not lo <= value <= hi:
-                raise InputError(
-                    f"{where}: '{section}.{key}' = {value} is out of range [{lo:g}, {hi:g}]"
-                )
-        sections[section] = cls(
-            **{
-                k: (float(v) if isinstance(fields[k].default, float | None) else v)
-                for k, v in values.items()
-            }
-        )
+    sections = {
+        section: _section(data.get(section, {}), section, cls, where)
+        for section, cls in _SECTIONS.items()
+    }
     _check_launch(data.get("launcher", {}), sections, where)
-    launcher = sections["launcher"]
-    if launcher.pitch_min_deg >= launcher.pitch_max_deg:
-        raise InputError(
-            f"{where}: 'launcher.pitch_min_deg' ({launcher.pitch_min_deg:g}) must be "
-            f"below 'launcher.pitch_max_deg' ({launcher.pitch_max_deg:g})"
-        )
-    bale = sections["bale"]
-    if 2 * bale.corner_radius_mm >= min(bale.length_mm, bale.width_mm, bale.height_mm):
-        raise InputError(
-            f"{where}: 'bale.corner_radius_mm' must be under half the bale's "
-            f"smallest side ({min(bale.length_mm, bale.width_mm, bale.height_mm):g})"
-        )
+    _check_ranges_together(sections["launcher"], sections["bale"], where)
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: 'name' must be a non-empty string")
     design = Design(name=name, description=str(data.get("description", "")), **sections)
     check_design_as_a_whole(design, data, where)
     return design
+
+
+def _section(values: object, section: str, cls: type, where: str) -> Any:
+    """One table of the file (``launcher``, ``bale``, ...) as its dataclass ``cls``;
+    its missing fields take the stock values."""
+    if not isinstance(values, dict):
+        raise InputError(f"{where}: '{section}' must be a table")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key, value in values.items():
+        if key not in fields:
+            raise InputError(
+                f"{where}: unknown field '{section}.{key}' (allowed: {', '.join(fields)})"
+            )
+        _check_field(value, fields[key].default, f"{section}.{key}", where)
+    return cls(
+        **{
+            k: (float(v) if isinstance(fields[k].default, float | None) else v)
+            for k, v in values.items()
+        }
+    )
+
+
+def _check_field(value: object, default: object, key: str, where: str) -> None:
+    """A field's value is of its default's kind (true or false, a whole number, a
+    number) and, for numbers, within :data:`RANGES`."""
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: '{key}' must be true or false")
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{where}: '{key}' must be a number, got {value!r}")
+    if isinstance(default, int) and not isinstance(value, int):
+        raise InputError(f"{where}: '{key}' must be a whole number")
+    if value != value:  # NaN
+        raise InputError(f"{where}: '{key}' is not a number")
+    lo, hi = RANGES[key]
+    if not lo <= value <= hi:
+        raise InputError(f"{where}: '{key}' = {value} is out of range [{lo:g}, {hi:g}]")
+
+
+def _check_ranges_together(launcher: Launcher, bale: Bale, where: str) -> None:
+    """What two fields must satisfy together: a pitch range, a bale whose rounded
+    corners fit its sides."""
+    if launcher.pitch_min_deg >= launcher.pitch_max_deg:
+        raise InputError(
+            f"{where}: 'launcher.pitch_min_deg' ({launcher.pitch_min_deg:g}) must be "
+            f"below 'launcher.pitch_max_deg' ({launcher.pitch_max_deg:g})"
+        )
+    if 2 * bale.corner_radius_mm >= min(bale.length_mm, bale.width_mm, bale.height_mm):
+        raise InputError(
+            f"{where}: 'bale.corner_radius_mm' must be under half the bale's "
+            f"smallest side ({min(bale.length_mm, bale.width_mm, bale.height_mm):g})"
+        )
 
 
 def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:

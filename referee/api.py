@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from models.errors import InputError
 from models.files import parse_json
@@ -55,6 +55,8 @@ class Game(ABC):
     specs: ClassVar[dict[str, Spec]] = {}
     #: everyone wins or loses together (returns all +1 or all -1)
     cooperative: ClassVar[bool] = False
+    #: each seat's name as logs and results show it (set by each game's __init__)
+    seats: list[str]
 
     def __init__(self, **params):
         check_params(self.name, self.specs, params)
@@ -143,6 +145,9 @@ class Game(ABC):
 
 class State(ABC):
     """A position of a game. Mutable; :meth:`clone` for an independent copy."""
+
+    #: the turns played so far, from 0 (set by each game's initial state)
+    turn: int
 
     def __init__(self, game: Game):
         self.game = game
@@ -264,7 +269,7 @@ class State(ABC):
         self.__dict__.clear()
         self.__dict__.update(state.__dict__)
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         """An independent copy; the game (and its shot resolver) stays shared."""
         return copy.deepcopy(self, memo={id(self.game): self.game})
 

@@ -24,6 +24,7 @@ over and every swap. Hands, stacks and the face-down cards stay in the state.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 from referee.validate import TURN_CAP, one_of, whole
@@ -190,47 +191,60 @@ class ByGollyState(State):
     # --- applying ------------------------------------------------------------------------
     def _apply(self, action: str) -> None:
         verb, _, rest = action.partition(" ")
-        if verb == "run":
-            self.run.append(rest)
-            if len(self.run) == RUN_SIZE:
-                self.phase = _SETUP_DEAL
-        elif verb == "deal":
-            n = self.game.num_players
-            dealt = sum(len(s) for s in self.stacks)
-            self.stacks[dealt % n].append(rest)
-            if dealt + 1 == n * self.game.deal_size:
-                for seat in range(n):  # each player draws the top 5 into their hand
-                    self.hands[seat] = self.stacks[seat][:HAND]
-                    self.stacks[seat] = self.stacks[seat][HAND:]
-                self.phase = _SETUP_START
-        elif verb == "start":
-            self.player = int(rest)
-            self._begin_turn()
-        elif verb == "play":
-            self.hands[self.player].remove(rest)
-            self.played = rest
-            self._to_turn(_TURN)
-        elif verb == "turn":
-            self._reveal(int(rest))
-        elif verb == "draw":
-            card = self.stacks[int(rest)].pop(0)
-            self.hands[self.player].append(card)
-            self.events.append(["draw", int(rest), self.player])
-            self.draws_left -= 1
-            if self.draws_left == 0 or not self._penalty_sources():
-                self._after_poop()
-        elif verb == "swap":
-            p, q = (int(x) for x in rest.split())
-            self.run[p], self.run[q] = self.run[q], self.run[p]
-            self.events.append(["swap", p, q])
-            self.swaps_left -= 1
-        elif verb in ("discard", "keep"):  # the lucky break taken, or not
-            if verb == "discard":
-                self.hands[self.player] = [c for c in self.hands[self.player] if c != rest]
-            self._after_match()
-        else:  # done: stop after a match, turn no card after chicken poop, or end the swaps
-            self._take_back()
-            self._end_turn()
+        _ON_VERB.get(verb, ByGollyState._on_done)(self, rest)
+
+    def _on_run(self, card: str) -> None:
+        self.run.append(card)
+        if len(self.run) == RUN_SIZE:
+            self.phase = _SETUP_DEAL
+
+    def _on_deal(self, card: str) -> None:
+        n = self.game.num_players
+        dealt = sum(len(s) for s in self.stacks)
+        self.stacks[dealt % n].append(card)
+        if dealt + 1 == n * self.game.deal_size:
+            for seat in range(n):  # each player draws the top 5 into their hand
+                self.hands[seat] = self.stacks[seat][:HAND]
+                self.stacks[seat] = self.stacks[seat][HAND:]
+            self.phase = _SETUP_START
+
+    def _on_start(self, seat: str) -> None:
+        self.player = int(seat)
+        self._begin_turn()
+
+    def _on_play(self, card: str) -> None:
+        self.hands[self.player].remove(card)
+        self.played = card
+        self._to_turn(_TURN)
+
+    def _on_turn(self, position: str) -> None:
+        self._reveal(int(position))
+
+    def _on_draw(self, seat: str) -> None:
+        card = self.stacks[int(seat)].pop(0)
+        self.hands[self.player].append(card)
+        self.events.append(["draw", int(seat), self.player])
+        self.draws_left -= 1
+        if self.draws_left == 0 or not self._penalty_sources():
+            self._after_poop()
+
+    def _on_swap(self, positions: str) -> None:
+        p, q = (int(x) for x in positions.split())
+        self.run[p], self.run[q] = self.run[q], self.run[p]
+        self.events.append(["swap", p, q])
+        self.swaps_left -= 1
+
+    def _on_discard(self, card: str) -> None:  # the lucky break taken
+        self.hands[self.player] = [c for c in self.hands[self.player] if c != card]
+        self._after_match()
+
+    def _on_keep(self, card: str) -> None:  # the lucky break not taken
+        self._after_match()
+
+    def _on_done(self, _: str) -> None:
+        """Stop after a match, turn no card after chicken poop, or end the swaps."""
+        self._take_back()
+        self._end_turn()
 
     def _to_turn(self, phase: str) -> None:
         """Turn over a face-down run card next; with none left, the played card goes back."""
@@ -379,3 +393,18 @@ class ByGollyState(State):
                 )
             )
         return "\n".join(lines)
+
+
+#: What each action's verb does to the state; ``done`` is the rest.
+_ON_VERB: dict[str, Callable[[ByGollyState, str], None]] = {
+    "run": ByGollyState._on_run,
+    "deal": ByGollyState._on_deal,
+    "start": ByGollyState._on_start,
+    "play": ByGollyState._on_play,
+    "turn": ByGollyState._on_turn,
+    "draw": ByGollyState._on_draw,
+    "swap": ByGollyState._on_swap,
+    "discard": ByGollyState._on_discard,
+    "keep": ByGollyState._on_keep,
+    "done": ByGollyState._on_done,
+}

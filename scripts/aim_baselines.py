@@ -38,7 +38,7 @@ from models.errors import InputError
 from referee.match import wilson_interval
 
 # The script's only imports of sim modules (their paths move with issue 12).
-from sim.envs.aim import solver_action
+from sim.envs.aim import AimEnv, solver_action
 from sim.studies.design_tools import design_toml
 from sim.studies.hitmap import SweepSpec, run_space
 
@@ -63,6 +63,8 @@ def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tup
     """(hits, shots) of the hit map's P(target) for one empty space of ``env``'s
     board, with the env's design, aimer and base layout (sim/studies/hitmap.py)."""
     unwrapped = env.unwrapped
+    if not isinstance(unwrapped, AimEnv):
+        raise TypeError(f"the hit map is measured for piggy/Aim-v0, not {type(unwrapped).__name__}")
     design = unwrapped.design
     stacks = unwrapped.layout.to_dict()["stacks"]
     with tempfile.TemporaryDirectory(prefix="aim-baselines-") as folder:
@@ -119,7 +121,8 @@ def cem_learn(env: gymnasium.Env, target: str, config: CEMConfig, seed: int) -> 
     """Learn to aim at ``target`` from rewards alone; the history, one row a generation."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed, options={"target": target})
-    mean = sd = None
+    mean: np.ndarray | None = None  # the mean aim, once something was hit
+    sd = np.full(2, 0.1)  # its spread: one hit says where, not how wide
     history, fired = [], 0
     for _ in range(config.generations):
         if mean is None:
@@ -137,7 +140,6 @@ def cem_learn(env: gymnasium.Env, target: str, config: CEMConfig, seed: int) -> 
             fit_mean, fit_sd = _fit(actions[best])
             if mean is None or len(best) == 1:  # one hit says where, not how wide
                 mean = fit_mean
-                sd = np.full(2, 0.1) if sd is None else sd
             else:
                 yaw_step = _wrap(np.array([fit_mean[0] - mean[0]]))[0]
                 mean = np.array(
@@ -151,14 +153,14 @@ def cem_learn(env: gymnasium.Env, target: str, config: CEMConfig, seed: int) -> 
                 )
         rate = None
         if mean is not None:
-            rate = sum(_fire(env, target, mean)[1] for _ in range(config.eval_shots))
-            rate /= config.eval_shots
+            eval_hits = sum(_fire(env, target, mean)[1] for _ in range(config.eval_shots))
+            rate = eval_hits / config.eval_shots
         history.append(
             Generation(
                 fired,
                 int((rewards > 0).sum()),
                 None if mean is None else mean.round(5).tolist(),
-                None if sd is None else sd.round(5).tolist(),
+                None if mean is None else sd.round(5).tolist(),
                 rate,
             )
         )

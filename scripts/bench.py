@@ -64,6 +64,7 @@ import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import numpy as np
 from bench_child import bench_child
@@ -241,7 +242,7 @@ GRAZING_OFFSET_MM = 15.0
 GRAZING_SEED = 1_000_000
 #: The speed changes tried on the engine as it was before tuning, one at a time and
 #: together; the engine as the design file has it is compared too.
-CHANGES = [
+CHANGES: list[tuple[str, dict[str, Any]]] = [
     ("10 solver iterations", {"solver_iterations": 10}),
     ("early verdict", {"early_verdict": True}),
     ("0.03 s rest", {"rest_time_s": 0.03}),
@@ -304,7 +305,9 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     }
     labels = list(variants)
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
-    verdicts = {label: [[] for _ in aims_by_target] for label in labels}
+    verdicts: dict[str, list[list[frozenset[str]]]] = {
+        label: [[] for _ in aims_by_target] for label in labels
+    }
     turn = 0
     for k, shots in enumerate(aims_by_target):
         for yaw, pitch, seed in shots:
@@ -444,7 +447,8 @@ def print_grazing(figures: dict, design) -> None:
 
 
 #: Games timed, with sensible bots: (label, game, parameters, seats).
-GAME_BENCHES = [
+#: (label, game, its parameters, its seats' bots)
+GAME_BENCHES: list[tuple[str, str, dict[str, Any], list[str]]] = [
     ("go_piggy_go, 4 random bots, scripted shots", "go_piggy_go", {"players": 4}, ["random"] * 4),
     ("go_piggy_go, 4 greedy bots, scripted shots", "go_piggy_go", {"players": 4}, ["greedy"] * 4),
     ("pig_out (Pig-Out 2), hold-at-25 x 2", "pig_out", {}, ["hold-at-25"] * 2),

@@ -84,9 +84,9 @@ def screenshot(page: Path, space: str, png: Path) -> None:
             check=True,
         )
         image = Image.open(shot).convert("RGB")
-        image.resize((1000, round(image.height * 1000 / image.width)), Image.LANCZOS).save(
-            png, optimize=True
-        )
+        image.resize(
+            (1000, round(image.height * 1000 / image.width)), Image.Resampling.LANCZOS
+        ).save(png, optimize=True)
 
 
 def main() -> None:

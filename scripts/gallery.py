@@ -16,6 +16,7 @@ spaces: about 4 more minutes; ``--hitmap-shots`` for fewer).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -151,14 +152,14 @@ def page(out: Path, world, result) -> None:
 
 
 def game(out: Path) -> None:
-    import referee
     from referee.bots import make_bot
+    from referee.go_piggy_go import GoPiggyGoGame
     from referee.match import play
     from referee.records import replay
     from sim.views.game_pictures import game_frames
     from sim.views.render import write_gif
 
-    g = referee.load_game("go_piggy_go", players=2)
+    g = GoPiggyGoGame(players=2)
     final = play(g, [make_bot("greedy", g, SEED), make_bot("random", g, SEED + 1)], seed=SEED)
     frames = game_frames(
         replay("go_piggy_go", g.params, final.history), g.board, ["greedy", "random"]
@@ -191,6 +192,7 @@ def sandbox(out: Path) -> None:
             text=True,
             env={**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)},
         )
+        assert window.stdout is not None  # a pipe (PIPE above)
         window.stdout.readline()  # "Sandbox open: ..."
         time.sleep(2.0)
         with tempfile.TemporaryDirectory() as folder:
@@ -228,12 +230,12 @@ def main(argv=None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--out {args.out}: cannot make the folder ({exc.strerror or exc})")
-    shot = demo_shot() if {"videos", "still", "page"} & set(groups) else None
+    shot = functools.cache(demo_shot)  # fired once, by the first group that draws it
     makers = {
-        "videos": lambda: videos(args.out, *shot),
-        "still": lambda: still(args.out, *shot),
+        "videos": lambda: videos(args.out, *shot()),
+        "still": lambda: still(args.out, *shot()),
         "hitmap": lambda: hit_map(args.out, args.hitmap_shots, args.workers),
-        "page": lambda: page(args.out, *shot),
+        "page": lambda: page(args.out, *shot()),
         "game": lambda: game(args.out),
         "sandbox": lambda: sandbox(args.out),
     }

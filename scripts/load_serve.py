@@ -25,6 +25,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Empty spaces of the stock board, a piggy on one per client.
@@ -44,17 +45,19 @@ class Served:
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             start_new_session=True,
         )
-        ready, _, _ = select.select([self.process.stdout], [], [], start_timeout_s)
-        line = self.process.stdout.readline() if ready else ""
+        stdout, stderr = self.process.stdout, self.process.stderr
+        assert stdout is not None and stderr is not None  # both are pipes (PIPE above)
+        ready, _, _ = select.select([stdout], [], [], start_timeout_s)
+        line = stdout.readline() if ready else ""
         if not line.startswith("Open http"):
             self.process.kill()
-            raise RuntimeError(f"piggy serve did not start: {line}{self.process.stderr.read()}")
-        self.url = line.split()[1]
+            raise RuntimeError(f"piggy serve did not start: {line}{stderr.read()}")
+        self.url: str = line.split()[1]
         self.base, self.token = self.url.split("/?token=")
 
     def request(
         self, path: str, body: object = None, token: bool = True, raw: bytes | None = None
-    ) -> tuple[int, object]:
+    ) -> tuple[int, Any]:
         """(status, the JSON reply or the bytes of another) of a GET, or a POST of
         ``body`` as JSON (``raw``: those bytes)."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
@@ -80,9 +83,9 @@ class Served:
         processes += processes[0].children(recursive=True)
         return sum(p.memory_info().rss for p in processes) / 1e6, len(processes)
 
-    def stop(self, timeout_s: float = 60.0) -> tuple[int, bool]:
-        """Ctrl-C to the group, as a terminal sends it; (exit code, whether any
-        process of the group is left)."""
+    def stop(self, timeout_s: float = 60.0) -> tuple[int | None, bool]:
+        """Ctrl-C to the group, as a terminal sends it; (exit code, None if the server
+        did not exit within ``timeout_s``; whether any process of the group is left)."""
         os.killpg(self.process.pid, signal.SIGINT)
         try:
             code = self.process.wait(timeout=timeout_s)
@@ -103,7 +106,7 @@ def load(served: Served, clients: int, shots: int, seconds: float) -> dict:
     """Each client: a new sandbox, one gold piggy on a space of its own, aimed at;
     then ``shots`` shots with seeds of its own, one after the other, all clients at
     once. Returns what was answered, refused and mixed up."""
-    outcome = {"answered": 0, "refused": [], "mixed": [], "unanswered": 0}
+    outcome: dict[str, Any] = {"answered": 0, "refused": [], "mixed": [], "unanswered": 0}
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
 

@@ -18,6 +18,7 @@ from models.design import Design
 from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
+from sim.physics.results import ShotResult
 from sim.physics.world import World
 
 
@@ -39,7 +40,7 @@ class PhysicalResolver:
         self.design, self.hit_rule, self.seed, self.arc = design, hit_rule, seed, arc
         self.aimer = aimer
         self._world: World | None = None
-        self.last = None
+        self.last: ShotResult | None = None
 
     def _world_for(self, board: Board) -> World:
         if self._world is None or self._world.board != board:
@@ -64,8 +65,9 @@ class PhysicalResolver:
             self.last = None
             return [((), 1.0)]
         seed = int(np.random.SeedSequence([self.seed, shot_number]).generate_state(1)[0])
-        self.last = shoot.fire(world, shot_aim, seed=seed, aimer=self.aimer)
-        return [(tuple(self.last.knocked), 1.0)]
+        result = shoot.fire(world, shot_aim, seed=seed, aimer=self.aimer)
+        self.last = result
+        return [(tuple(result.knocked), 1.0)]
 
     def close(self) -> None:
         if self._world is not None:

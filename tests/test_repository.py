@@ -86,26 +86,46 @@ def dangling_references(files: dict[str, str], root: Path = ROOT) -> list[str]:
     every mention of a file outside it."""
     found = []
     for name, text in sorted(files.items()):
-        for outside in OUTSIDE_NAMES:
-            if outside in text:
-                found.append(f"{name}: mentions {outside}, which is outside the repository")
-        for match in _PATH_RE.finditer(text):
-            path = match.group().rstrip(".,:;")
-            if not _path_exists(root, path):
-                found.append(f"{name}: {path}")
-        for match in _MODULE_RE.finditer(text):
-            if match.group().rpartition(".")[2] in _FILE_SUFFIXES:  # a file: referee.md
-                continue
-            if not _module_exists(root, match.group()):
-                found.append(f"{name}: {match.group()}")
+        found += [
+            f"{name}: mentions {outside}, which is outside the repository"
+            for outside in OUTSIDE_NAMES
+            if outside in text
+        ]
+        found += [f"{name}: {path}" for path in _missing_paths(text, root)]
+        found += [f"{name}: {module}" for module in _missing_modules(text, root)]
         if name.endswith(".md"):
-            for match in _LINK_RE.finditer(text):
-                target = match.group(1)
-                if "://" in target or target.startswith("mailto:"):
-                    continue
-                if not (root / name).parent.joinpath(target).exists():
-                    found.append(f"{name}: link to {target}")
+            found += [f"{name}: link to {target}" for target in _broken_links(name, text, root)]
     return found
+
+
+def _missing_paths(text: str, root: Path) -> list[str]:
+    """The paths from the root that ``text`` mentions and that do not exist."""
+    paths = (match.group().rstrip(".,:;") for match in _PATH_RE.finditer(text))
+    return [path for path in paths if not _path_exists(root, path)]
+
+
+def _missing_modules(text: str, root: Path) -> list[str]:
+    """The dotted module paths that ``text`` mentions and that name no module (a
+    file name such as ``referee.md`` is not one)."""
+    modules = (match.group() for match in _MODULE_RE.finditer(text))
+    return [
+        module
+        for module in modules
+        if module.rpartition(".")[2] not in _FILE_SUFFIXES and not _module_exists(root, module)
+    ]
+
+
+def _broken_links(name: str, text: str, root: Path) -> list[str]:
+    """The targets of the Markdown file ``name``'s links and images, relative to it,
+    that do not exist (web and mail addresses are not checked)."""
+    targets = (match.group(1) for match in _LINK_RE.finditer(text))
+    return [
+        target
+        for target in targets
+        if "://" not in target
+        and not target.startswith("mailto:")
+        and not (root / name).parent.joinpath(target).exists()
+    ]
 
 
 def test_every_reference_points_to_something_in_the_repository():

@@ -1,5 +1,6 @@
-"""The style is what ``ruff check`` enforces with the configuration in pyproject.toml
-(CONTRIBUTING.md, "Style"): the repository has no finding."""
+"""The style is what ``ruff format`` and ``ruff check`` enforce with the configuration
+in pyproject.toml, and the types what mypy checks (CONTRIBUTING.md, "Style"): the
+repository has no finding."""
 
 import shutil
 import subprocess
@@ -41,6 +42,35 @@ def test_ruff_check_fails_on_a_finding(tmp_path):
     )
     assert done.returncode == 1
     assert "F401" in done.stdout
+
+
+def test_ruff_format_would_change_nothing():
+    done = subprocess.run(
+        [*_ruff(), "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"ruff format would change files:\n{done.stdout}{done.stderr}"
+
+
+def test_ruff_format_check_fails_on_a_badly_laid_out_file(tmp_path):
+    """The check above can fail: ruff format with the repository's configuration
+    would lay out a call with single quotes and no spaces otherwise."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("print( 'x',1 )\n")
+    done = subprocess.run(
+        [
+            *_ruff(),
+            "format",
+            "--check",
+            "--no-cache",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            str(bad),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert "would be reformatted" in done.stdout and bad.read_text() == "print( 'x',1 )\n"
 
 
 #: The packages whose types mypy checks (pyproject.toml, [tool.mypy]).

@@ -10,14 +10,15 @@ import math
 import os
 import sys
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
 from models.board import BOARDS_DIR, Board, load_board
-from models.design import load_design
+from models.design import Design, load_design
 from models.errors import InputError
 from models.files import check_path_text, read_json, resolve_named_file
-from models.layout import load_layout
+from models.layout import Layout, load_layout
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 
@@ -153,7 +154,7 @@ def board_reference(args) -> str:
     return data["board"] if path.parent == BOARDS_DIR else os.path.abspath(path)
 
 
-def load_scene(args) -> tuple[Board, object, object]:
+def load_scene(args) -> tuple[Board, Design, Layout | None]:
     """Board, design and (for commands with ``--layout``) layout of the options."""
     design = load_design(args.design)
     if not hasattr(args, "layout"):
@@ -182,6 +183,12 @@ def progress_bar(total: int | None, enabled: bool, unit: str = "game", label: st
         bar.update(done - bar.n)
 
     return update
+
+
+def offset_progress(update: Callable[[int], None], offset: int) -> Callable[[int], None]:
+    """``update`` of a bar that spans several parts, for the part that starts at
+    ``offset``: the part counts from 0, the bar from ``offset``."""
+    return lambda done: update(offset + done)
 
 
 def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) -> Path:

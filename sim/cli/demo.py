@@ -42,8 +42,8 @@ HITMAP_SHOTS = 6
 
 def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     """Write the demo folder; returns (file, what it is) for each file written."""
-    from referee import load_game
     from referee.bots import make_bot
+    from referee.go_piggy_go import GoPiggyGoGame
     from referee.match import play
     from referee.records import read_record, replay, write_record
     from sim.physics import shoot
@@ -115,7 +115,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     ]
 
     report("3/3  a short bots-only game (greedy against random) ...")
-    game = load_game("go_piggy_go", players=2)
+    game = GoPiggyGoGame(players=2)
     final = play(
         game, [make_bot("greedy", game, seed), make_bot("random", game, seed + 1)], seed=seed
     )

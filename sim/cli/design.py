@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def cmd_design_check(args) -> int:
     board = load_board(args.board)
     near, far = reach_mm(design, design.bale.height_mm / 2)
     lands = math.isfinite(near)
-    reach = (
+    reach: dict[str, Any] = (
         board_reach(board, near, far)
         if lands
         else {

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from models.board import load_board
 from models.errors import InputError
 from models.layout import load_layout
@@ -11,6 +13,7 @@ from sim.cli.common import (
     check_output_folder,
     finite_number,
     json_out,
+    offset_progress,
     progress_bar,
     seed_arg,
     whole_number,
@@ -59,7 +62,7 @@ def cmd_design_game(args) -> int:
     shooting = progress_bar(spaces * len(designs), not args.json, unit="space", label="hit maps")
     for k, design in enumerate(designs):
         chunks = design_tools.design_chunks(
-            spec, design, workers, cache, lambda done, k=k: shooting(k * spaces + done)
+            spec, design, workers, cache, offset_progress(shooting, k * spaces)
         )
         rows = [c["row"] for c in chunks]
         path = design_tools.cached_hitmap_path(spec, design, cache)
@@ -82,7 +85,7 @@ def cmd_design_game(args) -> int:
             args.games,
             args.seed,
             params,
-            on_game=lambda done, k=k: progress(k * args.games + done),
+            on_game=offset_progress(progress, k * args.games),
         )
         mean_p = sum(table.values()) / len(table)
         results.append(
@@ -111,6 +114,13 @@ def cmd_design_game(args) -> int:
         return 0
     _print_table(settings, results)
     return 0
+
+
+def _win_rate_cell(bot: str) -> Callable[[dict], str]:
+    """The cell of ``bot``'s win rate in a design's results."""
+    return lambda r: _cell(
+        {"value": r["win_rates"][bot]["win_rate"], "ci95": r["win_rates"][bot]["ci95"]}, 3
+    )
 
 
 def _cell(figure: dict, digits: int) -> str:
@@ -152,10 +162,7 @@ def _print_table(settings: dict, results: list[dict]) -> None:
         lines.append(
             (
                 f"{bot} wins",
-                lambda r, bot=bot: _cell(
-                    {"value": r["win_rates"][bot]["win_rate"], "ci95": r["win_rates"][bot]["ci95"]},
-                    3,
-                ),
+                _win_rate_cell(bot),
             )
         )
     lines.append(("undecided games", lambda r: str(r["undecided"])))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from models.errors import InputError
 from models.text import shown
+from referee.api import Game, State
 from sim.cli.common import (
     check_output,
     json_out,
@@ -35,19 +37,9 @@ def cmd_play(args) -> int:
         bot = terminal.DEFAULT_BOTS[game.name]
         seats = (["human"] if sys.stdin.isatty() else [bot]) + [bot] * (game.num_players - 1)
     players = terminal.seat_players(game, seats, args.seed, terminal.stream_is_terminal())
-    humans = "human" in seats
     if not args.quiet and shots:
         print(terminal.shots_line(shots))
-
-    def on_action(state, action):
-        if args.quiet:
-            return
-        line = terminal.log_line(state, action)
-        if line and not (
-            humans and state.current_player() >= 0 and seats[state.current_player()] == "human"
-        ):
-            print(line)
-
+    on_action = _action_printer(seats, quiet=args.quiet)
     try:
         state = play(game, players, seed=args.seed, on_action=on_action)
     except terminal.GameAbandoned as exc:
@@ -57,9 +49,7 @@ def cmd_play(args) -> int:
         print("piggy: game abandoned (interrupted); nothing recorded", file=sys.stderr)
         return 130
     finally:
-        resolver = getattr(game, "resolver", None)
-        if hasattr(resolver, "close"):
-            resolver.close()
+        _close_resolver(game)
     if not args.quiet and hasattr(state, "describe"):
         print(state.describe())
     print(terminal.result_line(state))
@@ -67,6 +57,32 @@ def cmd_play(args) -> int:
         write_record(state, args.record)
         print(f"Record: {shown(args.record)}")
     return 0
+
+
+def _action_printer(seats: list[str], quiet: bool) -> Callable[[State, str], None]:
+    """``play``'s ``on_action``: each action's log line, but for the actions of the
+    human seats, which the player sees as they choose them (and nothing if quiet)."""
+    from sim.cli import terminal
+
+    humans = "human" in seats
+
+    def on_action(state: State, action: str) -> None:
+        if quiet:
+            return
+        line = terminal.log_line(state, action)
+        player = state.current_player()
+        if line and not (humans and player >= 0 and seats[player] == "human"):
+            print(line)
+
+    return on_action
+
+
+def _close_resolver(game: Game) -> None:
+    """Close the game's shot resolver, if it holds something (a physical resolver
+    holds a PyBullet world)."""
+    close = getattr(getattr(game, "resolver", None), "close", None)
+    if close is not None:
+        close()
 
 
 #: The longest seat name (human, greedy, hold-at-20 ...).
@@ -122,11 +138,8 @@ def cmd_replay(args) -> int:
         turns, final = terminal.replay_turns(name, params, actions)
         terminal.step_through(turns)
     else:  # streamed: each turn printed as it is replayed, the board drawn once
-        final = None
-        for turn, state in terminal.iter_turns(name, params, actions):
-            print("\n".join(turn.lines))
-            final = state
-        if final is not None and terminal.board_text(final):
+        final = terminal.stream_turns(name, params, actions)
+        if terminal.board_text(final):
             print(terminal.board_text(final))
     print(terminal.result_line(final))
     return 0
@@ -187,7 +200,8 @@ MAX_PICTURE_TURNS = 1000
 
 
 def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
-    from referee import canonical_name, load_game
+    from referee import canonical_name
+    from referee.go_piggy_go import GoPiggyGoGame
     from referee.records import replay
     from sim.cli.terminal import iter_turns
     from sim.views.game_pictures import game_frames, write_game_page
@@ -195,7 +209,7 @@ def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
 
     if canonical_name(name) != "go_piggy_go":
         raise InputError(f"pictures of game records are drawn for go_piggy_go, not {name}")
-    board = load_game(name, **params).board
+    board = GoPiggyGoGame(**params).board
     turns = sum(1 for _ in iter_turns(name, params, actions))  # counted, nothing drawn
     if turns > MAX_PICTURE_TURNS:
         raise InputError(

@@ -86,26 +86,13 @@ def workers_of(args) -> int:
 
 
 def cmd_hitmap(args) -> int:
-    from sim.studies import datafiles, hitmap
+    from sim.studies import hitmap
 
     workers = workers_of(args)
     designs = args.design or ["stock"]
-    if len(designs) > 1 and not args.aim_sd_scan:
-        raise InputError(
-            "--design is given once for a hit map (more than once only with "
-            "--aim-sd-scan, which overlays the designs)"
-        )
-    args.design = designs[0]
-    out = Path(args.out or default_out(args))
-    fmt = datafiles.format_of(out, args.format)
-    check_output(out, "--out", datafiles.SUFFIXES)
-    if args.per_shot:
-        check_output(hitmap.per_shot_path(out), "--per-shot file", datafiles.SUFFIXES)
-    if args.plot:
-        check_output(args.plot, "--plot", (".png",))
+    out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
-    board = layout.board
     spec = sweep_spec(args, layout)
     if args.aim_sd_scan:
         from sim.cli.scan import scan
@@ -128,24 +115,63 @@ def cmd_hitmap(args) -> int:
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         return _none_in_reach(args, design.name, rows, out)
-    shots = [r["shots"] for r in reachable]
-    sampling = (
-        f"to ±{spec.precision:g} (95 %), {min(shots)}-{max(shots)} shots a space"
-        if spec.precision
-        else f"{max(shots)} shots a space"
-    )
-    if spec.sampler != "mc":
-        sampling = f"{spec.sampler}, {sampling}"
-    aimer = spec.aimer["name"]
+    summary = _summary(spec, out, outcome, reachable)
+    sampling = _sampling(spec, summary["shots_per_space"])
     if args.plot:
         save_heatmap(
-            board,
+            layout.board,
             rows,
             args.plot,
-            f"design '{design.name}', aimer {aimer}: P(target knocked out), {sampling}",
+            f"design '{design.name}', aimer {summary['aimer']}: P(target knocked out), {sampling}",
         )
+    if args.per_shot:
+        summary["per_shot_file"] = str(hitmap.per_shot_path(out))
+    if args.json:
+        json_out(summary)
+        return 0
+    _print_summary(summary, sampling, args.plot)
+    return 0
+
+
+def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
+    """The hit map's file and format, and every file to be written checked before
+    any shot; one design (``args.design`` set to it) unless ``--aim-sd-scan``."""
+    from sim.studies import datafiles, hitmap
+
+    if len(designs) > 1 and not args.aim_sd_scan:
+        raise InputError(
+            "--design is given once for a hit map (more than once only with "
+            "--aim-sd-scan, which overlays the designs)"
+        )
+    args.design = designs[0]
+    out = Path(args.out or default_out(args))
+    fmt = datafiles.format_of(out, args.format)
+    check_output(out, "--out", datafiles.SUFFIXES)
+    if args.per_shot:
+        check_output(hitmap.per_shot_path(out), "--per-shot file", datafiles.SUFFIXES)
+    if args.plot:
+        check_output(args.plot, "--plot", (".png",))
+    return out, fmt
+
+
+def _sampling(spec, shots_per_space: list[int]) -> str:
+    """How the spaces were sampled, in words: the precision or the shots a space
+    (fewest and most), and the sampler unless plain Monte Carlo."""
+    fewest, most = shots_per_space
+    sampling = (
+        f"to ±{spec.precision:g} (95 %), {fewest}-{most} shots a space"
+        if spec.precision
+        else f"{most} shots a space"
+    )
+    return sampling if spec.sampler == "mc" else f"{spec.sampler}, {sampling}"
+
+
+def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
+    """The ``--json`` summary of a hit map with some space in reach."""
+    rows = outcome.rows
+    shots = [r["shots"] for r in reachable]
     worst = min(reachable, key=lambda r: r["p_target"])
-    summary = {
+    return {
         "file": str(out),
         "spaces": len(rows),
         "in_reach": len(reachable),
@@ -153,7 +179,7 @@ def cmd_hitmap(args) -> int:
         "shots_per_space": [min(shots), max(shots)],
         "precision": spec.precision,
         "seed": spec.seed,
-        "aimer": aimer,
+        "aimer": spec.aimer["name"],
         "sampler": spec.sampler,
         "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
         "worst": worst["space"],
@@ -163,16 +189,16 @@ def cmd_hitmap(args) -> int:
         "measured_spaces": outcome.computed,
         "dead_zones": dead_zones(rows),
     }
-    if args.per_shot:
-        summary["per_shot_file"] = str(hitmap.per_shot_path(out))
-    if args.json:
-        json_out(summary)
-        return 0
+
+
+def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
+    """The summary in words, and the files written."""
+    low, high = summary["worst_p_target_ci"]
     print(
-        f"{len(rows)} spaces, {len(reachable)} in reach, {sampling} ({sum(shots)} shots), "
-        f"aimer {aimer}: mean P(target knocked out) {summary['mean_p_target']:.2f}, worst "
-        f"{worst['space']} {worst['p_target']:.2f} [{worst['p_target_ci_low']:.2f}, "
-        f"{worst['p_target_ci_high']:.2f}]"
+        f"{summary['spaces']} spaces, {summary['in_reach']} in reach, {sampling} "
+        f"({summary['shots']} shots), aimer {summary['aimer']}: mean P(target knocked out) "
+        f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
+        f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}]"
     )
     named = [
         f"{kind.replace('_', ' ')} {', '.join(spaces)}"
@@ -180,10 +206,9 @@ def cmd_hitmap(args) -> int:
         if spaces
     ]
     print("dead zones (docs/hitmap.md): " + ("; ".join(named) or "none"))
-    for path in (str(out), summary.get("per_shot_file"), args.plot):
+    for path in (summary["file"], summary.get("per_shot_file"), plot):
         if path:
             print(f"Wrote {shown(path)}")
-    return 0
 
 
 def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:

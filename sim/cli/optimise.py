@@ -78,7 +78,7 @@ def cmd_design_optimise(args) -> int:
         datafiles.write_table(
             rows,
             args.table,
-            None,
+            datafiles.format_of(args.table),  # the suffix says which
             made_by
             | {"params": [p.to_dict() for p in search.params], "hitmaps": _hitmap_provenance(spec)},
         )

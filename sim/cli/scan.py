@@ -8,7 +8,7 @@ from pathlib import Path
 
 from models.errors import InputError
 from models.text import shown
-from sim.cli.common import json_out, progress_bar
+from sim.cli.common import json_out, offset_progress, progress_bar
 from sim.views.pictures import save_figure
 
 
@@ -42,7 +42,7 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> i
                 dataclasses.replace(spec, design=name),
                 values,
                 workers,
-                lambda done, k=k: progress(k * len(values) + done),
+                offset_progress(progress, k * len(values)),
             )
         progress(None)
         datafiles.write_table(rows, out, fmt, made_by)

@@ -14,7 +14,8 @@ from sim.cli.common import json_out, progress_bar, whole_number
 
 
 def cmd_solve(args) -> int:
-    from referee import canonical_name, load_game, pig_solver
+    from referee import canonical_name, pig_solver
+    from referee.pig_out import PigOutGame
     from referee.validate import parse_params
 
     if canonical_name(args.game) != "pig_out":
@@ -22,7 +23,7 @@ def cmd_solve(args) -> int:
     params = parse_params(args.param)
     if args.preset:
         params["preset"] = args.preset
-    game = load_game("pig_out", **params)
+    game = PigOutGame(**params)
     if game.params["cards"] and game.params["deck"] == "physical":
         raise InputError(
             "piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "

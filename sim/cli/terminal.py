@@ -17,6 +17,7 @@ from models.text import shown
 from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
+from referee.go_piggy_go import GoPiggyGoState
 from referee.shots import ScriptedResolver, TableResolver
 from referee.validate import parse_params
 
@@ -91,8 +92,8 @@ def make_resolver(
             raise InputError(
                 f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"
             )
-        resolver = ScriptedResolver(hit_probability=probability)
-        return resolver, {"resolver": "scripted", "hit_probability": resolver.hit_probability}
+        scripted = ScriptedResolver(hit_probability=probability)
+        return scripted, {"resolver": "scripted", "hit_probability": scripted.hit_probability}
     raise InputError(
         f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, table:FILE"
     )
@@ -234,7 +235,7 @@ def log_line(state: State, action: str) -> str | None:
 def knock_destinations(state: State, action: str) -> str:
     """``: green-3 to pit-right`` for a Go Piggy Go! knock-out (where the rules sent
     each piggy), ``: nobody knocked out`` for ``knock none``; else nothing."""
-    if state.game.name != "go_piggy_go" or not action.startswith("knock "):
+    if not isinstance(state, GoPiggyGoState) or not action.startswith("knock "):
         return ""
     if action == "knock none":
         return ": nobody knocked out"
@@ -265,13 +266,18 @@ def replay_turns(name: str, params: dict, actions: list[str]) -> tuple[list[Turn
 
 def iter_turns(name: str, params: dict, actions: list[str]) -> Iterator[tuple[Turn, State]]:
     """A record's turns one at a time, each without its board, with the state after
-    it (the same object, played on: draw its board before asking for the next)."""
+    it (the same object, played on: draw its board before asking for the next).
+
+    At least one turn comes out, so that the final state is always seen: a record
+    that stops inside its first turn after hidden moves only (By Golly!'s deal)
+    gives that turn with no lines."""
     from referee.records import replay
 
     states = replay(name, params, actions)
     state = next(states)
     lines: list[str] = []
     current = state.turn
+    yielded = False
     for action in actions:
         line = log_line(state, action)
         if line:
@@ -279,9 +285,19 @@ def iter_turns(name: str, params: dict, actions: list[str]) -> Iterator[tuple[Tu
         state = next(states)
         if state.turn != current or state.is_terminal():
             yield Turn(current + 1, tuple(lines), None), state
-            lines, current = [], state.turn
-    if lines or not actions:
+            lines, current, yielded = [], state.turn, True
+    if lines or not yielded:
         yield Turn(current + 1, tuple(lines), None), state
+
+
+def stream_turns(
+    name: str, params: dict, actions: list[str], write: Callable[[str], None] = print
+) -> State:
+    """Write a record's turns as they are replayed, one at a time; the final state."""
+    for turn, state in iter_turns(name, params, actions):  # at least one turn
+        write("\n".join(turn.lines))
+        final = state
+    return final
 
 
 def board_text(state: State) -> str | None:

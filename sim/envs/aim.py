@@ -12,7 +12,6 @@ and the aiming error of the person at the tractor (an aimer, models/aimers/).
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import gymnasium
 import numpy as np
@@ -27,7 +26,7 @@ from models.design import Design, load_design
 from models.errors import InputError
 from models.layout import MAX_STACK
 from models.meshes import load_piggy_mass
-from sim.envs.episodes import TargetSampler, occupancy, parse_layout
+from sim.envs.episodes import Episode, TargetSampler, occupancy, parse_layout
 from sim.physics.aim import solve
 from sim.physics.results import Recording, ShotResult
 from sim.physics.world import World
@@ -76,7 +75,9 @@ class AimEnv(gymnasium.Env):
     camera, frame_size : the renderer's camera preset and (width, height) in pixels.
     """
 
-    metadata: ClassVar[dict] = {"render_modes": ["rgb_array"], "render_fps": 30}
+    # gymnasium.Env declares metadata an instance variable, and gymnasium.make reads it
+    # from the class: a plain class attribute, not a ClassVar
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 30}  # noqa: RUF012
 
     def __init__(
         self,
@@ -129,7 +130,7 @@ class AimEnv(gymnasium.Env):
         )
         self.world: World | None = World(self.board, self.design, hit_rule=hit_rule)
         self._renderer: ShotRenderer | None = None
-        self._episode = None
+        self._episode: Episode | None = None
         self._observation: dict | None = None
         self._shot: ShotResult | None = None
 
@@ -246,17 +247,22 @@ class AimEnv(gymnasium.Env):
 
     # --- helpers ---------------------------------------------------------------------------
     def _copy_observation(self) -> dict:
+        if self._observation is None:
+            raise ResetNeeded("call reset() first")
         return {key: value.copy() for key, value in self._observation.items()}
 
     def _waiting(self) -> ShotResult:
         """A shot not yet fired, for the renderer: the piggies at rest, the bale
         out of sight, the tractor at yaw 0."""
+        world = self.world
+        if world is None:
+            raise InputError("the environment is closed")
         mass = load_piggy_mass()
         axes, com = np.array(mass["principal_axes"]), np.array(mass["com_mm"])
         positions, quats = {}, {}
-        for piggy in self.world.layout.piggies:
+        for piggy in world.layout.piggies:
             # a piggy's own frame -> its body (principal) frame, which recordings hold
-            position, rotation = self.world.piggy_pose_mm(piggy)
+            position, rotation = world.piggy_pose_mm(piggy)
             positions[piggy] = np.tile(position + rotation @ com, (2, 1))
             quats[piggy] = np.tile(Rotation.from_matrix(rotation @ axes).as_quat(), (2, 1))
         hidden = np.tile([0.0, 0.0, -1000.0], (2, 1))
@@ -282,7 +288,7 @@ class AimEnv(gymnasium.Env):
             sim_time_s=0.0,
             settled=True,
             piggies={},
-            hit_rule=self.world.hit_rule,
+            hit_rule=world.hit_rule,
             recording=recording,
         )
 
@@ -292,6 +298,8 @@ def solver_action(env: gymnasium.Env, observation: dict, arc: str = "low") -> np
     the target's centre (the hit maps' aim), on the ``arc`` asked for where it
     exists. Raises :class:`sim.physics.aim.OutOfReach` for a target out of reach."""
     unwrapped = env.unwrapped
+    if not isinstance(unwrapped, AimEnv):
+        raise TypeError(f"the solver aims piggy/Aim-v0, not {type(unwrapped).__name__}")
     solutions = solve(unwrapped.design, np.asarray(observation["target"], dtype=float))
     chosen = next((s for s in solutions if s.arc == arc), solutions[0])
     return unwrapped.to_action(chosen.yaw_deg, chosen.pitch_deg)

@@ -75,6 +75,13 @@ class Server:
         self.tasks: dict[str, asyncio.Task] = {}
         self._uploads = tempfile.TemporaryDirectory(prefix="piggy-serve-")
 
+    @property
+    def running_workers(self) -> Workers:
+        """The workers, which the app's lifespan starts before any request comes."""
+        if self.workers is None:
+            raise RuntimeError("the workers run inside the app's lifespan only")
+        return self.workers
+
     def app(self) -> Starlette:
         @asynccontextmanager
         async def lifespan(_app):
@@ -283,7 +290,7 @@ class Server:
     async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         seed = _seed(body)
         noise = not body.get("exact", False)
-        shot = await self.workers.run(
+        shot = await self.running_workers.run(
             key,
             jobs.fire,
             sandbox.board,
@@ -339,7 +346,7 @@ class Server:
         cap = _FIRST_LOOK_SHOTS
         try:
             while True:
-                look = await self.workers.run_estimate(key, jobs.estimate, spec, space, cap)
+                look = await self.running_workers.run_estimate(key, jobs.estimate, spec, space, cap)
                 sandbox.estimate = {
                     **look,
                     "running": not look["done"] and cap < most,
@@ -364,7 +371,7 @@ class Server:
 
     async def _state(self, key: str, sandbox: Sandbox) -> dict:
         """What the page shows: the sandbox, its piggies' poses and its aim solved."""
-        look = await self.workers.run(
+        look = await self.running_workers.run(
             key, jobs.look, sandbox.board, sandbox.design, sandbox.stacks, sandbox.aim
         )
         design = load_design(sandbox.design)

@@ -117,6 +117,9 @@ def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
     """How likely the top piggy on ``space`` is knocked out: the hit map's shots at
     that space (:func:`sim.studies.hitmap.run_space`) up to ``cap`` shots, stopping
     at the spec's precision. ``done`` is False when the cap stopped it first."""
+    if spec.precision is None:
+        raise ValueError("an estimate stops at a precision: the spec sets none")
+    precision = spec.precision
     chunk = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
     shots = chunk["shots"]
     hits = int(np.sum([row["target_knocked"] for row in shots])) if shots else 0
@@ -130,5 +133,5 @@ def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
         "hits": hits,
         "p": hits / len(shots) if shots else None,
         "interval": [low, high],
-        "done": not chunk["reachable"] or precision_reached(hits, len(shots), spec.precision),
+        "done": not chunk["reachable"] or precision_reached(hits, len(shots), precision),
     }

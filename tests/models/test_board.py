@@ -75,6 +75,12 @@ def test_bad_board_files_are_refused_with_the_key_named(change, message):
         board_from_dict(dict(SMALL_BOARD, **change))
 
 
+def test_a_forward_space_off_the_grid_is_told_once():
+    with pytest.raises(InputError) as refused:
+        board_from_dict(dict(SMALL_BOARD, forward={"r9c0": "up"}))
+    assert str(refused.value) == "board board: 'forward' has r9c0 outside the 9x5 grid"
+
+
 def test_missing_key_is_named():
     data = dict(SMALL_BOARD)
     del data["fences"]

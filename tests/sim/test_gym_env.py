@@ -181,6 +181,16 @@ def test_rgb_array_frames_show_the_board_before_and_after_the_shot():
     plain.close()
 
 
+def test_a_closed_environment_refuses_to_step_or_draw_in_one_line():
+    env = make(target="r8c3", render_mode="rgb_array", frame_size=(96, 72)).unwrapped
+    env.reset(seed=0)
+    env.close()
+    with pytest.raises(InputError, match="the environment is closed"):
+        env.render()
+    with pytest.raises(InputError, match="the environment is closed"):
+        env.step(np.zeros(2, np.float32))
+
+
 def test_each_other_piggy_knocked_out_costs_the_penalty():
     """A stack hit straight on: the top piggy knocks the bottom one out too."""
     rewards = {}

@@ -63,6 +63,19 @@ def test_replay_shows_the_board_after_a_chosen_turn(capsys, tmp_path):
     assert code == 2 and "--turn 999: the game has turns 1-" in err
 
 
+def test_replay_of_a_record_that_stops_inside_the_hidden_deal(capsys, tmp_path):
+    """A By Golly! record cut after two of its hidden deal moves has one turn with no
+    log lines: replay shows the board and the result, not an internal error."""
+    record = tmp_path / "game.jsonl"
+    run(capsys, "play", "by_golly", "--seats", "memory,memory", "--quiet", "--record", str(record))
+    header, *moves = record.read_text().splitlines()
+    record.write_text("\n".join([header, *moves[:2]]) + "\n")
+    code, out, _ = run(capsys, "replay", str(record))
+    assert code == 0 and out.strip().splitlines()[-1] == "No winner after 0 turns"
+    code, out, _ = run(capsys, "replay", str(record), "--turn", "1")
+    assert code == 0 and out.strip().splitlines()[-1] == "(turn 1 of 1)"
+
+
 def test_replay_steps_turn_by_turn_at_a_terminal(capsys, tmp_path, monkeypatch):
     record = tmp_path / "game.jsonl"
     run(
