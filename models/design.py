@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.errors import InputError
+from models.errors import InputError, check_label
 from models.files import known_names, read_toml, resolve_named_file
 
 DESIGNS_DIR = Path(__file__).parent / "designs"
@@ -323,10 +323,6 @@ def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:
       pivot, a long barrel and a steep downward pitch would start a shot under the
       board, where no flight or landing point exists.
     """
-    import math  # imports kept here: this check is one self-contained block
-
-    from models.text import check_label
-
     check_label(data.get("name", design.name), f"{where}: 'name'", 64)
     check_label(data.get("description", ""), f"{where}: 'description'", 500, empty_ok=True)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from models.board import Space, load_board
 from models.errors import InputError
+from models.grid import HIT_RULES
 from models.layout import COLOURS, PIGGIES_PER_COLOUR
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 from referee.board_steps import Steps
@@ -30,8 +31,6 @@ from referee.validate import (
     whole_text,
 )
 
-#: Ruling 7's readings of "knocked out", for the physical shot resolver.
-HIT_RULES = ("touches-line", "cleared")
 #: The largest die face and tractor move accepted.
 MAX_STEPS = 20
 
