@@ -8,6 +8,8 @@ and a bad file gets an :class:`InputError` that names the field and the range.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,6 +221,32 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
     """Load and validate a design by name or path; bad files raise :class:`InputError`."""
     path = resolve_named_file(name_or_path, DESIGNS_DIR, "design")
     return design_from_dict(read_toml(path, "design"), source=str(path))
+
+
+def design_toml(design: Design) -> str:
+    """A design as a TOML file (the inverse of :func:`load_design`, for derived designs)."""
+    lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
+    for section, values in design.file_dict().items():
+        if isinstance(values, dict):
+            lines.append(f"[{section}]")
+            for key, value in values.items():
+                lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value}")
+    return "\n".join(lines) + "\n"
+
+
+def design_identity(name_or_path: str) -> dict:
+    """What identifies a design: its name, its file (an absolute path), the sha256 of
+    the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
+    (:func:`design_toml`: the same for two files that differ only in comments or
+    layout)."""
+    design = load_design(name_or_path)
+    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
+    return {
+        "design": design.name,
+        "design_file": str(path),
+        "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "design_sha256": hashlib.sha256(design_toml(design).encode()).hexdigest(),
+    }
 
 
 def _check_launch(given: dict, sections: dict, where: str) -> None:

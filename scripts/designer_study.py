@@ -32,8 +32,8 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.files import write_text_atomic
+from models.stats import wilson_interval
 from sim.studies import compare, design_tools, hitmap, report
-from sim.studies.stats import wilson_interval
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 from sim.views.report_page import report_html

@@ -55,7 +55,7 @@ def cmd_design_check(args) -> int:
     launcher = design.launcher
     report = _safety(design, args)
     if args.json:
-        from sim.studies.design_tools import design_identity
+        from models.design import design_identity
 
         identity = {k: v for k, v in design_identity(args.file).items() if k != "design"}
         json_out(

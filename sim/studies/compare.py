@@ -9,7 +9,7 @@ shots than two independent hit maps: a shot that both designs hit or both miss
 says nothing about the difference, and the test looks only at the discordant ones.
 
 Per space: P_A, P_B, the difference P_B - P_A with Newcombe's paired interval and
-the exact McNemar test (sim/studies/stats.py) for plain Monte Carlo; with the RQMC
+the exact McNemar test (models/stats.py) for plain Monte Carlo; with the RQMC
 sampler the designs share every scramble's points, and the difference's interval
 and p-value come from the per-scramble differences (Student's t,
 sim/studies/rqmc.py); then Holm's correction over all the
@@ -27,10 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.board import Board
-from referee.match import Z_95
+from models.stats import Z_95, holm, mean_interval, paired_difference
 from sim.studies import rqmc
 from sim.studies.dead_zones import FEW_SHOTS
-from sim.studies.stats import holm, mean_interval, paired_difference
 
 #: Family-wise error rate of the per-space tests.
 ALPHA = 0.05

@@ -9,8 +9,6 @@ reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 import tomllib
 from collections.abc import Callable
@@ -20,9 +18,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from models.board import Board, load_board
-from models.design import DESIGNS_DIR, Design, design_from_dict, load_design
+from models.design import Design, design_from_dict, design_identity, design_toml, load_design
 from models.errors import InputError
-from models.files import resolve_named_file, write_text_atomic
+from models.files import write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
@@ -33,32 +31,6 @@ from sim.views.hitmap_picture import draw_heatmap
 #: The cached files' layout: raised when the columns change, so that files made by
 #: an older version are measured again rather than read.
 CACHE_FORMAT = 2
-
-
-def design_toml(design: Design) -> str:
-    """A design as a TOML file (the inverse of load_design, for derived designs)."""
-    lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
-    for section, values in design.file_dict().items():
-        if isinstance(values, dict):
-            lines.append(f"[{section}]")
-            for key, value in values.items():
-                lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value}")
-    return "\n".join(lines) + "\n"
-
-
-def design_identity(name_or_path: str) -> dict:
-    """What identifies a design: its name, its file (an absolute path), the sha256 of
-    the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
-    (:func:`design_toml`: the same for two files that differ only in comments or
-    layout)."""
-    design = load_design(name_or_path)
-    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
-    return {
-        "design": design.name,
-        "design_file": str(path),
-        "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "design_sha256": datafiles.sha256_text(design_toml(design)),
-    }
 
 
 def comparison_provenance(spec: hitmap.SweepSpec, names: list[str], maps: list[list[dict]]) -> dict:

@@ -249,7 +249,7 @@ def test_a_shots_outcome_names_what_happened():
 
 
 def test_a_dead_zone_is_decided_by_its_interval():
-    from referee.match import wilson_interval
+    from models.stats import wilson_interval
 
     def row(shots, hits=0, blocked=0, missed=0):
         out = {"reachable": True, "shots": shots, "p_target": hits / shots}
