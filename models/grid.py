@@ -18,8 +18,11 @@ import numpy as np
 from models.errors import InputError
 from models.text import shown
 
-#: Places that are not spaces (docs/architecture.md, "Names").
-PLACES = ("pit", "pit-left", "pit-right", "trough")
+#: Places that are not spaces (docs/architecture.md, "Names"): the Mud Pits, then the
+#: food trough.
+PITS = ("pit", "pit-left", "pit-right")
+TROUGH = "trough"
+PLACES = (*PITS, TROUGH)
 
 #: Directions a space's triangle may point; "up" is toward the trough.
 DIRECTIONS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}

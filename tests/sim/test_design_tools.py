@@ -141,7 +141,7 @@ def test_a_sweep_picture_spends_no_panel_on_a_constant_line():
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from sim.studies.design_tools import sweep_figure
+    from sim.views.design_pictures import sweep_figure
 
     results = [
         {
