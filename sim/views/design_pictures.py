@@ -11,6 +11,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
+from matplotlib.typing import ColorType
 
 from models.aimer import load_aimer
 from models.board import Board
@@ -208,7 +209,7 @@ def scan_figure(rows: list[dict], title: str):
             zorder=1,
         )
     designs = list(dict.fromkeys(r["design"] for r in rows))
-    colours = {}
+    colours: dict[str, ColorType] = {}
     for d, design in enumerate(designs):
         for name in dict.fromkeys(r["space"] for r in rows):
             mine = [
