@@ -276,11 +276,13 @@ def test_no_import_cycle(graph):
 def test_the_graph_sees_the_real_imports(graph):
     """Sanity of the parser on known imports, so that an empty list of violations means
     something: a lazy import inside a function, a module-level one, a TYPE_CHECKING one."""
-    shoot = {(i.name, i.at_import) for i in graph["sim.physics.shoot"]}
-    assert ("sim.physics.world", True) in shoot
-    assert ("sim.physics.aim", True) in shoot
-    bots = {(i.name, i.at_import) for i in graph["referee.bots"]}
-    assert ("referee.go_piggy_go", False) in bots
+    shoot = {(i.name, i.at_import, i.runs) for i in graph["sim.physics.shoot"]}
+    assert ("sim.physics.world", True, True) in shoot
+    assert ("sim.physics.aim", True, True) in shoot
+    calibrate = {(i.name, i.at_import, i.runs) for i in graph["sim.cli.calibrate"]}
+    assert ("sim.studies.calibration", False, True) in calibrate  # in cmd_calibrate
+    bots = {(i.name, i.at_import, i.runs) for i in graph["referee.bots"]}
+    assert ("referee.go_piggy_go", False, False) in bots  # under TYPE_CHECKING
 
 
 @pytest.mark.parametrize(
