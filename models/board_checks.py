@@ -26,8 +26,8 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-from models.board import DIRECTIONS, Board, Space, space_name
 from models.errors import InputError
+from models.grid import DIRECTIONS, Board, Space, space_name
 
 #: The piggy's cached measurements (written by models/meshes.py, build_assets).
 PIGGY_MASS_JSON = Path(__file__).parent / "assets" / "piggy_mass.json"

@@ -8,12 +8,14 @@ and a bad file gets an :class:`InputError` that names the field and the range.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.errors import InputError
+from models.errors import InputError, check_label
 from models.files import known_names, read_toml, resolve_named_file
 
 DESIGNS_DIR = Path(__file__).parent / "designs"
@@ -222,6 +224,32 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
     return design_from_dict(read_toml(path, "design"), source=str(path))
 
 
+def design_toml(design: Design) -> str:
+    """A design as a TOML file (the inverse of :func:`load_design`, for derived designs)."""
+    lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
+    for section, values in design.file_dict().items():
+        if isinstance(values, dict):
+            lines.append(f"[{section}]")
+            for key, value in values.items():
+                lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value}")
+    return "\n".join(lines) + "\n"
+
+
+def design_identity(name_or_path: str) -> dict:
+    """What identifies a design: its name, its file (an absolute path), the sha256 of
+    the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
+    (:func:`design_toml`: the same for two files that differ only in comments or
+    layout)."""
+    design = load_design(name_or_path)
+    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
+    return {
+        "design": design.name,
+        "design_file": str(path),
+        "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "design_sha256": hashlib.sha256(design_toml(design).encode()).hexdigest(),
+    }
+
+
 def _check_launch(given: dict, sections: dict, where: str) -> None:
     """A launcher gives its launch as a speed or as a whole spring, not both; a
     spring's derived speed and spread must lie in the speed fields' ranges."""
@@ -337,10 +365,6 @@ def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:
       pivot, a long barrel and a steep downward pitch would start a shot under the
       board, where no flight or landing point exists.
     """
-    import math  # imports kept here: this check is one self-contained block
-
-    from models.text import check_label
-
     check_label(data.get("name", design.name), f"{where}: 'name'", 64)
     check_label(data.get("description", ""), f"{where}: 'description'", 500, empty_ok=True)
 

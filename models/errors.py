@@ -1,4 +1,5 @@
-"""The one error type for bad input anywhere in the project.
+"""The one error type for bad input anywhere in the project, and the check that
+refuses a name a file gives when it cannot be shown as it is.
 
 The ``piggy`` command turns a :class:`InputError` into a one-line message and
 exit code 2; anything else is an internal failure.
@@ -22,3 +23,27 @@ class InputError(ValueError):
 
     def __init__(self, message: str):
         super().__init__(shown(str(message), MAX_MESSAGE_CHARS))
+
+
+def check_label(value: object, what: str, max_chars: int, *, empty_ok: bool = False) -> str:
+    """Return ``value`` if it is a string fit to print as it is: at most ``max_chars``
+    characters, none of them a control or format character (what :func:`shown`
+    would escape; a newline included), and not empty unless ``empty_ok``. Else an
+    :class:`InputError` naming ``what`` (e.g. ``board x.toml: 'name'``).
+
+    For names and descriptions read from files, which end up in titles, pictures
+    and one-line messages.
+    """
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, got {shown(value)}")
+    if not value and not empty_ok:
+        raise InputError(f"{what} must not be empty")
+    if len(value) > max_chars:
+        raise InputError(f"{what} is {len(value)} characters long: at most {max_chars}")
+    bad = next((ch for ch in value if shown(ch) != ch), None)
+    if bad is not None:
+        raise InputError(
+            f"{what} {shown(value)} holds the control character "
+            f"{shown(bad)}: use printable characters only"
+        )
+    return value

@@ -6,7 +6,8 @@ obey: colours, cursor moves, a changed window title), a bidirectional override,
 or a hundred thousand characters. :func:`shown` makes any of it safe to put in a
 message; every :class:`~models.errors.InputError` that echoes user input uses it,
 and so should the command line and the referee when they print names they did
-not make. :func:`check_label` refuses such text where a file gives a name.
+not make. :func:`models.errors.check_label` refuses such text where a file gives a
+name.
 """
 
 from __future__ import annotations
@@ -65,29 +66,3 @@ def shown(value: object, max_chars: int = SHOWN_MAX_CHARS) -> str:
     keep = max(max_chars - len(suffix) - 3, 2)
     tail = keep // 3
     return f"{text[: keep - tail]}...{text[-tail:]}{suffix}"
-
-
-def check_label(value: object, what: str, max_chars: int, *, empty_ok: bool = False) -> str:
-    """Return ``value`` if it is a string fit to print as it is: at most ``max_chars``
-    characters, none of them a control or format character (what :func:`shown`
-    would escape; a newline included), and not empty unless ``empty_ok``. Else an
-    :class:`~models.errors.InputError` naming ``what`` (e.g. ``board x.toml: 'name'``).
-
-    For names and descriptions read from files, which end up in titles, pictures
-    and one-line messages.
-    """
-    from models.errors import InputError  # it imports this module
-
-    if not isinstance(value, str):
-        raise InputError(f"{what} must be a string, got {shown(value)}")
-    if not value and not empty_ok:
-        raise InputError(f"{what} must not be empty")
-    if len(value) > max_chars:
-        raise InputError(f"{what} is {len(value)} characters long: at most {max_chars}")
-    bad = next((ch for ch in value if _escaped(ch) != ch), None)
-    if bad is not None:
-        raise InputError(
-            f"{what} {shown(value)} holds the control character "
-            f"{_escaped(bad)}: use printable characters only"
-        )
-    return value

@@ -27,33 +27,29 @@ from collections import Counter
 from collections.abc import Callable
 
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
-from referee.validate import TURN_CAP, one_of, whole
-
-ANIMALS = (
-    "bunny",
-    "butterfly",
-    "caterpillar",
-    "chick",
-    "drake",
-    "fox",
-    "goose",
-    "hedgehog",
-    "hen",
-    "marten",
-    "mouse",
-    "raven",
-    "rooster",
-    "snail",
-    "worm",
+from referee.by_golly_load import load
+from referee.by_golly_terms import (
+    ANIMAL_CARDS,
+    DEAL,
+    DRAW,
+    HAND,
+    LUCKY,
+    OVER,
+    PENALTY,
+    PLAY,
+    POOP,
+    POOP_TURN,
+    RUN_CARDS,
+    RUN_SIZE,
+    SETUP_DEAL,
+    SETUP_PHASES,
+    SETUP_RUN,
+    SETUP_START,
+    SHOVEL,
+    SWAP,
+    TURN,
 )
-POOP, SHOVEL = "poop", "shovel"
-RUN_CARDS = Counter({**dict.fromkeys(ANIMALS, 1), POOP: 2, SHOVEL: 2})  # ruling 1
-ANIMAL_CARDS = Counter(dict.fromkeys(ANIMALS, 3))
-DEAL = {2: 15, 3: 15, 4: 11, 5: 9, 6: 7}  # cards dealt to each player, by player count
-HAND = 5
-PENALTY = {"animal": 2, POOP: 4}  # cards drawn after poop then an animal / poop
-
-RUN_SIZE = sum(RUN_CARDS.values())
+from referee.validate import TURN_CAP, one_of, whole
 
 DEFAULTS = {
     "players": 2,  # 2-6
@@ -67,12 +63,6 @@ SPECS = {
     "max_turns": TURN_CAP,
     "optional_steps": one_of("choice", "compulsory"),
 }
-
-_SETUP_RUN, _SETUP_DEAL, _SETUP_START = "run", "deal", "start"
-_PLAY, _TURN, _POOP_TURN, _DRAW, _SWAP, _OVER = "play", "turn", "poop-turn", "draw", "swap", "over"
-_LUCKY = "lucky"
-SETUP_PHASES = (_SETUP_RUN, _SETUP_DEAL, _SETUP_START)
-PHASES = (*SETUP_PHASES, _PLAY, _TURN, _LUCKY, _POOP_TURN, _DRAW, _SWAP, _OVER)
 
 
 class ByGollyGame(Game):
@@ -129,7 +119,7 @@ class ByGollyState(State):
         self.hands: list[list[str]] = [[] for _ in range(n)]
         self.stacks: list[list[str]] = [[] for _ in range(n)]  # top first
         self.events: list[list] = []  # the public log: reveals, swaps, hides, draws
-        self.phase = _SETUP_RUN
+        self.phase = SETUP_RUN
         self.player = 0
         self.played: str | None = None
         self.draws_left = 0
@@ -142,16 +132,16 @@ class ByGollyState(State):
     def current_player(self) -> int:
         if self.phase in SETUP_PHASES:
             return CHANCE
-        return TERMINAL if self.phase == _OVER else self.player
+        return TERMINAL if self.phase == OVER else self.player
 
     def returns(self) -> list[float]:
         return winner_returns(self.winner, self.game.num_players)
 
     # --- chance: the set-up -------------------------------------------------------
     def _chance_outcomes(self) -> list[tuple[str, float]]:
-        if self.phase == _SETUP_RUN:
+        if self.phase == SETUP_RUN:
             return _draw_outcomes(RUN_CARDS - Counter(self.run), "run")
-        if self.phase == _SETUP_DEAL:
+        if self.phase == SETUP_DEAL:
             dealt = Counter(c for stack in self.stacks for c in stack)
             return _draw_outcomes(ANIMAL_CARDS - dealt, "deal")
         n = self.game.num_players
@@ -164,21 +154,21 @@ class ByGollyState(State):
 
     def _legal_actions(self) -> list[str]:
         optional = self.game.optional
-        if self.phase == _PLAY:  # after a match (cards face up) the player may stop
+        if self.phase == PLAY:  # after a match (cards face up) the player may stop
             actions = [f"play {a}" for a in set(self.hands[self.player])]
             if optional and self.face_up:
                 actions.append("done")
             return sorted(actions)
-        if self.phase in (_TURN, _POOP_TURN):  # after chicken poop, turning one is a choice
+        if self.phase in (TURN, POOP_TURN):  # after chicken poop, turning one is a choice
             actions = [f"turn {p}" for p in self.face_down()]
-            if optional and self.phase == _POOP_TURN:
+            if optional and self.phase == POOP_TURN:
                 actions.append("done")
             return sorted(actions)
-        if self.phase == _LUCKY:  # offered after every match: entering it reveals nothing
+        if self.phase == LUCKY:  # offered after every match: entering it reveals nothing
             animal = self.run[self.face_up[-1]]
             held = animal in self.hands[self.player]
             return [f"discard {animal}", f"keep {animal}"] if held else [f"keep {animal}"]
-        if self.phase == _DRAW:
+        if self.phase == DRAW:
             return [f"draw {s}" for s in self._penalty_sources()]
         up = sorted(self.face_up)
         swaps = [f"swap {p} {q}" for i, p in enumerate(up) for q in up[i + 1 :]]
@@ -196,7 +186,7 @@ class ByGollyState(State):
     def _on_run(self, card: str) -> None:
         self.run.append(card)
         if len(self.run) == RUN_SIZE:
-            self.phase = _SETUP_DEAL
+            self.phase = SETUP_DEAL
 
     def _on_deal(self, card: str) -> None:
         n = self.game.num_players
@@ -206,7 +196,7 @@ class ByGollyState(State):
             for seat in range(n):  # each player draws the top 5 into their hand
                 self.hands[seat] = self.stacks[seat][:HAND]
                 self.stacks[seat] = self.stacks[seat][HAND:]
-            self.phase = _SETUP_START
+            self.phase = SETUP_START
 
     def _on_start(self, seat: str) -> None:
         self.player = int(seat)
@@ -215,7 +205,7 @@ class ByGollyState(State):
     def _on_play(self, card: str) -> None:
         self.hands[self.player].remove(card)
         self.played = card
-        self._to_turn(_TURN)
+        self._to_turn(TURN)
 
     def _on_turn(self, position: str) -> None:
         self._reveal(int(position))
@@ -259,17 +249,17 @@ class ByGollyState(State):
         self.face_up.append(position)
         self.events.append(["reveal", position, card])
         hand = self.hands[self.player]
-        if self.phase == _POOP_TURN:
+        if self.phase == POOP_TURN:
             if card == SHOVEL:
                 self._after_poop()
             else:
                 self.draws_left = PENALTY[POOP if card == POOP else "animal"]
                 if self._penalty_sources():
-                    self.phase = _DRAW
+                    self.phase = DRAW
                 else:
                     self._after_poop()
         elif card == POOP:
-            self._to_turn(_POOP_TURN)  # a shovel is needed at once
+            self._to_turn(POOP_TURN)  # a shovel is needed at once
         elif card == self.played:
             # a match: the played card goes, and every other one of that animal may go
             # too: the lucky break (ruling 2). It is offered after every match while the
@@ -277,7 +267,7 @@ class ByGollyState(State):
             # there is): entering it tells the other players nothing about the hand.
             self.played = None
             if hand and self.game.optional:
-                self.phase = _LUCKY
+                self.phase = LUCKY
                 return
             self.hands[self.player] = [c for c in hand if c != card]
             self._after_match()
@@ -289,11 +279,11 @@ class ByGollyState(State):
         """An empty hand ends the turn, or wins with an empty stack (ruling 6); else the
         player plays on."""
         if self.hands[self.player]:
-            self.phase = _PLAY
+            self.phase = PLAY
         elif self.stacks[self.player]:
             self._end_turn()
         else:
-            self.winner, self.phase = self.player, _OVER
+            self.winner, self.phase = self.player, OVER
 
     def _take_back(self) -> None:
         if self.played is not None:
@@ -304,7 +294,7 @@ class ByGollyState(State):
         self._take_back()
         self.draws_left = 0
         self.swaps_left = max(0, len(self.face_up) - 1)
-        self.phase = _SWAP
+        self.phase = SWAP
 
     def _end_turn(self) -> None:
         self.events.append(["hide"])  # every run card face down again (ruling 5)
@@ -315,13 +305,13 @@ class ByGollyState(State):
         del stack[:refill]
         self.turn += 1
         if self.turn >= self.game.params["max_turns"]:
-            self.phase, self.capped = _OVER, True
+            self.phase, self.capped = OVER, True
             return
         self.player = (self.player + 1) % self.game.num_players
         self._begin_turn()
 
     def _begin_turn(self) -> None:
-        self.phase = _PLAY
+        self.phase = PLAY
         self.swaps_left = 0
 
     # --- views ---------------------------------------------------------------------------
@@ -363,8 +353,6 @@ class ByGollyState(State):
         }
 
     def _load(self, data: dict) -> None:
-        from referee.by_golly_load import load  # the checks need this module's names
-
         load(self, data)
 
     def describe(self, player: int | None = None) -> str:
@@ -383,7 +371,7 @@ class ByGollyState(State):
         ]
         if self.played:
             lines.append(f"Played: {self.played}")
-        if self.phase == _OVER:
+        if self.phase == OVER:
             lines.append(
                 "Game over: "
                 + (

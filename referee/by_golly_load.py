@@ -1,37 +1,44 @@
-"""Reading a saved By Golly! state (referee.by_golly): every field, and the rules a
-position must satisfy — the 19 chicken-run cards, at most 3 of each animal, the
-deal, the phase and the fields that go with it, and the public log agreeing with
-the cards face up (docs/rules/by-golly.md).
+"""Reading a saved By Golly! state: every field, and the rules a position must
+satisfy — the 19 chicken-run cards, at most 3 of each animal, the deal, the phase
+and the fields that go with it, and the public log agreeing with the cards face up
+(docs/rules/by-golly.md).
+
+Below the game's module (referee.by_golly), which plays from the position this
+reads: the state is named here for the type checker only, and the cards and phases
+come from referee.by_golly_terms.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from referee.by_golly import (
-    _DRAW,
-    _LUCKY,
-    _OVER,
-    _PLAY,
-    _POOP_TURN,
-    _SETUP_DEAL,
-    _SETUP_RUN,
-    _SETUP_START,
-    _SWAP,
-    _TURN,
+from referee.by_golly_terms import (
     ANIMAL_CARDS,
     ANIMALS,
+    DRAW,
     HAND,
+    LUCKY,
+    OVER,
     PENALTY,
     PHASES,
+    PLAY,
     POOP,
+    POOP_TURN,
     RUN_CARDS,
     RUN_SIZE,
+    SETUP_DEAL,
     SETUP_PHASES,
+    SETUP_RUN,
+    SETUP_START,
     SHOVEL,
-    ByGollyState,
+    SWAP,
+    TURN,
 )
 from referee.validate import FLAG, Fields, Spec, is_whole, list_of, one_of, or_none, shown, whole
+
+if TYPE_CHECKING:
+    from referee.by_golly import ByGollyState
 
 _ANIMAL = one_of(*ANIMALS)
 _CARDS = list_of(_ANIMAL, 0, sum(ANIMAL_CARDS.values()))
@@ -51,7 +58,7 @@ def load(state: ByGollyState, data: dict) -> None:
     )
     state.phase = phase = field("phase", one_of(*PHASES))
     field.require(
-        (len(state.run) == RUN_SIZE) == (phase != _SETUP_RUN),
+        (len(state.run) == RUN_SIZE) == (phase != SETUP_RUN),
         f"a chicken run of {len(state.run)} cards in phase {phase} (it has "
         f"{RUN_SIZE} once laid out)",
     )
@@ -128,8 +135,8 @@ def _check_cards(state: ByGollyState, field: Fields) -> None:
     )
     total, n = sum(cards.values()), game.num_players
     dealt = n * game.deal_size
-    if phase in (_SETUP_RUN, _SETUP_DEAL):
-        most = dealt - 1 if phase == _SETUP_DEAL else 0
+    if phase in (SETUP_RUN, SETUP_DEAL):
+        most = dealt - 1 if phase == SETUP_DEAL else 0
         field.require(
             not any(state.hands)
             and total <= most
@@ -138,7 +145,7 @@ def _check_cards(state: ByGollyState, field: Fields) -> None:
             ),
             f"{total} cards dealt in phase {phase}, not one by one round the table",
         )
-    elif phase == _SETUP_START:
+    elif phase == SETUP_START:
         field.require(
             all(len(h) == HAND for h in state.hands)
             and all(len(s) == game.deal_size - HAND for s in state.stacks),
@@ -154,19 +161,19 @@ def _check_phase(state: ByGollyState, field: Fields) -> None:
     phase, run, up, played = state.phase, state.run, state.face_up, state.played
     last = run[up[-1]] if up else None
     field.require(len(set(up)) == len(up), f"face-up positions {up} repeat")
-    needs_played = phase in (_TURN, _POOP_TURN, _DRAW)
+    needs_played = phase in (TURN, POOP_TURN, DRAW)
     rules = {
         "a card played": (played is not None) == needs_played,
-        "draws left": (state.draws_left > 0) == (phase == _DRAW),
-        "swaps left": state.swaps_left < len(up) if phase == _SWAP else state.swaps_left == 0,
+        "draws left": (state.draws_left > 0) == (phase == DRAW),
+        "swaps left": state.swaps_left < len(up) if phase == SWAP else state.swaps_left == 0,
         "the last card turned": {
-            _PLAY: all(run[p] in ANIMALS for p in up),
-            _TURN: all(run[p] in ANIMALS for p in up),
-            _LUCKY: all(run[p] in ANIMALS for p in up) and bool(state.hands[state.player]),
-            _POOP_TURN: last == POOP,
-            _DRAW: last not in (SHOVEL, None) and len(up) >= 2 and run[up[-2]] == POOP,
+            PLAY: all(run[p] in ANIMALS for p in up),
+            TURN: all(run[p] in ANIMALS for p in up),
+            LUCKY: all(run[p] in ANIMALS for p in up) and bool(state.hands[state.player]),
+            POOP_TURN: last == POOP,
+            DRAW: last not in (SHOVEL, None) and len(up) >= 2 and run[up[-2]] == POOP,
         }.get(phase, True),
-        "the end": (phase == _OVER) == (state.capped or state.winner is not None)
+        "the end": (phase == OVER) == (state.capped or state.winner is not None)
         and state.capped == (state.turn >= state.game.params["max_turns"]),
         "the winner's cards": state.winner is None
         or not (state.hands[state.winner] or state.stacks[state.winner] or played),

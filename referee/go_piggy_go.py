@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from models.board import Space, load_board
 from models.errors import InputError
+from models.grid import HIT_RULES, PITS, TROUGH
 from models.layout import COLOURS, PIGGIES_PER_COLOUR
 from referee.api import CHANCE, TERMINAL, Game, State, winner_returns
 from referee.board_steps import Steps
+from referee.go_piggy_go_load import PHASE_MOVE, PHASE_OVER, PHASE_ROLL, PHASE_SHOT, load
 from referee.shots import ScriptedResolver, ShotResolver
 from referee.validate import (
     FLAG,
@@ -30,8 +32,6 @@ from referee.validate import (
     whole_text,
 )
 
-#: Ruling 7's readings of "knocked out", for the physical shot resolver.
-HIT_RULES = ("touches-line", "cleared")
 #: The largest die face and tractor move accepted.
 MAX_STEPS = 20
 
@@ -66,11 +66,6 @@ SPECS = {
     "hit_rule": one_of(*HIT_RULES),
     "max_turns": TURN_CAP,
 }
-
-PITS = ("pit", "pit-left", "pit-right")
-TROUGH = "trough"
-PLACES = (*PITS, TROUGH)
-_PHASE_ROLL, _PHASE_MOVE, _PHASE_SHOT, _PHASE_OVER = "roll", "move", "shot", "over"
 
 
 class GoPiggyGoGame(Game):
@@ -140,7 +135,7 @@ class GoPiggyGoState(State):
         }
         self.stacks: dict[Space, list[str]] = {}
         self.passed: dict[str, int] = dict.fromkeys(self.place, 0)
-        self.phase = _PHASE_ROLL
+        self.phase = PHASE_ROLL
         self.player = game.params["first_player"]
         self.die: str | None = None
         self.target: str | None = None
@@ -152,9 +147,9 @@ class GoPiggyGoState(State):
 
     # --- whose turn ----------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase == _PHASE_OVER:
+        if self.phase == PHASE_OVER:
             return TERMINAL
-        if self.phase in (_PHASE_ROLL, _PHASE_SHOT):
+        if self.phase in (PHASE_ROLL, PHASE_SHOT):
             return CHANCE
         return self.player
 
@@ -163,7 +158,7 @@ class GoPiggyGoState(State):
 
     # --- chance ------------------------------------------------------------------------
     def _chance_outcomes(self) -> list[tuple[str, float]]:
-        if self.phase == _PHASE_ROLL:
+        if self.phase == PHASE_ROLL:
             faces = self.game.faces
             return [(f"die {face}", 1.0 / len(faces)) for face in faces]
         if self._shot_outcomes is None:
@@ -181,7 +176,7 @@ class GoPiggyGoState(State):
         return self._shot_outcomes
 
     def _is_legal_chance_outcome(self, action: str) -> bool:
-        if self.phase != _PHASE_SHOT:
+        if self.phase != PHASE_SHOT:
             return super()._is_legal_chance_outcome(action)
         # A record may hold any outcome the physics produced: any set of piggies on the
         # board, written sorted.
@@ -228,10 +223,10 @@ class GoPiggyGoState(State):
 
     # --- applying -------------------------------------------------------------------------
     def _apply(self, action: str) -> None:
-        if self.phase == _PHASE_ROLL:
+        if self.phase == PHASE_ROLL:
             self.die = action[len("die ") :]
-            self.phase = _PHASE_MOVE
-        elif self.phase == _PHASE_SHOT:
+            self.phase = PHASE_MOVE
+        elif self.phase == PHASE_SHOT:
             body = action[len("knock ") :]
             self._knock_out([] if body == "none" else body.split(","))
             self.shots_fired += 1
@@ -242,11 +237,11 @@ class GoPiggyGoState(State):
             self._next_turn()
         elif action.startswith("fire "):
             self.target = action[len("fire ") :]
-            self.phase = _PHASE_SHOT
+            self.phase = PHASE_SHOT
         else:
             _, piggy, destination = action.split(" ")
             self._move(piggy, destination)
-            if self.phase != _PHASE_OVER:
+            if self.phase != PHASE_OVER:
                 self._next_turn()
 
     def _move(self, piggy: str, destination: str) -> None:
@@ -277,7 +272,7 @@ class GoPiggyGoState(State):
             seat = (first + k) % n
             if all(self.place[p] == TROUGH for p in self.game.piggies_of(seat)):
                 self.winner = seat
-                self.phase = _PHASE_OVER
+                self.phase = PHASE_OVER
                 return
 
     def _knock_out(self, piggies: list[str]) -> None:
@@ -304,10 +299,10 @@ class GoPiggyGoState(State):
         self.turn += 1
         self.die = None
         if self.turn >= self.game.params["max_turns"]:
-            self.phase, self.capped = _PHASE_OVER, True
+            self.phase, self.capped = PHASE_OVER, True
             return
         self.player = (self.player + 1) % self.game.num_players
-        self.phase = _PHASE_ROLL
+        self.phase = PHASE_ROLL
 
     # --- views -----------------------------------------------------------------------------
     def layout_stacks(self) -> dict[str, list[str]]:
@@ -332,8 +327,6 @@ class GoPiggyGoState(State):
         }
 
     def _load(self, data: dict) -> None:
-        from referee.go_piggy_go_load import load  # the checks need this module's names
-
         load(self, data)
 
     def __str__(self) -> str:
@@ -349,7 +342,7 @@ class GoPiggyGoState(State):
         for where in (*PITS, TROUGH):
             if where in places:
                 lines.append(f"{where:10s} {', '.join(places[where])}")
-        if self.phase == _PHASE_OVER:
+        if self.phase == PHASE_OVER:
             lines.append(
                 "Game over: "
                 + (

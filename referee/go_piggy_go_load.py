@@ -1,22 +1,26 @@
-"""Reading a saved Go Piggy Go! state (referee.go_piggy_go): every field, and the
-rules a position must satisfy — the piggies in play, each on one place, the
-stacks agreeing with the pieces and at most two high, checkpoints passed, and the
-phase, die, target and end going together (docs/rules/go-piggy-go.md).
+"""A Go Piggy Go! position as a saved state holds it: the phases of a turn, and
+reading one back (for referee.go_piggy_go) — every field, and the rules a position
+must satisfy: the piggies in play, each on one place, the stacks agreeing with the
+pieces and at most two high, checkpoints passed, and the phase, die, target and end
+going together (docs/rules/go-piggy-go.md).
+
+Below the game's module, which plays from a position this one reads: the state is
+named here for the type checker only.
 """
 
 from __future__ import annotations
 
-from models.board import Space, space_name
-from referee.go_piggy_go import (
-    _PHASE_MOVE,
-    _PHASE_OVER,
-    _PHASE_ROLL,
-    _PHASE_SHOT,
-    PLACES,
-    TROUGH,
-    GoPiggyGoState,
-)
+from typing import TYPE_CHECKING
+
+from models.grid import PLACES, TROUGH, Space, space_name
 from referee.validate import FLAG, OBJECT, Fields, one_of, or_none, shown, whole
+
+if TYPE_CHECKING:
+    from referee.go_piggy_go import GoPiggyGoState
+
+#: The phases of a turn: the die is rolled, a piggy moves, a shot's outcome is
+#: awaited (after the tractor face), the game is over.
+PHASE_ROLL, PHASE_MOVE, PHASE_SHOT, PHASE_OVER = "roll", "move", "shot", "over"
 
 
 def load(state: GoPiggyGoState, data: dict) -> None:
@@ -95,7 +99,7 @@ def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
     """Whose turn, the die, the shot, the end: each consistent with the others."""
     game = state.game
     n, cap = game.num_players, game.params["max_turns"]
-    state.phase = field("phase", one_of(_PHASE_ROLL, _PHASE_MOVE, _PHASE_SHOT, _PHASE_OVER))
+    state.phase = field("phase", one_of(PHASE_ROLL, PHASE_MOVE, PHASE_SHOT, PHASE_OVER))
     state.player = field("player", whole(0, n - 1))
     state.die = field("die", or_none(one_of(*game.faces), "before the roll"))
     state.target = field("target", or_none(one_of(*state.place), "no shot under way"))
@@ -103,15 +107,15 @@ def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
     state.shots_fired = field("shots_fired", whole(0, state.turn))
     state.winner = field("winner", or_none(whole(0, n - 1), "no winner yet"))
     state.capped = field("capped", FLAG)
-    phase, over = state.phase, state.phase == _PHASE_OVER
+    phase, over = state.phase, state.phase == PHASE_OVER
     field.require(
-        (state.die is None) == (phase == _PHASE_ROLL) or over,
+        (state.die is None) == (phase == PHASE_ROLL) or over,
         f"die {shown(state.die)} in phase {phase}",
     )
     field.require(
-        (state.target is not None) == (phase == _PHASE_SHOT)
+        (state.target is not None) == (phase == PHASE_SHOT)
         and (
-            phase != _PHASE_SHOT
+            phase != PHASE_SHOT
             or (state.die == "tractor" and isinstance(state.place[state.target], tuple))
         ),
         f"target {shown(state.target)} in phase {phase} with die {state.die}",

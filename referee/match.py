@@ -7,18 +7,15 @@ the same game every time.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from models.errors import InputError
+from models.stats import wilson_interval
 from referee.api import CHANCE, TERMINAL, Game, State
 from referee.bots import Bot
-
-#: z for two-sided 95 % intervals.
-Z_95 = 1.959963984540054
 
 
 def sample_chance(state: State, rng: np.random.Generator) -> str:
@@ -87,18 +84,6 @@ def play(
         else:
             state.apply_action(action)
     return state
-
-
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95 % by default)."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = (
-        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    )
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass

@@ -34,12 +34,12 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 
+from models.design import design_toml
 from models.errors import InputError
-from referee.match import wilson_interval
+from models.stats import wilson_interval
 
 # The script's only imports of sim modules (their paths move with issue 12).
 from sim.envs.aim import AimEnv, solver_action
-from sim.studies.design_tools import design_toml
 from sim.studies.hitmap import SweepSpec, run_space
 
 ENV_ID = "sim.envs:piggy/Aim-v0"

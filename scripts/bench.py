@@ -74,8 +74,9 @@ import referee
 from models.board import load_board
 from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
+from models.stats import wilson_interval
 from referee.bots import make_bot
-from referee.match import play, wilson_interval
+from referee.match import play
 from sim.physics import aim
 from sim.physics.world import World
 

@@ -6,7 +6,7 @@
 - ``answer_shots``: the shots it fired; ``answer_max_half_width``: its widest interval;
 - ``answer_mc_shots``: what plain Monte Carlo's rule (batches of 20 until the Wilson
   interval is within ±precision) fires on average to the same precision at each
-  space's measured P, summed (exact: sim/studies/stats.py, ``sequential_bias``);
+  space's measured P, summed (exact: models/stats.py, ``sequential_bias``);
 - ``compare_seconds``: stock against fast-spring, paired, to the same precision, cold
   (with its verdict, and the significant spaces: P_A, P_B, the difference, its
   interval, the Holm-adjusted p);
@@ -23,8 +23,8 @@ from pathlib import Path
 from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
+from models.stats import sequential_bias
 from sim.studies import design_tools, hitmap
-from sim.studies.stats import sequential_bias
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
 CAP = 1000

@@ -1,25 +1,18 @@
 """The paired tests of the grazing bench (scripts/bench.py; docs/physics.md, "Fidelity
 on grazing shots"): two engines' verdicts on the same shots, compared target by target.
 
-Kept beside the bench until the project's statistics module serves it; the exact
-McNemar test is the plain binomial one on the discordant pairs.
+The exact McNemar test is the project's one (models/stats.py); the largest
+difference over targets, and the adoption rule, are the bench's own.
 """
 
 from __future__ import annotations
 
 import math
 
-from scipy.stats import binom, binomtest
+from scipy.stats import binom
 
 from models.layout import ALL_PIGGIES
-
-
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar test: under "no difference" each discordant pair favours
-    either side with probability 1/2 (binomial). No discordant pair: 1."""
-    if a_only + b_only == 0:
-        return 1.0
-    return float(binomtest(a_only, a_only + b_only, 0.5).pvalue)
+from models.stats import mcnemar_exact
 
 
 def max_dp_test(a_only: list[int], b_only: list[int], shots: int) -> tuple[float, float]:

@@ -32,8 +32,9 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.files import write_text_atomic
+from models.stats import wilson_interval
 from sim.studies import compare, design_tools, hitmap, report
-from sim.studies.stats import wilson_interval
+from sim.views.design_pictures import SCALE, difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 from sim.views.report_page import report_html
@@ -136,7 +137,7 @@ def main() -> None:
         ["stock", "fast-spring"],
         [[c["row"] for c in base_chunks], [c["row"] for c in fast_chunks]],
     )
-    save_figure(compare.difference_figure(board, versus, made_by), pictures / "compare.png")
+    save_figure(difference_figure(board, versus, made_by), pictures / "compare.png")
     page = write_text_atomic(
         cache / "report.html",
         report_html(
@@ -147,7 +148,7 @@ def main() -> None:
                 versus,
                 [base_chunks, fast_chunks],
                 made_by,
-                compare.SCALE,
+                SCALE,
             )
         ),
     )
@@ -159,9 +160,7 @@ def main() -> None:
     vary_made_by = design_tools.comparison_provenance(
         vary_spec, ["stock", "stock"], [[c["row"] for c in base_chunks], [c["row"] for c in varied]]
     )
-    save_figure(
-        compare.difference_figure(board, robust, vary_made_by), pictures / "compare-vary.png"
-    )
+    save_figure(difference_figure(board, robust, vary_made_by), pictures / "compare-vary.png")
 
     ps = [r["p_target"] for r in rows if r["reachable"]]
     result = {

@@ -29,7 +29,7 @@ from open_spiel.python.algorithms import mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from models.errors import InputError
-from referee.match import wilson_interval
+from models.stats import wilson_interval
 from referee.openspiel import RefereeBot
 
 UCT_C = 2.0

@@ -10,7 +10,7 @@ then the RQMC sampler measures the space to ``±precision`` ``--repetitions`` ti
 each time with another root seed (so other scrambles), and the coverage is the
 fraction of those intervals that hold the truth. Also the mean shots a repetition
 took, against the mean plain Monte Carlo would take to the same precision (exact,
-sim/studies/stats.py's sequential_bias at the truth's P). ``--out`` keeps every
+models/stats.py's sequential_bias at the truth's P). ``--out`` keeps every
 run's outcomes shot by shot with where each shot's errors came from (its seed, and
 for RQMC its scramble and point), for studies of other estimators on the same shots.
 """
@@ -25,10 +25,9 @@ from pathlib import Path
 
 from models.aimer import load_aimer
 from models.files import write_text_atomic
-from referee.match import wilson_interval
+from models.stats import sequential_bias, wilson_interval
 from sim.studies.hitmap import BATCH, SweepSpec, run_space
 from sim.studies.rqmc import proportion
-from sim.studies.stats import sequential_bias
 from sim.studies.workers import process_pool
 
 SPACES = "r7c3,r9c2,r0c3,r10c6,r2c1,r4c1"

@@ -156,11 +156,14 @@ def test_dangling_references_are_found():
 # --- imports --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Import:
-    """One import in a module: what it names, and whether it runs when the module is
-    imported (at module level, not under ``if TYPE_CHECKING``)."""
+    """One import in a module: what it names, whether it runs when the module is
+    imported (at module level, not under ``if TYPE_CHECKING``), and whether it ever
+    runs (anywhere but under ``if TYPE_CHECKING``: a function's import runs when the
+    function is called)."""
 
     name: str
     at_import: bool
+    runs: bool = True
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -175,10 +178,10 @@ def module_imports(source: str, module: str, is_package: bool, modules: set[str]
     one of ``modules``, else ``a``; relative imports are resolved against ``module``."""
     found: list[Import] = []
 
-    def visit(node: ast.AST, at_import: bool) -> None:
+    def visit(node: ast.AST, at_import: bool, runs: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Import):
-                found.extend(Import(alias.name, at_import) for alias in child.names)
+                found.extend(Import(alias.name, at_import, runs) for alias in child.names)
             elif isinstance(child, ast.ImportFrom):
                 base = child.module or ""
                 if child.level:
@@ -188,15 +191,15 @@ def module_imports(source: str, module: str, is_package: bool, modules: set[str]
                     base = f"{package}.{base}".rstrip(".")
                 for alias in child.names:
                     full = f"{base}.{alias.name}"
-                    found.append(Import(full if full in modules else base, at_import))
-            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) or (
-                isinstance(child, ast.If) and _is_type_checking(child)
-            ):
-                visit(child, False)  # runs later, or never
+                    found.append(Import(full if full in modules else base, at_import, runs))
+            elif isinstance(child, ast.If) and _is_type_checking(child):
+                visit(child, False, False)  # never runs: names for the type checker
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                visit(child, False, runs)  # runs when called
             else:
-                visit(child, at_import)
+                visit(child, at_import, runs)
 
-    visit(ast.parse(source), True)
+    visit(ast.parse(source), True, True)
     return found
 
 
@@ -250,10 +253,14 @@ def layer_violations(graph: dict[str, list[Import]]) -> list[str]:
 
 
 def import_cycles(graph: dict[str, list[Import]]) -> list[list[str]]:
-    """The cycles of module-level imports among the project's modules, each as the
-    path that closes it (``[a, b, a]``)."""
+    """The cycles of imports among the project's modules, each as the path that closes
+    it (``[a, b, a]``). Every import that runs counts, a function's too: one moved
+    into a function to dodge a cycle at import time still ties the two modules
+    together. Only a type checker's names (``if TYPE_CHECKING:``) are left out."""
     edges = {
-        module: sorted({i.name for i in imports if i.at_import and i.name in graph})
+        # a module's import of itself (sim.cli.demo's, to call its own function by
+        # its full name) ties it to nothing else
+        module: sorted({i.name for i in imports if i.runs and i.name in graph} - {module})
         for module, imports in graph.items()
     }
     cycles, state = [], {}  # state: 1 on the current path, 2 finished
@@ -261,15 +268,15 @@ def import_cycles(graph: dict[str, list[Import]]) -> list[list[str]]:
     def visit(module: str, path: list[str]) -> None:
         state[module] = 1
         for target in edges[module]:
-            if state.get(target) == 1:
-                cycles.append([*path[path.index(target) :], module, target])
+            if state.get(target) == 1:  # on the path: a cycle closes
+                cycles.append([*path[path.index(target) :], target])
             elif target not in state:
-                visit(target, [*path, module])
+                visit(target, [*path, target])
         state[module] = 2
 
     for module in sorted(edges):
         if module not in state:
-            visit(module, [])
+            visit(module, [module])
     return cycles
 
 
@@ -289,11 +296,13 @@ def test_no_import_cycle(graph):
 def test_the_graph_sees_the_real_imports(graph):
     """Sanity of the parser on known imports, so that an empty list of violations means
     something: a lazy import inside a function, a module-level one, a TYPE_CHECKING one."""
-    shoot = {(i.name, i.at_import) for i in graph["sim.physics.shoot"]}
-    assert ("sim.physics.world", True) in shoot
-    assert ("sim.physics.aim", True) in shoot
-    bots = {(i.name, i.at_import) for i in graph["referee.bots"]}
-    assert ("referee.go_piggy_go", False) in bots
+    shoot = {(i.name, i.at_import, i.runs) for i in graph["sim.physics.shoot"]}
+    assert ("sim.physics.world", True, True) in shoot
+    assert ("sim.physics.aim", True, True) in shoot
+    calibrate = {(i.name, i.at_import, i.runs) for i in graph["sim.cli.calibrate"]}
+    assert ("sim.studies.calibration", False, True) in calibrate  # in cmd_calibrate
+    bots = {(i.name, i.at_import, i.runs) for i in graph["referee.bots"]}
+    assert ("referee.go_piggy_go", False, False) in bots  # under TYPE_CHECKING
 
 
 @pytest.mark.parametrize(
@@ -321,9 +330,16 @@ def test_import_cycles_are_found():
     sources["sim.physics.ballistics"] = (source + "\nfrom sim.physics import aim\n", is_package)
     (cycle,) = import_cycles(import_graph(sources))  # where it is entered depends on the graph
     assert cycle[0] == cycle[-1] and set(cycle) == {"sim.physics.aim", "sim.physics.ballistics"}
-    # the same import inside a function is not a cycle: it runs later
+    # the same import hidden in a function is a cycle too: it runs when it is called
     sources["sim.physics.ballistics"] = (
         source + "\ndef f():\n    from sim.physics import aim\n",
+        is_package,
+    )
+    (cycle,) = import_cycles(import_graph(sources))
+    assert set(cycle) == {"sim.physics.aim", "sim.physics.ballistics"}
+    # a type checker's import never runs: it names a type, it ties nothing at run time
+    sources["sim.physics.ballistics"] = (
+        source + "\nimport typing\n\nif typing.TYPE_CHECKING:\n    from sim.physics import aim\n",
         is_package,
     )
     assert import_cycles(import_graph(sources)) == []

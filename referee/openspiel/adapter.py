@@ -21,7 +21,7 @@ import pyspiel
 import referee
 from models.errors import InputError
 from referee.api import CHANCE, TERMINAL
-from referee.by_golly import DEAL, RUN_CARDS
+from referee.by_golly_terms import DEAL, RUN_CARDS
 from referee.openspiel import observers
 from referee.openspiel.codec import ActionCodec, codec_for
 from referee.openspiel.params import SPECS, to_referee

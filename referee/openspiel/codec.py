@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from models.errors import InputError
 from referee.api import Game
-from referee.by_golly import ANIMALS, RUN_CARDS
+from referee.by_golly_terms import ANIMALS, RUN_CARDS
 from referee.pig_out import RANKS, dice_outcomes
 from referee.woolfy import HOUSES, PIGLETS
 

@@ -23,8 +23,9 @@ import json
 import numpy as np
 import pyspiel
 
-from referee.by_golly import ANIMALS, RUN_CARDS, remembered_run
-from referee.by_golly import PHASES as BY_GOLLY_PHASES
+from referee.by_golly import remembered_run
+from referee.by_golly_terms import ANIMALS, RUN_CARDS
+from referee.by_golly_terms import PHASES as BY_GOLLY_PHASES
 from referee.go_piggy_go import PITS, TROUGH
 from referee.pig_out import RANKS, SUITS
 from referee.woolfy import HOUSES, PIGLETS, POT

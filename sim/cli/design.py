@@ -26,8 +26,8 @@ from sim.cli.common import (
 from sim.cli.design_game import add_design_game
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.cli.optimise import add_design_optimise
-from sim.studies.compare import SCALE
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.views.design_pictures import SCALE, comparison_figure, difference_figure, sweep_figure
 from sim.views.pictures import save_figure
 
 #: The dead zones of ``design compare``'s figures, in the order printed.
@@ -56,7 +56,7 @@ def cmd_design_check(args) -> int:
     launcher = design.launcher
     report = _safety(design, args)
     if args.json:
-        from sim.studies.design_tools import design_identity
+        from models.design import design_identity
 
         identity = {k: v for k, v in design_identity(args.file).items() if k != "design"}
         json_out(
@@ -166,7 +166,7 @@ def _design_test_args(args):
 
 
 def cmd_design_compare(args) -> int:
-    from sim.studies import compare, design_tools
+    from sim.studies import design_tools
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
@@ -183,9 +183,9 @@ def cmd_design_compare(args) -> int:
     made_by = design_tools.comparison_provenance(spec, args.designs, maps)
     if args.plot:
         figure = (
-            compare.difference_figure(board, comparisons[0], made_by, args.scale)
+            difference_figure(board, comparisons[0], made_by, args.scale)
             if comparisons
-            else design_tools.comparison_figure(board, results, maps)
+            else comparison_figure(board, results, maps)
         )
         save_figure(figure, args.plot)
     if args.html:
@@ -303,7 +303,7 @@ def cmd_design_sweep(args) -> int:
     results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache, progress)
     progress(None)
     if args.plot:
-        save_figure(design_tools.sweep_figure(field, values, results), args.plot)
+        save_figure(sweep_figure(field, values, results), args.plot)
     if args.json:
         json_out(
             {"field": field, "values": values.tolist(), "results": results, "cache": str(cache)}

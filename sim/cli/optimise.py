@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 from models.design import load_design
-from models.errors import InputError
-from models.text import check_label, shown
+from models.errors import InputError, check_label
+from models.text import shown
 from sim.cli.common import (
     SEED_MAX,
     check_output,

@@ -9,6 +9,7 @@ from pathlib import Path
 from models.errors import InputError
 from models.text import shown
 from sim.cli.common import json_out, offset_progress, progress_bar
+from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
 
 
@@ -51,7 +52,7 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> i
             f"P(target knocked out) against the aim spread, {spec.shots} shots a point"
             f", seed {spec.seed}"
         )
-        save_figure(scan.scan_figure(rows, title), args.plot)
+        save_figure(scan_figure(rows, title), args.plot)
     if args.json:
         json_out({"file": str(out), "aim_sd_deg": made_by["aim_sd_scan_deg"], "rows": rows})
         return 0

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.go_piggy_go import HIT_RULES
+from models.grid import HIT_RULES
 
 #: A piggy whose lowest point is this far below the board surface has fallen off it, mm.
 FELL_OFF_DEPTH_MM = 1.0

@@ -32,6 +32,7 @@ from models.design import design_from_dict, known_designs, load_design
 from models.errors import InputError
 from models.files import MAX_FILE_BYTES, known_names, parse_json, parse_toml
 from models.layout import layout_from_dict
+from models.stats import wilson_half_width
 from models.text import shown
 from sim.cli.common import SEED_MAX
 from sim.serve import jobs
@@ -39,7 +40,6 @@ from sim.serve.guard import Guard, json_body
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.studies import hitmap
-from sim.studies.stats import wilson_half_width
 from sim.views import viewer
 
 #: "How likely?": the precisions offered (half-width of the 95 % interval), and the

@@ -20,9 +20,8 @@ from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
 from models.layout import layout_from_dict
-from referee.match import wilson_interval
+from models.stats import precision_reached, wilson_interval
 from sim.studies import hitmap
-from sim.studies.stats import precision_reached
 from sim.studies.workers import die_with_parent
 
 #: Each worker's worlds, (board, design, hit rule) -> World; a few at most.

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.design import Design
+from models.design import Design, design_toml
 from models.errors import InputError
 from sim.physics.ballistics import drag_constant_per_mm, landing_point_mm
 from sim.studies.calibration_checks import (
@@ -417,7 +417,6 @@ def write_fitted_design(result: CalibrationResult, path, base_file=None) -> None
     (sim/studies/fitted_file.py)."""
     from models.files import write_text_atomic
     from sim.studies import fitted_file
-    from sim.studies.design_tools import design_toml
 
     base_text = Path(base_file).read_text() if base_file else design_toml(result.base)
     values = {

@@ -9,7 +9,7 @@ shots than two independent hit maps: a shot that both designs hit or both miss
 says nothing about the difference, and the test looks only at the discordant ones.
 
 Per space: P_A, P_B, the difference P_B - P_A with Newcombe's paired interval and
-the exact McNemar test (sim/studies/stats.py) for plain Monte Carlo; with the RQMC
+the exact McNemar test (models/stats.py) for plain Monte Carlo; with the RQMC
 sampler the designs share every scramble's points, and the difference's interval
 and p-value come from the per-scramble differences (Student's t,
 sim/studies/rqmc.py); then Holm's correction over all the
@@ -26,11 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.board import Board
-from referee.match import Z_95
+from models.stats import Z_95, holm, mean_interval, paired_difference
 from sim.studies import rqmc
 from sim.studies.dead_zones import FEW_SHOTS
-from sim.studies.stats import holm, mean_interval, paired_difference
 
 #: Family-wise error rate of the per-space tests.
 ALPHA = 0.05
@@ -228,99 +226,3 @@ def study_title(made_by: dict) -> str:
         f"{made_by['aimer']} aiming, vary {vary or 'none'}, {sampling}, {sampler}, "
         f"seed {made_by['seed']}"
     )
-
-
-#: The difference map's colour scale by default: ±0.5, the same on every map, so that a
-#: colour means the same difference on every picture.
-SCALE = 0.5
-
-
-def difference_figure(
-    board: Board, comparison: Comparison, made_by: dict | None = None, scale: float = SCALE
-):
-    """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
-    blue where B knocks out more, red where fewer). Significant spaces are drawn
-    full and outlined with a star, the others faded; a space with fewer than
-    :data:`~sim.studies.dead_zones.FEW_SHOTS` pairs says how many under its number;
-    spaces out of reach of either design are hatched. ``made_by`` (the provenance)
-    names the aimer, ``--vary``, the precision and the sampler in the title."""
-    import matplotlib.pyplot as plt
-    from matplotlib import colormaps
-    from matplotlib.colors import Normalize
-    from matplotlib.patches import Rectangle
-
-    from sim.views.pictures import draw_board
-
-    fig, ax = plt.subplots(figsize=(6.5, 8.8))
-    draw_board(ax, board, labels=True)
-    cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
-    s = board.space_mm
-    for row in comparison.spaces:
-        x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
-        if row["diff"] is None:
-            ax.add_patch(
-                Rectangle(
-                    (x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2
-                )
-            )
-            continue
-        colour = cmap(norm(row["diff"]))
-        # faded: the colour mixed with white, so the eye goes to the significant spaces
-        shown = colour if row["significant"] else tuple(0.3 * c + 0.7 for c in colour[:3])
-        # zorder 2: over the spaces, under the board's names, checkpoints and fences
-        ax.add_patch(
-            Rectangle(
-                (x, y),
-                s,
-                s,
-                facecolor=shown,
-                zorder=2,
-                edgecolor="black" if row["significant"] else "none",
-                linewidth=2.0,
-            )
-        )
-        dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
-        ink = "white" if dark else "black"
-        mark = "*" if row["significant"] else ""
-        ax.text(
-            x + s / 2,
-            y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
-            f"{100 * row['diff']:+.0f}{mark}",
-            ha="center",
-            va="center",
-            fontsize=7,
-            color=ink,
-            weight="bold" if row["significant"] else "normal",
-            zorder=6,
-        )
-        if row["shots"] < FEW_SHOTS:
-            ax.text(
-                x + s / 2,
-                y + s / 2 - 7,
-                f"{row['shots']} pairs",
-                ha="center",
-                va="center",
-                fontsize=5.5,
-                color=ink,
-                style="italic",
-                zorder=6,
-            )
-    mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
-    fig.colorbar(
-        mappable,
-        ax=ax,
-        shrink=0.6,
-        extend="both",
-        label=f"P({comparison.design_b}) - P({comparison.design_a}) (numbers: percentage points)",
-    )
-    made = f"{study_title(made_by)}\n" if made_by else ""
-    ax.set_title(
-        f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
-        f"P(target knocked out)\n{made}* outlined, full colour: significant (95 %, "
-        f'Holm); faded: not; "n pairs": fewer than {FEW_SHOTS} pairs; hatched: out '
-        "of reach of one design\n" + comparison.verdict,
-        fontsize=7.5,
-        wrap=True,
-    )
-    ax.axis("off")
-    return fig

@@ -34,9 +34,10 @@ import numpy as np
 
 from models.board import Board, space_name
 from models.errors import InputError
+from models.stats import Z_95, wilson_interval
 from referee import load_game
 from referee.bots import GoPiggyGoGreedyBot, bot_names, make_bot
-from referee.match import Z_95, tournament, wilson_interval
+from referee.match import tournament
 from referee.shots import TableResolver
 
 #: The seats of a design game by default: two bots that fire when the hit table says

@@ -8,7 +8,7 @@ and intervals the hit maps use flow into the search unchanged:
 
 - ``mean-p``: the mean P over the searched spaces; a space out of reach counts as
   P = 0 (a piggy there cannot be knocked out). Interval: the mean of independent
-  estimates (:func:`sim.studies.stats.mean_interval`), each space's variance read
+  estimates (:func:`models.stats.mean_interval`), each space's variance read
   from its own 95 % interval.
 - ``far-rows``: the same over the spaces of the rows farthest from the tractor
   (:func:`far_rows`).
@@ -32,11 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.board import Board, space_name
-from models.design import RANGES, Design, design_from_dict
+from models.design import RANGES, Design, design_from_dict, design_toml
 from models.errors import InputError
+from models.stats import Z_95, mean_interval
 from models.text import shown
-from referee.match import Z_95
-from sim.studies.stats import mean_interval
 
 #: Objective name -> ("maximize" or "minimize", what it is).
 OBJECTIVES = {
@@ -157,8 +156,6 @@ def parse_objectives(text: str) -> list[str]:
 def with_values(base: Design, values: dict[str, float], name: str) -> Design:
     """``base`` with the fields of ``values`` set (whole numbers for whole-number
     fields), named ``name``; an invalid combination raises :class:`InputError`."""
-    from sim.studies.design_tools import design_toml
-
     data = tomllib.loads(design_toml(base))
     for field, value in values.items():
         section, key = field.split(".")

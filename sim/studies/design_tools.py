@@ -9,56 +9,26 @@ reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from models.board import Board, load_board
-from models.design import DESIGNS_DIR, Design, design_from_dict, load_design
+from models.design import Design, design_from_dict, design_identity, design_toml, load_design
 from models.errors import InputError
-from models.files import resolve_named_file, write_text_atomic
+from models.files import write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import chunks, compare, datafiles, hitmap
 from sim.studies.design_search import field_of
-from sim.views.hitmap_picture import draw_heatmap
 
 #: The cached files' layout: raised when the columns change, so that files made by
 #: an older version are measured again rather than read.
 CACHE_FORMAT = 2
-
-
-def design_toml(design: Design) -> str:
-    """A design as a TOML file (the inverse of load_design, for derived designs)."""
-    lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
-    for section, values in design.file_dict().items():
-        if isinstance(values, dict):
-            lines.append(f"[{section}]")
-            for key, value in values.items():
-                lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value}")
-    return "\n".join(lines) + "\n"
-
-
-def design_identity(name_or_path: str) -> dict:
-    """What identifies a design: its name, its file (an absolute path), the sha256 of
-    the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
-    (:func:`design_toml`: the same for two files that differ only in comments or
-    layout)."""
-    design = load_design(name_or_path)
-    path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
-    return {
-        "design": design.name,
-        "design_file": str(path),
-        "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "design_sha256": datafiles.sha256_text(design_toml(design)),
-    }
 
 
 def comparison_provenance(spec: hitmap.SweepSpec, names: list[str], maps: list[list[dict]]) -> dict:
@@ -241,29 +211,6 @@ def compare_designs(
     return results, comparisons, [[c["row"] for c in chunks] for chunks in all_chunks]
 
 
-def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]]):
-    """Each design's heatmap side by side, its figures underneath."""
-    n = len(results)
-    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 8.2), squeeze=False)
-    for ax, result, rows in zip(axes[0], results, maps, strict=True):
-        draw_heatmap(ax, board, rows, numbers=n <= 2)
-        low, high = result["mean_p_target_ci"]
-        ax.set_title(
-            f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
-            f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"
-            f"worst {result['worst_space']} {_num(result['worst_p_target'])}, "
-            f"collateral {_num(result['collateral_rate'])}",
-            fontsize=9,
-        )
-        ax.axis("off")
-    fig.suptitle("Launcher designs compared: P(target knocked out) per space", fontsize=12)
-    return fig
-
-
-def _num(value) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
 # --- sweeping one parameter ------------------------------------------------------------------
 #: Most values in a sweep: each one is a whole hit map.
 MAX_SWEEP_VALUES = 50
@@ -309,58 +256,6 @@ def with_value(design: Design, field: str, value: float) -> Design:
     )
     data["name"] = f"{design.name} {key}={value:g}"
     return design_from_dict(data, source=f"sweep of {field}")
-
-
-def sweep_figure(field: str, values, results: list[dict]):
-    """Mean P (with its interval) and worst P against the field; the spaces in reach
-    and the collateral rate beside it where they change, else said once in the title
-    (a panel of a constant line says nothing)."""
-    series = [
-        ("spaces in reach", [r["in_reach"] for r in results]),
-        ("P(collateral knock-out), mean", [r["collateral_rate"] for r in results]),
-    ]
-    changing = [(label, ys) for label, ys in series if len(set(ys)) > 1]
-    constant = [
-        f"{label.split(',')[0]}: {_num_or_int(ys[0])} for every value"
-        for label, ys in series
-        if len(set(ys)) <= 1
-    ]
-    fig, axes = plt.subplots(
-        1, 1 + len(changing), figsize=(4.4 * (1 + len(changing)) + 0.6, 4), squeeze=False
-    )
-    axes = axes[0]
-    mean = [r["mean_p_target"] for r in results]
-    axes[0].errorbar(
-        values,
-        mean,
-        yerr=[
-            [m - r["mean_p_target_ci"][0] for m, r in zip(mean, results, strict=True)],
-            [r["mean_p_target_ci"][1] - m for m, r in zip(mean, results, strict=True)],
-        ],
-        fmt="o-",
-        capsize=3,
-        label="mean (95 % interval)",
-    )
-    axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst space")
-    axes[0].set_ylabel("P(target knocked out)")
-    axes[0].legend()
-    for ax, (label, ys) in zip(axes[1:], changing, strict=True):
-        ax.plot(values, ys, "o-")
-        ax.set_ylabel(label)
-        if label == "spaces in reach":
-            ax.yaxis.get_major_locator().set_params(integer=True)
-    for ax in axes:
-        ax.set_xlabel(field)
-        ax.grid(alpha=0.3)
-    fig.suptitle(
-        f"Design sweep of {field}" + (f"\n{'; '.join(constant)}" if constant else ""), fontsize=11
-    )
-    fig.tight_layout()
-    return fig
-
-
-def _num_or_int(value) -> str:
-    return str(value) if isinstance(value, int) else _num(value)
 
 
 def load_designs(names: list[str]) -> list[Design]:

@@ -38,15 +38,15 @@ import numpy as np
 
 from models.aimer import Aimer
 from models.board import Board, load_board, space_name
-from models.design import load_design
+from models.design import design_identity, load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
+from models.stats import precision_reached
 from models.text import shown
 from sim.physics.aim import OutOfReach
 from sim.physics.noise import Deviates, vary_dims
 from sim.studies import chunks, datafiles, owner, parts, rqmc
 from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
-from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
 #: The piggy that stands on each measured empty space in turn.
@@ -142,8 +142,6 @@ def expected_chunk(spec: SweepSpec, name: str) -> chunks.Expected:
 def provenance(spec: SweepSpec) -> dict:
     """What made a hit map: the object written with its files (``shots_fired``, the
     shots fired per space in reach, is added when the sweep is done)."""
-    from sim.studies.design_tools import design_identity
-
     aimer = spec.aimer
     return {
         "board": spec.board,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.board import Board
-from models.design import Design
+from models.design import Design, design_toml
 from models.errors import InputError
 from models.text import shown
 from sim.studies import datafiles, design_search, design_tools, hitmap
@@ -64,7 +64,7 @@ class Search:
     def settings(self) -> dict:
         """What a study's trials depend on: a study resumed must have the same."""
         return {
-            "base_sha256": datafiles.sha256_text(design_tools.design_toml(self.base)),
+            "base_sha256": datafiles.sha256_text(design_toml(self.base)),
             "params": [p.to_dict() for p in self.params],
             "objectives": self.objectives,
             "hitmaps": json.loads(self.spec.key()) | {"design": ""},

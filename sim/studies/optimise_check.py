@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from models.design import design_toml
 from models.files import write_text_atomic
 from models.text import shown
 from sim.studies import design_search, design_tools, optimise
@@ -103,7 +104,5 @@ def write_best(path: Path, design, made_by: dict) -> Path:
     header = [f"# {key}: {shown(str(value), 500)}" for key, value in made_by.items()]
     return write_text_atomic(
         path,
-        "\n".join(["# made by piggy design optimise", *header])
-        + "\n"
-        + design_tools.design_toml(design),
+        "\n".join(["# made by piggy design optimise", *header]) + "\n" + design_toml(design),
     )

@@ -117,6 +117,7 @@ def build(
     """Everything the page shows (sim/views/report_page.py), shots recorded."""
     from sim.physics.world import World
     from sim.views import viewer
+    from sim.views.design_pictures import difference_figure
     from sim.views.hitmap_picture import heatmap_figure
 
     chunks_a, chunks_b = ({c["space"]: c for c in cs} for cs in chunks)
@@ -172,9 +173,7 @@ def build(
                     "as_recorded": (chunk["target"] in result.knocked) == recorded,
                 }
     title_tail = compare.study_title(made_by)
-    pictures = {
-        "difference": figure_png(compare.difference_figure(board, comparison, made_by, scale))
-    }
+    pictures = {"difference": figure_png(difference_figure(board, comparison, made_by, scale))}
     for side, design, cs in zip("ab", designs, chunks, strict=True):
         pictures[side] = figure_png(
             heatmap_figure(

@@ -37,8 +37,7 @@ import numpy as np
 from scipy import stats
 from scipy.stats import qmc
 
-from referee.match import wilson_interval
-from sim.studies.stats import PairedDifference
+from models.stats import PairedDifference, wilson_interval
 
 #: The samplers: randomised quasi-Monte Carlo (the default) and plain Monte Carlo.
 SAMPLERS = ("rqmc", "mc")

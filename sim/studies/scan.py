@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from models.aimer import MAX_SD_DEG, Aimer, load_aimer
+from models.aimer import MAX_SD_DEG, Aimer
 from models.design import load_design
 from models.errors import InputError
 from sim.studies import hitmap, rqmc
@@ -69,68 +69,3 @@ def aim_sd_scan(
 
 def _keep(chunks: dict, chunk: dict) -> None:
     chunks[chunk["space"]] = chunk
-
-
-#: The aimers whose spreads the scan marks (models/aimers/).
-MARKED_AIMERS = ("adult", "child")
-_STYLES = ("-", "--", ":", "-.")
-
-
-def scan_figure(rows: list[dict], title: str):
-    """P(target) against the aim spread: one colour per space, one line style per
-    design, each interval a band; the adult's and the child's spreads marked (a band
-    from their yaw spread to their pitch spread)."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for aimer, shade in zip(MARKED_AIMERS, ("#c8e0c8", "#f0d8b8"), strict=True):
-        a = load_aimer(aimer)
-        low, high = sorted((a.yaw_sd_deg, a.pitch_sd_deg))
-        ax.axvspan(low - 0.03, high + 0.03, color=shade, alpha=0.7, zorder=0)
-        ax.text(
-            (low + high) / 2,
-            1.13,
-            f"{aimer}\n(yaw {a.yaw_sd_deg:g}°, pitch {a.pitch_sd_deg:g}°)",
-            ha="center",
-            va="top",
-            fontsize=7,
-            zorder=1,
-        )
-    designs = list(dict.fromkeys(r["design"] for r in rows))
-    colours = {}
-    for d, design in enumerate(designs):
-        for name in dict.fromkeys(r["space"] for r in rows):
-            mine = [
-                r
-                for r in rows
-                if r["space"] == name and r["design"] == design and r["p_target"] is not None
-            ]
-            if not mine:
-                continue
-            sd = [r["aim_sd_deg"] for r in mine]
-            label = name if len(designs) == 1 else f"{name}, {design}"
-            (line,) = ax.plot(
-                sd,
-                [r["p_target"] for r in mine],
-                marker="o",
-                ls=_STYLES[d % len(_STYLES)],
-                color=colours.get(name),
-                label=label,
-            )
-            colours[name] = line.get_color()
-            ax.fill_between(
-                sd,
-                [r["p_target_ci_low"] for r in mine],
-                [r["p_target_ci_high"] for r in mine],
-                color=line.get_color(),
-                alpha=0.12,
-            )
-    ax.set_xlabel("aim spread, 1 sd (degrees, yaw and pitch)")
-    ax.set_ylabel("P(target knocked out)")
-    ax.set_ylim(-0.02, 1.15)
-    ax.set_yticks(np.linspace(0, 1, 6))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncol=2, loc="lower left")
-    ax.set_title(f"{', '.join(designs)}: {title}", fontsize=10)
-    fig.tight_layout()
-    return fig

@@ -7,9 +7,16 @@ import tomllib
 
 import pytest
 
-from models.design import Bale, Design, design_from_dict, load_design, spring_speed_mm_s
+from models.design import (
+    Bale,
+    Design,
+    design_from_dict,
+    design_toml,
+    load_design,
+    spring_speed_mm_s,
+)
 from models.errors import InputError
-from sim.studies.design_tools import design_toml, parse_sweep, with_value
+from sim.studies.design_tools import parse_sweep, with_value
 
 SPRING = {
     "spring_rate_n_m": 200.0,

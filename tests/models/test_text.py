@@ -2,8 +2,8 @@
 
 import pytest
 
-from models.errors import MAX_MESSAGE_CHARS, InputError
-from models.text import SHOWN_MAX_CHARS, check_label, shown
+from models.errors import MAX_MESSAGE_CHARS, InputError, check_label
+from models.text import SHOWN_MAX_CHARS, shown
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ import pytest
 
 import referee
 from models.errors import InputError
+from models.stats import wilson_interval
 from referee.bots import GoPiggyGoGreedyBot, make_bot
-from referee.match import play, tournament, wilson_interval
+from referee.match import play, tournament
 from referee.records import read_record, replay, write_record
 from tests.referee.positions import position
 

@@ -8,7 +8,7 @@ import pytest
 
 import referee
 from referee.bots import make_bot
-from referee.by_golly import ANIMALS
+from referee.by_golly_terms import ANIMALS
 from referee.match import sample_chance
 
 RUN = [

@@ -6,8 +6,9 @@ import pytest
 import referee
 from models.board import space_name
 from models.errors import InputError
+from models.stats import wilson_interval
 from referee.bots import GoPiggyGoExpectedGainBot, bot_names, make_bot
-from referee.match import tournament, wilson_interval
+from referee.match import tournament
 from referee.shots import ScriptedResolver, TableResolver
 from tests.referee.positions import position
 

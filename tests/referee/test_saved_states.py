@@ -10,6 +10,7 @@ import pytest
 import referee
 from models.errors import InputError
 from referee import checks
+from referee.by_golly_terms import ANIMALS
 from referee.match import sample_chance
 from tests.referee.positions import position
 
@@ -202,7 +203,7 @@ def test_by_golly_refuses_cards_beyond_those_dealt():
     game, data = golly_position()
     dealt = 2 * 15
     hands = [["bunny", "butterfly", "caterpillar"], ["chick", "drake", "fox"]]
-    stacks = [[a for a in referee.by_golly.ANIMALS for _ in range(2)][: dealt - 5], []]
+    stacks = [[a for a in ANIMALS for _ in range(2)][: dealt - 5], []]
     data.update(hands=hands, stacks=stacks, played=None, phase="play", face_up=[])
     assert "animal cards in play, but 30 were dealt" in refused(game, data)
 

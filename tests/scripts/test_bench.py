@@ -111,15 +111,6 @@ def load_bench_stats():
     return module
 
 
-def test_exact_mcnemar_by_hand():
-    """5 discordant pairs all one way: two-sided p = 2 / 2^5; 3 against 3: p = 1; none: 1."""
-    stats = load_bench_stats()
-    assert stats.mcnemar_exact(5, 0) == pytest.approx(2 / 32)
-    assert stats.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
-    assert stats.mcnemar_exact(3, 3) == pytest.approx(1.0)
-    assert stats.mcnemar_exact(0, 0) == 1.0
-
-
 def test_largest_difference_in_p_against_chance_by_hand():
     """Two targets, 10 shots each. Target 1 has 2 discordant pairs, both one way
     (|2B - d| is 0 or 2, each with chance 1/2), target 2 has one (|2B - d| = 1

@@ -18,8 +18,9 @@ from sim.studies.calibration import (
     supported,
     write_fitted_design,
 )
-from sim.studies.calibration_report import format_calibration, save_residuals_plot
+from sim.studies.calibration_report import format_calibration
 from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
+from sim.views.calibration_picture import save_residuals_plot
 
 PITCHES = (-30.0, -25.0, 8.0, 64.0, 70.0)
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from models.design import load_design
+from models.design import design_toml, load_design
 from models.errors import InputError
-from sim.studies.design_tools import design_toml, parse_sweep, with_value
+from sim.studies.design_tools import parse_sweep, with_value
 from tests.sim.test_cli import run
 
 SPACES = "r3c3,r7c3,r8c3,r10c0"
@@ -141,7 +141,7 @@ def test_a_sweep_picture_spends_no_panel_on_a_constant_line():
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from sim.studies.design_tools import sweep_figure
+    from sim.views.design_pictures import sweep_figure
 
     results = [
         {

@@ -210,7 +210,7 @@ def test_the_aim_spread_scan_overlays_designs_and_never_overwrites_its_own_file(
 ):
     import matplotlib.pyplot as plt
 
-    from sim.studies.scan import scan_figure
+    from sim.views.design_pictures import scan_figure
 
     monkeypatch.chdir(tmp_path)
     argv = (

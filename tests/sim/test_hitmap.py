@@ -13,7 +13,8 @@ import pytest
 
 import referee
 from models.errors import InputError
-from referee.match import sample_chance, wilson_interval
+from models.stats import wilson_interval
+from referee.match import sample_chance
 from referee.shots import TableResolver
 from sim.cli import main
 from sim.studies import hitmap

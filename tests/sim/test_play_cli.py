@@ -191,7 +191,7 @@ def test_tournament_json(capsys):
 
 
 def test_cooperative_tournament_counts_games_not_seats(capsys):
-    from referee.match import wilson_interval
+    from models.stats import wilson_interval
 
     code, out, _ = run(
         capsys,

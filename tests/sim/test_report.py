@@ -12,6 +12,7 @@ from models.board import load_board
 from models.design import DESIGNS_DIR
 from sim.studies import compare
 from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
+from sim.views.design_pictures import difference_figure
 from tests.browser import Browser
 from tests.sim.test_cli import run
 
@@ -190,8 +191,8 @@ def test_a_difference_means_one_colour_on_every_map():
     import matplotlib.pyplot as plt
 
     board = load_board("stock")
-    small = compare.difference_figure(board, comparison({"r8c3": (0.2, True, 100)}))
-    large = compare.difference_figure(
+    small = difference_figure(board, comparison({"r8c3": (0.2, True, 100)}))
+    large = difference_figure(
         board, comparison({"r8c3": (0.2, True, 100), "r9c3": (0.5, True, 100)})
     )
     assert cell_colours(small, board)[(8, 3)] == cell_colours(large, board)[(8, 3)]
@@ -210,7 +211,7 @@ def test_the_difference_map_fades_noise_and_stays_readable():
         "shots_cap": 1000,
         "seed": 0,
     }
-    fig = compare.difference_figure(
+    fig = difference_figure(
         board,
         comparison(
             {"r8c3": (0.5, False, 20), "r9c3": (0.2, True, 200), "r2c3": (-0.45, True, 300)}
@@ -228,7 +229,7 @@ def test_the_difference_map_fades_noise_and_stays_readable():
     assert all(
         w in title for w in ("child aiming", "friction ±20 %", "to ±0.1", "plain Monte Carlo")
     )
-    fig = compare.difference_figure(
+    fig = difference_figure(
         board, comparison({"r8c3": (0.2, True, 100)}), {**made_by, "sampler": "rqmc"}, scale=0.25
     )
     assert "randomised quasi-Monte Carlo" in fig.axes[0].get_title()
@@ -249,7 +250,7 @@ def test_a_shots_outcome_names_what_happened():
 
 
 def test_a_dead_zone_is_decided_by_its_interval():
-    from referee.match import wilson_interval
+    from models.stats import wilson_interval
 
     def row(shots, hits=0, blocked=0, missed=0):
         out = {"reachable": True, "shots": shots, "p_target": hits / shots}

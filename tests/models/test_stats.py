@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from sim.studies.stats import (
+from models.stats import (
+    binomial_pmf,
     holm,
     mcnemar_exact,
     mean_interval,
@@ -23,6 +24,30 @@ def test_mcnemar_exact_by_hand():
     assert mcnemar_exact(2, 9) == mcnemar_exact(9, 2)
     assert mcnemar_exact(0, 0) == 1.0
     assert mcnemar_exact(5, 5) == 1.0
+    # 5 discordant pairs all one way: two-sided p = 2 / 2^5 (the grazing bench's case)
+    assert mcnemar_exact(5, 0) == mcnemar_exact(0, 5) == 2 / 32
+
+
+def test_mcnemar_exact_agrees_with_scipy():
+    """The whole-number tail against SciPy's binomial CDF, which the test once used,
+    over every split of up to 300 discordant pairs."""
+    from scipy.stats import binom
+
+    for discordant in range(1, 301):
+        for a_only in range(discordant + 1):
+            b_only = discordant - a_only
+            scipy_p = min(1.0, 2 * float(binom.cdf(min(a_only, b_only), discordant, 0.5)))
+            assert mcnemar_exact(a_only, b_only) == pytest.approx(scipy_p, rel=1e-13, abs=0)
+
+
+def test_binomial_pmf_against_scipy():
+    from scipy.stats import binom
+
+    for trials, p in ((1, 0.3), (25, 0.5), (200, 0.07), (2000, 0.999)):
+        expected = binom.pmf(np.arange(trials + 1), trials, p)
+        np.testing.assert_allclose(binomial_pmf(trials, p), expected, rtol=1e-9, atol=1e-300)
+    assert binomial_pmf(3, 0.0).tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert binomial_pmf(3, 1.0).tolist() == [0.0, 0.0, 0.0, 1.0]
 
 
 def test_holm_by_hand():

@@ -1,6 +1,12 @@
-"""Statistics for hit maps and design comparisons: binomial intervals, when to stop
-sampling, paired differences of two designs fired with the same random numbers,
-and the correction for testing many spaces at once.
+"""Statistics, in one place: binomial intervals (Wilson), when to stop sampling,
+paired differences of two designs fired with the same random numbers (Newcombe's
+interval, the exact McNemar test), and the correction for testing many spaces at
+once (Holm).
+
+Here, below the referee, because its match reports need the Wilson interval as much
+as the hit maps do (docs/architecture.md, "The parts"); and so in plain Python and
+numpy, like the rest of models/: the binomial sums are written out rather than
+taken from SciPy, which the referee does not load.
 
 Assumptions, written once: the shots at one space are independent Bernoulli trials
 with one probability P (each shot has its own seed, and a shot starts from the same
@@ -15,21 +21,34 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
 
-from referee.match import Z_95, wilson_interval
+#: z for two-sided 95 % intervals.
+Z_95 = 1.959963984540054
 
-__all__ = [
-    "PairedDifference",
-    "holm",
-    "mcnemar_exact",
-    "mean_interval",
-    "paired_difference",
-    "precision_reached",
-    "sequential_bias",
-    "wilson_half_width",
-    "wilson_interval",
-]
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95 % by default)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = (
+        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    )
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def binomial_pmf(trials: int, p: float) -> np.ndarray:
+    """(trials + 1,) the probabilities of 0, 1, ..., ``trials`` successes in
+    ``trials`` independent trials of probability ``p`` (through the log-gamma
+    function: no overflow for large ``trials``)."""
+    k = np.arange(trials + 1)
+    if p <= 0.0 or p >= 1.0:
+        return (k == (trials if p >= 1.0 else 0)).astype(float)
+    log_choose = np.array(
+        [math.lgamma(trials + 1) - math.lgamma(i + 1) - math.lgamma(trials - i + 1) for i in k]
+    )
+    return np.exp(log_choose + k * math.log(p) + (trials - k) * math.log1p(-p))
 
 
 def wilson_half_width(hits: int, shots: int, z: float = Z_95) -> float:
@@ -57,12 +76,12 @@ def sequential_bias(p: float, precision: float, batch: int, cap: int) -> tuple[f
     """
     alive = np.zeros(cap + 1)
     alive[0] = 1.0
-    step = stats.binom.pmf(np.arange(batch + 1), batch, p)
+    step = binomial_pmf(batch, p)
     mean_estimate = mean_shots = 0.0
     shots = 0
     while shots < cap:
         size = min(batch, cap - shots)
-        pmf = step if size == batch else stats.binom.pmf(np.arange(size + 1), size, p)
+        pmf = step if size == batch else binomial_pmf(size, p)
         alive = np.convolve(alive, pmf)[: cap + 1]
         shots += size
         hits = np.arange(cap + 1)
@@ -101,12 +120,19 @@ class PairedDifference:
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar test: under "no difference" each discordant pair is
-    equally likely to favour either design, so min(a_only, b_only) is binomial with
-    p = 1/2 over the discordant pairs. No discordant pair: p = 1."""
+    equally likely to favour either side, so min(a_only, b_only) is binomial with
+    p = 1/2 over the discordant pairs. No discordant pair: p = 1.
+
+    The tail is summed in whole numbers and divided once, so the p-value is the
+    exact one rounded to a float (SciPy's ``binom.cdf`` agrees to 2e-14, relatively)."""
     discordant = a_only + b_only
     if discordant == 0:
         return 1.0
-    return float(min(1.0, 2 * stats.binom.cdf(min(a_only, b_only), discordant, 0.5)))
+    term = tail = 1  # C(discordant, 0), then C(discordant, k) for k = 1 ... min
+    for k in range(1, min(a_only, b_only) + 1):
+        term = term * (discordant - k + 1) // k
+        tail += term
+    return min(1.0, 2 * tail / 2**discordant)
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray) -> PairedDifference:

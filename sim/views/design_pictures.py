@@ -1,0 +1,248 @@
+"""The pictures of design studies: designs' hit maps side by side, a sweep of one
+design field, the difference map of two designs fired with the same shots, and
+P(target) against the aim spread. The studies (sim/studies/design_tools.py,
+compare.py, scan.py) measure; these draw what they return.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import Normalize
+from matplotlib.patches import Rectangle
+from matplotlib.typing import ColorType
+
+from models.aimer import load_aimer
+from models.board import Board
+from sim.studies.compare import Comparison, study_title
+from sim.studies.dead_zones import FEW_SHOTS
+from sim.views.hitmap_picture import draw_heatmap
+from sim.views.pictures import draw_board
+
+
+def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]]):
+    """Each design's heatmap side by side, its figures underneath."""
+    n = len(results)
+    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 8.2), squeeze=False)
+    for ax, result, rows in zip(axes[0], results, maps, strict=True):
+        draw_heatmap(ax, board, rows, numbers=n <= 2)
+        low, high = result["mean_p_target_ci"]
+        ax.set_title(
+            f"{result['design']}\nin reach {result['in_reach']}/{result['spaces']}, "
+            f"mean P {_num(result['mean_p_target'])} [{_num(low)}, {_num(high)}]\n"
+            f"worst {result['worst_space']} {_num(result['worst_p_target'])}, "
+            f"collateral {_num(result['collateral_rate'])}",
+            fontsize=9,
+        )
+        ax.axis("off")
+    fig.suptitle("Launcher designs compared: P(target knocked out) per space", fontsize=12)
+    return fig
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def sweep_figure(field: str, values, results: list[dict]):
+    """Mean P (with its interval) and worst P against the field; the spaces in reach
+    and the collateral rate beside it where they change, else said once in the title
+    (a panel of a constant line says nothing)."""
+    series = [
+        ("spaces in reach", [r["in_reach"] for r in results]),
+        ("P(collateral knock-out), mean", [r["collateral_rate"] for r in results]),
+    ]
+    changing = [(label, ys) for label, ys in series if len(set(ys)) > 1]
+    constant = [
+        f"{label.split(',')[0]}: {_num_or_int(ys[0])} for every value"
+        for label, ys in series
+        if len(set(ys)) <= 1
+    ]
+    fig, axes = plt.subplots(
+        1, 1 + len(changing), figsize=(4.4 * (1 + len(changing)) + 0.6, 4), squeeze=False
+    )
+    axes = axes[0]
+    mean = [r["mean_p_target"] for r in results]
+    axes[0].errorbar(
+        values,
+        mean,
+        yerr=[
+            [m - r["mean_p_target_ci"][0] for m, r in zip(mean, results, strict=True)],
+            [r["mean_p_target_ci"][1] - m for m, r in zip(mean, results, strict=True)],
+        ],
+        fmt="o-",
+        capsize=3,
+        label="mean (95 % interval)",
+    )
+    axes[0].plot(values, [r["worst_p_target"] for r in results], "s--", label="worst space")
+    axes[0].set_ylabel("P(target knocked out)")
+    axes[0].legend()
+    for ax, (label, ys) in zip(axes[1:], changing, strict=True):
+        ax.plot(values, ys, "o-")
+        ax.set_ylabel(label)
+        if label == "spaces in reach":
+            ax.yaxis.get_major_locator().set_params(integer=True)
+    for ax in axes:
+        ax.set_xlabel(field)
+        ax.grid(alpha=0.3)
+    fig.suptitle(
+        f"Design sweep of {field}" + (f"\n{'; '.join(constant)}" if constant else ""), fontsize=11
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _num_or_int(value) -> str:
+    return str(value) if isinstance(value, int) else _num(value)
+
+
+#: The difference map's colour scale by default: ±0.5, the same on every map, so that a
+#: colour means the same difference on every picture.
+SCALE = 0.5
+
+
+def difference_figure(
+    board: Board, comparison: Comparison, made_by: dict | None = None, scale: float = SCALE
+):
+    """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
+    blue where B knocks out more, red where fewer). Significant spaces are drawn
+    full and outlined with a star, the others faded; a space with fewer than
+    :data:`~sim.studies.dead_zones.FEW_SHOTS` pairs says how many under its number;
+    spaces out of reach of either design are hatched. ``made_by`` (the provenance)
+    names the aimer, ``--vary``, the precision and the sampler in the title."""
+    fig, ax = plt.subplots(figsize=(6.5, 8.8))
+    draw_board(ax, board, labels=True)
+    cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
+    s = board.space_mm
+    for row in comparison.spaces:
+        x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
+        if row["diff"] is None:
+            ax.add_patch(
+                Rectangle(
+                    (x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2
+                )
+            )
+            continue
+        colour = cmap(norm(row["diff"]))
+        # faded: the colour mixed with white, so the eye goes to the significant spaces
+        shown = colour if row["significant"] else tuple(0.3 * c + 0.7 for c in colour[:3])
+        # zorder 2: over the spaces, under the board's names, checkpoints and fences
+        ax.add_patch(
+            Rectangle(
+                (x, y),
+                s,
+                s,
+                facecolor=shown,
+                zorder=2,
+                edgecolor="black" if row["significant"] else "none",
+                linewidth=2.0,
+            )
+        )
+        dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
+        ink = "white" if dark else "black"
+        mark = "*" if row["significant"] else ""
+        ax.text(
+            x + s / 2,
+            y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
+            f"{100 * row['diff']:+.0f}{mark}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color=ink,
+            weight="bold" if row["significant"] else "normal",
+            zorder=6,
+        )
+        if row["shots"] < FEW_SHOTS:
+            ax.text(
+                x + s / 2,
+                y + s / 2 - 7,
+                f"{row['shots']} pairs",
+                ha="center",
+                va="center",
+                fontsize=5.5,
+                color=ink,
+                style="italic",
+                zorder=6,
+            )
+    mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
+    fig.colorbar(
+        mappable,
+        ax=ax,
+        shrink=0.6,
+        extend="both",
+        label=f"P({comparison.design_b}) - P({comparison.design_a}) (numbers: percentage points)",
+    )
+    made = f"{study_title(made_by)}\n" if made_by else ""
+    ax.set_title(
+        f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
+        f"P(target knocked out)\n{made}* outlined, full colour: significant (95 %, "
+        f'Holm); faded: not; "n pairs": fewer than {FEW_SHOTS} pairs; hatched: out '
+        "of reach of one design\n" + comparison.verdict,
+        fontsize=7.5,
+        wrap=True,
+    )
+    ax.axis("off")
+    return fig
+
+
+#: The aimers whose spreads the scan marks (models/aimers/).
+MARKED_AIMERS = ("adult", "child")
+_STYLES = ("-", "--", ":", "-.")
+
+
+def scan_figure(rows: list[dict], title: str):
+    """P(target) against the aim spread: one colour per space, one line style per
+    design, each interval a band; the adult's and the child's spreads marked (a band
+    from their yaw spread to their pitch spread)."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for aimer, shade in zip(MARKED_AIMERS, ("#c8e0c8", "#f0d8b8"), strict=True):
+        a = load_aimer(aimer)
+        low, high = sorted((a.yaw_sd_deg, a.pitch_sd_deg))
+        ax.axvspan(low - 0.03, high + 0.03, color=shade, alpha=0.7, zorder=0)
+        ax.text(
+            (low + high) / 2,
+            1.13,
+            f"{aimer}\n(yaw {a.yaw_sd_deg:g}°, pitch {a.pitch_sd_deg:g}°)",
+            ha="center",
+            va="top",
+            fontsize=7,
+            zorder=1,
+        )
+    designs = list(dict.fromkeys(r["design"] for r in rows))
+    colours: dict[str, ColorType] = {}
+    for d, design in enumerate(designs):
+        for name in dict.fromkeys(r["space"] for r in rows):
+            mine = [
+                r
+                for r in rows
+                if r["space"] == name and r["design"] == design and r["p_target"] is not None
+            ]
+            if not mine:
+                continue
+            sd = [r["aim_sd_deg"] for r in mine]
+            label = name if len(designs) == 1 else f"{name}, {design}"
+            (line,) = ax.plot(
+                sd,
+                [r["p_target"] for r in mine],
+                marker="o",
+                ls=_STYLES[d % len(_STYLES)],
+                color=colours.get(name),
+                label=label,
+            )
+            colours[name] = line.get_color()
+            ax.fill_between(
+                sd,
+                [r["p_target_ci_low"] for r in mine],
+                [r["p_target_ci_high"] for r in mine],
+                color=line.get_color(),
+                alpha=0.12,
+            )
+    ax.set_xlabel("aim spread, 1 sd (degrees, yaw and pitch)")
+    ax.set_ylabel("P(target knocked out)")
+    ax.set_ylim(-0.02, 1.15)
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=2, loc="lower left")
+    ax.set_title(f"{', '.join(designs)}: {title}", fontsize=10)
+    fig.tight_layout()
+    return fig
