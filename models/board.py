@@ -9,6 +9,7 @@ checks of a board as a whole in :mod:`models.board_checks`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from models.board_checks import check_board
@@ -136,7 +137,7 @@ def _check_keys(data: object, where: str) -> None:
 
 def _numbers(data: dict, where: str) -> dict[str, float]:
     """The lengths (mm) of :data:`_NUMBER_RANGES`, each within its range; the
-    optional ones default to :data:`_DEFAULTS`."""
+    optional ones default to :data:`~models.grid.OPTIONAL_MM`."""
     numbers = {}
     for key, (lo, hi) in _NUMBER_RANGES.items():
         value = data.get(key, OPTIONAL_MM.get(key))
