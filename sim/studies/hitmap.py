@@ -41,6 +41,7 @@ from models.board import Board, load_board, space_name
 from models.design import load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
+from models.seeds import split_seed
 from models.text import shown
 from sim.physics.aim import OutOfReach
 from sim.physics.noise import Deviates, vary_dims
@@ -96,8 +97,7 @@ class SweepSpec:
 
 def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
     """The seed of one space's shot ``index``, split from the root seed."""
-    child = np.random.SeedSequence([root_seed, *space], spawn_key=(index,))
-    return int(child.generate_state(1)[0])
+    return split_seed(root_seed, *space, spawn_key=(index,))
 
 
 def shot_noise(spec: SweepSpec, space: tuple[int, int], row: dict) -> dict:

@@ -37,6 +37,7 @@ import numpy as np
 from scipy import stats
 from scipy.stats import qmc
 
+from models.seeds import split_seed
 from referee.match import wilson_interval
 from sim.studies.stats import PairedDifference
 
@@ -65,8 +66,7 @@ def check_sampler(name: str) -> str:
 
 def scramble_seed(root_seed: int, space: tuple[int, int], scramble: int) -> int:
     """The seed of one space's scramble ``scramble``, split from the root seed."""
-    child = np.random.SeedSequence([root_seed, *space], spawn_key=(_STREAM, scramble))
-    return int(child.generate_state(1)[0])
+    return split_seed(root_seed, *space, spawn_key=(_STREAM, scramble))
 
 
 def scramble_points(seed: int, dims: int, count: int) -> np.ndarray:
