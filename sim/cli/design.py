@@ -233,8 +233,8 @@ def _write_report(path, spec, board, designs, comparison, made_by, workers, cach
     from sim.views.report_page import report_html
 
     with waiting("recording the page's shots", not args.json):
-        chunks = [design_tools.design_chunks(spec, d, workers, cache) for d in designs]
-        data = report.build(spec, board, designs, comparison, chunks, made_by, args.scale)
+        maps = [design_tools.design_parts(spec, d, workers, cache) for d in designs]
+        data = report.build(spec, board, designs, comparison, maps, made_by, args.scale)
     write_text_atomic(path, report_html(data))
 
 

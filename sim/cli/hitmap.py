@@ -61,7 +61,7 @@ def sweep_spec(args, layout):
         shots=shots,
         seed=args.seed,
         arc=args.arc,
-        aimer=load_aimer_args(args).to_dict(),
+        aimer=load_aimer_args(args),
         vary=parse_vary(args.vary),
         precision=precision,
         hit_rule=args.hit_rule,
@@ -136,7 +136,7 @@ def cmd_hitmap(args) -> int:
     )
     if spec.sampler != "mc":
         sampling = f"{spec.sampler}, {sampling}"
-    aimer = spec.aimer["name"]
+    aimer = spec.aimer.name
     if args.plot:
         save_heatmap(
             board,

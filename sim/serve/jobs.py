@@ -117,18 +117,18 @@ def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
     """How likely the top piggy on ``space`` is knocked out: the hit map's shots at
     that space (:func:`sim.studies.hitmap.run_space`) up to ``cap`` shots, stopping
     at the spec's precision. ``done`` is False when the cap stopped it first."""
-    chunk = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
-    shots = chunk["shots"]
-    hits = int(np.sum([row["target_knocked"] for row in shots])) if shots else 0
+    part = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
+    shots = part.shots
+    hits = int(np.sum([row.target_knocked for row in shots])) if shots else 0
     low, high = wilson_interval(hits, len(shots))
     return {
         "space": space,
-        "target": chunk["target"],
-        "reachable": chunk["reachable"],
-        "arc": chunk["arc"],
+        "target": part.target,
+        "reachable": part.reachable,
+        "arc": part.arc,
         "shots": len(shots),
         "hits": hits,
         "p": hits / len(shots) if shots else None,
         "interval": [low, high],
-        "done": not chunk["reachable"] or precision_reached(hits, len(shots), spec.precision),
+        "done": not part.reachable or precision_reached(hits, len(shots), spec.precision),
     }

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from models.board import Board
 from referee.match import Z_95
 from sim.studies import rqmc
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.records import ShotRow, SpaceShots
 from sim.studies.stats import holm, mean_interval, paired_difference
 
 #: Family-wise error rate of the per-space tests.
@@ -67,21 +69,26 @@ class Comparison:
         }
 
 
-def outcomes(chunk: dict) -> np.ndarray:
+def outcomes(part: SpaceShots) -> np.ndarray:
     """(n,) bool: shot by shot, whether the target was knocked out."""
-    return np.array([bool(r["target_knocked"]) for r in chunk["shots"]], dtype=bool)
+    return np.array([r.target_knocked for r in part.shots], dtype=bool)
 
 
-def compare_chunks(
-    name_a: str, name_b: str, chunks_a: list[dict], chunks_b: list[dict]
+def compare_parts(
+    name_a: str, name_b: str, parts_a: list[SpaceShots], parts_b: list[SpaceShots]
 ) -> Comparison:
     """Compare two hit maps of the same spaces, fired with the same seeds."""
-    rows, tested = [], []
-    for a, b in zip(chunks_a, chunks_b, strict=True):
-        if a["space"] != b["space"]:
+    rows: list[dict[str, Any]] = []
+    tested: list[dict[str, Any]] = []
+    for a, b in zip(parts_a, parts_b, strict=True):
+        if a.space != b.space:
             raise ValueError("the two hit maps measure other spaces")
-        row = {"space": a["space"], "reachable_a": a["reachable"], "reachable_b": b["reachable"]}
-        if a["reachable"] and b["reachable"]:
+        row: dict[str, Any] = {
+            "space": a.space,
+            "reachable_a": a.reachable,
+            "reachable_b": b.reachable,
+        }
+        if a.reachable and b.reachable:
             d = pair(a, b)
             row.update({k: _rounded(v) for k, v in d.to_dict().items()})
             tested.append(row)
@@ -110,18 +117,18 @@ def compare_chunks(
     return Comparison(name_a, name_b, rows, verdict_line(name_a, name_b, rows), mean)
 
 
-def pair(a: dict, b: dict):
+def pair(a: SpaceShots, b: SpaceShots):
     """One space's paired difference: per scramble with RQMC (its rows name their
     scramble: sim/studies/rqmc.py), else Newcombe's interval and McNemar's test over
     the shots both fired."""
-    if a["shots"] and "scramble" in a["shots"][0]:
-        return rqmc.paired_difference(a["shots"], b["shots"], _target_knocked)
-    shots = min(len(a["shots"]), len(b["shots"]))
+    if a.rqmc:
+        return rqmc.paired_difference(a.shots, b.shots, _target_knocked)
+    shots = min(len(a.shots), len(b.shots))
     return paired_difference(outcomes(a)[:shots], outcomes(b)[:shots])
 
 
-def _target_knocked(row: dict) -> bool:
-    return bool(row["target_knocked"])
+def _target_knocked(row: ShotRow) -> bool:
+    return row.target_knocked
 
 
 def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
@@ -142,13 +149,13 @@ def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
     return text
 
 
-def summary(design: str, chunks: list[dict]) -> dict:
+def summary(design: str, parts: list[SpaceShots]) -> dict:
     """One design's figures with intervals: mean P over the spaces in reach (normal
     interval over independent spaces), and the worst space with its Wilson interval
     (the interval of that space alone: picking the minimum of many estimates biases
     it low, more so with few shots)."""
-    reachable = [c for c in chunks if c["reachable"] and c["shots"]]
-    estimates = [rqmc.proportion(c["shots"], _target_knocked) for c in reachable]
+    reachable = [c for c in parts if c.reachable and c.shots]
+    estimates = [rqmc.proportion(c.shots, _target_knocked) for c in reachable]
     ps = [p for p, _, _ in estimates]
     variances = [_variance(c, e) for c, e in zip(reachable, estimates, strict=True)]
     mean, low, high = mean_interval(ps, variances)
@@ -156,7 +163,7 @@ def summary(design: str, chunks: list[dict]) -> dict:
         low, high = max(low, 0.0), min(high, 1.0)
     out = {
         "design": design,
-        "spaces": len(chunks),
+        "spaces": len(parts),
         "in_reach": len(reachable),
         "mean_p_target": _rounded(mean),
         "mean_p_target_ci": [_rounded(low), _rounded(high)],
@@ -169,10 +176,10 @@ def summary(design: str, chunks: list[dict]) -> dict:
     }
     if reachable:
         index = int(np.argmin(ps))
-        n = len(reachable[index]["shots"])
+        n = len(reachable[index].shots)
         out.update(
             {
-                "worst_space": reachable[index]["space"],
+                "worst_space": reachable[index].space,
                 "worst_p_target": _rounded(ps[index]),
                 "worst_p_target_ci": [_rounded(v) for v in estimates[index][1:]],
                 "worst_shots": n,
@@ -182,13 +189,13 @@ def summary(design: str, chunks: list[dict]) -> dict:
     return out
 
 
-def _variance(chunk: dict, estimate: tuple) -> float:
+def _variance(part: SpaceShots, estimate: tuple) -> float:
     """A space's estimate's sampling variance: p(1-p)/n for plain Monte Carlo; for
     RQMC, from its interval's half-width."""
     p, low, high = estimate
-    if "scramble" in chunk["shots"][0]:
+    if part.rqmc:
         return ((high - low) / (2 * Z_95)) ** 2
-    return p * (1 - p) / len(chunk["shots"])
+    return p * (1 - p) / len(part.shots)
 
 
 def _paired_variance(row: dict) -> float:
@@ -197,10 +204,8 @@ def _paired_variance(row: dict) -> float:
     return (b + c - (b - c) ** 2 / n) / n**2 if n else 0.0
 
 
-def _p(chunk: dict) -> float | None:
-    return (
-        _rounded(float(np.mean(outcomes(chunk)))) if chunk["reachable"] and chunk["shots"] else None
-    )
+def _p(part: SpaceShots) -> float | None:
+    return _rounded(float(np.mean(outcomes(part)))) if part.reachable and part.shots else None
 
 
 def _rounded(value):

@@ -26,8 +26,9 @@ from models.files import resolve_named_file, write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.physics.aim import reach_mm
-from sim.studies import chunks, compare, datafiles, hitmap
+from sim.studies import compare, datafiles, hitmap
 from sim.studies.design_search import field_of
+from sim.studies.records import MeasuredSpace, ShapeError, SpaceShots
 from sim.views.hitmap_picture import draw_heatmap
 
 #: The cached files' layout: raised when the columns change, so that files made by
@@ -86,17 +87,17 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
     return cache / f"hitmap-{key}.csv"
 
 
-def design_chunks(
+def design_parts(
     spec: hitmap.SweepSpec,
     design: Design,
     workers: int,
     cache: Path,
     progress: Callable[[int], None] | None = None,
-) -> list[dict]:
-    """One design's hit map as chunks (per space, its shots in order), measured with
+) -> list[MeasuredSpace]:
+    """One design's hit map, per space its part and its row, measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
     the number of spaces finished."""
-    found = cached_chunks(spec, design, cache)
+    found = cached_parts(spec, design, cache)
     if found is not None:
         if progress:
             progress(len(spec.spaces))
@@ -114,15 +115,16 @@ def design_chunks(
         per_shot=True,
         progress=progress,
     )
-    measured = cached_chunks(spec, design, cache)
+    measured = cached_parts(spec, design, cache)
     assert measured is not None
     return measured
 
 
-def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[dict] | None:
-    """A design's chunks from the cache (None when it has not been measured), each
-    held to the shape the sweep makes (sim/studies/chunks.py) and its summary row to
-    its shots; a cache file that is not is refused, naming it, on one line."""
+def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[MeasuredSpace] | None:
+    """A design's hit map from the cache (None when it has not been measured), each
+    space's shots read back through their type (sim/studies/records.py) and its
+    summary row held to its shots; a cache file that is not is refused, naming it, on
+    one line."""
     out = cached_hitmap_path(spec, design, cache)
     shots_file = hitmap.per_shot_path(out)
     if not (out.exists() and shots_file.exists()):
@@ -141,15 +143,18 @@ def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[d
     found = []
     for row in rows if problem is None else []:
         name = row["space"]
-        chunk = {key: row.get(key) for key in ("space", "reachable", "arc", "target")}
-        chunk["shots"] = by_space[name]
-        problem = chunks.check_chunk(chunk, hitmap.expected_chunk(spec, name))
-        if problem is None and not _same_row(row, hitmap.summarise(chunk, board)):
-            problem = f"the row of {name} does not match its shots"
-        if problem:
-            problem = f"space {name}: {problem}"
+        data = {key: row.get(key) for key in ("space", "reachable", "arc", "target")}
+        try:
+            part = SpaceShots.read(
+                data | {"shots": by_space[name]}, hitmap.expected_part(spec, name)
+            )
+        except ShapeError as exc:
+            problem = f"space {name}: {exc}"
             break
-        found.append({**chunk, "row": row})
+        if not _same_row(row, hitmap.summarise(part, board)):
+            problem = f"space {name}: the row of {name} does not match its shots"
+            break
+        found.append(MeasuredSpace(part, row))
     if problem:
         raise InputError(
             f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
@@ -174,7 +179,7 @@ def _same_row(row: dict, made: dict) -> bool:
     return set(row) == set(made) and all(same(row[k], made[k]) for k in made)
 
 
-def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
+def figures(board: Board, design: Design, measured: list[MeasuredSpace]) -> dict:
     """One design's figures: reach, mean and worst P with intervals, dead zones
     (sim/studies/dead_zones.py; out of reach split into too close and too far),
     collateral rate."""
@@ -186,8 +191,8 @@ def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
         "missed": [],
         "never_out": [],
     }
-    for chunk in chunks:
-        row = chunk["row"]
+    for space in measured:
+        row = space.row
         kind = row.get("dead_zone")
         if kind == "out_of_reach":
             kind = (
@@ -197,11 +202,11 @@ def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
             )
         if kind:
             dead[kind].append(row["space"])
-    reachable = [c["row"] for c in chunks if c["row"]["reachable"]]
+    reachable = [m.row for m in measured if m.row["reachable"]]
     collateral = (
         round(float(np.mean([r["p_collateral"] for r in reachable])), 4) if reachable else None
     )
-    return compare.summary(design.name, chunks) | {
+    return compare.summary(design.name, [m.part for m in measured]) | {
         "dead_zones": dead,
         "collateral_rate": collateral,
     }
@@ -220,12 +225,12 @@ def compare_designs(
     finished over all the designs."""
     total = len(spec.spaces) * len(designs)
     for design in designs:  # every cached map checked before any shot is fired
-        cached_chunks(spec, design, cache)
-    all_chunks = []
+        cached_parts(spec, design, cache)
+    maps: list[list[MeasuredSpace]] = []
     for index, design in enumerate(designs):
         offset = index * len(spec.spaces)
-        all_chunks.append(
-            design_chunks(
+        maps.append(
+            design_parts(
                 spec,
                 design,
                 workers,
@@ -233,12 +238,13 @@ def compare_designs(
                 progress and (lambda done, offset=offset: progress(offset + done, total)),
             )
         )
-    results = [figures(board, d, c) for d, c in zip(designs, all_chunks, strict=True)]
+    results = [figures(board, d, m) for d, m in zip(designs, maps, strict=True)]
+    parts = [[m.part for m in measured] for measured in maps]
     comparisons = [
-        compare.compare_chunks(designs[0].name, d.name, all_chunks[0], c)
-        for d, c in zip(designs[1:], all_chunks[1:], strict=True)
+        compare.compare_parts(designs[0].name, d.name, parts[0], p)
+        for d, p in zip(designs[1:], parts[1:], strict=True)
     ]
-    return results, comparisons, [[c["row"] for c in chunks] for chunks in all_chunks]
+    return results, comparisons, [[m.row for m in measured] for measured in maps]
 
 
 def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]]):
