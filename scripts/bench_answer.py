@@ -94,7 +94,7 @@ def bench_answer(
             r["diff_ci_high"],
             r["p_value_adjusted"],
         ]
-        for r in comparisons[0].spaces
+        for r in (row.to_dict() for row in comparisons[0].spaces)
         if r["significant"]
     }
     if not quiet:

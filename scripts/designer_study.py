@@ -115,7 +115,7 @@ def main() -> None:
     start = time.perf_counter()
     stock_map = design_tools.design_parts(spec, stock, args.workers, cache)
     seconds = time.perf_counter() - start
-    rows = [m.row for m in stock_map]
+    rows = [m.row.to_dict() for m in stock_map]
     shots = sum(r["shots"] for r in rows)
     fixed = fixed_n_for(args.precision) * sum(r["reachable"] for r in rows)
     save_figure(
@@ -136,7 +136,7 @@ def main() -> None:
     made_by = design_tools.comparison_provenance(
         paired,
         ["stock", "fast-spring"],
-        [[m.row for m in base_map], [m.row for m in fast_map]],
+        [[m.row.to_dict() for m in base_map], [m.row.to_dict() for m in fast_map]],
     )
     save_figure(compare.difference_figure(board, versus, made_by), pictures / "compare.png")
     page = write_text_atomic(
@@ -161,7 +161,9 @@ def main() -> None:
         "as designed", "guesses varied", [m.part for m in base_map], [m.part for m in varied]
     )
     vary_made_by = design_tools.comparison_provenance(
-        vary_spec, ["stock", "stock"], [[m.row for m in base_map], [m.row for m in varied]]
+        vary_spec,
+        ["stock", "stock"],
+        [[m.row.to_dict() for m in base_map], [m.row.to_dict() for m in varied]],
     )
     save_figure(
         compare.difference_figure(board, robust, vary_made_by), pictures / "compare-vary.png"

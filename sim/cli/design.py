@@ -211,7 +211,7 @@ def cmd_design_compare(args) -> int:
             f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
             f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]"
         )
-        significant = [r for r in comparison.spaces if r["significant"]]
+        significant = [r.to_dict() for r in comparison.spaces if r.significant]
         for row in significant:
             print(
                 f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "

@@ -61,7 +61,7 @@ def cmd_design_game(args) -> int:
         measured = design_tools.design_parts(
             spec, design, workers, cache, lambda done, k=k: shooting(k * spaces + done)
         )
-        rows = [m.row for m in measured]
+        rows = [m.row.to_dict() for m in measured]
         path = design_tools.cached_hitmap_path(spec, design, cache)
         tables.append(design_game.table_of(board, rows, f"hit map {path}"))
         maps.append(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -31,8 +30,8 @@ from models.board import Board
 from referee.match import Z_95
 from sim.studies import rqmc
 from sim.studies.dead_zones import FEW_SHOTS
-from sim.studies.records import ShotRow, SpaceShots
-from sim.studies.stats import holm, mean_interval, paired_difference
+from sim.studies.records import ComparisonRow, ShotRow, SpaceShots
+from sim.studies.stats import PairedDifference, holm, mean_interval, paired_difference
 
 #: Family-wise error rate of the per-space tests.
 ALPHA = 0.05
@@ -40,11 +39,11 @@ ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Comparison:
-    """Design B against design A, space by space (``spaces``: one dict per space)."""
+    """Design B against design A, space by space (``spaces``: one row per space)."""
 
     design_a: str
     design_b: str
-    spaces: list
+    spaces: list[ComparisonRow]
     verdict: str
     mean_diff: tuple  # (mean of P_B - P_A over spaces in reach of both, low, high)
 
@@ -65,7 +64,7 @@ class Comparison:
             "null_reason": why,
             "alpha": ALPHA,
             "correction": "holm",
-            "spaces": self.spaces,
+            "spaces": [r.to_dict() for r in self.spaces],
         }
 
 
@@ -78,43 +77,49 @@ def compare_parts(
     name_a: str, name_b: str, parts_a: list[SpaceShots], parts_b: list[SpaceShots]
 ) -> Comparison:
     """Compare two hit maps of the same spaces, fired with the same seeds."""
-    rows: list[dict[str, Any]] = []
-    tested: list[dict[str, Any]] = []
+    pairs: list[tuple[SpaceShots, SpaceShots, PairedDifference | None]] = []
     for a, b in zip(parts_a, parts_b, strict=True):
         if a.space != b.space:
             raise ValueError("the two hit maps measure other spaces")
-        row: dict[str, Any] = {
-            "space": a.space,
-            "reachable_a": a.reachable,
-            "reachable_b": b.reachable,
-        }
-        if a.reachable and b.reachable:
-            d = pair(a, b)
-            row.update({k: _rounded(v) for k, v in d.to_dict().items()})
-            tested.append(row)
-        else:
-            row.update(
-                {
-                    "shots": 0,
-                    "p_a": _p(a),
-                    "p_b": _p(b),
-                    "diff": None,
-                    "diff_ci_low": None,
-                    "diff_ci_high": None,
-                    "a_only": 0,
-                    "b_only": 0,
-                    "p_value": None,
-                }
-            )
-        rows.append(row)
-    for row, adjusted in zip(tested, holm([r["p_value"] for r in tested]), strict=True):
-        row["p_value_adjusted"] = _rounded(adjusted)
-    for row in rows:
-        row.setdefault("p_value_adjusted", None)
-        row["significant"] = row["p_value_adjusted"] is not None and row["p_value_adjusted"] < ALPHA
-    variances = [_paired_variance(r) for r in tested]
-    mean = mean_interval([r["diff"] for r in tested], variances)
+        pairs.append((a, b, pair(a, b) if a.reachable and b.reachable else None))
+    adjusted = iter(holm([d.p_value for _, _, d in pairs if d is not None]))
+    rows = [_comparison_row(a, b, d, None if d is None else next(adjusted)) for a, b, d in pairs]
+    tested = [(r, r.diff) for r in rows if r.diff is not None]
+    mean = mean_interval([diff for _, diff in tested], [_paired_variance(r) for r, _ in tested])
     return Comparison(name_a, name_b, rows, verdict_line(name_a, name_b, rows), mean)
+
+
+def _comparison_row(
+    a: SpaceShots, b: SpaceShots, d: PairedDifference | None, adjusted: float | None
+) -> ComparisonRow:
+    """One space's row: the paired difference ``d`` (None where a design does not
+    reach) with its Holm-adjusted p-value, every figure rounded as written."""
+    if d is None:
+        return ComparisonRow(
+            a.space,
+            a.reachable,
+            b.reachable,
+            0,
+            _p(a),
+            _p(b),
+            None,
+            None,
+            None,
+            0,
+            0,
+            None,
+            None,
+            False,
+        )
+    p_adjusted = _rounded(adjusted)
+    return ComparisonRow(
+        space=a.space,
+        reachable_a=a.reachable,
+        reachable_b=b.reachable,
+        **{k: _rounded(v) for k, v in d.to_dict().items()},
+        p_value_adjusted=p_adjusted,
+        significant=p_adjusted is not None and p_adjusted < ALPHA,
+    )
 
 
 def pair(a: SpaceShots, b: SpaceShots):
@@ -131,14 +136,14 @@ def _target_knocked(row: ShotRow) -> bool:
     return row.target_knocked
 
 
-def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
+def verdict_line(name_a: str, name_b: str, rows: list[ComparisonRow]) -> str:
     """One sentence: on how many spaces B knocks out more, fewer, or no detectably
     different, and where only one of the two reaches."""
-    more = sum(r["significant"] and r["diff"] > 0 for r in rows)
-    fewer = sum(r["significant"] and r["diff"] < 0 for r in rows)
-    same = sum(r["diff"] is not None and not r["significant"] for r in rows)
-    only_a = sum(r["reachable_a"] and not r["reachable_b"] for r in rows)
-    only_b = sum(r["reachable_b"] and not r["reachable_a"] for r in rows)
+    more = sum(r.significant and (r.diff or 0) > 0 for r in rows)
+    fewer = sum(r.significant and (r.diff or 0) < 0 for r in rows)
+    same = sum(r.diff is not None and not r.significant for r in rows)
+    only_a = sum(r.reachable_a and not r.reachable_b for r in rows)
+    only_b = sum(r.reachable_b and not r.reachable_a for r in rows)
     text = (
         f"{name_b} knocks out more than {name_a} on {more} "
         f"space{'s' if more != 1 else ''}, fewer on {fewer}, no detectable difference "
@@ -198,9 +203,9 @@ def _variance(part: SpaceShots, estimate: tuple) -> float:
     return p * (1 - p) / len(part.shots)
 
 
-def _paired_variance(row: dict) -> float:
+def _paired_variance(row: ComparisonRow) -> float:
     """Sampling variance of one space's paired difference: (b + c - (b - c)^2 / n) / n^2."""
-    n, b, c = row["shots"], row["a_only"], row["b_only"]
+    n, b, c = row.shots, row.a_only, row.b_only
     return (b + c - (b - c) ** 2 / n) / n**2 if n else 0.0
 
 
@@ -261,17 +266,17 @@ def difference_figure(
     cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
     s = board.space_mm
     for row in comparison.spaces:
-        x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
-        if row["diff"] is None:
+        x, y = board.space_center_mm(board.parse_space(row.space)) - s / 2
+        if row.diff is None:
             ax.add_patch(
                 Rectangle(
                     (x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2
                 )
             )
             continue
-        colour = cmap(norm(row["diff"]))
+        colour = cmap(norm(row.diff))
         # faded: the colour mixed with white, so the eye goes to the significant spaces
-        shown = colour if row["significant"] else tuple(0.3 * c + 0.7 for c in colour[:3])
+        shown = colour if row.significant else tuple(0.3 * c + 0.7 for c in colour[:3])
         # zorder 2: over the spaces, under the board's names, checkpoints and fences
         ax.add_patch(
             Rectangle(
@@ -280,29 +285,29 @@ def difference_figure(
                 s,
                 facecolor=shown,
                 zorder=2,
-                edgecolor="black" if row["significant"] else "none",
+                edgecolor="black" if row.significant else "none",
                 linewidth=2.0,
             )
         )
         dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
         ink = "white" if dark else "black"
-        mark = "*" if row["significant"] else ""
+        mark = "*" if row.significant else ""
         ax.text(
             x + s / 2,
-            y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
-            f"{100 * row['diff']:+.0f}{mark}",
+            y + s / 2 + (5 if row.shots < FEW_SHOTS else 0),
+            f"{100 * row.diff:+.0f}{mark}",
             ha="center",
             va="center",
             fontsize=7,
             color=ink,
-            weight="bold" if row["significant"] else "normal",
+            weight="bold" if row.significant else "normal",
             zorder=6,
         )
-        if row["shots"] < FEW_SHOTS:
+        if row.shots < FEW_SHOTS:
             ax.text(
                 x + s / 2,
                 y + s / 2 - 7,
-                f"{row['shots']} pairs",
+                f"{row.shots} pairs",
                 ha="center",
                 va="center",
                 fontsize=5.5,

@@ -24,11 +24,12 @@ from models.design import DESIGNS_DIR, Design, design_from_dict, load_design
 from models.errors import InputError
 from models.files import resolve_named_file, write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
+from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap
 from sim.studies.design_search import field_of
-from sim.studies.records import MeasuredSpace, ShapeError, SpaceShots
+from sim.studies.records import MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 from sim.views.hitmap_picture import draw_heatmap
 
 #: The cached files' layout: raised when the columns change, so that files made by
@@ -130,9 +131,9 @@ def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[Me
     if not (out.exists() and shots_file.exists()):
         return None
     board = load_board(spec.board)
-    rows = datafiles.read_table(out)
+    rows = read_table(out)
     by_space: dict[str, list[dict]] = {name: [] for name in spec.spaces}
-    for shot in datafiles.read_table(shots_file):
+    for shot in read_table(shots_file):
         for key in ("knocked", "first_struck"):  # none knocked out, nothing struck: empty
             if shot.get(key, "") is None:
                 shot[key] = ""
@@ -143,18 +144,19 @@ def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[Me
     found = []
     for row in rows if problem is None else []:
         name = row["space"]
-        data = {key: row.get(key) for key in ("space", "reachable", "arc", "target")}
         try:
+            summary = SpaceSummary.read(row)
+            data = {key: row[key] for key in ("space", "reachable", "arc", "target")}
             part = SpaceShots.read(
                 data | {"shots": by_space[name]}, hitmap.expected_part(spec, name)
             )
         except ShapeError as exc:
             problem = f"space {name}: {exc}"
             break
-        if not _same_row(row, hitmap.summarise(part, board)):
+        if not _same_summary(summary, hitmap.summarise(part, board)):
             problem = f"space {name}: the row of {name} does not match its shots"
             break
-        found.append(MeasuredSpace(part, row))
+        found.append(MeasuredSpace(part, summary))
     if problem:
         raise InputError(
             f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
@@ -163,10 +165,10 @@ def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[Me
     return found
 
 
-def _same_row(row: dict, made: dict) -> bool:
+def _same_summary(read: SpaceSummary, made: SpaceSummary) -> bool:
     """A hit map row read back equals the one its shots make (numbers to 1e-9)."""
 
-    def same(a, b) -> bool:
+    def same(a: object, b: object) -> bool:
         if (
             isinstance(a, float | int)
             and isinstance(b, float | int)
@@ -176,7 +178,8 @@ def _same_row(row: dict, made: dict) -> bool:
             return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
         return a == b and type(a) is type(b)
 
-    return set(row) == set(made) and all(same(row[k], made[k]) for k in made)
+    row, made_row = read.to_dict(), made.to_dict()
+    return all(same(row[k], made_row[k]) for k in made_row)
 
 
 def figures(board: Board, design: Design, measured: list[MeasuredSpace]) -> dict:
@@ -193,18 +196,16 @@ def figures(board: Board, design: Design, measured: list[MeasuredSpace]) -> dict
     }
     for space in measured:
         row = space.row
-        kind = row.get("dead_zone")
+        kind = row.dead_zone
         if kind == "out_of_reach":
             kind = (
-                "too_close"
-                if row["distance_mm"] < (near if math.isfinite(near) else 0)
-                else "too_far"
+                "too_close" if row.distance_mm < (near if math.isfinite(near) else 0) else "too_far"
             )
         if kind:
-            dead[kind].append(row["space"])
-    reachable = [m.row for m in measured if m.row["reachable"]]
+            dead[kind].append(row.space)
+    reachable = [m.row for m in measured if m.row.reachable]
     collateral = (
-        round(float(np.mean([r["p_collateral"] for r in reachable])), 4) if reachable else None
+        round(float(np.mean([r.p_collateral or 0.0 for r in reachable])), 4) if reachable else None
     )
     return compare.summary(design.name, [m.part for m in measured]) | {
         "dead_zones": dead,
@@ -244,7 +245,7 @@ def compare_designs(
         compare.compare_parts(designs[0].name, d.name, parts[0], p)
         for d, p in zip(designs[1:], parts[1:], strict=True)
     ]
-    return results, comparisons, [[m.row for m in measured] for measured in maps]
+    return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]
 
 
 def comparison_figure(board: Board, results: list[dict], maps: list[list[dict]]):

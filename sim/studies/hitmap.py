@@ -28,6 +28,7 @@ noise and the aimer's error; count what happens, per space, with 95 % intervals.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Callable
@@ -48,7 +49,7 @@ from sim.physics.aim import OutOfReach
 from sim.physics.noise import Deviates, vary_dims
 from sim.studies import datafiles, owner, parts, rqmc
 from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
-from sim.studies.records import Expected, ShotRow, SpaceShots
+from sim.studies.records import Expected, ShotRow, SpaceShots, SpaceSummary
 from sim.studies.stats import precision_reached
 from sim.studies.workers import process_pool
 
@@ -322,24 +323,13 @@ def normalised_yaw(yaw_deg: float) -> float:
     return yaw - 360.0 if yaw > 180.0 else yaw
 
 
-def summarise(part: SpaceShots, board: Board) -> dict:
+def summarise(part: SpaceShots, board: Board) -> SpaceSummary:
     """One space's row of the hit map."""
     rows = part.shots
     n = len(rows)
     space = board.parse_space(part.space)
     x, y = (float(v) for v in board.space_center_mm(space))
-    out = {
-        "space": part.space,
-        "row": space[0],
-        "col": space[1],
-        "x_mm": round(x, 2),
-        "y_mm": round(y, 2),
-        "distance_mm": round(float(np.hypot(x, y)), 2),
-        "reachable": part.reachable,
-        "arc": part.arc,
-        "target": part.target,
-        "shots": n,
-    }
+    shares: dict[str, float | None] = {}
     for key, hit in (
         ("p_target", lambda r: r.target_knocked),
         ("p_any", lambda r: bool(r.knocked)),
@@ -349,12 +339,26 @@ def summarise(part: SpaceShots, board: Board) -> dict:
         ("p_missed", lambda r: r.outcome == "missed"),
     ):
         p, lo, hi = rqmc.proportion(rows, hit) if n else (None, None, None)
-        out[key] = None if p is None else round(p, 6)
-        out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
-        out[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
-    out["mean_ricochets"] = round(float(np.mean([r.ricochets for r in rows])), 4) if n else None
-    out["dead_zone"] = dead_zone(out)
-    return out
+        shares[key] = None if p is None else round(p, 6)
+        shares[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
+        shares[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
+    summary = SpaceSummary(
+        space=part.space,
+        row=space[0],
+        col=space[1],
+        x_mm=round(x, 2),
+        y_mm=round(y, 2),
+        distance_mm=round(float(np.hypot(x, y)), 2),
+        reachable=part.reachable,
+        arc=part.arc,
+        target=part.target,
+        shots=n,
+        **shares,
+        mean_ricochets=round(float(np.mean([r.ricochets for r in rows])), 4) if n else None,
+        dead_zone=None,
+    )
+    # the dead zone is read off the intervals (sim/studies/dead_zones.py)
+    return dataclasses.replace(summary, dead_zone=dead_zone(summary.to_dict()))
 
 
 # --- executors -------------------------------------------------------------------------------
@@ -504,7 +508,7 @@ def _owned_sweep(
     shots: list[dict] = []
     for name in spec.spaces:  # one part in memory at a time, unless its shots are wanted
         part = parts.read_part(folder / f"{name}.json", key, expected_part(spec, name))
-        rows.append(summarise(part, board))
+        rows.append(summarise(part, board).to_dict())
         if per_shot:
             shots.extend(r.to_dict() for r in part.shots)
     made_by["shots_fired"] = shots_fired(rows)

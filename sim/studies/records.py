@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from models.layout import ALL_PIGGIES
-from sim.studies.dead_zones import FIRST_STRUCK, OUTCOMES
+from sim.studies.dead_zones import DEAD_ZONES, FIRST_STRUCK, OUTCOMES
 
 Check = Callable[[object], bool]
 
@@ -254,10 +254,123 @@ SHOT_RULES: list[tuple[str, Callable[[ShotRow, Expected, int], bool]]] = [
 ]
 
 
+#: The shares a hit map gives per space, each with its 95 % interval.
+SHARES = ("p_target", "p_any", "p_collateral", "p_no_contact", "p_blocked", "p_missed")
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceSummary:
+    """One space's row of a hit map (``sim.studies.hitmap.summarise`` of its part):
+    where it is (row, column; its centre in mm from the launcher), whether it is in
+    reach and with which arc, the shots fired, each share of :data:`SHARES` with its
+    95 % interval (None with no shot), the mean ricochets and its dead zone
+    (sim/studies/dead_zones.py; None where it is none)."""
+
+    space: str
+    row: int
+    col: int
+    x_mm: float
+    y_mm: float
+    distance_mm: float
+    reachable: bool
+    arc: str | None
+    target: str
+    shots: int
+    p_target: float | None
+    p_target_ci_low: float | None
+    p_target_ci_high: float | None
+    p_any: float | None
+    p_any_ci_low: float | None
+    p_any_ci_high: float | None
+    p_collateral: float | None
+    p_collateral_ci_low: float | None
+    p_collateral_ci_high: float | None
+    p_no_contact: float | None
+    p_no_contact_ci_low: float | None
+    p_no_contact_ci_high: float | None
+    p_blocked: float | None
+    p_blocked_ci_low: float | None
+    p_blocked_ci_high: float | None
+    p_missed: float | None
+    p_missed_ci_low: float | None
+    p_missed_ci_high: float | None
+    mean_ricochets: float | None
+    dead_zone: str | None
+
+    def to_dict(self) -> dict:
+        """The row as the hit-map file holds it, its columns in order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def read(cls, row: object) -> SpaceSummary:
+        """A hit-map file's row read back, held to :data:`SUMMARY_FIELDS`; else a
+        :class:`ShapeError` naming the field."""
+        if not isinstance(row, dict) or set(row) != set(SUMMARY_FIELDS):
+            raise ShapeError(f"a hit map row has the columns {', '.join(SUMMARY_FIELDS)}")
+        for key, (allowed, check) in SUMMARY_FIELDS.items():
+            if not check(row[key]):
+                raise ShapeError(f"its '{key}' must be {allowed}")
+        return cls(**row)
+
+
+def _share(v: object) -> bool:
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1)
+
+
+#: A hit-map row's columns: (what is allowed, its check).
+SUMMARY_FIELDS: dict[str, tuple[str, Check]] = {
+    "space": ("a space name", _text),
+    "row": ("a whole number", _count),
+    "col": ("a whole number", _count),
+    "x_mm": ("a finite number of mm", _finite),
+    "y_mm": ("a finite number of mm", _finite),
+    "distance_mm": ("a finite number of mm", _finite),
+    "reachable": ("true or false", _flag),
+    "arc": ("low, high or null", lambda v: v in (None, "low", "high")),
+    "target": ("a piggy", lambda v: v in ALL_PIGGIES),
+    "shots": ("a whole number", _count),
+    **{
+        f"{share}{end}": ("a number in [0, 1] or null", _share)
+        for share in SHARES
+        for end in ("", "_ci_low", "_ci_high")
+    },
+    "mean_ricochets": ("a finite number or null", lambda v: v is None or _finite(v)),
+    "dead_zone": (f"one of {', '.join(DEAD_ZONES)} or null", lambda v: v in (None, *DEAD_ZONES)),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class MeasuredSpace:
     """A space of a design's hit map as the design studies use it: its part and its
-    row of the hit-map file (``sim.studies.hitmap.summarise`` of the part)."""
+    row of the hit map (its summary)."""
 
     part: SpaceShots
-    row: dict
+    row: SpaceSummary
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonRow:
+    """Design B against design A at one space, on the shots both fired
+    (sim/studies/compare.py): P_A, P_B and ``diff`` = P_B - P_A with its 95 % paired
+    interval, the discordant pairs (``a_only``: A knocked the target out and B did
+    not), the test's p-value and Holm's adjusted one, and whether it is significant.
+    Where one design does not reach, ``shots`` is 0 and the difference None."""
+
+    space: str
+    reachable_a: bool
+    reachable_b: bool
+    shots: int
+    p_a: float | None
+    p_b: float | None
+    diff: float | None
+    diff_ci_low: float | None
+    diff_ci_high: float | None
+    a_only: int
+    b_only: int
+    p_value: float | None
+    p_value_adjusted: float | None
+    significant: bool
+
+    def to_dict(self) -> dict:
+        """The row as JSON and the comparison's files hold it, its fields in order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}

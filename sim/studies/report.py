@@ -26,7 +26,13 @@ from models.board import Board, load_board
 from models.design import Design
 from sim.studies import compare, hitmap
 from sim.studies.dead_zones import FEW_SHOTS
-from sim.studies.records import MeasuredSpace, ShotRow, SpaceShots
+from sim.studies.records import (
+    ComparisonRow,
+    MeasuredSpace,
+    ShotRow,
+    SpaceShots,
+    SpaceSummary,
+)
 
 #: Most spaces whose shots the page records (each shot adds about 100 kB to it).
 MAX_SPACES_RECORDED = 8
@@ -41,17 +47,19 @@ _DEAD_WORDS = {
 def recorded_spaces(comparison: compare.Comparison) -> list[str]:
     """The spaces whose shots the page shows: significant first, then by the size of
     the difference, at most :data:`MAX_SPACES_RECORDED`."""
-    tested = [r for r in comparison.spaces if r["diff"] is not None]
-    ranked = sorted(tested, key=lambda r: (not r["significant"], -abs(r["diff"]), r["space"]))
-    return [r["space"] for r in ranked[:MAX_SPACES_RECORDED]]
+    tested = [r for r in comparison.spaces if r.diff is not None]
+    ranked = sorted(tested, key=lambda r: (not r.significant, -abs(r.diff or 0), r.space))
+    return [r.space for r in ranked[:MAX_SPACES_RECORDED]]
 
 
-def representative_shot(row: dict, part_a: SpaceShots, part_b: SpaceShots) -> tuple[int, str]:
+def representative_shot(
+    row: ComparisonRow, part_a: SpaceShots, part_b: SpaceShots
+) -> tuple[int, str]:
     """The shot number shown at a space, and why it was chosen."""
-    pairs = int(row["shots"])
+    pairs = row.shots
     a, b = compare.outcomes(part_a)[:pairs], compare.outcomes(part_b)[:pairs]
     a_only, b_only = a & ~b, b & ~a
-    first, second = (b_only, a_only) if (row["diff"] or 0) >= 0 else (a_only, b_only)
+    first, second = (b_only, a_only) if (row.diff or 0) >= 0 else (a_only, b_only)
     for mask in (first, second):
         if mask.any():
             index = int(np.argmax(mask))
@@ -76,7 +84,7 @@ def replay(world, spec: hitmap.SweepSpec, name: str, row: ShotRow):
     )
 
 
-def why(row: dict, part: SpaceShots) -> dict:
+def why(row: SpaceSummary, part: SpaceShots) -> dict:
     """A space's dead zone in words (empty when it is none) and its shots' outcomes:
     shares of knocked, stayed, blocked (by what, most often) and missed."""
     shots = part.shots
@@ -89,7 +97,7 @@ def why(row: dict, part: SpaceShots) -> dict:
         if outcomes[kind]
     ]
     by = blockers.most_common(1)[0][0] if blockers else None
-    dead = _DEAD_WORDS.get(row.get("dead_zone") or "", "")
+    dead = _DEAD_WORDS.get(row.dead_zone or "", "")
     if dead == "blocked" and by:
         dead = f"blocked by {'another piggy' if by == 'piggy' else 'the ' + by}"
     return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})" if by else "")}
@@ -122,11 +130,11 @@ def build(
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = []
     for row in comparison.spaces:
-        a, b = spaces_a[row["space"]], spaces_b[row["space"]]
+        a, b = spaces_a[row.space], spaces_b[row.space]
         rows.append(
             {
                 **{
-                    k: row[k]
+                    k: getattr(row, k)
                     for k in (
                         "space",
                         "p_a",
@@ -139,14 +147,14 @@ def build(
                         "shots",
                     )
                 },
-                "few_pairs": row["diff"] is not None and row["shots"] < FEW_SHOTS,
+                "few_pairs": row.diff is not None and row.shots < FEW_SHOTS,
                 "why_a": why(a.row, a.part),
                 "why_b": why(b.row, b.part),
             }
         )
     shots: dict[str, dict] = {}
     spaces = recorded_spaces(comparison)
-    by_space = {r["space"]: r for r in comparison.spaces}
+    by_space = {r.space: r for r in comparison.spaces}
     for side, design in zip("ab", designs, strict=True):
         with World(load_board(spec.board), design, hit_rule=spec.hit_rule) as world:
             for name in spaces:
@@ -180,7 +188,7 @@ def build(
         pictures[side] = figure_png(
             heatmap_figure(
                 board,
-                [m.row for m in measured],
+                [m.row.to_dict() for m in measured],
                 f"{design.name}: P(target knocked out)\n{title_tail}",
             )
         )

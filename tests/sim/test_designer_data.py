@@ -11,10 +11,11 @@ from scipy import stats
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
+from models.tables import read_table
 from sim.physics.bullet import pb
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.physics.world import World
-from sim.studies.datafiles import read_provenance, read_table
+from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import SweepSpec, sweep
 from tests.sim.test_cli import run
 

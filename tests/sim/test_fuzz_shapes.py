@@ -165,6 +165,13 @@ def _edit_p(text: str) -> str:
     return "".join([header, ",".join(cells), *rest])
 
 
+def _dead_zone_made_up(text: str) -> str:
+    header, first, *rest = text.splitlines(keepends=True)
+    cells = first.split(",")
+    cells[header.strip().split(",").index("dead_zone")] = "swamp\n"
+    return "".join([header, ",".join(cells), *rest])
+
+
 def _drop_shot(text: str) -> str:
     lines = text.splitlines(keepends=True)
     return "".join(lines[:2] + lines[3:])
@@ -182,11 +189,19 @@ def _knock_more(text: str) -> str:
     [
         ("hitmap", _cut, "cut or edited"),
         ("hitmap", _edit_p, "does not match its shots"),
+        ("hitmap", _dead_zone_made_up, "'dead_zone' must be one of out_of_reach"),
         ("shots", _cut, "cut or edited"),
         ("shots", _drop_shot, "shot"),
         ("shots", _knock_more, "'knocked' must be"),
     ],
-    ids=["rows cut", "rows edited", "shots cut", "a shot dropped", "a shot edited"],
+    ids=[
+        "rows cut",
+        "rows edited",
+        "a dead zone made up",
+        "shots cut",
+        "a shot dropped",
+        "a shot edited",
+    ],
 )
 def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(
     capsys, tmp_path, compare_cache, which, edit, message

@@ -12,12 +12,13 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.layout import layout_from_dict
+from models.tables import read_table
 from sim.cli import main
 from sim.physics.noise import Deviates
 from sim.physics.shoot import solve_aim
 from sim.physics.world import World
 from sim.studies import compare, rqmc
-from sim.studies.datafiles import read_provenance, read_table
+from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import SweepSpec, normalised_yaw, run_space, shot_seed, sweep
 
 CHILD = load_aimer("child")
@@ -111,7 +112,7 @@ def test_a_design_compared_with_itself_differs_nowhere():
     parts = [run_space(spec(), name) for name in ("r8c3", "r9c5")]
     result = compare.compare_parts("stock", "stock", parts, parts)
     for row in result.spaces:
-        assert row["diff"] == 0 and row["p_value"] == 1.0 and not row["significant"]
+        assert row.diff == 0 and row.p_value == 1.0 and not row.significant
 
 
 def test_two_designs_share_every_point():
