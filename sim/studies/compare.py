@@ -96,20 +96,20 @@ def _comparison_row(
     reach) with its Holm-adjusted p-value, every figure rounded as written."""
     if d is None:
         return ComparisonRow(
-            a.space,
-            a.reachable,
-            b.reachable,
-            0,
-            _p(a),
-            _p(b),
-            None,
-            None,
-            None,
-            0,
-            0,
-            None,
-            None,
-            False,
+            space=a.space,
+            reachable_a=a.reachable,
+            reachable_b=b.reachable,
+            shots=0,
+            p_a=_p(a),
+            p_b=_p(b),
+            diff=None,
+            diff_ci_low=None,
+            diff_ci_high=None,
+            a_only=0,
+            b_only=0,
+            p_value=None,
+            p_value_adjusted=None,
+            significant=False,
         )
     p_adjusted = _rounded(adjusted)
     return ComparisonRow(
