@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from models.errors import InputError
+from models.seeds import seed_sequence, split_seed
 from models.stats import wilson_interval
 from referee.api import CHANCE, TERMINAL, Game, State
 from referee.bots import Bot
@@ -54,7 +55,7 @@ def play(
     at the terminal, who is always asked). ``on_action(state,
     action)`` is called before each action is applied.
     """
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC4A2CE]))
+    rng = np.random.default_rng(seed_sequence(seed, 0xC4A2CE))
     state = game.new_initial_state()
     while (player := state.current_player()) != TERMINAL:
         if len(state.history) >= MAX_GAME_ACTIONS:
@@ -152,7 +153,7 @@ def tournament(
     )
     for g in range(games):
         order = [bots[(i + g) % n] for i in range(n)]
-        game_seed = int(np.random.SeedSequence([seed, g]).generate_state(1)[0])
+        game_seed = split_seed(seed, g)
         seats = [bot_factory(name, game_seed + 1 + i) for i, name in enumerate(order)]
         state = play(game, seats, seed=game_seed)
         for name in order:

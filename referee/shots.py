@@ -18,12 +18,15 @@ never imports it.
 from __future__ import annotations
 
 import math
+import os
 import re
+from pathlib import Path
 from typing import Protocol
 
 from models.board import Board, parse_space_name
 from models.errors import InputError
 from models.layout import check_piggy
+from models.tables import read_table
 from referee.validate import shown
 
 #: A space's name as the board writes it: no leading zeros, no more than 3 digits.
@@ -89,6 +92,13 @@ class TableResolver:
             if not _is_probability(p):
                 raise InputError(f"{source}: P = {shown(p)} for {space} is not a number in [0, 1]")
         self.probabilities, self.source = dict(probabilities), source
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> TableResolver:
+        """From a hit map file, CSV or Parquet (``piggy hitmap``; its rows read by
+        :func:`models.tables.read_table`, held to :meth:`from_rows`): the one reader of
+        hit maps, for the command line and the OpenSpiel game alike."""
+        return cls.from_rows(read_table(path), source=f"hit map {shown(os.fspath(path))}")
 
     @classmethod
     def from_rows(cls, rows: list[dict], source: str) -> TableResolver:

@@ -70,7 +70,7 @@ def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tup
     with tempfile.TemporaryDirectory(prefix="aim-baselines-") as folder:
         path = Path(folder) / f"{design.name}.toml"
         path.write_text(design_toml(design))
-        chunk = run_space(
+        part = run_space(
             SweepSpec(
                 board=str(unwrapped.board.name),
                 design=str(path),
@@ -78,13 +78,13 @@ def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tup
                 spaces=(space,),
                 shots=shots,
                 seed=seed,
-                aimer=unwrapped.aimer.to_dict(),
+                aimer=unwrapped.aimer,
             ),
             space,
         )
-    if not chunk["reachable"]:
+    if not part.reachable:
         raise InputError(f"{space} is out of reach of design '{design.name}'")
-    return sum(row["target_knocked"] for row in chunk["shots"]), shots
+    return sum(row.target_knocked for row in part.shots), shots
 
 
 def two_proportion_z(hits_a: int, n_a: int, hits_b: int, n_b: int) -> float:

@@ -39,7 +39,7 @@ def board_spec(precision: float, spaces: tuple | None = None) -> hitmap.SweepSpe
         stacks={},
         spaces=spaces or tuple(space_name(s) for s in board.spaces),
         shots=CAP,
-        aimer=load_aimer("child").to_dict(),
+        aimer=load_aimer("child"),
         precision=precision,
         sampler="rqmc",
     )
@@ -94,7 +94,7 @@ def bench_answer(
             r["diff_ci_high"],
             r["p_value_adjusted"],
         ]
-        for r in comparisons[0].spaces
+        for r in (row.to_dict() for row in comparisons[0].spaces)
         if r["significant"]
     }
     if not quiet:
@@ -108,7 +108,7 @@ def bench_answer(
         stacks={},
         spaces=("r0c3",),
         shots=child_shots,
-        aimer=load_aimer("child").to_dict(),
+        aimer=load_aimer("child"),
     )
     hitmap.run_space(child, "r0c3")  # the world built and warm
     start = time.perf_counter()

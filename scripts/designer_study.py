@@ -108,15 +108,15 @@ def main() -> None:
         spaces=tuple(space_name(s) for s in board.spaces),
         shots=1000,
         seed=0,
-        aimer=load_aimer("child").to_dict(),
+        aimer=load_aimer("child"),
         precision=args.precision,
     )
     stock, fast = load_design("stock"), load_design("fast-spring")
 
     start = time.perf_counter()
-    stock_chunks = design_tools.design_chunks(spec, stock, args.workers, cache)
+    stock_map = design_tools.design_parts(spec, stock, args.workers, cache)
     seconds = time.perf_counter() - start
-    rows = [c["row"] for c in stock_chunks]
+    rows = [m.row.to_dict() for m in stock_map]
     shots = sum(r["shots"] for r in rows)
     fixed = fixed_n_for(args.precision) * sum(r["reachable"] for r in rows)
     save_figure(
@@ -129,13 +129,15 @@ def main() -> None:
     )
 
     paired = dataclasses.replace(spec, precision=args.compare_precision)
-    base_chunks = design_tools.design_chunks(paired, stock, args.workers, cache)
-    fast_chunks = design_tools.design_chunks(paired, fast, args.workers, cache)
-    versus = compare.compare_chunks("stock", "fast-spring", base_chunks, fast_chunks)
+    base_map = design_tools.design_parts(paired, stock, args.workers, cache)
+    fast_map = design_tools.design_parts(paired, fast, args.workers, cache)
+    versus = compare.compare_parts(
+        "stock", "fast-spring", [m.part for m in base_map], [m.part for m in fast_map]
+    )
     made_by = design_tools.comparison_provenance(
         paired,
         ["stock", "fast-spring"],
-        [[c["row"] for c in base_chunks], [c["row"] for c in fast_chunks]],
+        [[m.row.to_dict() for m in base_map], [m.row.to_dict() for m in fast_map]],
     )
     save_figure(difference_figure(board, versus, made_by), pictures / "compare.png")
     page = write_text_atomic(
@@ -146,7 +148,7 @@ def main() -> None:
                 board,
                 [stock, fast],
                 versus,
-                [base_chunks, fast_chunks],
+                [base_map, fast_map],
                 made_by,
                 SCALE,
             )
@@ -155,10 +157,14 @@ def main() -> None:
     screenshot(page, "r2c3", pictures / "report.png")
 
     vary_spec = dataclasses.replace(paired, vary=VARY)
-    varied = design_tools.design_chunks(vary_spec, stock, args.workers, cache)
-    robust = compare.compare_chunks("as designed", "guesses varied", base_chunks, varied)
+    varied = design_tools.design_parts(vary_spec, stock, args.workers, cache)
+    robust = compare.compare_parts(
+        "as designed", "guesses varied", [m.part for m in base_map], [m.part for m in varied]
+    )
     vary_made_by = design_tools.comparison_provenance(
-        vary_spec, ["stock", "stock"], [[c["row"] for c in base_chunks], [c["row"] for c in varied]]
+        vary_spec,
+        ["stock", "stock"],
+        [[m.row.to_dict() for m in base_map], [m.row.to_dict() for m in varied]],
     )
     save_figure(difference_figure(board, robust, vary_made_by), pictures / "compare-vary.png")
 
@@ -180,8 +186,8 @@ def main() -> None:
             "verdict": versus.verdict,
             "mean_diff": [round(v, 4) for v in versus.mean_diff],
             "figures": [
-                design_tools.figures(board, stock, base_chunks),
-                design_tools.figures(board, fast, fast_chunks),
+                design_tools.figures(board, stock, base_map),
+                design_tools.figures(board, fast, fast_map),
             ],
         },
         "vary": {"verdict": robust.verdict, "mean_diff": [round(v, 4) for v in robust.mean_diff]},

@@ -29,6 +29,7 @@ from open_spiel.python.algorithms import mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from models.errors import InputError
+from models.seeds import split_seed
 from models.stats import wilson_interval
 from referee.openspiel import RefereeBot
 
@@ -43,7 +44,7 @@ def measure(spec: str, bot: str, games: int, simulations: int, seed: int) -> dic
     wins = undecided = moves = 0
     start = time.perf_counter()
     for number in range(games):
-        rng = np.random.RandomState(np.random.SeedSequence([seed, number]).generate_state(1)[0])
+        rng = np.random.RandomState(split_seed(seed, number))
         seat = number % 2
         searcher = mcts.MCTSBot(
             game, UCT_C, simulations, mcts.RandomRolloutEvaluator(1, rng), random_state=rng

@@ -43,7 +43,7 @@ def _spec(space: str, sampler: str, shots: int, seed: int, precision: float | No
         spaces=(space,),
         shots=shots,
         seed=seed,
-        aimer=load_aimer("child").to_dict(),
+        aimer=load_aimer("child"),
         precision=precision,
         sampler=sampler,
     )

@@ -10,12 +10,11 @@ replays the same.
 
 from __future__ import annotations
 
-import numpy as np
-
 from models.aimer import PERFECT, Aimer
 from models.board import Board
 from models.design import Design
 from models.layout import layout_from_dict
+from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.results import ShotResult
@@ -64,7 +63,7 @@ class PhysicalResolver:
         except OutOfReach:
             self.last = None
             return [((), 1.0)]
-        seed = int(np.random.SeedSequence([self.seed, shot_number]).generate_state(1)[0])
+        seed = split_seed(self.seed, shot_number)
         result = shoot.fire(world, shot_aim, seed=seed, aimer=self.aimer)
         self.last = result
         return [(tuple(result.knocked), 1.0)]

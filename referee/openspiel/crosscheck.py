@@ -29,6 +29,7 @@ import pyspiel
 
 import referee
 import referee.openspiel  # registers python_pig_out
+from models.seeds import split_seed
 from referee.bots import HoldAtBot, PigOptimalBot
 from referee.match import play
 from referee.pig_solver import optimal_policy
@@ -149,7 +150,7 @@ def play_ours(bots: list[str], games: int, seed: int, target: int = 100):
     game = our_pig(target)
     wins = [0, 0, 0]
     for g in range(games):
-        game_seed = int(np.random.SeedSequence([seed, g]).generate_state(1)[0])
+        game_seed = split_seed(seed, g)
         seats = [_bot(name, game, game_seed + 1 + i) for i, name in enumerate(bots)]
         returns = play(game, seats, seed=game_seed).returns()
         wins[0 if returns[0] > 0 else 1 if returns[1] > 0 else 2] += 1

@@ -24,9 +24,6 @@ default.
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 from models.errors import InputError
 from referee.by_golly import DEFAULTS as BY_GOLLY
 from referee.go_piggy_go import DEFAULTS as GO_PIGGY_GO
@@ -128,39 +125,8 @@ def make_resolver(text: str):
                 f"go_piggy_go: shots={text}: the hit probability must be a number 0-1"
             ) from None
     if kind == "table" and rest:
-        return TableResolver(_read_hit_map(Path(rest)), source=f"hit map {rest}")
+        return TableResolver.from_file(rest)
     raise InputError(
         f"go_piggy_go: unknown shots '{text}': allowed are scripted, scripted:P, "
         "table:FILE (physical shots need PyBullet, which the referee never imports)"
     )
-
-
-def _read_hit_map(path: Path) -> dict[str, float]:
-    """Space -> P(target knocked out) from a hit map file (docs/formats.md): the
-    columns ``space``, ``reachable`` and ``p_target`` of its CSV or Parquet form."""
-    if not path.is_file():
-        raise InputError(f"hit map file '{path}' does not exist")
-    try:
-        if path.suffix.lower() == ".csv":
-            with open(path, newline="") as handle:
-                rows = list(csv.DictReader(handle))
-        else:
-            import pyarrow.parquet as pq
-
-            rows = pq.read_table(path, columns=["space", "reachable", "p_target"]).to_pylist()
-    except Exception as exc:  # csv, OS and pyarrow errors alike: the file is unreadable
-        raise InputError(f"hit map file {path} cannot be read ({exc})") from None
-    table = {}
-    for row in rows:
-        if str(row.get("reachable")) in ("True", "true", "1") and row.get("p_target") not in (
-            None,
-            "",
-            "None",
-        ):
-            try:
-                table[str(row["space"])] = float(row["p_target"])
-            except (KeyError, ValueError):
-                raise InputError(
-                    f"hit map file {path}: a row without a space or a numeric p_target"
-                ) from None
-    return table

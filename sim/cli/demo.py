@@ -100,7 +100,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         spaces=tuple(HITMAP_SPACES),
         shots=HITMAP_SHOTS,
         seed=seed,
-        aimer=load_aimer("child").to_dict(),
+        aimer=load_aimer("child"),
     )
     results = hitmap.sweep(spec, out / "hitmap.csv", fmt="csv", resume=True)
     save_heatmap(

@@ -212,7 +212,7 @@ def cmd_design_compare(args) -> int:
             f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
             f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]"
         )
-        significant = [r for r in comparison.spaces if r["significant"]]
+        significant = [r.to_dict() for r in comparison.spaces if r.significant]
         for row in significant:
             print(
                 f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
@@ -234,8 +234,8 @@ def _write_report(path, spec, board, designs, comparison, made_by, workers, cach
     from sim.views.report_page import report_html
 
     with waiting("recording the page's shots", not args.json):
-        chunks = [design_tools.design_chunks(spec, d, workers, cache) for d in designs]
-        data = report.build(spec, board, designs, comparison, chunks, made_by, args.scale)
+        maps = [design_tools.design_parts(spec, d, workers, cache) for d in designs]
+        data = report.build(spec, board, designs, comparison, maps, made_by, args.scale)
     write_text_atomic(path, report_html(data))
 
 

@@ -61,10 +61,10 @@ def cmd_design_game(args) -> int:
     spaces = len(spec.spaces)
     shooting = progress_bar(spaces * len(designs), not args.json, unit="space", label="hit maps")
     for k, design in enumerate(designs):
-        chunks = design_tools.design_chunks(
+        measured = design_tools.design_parts(
             spec, design, workers, cache, offset_progress(shooting, k * spaces)
         )
-        rows = [c["row"] for c in chunks]
+        rows = [m.row.to_dict() for m in measured]
         path = design_tools.cached_hitmap_path(spec, design, cache)
         tables.append(design_game.table_of(board, rows, f"hit map {path}"))
         maps.append(
@@ -103,7 +103,7 @@ def cmd_design_game(args) -> int:
         "seed": args.seed,
         "params": params,
         "hitmap": {
-            "aimer": spec.aimer["name"],
+            "aimer": spec.aimer.name,
             "sampler": spec.sampler,
             "precision": spec.precision,
             "shots_cap" if spec.precision else "shots": spec.shots,

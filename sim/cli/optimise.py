@@ -54,7 +54,7 @@ def cmd_design_optimise(args) -> int:
         "study": name,
         "storage": _redacted(storage),
         "base": search.base.name,
-        "aimer": spec.aimer["name"],
+        "aimer": spec.aimer.name,
         "seed": spec.seed,
         "objectives": objectives,
     }
@@ -93,8 +93,7 @@ def cmd_design_optimise(args) -> int:
                 maximise,
                 importances,
                 [t.number for t in best],
-                f"piggy design optimise {search.base.name}: study {name}, "
-                f"aimer {spec.aimer['name']}",
+                f"piggy design optimise {search.base.name}: study {name}, aimer {spec.aimer.name}",
             ),
             args.plot,
         )

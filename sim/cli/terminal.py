@@ -52,7 +52,7 @@ def make_resolver(
     Physical shots are aimed by ``aimer_name`` (default ``child``, the toy's user);
     a table was measured with an aimer of its own, and naming another is refused."""
     if shots.startswith("table:"):
-        from sim.studies.datafiles import read_provenance, read_table
+        from sim.studies.datafiles import read_provenance
 
         path = shots[len("table:") :]
         check_input_file(path, "table")  # a regular file within the cap, before reading it
@@ -66,7 +66,7 @@ def make_resolver(
             raise InputError(
                 "--aim-sd does not apply to a table: its hit map was measured with its own aimer"
             )
-        resolver = TableResolver.from_rows(read_table(path), source=f"hit map {shown(path)}")
+        resolver = TableResolver.from_file(path)
         return resolver, {"resolver": "table", "file": path, "aimer": made_with}
     if shots == "physics":
         from models.aimer import load_aimer, parse_aim_sd

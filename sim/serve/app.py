@@ -323,7 +323,7 @@ class Server:
             shots=1,
             seed=_seed(body),
             arc=sandbox.aim.get("arc", "best"),
-            aimer=load_aimer(sandbox.aimer).to_dict(),
+            aimer=load_aimer(sandbox.aimer),
             precision=precision,
         )
         hitmap.check_targets(spec)

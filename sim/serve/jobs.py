@@ -119,18 +119,18 @@ def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
     if spec.precision is None:
         raise ValueError("an estimate stops at a precision: the spec sets none")
     precision = spec.precision
-    chunk = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
-    shots = chunk["shots"]
-    hits = int(np.sum([row["target_knocked"] for row in shots])) if shots else 0
+    part = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
+    shots = part.shots
+    hits = int(np.sum([row.target_knocked for row in shots])) if shots else 0
     low, high = wilson_interval(hits, len(shots))
     return {
         "space": space,
-        "target": chunk["target"],
-        "reachable": chunk["reachable"],
-        "arc": chunk["arc"],
+        "target": part.target,
+        "reachable": part.reachable,
+        "arc": part.arc,
         "shots": len(shots),
         "hits": hits,
         "p": hits / len(shots) if shots else None,
         "interval": [low, high],
-        "done": not chunk["reachable"] or precision_reached(hits, len(shots), precision),
+        "done": not part.reachable or precision_reached(hits, len(shots), precision),
     }

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.stats import Z_95, holm, mean_interval, paired_difference
+from models.stats import Z_95, PairedDifference, holm, mean_interval, paired_difference
 from sim.studies import rqmc
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.records import ComparisonRow, ShotRow, SpaceShots
 
 #: Family-wise error rate of the per-space tests.
 ALPHA = 0.05
@@ -36,11 +37,11 @@ ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Comparison:
-    """Design B against design A, space by space (``spaces``: one dict per space)."""
+    """Design B against design A, space by space (``spaces``: one row per space)."""
 
     design_a: str
     design_b: str
-    spaces: list
+    spaces: list[ComparisonRow]
     verdict: str
     mean_diff: tuple  # (mean of P_B - P_A over spaces in reach of both, low, high)
 
@@ -61,75 +62,86 @@ class Comparison:
             "null_reason": why,
             "alpha": ALPHA,
             "correction": "holm",
-            "spaces": self.spaces,
+            "spaces": [r.to_dict() for r in self.spaces],
         }
 
 
-def outcomes(chunk: dict) -> np.ndarray:
+def outcomes(part: SpaceShots) -> np.ndarray:
     """(n,) bool: shot by shot, whether the target was knocked out."""
-    return np.array([bool(r["target_knocked"]) for r in chunk["shots"]], dtype=bool)
+    return np.array([r.target_knocked for r in part.shots], dtype=bool)
 
 
-def compare_chunks(
-    name_a: str, name_b: str, chunks_a: list[dict], chunks_b: list[dict]
+def compare_parts(
+    name_a: str, name_b: str, parts_a: list[SpaceShots], parts_b: list[SpaceShots]
 ) -> Comparison:
     """Compare two hit maps of the same spaces, fired with the same seeds."""
-    rows, tested = [], []
-    for a, b in zip(chunks_a, chunks_b, strict=True):
-        if a["space"] != b["space"]:
+    pairs: list[tuple[SpaceShots, SpaceShots, PairedDifference | None]] = []
+    for a, b in zip(parts_a, parts_b, strict=True):
+        if a.space != b.space:
             raise ValueError("the two hit maps measure other spaces")
-        row = {"space": a["space"], "reachable_a": a["reachable"], "reachable_b": b["reachable"]}
-        if a["reachable"] and b["reachable"]:
-            d = pair(a, b)
-            row.update({k: _rounded(v) for k, v in d.to_dict().items()})
-            tested.append(row)
-        else:
-            row.update(
-                {
-                    "shots": 0,
-                    "p_a": _p(a),
-                    "p_b": _p(b),
-                    "diff": None,
-                    "diff_ci_low": None,
-                    "diff_ci_high": None,
-                    "a_only": 0,
-                    "b_only": 0,
-                    "p_value": None,
-                }
-            )
-        rows.append(row)
-    for row, adjusted in zip(tested, holm([r["p_value"] for r in tested]), strict=True):
-        row["p_value_adjusted"] = _rounded(adjusted)
-    for row in rows:
-        row.setdefault("p_value_adjusted", None)
-        row["significant"] = row["p_value_adjusted"] is not None and row["p_value_adjusted"] < ALPHA
-    variances = [_paired_variance(r) for r in tested]
-    mean = mean_interval([r["diff"] for r in tested], variances)
+        pairs.append((a, b, pair(a, b) if a.reachable and b.reachable else None))
+    adjusted = iter(holm([d.p_value for _, _, d in pairs if d is not None]))
+    rows = [_comparison_row(a, b, d, None if d is None else next(adjusted)) for a, b, d in pairs]
+    tested = [(r, r.diff) for r in rows if r.diff is not None]
+    mean = mean_interval([diff for _, diff in tested], [_paired_variance(r) for r, _ in tested])
     return Comparison(name_a, name_b, rows, verdict_line(name_a, name_b, rows), mean)
 
 
-def pair(a: dict, b: dict):
+def _comparison_row(
+    a: SpaceShots, b: SpaceShots, d: PairedDifference | None, adjusted: float | None
+) -> ComparisonRow:
+    """One space's row: the paired difference ``d`` (None where a design does not
+    reach) with its Holm-adjusted p-value, every figure rounded as written."""
+    if d is None:
+        return ComparisonRow(
+            space=a.space,
+            reachable_a=a.reachable,
+            reachable_b=b.reachable,
+            shots=0,
+            p_a=_p(a),
+            p_b=_p(b),
+            diff=None,
+            diff_ci_low=None,
+            diff_ci_high=None,
+            a_only=0,
+            b_only=0,
+            p_value=None,
+            p_value_adjusted=None,
+            significant=False,
+        )
+    p_adjusted = _rounded(adjusted)
+    return ComparisonRow(
+        space=a.space,
+        reachable_a=a.reachable,
+        reachable_b=b.reachable,
+        **{k: _rounded(v) for k, v in d.to_dict().items()},
+        p_value_adjusted=p_adjusted,
+        significant=p_adjusted is not None and p_adjusted < ALPHA,
+    )
+
+
+def pair(a: SpaceShots, b: SpaceShots):
     """One space's paired difference: per scramble with RQMC (its rows name their
     scramble: sim/studies/rqmc.py), else Newcombe's interval and McNemar's test over
     the shots both fired."""
-    if a["shots"] and "scramble" in a["shots"][0]:
-        return rqmc.paired_difference(a["shots"], b["shots"], _target_knocked)
-    shots = min(len(a["shots"]), len(b["shots"]))
+    if a.rqmc:
+        return rqmc.paired_difference(a.shots, b.shots, _target_knocked)
+    shots = min(len(a.shots), len(b.shots))
     return paired_difference(outcomes(a)[:shots], outcomes(b)[:shots])
 
 
-def _target_knocked(row: dict) -> bool:
-    return bool(row["target_knocked"])
+def _target_knocked(row: ShotRow) -> bool:
+    return row.target_knocked
 
 
-def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
+def verdict_line(name_a: str, name_b: str, rows: list[ComparisonRow]) -> str:
     """One sentence: on how many spaces B knocks out more, fewer, or no detectably
     different, and where only one of the two reaches."""
-    more = sum(r["significant"] and r["diff"] > 0 for r in rows)
-    fewer = sum(r["significant"] and r["diff"] < 0 for r in rows)
-    same = sum(r["diff"] is not None and not r["significant"] for r in rows)
-    only_a = sum(r["reachable_a"] and not r["reachable_b"] for r in rows)
-    only_b = sum(r["reachable_b"] and not r["reachable_a"] for r in rows)
+    more = sum(r.significant and (r.diff or 0) > 0 for r in rows)
+    fewer = sum(r.significant and (r.diff or 0) < 0 for r in rows)
+    same = sum(r.diff is not None and not r.significant for r in rows)
+    only_a = sum(r.reachable_a and not r.reachable_b for r in rows)
+    only_b = sum(r.reachable_b and not r.reachable_a for r in rows)
     text = (
         f"{name_b} knocks out more than {name_a} on {more} "
         f"space{'s' if more != 1 else ''}, fewer on {fewer}, no detectable difference "
@@ -140,13 +152,13 @@ def verdict_line(name_a: str, name_b: str, rows: list[dict]) -> str:
     return text
 
 
-def summary(design: str, chunks: list[dict]) -> dict:
+def summary(design: str, parts: list[SpaceShots]) -> dict:
     """One design's figures with intervals: mean P over the spaces in reach (normal
     interval over independent spaces), and the worst space with its Wilson interval
     (the interval of that space alone: picking the minimum of many estimates biases
     it low, more so with few shots)."""
-    reachable = [c for c in chunks if c["reachable"] and c["shots"]]
-    estimates = [rqmc.proportion(c["shots"], _target_knocked) for c in reachable]
+    reachable = [c for c in parts if c.reachable and c.shots]
+    estimates = [rqmc.proportion(c.shots, _target_knocked) for c in reachable]
     ps = [p for p, _, _ in estimates]
     variances = [_variance(c, e) for c, e in zip(reachable, estimates, strict=True)]
     mean, low, high = mean_interval(ps, variances)
@@ -154,7 +166,7 @@ def summary(design: str, chunks: list[dict]) -> dict:
         low, high = max(low, 0.0), min(high, 1.0)
     out = {
         "design": design,
-        "spaces": len(chunks),
+        "spaces": len(parts),
         "in_reach": len(reachable),
         "mean_p_target": _rounded(mean),
         "mean_p_target_ci": [_rounded(low), _rounded(high)],
@@ -167,10 +179,10 @@ def summary(design: str, chunks: list[dict]) -> dict:
     }
     if reachable:
         index = int(np.argmin(ps))
-        n = len(reachable[index]["shots"])
+        n = len(reachable[index].shots)
         out.update(
             {
-                "worst_space": reachable[index]["space"],
+                "worst_space": reachable[index].space,
                 "worst_p_target": _rounded(ps[index]),
                 "worst_p_target_ci": [_rounded(v) for v in estimates[index][1:]],
                 "worst_shots": n,
@@ -180,25 +192,23 @@ def summary(design: str, chunks: list[dict]) -> dict:
     return out
 
 
-def _variance(chunk: dict, estimate: tuple) -> float:
+def _variance(part: SpaceShots, estimate: tuple) -> float:
     """A space's estimate's sampling variance: p(1-p)/n for plain Monte Carlo; for
     RQMC, from its interval's half-width."""
     p, low, high = estimate
-    if "scramble" in chunk["shots"][0]:
+    if part.rqmc:
         return ((high - low) / (2 * Z_95)) ** 2
-    return p * (1 - p) / len(chunk["shots"])
+    return p * (1 - p) / len(part.shots)
 
 
-def _paired_variance(row: dict) -> float:
+def _paired_variance(row: ComparisonRow) -> float:
     """Sampling variance of one space's paired difference: (b + c - (b - c)^2 / n) / n^2."""
-    n, b, c = row["shots"], row["a_only"], row["b_only"]
+    n, b, c = row.shots, row.a_only, row.b_only
     return (b + c - (b - c) ** 2 / n) / n**2 if n else 0.0
 
 
-def _p(chunk: dict) -> float | None:
-    return (
-        _rounded(float(np.mean(outcomes(chunk)))) if chunk["reachable"] and chunk["shots"] else None
-    )
+def _p(part: SpaceShots) -> float | None:
+    return _rounded(float(np.mean(outcomes(part)))) if part.reachable and part.shots else None
 
 
 def _rounded(value):

@@ -23,10 +23,8 @@ from models.files import (
     check_input_file,
     parse_json,
     read_json,
-    read_text,
     write_text_atomic,
 )
-from models.numbers import ascii_decimal
 from models.text import shown
 
 FORMATS = ("parquet", "csv")
@@ -102,31 +100,6 @@ def write_table(
     return path
 
 
-def read_table(path: str | Path) -> list[dict]:
-    """A table written by :func:`write_table`, CSV or Parquet."""
-    path = check_input_file(path, "table")  # a regular file within the cap, not /dev/zero
-    where = f"data file {shown(os.fspath(path))}"
-    try:
-        if format_of(path) == "csv":
-            text = read_text(path, "table")
-            rows = list(csv.DictReader(io.StringIO(text, newline="")))
-            for number, row in enumerate(rows, start=2):
-                if None in row or None in row.values():  # cells beyond or short of the header
-                    raise InputError(
-                        f"{where}: line {number} has not one cell per column (a cut or edited file)"
-                    )
-            return [_typed(r) for r in rows]
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path).to_pylist()
-    except InputError:
-        raise
-    except (OSError, ValueError, csv.Error) as exc:
-        raise InputError(f"{where} cannot be read ({exc})") from None
-    except Exception as exc:  # pyarrow's own errors on a file that is not Parquet
-        raise InputError(f"{where} cannot be read as Parquet ({exc})") from None
-
-
 def read_provenance(path: str | Path) -> dict:
     """What made a data file: the ``piggy`` metadata object (Parquet) or the sidecar
     JSON (CSV); an empty dict for a file written without it."""
@@ -149,17 +122,3 @@ def read_provenance(path: str | Path) -> dict:
     if not isinstance(made_by, dict):
         raise InputError(f"{where}: not a JSON object")
     return made_by
-
-
-def _typed(row: dict) -> dict:
-    out = {}
-    for key, value in row.items():
-        if value in ("", "None"):
-            out[key] = None
-        elif value in ("True", "False"):
-            out[key] = value == "True"
-        elif ascii_decimal(value) is None:  # text (other scripts' digits stay text too)
-            out[key] = value
-        else:
-            out[key] = float(value) if "." in value or "e" in value.lower() else int(value)
-    return out

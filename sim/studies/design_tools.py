@@ -21,10 +21,12 @@ from models.design import Design, design_from_dict, design_identity, design_toml
 from models.errors import InputError
 from models.files import write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
+from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
-from sim.studies import chunks, compare, datafiles, hitmap
+from sim.studies import compare, datafiles, hitmap
 from sim.studies.design_search import field_of
+from sim.studies.records import MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 
 #: The cached files' layout: raised when the columns change, so that files made by
 #: an older version are measured again rather than read.
@@ -56,17 +58,17 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
     return cache / f"hitmap-{key}.csv"
 
 
-def design_chunks(
+def design_parts(
     spec: hitmap.SweepSpec,
     design: Design,
     workers: int,
     cache: Path,
     progress: Callable[[int], None] | None = None,
-) -> list[dict]:
-    """One design's hit map as chunks (per space, its shots in order), measured with
+) -> list[MeasuredSpace]:
+    """One design's hit map, per space its part and its row, measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
     the number of spaces finished."""
-    found = cached_chunks(spec, design, cache)
+    found = cached_parts(spec, design, cache)
     if found is not None:
         if progress:
             progress(len(spec.spaces))
@@ -84,23 +86,24 @@ def design_chunks(
         per_shot=True,
         progress=progress,
     )
-    measured = cached_chunks(spec, design, cache)
+    measured = cached_parts(spec, design, cache)
     assert measured is not None
     return measured
 
 
-def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[dict] | None:
-    """A design's chunks from the cache (None when it has not been measured), each
-    held to the shape the sweep makes (sim/studies/chunks.py) and its summary row to
-    its shots; a cache file that is not is refused, naming it, on one line."""
+def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[MeasuredSpace] | None:
+    """A design's hit map from the cache (None when it has not been measured), each
+    space's shots read back through their type (sim/studies/records.py) and its
+    summary row held to its shots; a cache file that is not is refused, naming it, on
+    one line."""
     out = cached_hitmap_path(spec, design, cache)
     shots_file = hitmap.per_shot_path(out)
     if not (out.exists() and shots_file.exists()):
         return None
     board = load_board(spec.board)
-    rows = datafiles.read_table(out)
+    rows = read_table(out)
     by_space: dict[str, list[dict]] = {name: [] for name in spec.spaces}
-    for shot in datafiles.read_table(shots_file):
+    for shot in read_table(shots_file):
         for key in ("knocked", "first_struck"):  # none knocked out, nothing struck: empty
             if shot.get(key, "") is None:
                 shot[key] = ""
@@ -111,15 +114,19 @@ def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[d
     found = []
     for row in rows if problem is None else []:
         name = row["space"]
-        chunk = {key: row.get(key) for key in ("space", "reachable", "arc", "target")}
-        chunk["shots"] = by_space[name]
-        problem = chunks.check_chunk(chunk, hitmap.expected_chunk(spec, name))
-        if problem is None and not _same_row(row, hitmap.summarise(chunk, board)):
-            problem = f"the row of {name} does not match its shots"
-        if problem:
-            problem = f"space {name}: {problem}"
+        try:
+            summary = SpaceSummary.read(row)
+            data = {key: row[key] for key in ("space", "reachable", "arc", "target")}
+            part = SpaceShots.read(
+                data | {"shots": by_space[name]}, hitmap.expected_part(spec, name)
+            )
+        except ShapeError as exc:
+            problem = f"space {name}: {exc}"
             break
-        found.append({**chunk, "row": row})
+        if not _same_summary(summary, hitmap.summarise(part, board)):
+            problem = f"space {name}: the row of {name} does not match its shots"
+            break
+        found.append(MeasuredSpace(part, summary))
     if problem:
         raise InputError(
             f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
@@ -128,10 +135,10 @@ def cached_chunks(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[d
     return found
 
 
-def _same_row(row: dict, made: dict) -> bool:
+def _same_summary(read: SpaceSummary, made: SpaceSummary) -> bool:
     """A hit map row read back equals the one its shots make (numbers to 1e-9)."""
 
-    def same(a, b) -> bool:
+    def same(a: object, b: object) -> bool:
         if (
             isinstance(a, float | int)
             and isinstance(b, float | int)
@@ -141,10 +148,11 @@ def _same_row(row: dict, made: dict) -> bool:
             return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
         return a == b and type(a) is type(b)
 
-    return set(row) == set(made) and all(same(row[k], made[k]) for k in made)
+    row, made_row = read.to_dict(), made.to_dict()
+    return all(same(row[k], made_row[k]) for k in made_row)
 
 
-def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
+def figures(board: Board, design: Design, measured: list[MeasuredSpace]) -> dict:
     """One design's figures: reach, mean and worst P with intervals, dead zones
     (sim/studies/dead_zones.py; out of reach split into too close and too far),
     collateral rate."""
@@ -156,22 +164,20 @@ def figures(board: Board, design: Design, chunks: list[dict]) -> dict:
         "missed": [],
         "never_out": [],
     }
-    for chunk in chunks:
-        row = chunk["row"]
-        kind = row.get("dead_zone")
+    for space in measured:
+        row = space.row
+        kind = row.dead_zone
         if kind == "out_of_reach":
             kind = (
-                "too_close"
-                if row["distance_mm"] < (near if math.isfinite(near) else 0)
-                else "too_far"
+                "too_close" if row.distance_mm < (near if math.isfinite(near) else 0) else "too_far"
             )
         if kind:
-            dead[kind].append(row["space"])
-    reachable = [c["row"] for c in chunks if c["row"]["reachable"]]
+            dead[kind].append(row.space)
+    reachable = [m.row for m in measured if m.row.reachable]
     collateral = (
-        round(float(np.mean([r["p_collateral"] for r in reachable])), 4) if reachable else None
+        round(float(np.mean([r.p_collateral or 0.0 for r in reachable])), 4) if reachable else None
     )
-    return compare.summary(design.name, chunks) | {
+    return compare.summary(design.name, [m.part for m in measured]) | {
         "dead_zones": dead,
         "collateral_rate": collateral,
     }
@@ -190,12 +196,12 @@ def compare_designs(
     finished over all the designs."""
     total = len(spec.spaces) * len(designs)
     for design in designs:  # every cached map checked before any shot is fired
-        cached_chunks(spec, design, cache)
-    all_chunks = []
+        cached_parts(spec, design, cache)
+    maps: list[list[MeasuredSpace]] = []
     for index, design in enumerate(designs):
         offset = index * len(spec.spaces)
-        all_chunks.append(
-            design_chunks(
+        maps.append(
+            design_parts(
                 spec,
                 design,
                 workers,
@@ -203,12 +209,13 @@ def compare_designs(
                 progress and (lambda done, offset=offset: progress(offset + done, total)),
             )
         )
-    results = [figures(board, d, c) for d, c in zip(designs, all_chunks, strict=True)]
+    results = [figures(board, d, m) for d, m in zip(designs, maps, strict=True)]
+    parts = [[m.part for m in measured] for measured in maps]
     comparisons = [
-        compare.compare_chunks(designs[0].name, d.name, all_chunks[0], c)
-        for d, c in zip(designs[1:], all_chunks[1:], strict=True)
+        compare.compare_parts(designs[0].name, d.name, parts[0], p)
+        for d, p in zip(designs[1:], parts[1:], strict=True)
     ]
-    return results, comparisons, [[c["row"] for c in chunks] for chunks in all_chunks]
+    return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]
 
 
 # --- sweeping one parameter ------------------------------------------------------------------

@@ -11,13 +11,14 @@ noise and the aimer's error; count what happens, per space, with 95 % intervals.
 - **Precision.** With ``precision`` a space is fired at until the 95 % interval of
   P(target) is within ``±precision``, ``shots`` being the cap: in batches of
   :data:`BATCH` and Wilson's interval (mc), or scramble by scramble (rqmc).
-- **Chunks.** The unit of work is one space. Each finished space is written at
+- **Parts.** The unit of work is one space, and its shots are its part
+  (sim/studies/records.py). Each finished space is written at
   once to ``<output>.parts/<space>.json`` (atomically, with the checksums of the
   sweep's settings and of its shots: sim/studies/parts.py), so an interrupted sweep
   keeps what it finished and ``resume`` checks and reuses it, reporting how many
   spaces it reused; the final file is written from the parts in the order of the
   spaces, whole or not at all, with what made it (sim/studies/datafiles.py).
-- **Executors.** ``run_chunks`` is the one seam: local worker processes (which die
+- **Executors.** ``run_parts`` is the one seam: local worker processes (which die
   with their parent: sim/studies/workers.py), or a Dask distributed cluster
   (``scheduler``); either way each worker process builds its PyBullet world once.
   Another engine would be one more branch there.
@@ -27,6 +28,7 @@ noise and the aimer's error; count what happens, per space, with 95 % intervals.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Callable
@@ -41,12 +43,14 @@ from models.board import Board, load_board, space_name
 from models.design import design_identity, load_design
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict
+from models.seeds import split_seed
 from models.stats import precision_reached
 from models.text import shown
 from sim.physics.aim import OutOfReach
 from sim.physics.noise import Deviates, vary_dims
-from sim.studies import chunks, datafiles, owner, parts, rqmc
+from sim.studies import datafiles, owner, parts, rqmc
 from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
+from sim.studies.records import Expected, ShotRow, SpaceShots, SpaceSummary
 from sim.studies.workers import process_pool
 
 #: The piggy that stands on each measured empty space in turn.
@@ -67,7 +71,7 @@ class SweepSpec:
     travel to workers and be written down next to the parts it produced.
 
     ``shots`` is the number of shots per space, or the cap with ``precision``;
-    ``aimer`` is an :class:`models.aimer.Aimer` as a dict; ``vary`` maps a physical
+    ``aimer`` is who aims (frozen, so it travels as it is); ``vary`` maps a physical
     parameter (``friction``, ``restitution``, ``mass``) to its relative half-range.
     """
 
@@ -78,7 +82,7 @@ class SweepSpec:
     shots: int
     seed: int = 0
     arc: str = "best"
-    aimer: dict = field(default_factory=lambda: Aimer().to_dict())
+    aimer: Aimer = field(default_factory=Aimer)
     vary: dict = field(default_factory=dict)
     precision: float | None = None
     hit_rule: str = "touches-line"
@@ -96,19 +100,23 @@ class SweepSpec:
 
 def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
     """The seed of one space's shot ``index``, split from the root seed."""
-    child = np.random.SeedSequence([root_seed, *space], spawn_key=(index,))
-    return int(child.generate_state(1)[0])
+    return split_seed(root_seed, *space, spawn_key=(index,))
 
 
-def shot_noise(spec: SweepSpec, space: tuple[int, int], row: dict) -> dict:
+def shot_noise(spec: SweepSpec, space: tuple[int, int], row: ShotRow) -> dict:
     """How the shot of hit-map row ``row`` drew its errors, as :meth:`World.shoot`'s
     keyword arguments: its seed (plain Monte Carlo), or its scramble's point (RQMC)."""
     if spec.sampler != "rqmc":
-        return {"seed": shot_seed(spec.seed, space, row["shot"])}
-    seed = rqmc.scramble_seed(spec.seed, space, row["scramble"])
-    points = rqmc.scramble_points(seed, 3 + vary_dims(spec.vary), row["point"] + 1)
-    z = rqmc.to_deviates(points)[row["point"]]
-    return {"deviates": Deviates(*map(float, z[:3]), vary=tuple(map(float, z[3:])))}
+        return {"seed": shot_seed(spec.seed, space, row.shot)}
+    assert row.scramble is not None and row.point is not None  # an RQMC sweep's row
+    seed = rqmc.scramble_seed(spec.seed, space, row.scramble)
+    points = rqmc.scramble_points(seed, 3 + vary_dims(spec.vary), row.point + 1)
+    return {"deviates": _deviates(rqmc.to_deviates(points)[row.point])}
+
+
+def _deviates(z: np.ndarray) -> Deviates:
+    """One RQMC point's (3 + vary,) standard deviates as a shot's errors."""
+    return Deviates(float(z[0]), float(z[1]), float(z[2]), vary=tuple(map(float, z[3:])))
 
 
 def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
@@ -116,21 +124,21 @@ def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
     return [shot_seed(root_seed, space, i) for i in range(shots)]
 
 
-def expected_chunk(spec: SweepSpec, name: str) -> chunks.Expected:
-    """What the chunk of space ``name`` of this sweep must say, when read back."""
+def expected_part(spec: SweepSpec, name: str) -> Expected:
+    """What the part of space ``name`` of this sweep must say, when read back."""
     space = load_board(spec.board).parse_space(name)
     target = target_and_stacks(spec, name)[0]
     if spec.sampler == "rqmc":
         scrambles, _, most = rqmc.plan(spec.shots, spec.precision)
-        return chunks.Expected(
+        return Expected(
             name,
             target,
-            lambda row, index: rqmc.scramble_seed(spec.seed, space, row["scramble"]),
+            lambda row, index: rqmc.scramble_seed(spec.seed, space, row.scramble or 0),
             scrambles * most,
             exact=spec.precision is None,
             scrambles=scrambles,
         )
-    return chunks.Expected(
+    return Expected(
         name,
         target,
         lambda row, index: shot_seed(spec.seed, space, index),
@@ -148,9 +156,9 @@ def provenance(spec: SweepSpec) -> dict:
         "layout": spec.layout or None,
         "stacks": spec.stacks,
         **design_identity(spec.design),
-        "aimer": aimer["name"],
-        "aim_sd_deg": [aimer["yaw_sd_deg"], aimer["pitch_sd_deg"]],
-        "aim_bias_deg": [aimer["yaw_bias_deg"], aimer["pitch_bias_deg"]],
+        "aimer": aimer.name,
+        "aim_sd_deg": [aimer.yaw_sd_deg, aimer.pitch_sd_deg],
+        "aim_bias_deg": [aimer.yaw_bias_deg, aimer.pitch_bias_deg],
         "vary": spec.vary,
         "seed": spec.seed,
         "hit_rule": spec.hit_rule,
@@ -162,7 +170,7 @@ def provenance(spec: SweepSpec) -> dict:
     } | rqmc.provenance(spec.sampler)
 
 
-# --- one chunk: one space -----------------------------------------------------------------
+# --- one part: one space ------------------------------------------------------------------
 _WORLDS: dict = {}  # per process: (board, design) -> World, built once
 
 
@@ -219,40 +227,35 @@ def aim_at_space(world, spec: SweepSpec, name: str):
     return target, None if spec.arc == "high" and aim.arc != "high" else aim
 
 
-def run_space(spec: SweepSpec, name: str) -> dict:
-    """Fire one space's shots; a chunk: ``{"space", "reachable", "arc", "shots": [rows]}``."""
+def run_space(spec: SweepSpec, name: str) -> SpaceShots:
+    """Fire one space's shots: its part."""
     world = _world(spec)
     target, aim = aim_at_space(world, spec, name)
     if aim is None:
-        return {"space": name, "reachable": False, "arc": None, "target": target, "shots": []}
-    aimer = Aimer(**spec.aimer)
+        return SpaceShots(name, False, None, target, ())
     fire = _fire_rqmc if spec.sampler == "rqmc" else _fire_mc
-    return {
-        "space": name,
-        "reachable": True,
-        "arc": aim.arc,
-        "target": target,
-        "shots": fire(spec, world, aim, aimer, name, target),
-    }
+    return SpaceShots(name, True, aim.arc, target, tuple(fire(spec, world, aim, name, target)))
 
 
-def _fire_mc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
+def _fire_mc(spec: SweepSpec, world, aim, name: str, target: str) -> list[ShotRow]:
     """Plain Monte Carlo: shot i from its own seed, in batches until the precision."""
     space = world.board.parse_space(name)
-    rows: list[dict] = []
+    rows: list[ShotRow] = []
     hits = 0
     while len(rows) < spec.shots:
         for index in range(len(rows), min(spec.shots, len(rows) + BATCH)):
             seed = shot_seed(spec.seed, space, index)
-            result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer, vary=spec.vary)
+            result = world.shoot(
+                aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=spec.aimer, vary=spec.vary
+            )
             rows.append(_shot_row(name, index, seed, target, result))
-            hits += rows[-1]["target_knocked"]
+            hits += rows[-1].target_knocked
         if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
             break
     return rows
 
 
-def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str) -> list[dict]:
+def _fire_rqmc(spec: SweepSpec, world, aim, name: str, target: str) -> list[ShotRow]:
     """Randomised quasi-Monte Carlo: each scramble's points in order, the points per
     scramble doubled until the precision (sim/studies/rqmc.py). A row also names its
     scramble and its point in it; its seed is the scramble's."""
@@ -263,46 +266,53 @@ def _fire_rqmc(spec: SweepSpec, world, aim, aimer: Aimer, name: str, target: str
     dims = 3 + vary_dims(spec.vary)
     deviates = [rqmc.to_deviates(rqmc.scramble_points(s, dims, most)) for s in seeds]
     hits = np.zeros((scrambles, most))
-    rows: list[dict] = []
+    rows: list[ShotRow] = []
     fired = 0
     while True:
         for r, seed in enumerate(seeds):
             for j in range(fired, points):
-                z = deviates[r][j]
                 result = world.shoot(
                     aim.yaw_deg,
                     aim.pitch_deg,
-                    aimer=aimer,
+                    aimer=spec.aimer,
                     vary=spec.vary,
-                    deviates=Deviates(*map(float, z[:3]), vary=tuple(map(float, z[3:]))),
+                    deviates=_deviates(deviates[r][j]),
                 )
-                rows.append(
-                    _shot_row(name, len(rows), seed, target, result) | {"scramble": r, "point": j}
-                )
-                hits[r, j] = rows[-1]["target_knocked"]
+                rows.append(_shot_row(name, len(rows), seed, target, result, r, j))
+                hits[r, j] = rows[-1].target_knocked
         fired, points = points, rqmc.next_points(hits[:, :points], spec.precision, most)
         if points == fired:
             return rows
 
 
-def _shot_row(space: str, index: int, seed: int, target: str, result) -> dict:
+def _shot_row(
+    space: str,
+    index: int,
+    seed: int,
+    target: str,
+    result,
+    scramble: int | None = None,
+    point: int | None = None,
+) -> ShotRow:
     piggies_struck = [c for c in result.contacts if "-" in c]
-    return {
-        "space": space,
-        "shot": index,
-        "seed": seed,
-        "target": target,
-        "yaw_deg": round(normalised_yaw(result.yaw_deg), 4),
-        "pitch_deg": round(result.pitch_deg, 4),
-        "speed_mm_s": round(result.speed_mm_s, 2),
-        "knocked": ",".join(result.knocked),
-        "target_knocked": target in result.knocked,
-        "collateral": sum(p != target for p in result.knocked),
-        "no_contact": not piggies_struck,
-        "outcome": shot_outcome(target, result.knocked, result.contacts),
-        "first_struck": first_struck(target, result.contacts),
-        "ricochets": sum(c in _RICOCHET_SURFACES for c in result.contacts),
-    }
+    return ShotRow(
+        space=space,
+        shot=index,
+        seed=seed,
+        target=target,
+        yaw_deg=round(normalised_yaw(result.yaw_deg), 4),
+        pitch_deg=round(result.pitch_deg, 4),
+        speed_mm_s=round(result.speed_mm_s, 2),
+        knocked=",".join(result.knocked),
+        target_knocked=target in result.knocked,
+        collateral=sum(p != target for p in result.knocked),
+        no_contact=not piggies_struck,
+        outcome=shot_outcome(target, result.knocked, result.contacts),
+        first_struck=first_struck(target, result.contacts),
+        ricochets=sum(c in _RICOCHET_SURFACES for c in result.contacts),
+        scramble=scramble,
+        point=point,
+    )
 
 
 def normalised_yaw(yaw_deg: float) -> float:
@@ -311,69 +321,72 @@ def normalised_yaw(yaw_deg: float) -> float:
     return yaw - 360.0 if yaw > 180.0 else yaw
 
 
-def summarise(chunk: dict, board: Board) -> dict:
+def summarise(part: SpaceShots, board: Board) -> SpaceSummary:
     """One space's row of the hit map."""
-    rows = chunk["shots"]
+    rows = part.shots
     n = len(rows)
-    space = board.parse_space(chunk["space"])
+    space = board.parse_space(part.space)
     x, y = (float(v) for v in board.space_center_mm(space))
-    out = {
-        "space": chunk["space"],
-        "row": space[0],
-        "col": space[1],
-        "x_mm": round(x, 2),
-        "y_mm": round(y, 2),
-        "distance_mm": round(float(np.hypot(x, y)), 2),
-        "reachable": chunk["reachable"],
-        "arc": chunk["arc"],
-        "target": chunk["target"],
-        "shots": n,
-    }
+    shares: dict[str, float | None] = {}
     for key, hit in (
-        ("p_target", lambda r: r["target_knocked"]),
-        ("p_any", lambda r: bool(r["knocked"])),
-        ("p_collateral", lambda r: r["collateral"] > 0),
-        ("p_no_contact", lambda r: r["no_contact"]),
-        ("p_blocked", lambda r: r["outcome"] == "blocked"),
-        ("p_missed", lambda r: r["outcome"] == "missed"),
+        ("p_target", lambda r: r.target_knocked),
+        ("p_any", lambda r: bool(r.knocked)),
+        ("p_collateral", lambda r: r.collateral > 0),
+        ("p_no_contact", lambda r: r.no_contact),
+        ("p_blocked", lambda r: r.outcome == "blocked"),
+        ("p_missed", lambda r: r.outcome == "missed"),
     ):
         p, lo, hi = rqmc.proportion(rows, hit) if n else (None, None, None)
-        out[key] = None if p is None else round(p, 6)
-        out[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
-        out[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
-    out["mean_ricochets"] = round(float(np.mean([r["ricochets"] for r in rows])), 4) if n else None
-    out["dead_zone"] = dead_zone(out)
-    return out
+        shares[key] = None if p is None else round(p, 6)
+        shares[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
+        shares[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
+    summary = SpaceSummary(
+        space=part.space,
+        row=space[0],
+        col=space[1],
+        x_mm=round(x, 2),
+        y_mm=round(y, 2),
+        distance_mm=round(float(np.hypot(x, y)), 2),
+        reachable=part.reachable,
+        arc=part.arc,
+        target=part.target,
+        shots=n,
+        **shares,
+        mean_ricochets=round(float(np.mean([r.ricochets for r in rows])), 4) if n else None,
+        dead_zone=None,
+    )
+    # the dead zone is read off the intervals (sim/studies/dead_zones.py)
+    return dataclasses.replace(summary, dead_zone=dead_zone(summary.to_dict()))
 
 
 # --- executors -------------------------------------------------------------------------------
-def run_chunks(
+def run_parts(
     spec: SweepSpec,
     names: list[str],
     workers: int,
-    on_chunk: Callable[[dict], None],
+    on_part: Callable[[SpaceShots], None],
     scheduler: str | None = None,
 ) -> None:
-    """Run the spaces' chunks with ``workers`` local processes (1: in this process) or
-    on the Dask cluster at ``scheduler``, calling ``on_chunk`` here as each one
+    """Run the spaces' parts with ``workers`` local processes (1: in this process) or
+    on the Dask cluster at ``scheduler``, calling ``on_part`` here as each one
     finishes, in whatever order."""
     if scheduler:
-        _run_on_dask(spec, names, scheduler, on_chunk)
+        _run_on_dask(spec, names, scheduler, on_part)
         return
     if workers <= 1 or len(names) <= 1:
         for name in names:
-            on_chunk(run_space(spec, name))
+            on_part(run_space(spec, name))
         return
     with process_pool(min(workers, len(names))) as pool:
         futures = [pool.submit(run_space, spec, name) for name in names]
         for future in as_completed(futures):
-            on_chunk(future.result())
+            on_part(future.result())
 
 
 def _run_on_dask(
-    spec: SweepSpec, names: list[str], scheduler: str, on_chunk: Callable[[dict], None]
+    spec: SweepSpec, names: list[str], scheduler: str, on_part: Callable[[SpaceShots], None]
 ) -> None:
-    """Chunks as Dask tasks. Start the workers with one thread each
+    """Parts as Dask tasks. Start the workers with one thread each
     (``dask worker ADDRESS --nthreads 1``): a PyBullet world is not shared by threads."""
     try:
         from dask.distributed import Client
@@ -389,7 +402,7 @@ def _run_on_dask(
     try:
         futures = client.map(run_space, [spec] * len(names), names, pure=False)
         for future in dask_completed(futures):
-            on_chunk(future.result())
+            on_part(future.result())
     finally:
         client.close()
 
@@ -468,7 +481,7 @@ def _owned_sweep(
                 f"part file {shown(str(path))} is for a space this sweep does "
                 f"not measure: delete it, or resume with the same --spaces"
             )
-    done = {parts.read_part(p, key, expected_chunk(spec, p.stem))["space"] for p in found}
+    done = {parts.read_part(p, key, expected_part(spec, p.stem)).space for p in found}
     made_by = provenance(spec)
     folder.mkdir(parents=True, exist_ok=True)
     todo = [s for s in spec.spaces if s not in done]
@@ -476,25 +489,26 @@ def _owned_sweep(
     if progress:
         progress(finished)
 
-    def keep(chunk: dict) -> None:
+    def keep(part: SpaceShots) -> None:
         nonlocal finished
-        parts.write_part(folder, key, chunk)
+        parts.write_part(folder, key, part)
         finished += 1
         if progress:
             progress(finished)
 
     try:
-        run_chunks(spec, todo, workers, keep, scheduler)
+        run_parts(spec, todo, workers, keep, scheduler)
     finally:
         if not parts.part_files(folder):  # nothing kept: leave nothing behind
             shutil.rmtree(folder, ignore_errors=True)
     board = load_board(spec.board)
-    rows, shots = [], []
+    rows: list[dict] = []
+    shots: list[dict] = []
     for name in spec.spaces:  # one part in memory at a time, unless its shots are wanted
-        chunk = parts.read_part(folder / f"{name}.json", key, expected_chunk(spec, name))
-        rows.append(summarise(chunk, board))
+        part = parts.read_part(folder / f"{name}.json", key, expected_part(spec, name))
+        rows.append(summarise(part, board).to_dict())
         if per_shot:
-            shots.extend(chunk["shots"])
+            shots.extend(r.to_dict() for r in part.shots)
     made_by["shots_fired"] = shots_fired(rows)
     datafiles.write_table(rows, out, fmt, made_by)
     if per_shot:

@@ -1,14 +1,15 @@
 """The parts of a sweep: one file per finished space in ``<output>.parts/``, so that
 an interrupted sweep keeps what it finished and ``--resume`` does the rest.
 
-A part holds its space's chunk (the space, whether it is in reach, and its shots)
-with two checksums: the sha256 of the settings of the sweep that made it
+A part file holds its space's part (sim/studies/records.py: the space, whether it
+is in reach, and its shots) with two checksums: the sha256 of the settings of the sweep that made it
 (:meth:`~sim.studies.hitmap.SweepSpec.key`: board, design, layout, spaces, shots,
-seed, aimer, ``--vary``, precision, hit rule) and the sha256 of its own chunk. A
-resumed sweep uses a part only if both match, and if its chunk has the shape the
-sweep makes (sim/studies/chunks.py: types, counts, seeds, the space of the file
-name); a part that is not JSON, was made with other settings, or was changed since
-it was written is refused, naming the file, before a shot is fired.
+seed, aimer, ``--vary``, precision, hit rule) and the sha256 of its own part. A
+resumed sweep uses a part only if both match, and it is read back through its type
+(:meth:`~sim.studies.records.SpaceShots.read`: fields, types, counts, seeds) and is
+the part of the space its file is named for; a part that is not JSON, was made with
+other settings, or was changed since it was written is refused, naming the file,
+before a shot is fired.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from pathlib import Path
 from models.errors import InputError
 from models.files import read_json, write_text_atomic
 from models.text import shown
-from sim.studies import chunks
+from sim.studies.records import Expected, ShapeError, SpaceShots
 
 #: The largest part file read: a space's shots at the cap, with room to spare.
 MAX_PART_BYTES = 64 * 1024 * 1024
 #: The version of the part format (a part of another version is refused).
 PART_FORMAT = 1
+#: A part file's keys; "chunk" holds the part (its old name, kept so that the part
+#: files of an interrupted sweep stay readable).
 _KEYS = {"piggy_part", "settings_sha256", "content_sha256", "chunk"}
 
 
@@ -40,9 +43,9 @@ def settings_hash(spec_key: str) -> str:
     return hashlib.sha256(spec_key.encode()).hexdigest()
 
 
-def content_hash(chunk: dict) -> str:
-    """The sha256 of a chunk, written canonically (sorted keys, no spaces)."""
-    text = json.dumps(chunk, sort_keys=True, separators=(",", ":"), allow_nan=False)
+def content_hash(part: dict) -> str:
+    """The sha256 of a part as written, canonically (sorted keys, no spaces)."""
+    text = json.dumps(part, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -57,19 +60,20 @@ def part_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("r*c*.json")) if folder.is_dir() else []
 
 
-def write_part(folder: Path, spec_key: str, chunk: dict) -> Path:
+def write_part(folder: Path, spec_key: str, part: SpaceShots) -> Path:
     """Write one finished space's part, atomically."""
+    data = part.to_dict()
     record = {
         "piggy_part": PART_FORMAT,
         "settings_sha256": settings_hash(spec_key),
-        "content_sha256": content_hash(chunk),
-        "chunk": chunk,
+        "content_sha256": content_hash(data),
+        "chunk": data,
     }
-    return write_text_atomic(folder / f"{chunk['space']}.json", json.dumps(record, allow_nan=False))
+    return write_text_atomic(folder / f"{part.space}.json", json.dumps(record, allow_nan=False))
 
 
-def read_part(path: Path, spec_key: str, expected: chunks.Expected) -> dict:
-    """The chunk of a part made by a sweep with these settings, unchanged since and of
+def read_part(path: Path, spec_key: str, expected: Expected) -> SpaceShots:
+    """The part in a part file made by a sweep with these settings, unchanged since and of
     the shape ``expected``; else an :class:`InputError` naming the file and what to
     do."""
     where = f"part file {shown(os.fspath(path))}"
@@ -91,16 +95,15 @@ def read_part(path: Path, spec_key: str, expected: chunks.Expected) -> dict:
         raise InputError(f"{where} is corrupted (not a part of this version of piggy): {fix}")
     if record["settings_sha256"] != settings_hash(spec_key):
         raise InputError(f"{where} was made by a sweep with other settings: {fix}")
-    chunk = record["chunk"]
-    if record["content_sha256"] != content_hash(chunk):
+    data = record["chunk"]
+    if record["content_sha256"] != content_hash(data):
         raise InputError(
             f"{where} was changed after it was written (its checksum does not match): {fix}"
         )
-    problem = (
-        f"it is named for {shown(path.stem)}, not {expected.space}"
-        if path.stem != expected.space
-        else chunks.check_chunk(chunk, expected)
-    )
-    if problem:
-        raise InputError(f"{where} is corrupted ({problem}): {fix}")
-    return chunk
+    if path.stem != expected.space:
+        named = f"it is named for {shown(path.stem)}, not {expected.space}"
+        raise InputError(f"{where} is corrupted ({named}): {fix}")
+    try:
+        return SpaceShots.read(data, expected)
+    except ShapeError as exc:
+        raise InputError(f"{where} is corrupted ({exc}): {fix}") from None

@@ -22,11 +22,17 @@ from collections import Counter
 
 import numpy as np
 
-from models.aimer import Aimer
 from models.board import Board, load_board
 from models.design import Design
 from sim.studies import compare, hitmap
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.records import (
+    ComparisonRow,
+    MeasuredSpace,
+    ShotRow,
+    SpaceShots,
+    SpaceSummary,
+)
 
 #: Most spaces whose shots the page records (each shot adds about 100 kB to it).
 MAX_SPACES_RECORDED = 8
@@ -41,17 +47,19 @@ _DEAD_WORDS = {
 def recorded_spaces(comparison: compare.Comparison) -> list[str]:
     """The spaces whose shots the page shows: significant first, then by the size of
     the difference, at most :data:`MAX_SPACES_RECORDED`."""
-    tested = [r for r in comparison.spaces if r["diff"] is not None]
-    ranked = sorted(tested, key=lambda r: (not r["significant"], -abs(r["diff"]), r["space"]))
-    return [r["space"] for r in ranked[:MAX_SPACES_RECORDED]]
+    tested = [r for r in comparison.spaces if r.diff is not None]
+    ranked = sorted(tested, key=lambda r: (not r.significant, -abs(r.diff or 0), r.space))
+    return [r.space for r in ranked[:MAX_SPACES_RECORDED]]
 
 
-def representative_shot(row: dict, chunk_a: dict, chunk_b: dict) -> tuple[int, str]:
+def representative_shot(
+    row: ComparisonRow, part_a: SpaceShots, part_b: SpaceShots
+) -> tuple[int, str]:
     """The shot number shown at a space, and why it was chosen."""
-    pairs = int(row["shots"])
-    a, b = compare.outcomes(chunk_a)[:pairs], compare.outcomes(chunk_b)[:pairs]
+    pairs = row.shots
+    a, b = compare.outcomes(part_a)[:pairs], compare.outcomes(part_b)[:pairs]
     a_only, b_only = a & ~b, b & ~a
-    first, second = (b_only, a_only) if (row["diff"] or 0) >= 0 else (a_only, b_only)
+    first, second = (b_only, a_only) if (row.diff or 0) >= 0 else (a_only, b_only)
     for mask in (first, second):
         if mask.any():
             index = int(np.argmax(mask))
@@ -60,7 +68,7 @@ def representative_shot(row: dict, chunk_a: dict, chunk_b: dict) -> tuple[int, s
     return 0, "no discordant pair at this space: the first shot"
 
 
-def replay(world, spec: hitmap.SweepSpec, name: str, row: dict):
+def replay(world, spec: hitmap.SweepSpec, name: str, row: ShotRow):
     """Fire the shot of space ``name`` whose hit-map row is ``row`` again, recording;
     ``world`` holds the design."""
     from sim.physics import shoot
@@ -69,19 +77,19 @@ def replay(world, spec: hitmap.SweepSpec, name: str, row: dict):
     return shoot.fire(
         world,
         aim,
-        aimer=Aimer(**spec.aimer),
+        aimer=spec.aimer,
         vary=spec.vary,
         record=True,
         **hitmap.shot_noise(spec, world.board.parse_space(name), row),
     )
 
 
-def why(row: dict, chunk: dict) -> dict:
+def why(row: SpaceSummary, part: SpaceShots) -> dict:
     """A space's dead zone in words (empty when it is none) and its shots' outcomes:
     shares of knocked, stayed, blocked (by what, most often) and missed."""
-    shots = chunk["shots"]
-    outcomes = Counter(s["outcome"] for s in shots)
-    blockers = Counter(s["first_struck"] for s in shots if s["outcome"] == "blocked")
+    shots = part.shots
+    outcomes = Counter(s.outcome for s in shots)
+    blockers = Counter(s.first_struck for s in shots if s.outcome == "blocked")
     n = max(len(shots), 1)
     parts = [
         f"{kind} {100 * outcomes[kind] / n:.0f} %"
@@ -89,7 +97,7 @@ def why(row: dict, chunk: dict) -> dict:
         if outcomes[kind]
     ]
     by = blockers.most_common(1)[0][0] if blockers else None
-    dead = _DEAD_WORDS.get(row.get("dead_zone") or "", "")
+    dead = _DEAD_WORDS.get(row.dead_zone or "", "")
     if dead == "blocked" and by:
         dead = f"blocked by {'another piggy' if by == 'piggy' else 'the ' + by}"
     return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})" if by else "")}
@@ -110,7 +118,7 @@ def build(
     board: Board,
     designs: list[Design],
     comparison: compare.Comparison,
-    chunks: list[list[dict]],
+    maps: list[list[MeasuredSpace]],
     made_by: dict,
     scale: float,
 ) -> dict:
@@ -120,14 +128,14 @@ def build(
     from sim.views.design_pictures import difference_figure
     from sim.views.hitmap_picture import heatmap_figure
 
-    chunks_a, chunks_b = ({c["space"]: c for c in cs} for cs in chunks)
+    spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = []
     for row in comparison.spaces:
-        a, b = chunks_a[row["space"]], chunks_b[row["space"]]
+        a, b = spaces_a[row.space], spaces_b[row.space]
         rows.append(
             {
                 **{
-                    k: row[k]
+                    k: getattr(row, k)
                     for k in (
                         "space",
                         "p_a",
@@ -140,44 +148,47 @@ def build(
                         "shots",
                     )
                 },
-                "few_pairs": row["diff"] is not None and row["shots"] < FEW_SHOTS,
-                "why_a": why(a["row"], a),
-                "why_b": why(b["row"], b),
+                "few_pairs": row.diff is not None and row.shots < FEW_SHOTS,
+                "why_a": why(a.row, a.part),
+                "why_b": why(b.row, b.part),
             }
         )
     shots: dict[str, dict] = {}
     spaces = recorded_spaces(comparison)
-    by_space = {r["space"]: r for r in comparison.spaces}
+    by_space = {r.space: r for r in comparison.spaces}
     for side, design in zip("ab", designs, strict=True):
         with World(load_board(spec.board), design, hit_rule=spec.hit_rule) as world:
             for name in spaces:
-                index, reason = representative_shot(by_space[name], chunks_a[name], chunks_b[name])
-                result = replay(world, spec, name, chunks_a[name]["shots"][index])
+                part_a, part_b = spaces_a[name].part, spaces_b[name].part
+                index, reason = representative_shot(by_space[name], part_a, part_b)
+                result = replay(world, spec, name, part_a.shots[index])
                 knocked = ", ".join(result.knocked) or "nobody"
                 shots.setdefault(
                     name,
                     {
                         "shot": index,
                         "reason": reason,
-                        "seed": chunks_a[name]["shots"][index]["seed"],
+                        "seed": part_a.shots[index].seed,
                     },
                 )
-                chunk = (chunks_a if side == "a" else chunks_b)[name]
-                recorded = bool(chunk["shots"][index]["target_knocked"])
+                part = part_a if side == "a" else part_b
+                recorded = part.shots[index].target_knocked
                 shots[name][side] = {
                     "data": viewer.shot_data(board, design, result),
                     "title": f"{design.name} at {name}: knocked out {knocked}",
                     "knocked": knocked,
                     "struck": " → ".join(result.contacts) or "nothing",
                     # the replay is the hit map's shot: the same seed, the same outcome
-                    "as_recorded": (chunk["target"] in result.knocked) == recorded,
+                    "as_recorded": (part.target in result.knocked) == recorded,
                 }
     title_tail = compare.study_title(made_by)
     pictures = {"difference": figure_png(difference_figure(board, comparison, made_by, scale))}
-    for side, design, cs in zip("ab", designs, chunks, strict=True):
+    for side, design, measured in zip("ab", designs, maps, strict=True):
         pictures[side] = figure_png(
             heatmap_figure(
-                board, [c["row"] for c in cs], f"{design.name}: P(target knocked out)\n{title_tail}"
+                board,
+                [m.row.to_dict() for m in measured],
+                f"{design.name}: P(target knocked out)\n{title_tail}",
             )
         )
     return {

@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import stats
 from scipy.stats import qmc
 
+from models.seeds import split_seed
 from models.stats import PairedDifference, wilson_interval
+from sim.studies.records import ShotRow
 
 #: The samplers: randomised quasi-Monte Carlo (the default) and plain Monte Carlo.
 SAMPLERS = ("rqmc", "mc")
@@ -64,8 +67,7 @@ def check_sampler(name: str) -> str:
 
 def scramble_seed(root_seed: int, space: tuple[int, int], scramble: int) -> int:
     """The seed of one space's scramble ``scramble``, split from the root seed."""
-    child = np.random.SeedSequence([root_seed, *space], spawn_key=(_STREAM, scramble))
-    return int(child.generate_state(1)[0])
+    return split_seed(root_seed, *space, spawn_key=(_STREAM, scramble))
 
 
 def scramble_points(seed: int, dims: int, count: int) -> np.ndarray:
@@ -205,28 +207,33 @@ def provenance(sampler: str) -> dict:
     }
 
 
-def by_scramble(rows: list[dict], hit) -> np.ndarray:
+def by_scramble(rows: Sequence[ShotRow], hit: Callable[[ShotRow], bool]) -> np.ndarray:
     """(R, n): ``hit(row)`` of an RQMC space's shots, by scramble and point."""
-    scrambles = 1 + max(int(r["scramble"]) for r in rows)
+    grid = [(row.scramble or 0, row.point or 0) for row in rows]  # an RQMC row has both
+    scrambles = 1 + max(k for k, _ in grid)
     out = np.zeros((scrambles, len(rows) // scrambles), bool)
-    for row in rows:
-        out[int(row["scramble"]), int(row["point"])] = bool(hit(row))
+    for row, (k, j) in zip(rows, grid, strict=True):
+        out[k, j] = bool(hit(row))
     return out
 
 
-def proportion(rows: list[dict], hit) -> tuple[float, float, float]:
+def proportion(
+    rows: Sequence[ShotRow], hit: Callable[[ShotRow], bool]
+) -> tuple[float, float, float]:
     """The fraction of a space's shots for which ``hit(row)`` holds, with its 95 %
     interval: RQMC's (:func:`interval`) where the rows name their scramble, else
     Wilson's (plain Monte Carlo)."""
-    if "scramble" not in rows[0]:
+    if rows[0].scramble is None:
         hits = sum(bool(hit(r)) for r in rows)
         low, high = wilson_interval(hits, len(rows))
         return hits / len(rows), low, high
-    estimate, low, high = interval(by_scramble(rows, hit))
-    return float(estimate), float(low), float(high)
+    estimate, scrambles_low, scrambles_high = interval(by_scramble(rows, hit))
+    return float(estimate), float(scrambles_low), float(scrambles_high)
 
 
-def paired_difference(rows_a: list[dict], rows_b: list[dict], hit) -> PairedDifference:
+def paired_difference(
+    rows_a: Sequence[ShotRow], rows_b: Sequence[ShotRow], hit: Callable[[ShotRow], bool]
+) -> PairedDifference:
     """P_B - P_A from two designs' RQMC shots at one space (the same points):
     :func:`paired_tables` of ``hit(row)`` by scramble and point."""
     return paired_tables(by_scramble(rows_a, hit), by_scramble(rows_b, hit))

@@ -9,11 +9,10 @@ from __future__ import annotations
 import csv
 import io
 
-import numpy as np
-
 from models.board import load_board
 from models.design import Design
 from models.errors import InputError
+from models.seeds import split_seed
 from sim.studies.shots_csv import REQUIRED
 
 #: The settings of the example measurement (docs/real-toy.md): five pitches, two
@@ -55,7 +54,7 @@ def sandbox_shots_csv(
         for i, pitch in enumerate(pitches_deg):
             for k in range(shots_per_pitch):
                 yaw = yaws_deg[k % len(yaws_deg)]
-                shot_seed = int(np.random.SeedSequence([seed, i, k]).generate_state(1)[0])
+                shot_seed = split_seed(seed, i, k)
                 shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
                 if shot.first_contact_with != "board":
                     raise InputError(

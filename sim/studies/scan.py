@@ -15,10 +15,11 @@ from functools import partial
 
 import numpy as np
 
-from models.aimer import MAX_SD_DEG, Aimer
+from models.aimer import MAX_SD_DEG
 from models.design import load_design
 from models.errors import InputError
 from sim.studies import hitmap, rqmc
+from sim.studies.records import SpaceShots
 
 
 def parse_scan(text: str) -> np.ndarray:
@@ -37,25 +38,23 @@ def aim_sd_scan(
     """One row per (space, spread): P(target) and its 95 % interval (Wilson's, or
     the RQMC sampler's: sim/studies/rqmc.py)."""
     rows: list[dict] = []
-    aimer = Aimer(**spec.aimer)
+    aimer = spec.aimer
     design = load_design(spec.design).name
     for step, sd in enumerate(values):
-        point = dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd).to_dict())
-        chunks: dict[str, dict] = {}
-        hitmap.run_chunks(point, list(spec.spaces), workers, partial(_keep, chunks))
+        point = dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd))
+        parts: dict[str, SpaceShots] = {}
+        hitmap.run_parts(point, list(spec.spaces), workers, partial(_keep, parts))
         for name in spec.spaces:
-            shots = chunks[name]["shots"]
+            shots = parts[name].shots
             p, low, high = (
-                rqmc.proportion(shots, lambda r: r["target_knocked"])
-                if shots
-                else (None, None, None)
+                rqmc.proportion(shots, lambda r: r.target_knocked) if shots else (None, None, None)
             )
             rows.append(
                 {
                     "design": design,
                     "space": name,
                     "aim_sd_deg": round(float(sd), 4),
-                    "reachable": chunks[name]["reachable"],
+                    "reachable": parts[name].reachable,
                     "shots": len(shots),
                     "p_target": round(p, 6) if p is not None else None,
                     "p_target_ci_low": None if low is None else round(low, 6),
@@ -67,5 +66,5 @@ def aim_sd_scan(
     return rows
 
 
-def _keep(chunks: dict, chunk: dict) -> None:
-    chunks[chunk["space"]] = chunk
+def _keep(parts: dict[str, SpaceShots], part: SpaceShots) -> None:
+    parts[part.space] = part

@@ -115,17 +115,17 @@ def difference_figure(
     cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
     s = board.space_mm
     for row in comparison.spaces:
-        x, y = board.space_center_mm(board.parse_space(row["space"])) - s / 2
-        if row["diff"] is None:
+        x, y = board.space_center_mm(board.parse_space(row.space)) - s / 2
+        if row.diff is None:
             ax.add_patch(
                 Rectangle(
                     (x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2
                 )
             )
             continue
-        colour = cmap(norm(row["diff"]))
+        colour = cmap(norm(row.diff))
         # faded: the colour mixed with white, so the eye goes to the significant spaces
-        shown = colour if row["significant"] else tuple(0.3 * c + 0.7 for c in colour[:3])
+        shown = colour if row.significant else tuple(0.3 * c + 0.7 for c in colour[:3])
         # zorder 2: over the spaces, under the board's names, checkpoints and fences
         ax.add_patch(
             Rectangle(
@@ -134,29 +134,29 @@ def difference_figure(
                 s,
                 facecolor=shown,
                 zorder=2,
-                edgecolor="black" if row["significant"] else "none",
+                edgecolor="black" if row.significant else "none",
                 linewidth=2.0,
             )
         )
         dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
         ink = "white" if dark else "black"
-        mark = "*" if row["significant"] else ""
+        mark = "*" if row.significant else ""
         ax.text(
             x + s / 2,
-            y + s / 2 + (5 if row["shots"] < FEW_SHOTS else 0),
-            f"{100 * row['diff']:+.0f}{mark}",
+            y + s / 2 + (5 if row.shots < FEW_SHOTS else 0),
+            f"{100 * row.diff:+.0f}{mark}",
             ha="center",
             va="center",
             fontsize=7,
             color=ink,
-            weight="bold" if row["significant"] else "normal",
+            weight="bold" if row.significant else "normal",
             zorder=6,
         )
-        if row["shots"] < FEW_SHOTS:
+        if row.shots < FEW_SHOTS:
             ax.text(
                 x + s / 2,
                 y + s / 2 - 7,
-                f"{row['shots']} pairs",
+                f"{row.shots} pairs",
                 ha="center",
                 va="center",
                 fontsize=5.5,

@@ -11,10 +11,11 @@ from scipy import stats
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
+from models.tables import read_table
 from sim.physics.bullet import pb
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.physics.world import World
-from sim.studies.datafiles import read_provenance, read_table
+from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import SweepSpec, sweep
 from tests.sim.test_cli import run
 
@@ -71,7 +72,7 @@ def test_the_fired_spread_is_the_launcher_and_the_aimer_together(tmp_path):
     lie inside the 99.9 % chi-square interval of sqrt(0.8^2 + aimer sd^2)."""
     child = load_aimer("child")
     out = tmp_path / "m.csv"
-    sweep(spec(shots=120, aimer=child.to_dict()), out, "csv", per_shot=True)
+    sweep(spec(shots=120, aimer=child), out, "csv", per_shot=True)
     shots = read_table(tmp_path / "m.shots.csv")
     n = len(shots)
     for column, sd in (("yaw_deg", child.yaw_sd_deg), ("pitch_deg", child.pitch_sd_deg)):
@@ -96,7 +97,7 @@ def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
     child = {
         r["space"]: r
         for r in sweep(
-            SweepSpec(**{**base.__dict__, "aimer": load_aimer("child").to_dict()}),
+            SweepSpec(**{**base.__dict__, "aimer": load_aimer("child")}),
             tmp_path / "child.csv",
             "csv",
         )
@@ -110,9 +111,7 @@ def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_every_file_says_what_made_it(tmp_path, fmt):
     out = tmp_path / f"map.{fmt}"
-    sweep(
-        spec(aimer=load_aimer("adult").to_dict(), vary={"friction": 0.1}), out, fmt, per_shot=True
-    )
+    sweep(spec(aimer=load_aimer("adult"), vary={"friction": 0.1}), out, fmt, per_shot=True)
     for path in (out, tmp_path / f"map.shots.{fmt}"):
         made_by = read_provenance(path)
         assert set(made_by) >= PROVENANCE_KEYS

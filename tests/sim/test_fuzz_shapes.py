@@ -17,43 +17,51 @@ from tests.sim.fuzz_support import refused
 
 
 # --- parts and caches checked by shape ---------------------------------------------------------
-def _doubled(chunk):
-    chunk["shots"] += chunk["shots"]
+def _doubled(part):
+    part["shots"] += part["shots"]
 
 
-def _seed_changed(chunk):
-    chunk["shots"][1]["seed"] += 1
+def _seed_changed(part):
+    part["shots"][1]["seed"] += 1
 
 
-def _flipped(chunk):
-    chunk["shots"][0]["target_knocked"] = not chunk["shots"][0]["target_knocked"]
+def _flipped(part):
+    part["shots"][0]["target_knocked"] = not part["shots"][0]["target_knocked"]
 
 
-def _row_key_gone(chunk):
-    del chunk["shots"][2]["ricochets"]
+def _row_key_gone(part):
+    del part["shots"][2]["ricochets"]
 
 
-def _row_key_added(chunk):
-    chunk["shots"][2]["note"] = 1
+def _row_key_added(part):
+    part["shots"][2]["note"] = 1
 
 
-def _yaw_as_text(chunk):
-    chunk["shots"][0]["yaw_deg"] = str(chunk["shots"][0]["yaw_deg"])
+def _yaw_as_text(part):
+    part["shots"][0]["yaw_deg"] = str(part["shots"][0]["yaw_deg"])
 
 
-def _renumbered(chunk):
-    chunk["shots"][0]["shot"] = 7
+def _renumbered(part):
+    part["shots"][0]["shot"] = 7
 
 
-#: Edits of a part's chunk, its checksum recomputed after each, and what the one line says.
+def _count_as_float(part):
+    part["shots"][1]["collateral"] = 0.0
+
+
+#: Edits of a part as its file holds it, its checksum recomputed after each, and what
+#: the one line says.
 PART_EDITS = [
     (lambda c: c.update(shots="many"), "'shots' must be a list"),
     (_doubled, "6 shots where this sweep makes 3"),
     (lambda c: c.update(shots=c["shots"][:2]), "2 shots where this sweep makes 3"),
     (lambda c: c.update(reachable="maybe"), "'reachable' must be true or false"),
     (lambda c: c.update(reachable=False), "neither"),
-    (lambda c: c.update(space="r9c5"), "not the chunk of space r8c3"),
-    (lambda c: c.update(target="pink-2"), "not the chunk of space r8c3 aimed at"),
+    (lambda c: c.update(space="r9c5"), "not the part of space r8c3"),
+    (lambda c: c.update(target="pink-2"), "not the part of space r8c3 aimed at"),
+    (lambda c: c.pop("arc"), "a part has the keys arc, reachable, shots, space, target"),
+    (lambda c: c.update(arc="sideways"), "'arc' must be low, high or null"),
+    (_count_as_float, "shot 1: its 'collateral' must be a whole number"),
     (_seed_changed, "shot 1: its seed"),
     (_flipped, "shot 0: target_knocked against knocked"),
     (_row_key_gone, "shot 2: a shot row has the keys"),
@@ -75,7 +83,7 @@ SWEEP_ARGV = [
 
 
 @pytest.fixture(scope="module")
-def r8c3_chunk():
+def r8c3_part():
     from sim.studies.hitmap import run_space
     from tests.sim.test_hitmap import cli_spec
 
@@ -83,24 +91,29 @@ def r8c3_chunk():
     return spec, run_space(spec, "r8c3")
 
 
-def edited_part(folder: Path, spec, chunk: dict, edit) -> Path:
-    """The part of r8c3 in ``folder``, edited by ``edit`` and checksummed again."""
-    import copy
+def edited_part(folder: Path, spec, part, edit) -> Path:
+    """The part file of r8c3 in ``folder``, its part edited by ``edit`` as a file
+    holds it, and checksummed again (a hand edit that knows the format)."""
+    from sim.studies.parts import PART_FORMAT, content_hash, settings_hash, write_part
 
-    from sim.studies.parts import write_part
-
-    chunk = copy.deepcopy(chunk)
-    edit(chunk)
     folder.mkdir(exist_ok=True)
-    path = write_part(folder, spec.key(), chunk)  # a fresh content_sha256
-    return path if path.stem == "r8c3" else path.rename(folder / "r8c3.json")
+    path = write_part(folder, spec.key(), part)
+    record = json.loads(path.read_text())
+    edit(record["chunk"])
+    record["content_sha256"] = content_hash(record["chunk"])
+    assert (record["piggy_part"], record["settings_sha256"]) == (
+        PART_FORMAT,
+        settings_hash(spec.key()),
+    )
+    path.write_text(json.dumps(record))
+    return path
 
 
 @pytest.mark.parametrize(("edit", "message"), PART_EDITS)
 def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(
-    capsys, tmp_path, r8c3_chunk, edit, message
+    capsys, tmp_path, r8c3_part, edit, message
 ):
-    edited_part(tmp_path / "h.csv.parts", *r8c3_chunk, edit)
+    edited_part(tmp_path / "h.csv.parts", *r8c3_part, edit)
     refused(
         capsys,
         [*SWEEP_ARGV, "--out", str(tmp_path / "h.csv"), "--resume"],
@@ -110,15 +123,24 @@ def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(
 
 
 @pytest.mark.parametrize(("edit", "message"), PART_EDITS)
-def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_chunk, edit, message):
-    from sim.studies.hitmap import expected_chunk
+def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_part, edit, message):
+    from sim.studies.hitmap import expected_part
     from sim.studies.parts import read_part
 
-    spec, _ = r8c3_chunk
-    path = edited_part(tmp_path, *r8c3_chunk, edit)
+    spec, _ = r8c3_part
+    path = edited_part(tmp_path, *r8c3_part, edit)
     with pytest.raises(InputError, match="is corrupted") as caught:
-        read_part(path, spec.key(), expected_chunk(spec, "r8c3"))
+        read_part(path, spec.key(), expected_part(spec, "r8c3"))
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_part_read_back_is_the_part_written(tmp_path, r8c3_part):
+    from sim.studies.hitmap import expected_part
+    from sim.studies.parts import read_part, write_part
+
+    spec, part = r8c3_part
+    path = write_part(tmp_path, spec.key(), part)
+    assert read_part(path, spec.key(), expected_part(spec, "r8c3")) == part
 
 
 COMPARE = ["design", "compare", "stock", "--spaces", "r8c3,r9c5", "--shots", "3", "--workers", "1"]
@@ -143,6 +165,13 @@ def _edit_p(text: str) -> str:
     return "".join([header, ",".join(cells), *rest])
 
 
+def _dead_zone_made_up(text: str) -> str:
+    header, first, *rest = text.splitlines(keepends=True)
+    cells = first.split(",")
+    cells[header.strip().split(",").index("dead_zone")] = "swamp\n"
+    return "".join([header, ",".join(cells), *rest])
+
+
 def _drop_shot(text: str) -> str:
     lines = text.splitlines(keepends=True)
     return "".join(lines[:2] + lines[3:])
@@ -160,11 +189,19 @@ def _knock_more(text: str) -> str:
     [
         ("hitmap", _cut, "cut or edited"),
         ("hitmap", _edit_p, "does not match its shots"),
+        ("hitmap", _dead_zone_made_up, "'dead_zone' must be one of out_of_reach"),
         ("shots", _cut, "cut or edited"),
         ("shots", _drop_shot, "shot"),
         ("shots", _knock_more, "'knocked' must be"),
     ],
-    ids=["rows cut", "rows edited", "shots cut", "a shot dropped", "a shot edited"],
+    ids=[
+        "rows cut",
+        "rows edited",
+        "a dead zone made up",
+        "shots cut",
+        "a shot dropped",
+        "a shot edited",
+    ],
 )
 def test_an_edited_compare_cache_is_refused_naming_it_before_any_shot(
     capsys, tmp_path, compare_cache, which, edit, message

@@ -14,11 +14,11 @@ import pytest
 import referee
 from models.errors import InputError
 from models.stats import wilson_interval
+from models.tables import read_table
 from referee.match import sample_chance
 from referee.shots import TableResolver
 from sim.cli import main
 from sim.studies import hitmap
-from sim.studies.datafiles import read_table
 from sim.studies.hitmap import (
     SweepSpec,
     parts_folder,
@@ -281,6 +281,31 @@ def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     for _ in range(trials):
         knocked += sample_chance(state, rng) == "knock gold-1"
     assert abs(knocked / trials - 0.3) < 3 * np.sqrt(0.3 * 0.7 / trials)
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("space,reachable,p_target\nr8c3,True,0.4\nr8c3,True,0.5\n", "listed twice"),
+        ("space,reachable,p_target\nr8c3,true,0.4\n", "reachable 'true' is not true or false"),
+        ("space,reachable,p_target\nr8c3,True,\n", "is not a number in [0, 1]"),
+        ("space,reachable,p_target\neight-three,True,0.4\n", "is not a space name"),
+    ],
+    ids=["a space twice", "reachable in lower case", "no p_target", "not a space"],
+)
+def test_the_game_and_the_command_line_read_a_hit_map_alike(tmp_path, capsys, table, message):
+    """One reader of hit maps: what ``piggy tournament --shots table:FILE`` refuses,
+    the OpenSpiel game's ``shots=table:FILE`` refuses with the same words."""
+    from referee.openspiel.params import make_resolver
+
+    path = tmp_path / "map.csv"
+    path.write_text(table)
+    with pytest.raises(InputError, match="hit map") as caught:
+        make_resolver(f"table:{path}")
+    assert message in str(caught.value)
+    argv = ["tournament", "go-piggy-go", "--seats", "greedy,random", "--shots", f"table:{path}"]
+    assert main(argv) == 2
+    assert str(caught.value) in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("p_target", [0.0, 1.0])

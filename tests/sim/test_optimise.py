@@ -9,6 +9,7 @@ import pytest
 
 from models.design import load_design
 from models.errors import InputError
+from models.tables import read_table
 from sim.studies import datafiles
 from sim.studies.design_search import far_rows, parse_param, parse_params
 from tests.sim.test_cli import run
@@ -83,7 +84,7 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
     )
     code, _, _ = run(capsys, "design", "check", best["design_file"])
     assert code == 0
-    rows = datafiles.read_table(tmp_path / "trials.csv")
+    rows = read_table(tmp_path / "trials.csv")
     assert [r["trial"] for r in rows] == [0, 1, 2]
     assert not any(r["base"] for r in rows)  # BASE's 70 mm lies outside the range searched
     assert {"mean-p", "mean-p_ci_low", "kinetic_energy_max_j", "feasible", "reason"} <= set(rows[0])
@@ -107,7 +108,7 @@ def test_an_energy_limit_keeps_the_faster_designs_out(capsys, tmp_path):
     )
     assert data["infeasible"].get("kinetic_energy_j", 0) >= 1
     assert data["best"]["safety"]["kinetic_energy_max_j"] <= limit
-    for row in datafiles.read_table(tmp_path / "t.csv"):
+    for row in read_table(tmp_path / "t.csv"):
         if not row["feasible"]:  # an unsafe design is recorded with its reason, fires no shot
             assert row["reason"].startswith("kinetic energy") and row["shots"] == 0
             assert row["kinetic_energy_max_j"] > limit
@@ -160,7 +161,7 @@ def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_p
         str(tmp_path / "t.csv"),
     )
     assert data["best"]["params"] == {"launcher.pivot_height_mm": 70.0}  # trial 0: BASE
-    rows = datafiles.read_table(tmp_path / "t.csv")
+    rows = read_table(tmp_path / "t.csv")
     assert rows[0]["base"] and rows[0]["launcher.pivot_height_mm"] == 70
     verification = data["verification"]
     assert (
@@ -187,7 +188,7 @@ def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(ca
     )
     assert other["trials"] == 2
     same = [
-        [r["launcher.pivot_height_mm"] for r in datafiles.read_table(tmp_path / name)]
+        [r["launcher.pivot_height_mm"] for r in read_table(tmp_path / name)]
         for name in ("a.csv", "b.csv")
     ]
     assert same[0] == same[1]

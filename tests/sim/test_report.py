@@ -12,6 +12,7 @@ from models.board import load_board
 from models.design import DESIGNS_DIR
 from sim.studies import compare
 from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
+from sim.studies.records import ComparisonRow
 from sim.views.design_pictures import difference_figure
 from tests.browser import Browser
 from tests.sim.test_cli import run
@@ -169,7 +170,22 @@ def test_bad_report_requests_exit_2_before_any_shot(capsys, tmp_path, argv, mess
 # --- the difference map ----------------------------------------------------------------------
 def comparison(diffs: dict[str, tuple[float, bool, int]]) -> compare.Comparison:
     rows = [
-        {"space": s, "diff": d, "significant": sig, "shots": n, "p_a": 0.5, "p_b": 0.5 + d}
+        ComparisonRow(
+            space=s,
+            reachable_a=True,
+            reachable_b=True,
+            shots=n,
+            p_a=0.5,
+            p_b=0.5 + d,
+            diff=d,
+            diff_ci_low=d - 0.1,
+            diff_ci_high=d + 0.1,
+            a_only=0,
+            b_only=0,
+            p_value=0.01 if sig else 0.5,
+            p_value_adjusted=0.01 if sig else 0.5,
+            significant=sig,
+        )
         for s, (d, sig, n) in diffs.items()
     ]
     return compare.Comparison("A", "B", rows, "B knocks out more than A on 1 space", (0, 0, 0))

@@ -12,12 +12,13 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.layout import layout_from_dict
+from models.tables import read_table
 from sim.cli import main
 from sim.physics.noise import Deviates
 from sim.physics.shoot import solve_aim
 from sim.physics.world import World
 from sim.studies import compare, rqmc
-from sim.studies.datafiles import read_provenance, read_table
+from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import SweepSpec, normalised_yaw, run_space, shot_seed, sweep
 
 CHILD = load_aimer("child")
@@ -32,7 +33,7 @@ def spec(**changes):
             "spaces": ("r8c3", "r9c5"),
             "shots": 20,
             "seed": 7,
-            "aimer": CHILD.to_dict(),
+            "aimer": CHILD,
             "sampler": "rqmc",
             **changes,
         }
@@ -47,15 +48,15 @@ def world():
 def test_plain_monte_carlo_rows_are_the_seeded_shots(world):
     """--sampler mc fires what seeded World.shoot fires: its files are those made
     before there was a sampler to choose."""
-    chunk = run_space(spec(sampler="mc", shots=3, spaces=("r8c3",)), "r8c3")
+    part = run_space(spec(sampler="mc", shots=3, spaces=("r8c3",)), "r8c3")
     world.set_layout(
         layout_from_dict({"stacks": {"r8c3": ["gold-1"]}}, board=world.board, source="test")
     )
     aim = solve_aim(world, "gold-1", "low")
-    for row in chunk["shots"]:
-        assert row["seed"] == shot_seed(7, (8, 3), row["shot"]) and "scramble" not in row
-        shot = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=row["seed"], aimer=CHILD)
-        assert (row["yaw_deg"], row["pitch_deg"], row["speed_mm_s"], row["knocked"]) == (
+    for row in part.shots:
+        assert row.seed == shot_seed(7, (8, 3), row.shot) and "scramble" not in row.to_dict()
+        shot = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=row.seed, aimer=CHILD)
+        assert (row.yaw_deg, row.pitch_deg, row.speed_mm_s, row.knocked) == (
             round(normalised_yaw(shot.yaw_deg), 4),
             round(shot.pitch_deg, 4),
             round(shot.speed_mm_s, 2),
@@ -64,16 +65,15 @@ def test_plain_monte_carlo_rows_are_the_seeded_shots(world):
 
 
 def test_rqmc_rows_are_the_scrambles_points(world):
-    chunk = run_space(spec(), "r8c3")
-    rows = chunk["shots"]
+    rows = run_space(spec(), "r8c3").shots
     assert len(rows) == 20  # 10 scrambles of 2 points
-    assert sorted({r["scramble"] for r in rows}) == list(range(10))
+    assert sorted({r.scramble for r in rows}) == list(range(10))
     first = rows[0]
-    seed = rqmc.scramble_seed(7, (8, 3), first["scramble"])
-    assert first["seed"] == seed
-    z = rqmc.to_deviates(rqmc.scramble_points(seed, 3, 2))[first["point"]]
+    seed = rqmc.scramble_seed(7, (8, 3), first.scramble)
+    assert first.seed == seed
+    z = rqmc.to_deviates(rqmc.scramble_points(seed, 3, 2))[first.point]
     launcher = load_design("stock").launcher
-    assert first["speed_mm_s"] == pytest.approx(
+    assert first.speed_mm_s == pytest.approx(
         launcher.muzzle_speed_mm_s + z[2] * launcher.speed_sd_mm_s, abs=0.01
     )
 
@@ -109,21 +109,19 @@ def test_the_sampler_is_part_of_a_sweep_s_settings():
 
 
 def test_a_design_compared_with_itself_differs_nowhere():
-    chunks = [run_space(spec(), name) for name in ("r8c3", "r9c5")]
-    result = compare.compare_chunks("stock", "stock", chunks, chunks)
+    parts = [run_space(spec(), name) for name in ("r8c3", "r9c5")]
+    result = compare.compare_parts("stock", "stock", parts, parts)
     for row in result.spaces:
-        assert row["diff"] == 0 and row["p_value"] == 1.0 and not row["significant"]
+        assert row.diff == 0 and row.p_value == 1.0 and not row.significant
 
 
 def test_two_designs_share_every_point():
     fast = dataclasses.replace(spec(), design="fast-spring")
-    a, b = run_space(spec(), "r8c3")["shots"], run_space(fast, "r8c3")["shots"]
-    assert [(r["scramble"], r["point"], r["seed"]) for r in a] == [
-        (r["scramble"], r["point"], r["seed"]) for r in b
-    ]
+    a, b = run_space(spec(), "r8c3").shots, run_space(fast, "r8c3").shots
+    assert [(r.scramble, r.point, r.seed) for r in a] == [(r.scramble, r.point, r.seed) for r in b]
     # the aims differ (another speed, another arc); the errors added to them do not
     for key in ("yaw_deg", "pitch_deg"):
-        offsets = [x[key] - y[key] for x, y in zip(a, b, strict=True)]
+        offsets = [getattr(x, key) - getattr(y, key) for x, y in zip(a, b, strict=True)]
         assert max(offsets) - min(offsets) < 2e-3
 
 
