@@ -44,8 +44,13 @@ from sim.studies.stats import PairedDifference
 SAMPLERS = ("rqmc", "mc")
 #: Independent scrambles per space: the degrees of freedom of the error (R - 1).
 SCRAMBLES = 10
-#: Points per scramble at the first look (then :func:`grow`).
-FIRST_POINTS = 8
+#: Points per scramble at the first look (then :func:`grow`): 20 shots, plain Monte
+#: Carlo's first batch, enough where P is near 0 or 1.
+FIRST_POINTS = 2
+#: The spread guard's assumed rate: the error of twice the points is taken to be at
+#: least the first half's over 2^GUARD_RATE (0.5: plain Monte Carlo's rate; 1.5: RQMC's
+#: on a smooth border).
+GUARD_RATE = 1.0
 #: The most variance reduction over plain Monte Carlo an interval is ever credited with.
 MAX_CREDIT = 16
 #: Distinguishes the scrambles' seeds from the shots' seeds of plain Monte Carlo.
@@ -104,37 +109,41 @@ def interval(
     -------
     (estimate, low, high), each of the leading shape. The estimate is the mean of the
     scramble means; the interval is Student's t over them with the spread
-    :func:`spread`, widened to at least the Wilson interval at :func:`credit` times
-    the shots (with one scramble: the Wilson interval at the shots fired).
+    :func:`spread`, each bound kept between the Wilson interval at :func:`credit`
+    times the shots (the most precision credited) and the Wilson interval at the
+    shots fired (the least: plain Monte Carlo's with as many shots). With one
+    scramble: the Wilson interval at the shots fired.
     """
     hits = np.asarray(hits, float)
     scrambles, points = hits.shape[-2:]
     estimate = hits.mean(axis=(-2, -1))
-    credited = credit(points, estimate) if scrambles > 1 else 1.0
-    w_low, w_high = wilson(estimate, scrambles * points * credited, z)
+    plain_low, plain_high = wilson(estimate, scrambles * points, z)
     if scrambles < 2:
-        return estimate, w_low, w_high
+        return estimate, plain_low, plain_high
+    best_low, best_high = wilson(estimate, scrambles * points * credit(points, estimate), z)
     first_half = hits[..., : points // 2].mean(axis=-1) if points >= 2 else None
     half = (
         stats.t.ppf(0.975, scrambles - 1)
         * spread(hits.mean(axis=-1), first_half)
         / math.sqrt(scrambles)
     )
-    low = np.clip(np.minimum(estimate - half, w_low), 0.0, 1.0)
-    high = np.clip(np.maximum(estimate + half, w_high), 0.0, 1.0)
-    return estimate, low, high
+    low = np.clip(estimate - half, plain_low, best_low)
+    high = np.clip(estimate + half, best_high, plain_high)
+    # Wilson's bounds at P = 0 or 1 are 0 or 1 but for rounding: the estimate is held
+    return estimate, np.minimum(low, estimate), np.maximum(high, estimate)
 
 
 def spread(means: np.ndarray, half_means: np.ndarray | None) -> np.ndarray:
     """The standard deviation of the scramble means (..., R) credited: their sample
     standard deviation, or, where larger, that of the means of each scramble's first
-    half of its points over sqrt(2) (plain Monte Carlo's rate; RQMC's error falls
-    faster). Stopping when the spread happens to come out low would bias coverage
-    down; the earlier look, made on other points' share, guards against it."""
+    half of its points over 2^:data:`GUARD_RATE` (the error expected from twice the
+    points if it falls as N^-GUARD_RATE). Stopping when the spread happens to come
+    out low would bias coverage down; the earlier look, made on other points' share,
+    guards against it."""
     now = means.std(axis=-1, ddof=1)
     if half_means is None:
         return now
-    return np.maximum(now, half_means.std(axis=-1, ddof=1) / math.sqrt(2))
+    return np.maximum(now, half_means.std(axis=-1, ddof=1) / 2.0**GUARD_RATE)
 
 
 def credit(points: int, p) -> np.ndarray:
@@ -174,12 +183,12 @@ def next_points(hits: np.ndarray, precision: float | None, cap: int) -> int:
 
 
 def grow(points: int) -> int:
-    """The next look's points per scramble: by :data:`FIRST_POINTS` up to four times
-    that, then by half the largest power of two within: 8, 16, 24, 32, 48, 64, 96,
-    128, 192, ... Every step adds whole nets of the Sobol sequence (its consecutive
-    blocks of 2^m points are each evenly spread), and no step more than doubles the
-    shots, so a space stops not far past the shots its precision needs."""
-    return points + max(FIRST_POINTS, (1 << (points.bit_length() - 1)) // 2)
+    """The next look's points per scramble: by :data:`FIRST_POINTS` up to eight times
+    that, then by a quarter of the largest power of two within: 2, 4, 6, ..., 16, 20,
+    24, 28, 32, 40, 48, ... A look is cheap (no shot), so a space stops within about a
+    quarter past the shots its precision needs; each step's points are still spread
+    over the whole error distribution (consecutive Sobol blocks are nets)."""
+    return points + max(FIRST_POINTS, (1 << (points.bit_length() - 1)) // 4)
 
 
 def plan(shots: int, precision: float | None) -> tuple[int, int, int]:
@@ -203,6 +212,7 @@ def provenance(sampler: str) -> dict:
         "scrambles": SCRAMBLES,
         "first_points": FIRST_POINTS,
         "max_credit": MAX_CREDIT,
+        "guard_rate": GUARD_RATE,
     }
 
 

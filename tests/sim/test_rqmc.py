@@ -157,6 +157,6 @@ def test_a_space_where_every_scramble_agrees_still_gets_an_interval():
 
 
 def test_the_plan_splits_the_shots_over_the_scrambles():
-    assert rqmc.plan(1000, 0.05) == (10, 8, 100)
+    assert rqmc.plan(1000, 0.05) == (10, 2, 100)
     assert rqmc.plan(50, None) == (10, 5, 5)
     assert rqmc.plan(3, None) == (3, 1, 1)
