@@ -10,6 +10,7 @@ from scipy import stats
 from scipy.stats import qmc
 
 from sim.studies import rqmc
+from sim.studies.stats import sequential_bias
 
 #: Independent repetitions of every simulated measurement.
 REPETITIONS = 500
@@ -122,6 +123,20 @@ def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
         _, _, shots = measure(outcome(deviates), 0.05)
         plain = 1.96**2 * p * (1 - p) / 0.05**2
         assert shots.mean() < 0.8 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
+
+
+@pytest.mark.parametrize("precision", [0.05, 0.1])
+def test_no_outcome_takes_more_shots_than_plain_monte_carlo(deviates, precision):
+    """Near P = 0 or 1 and where the border is chaotic the sampler gains little, but it
+    never fires more than plain Monte Carlo's rule (batches of 20 until Wilson's
+    interval is within ±precision; its exact mean from ``sequential_bias``) beyond
+    the simulation's noise: its first look is 20 shots and its interval is never
+    wider than Wilson's at the shots fired."""
+    for name, outcome in FUNCTIONS.items():
+        p = truth(outcome)
+        _, _, shots = measure(outcome(deviates), precision)
+        _, plain = sequential_bias(p, precision, 20, 1000)
+        assert shots.mean() <= 1.03 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 
 @pytest.mark.parametrize("points", [16, 64])
