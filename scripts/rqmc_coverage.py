@@ -36,8 +36,8 @@ import numpy as np
 from models.aimer import load_aimer
 from models.files import write_text_atomic
 from referee.match import wilson_interval
-from sim.studies.hitmap import BATCH, SweepSpec, run_space
 from sim.studies import rqmc
+from sim.studies.hitmap import BATCH, SweepSpec, run_space
 from sim.studies.rqmc import proportion
 from sim.studies.stats import sequential_bias
 from sim.studies.workers import process_pool
@@ -127,7 +127,7 @@ def write(args, spaces: list[str], results: list[dict], seconds: float) -> dict:
 def replay(run: dict, precision: float) -> dict:
     """An earlier repetition's record as the current stopping rule would have left it."""
     hits = np.zeros((rqmc.SCRAMBLES, run["shots"] // rqmc.SCRAMBLES), bool)
-    for outcome, (_, scramble, point) in zip(run["outcomes"], run["where"]):
+    for outcome, (_, scramble, point) in zip(run["outcomes"], run["where"], strict=True):
         hits[scramble, point] = outcome == "1"
     points, most = rqmc.FIRST_POINTS, hits.shape[1]
     while (following := rqmc.next_points(hits[:, :points], precision, most)) != points:
@@ -135,7 +135,7 @@ def replay(run: dict, precision: float) -> dict:
     p, low, high = rqmc.interval(hits[:, :points])
     if points == most and (high - low) / 2 > precision:
         raise SystemExit(f"{run['space']} seed {run['seed']}: the rule would fire past its shots")
-    kept = [(o, w) for o, w in zip(run["outcomes"], run["where"]) if w[2] < points]
+    kept = [(o, w) for o, w in zip(run["outcomes"], run["where"], strict=True) if w[2] < points]
     return run | {
         "shots": len(kept),
         "hits": sum(o == "1" for o, _ in kept),
