@@ -128,7 +128,9 @@ def main() -> int:
     for precision in precisions:
         cells = [e[str(precision)] for e in table]
         mc, ours = sum(c["mc_shots"] for c in cells), sum(c["rqmc_shots"] for c in cells)
-        worse = [e["space"] for e, c in zip(table, cells, strict=True) if c["rqmc_shots"] > c["mc_shots"]]
+        worse = [
+            e["space"] for e, c in zip(table, cells, strict=True) if c["rqmc_shots"] > c["mc_shots"]
+        ]
         bounds = {
             b: sum(c["binding"] == b for c in cells) for b in ("t", "t/guard", "credit", "plain")
         }
