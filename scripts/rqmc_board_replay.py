@@ -99,12 +99,12 @@ def main() -> int:
     table = []
     for space in sorted(rqmc_rows, key=lambda s: tuple(int(x) for x in s[1:].split("c"))):
         hits = rqmc.by_scramble(rqmc_rows[space], knocked)
-        mc = [knocked(r) for r in sorted(mc_rows[space], key=lambda r: int(r["shot"]))]
-        entry = {"space": space, "p": float(hits.mean()), "shots_available": int(hits.size)}
+        outcomes = [knocked(r) for r in sorted(mc_rows[space], key=lambda r: int(r["shot"]))]
+        entry: dict = {"space": space, "p": float(hits.mean()), "shots_available": int(hits.size)}
         for precision in precisions:
             points, bound, estimate, half = replay_rqmc(hits, precision)
             entry[str(precision)] = {
-                "mc_shots": replay_mc(mc, precision),
+                "mc_shots": replay_mc(outcomes, precision),
                 "rqmc_shots": points * hits.shape[0],
                 "binding": bound,
                 "estimate": round(estimate, 4),

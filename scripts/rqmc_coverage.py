@@ -169,12 +169,12 @@ def main() -> int:
     if args.replay:
         with open(args.replay) as handle:
             earlier = json.load(handle)
-        results = [
+        replayed = [
             r if r["sampler"] == "mc" else replay(r, args.precision) for r in earlier["runs"]
         ]
         spaces = [t["space"] for t in earlier["spaces"]]
         args.workers = earlier["workers"]
-        print(json.dumps(write(args, spaces, results, earlier["seconds"]), indent=1))
+        print(json.dumps(write(args, spaces, replayed, earlier["seconds"]), indent=1))
         return 0
     spaces = args.spaces.split(",")
     results: list[dict] = []

@@ -157,7 +157,7 @@ def credit(points: int, p) -> np.ndarray:
 
 
 def wilson(
-    p: np.ndarray, shots: float, z: float = 1.959963984540054
+    p: np.ndarray, shots: float | np.ndarray, z: float = 1.959963984540054
 ) -> tuple[np.ndarray, np.ndarray]:
     """The Wilson interval of a proportion ``p`` seen in ``shots`` shots (vectorised)."""
     p = np.asarray(p, float)
@@ -233,8 +233,8 @@ def proportion(rows: list[dict], hit) -> tuple[float, float, float]:
         hits = sum(bool(hit(r)) for r in rows)
         low, high = wilson_interval(hits, len(rows))
         return hits / len(rows), low, high
-    estimate, low, high = interval(by_scramble(rows, hit))
-    return float(estimate), float(low), float(high)
+    estimate, rqmc_low, rqmc_high = interval(by_scramble(rows, hit))
+    return float(estimate), float(rqmc_low), float(rqmc_high)
 
 
 def paired_difference(rows_a: list[dict], rows_b: list[dict], hit) -> PairedDifference:
