@@ -74,6 +74,8 @@ def replay_rqmc(hits: np.ndarray, precision: float) -> tuple[int, str, float, fl
         following = rqmc.next_points(hits[:, :points], precision, most)
         if following == points:
             estimate, low, high = rqmc.interval(hits[:, :points])
+            if points == most and (high - low) / 2 > precision:
+                raise SystemExit("the rule would fire past the shots in the file: fire more")
             return points, binding(hits[:, :points]), float(estimate), float(high - low) / 2
         points = following
 
