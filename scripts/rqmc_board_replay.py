@@ -10,7 +10,8 @@ the finest precision wanted (``--sampler mc --precision 0.05 --per-shot``). A
 stopping rule that stops within those shots fires the first points of each scramble
 (or the first shots, for plain Monte Carlo), so its run is replayed exactly by
 truncating the rows: no new shot. For each space and precision it prints the shots
-plain Monte Carlo's rule fired, the shots RQMC's rule (sim/studies/rqmc.py) fires,
+plain Monte Carlo's rule fired (and fires on average at that P, exact:
+``sequential_bias``), the shots RQMC's rule (sim/studies/rqmc.py) fires,
 and what decided its stop: which bound of the interval was binding at the last look
 (``t``: Student's t over the scramble means, ``t/guard`` where the spread guard set
 the spread, ``credit``: the Wilson floor at the credited shots, ``plain``: the Wilson
@@ -30,7 +31,10 @@ from scipy import stats
 
 from sim.studies import rqmc
 from sim.studies.hitmap import BATCH
-from sim.studies.stats import precision_reached
+from sim.studies.stats import precision_reached, sequential_bias
+
+#: Plain Monte Carlo's cap, for its expected shots (as ``piggy hitmap --precision``).
+CAP = 1000
 
 
 def read_shots(path: str) -> dict[str, list[dict]]:
@@ -107,6 +111,7 @@ def main() -> int:
             points, bound, estimate, half = replay_rqmc(hits, precision)
             entry[str(precision)] = {
                 "mc_shots": replay_mc(outcomes, precision),
+                "mc_expected": round(sequential_bias(entry["p"], precision, BATCH, CAP)[1]),
                 "rqmc_shots": points * hits.shape[0],
                 "binding": bound,
                 "estimate": round(estimate, 4),
@@ -115,7 +120,7 @@ def main() -> int:
         table.append(entry)
     header = "| space | P (1,000 RQMC shots) |"
     for precision in precisions:
-        header += f" ±{precision:g}: MC shots | RQMC shots | RQMC stop decided by (±) |"
+        header += f" ±{precision:g}: MC shots (expected) | RQMC shots | RQMC stop decided by (±) |"
     print(header)
     print("|---" * (2 + 3 * len(precisions)) + "|")
     for entry in table:
@@ -123,13 +128,14 @@ def main() -> int:
         for precision in precisions:
             cell = entry[str(precision)]
             line += (
-                f" {cell['mc_shots']} | {cell['rqmc_shots']} |"
+                f" {cell['mc_shots']} ({cell['mc_expected']}) | {cell['rqmc_shots']} |"
                 f" {cell['binding']} ({cell['half_width']:.3f}) |"
             )
         print(line)
     for precision in precisions:
         cells = [e[str(precision)] for e in table]
         mc, ours = sum(c["mc_shots"] for c in cells), sum(c["rqmc_shots"] for c in cells)
+        expected = sum(c["mc_expected"] for c in cells)
         worse = [
             e["space"] for e, c in zip(table, cells, strict=True) if c["rqmc_shots"] > c["mc_shots"]
         ]
@@ -137,7 +143,8 @@ def main() -> int:
             b: sum(c["binding"] == b for c in cells) for b in ("t", "t/guard", "credit", "plain")
         }
         print(
-            f"±{precision:g}: MC {mc} shots, RQMC {ours} ({mc / ours:.2f}x fewer); "
+            f"±{precision:g}: MC {mc} shots (expected {expected}), RQMC {ours} "
+            f"({mc / ours:.2f}x fewer; {expected / ours:.2f}x fewer than MC's expected); "
             f"stops decided by {bounds}; RQMC above MC on {len(worse)} spaces {worse}"
         )
     if args.json:
