@@ -2,7 +2,7 @@
 
     python scripts/rqmc_coverage.py [--spaces r7c3,r9c2,r0c3,r10c6,r2c1,r4c1]
         [--truth-shots 4000] [--repetitions 40] [--precision 0.1] [--workers 2]
-        [--out coverage.json]
+        [--out coverage.json] [--first-seed 1000]
     python scripts/rqmc_coverage.py --replay EARLIER.json [--precision 0.1] [--out FILE]
 
 For each space of the stock board (a lone piggy, a child aiming): the truth is a
@@ -156,6 +156,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="coverage.json")
     parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=FIRST_SEED,
+        help="root seed of the first repetition (more repetitions on other scrambles)",
+    )
+    parser.add_argument(
         "--truth-from",
         metavar="FILE",
         help="take the truths from an earlier --out (same spaces, seed 0)",
@@ -191,7 +197,7 @@ def main() -> int:
         if not any(r["space"] == s for r in results)
     ]
     tasks += [
-        (s, "rqmc", 1000, FIRST_SEED + k, args.precision)
+        (s, "rqmc", 1000, args.first_seed + k, args.precision)
         for s in spaces
         for k in range(args.repetitions)
     ]
