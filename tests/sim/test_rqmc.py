@@ -171,6 +171,19 @@ def test_a_space_where_every_scramble_agrees_still_gets_an_interval():
     assert low < 0.96
 
 
+def test_a_file_records_the_rule_that_measured_it():
+    """What made an RQMC file names every constant of its stopping rule; plain Monte
+    Carlo's files record nothing new (they are what they were)."""
+    assert rqmc.provenance("rqmc") == {
+        "sampler": "rqmc",
+        "scrambles": rqmc.SCRAMBLES,
+        "first_points": rqmc.FIRST_POINTS,
+        "max_credit": rqmc.MAX_CREDIT,
+        "guard_rate": rqmc.GUARD_RATE,
+    }
+    assert rqmc.provenance("mc") == {}
+
+
 def test_the_plan_splits_the_shots_over_the_scrambles():
     assert rqmc.plan(1000, 0.05) == (10, 2, 100)
     assert rqmc.plan(50, None) == (10, 5, 5)
