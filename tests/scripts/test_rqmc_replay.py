@@ -66,7 +66,7 @@ def test_the_table_counts_the_shots_each_rule_fires(tmp_path, monkeypatch, capsy
     _write(tmp_path / "mc.csv", mc_rows)
     out = tmp_path / "table.json"
     argv = ["x", str(tmp_path / "rqmc.csv"), str(tmp_path / "mc.csv"), "--json", str(out)]
-    monkeypatch.setattr(sys, "argv", argv + ["--precision", "0.1"])
+    monkeypatch.setattr(sys, "argv", [*argv, "--precision", "0.1"])
     assert replay.main() == 0
     (space,) = json.loads(out.read_text())
     cell = space["0.1"]
