@@ -76,3 +76,40 @@ def test_the_table_counts_the_shots_each_rule_fires(tmp_path, monkeypatch, capsy
     printed = capsys.readouterr().out
     assert f"MC {cell['mc_shots']} shots" in printed
     assert f"RQMC {cell['rqmc_shots']} " in printed
+
+
+def _coverage_script():
+    spec = importlib.util.spec_from_file_location(
+        "rqmc_coverage", ROOT / "scripts" / "rqmc_coverage.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(outcomes: np.ndarray) -> dict:
+    """An earlier coverage study's record of one RQMC repetition, (R, n) outcomes."""
+    scrambles, points = outcomes.shape
+    where = [[7, r, j] for r in range(scrambles) for j in range(points)]
+    return {
+        "space": "r0c3",
+        "sampler": "rqmc",
+        "seed": 1000,
+        "shots": outcomes.size,
+        "outcomes": "".join("1" if outcomes[r, j] else "0" for _, r, j in where),
+        "where": where,
+    }
+
+
+def test_the_coverage_study_replays_a_repetition_as_the_rule_would_have_stopped_it():
+    """A repetition fired to 8 points per scramble, all hits: the rule now stops at
+    2 (20 shots, Wilson's ±0.08 within ±0.1), and its record keeps those shots only;
+    one the rule would take past its shots is refused."""
+    coverage = _coverage_script()
+    replayed = coverage.replay(_run(np.ones((10, 8), bool)), 0.1)
+    assert (replayed["shots"], replayed["hits"], replayed["p"]) == (20, 20, 1.0)
+    assert all(point < 2 for _, _, point in replayed["where"])
+    assert replayed["high"] == 1.0 and 0.8 < replayed["low"] < 0.9
+    coin_flips = np.random.default_rng(5).random((10, 4)) < 0.5
+    with pytest.raises(SystemExit, match="past its shots"):
+        coverage.replay(_run(coin_flips), 0.05)
