@@ -2,7 +2,8 @@
 
     python scripts/rqmc_coverage.py [--spaces r7c3,r9c2,r0c3,r10c6,r2c1,r4c1]
         [--truth-shots 4000] [--repetitions 40] [--precision 0.1] [--workers 2]
-        [--out coverage.json]
+        [--out coverage.json] [--first-seed 1000]
+    python scripts/rqmc_coverage.py --replay EARLIER.json [--precision 0.1] [--out FILE]
 
 For each space of the stock board (a lone piggy, a child aiming): the truth is a
 plain Monte Carlo hit map of ``--truth-shots`` shots (its own Wilson interval given);
@@ -13,6 +14,13 @@ took, against the mean plain Monte Carlo would take to the same precision (exact
 models/stats.py's sequential_bias at the truth's P). ``--out`` keeps every
 run's outcomes shot by shot with where each shot's errors came from (its seed, and
 for RQMC its scramble and point), for studies of other estimators on the same shots.
+
+``--replay`` runs the sampler's current stopping rule (sim/studies/rqmc.py) again on
+an earlier ``--out``'s shots, with no new shot: a rule that stops at or before the
+points each repetition fired sees exactly the shots it would have fired (the same
+root seeds give the same scrambles), so its coverage and shots come from truncating
+each repetition's scrambles. A repetition the rule would have taken further than it
+was fired is an error (run the study anew).
 """
 
 from __future__ import annotations
@@ -23,9 +31,12 @@ import time
 from concurrent.futures import as_completed
 from pathlib import Path
 
+import numpy as np
+
 from models.aimer import load_aimer
 from models.files import write_text_atomic
 from models.stats import sequential_bias, wilson_interval
+from sim.studies import rqmc
 from sim.studies.hitmap import BATCH, SweepSpec, run_space
 from sim.studies.rqmc import proportion
 from sim.studies.workers import process_pool
@@ -112,6 +123,29 @@ def write(args, spaces: list[str], results: list[dict], seconds: float) -> dict:
     return summary
 
 
+def replay(run: dict, precision: float) -> dict:
+    """An earlier repetition's record as the current stopping rule would have left it."""
+    hits = np.zeros((rqmc.SCRAMBLES, run["shots"] // rqmc.SCRAMBLES), bool)
+    for outcome, (_, scramble, point) in zip(run["outcomes"], run["where"], strict=True):
+        hits[scramble, point] = outcome == "1"
+    points, most = rqmc.FIRST_POINTS, hits.shape[1]
+    while (following := rqmc.next_points(hits[:, :points], precision, most)) != points:
+        points = following
+    p, low, high = rqmc.interval(hits[:, :points])
+    if points == most and (high - low) / 2 > precision:
+        raise SystemExit(f"{run['space']} seed {run['seed']}: the rule would fire past its shots")
+    kept = [(o, w) for o, w in zip(run["outcomes"], run["where"], strict=True) if w[2] < points]
+    return run | {
+        "shots": len(kept),
+        "hits": sum(o == "1" for o, _ in kept),
+        "p": float(p),
+        "low": float(low),
+        "high": float(high),
+        "outcomes": "".join(o for o, _ in kept),
+        "where": [w for _, w in kept],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--spaces", default=SPACES)
@@ -121,11 +155,32 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="coverage.json")
     parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=FIRST_SEED,
+        help="root seed of the first repetition (more repetitions on other scrambles)",
+    )
+    parser.add_argument(
         "--truth-from",
         metavar="FILE",
         help="take the truths from an earlier --out (same spaces, seed 0)",
     )
+    parser.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="the current stopping rule on an earlier --out's shots (no new shot)",
+    )
     args = parser.parse_args()
+    if args.replay:
+        with open(args.replay) as handle:
+            earlier = json.load(handle)
+        replayed = [
+            r if r["sampler"] == "mc" else replay(r, args.precision) for r in earlier["runs"]
+        ]
+        spaces = [t["space"] for t in earlier["spaces"]]
+        args.workers = earlier["workers"]
+        print(json.dumps(write(args, spaces, replayed, earlier["seconds"]), indent=1))
+        return 0
     spaces = args.spaces.split(",")
     results: list[dict] = []
     if args.truth_from:
@@ -141,7 +196,7 @@ def main() -> int:
         if not any(r["space"] == s for r in results)
     ]
     tasks += [
-        (s, "rqmc", 1000, FIRST_SEED + k, args.precision)
+        (s, "rqmc", 1000, args.first_seed + k, args.precision)
         for s in spaces
         for k in range(args.repetitions)
     ]

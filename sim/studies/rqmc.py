@@ -14,18 +14,22 @@ smooth-bordered region is measured with a smaller error for the same shots.
   whatever the design, worker count or order: comparisons stay paired shot for shot.
 - **Estimate and interval.** The estimate is the mean of the scrambles' means; its
   95 % interval is Student's t with R - 1 degrees of freedom over the R scramble
-  means (their spread guarded by :func:`spread`), widened, where that is narrower,
-  to the Wilson interval the same hits would have with :func:`credit` times the
-  shots: the variance reduction credited is never more than that, which keeps an
-  interval honest where every scramble saw the same (all hits or none) and the
-  scramble means vary by nothing.
-- **Stopping.** Points per scramble start at :data:`FIRST_POINTS` and grow
-  (:func:`grow`: each scramble's Sobol sequence is extended, its earlier points
-  kept) until the interval is within ±precision, or the cap. The decision looks at
-  the estimated error, which would bias coverage down (stopping where the spread
-  happens to be low); the guard on the spread and the credit cap keep coverage at
-  or above 93 % for a nominal 95 %, checked by simulation in tests/sim/test_rqmc.py
-  and on the real physics in docs/hitmap.md.
+  means (their spread guarded by :func:`spread`), each bound kept between two
+  Wilson intervals of the same hits: no narrower than at :func:`credit` times the
+  shots (the variance reduction credited is never more than that, which keeps an
+  interval honest where every scramble saw the same, all hits or none, and the
+  scramble means vary by nothing), no wider than at the shots fired (plain Monte
+  Carlo's: scrambled Sobol points stratify the errors, measured to do no worse than
+  independent shots even on the fence-decided spaces, docs/hitmap.md).
+- **Stopping.** Points per scramble start at :data:`FIRST_POINTS` (20 shots, plain
+  Monte Carlo's first batch) and grow (:func:`grow`: each scramble's Sobol sequence
+  is extended, its earlier points kept) until the interval is within ±precision, or
+  the cap. The decision looks at the estimated error, which would bias coverage down
+  (stopping where the spread happens to be low); the guard on the spread and the
+  credit cap keep coverage at or above 93 % for a nominal 95 %, checked by
+  simulation in tests/sim/test_rqmc.py and on the real physics in docs/hitmap.md;
+  the ceiling and the small first look keep the shots at or below plain Monte
+  Carlo's where RQMC gains nothing.
 """
 
 from __future__ import annotations
@@ -46,8 +50,13 @@ from sim.studies.records import ShotRow
 SAMPLERS = ("rqmc", "mc")
 #: Independent scrambles per space: the degrees of freedom of the error (R - 1).
 SCRAMBLES = 10
-#: Points per scramble at the first look (then :func:`grow`).
-FIRST_POINTS = 8
+#: Points per scramble at the first look (then :func:`grow`): 20 shots, plain Monte
+#: Carlo's first batch, enough where P is near 0 or 1.
+FIRST_POINTS = 2
+#: The spread guard's assumed rate: the error of twice the points is taken to be at
+#: least the first half's over 2^GUARD_RATE (0.5: plain Monte Carlo's rate; 1.5: RQMC's
+#: on a smooth border). 1 is the most the coverage test allows: 1.5 under-covers.
+GUARD_RATE = 1.0
 #: The most variance reduction over plain Monte Carlo an interval is ever credited with.
 MAX_CREDIT = 16
 #: Distinguishes the scrambles' seeds from the shots' seeds of plain Monte Carlo.
@@ -105,37 +114,41 @@ def interval(
     -------
     (estimate, low, high), each of the leading shape. The estimate is the mean of the
     scramble means; the interval is Student's t over them with the spread
-    :func:`spread`, widened to at least the Wilson interval at :func:`credit` times
-    the shots (with one scramble: the Wilson interval at the shots fired).
+    :func:`spread`, each bound kept between the Wilson interval at :func:`credit`
+    times the shots (the most precision credited) and the Wilson interval at the
+    shots fired (the least: plain Monte Carlo's with as many shots). With one
+    scramble: the Wilson interval at the shots fired.
     """
     hits = np.asarray(hits, float)
     scrambles, points = hits.shape[-2:]
     estimate = hits.mean(axis=(-2, -1))
-    credited = credit(points, estimate) if scrambles > 1 else 1.0
-    w_low, w_high = wilson(estimate, scrambles * points * credited, z)
+    plain_low, plain_high = wilson(estimate, scrambles * points, z)
     if scrambles < 2:
-        return estimate, w_low, w_high
+        return estimate, plain_low, plain_high
+    best_low, best_high = wilson(estimate, scrambles * points * credit(points, estimate), z)
     first_half = hits[..., : points // 2].mean(axis=-1) if points >= 2 else None
     half = (
         stats.t.ppf(0.975, scrambles - 1)
         * spread(hits.mean(axis=-1), first_half)
         / math.sqrt(scrambles)
     )
-    low = np.clip(np.minimum(estimate - half, w_low), 0.0, 1.0)
-    high = np.clip(np.maximum(estimate + half, w_high), 0.0, 1.0)
-    return estimate, low, high
+    low = np.clip(estimate - half, plain_low, best_low)
+    high = np.clip(estimate + half, best_high, plain_high)
+    # Wilson's bounds at P = 0 or 1 are 0 or 1 but for rounding: the estimate is held
+    return estimate, np.minimum(low, estimate), np.maximum(high, estimate)
 
 
 def spread(means: np.ndarray, half_means: np.ndarray | None) -> np.ndarray:
     """The standard deviation of the scramble means (..., R) credited: their sample
     standard deviation, or, where larger, that of the means of each scramble's first
-    half of its points over sqrt(2) (plain Monte Carlo's rate; RQMC's error falls
-    faster). Stopping when the spread happens to come out low would bias coverage
-    down; the earlier look, made on other points' share, guards against it."""
+    half of its points over 2^:data:`GUARD_RATE` (the error expected from twice the
+    points if it falls as N^-GUARD_RATE). Stopping when the spread happens to come
+    out low would bias coverage down; the earlier look, made on other points' share,
+    guards against it."""
     now = means.std(axis=-1, ddof=1)
     if half_means is None:
         return now
-    return np.maximum(now, half_means.std(axis=-1, ddof=1) / math.sqrt(2))
+    return np.maximum(now, half_means.std(axis=-1, ddof=1) / 2.0**GUARD_RATE)
 
 
 def credit(points: int, p) -> np.ndarray:
@@ -149,7 +162,7 @@ def credit(points: int, p) -> np.ndarray:
 
 
 def wilson(
-    p: np.ndarray, shots: float, z: float = 1.959963984540054
+    p: np.ndarray, shots: float | np.ndarray, z: float = 1.959963984540054
 ) -> tuple[np.ndarray, np.ndarray]:
     """The Wilson interval of a proportion ``p`` seen in ``shots`` shots (vectorised)."""
     p = np.asarray(p, float)
@@ -175,12 +188,12 @@ def next_points(hits: np.ndarray, precision: float | None, cap: int) -> int:
 
 
 def grow(points: int) -> int:
-    """The next look's points per scramble: by :data:`FIRST_POINTS` up to four times
-    that, then by half the largest power of two within: 8, 16, 24, 32, 48, 64, 96,
-    128, 192, ... Every step adds whole nets of the Sobol sequence (its consecutive
-    blocks of 2^m points are each evenly spread), and no step more than doubles the
-    shots, so a space stops not far past the shots its precision needs."""
-    return points + max(FIRST_POINTS, (1 << (points.bit_length() - 1)) // 2)
+    """The next look's points per scramble: by :data:`FIRST_POINTS` up to eight times
+    that, then by a quarter of the largest power of two within: 2, 4, 6, ..., 16, 20,
+    24, 28, 32, 40, 48, ... A look is cheap (no shot), so a space stops within about a
+    quarter past the shots its precision needs; each step's points are still spread
+    over the whole error distribution (consecutive Sobol blocks are nets)."""
+    return points + max(FIRST_POINTS, (1 << (points.bit_length() - 1)) // 4)
 
 
 def plan(shots: int, precision: float | None) -> tuple[int, int, int]:
@@ -196,7 +209,8 @@ def plan(shots: int, precision: float | None) -> tuple[int, int, int]:
 def provenance(sampler: str) -> dict:
     """What a file made with ``sampler`` records of it: nothing for plain Monte Carlo
     (a file without ``sampler`` was made so, as every file before there was a
-    choice), the sampler and its scrambles and first points for RQMC."""
+    choice), for RQMC the sampler and the constants of its rule: scrambles, first
+    points, credit cap and the spread guard's rate."""
     if sampler == "mc":
         return {}
     return {
@@ -204,6 +218,7 @@ def provenance(sampler: str) -> dict:
         "scrambles": SCRAMBLES,
         "first_points": FIRST_POINTS,
         "max_credit": MAX_CREDIT,
+        "guard_rate": GUARD_RATE,
     }
 
 

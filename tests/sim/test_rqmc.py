@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 from scipy.stats import qmc
 
+from models.stats import sequential_bias
 from sim.studies import rqmc
 
 #: Independent repetitions of every simulated measurement.
@@ -124,6 +125,20 @@ def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
         assert shots.mean() < 0.8 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 
+@pytest.mark.parametrize("precision", [0.05, 0.1])
+def test_no_outcome_takes_more_shots_than_plain_monte_carlo(deviates, precision):
+    """Near P = 0 or 1 and where the border is chaotic the sampler gains little, but it
+    never fires more than plain Monte Carlo's rule (batches of 20 until Wilson's
+    interval is within ±precision; its exact mean from ``sequential_bias``) beyond
+    the simulation's noise: its first look is 20 shots and its interval is never
+    wider than Wilson's at the shots fired."""
+    for name, outcome in FUNCTIONS.items():
+        p = truth(outcome)
+        _, _, shots = measure(outcome(deviates), precision)
+        _, plain = sequential_bias(p, precision, 20, 1000)
+        assert shots.mean() <= 1.03 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
+
+
 @pytest.mark.parametrize("points", [16, 64])
 def test_paired_differences_cover_and_keep_their_false_alarm_rate(deviates, points):
     """Two designs on the same points: a disc moved right against the same disc moved
@@ -156,7 +171,20 @@ def test_a_space_where_every_scramble_agrees_still_gets_an_interval():
     assert low < 0.96
 
 
+def test_a_file_records_the_rule_that_measured_it():
+    """What made an RQMC file names every constant of its stopping rule; plain Monte
+    Carlo's files record nothing new (they are what they were)."""
+    assert rqmc.provenance("rqmc") == {
+        "sampler": "rqmc",
+        "scrambles": rqmc.SCRAMBLES,
+        "first_points": rqmc.FIRST_POINTS,
+        "max_credit": rqmc.MAX_CREDIT,
+        "guard_rate": rqmc.GUARD_RATE,
+    }
+    assert rqmc.provenance("mc") == {}
+
+
 def test_the_plan_splits_the_shots_over_the_scrambles():
-    assert rqmc.plan(1000, 0.05) == (10, 8, 100)
+    assert rqmc.plan(1000, 0.05) == (10, 2, 100)
     assert rqmc.plan(50, None) == (10, 5, 5)
     assert rqmc.plan(3, None) == (3, 1, 1)
