@@ -359,3 +359,70 @@ def test_every_package_is_installed():
         for p in (ROOT / package).rglob("__init__.py")
     }
     assert listed == folders
+
+
+# --- the architecture document ----------------------------------------------------------
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def package_modules(root: Path = ROOT) -> list[str]:
+    """Every Python module of the packages, as a path from the root
+    (``sim/physics/world.py``), packages' ``__init__.py`` included."""
+    return [
+        path.relative_to(root).as_posix()
+        for package in PACKAGES
+        for path in sorted((root / package).rglob("*.py"))
+    ]
+
+
+def modules_named(text: str) -> set[str]:
+    """The module paths that ``text`` names: by path (``sim/physics/world.py``), or by
+    dotted name (``sim.physics.world``, also at the head of an attribute's,
+    ``sim.physics.world.World``); a package's folder (``sim/envs/``) or dotted name
+    (``sim.envs``) names its ``__init__.py``."""
+    named = set()
+    for match in _PATH_RE.finditer(text):
+        path = match.group().rstrip(".,:;")
+        named.add(path + "__init__.py" if path.endswith("/") else path)
+    for match in _MODULE_RE.finditer(text):
+        parts = match.group().split(".")
+        for end in range(1, len(parts) + 1):
+            stem = "/".join(parts[:end])
+            named |= {f"{stem}.py", f"{stem}/__init__.py"}
+    return named
+
+
+def modules_left_out(text: str, modules: list[str]) -> list[str]:
+    """The modules (paths from the root) that ``text`` does not name."""
+    named = modules_named(text)
+    return [module for module in modules if module not in named]
+
+
+def test_the_architecture_names_every_module():
+    """docs/architecture.md has a row for every module of models/, referee/ and sim/:
+    a module added without one fails here, so the document cannot fall behind."""
+    assert modules_left_out(ARCHITECTURE.read_text(encoding="utf-8"), package_modules()) == []
+
+
+def test_modules_left_out_are_found():
+    modules = [
+        "models/board.py",
+        "models/board_checks.py",
+        "sim/envs/__init__.py",
+        "sim/physics/scene.py",
+        "sim/physics/world.py",
+        "sim/studies/hitmap.py",
+        "sim/views/render.py",
+    ]
+    text = (
+        "| `sim/physics/world.py` | the engine; `sim.studies.hitmap.run_sweep` |\n"
+        "The package sim/envs/, and models/board_checks.py.\n"
+        # none of these names a module: a file name alone, a longer dotted name, a path
+        # inside another word (planted in pieces, so that this file mentions neither)
+        "`scene.py` alone; " + "sim.physics." + "scenery; x" + "sim/views/render.py\n"
+    )
+    assert modules_left_out(text, modules) == [
+        "models/board.py",
+        "sim/physics/scene.py",
+        "sim/views/render.py",
+    ]
