@@ -50,6 +50,16 @@ def knocked(row: dict) -> bool:
     return row["target_knocked"] in ("True", "true", "1")
 
 
+def scramble_hits(rows: list[dict]) -> np.ndarray:
+    """(R, n): :func:`knocked` of a space's per-shot CSV rows, by scramble and point
+    (the file's text, as :func:`sim.studies.rqmc.by_scramble` holds typed rows)."""
+    scrambles = 1 + max(int(r["scramble"]) for r in rows)
+    hits = np.zeros((scrambles, len(rows) // scrambles), bool)
+    for row in rows:
+        hits[int(row["scramble"]), int(row["point"])] = knocked(row)
+    return hits
+
+
 def binding(hits: np.ndarray) -> str:
     """Which bound set the width of :func:`rqmc.interval` on the (R, n) ``hits``."""
     scrambles, points = hits.shape
@@ -104,7 +114,7 @@ def main() -> int:
     rqmc_rows, mc_rows = read_shots(args.rqmc_shots), read_shots(args.mc_shots)
     table = []
     for space in sorted(rqmc_rows, key=lambda s: tuple(int(x) for x in s[1:].split("c"))):
-        hits = rqmc.by_scramble(rqmc_rows[space], knocked)
+        hits = scramble_hits(rqmc_rows[space])
         outcomes = [knocked(r) for r in sorted(mc_rows[space], key=lambda r: int(r["shot"]))]
         entry: dict = {"space": space, "p": float(hits.mean()), "shots_available": int(hits.size)}
         for precision in precisions:
