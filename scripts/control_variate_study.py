@@ -92,7 +92,7 @@ def main() -> int:
         mc_vr = np.var(hits[half:]) / np.var(hits[half:] - b_half * g_rest)
         plain, adjusted = [], []
         for run in (r for r in runs if r["space"] == space and r["sampler"] == "rqmc"):
-            by = {}
+            by: dict[tuple[int, int], list[tuple[int, bool]]] = {}
             for (seed, scramble, point), c in zip(run["where"], run["outcomes"], strict=True):
                 by.setdefault((seed, scramble), []).append((point, c == "1"))
             for (seed, _), shots in by.items():

@@ -61,19 +61,22 @@ def _spec(space: str, sampler: str, shots: int, seed: int, precision: float | No
 
 
 def _measure(space: str, sampler: str, shots: int, seed: int, precision: float | None):
-    rows = run_space(_spec(space, sampler, shots, seed, precision), space)["shots"]
-    p, low, high = proportion(rows, lambda r: r["target_knocked"])
+    rows = run_space(_spec(space, sampler, shots, seed, precision), space).shots
+    p, low, high = proportion(rows, lambda r: r.target_knocked)
     return {
         "space": space,
         "sampler": sampler,
         "seed": seed,
         "shots": len(rows),
-        "hits": sum(bool(r["target_knocked"]) for r in rows),
+        "hits": sum(bool(r.target_knocked) for r in rows),
         "p": p,
         "low": low,
         "high": high,
-        "outcomes": "".join("1" if r["target_knocked"] else "0" for r in rows),
-        "where": [[r["seed"], r.get("scramble", -1), r.get("point", -1)] for r in rows],
+        "outcomes": "".join("1" if r.target_knocked else "0" for r in rows),
+        "where": [
+            [r.seed, -1 if r.scramble is None else r.scramble, -1 if r.point is None else r.point]
+            for r in rows
+        ],
     }
 
 
