@@ -377,13 +377,15 @@ def fitted_design(
         launcher = replace(launcher, pivot_height_mm=float(pivots[0]))
         notes.append(f"pivot height {pivots[0]:g} mm, as measured")
     speed, sd = value["muzzle_speed_mm_s"], value["speed_sd_mm_s"]
-    if launcher.has_spring:
-        efficiency = launcher.efficiency * (speed / base.launcher.muzzle_speed_mm_s) ** 2
+    # a spring launcher gives all its spring fields or none (models/design.py)
+    base_efficiency, draw_mm = launcher.efficiency, launcher.draw_mm
+    if base_efficiency is not None and draw_mm is not None:
+        efficiency = base_efficiency * (speed / base.launcher.muzzle_speed_mm_s) ** 2
         if efficiency <= 1.0:
             launcher = replace(
                 launcher,
                 efficiency=supported(efficiency, None),
-                draw_sd_mm=supported(launcher.draw_mm * sd / speed, None, 3),
+                draw_sd_mm=supported(draw_mm * sd / speed, None, 3),
             )
             notes.append(
                 f"spring kept: efficiency {efficiency:.3f}, draw spread "

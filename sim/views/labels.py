@@ -6,6 +6,8 @@ line. Units are whatever the caller's are (pixels, mm); y may point up or down.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +17,9 @@ _DIRECTIONS = [(1, 0), (1, -1), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 1), (-1,
 #: How far from its point a label may go, in steps of the gap.
 _RINGS = (1, 3, 6, 10, 15, 22)
 
+#: A box (x0, y0, x1, y1).
+Box = tuple[float, float, float, float]
+
 
 @dataclass(frozen=True)
 class Placed:
@@ -22,7 +27,7 @@ class Placed:
 
     text: str
     point: tuple[float, float]
-    box: tuple[float, float, float, float]
+    box: Box
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -54,17 +59,19 @@ def place(
     labels: list[tuple[str, tuple[float, float], tuple[float, float]]],
     bounds: tuple[float, float, float, float],
     gap: float,
-    keep_clear: list[tuple[float, float, float, float]] = (),
+    keep_clear: Sequence[Box] = (),
 ) -> list[Placed]:
     """Put labels ``(text, point, (width, height))`` inside ``bounds`` (x0, y0, x1, y1)
     without overlapping each other or the ``keep_clear`` boxes. Labels are taken in
     the order given (put the important ones first). A label that finds no free place
     goes where it overlaps least."""
-    taken: list[tuple[float, float, float, float]] = list(keep_clear)
+    taken: list[Box] = list(keep_clear)
     placed = []
     bx0, by0, bx1, by1 = bounds
     for text, (px, py), (w, h) in labels:
-        best, best_cost = None, None
+        # the first place tried always beats an infinite cost, so it replaces this
+        best: Box = (px, py, px, py)
+        best_cost = math.inf
         for ring in _RINGS:
             d = ring * gap
             for ux, uy in _DIRECTIONS:
@@ -79,7 +86,7 @@ def place(
                     + max(box[3] - by1, 0)
                 )
                 cost = sum(_overlap(box, t) for t in taken) + 1e3 * outside * (w + h)
-                if best_cost is None or cost < best_cost:
+                if cost < best_cost:
                     best, best_cost = box, cost
                 if cost == 0:
                     break

@@ -31,7 +31,7 @@ from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import fence_boxes
 from sim.physics.results import Recording, ShotResult
 from sim.views import framing, labels
-from sim.views.framing import CAMERAS
+from sim.views.framing import CAMERAS, recording_of
 from sim.views.textures import add_board_top, board_texture_png
 
 TABLE_RGBA = (0.82, 0.82, 0.8, 1)
@@ -194,7 +194,7 @@ class ShotRenderer:
 
     def frame(self, result: ShotResult, index: int, preset: str = "overview") -> np.ndarray:
         """One frame as an (h, w, 3) uint8 array, trail and marks drawn on."""
-        rec = _recording_of(result)
+        rec = recording_of(result)
         self._pose(rec, index, result.yaw_deg, result.pitch_deg)
         view, projection = self.camera(preset, result, index)
         w, h = self.size
@@ -297,7 +297,7 @@ def _mark_the_end(draw: ImageDraw.ImageDraw, result: ShotResult, project, size) 
     """On the last frame: a red ring round each knocked-out piggy and a ring where the
     bale came to rest, each named by a label placed clear of the others and of the
     rings (a leader line when it had to go further off)."""
-    rec = _recording_of(result)
+    rec = recording_of(result)
     w, h = size
     font = _font(15)
     rings, wanted = [], []
@@ -421,10 +421,3 @@ def replacing(tmp: Path, path: Path):
             reason = exc.strerror or str(exc).splitlines()[0]
             raise InputError(f"cannot write {shown(os.fspath(path))}: {reason}") from None
         raise
-
-
-def _recording_of(result: ShotResult) -> Recording:
-    """The shot's recording; a shot fired without one cannot be rendered."""
-    if result.recording is None:
-        raise ValueError("the shot was fired without a recording (record_every=0)")
-    return result.recording

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -77,7 +78,8 @@ def write_videos(
         palette = Image.fromarray(sample).quantize(255, method=Image.Quantize.MEDIANCUT)
     written, gif_frames = [], []
     with ExitStack() as stack:
-        writer = None
+        # imageio types its writers as the base class, which has no append_data
+        writer: Any = None
         if mp4:
             mp4_path = render.check_video_path(mp4, ".mp4")
             mp4_tmp = mp4_path.with_name(f".{mp4_path.name}.{os.getpid()}.tmp.mp4")
