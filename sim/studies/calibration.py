@@ -329,6 +329,24 @@ def _fit(
     mean, cov = model.landing(q)
     d2, _ = model.distances2(q)
     design, notes = fitted_design(base, estimates, shots)
+    return CalibrationResult(
+        base=base,
+        design=design,
+        shots=shots,
+        estimates=estimates,
+        covariance=covariance_natural,
+        log_likelihood=-nll_min,
+        measurement_sd_mm=measurement_sd_mm,
+        predicted_mm=mean,
+        predicted_cov_mm2=cov,
+        outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)),
+        notes=notes + _spread_notes(estimates),
+    )
+
+
+def _spread_notes(estimates: dict[str, Estimate]) -> tuple[str, ...]:
+    """What to measure better, for each spread the landings do not show or show poorly."""
+    notes: tuple[str, ...] = ()
     for i in _SPREADS:
         name = PARAMETERS[i]
         e = estimates[name]
@@ -342,19 +360,7 @@ def _fit(
                 f"the {LABELS[name]} is poorly determined (± {e.se:.2g}); to measure it "
                 f"better, {ADVICE[name]}",
             )
-    return CalibrationResult(
-        base=base,
-        design=design,
-        shots=shots,
-        estimates=estimates,
-        covariance=covariance_natural,
-        log_likelihood=-nll_min,
-        measurement_sd_mm=measurement_sd_mm,
-        predicted_mm=mean,
-        predicted_cov_mm2=cov,
-        outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)),
-        notes=notes,
-    )
+    return notes
 
 
 def fitted_design(
