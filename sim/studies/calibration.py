@@ -25,11 +25,10 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
-from models.design import Design, design_toml
+from models.design import Design
 from models.errors import InputError
 from sim.physics.ballistics import drag_constant_per_mm, landing_point_mm
 from sim.studies.calibration_checks import (
@@ -40,6 +39,7 @@ from sim.studies.calibration_checks import (
     check_precision,
     refuse,
 )
+from sim.studies.fitted_file import fitted_design
 from sim.studies.likelihood import Undetermined, covariance, minimise, profile_upper_bound
 from sim.studies.shots_csv import MeasuredShots
 
@@ -361,86 +361,3 @@ def _spread_notes(estimates: dict[str, Estimate]) -> tuple[str, ...]:
                 f"better, {ADVICE[name]}",
             )
     return notes
-
-
-def fitted_design(
-    base: Design, estimates: dict[str, Estimate], shots: MeasuredShots
-) -> tuple[Design, tuple[str, ...]]:
-    """The base design with the fitted launcher, and notes on what was carried over.
-
-    A spring launcher stays a spring: its efficiency takes the fitted speed
-    (v ∝ √η) and its draw spread the fitted speed spread (sd_v/v = sd_d/d); when
-    the efficiency that would need is above 1 the launcher is written as a speed.
-    The offsets belong to the person's scales, not the launcher: they are reported.
-    """
-    value = {name: supported(e.value, e.se) for name, e in estimates.items()}
-    launcher = replace(
-        base.launcher, yaw_sd_deg=value["yaw_sd_deg"], pitch_sd_deg=value["pitch_sd_deg"]
-    )
-    notes = []
-    pivots = shots.pivot_height_mm[np.isfinite(shots.pivot_height_mm)]
-    if len(pivots) and np.ptp(pivots) == 0:
-        launcher = replace(launcher, pivot_height_mm=float(pivots[0]))
-        notes.append(f"pivot height {pivots[0]:g} mm, as measured")
-    speed, sd = value["muzzle_speed_mm_s"], value["speed_sd_mm_s"]
-    # a spring launcher gives all its spring fields or none (models/design.py)
-    base_efficiency, draw_mm = launcher.efficiency, launcher.draw_mm
-    if base_efficiency is not None and draw_mm is not None:
-        efficiency = base_efficiency * (speed / base.launcher.muzzle_speed_mm_s) ** 2
-        if efficiency <= 1.0:
-            launcher = replace(
-                launcher,
-                efficiency=supported(efficiency, None),
-                draw_sd_mm=supported(draw_mm * sd / speed, None, 3),
-            )
-            notes.append(
-                f"spring kept: efficiency {efficiency:.3f}, draw spread "
-                f"{launcher.draw_sd_mm:.3f} mm give the fitted speed"
-            )
-        else:
-            launcher = replace(
-                launcher,
-                spring_rate_n_m=None,
-                draw_mm=None,
-                draw_sd_mm=None,
-                plunger_mass_g=None,
-                efficiency=None,
-            )
-            notes.append(
-                f"the spring would need an efficiency of {efficiency:.2f} (> 1): "
-                "written as a speed; check the spring's rate, draw and masses"
-            )
-    if not launcher.has_spring:
-        launcher = replace(launcher, muzzle_speed_mm_s=speed, speed_sd_mm_s=sd)
-    description = f"{base.name} calibrated from {len(shots)} measured shots ({shots.source})"
-    return replace(
-        base, name=f"{base.name}-calibrated", description=description, launcher=launcher
-    ), tuple(notes)
-
-
-def write_fitted_design(result: CalibrationResult, path, base_file=None) -> None:
-    """The fitted design as a TOML file (atomically), readable by ``load_design``: the
-    base design's file (``base_file``; a file written from the base design without
-    it) with the fitted values put in, what the fit found as comments on top
-    (sim/studies/fitted_file.py)."""
-    from models.files import write_text_atomic
-    from sim.studies import fitted_file
-
-    base_text = Path(base_file).read_text() if base_file else design_toml(result.base)
-    values = {
-        "name": result.design.name,
-        "description": result.design.description,
-        **result.design.file_dict(),
-    }
-    write_text_atomic(path, fitted_file.header(result) + fitted_file.with_values(base_text, values))
-
-
-def supported(value: float, se: float | None, digits: int = 4) -> float:
-    """``value`` rounded to what its standard error supports: to the decimal place one
-    below the error's first digit (2006.04 ± 6.1 -> 2006.0); without an error, to
-    ``digits`` significant digits."""
-    if value == 0 or not math.isfinite(value):
-        return value
-    if se is None or se <= 0:
-        return float(f"{value:.{digits}g}")
-    return round(value, max(0, 1 - math.floor(math.log10(se))))
