@@ -205,7 +205,7 @@ def _replay_pictures(name: str, params: dict, actions: list[str], args) -> int:
     from referee.records import replay
     from sim.cli.terminal import iter_turns
     from sim.views.game_pictures import game_frames, write_game_page
-    from sim.views.render import write_gif
+    from sim.views.video_files import write_gif
 
     if canonical_name(name) != "go_piggy_go":
         raise InputError(f"pictures of game records are drawn for go_piggy_go, not {name}")
