@@ -2,6 +2,7 @@
 places round its point that is free of the labels already put, of the marks to
 keep clear and of the picture's edges; one put away from its point gets a leader
 line. Units are whatever the caller's are (pixels, mm); y may point up or down.
+:func:`draw_labels` puts them on a matplotlib axes.
 """
 
 from __future__ import annotations
@@ -100,3 +101,62 @@ def place(
 def overlaps(placed: list[Placed]) -> int:
     """How many pairs of placed labels overlap (for tests and checks)."""
     return sum(_overlap(a.box, b.box) > 0 for i, a in enumerate(placed) for b in placed[i + 1 :])
+
+
+def _text_boxes(ax, texts: list[str], fontsize: float) -> list[tuple[float, float]]:
+    """Each text's (width, height) in the axes' data units, with a little padding."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    ax.apply_aspect()
+    to_data = ax.transData.inverted()
+    sizes = []
+    for text in texts:
+        t = ax.text(0, 0, text, fontsize=fontsize)
+        box = t.get_window_extent(renderer)
+        t.remove()
+        (x0, y0), (x1, y1) = to_data.transform([(0, 0), (box.width + 6, box.height + 4)])
+        sizes.append((abs(x1 - x0), abs(y1 - y0)))
+    return sizes
+
+
+def draw_labels(
+    ax,
+    items: list[tuple[str, tuple[float, float], str]],
+    fontsize: float,
+    keep_clear=(),
+    gap: float | None = None,
+) -> list[Placed]:
+    """Put labels ``(text, point, colour)`` on an axes without overlaps, with leader
+    lines where a label had to stand off its point."""
+    x0, x1 = sorted(ax.get_xlim())
+    y0, y1 = sorted(ax.get_ylim())
+    gap = gap or 0.012 * (x1 - x0)
+    sizes = _text_boxes(ax, [t for t, _, _ in items], fontsize)
+    placed = place(
+        [(t, p, s) for (t, p, _), s in zip(items, sizes, strict=True)],
+        (x0, y0, x1, y1),
+        gap,
+        keep_clear=list(keep_clear),
+    )
+    for (_, point, colour), label in zip(items, placed, strict=True):
+        if label.needs_leader(gap):
+            ax.plot(*zip(point, label.leader_end(), strict=True), color=colour, lw=0.8, zorder=10)
+        cx, cy = label.centre
+        ax.text(
+            cx,
+            cy,
+            label.text,
+            fontsize=fontsize,
+            color=colour,
+            ha="center",
+            va="center",
+            zorder=11,
+            bbox={
+                "boxstyle": "square,pad=0.15",
+                "fc": "white",
+                "ec": colour,
+                "lw": 0.6,
+                "alpha": 0.9,
+            },
+        )
+    return placed
