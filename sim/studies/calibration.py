@@ -283,26 +283,25 @@ def _fit(
 ) -> CalibrationResult:
     """The fit itself, its likelihood evaluations counted against the cap."""
     evaluations = 0
-    exact_nll = model.negative_log_likelihood
 
     def negative_log_likelihood(q) -> float:
+        """The model's, counted, and large where it cannot be evaluated."""
         nonlocal evaluations
         evaluations += 1
         if evaluations > MAX_EVALUATIONS:
             raise _OutOfEvaluations
         try:
-            value = exact_nll(q)
+            value = model.negative_log_likelihood(q)
         except (OverflowError, ValueError):  # exp of a runaway log spread
             return 1e12
         return value if math.isfinite(value) else 1e12
 
-    model.negative_log_likelihood = negative_log_likelihood  # type: ignore[method-assign]
     start = model.start()
-    q, nll_min = minimise(model.negative_log_likelihood, start)
+    q, nll_min = minimise(negative_log_likelihood, start)
     for _ in range(_DRAG_ROUNDS if drag_constant_per_mm(base) else 0):
         model.correct_for_drag(q)
         before = q[0]
-        q, nll_min = minimise(model.negative_log_likelihood, q)
+        q, nll_min = minimise(negative_log_likelihood, q)
         if abs(q[0] - before) < 1e-5:  # the speed moved by under 0.01 mm/s
             break
     # A spread the landings do not show runs off toward log 0 = -inf: pin it at zero.
@@ -312,7 +311,7 @@ def _fit(
     free = [i for i in range(len(q)) if i not in at_zero]
     covariance_q = np.zeros((len(q), len(q)))
     try:
-        covariance_q[np.ix_(free, free)] = covariance(model.negative_log_likelihood, q, free)
+        covariance_q[np.ix_(free, free)] = covariance(negative_log_likelihood, q, free)
     except Undetermined as flat:
         refuse(PARAMETERS[flat.index])
     values = model.natural(q)
@@ -322,7 +321,7 @@ def _fit(
     estimates = {}
     for i, name in enumerate(PARAMETERS):
         if i in at_zero:
-            log_upper = profile_upper_bound(model.negative_log_likelihood, q, nll_min, i, start[i])
+            log_upper = profile_upper_bound(negative_log_likelihood, q, nll_min, i, start[i])
             estimates[name] = Estimate(0.0, None, math.exp(log_upper))
         else:
             estimates[name] = Estimate(float(values[i]), float(math.sqrt(covariance_natural[i, i])))
