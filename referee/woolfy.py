@@ -20,20 +20,28 @@ from __future__ import annotations
 from models.errors import InputError
 from referee.api import CHANCE, TERMINAL, Game, State
 from referee.validate import (
-    FLAG,
-    OBJECT,
     TURN_CAP,
-    Fields,
     Spec,
     is_whole,
     list_items,
-    list_of,
     listed,
     one_of,
-    or_none,
     shown,
     whole,
     whole_text,
+)
+from referee.woolfy_load import load
+from referee.woolfy_terms import (
+    CHOOSE,
+    DIE,
+    DIE_FACES,
+    HOUSE,
+    HOUSES,
+    MAX_TRACK,
+    MOVE,
+    OVER,
+    PIGLETS,
+    POT,
 )
 
 # --- parameters (ruling 1: every position is one) ------------------------------------
@@ -59,12 +67,6 @@ DEFAULTS = {
     # in the pot or a house ("pot-or-house")
 }
 
-PIGLETS = ("red", "yellow", "blue")
-HOUSES = ("straw", "stick", "brick")
-POT = "pot"
-DIE_FACES = ("1", "2", "3", "4", "5", "6", "wolf", "house")
-MAX_TRACK = 200
-_CHOOSE, _DIE, _MOVE, _HOUSE, _OVER = "choose", "die", "move", "house", "over"
 
 _SQUARE = whole(0, MAX_TRACK - 1)
 _SQUARES = listed(lambda item: whole_text(item) is not None, "4,16 (square numbers)")
@@ -164,7 +166,7 @@ class WoolfyState(State):
         self.left_start: list[str] = []  # piglets that have ever left the start square
         self.last_die: str | None = None  # the piglet whose die was rolled last turn
         self.rescue_armed = False
-        self.phase = _CHOOSE
+        self.phase = CHOOSE
         self.player = 0
         self.chosen: str | None = None
         self.rolled: str | None = None
@@ -175,9 +177,9 @@ class WoolfyState(State):
 
     # --- whose turn ------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase == _OVER:
+        if self.phase == OVER:
             return TERMINAL
-        return CHANCE if self.phase == _DIE else self.player
+        return CHANCE if self.phase == DIE else self.player
 
     def returns(self) -> list[float]:
         value = 1.0 if self.result == "won" else -1.0 if self.result == "lost" else 0.0
@@ -255,13 +257,13 @@ class WoolfyState(State):
     # --- actions -------------------------------------------------------------------------------
     def _legal_actions(self) -> list[str]:
         piglet = self.chosen
-        if self.phase == _CHOOSE:
+        if self.phase == CHOOSE:
             verb = "rescue" if self._rescue_turn() else "roll"
             actions = [f"{verb} {p}" for p in self.choosable()]
             return sorted(actions) or ["pass"]
         if piglet is None or self.rolled is None:
             raise ValueError(f"woolfy: phase {self.phase} with no piglet chosen or no roll")
-        if self.phase == _HOUSE:
+        if self.phase == HOUSE:
             options = [
                 f"house {piglet} {h}"
                 for h in HOUSES
@@ -281,20 +283,20 @@ class WoolfyState(State):
 
     def _apply(self, action: str) -> None:
         words = action.split()
-        if self.phase == _DIE:
+        if self.phase == DIE:
             self.rolled = words[1]
             if self.rolled == "wolf":
                 self._move_wolf()
                 self._end_turn()
             elif self.rolled == "house":
-                self.phase = _HOUSE
+                self.phase = HOUSE
             else:
-                self.phase = _MOVE
+                self.phase = MOVE
             return
         if words[0] in ("roll", "rescue"):
             self.chosen, self.rescuing = words[1], words[0] == "rescue"
             self.rescue_armed = False
-            self.phase = _DIE
+            self.phase = DIE
             return
         if words[0] == "move":
             self._land(words[1], words[2])
@@ -330,14 +332,14 @@ class WoolfyState(State):
         self.turn += 1
         places = list(self.where.values())
         if places.count("brick") == len(places):
-            self.result, self.phase = "won", _OVER
+            self.result, self.phase = "won", OVER
         elif places.count(POT) == len(places):
-            self.result, self.phase = "lost", _OVER
+            self.result, self.phase = "lost", OVER
         elif self.turn >= self.game.params["max_turns"]:
-            self.result, self.phase, self.capped = "lost", _OVER, True
+            self.result, self.phase, self.capped = "lost", OVER, True
         else:
             self.player = (self.player + 1) % self.game.num_players
-            self.phase = _CHOOSE
+            self.phase = CHOOSE
 
     # --- views ------------------------------------------------------------------------------------
     def _to_dict(self) -> dict:
@@ -359,83 +361,7 @@ class WoolfyState(State):
         }
 
     def _load(self, data: dict) -> None:
-        game, field = self.game, Fields("woolfy", data)
-        p, cap = game.params, game.params["max_turns"]
-        piglets = field("piglets", OBJECT)
-        field.require(
-            set(piglets) == set(PIGLETS), f"'piglets' must place exactly {', '.join(PIGLETS)}"
-        )
-        place = Spec(
-            f"a square 0-{game.length - 1}, a house ({', '.join(HOUSES)}) or the pot",
-            lambda v: v in (*HOUSES, POT) or (is_whole(v) and 0 <= v < game.length),
-        )
-        self.where = {pig: field.item(f"piglets.{pig}", piglets[pig], place) for pig in PIGLETS}
-        self.wolf = field(
-            "wolf",
-            Spec(
-                f"a wolf square ({p['wolf_squares']})",
-                lambda v: is_whole(v) and v in game.wolf_squares,
-            ),
-        )
-        self.brick = field("brick_parts", whole(0, p["brick_parts"]))
-        for house in HOUSES:
-            inside = self.in_house(house)
-            field.require(
-                len(inside) <= game.capacity[house]
-                and not (house == "brick" and inside and self.brick < p["brick_parts"]),
-                f"{', '.join(inside)} in the {house} house, which holds "
-                f"{game.capacity[house]}" + (" once built" if house == "brick" else ""),
-            )
-        self.left_start = field("left_start", list_of(one_of(*PIGLETS), 0, len(PIGLETS)))
-        field.require(
-            self.left_start == [p for p in PIGLETS if p in self.left_start]
-            and all(
-                self.where[pig] == p["start_square"] or pig in self.left_start for pig in PIGLETS
-            ),
-            f"'left_start' {shown(self.left_start)} must list, in the order "
-            f"{', '.join(PIGLETS)}, every piglet that is off the start square",
-        )
-        piglet = or_none(one_of(*PIGLETS), "none")
-        self.last_die, self.chosen = field("last_die", piglet), field("chosen", piglet)
-        faces = sorted({text.split()[1] for text, _ in game.die} - {"wolf"})
-        self.rolled = field("rolled", or_none(one_of(*faces), "not rolled (this game's die)"))
-        self.rescue_armed, self.rescuing = field("rescue_armed", FLAG), field("rescuing", FLAG)
-        self.phase = field("phase", one_of(_CHOOSE, _DIE, _MOVE, _HOUSE, _OVER))
-        self.player = field("player", whole(0, game.num_players - 1))
-        self.turn = field("turn", whole(0, cap))
-        self.result = field("result", or_none(one_of("won", "lost"), "not over"))
-        self.capped = field("capped", FLAG)
-        phase, chosen = self.phase, self.chosen
-        field.require(
-            not self.rescue_armed
-            or (
-                POT in self.where.values()
-                and (phase == _CHOOSE or (phase == _OVER and self.capped))
-            ),
-            f"a rescue armed in phase {phase} with "
-            f"{'a piglet' if POT in self.where.values() else 'no piglet'} in the "
-            "pot: it is armed by landing on an exit while one is, for the next turn",
-        )
-        field.require(
-            (chosen is not None) == (phase in (_DIE, _MOVE, _HOUSE))
-            and (self.rolled is not None) == (phase in (_MOVE, _HOUSE))
-            and (phase != _HOUSE or self.rolled == "house")
-            and (phase != _MOVE or self.rolled != "house")
-            and (chosen is None or (self.where[chosen] == POT) == self.rescuing),
-            f"phase {phase} with piglet {shown(chosen)} (rescuing {self.rescuing}) "
-            f"and roll {shown(self.rolled)}",
-        )
-        places = list(self.where.values())
-        won, potted = places.count("brick") == len(places), places.count(POT) == len(places)
-        capped = self.turn >= cap and not won and not potted
-        ends = "won" if won else "lost" if potted or capped else None
-        field.require(
-            (phase == _OVER) == (self.result is not None)
-            and self.result == ends
-            and self.capped == capped,
-            f"result {shown(self.result)} (capped {self.capped}) in phase {phase}, "
-            f"turn {self.turn} of {cap}, with the piglets at {places}",
-        )
+        load(self, data)
 
     def describe(self) -> str:
         game = self.game
@@ -456,7 +382,7 @@ class WoolfyState(State):
             f"{game.params['brick_parts']} built; pot: "
             f"{', '.join(p for p in PIGLETS if self.where[p] == POT) or 'empty'}"
         )
-        if self.phase == _OVER:
+        if self.phase == OVER:
             verdict = "everyone wins" if self.result == "won" else "the wolf wins"
             lines.append(f"Game over: {verdict}")
         else:

@@ -22,7 +22,7 @@ from models.design import load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.world import World
-from sim.studies.hitmap import TARGET, shot_seed
+from sim.studies.space_shots import TARGET, shot_seed
 
 #: Stock spaces: open ones (r0c3, r10c6, r2c1, r4c1) and fence-held ones (r7c3, r9c2).
 SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")

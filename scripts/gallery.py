@@ -72,7 +72,8 @@ def demo_shot():
 
 
 def videos(out: Path, world, result) -> None:
-    from sim.views.render import ShotRenderer, write_gif
+    from sim.views.render import ShotRenderer
+    from sim.views.video_files import write_gif
 
     with ShotRenderer(world.board, world.design, size=VIDEO_SIZE) as renderer:
         for camera in CAMERAS:
@@ -157,7 +158,7 @@ def game(out: Path) -> None:
     from referee.match import play
     from referee.records import replay
     from sim.views.game_pictures import game_frames
-    from sim.views.render import write_gif
+    from sim.views.video_files import write_gif
 
     g = GoPiggyGoGame(players=2)
     final = play(g, [make_bot("greedy", g, SEED), make_bot("random", g, SEED + 1)], seed=SEED)

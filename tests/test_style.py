@@ -73,10 +73,11 @@ def test_ruff_format_check_fails_on_a_badly_laid_out_file(tmp_path):
     assert "would be reformatted" in done.stdout and bad.read_text() == "print( 'x',1 )\n"
 
 
-#: The packages whose types mypy checks (pyproject.toml, [tool.mypy]).
-TYPED = ("models", "referee")
+#: The packages whose types mypy checks: the whole tree, as .ci/run's type-check step.
+TYPED = ("models", "referee", "sim", "scripts")
 
 
+@pytest.mark.slow  # mypy over the whole tree: about 30 s without its cache
 def test_mypy_finds_no_type_error():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
     done = subprocess.run(

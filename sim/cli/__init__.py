@@ -14,7 +14,7 @@ import sys
 
 from models.errors import InputError
 from models.text import shown
-from sim.cli import board, calibrate, demo, design, games, hitmap, serve, shots, solve
+from sim.cli import board, calibrate, demo, design, games, hitmap, replay, serve, shots, solve
 from sim.cli.common import Parser
 
 
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         design.add_design,
         board.add_board,
         games.add_play,
-        games.add_replay,
+        replay.add_replay,
         games.add_tournament,
         hitmap.add_hitmap,
         shots.add_sandbox,

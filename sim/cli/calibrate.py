@@ -10,8 +10,9 @@ from sim.cli.common import check_output, finite_number, json_out
 
 
 def cmd_calibrate(args) -> int:
-    from sim.studies.calibration import calibrate, write_fitted_design
+    from sim.studies.calibration import calibrate
     from sim.studies.calibration_report import format_calibration
+    from sim.studies.fitted_file import write_fitted_design
     from sim.studies.shots_csv import read_shots
     from sim.views.calibration_picture import save_residuals_plot
 

@@ -52,8 +52,9 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     from sim.views.game_pictures import game_frames
     from sim.views.hitmap_picture import save_heatmap
     from sim.views.pictures import save_figure
-    from sim.views.render import ShotRenderer, write_gif, write_mp4
+    from sim.views.render import ShotRenderer
     from sim.views.shot_picture import shot_figure
+    from sim.views.video_files import write_gif, write_mp4
     from sim.views.viewer import write_shot_page
 
     try:

@@ -1,4 +1,6 @@
-"""``piggy design check|compare|sweep``: launcher designs."""
+"""``piggy design``: launcher designs; its ``check`` action (``compare`` and ``sweep``
+are sim/cli/design_compare.py, ``optimise`` sim/cli/optimise.py, ``game``
+sim/cli/design_game.py)."""
 
 from __future__ import annotations
 
@@ -10,28 +12,15 @@ import numpy as np
 
 from models.board import load_board
 from models.design import RANGES, load_design
-from models.errors import InputError
 from models.text import shown
 from sim.cli.common import (
     Parser,
-    check_output,
-    check_output_folder,
     finite_number,
     json_out,
-    load_layout_args,
-    progress_bar,
-    waiting,
-    workers_arg,
 )
+from sim.cli.design_compare import add_design_compare, design_test_options
 from sim.cli.design_game import add_design_game
-from sim.cli.hitmap import sweep_options, workers_of
 from sim.cli.optimise import add_design_optimise
-from sim.studies.dead_zones import FEW_SHOTS
-from sim.views.design_pictures import SCALE, comparison_figure, difference_figure, sweep_figure
-from sim.views.pictures import save_figure
-
-#: The dead zones of ``design compare``'s figures, in the order printed.
-DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
 
 #: A safety limit given on the command line: a finite number above 0.
 LIMIT = finite_number(0, 1e9, above=True)
@@ -151,183 +140,6 @@ def board_reach(board, near_mm: float, far_mm: float) -> dict:
     }
 
 
-def _design_test_args(args):
-    """Board, the sweep settings, workers and cache of compare and sweep, checked
-    before any shot."""
-    from sim.cli.hitmap import sweep_spec
-    from sim.studies import design_tools
-
-    if args.plot:
-        check_output(args.plot, "--plot", (".png",))
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
-    layout = load_layout_args(args)
-    spec = sweep_spec(args, layout)
-    return layout.board, spec, workers_of(args), cache
-
-
-def cmd_design_compare(args) -> int:
-    from sim.studies import design_tools
-
-    designs = design_tools.load_designs(args.designs)
-    args.design = args.designs[0]
-    if args.html:
-        if len(designs) != 2:
-            raise InputError(f"--html reports one comparison: give two designs, not {len(designs)}")
-        check_output(args.html, "--html", (".html",))
-    board, spec, workers, cache = _design_test_args(args)
-    progress = progress_bar(None, not args.json, unit="space")
-    results, comparisons, maps = design_tools.compare_designs(
-        spec, board, designs, workers, cache, progress
-    )
-    progress(None)
-    made_by = design_tools.comparison_provenance(spec, args.designs, maps)
-    if args.plot:
-        figure = (
-            difference_figure(board, comparisons[0], made_by, args.scale)
-            if comparisons
-            else comparison_figure(board, results, maps)
-        )
-        save_figure(figure, args.plot)
-    if args.html:
-        _write_report(
-            args.html, spec, board, designs, comparisons[0], made_by, workers, cache, args
-        )
-    if args.json:
-        first = comparisons[0].to_dict() if comparisons else {"verdict": None, "spaces": []}
-        json_out(
-            {
-                "verdict": first["verdict"],
-                "spaces": first["spaces"],
-                "designs": results,
-                "comparisons": [c.to_dict() for c in comparisons],
-                "provenance": made_by,
-                "cache": str(cache),
-            }
-        )
-        return 0
-    _print_figures(results)
-    for comparison in comparisons:
-        mean, low, high = comparison.mean_diff
-        print(
-            f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
-            f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]"
-        )
-        significant = [r.to_dict() for r in comparison.spaces if r.significant]
-        for row in significant:
-            print(
-                f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
-                f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
-                f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)"
-            )
-        print(comparison.verdict)
-    _print_cache(cache)
-    for path in (args.plot, args.html):
-        if path:
-            print(f"Wrote {shown(path)}")
-    return 0
-
-
-def _write_report(path, spec, board, designs, comparison, made_by, workers, cache, args) -> None:
-    """The shareable page: its shots recorded (a few seconds), then written atomically."""
-    from models.files import write_text_atomic
-    from sim.studies import design_tools, report
-    from sim.views.report_page import report_html
-
-    with waiting("recording the page's shots", not args.json):
-        maps = [design_tools.design_parts(spec, d, workers, cache) for d in designs]
-        data = report.build(spec, board, designs, comparison, maps, made_by, args.scale)
-    write_text_atomic(path, report_html(data))
-
-
-def _print_cache(cache) -> None:
-    print(f"Hit maps cached in {cache} (--cache chooses another folder)")
-
-
-def _print_figures(results: list[dict]) -> None:
-    width = max(20, *(len(r["design"]) + 2 for r in results))
-    print(f"{'':24s}" + "".join(f"{r['design']:>{width}s}" for r in results))
-    lines = [
-        ("spaces in reach", lambda r: f"{r['in_reach']}/{r['spaces']}"),
-        ("mean P(knocked out)", lambda r: _p_ci(r["mean_p_target"], r["mean_p_target_ci"])),
-        (
-            "worst space",
-            lambda r: (
-                (r["worst_space"] or "-")
-                + (f" (n={r['worst_shots']})" if r["worst_few_shots"] else "")
-            ),
-        ),
-        ("worst P", lambda r: _p_ci(r["worst_p_target"], r["worst_p_target_ci"])),
-        ("collateral rate", lambda r: _p(r["collateral_rate"])),
-    ]
-    for label, cell in lines:
-        print(f"{label:24s}" + "".join(f"{cell(r):>{width}s}" for r in results))
-    for kind in DEAD_ZONE_KINDS:
-        print(
-            f"{'dead zones, ' + kind.replace('_', ' '):24s}"
-            + "".join(f"{len(r['dead_zones'][kind]):>{width}d}" for r in results)
-        )
-    if any(r["worst_few_shots"] for r in results):
-        print(
-            f"(worst space: fewer than {FEW_SHOTS} shots; its P is uncertain, measure it with more)"
-        )
-    for r in results:
-        named = [
-            f"{kind.replace('_', ' ')} {', '.join(r['dead_zones'][kind])}"
-            for kind in DEAD_ZONE_KINDS
-            if r["dead_zones"][kind]
-        ]
-        if named:
-            print(f"dead zones of {r['design']}: " + "; ".join(named))
-
-
-def _p_ci(p, ci) -> str:
-    return "-" if p is None else f"{p:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
-
-
-def _p(value) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def _signed(value) -> str:
-    return "-" if value is None else f"{value:+.2f}"
-
-
-def cmd_design_sweep(args) -> int:
-    from sim.studies import design_tools
-
-    field, values = design_tools.parse_sweep(args.param)
-    base = load_design(args.design)
-    variants = [design_tools.with_value(base, field, v) for v in values]
-    board, spec, workers, cache = _design_test_args(args)
-    progress = progress_bar(None, not args.json, unit="space")
-    results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache, progress)
-    progress(None)
-    if args.plot:
-        save_figure(sweep_figure(field, values, results), args.plot)
-    if args.json:
-        json_out(
-            {"field": field, "values": values.tolist(), "results": results, "cache": str(cache)}
-        )
-        return 0
-    width = max(len(field), 10)
-    print(
-        f"{field:>{width}s} {'in reach':>9s} {'mean P [95 %]':>18s} {'worst space':>12s} "
-        f"{'worst P [95 %]':>18s} {'collateral':>10s}"
-    )
-    for value, r in zip(values, results, strict=True):
-        print(
-            f"{value:{width}g} {r['in_reach']:>4d}/{r['spaces']:<4d} "
-            f"{_p_ci(r['mean_p_target'], r['mean_p_target_ci']):>18s} "
-            f"{r['worst_space'] or '-':>12s} "
-            f"{_p_ci(r['worst_p_target'], r['worst_p_target_ci']):>18s} "
-            f"{_p(r['collateral_rate']):>10s}"
-        )
-    _print_cache(cache)
-    if args.plot:
-        print(f"Wrote {shown(args.plot)}")
-    return 0
-
-
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
     p = sub.add_parser("design", help="launcher designs: check, compare, sweep, optimise, game")
@@ -363,66 +175,6 @@ def add_design(sub) -> None:
     )
     q.set_defaults(func=cmd_design_check)
 
-    def design_test_options(q, plot_help="the comparison picture"):
-        q.add_argument(
-            "--board", help="board name or path (default: the layout file's own board, else stock)"
-        )
-        q.add_argument(
-            "--layout", default="empty", help="layout JSON file, 'empty' (default) or 'crowded'"
-        )
-        sweep_options(q, shots_help="shots per space (default 50; the cap with --precision)")
-        workers_arg(q, "local worker processes (default: all cores)")
-        q.add_argument(
-            "--cache",
-            help="folder of cached hit maps (default: the user's cache "
-            "folder, ~/.cache/go-piggy-go/hitmaps on Linux)",
-        )
-        q.add_argument("--plot", metavar="FILE.png", help=plot_help)
-        q.add_argument("--json", action="store_true", help="machine-readable output")
-
-    q = design_sub.add_parser(
-        "compare",
-        help="designs fired with the same shots, compared",
-        description="Compare launcher designs shot for shot: every "
-        "design fires the same shots (the same random numbers "
-        "per shot), so per space P_A, P_B, the difference with "
-        "a 95 % paired interval and an exact McNemar test, "
-        "Holm-corrected over the spaces, and one verdict line; "
-        "each design's reach, mean and worst P with intervals, "
-        "dead zones, collateral rate. --plot draws the "
-        "difference map. Hit maps are cached.",
-    )
-    q.add_argument("designs", nargs="+", help="design names or TOML files")
-    design_test_options(q)
-    q.add_argument(
-        "--html",
-        metavar="FILE.html",
-        help="the comparison as one self-contained page to share (two designs): "
-        "verdict, maps, a sortable table, shots in 3D, what made it",
-    )
-    q.add_argument(
-        "--scale",
-        type=finite_number(0, 1, above=True),
-        default=SCALE,
-        metavar="P",
-        help=f"the difference map's colours span ±P (default {SCALE:g}, the same on every map)",
-    )
-    q.set_defaults(func=cmd_design_compare)
-
-    q = design_sub.add_parser(
-        "sweep",
-        help="vary one design parameter, plot the figures",
-        description="Vary one design field over a range and report "
-        "(and plot) the comparison figures for each value.",
-    )
-    q.add_argument(
-        "--param",
-        required=True,
-        help="field=start:stop:count, e.g. muzzle_speed=1500:3000:7 (mm/s)",
-    )
-    q.add_argument("--design", default="stock", help="the design to vary (default: stock)")
-    design_test_options(q)
-    q.set_defaults(func=cmd_design_sweep)
-
+    add_design_compare(design_sub)
     add_design_optimise(design_sub, design_test_options)
     add_design_game(design_sub)

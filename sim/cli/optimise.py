@@ -270,11 +270,11 @@ def _made_by_trial(trial, objectives: list[str]) -> dict:
 
 
 def _hitmap_provenance(spec) -> dict:
-    from sim.studies import hitmap
+    from sim.studies import space_shots
 
     return {
         k: v
-        for k, v in hitmap.provenance(spec).items()
+        for k, v in space_shots.provenance(spec).items()
         if k not in ("design", "design_file", "design_sha256")
     }
 

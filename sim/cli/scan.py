@@ -16,7 +16,7 @@ from sim.views.pictures import save_figure
 def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> int:
     """Measure, write the data file (one row per design, space and spread, with what
     made it), draw, and print the table."""
-    from sim.studies import datafiles, hitmap, owner, scan
+    from sim.studies import datafiles, owner, scan, space_shots
 
     values = scan.parse_scan(args.aim_sd_scan)
     if not args.spaces:
@@ -30,10 +30,10 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> i
     if len(set(designs)) != len(designs):
         raise InputError("--design names the same design twice")
     progress = progress_bar(len(values) * len(designs), not args.json, unit="spread")
-    made_by = hitmap.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
+    made_by = space_shots.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
     if len(designs) > 1:
         made_by["designs"] = [
-            hitmap.provenance(dataclasses.replace(spec, design=name))["design_file"]
+            space_shots.provenance(dataclasses.replace(spec, design=name))["design_file"]
             for name in designs
         ]
     rows = []

@@ -73,12 +73,12 @@ def deviate_errors(
 ) -> ShotErrors:
     """A shot's errors from given deviates (the launcher's and aimer's spreads
     combined)."""
-    named = [name for name in VARIABLE if (vary or {}).get(name) is not None]
+    half_ranges = vary or {}
+    named = [name for name in VARIABLE if half_ranges.get(name) is not None]
     if len(deviates.vary) != len(named):
         raise ValueError(f"{len(named)} vary deviates needed, got {len(deviates.vary)}")
     factors = {
-        name: 1.0 + vary[name] * u  # type: ignore[index]
-        for name, u in zip(named, deviates.vary, strict=True)
+        name: 1.0 + half_ranges[name] * u for name, u in zip(named, deviates.vary, strict=True)
     }
     yaw_sd = math.hypot(launcher.yaw_sd_deg, aimer.yaw_sd_deg)
     pitch_sd = math.hypot(launcher.pitch_sd_deg, aimer.pitch_sd_deg)

@@ -1,5 +1,6 @@
 """The small parts of a shot, one job each: the bale's air drag, the log of its
-strikes, the recorder of poses, the bale's leaving play, and the rest detector.
+strikes, the recorder of poses, the bale's leaving play, and the rest detector;
+and the limits the step loop keeps to.
 
 The engine (:class:`sim.physics.world.World`) makes a new set for each shot and
 calls them in its step loop; each reads the scene's Bullet and keeps its own
@@ -10,17 +11,59 @@ state, so that each can be tested on its own. Lengths inside are cm, as in
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from models.design import Design
-from sim.physics.ballistics import drag_constant_per_mm
+from sim.physics.ballistics import GRAVITY_MM_S2, drag_constant_per_mm
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.results import Recording
 from sim.physics.scene import REST_CHECK_EVERY, Scene
 
 #: Touches of one body less than this apart are one strike (a rattling bale), s.
 STRIKE_GAP_S = 0.02
+#: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
+_FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
+#: A woken piggy at rest this long goes back to its stand-in (two checks for rest), s.
+_FREEZE_AFTER_S = 0.02
+
+
+@dataclass(frozen=True)
+class ShotLimits:
+    """What a shot's step loop needs that stays the same while it runs."""
+
+    reach_cm: float  # a stand-in this near a moving body is woken (two steps' travel)
+    freeze_steps: int  # a woken piggy at rest this many steps goes back to its stand-in
+    max_steps: int  # the time cap
+    ground_friction: float  # the least a piggy slides with, on the board or the table
+    bale_friction: float  # the bale's on the ground (its own times the ground's)
+    bale_gyration_sq_mm2: float  # the bale's largest radius of gyration, squared
+
+    @classmethod
+    def of(
+        cls, scene: Scene, design: Design, velocity_mm_s: Sequence[float] | np.ndarray
+    ) -> ShotLimits:
+        """The limits of a shot released at ``velocity_mm_s`` (3,), mm/s, in the
+        scene's present materials (the bale made for the shot)."""
+        launcher, dt = design.launcher, scene.dt
+        fastest_mm_s = max(
+            float(np.linalg.norm(velocity_mm_s)),
+            launcher.muzzle_speed_mm_s + 4 * launcher.speed_sd_mm_s,
+        )
+        # the least friction a piggy can slide with, on the board or the table
+        ground_friction = min(scene.call(pb.getDynamicsInfo, g, -1)[1] for g in scene.ground)
+        mass, bale_friction, inertia = scene.call(pb.getDynamicsInfo, scene.bale, -1)[:3]
+        return cls(
+            # two steps' travel at the fastest: a stand-in this near is woken
+            reach_cm=2 * (fastest_mm_s + _FALL_SPEED_MM_S) * dt * CM_PER_MM,
+            freeze_steps=max(1, round(_FREEZE_AFTER_S / dt)),
+            max_steps=round(design.physics.max_time_s / dt),
+            ground_friction=ground_friction,
+            bale_friction=bale_friction * ground_friction,
+            bale_gyration_sq_mm2=max(inertia) / mass / CM_PER_MM**2,
+        )
 
 
 class Drag:

@@ -29,7 +29,7 @@ from models.aimer import PERFECT, Aimer
 from models.board import Board
 from models.design import Design
 from models.layout import Layout
-from sim.physics.ballistics import GRAVITY_MM_S2, direction, release_point_mm
+from sim.physics.ballistics import direction, release_point_mm
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.judge import Judge
 from sim.physics.materials import NOMINAL, Materials
@@ -37,15 +37,18 @@ from sim.physics.noise import Deviates, deviate_errors, seeded_errors
 from sim.physics.results import ShotResult
 from sim.physics.scene import REST_CHECK_EVERY, Scene
 from sim.physics.sealing import EarlyVerdict
-from sim.physics.shot_parts import ContactLog, Drag, OutOfPlay, Recorder, RestDetector
+from sim.physics.shot_parts import (
+    ContactLog,
+    Drag,
+    OutOfPlay,
+    Recorder,
+    RestDetector,
+    ShotLimits,
+)
 from sim.physics.stand_ins import StandIns
 
 #: A point or a velocity (3,): x, y, z.
 Vector = Sequence[float] | np.ndarray
-#: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
-_FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
-#: A woken piggy at rest this long goes back to its stand-in (two checks for rest), s.
-_FREEZE_AFTER_S = 0.02
 
 
 class World:
@@ -266,7 +269,7 @@ class World:
     ) -> ShotResult:
         """Release the bale, step the parts until everything is at rest (or the time
         cap), and judge."""
-        scene, stand_ins, physics = self.scene, self.stand_ins, self.design.physics
+        scene, stand_ins = self.scene, self.stand_ins
         bale, client, dt = scene.bale, scene.client, scene.dt
         position_mm = list(position_mm)
         scene.call(
@@ -276,20 +279,7 @@ class World:
             list(orientation),
         )
         scene.call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s], [0, 0, 0])
-        launcher = self.design.launcher
-        fastest_mm_s = max(
-            float(np.linalg.norm(velocity_mm_s)),
-            launcher.muzzle_speed_mm_s + 4 * launcher.speed_sd_mm_s,
-        )
-        # two steps' travel at the fastest: a stand-in this near is woken
-        reach = 2 * (fastest_mm_s + _FALL_SPEED_MM_S) * dt * CM_PER_MM
-        freeze_steps = max(1, round(_FREEZE_AFTER_S / dt))
-        max_steps = round(physics.max_time_s / dt)
-        # the least friction a piggy can slide with, on the board or the table
-        ground_friction = min(scene.call(pb.getDynamicsInfo, g, -1)[1] for g in scene.ground)
-        mass, bale_friction, inertia = scene.call(pb.getDynamicsInfo, bale, -1)[:3]
-        bale_friction *= ground_friction
-        bale_gyration_sq = max(inertia) / mass / CM_PER_MM**2  # mm^2
+        limits = ShotLimits.of(scene, self.design, velocity_mm_s)
         drag, contacts, rest = (
             Drag(scene, self.design),
             ContactLog(scene),
@@ -303,10 +293,12 @@ class World:
             recorder.take(True)
         step = 0
         settled = False
-        while step < max_steps:
+        while step < limits.max_steps:
             if step >= stand_ins.look_at:
                 moving = list(stand_ins.woken.values())
-                stand_ins.wake_near([bale, *moving] if bale_in_play else moving, step, reach)
+                stand_ins.wake_near(
+                    [bale, *moving] if bale_in_play else moving, step, limits.reach_cm
+                )
             if drag.active and bale_in_play:
                 drag.push(bale)
             pb.stepSimulation(physicsClientId=client)
@@ -321,24 +313,7 @@ class World:
                 continue
             if bale_in_play:
                 bale_in_play, bale_cm = out_of_play.check(bale)
-            movers = (
-                [*stand_ins.woken.values(), bale] if bale_in_play else [*stand_ins.woken.values()]
-            )
-            restless = rest.restless(movers)
-            if physics.sleep_at_rest:
-                stand_ins.freeze_quiet(quiet, restless, set(movers), reach, freeze_steps)
-            if physics.early_verdict and restless:
-                restless -= self.early_verdict.sealed(
-                    restless & set(stand_ins.woken.values()), ground_friction
-                )
-            if (
-                not self.bale_to_rest
-                and bale in restless
-                and self.early_verdict.bale_spent(
-                    bale, bale_cm, bale_friction, bale_gyration_sq, out_of_play.surface_cm
-                )
-            ):
-                restless.discard(bale)
+            restless = self._restless(rest, bale_in_play, bale_cm, quiet, limits, out_of_play)
             if rest.settled(restless):
                 settled = True
                 break
@@ -365,6 +340,44 @@ class World:
             recording=recorder.recording() if recorder else None,
             materials=fired.materials,
         )
+
+    def _restless(
+        self,
+        rest: RestDetector,
+        bale_in_play: bool,
+        bale_cm: tuple[float, float, float],
+        quiet: dict[str, int],
+        limits: ShotLimits,
+        out_of_play: OutOfPlay,
+    ) -> set[int]:
+        """At a check for rest, the bodies still moving: the woken stand-ins and the
+        bale while in play, less those at rest (the quiet stand-ins frozen again, when
+        the design sleeps bodies at rest), the stand-ins whose verdicts are sealed and,
+        in a world that need not bring the bale to rest, a spent bale."""
+        stand_ins, physics, bale = self.stand_ins, self.design.physics, self.scene.bale
+        movers = [*stand_ins.woken.values(), bale] if bale_in_play else [*stand_ins.woken.values()]
+        restless = rest.restless(movers)
+        if physics.sleep_at_rest:
+            stand_ins.freeze_quiet(
+                quiet, restless, set(movers), limits.reach_cm, limits.freeze_steps
+            )
+        if physics.early_verdict and restless:
+            restless -= self.early_verdict.sealed(
+                restless & set(stand_ins.woken.values()), limits.ground_friction
+            )
+        if (
+            not self.bale_to_rest
+            and bale in restless
+            and self.early_verdict.bale_spent(
+                bale,
+                bale_cm,
+                limits.bale_friction,
+                limits.bale_gyration_sq_mm2,
+                out_of_play.surface_cm,
+            )
+        ):
+            restless.discard(bale)
+        return restless
 
     def close(self) -> None:
         """Disconnect from PyBullet (also done when the scene is garbage-collected)."""

@@ -6,20 +6,17 @@ by the renderer the offline pages use) talks JSON to ``/api/...``; each tab has
 its own sandbox (:mod:`sim.serve.sessions`), its physics runs in the workers
 (:mod:`sim.serve.pool`, :mod:`sim.serve.jobs`). Bad input gets status 400 and
 ``{"error": one line}``, which the page shows. Nothing the browser sends names a
-file here: boards, designs and aimers by known name, or uploaded as text (checked,
-then kept in the server's own folder under a name it makes).
+file here: boards, designs and aimers by known name, or uploaded as text
+(:mod:`sim.serve.uploads`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import secrets
-import tempfile
 from contextlib import asynccontextmanager
 from functools import lru_cache
-from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -27,11 +24,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from models.aimer import known_aimers, load_aimer
-from models.board import BOARDS_DIR, board_from_dict, load_board
-from models.design import design_from_dict, known_designs, load_design
+from models.board import load_board
+from models.design import known_designs, load_design
 from models.errors import InputError
-from models.files import MAX_FILE_BYTES, known_names, parse_json, parse_toml
-from models.layout import layout_from_dict
 from models.stats import wilson_half_width
 from models.text import shown
 from sim.cli.common import SEED_MAX
@@ -39,6 +34,7 @@ from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
+from sim.serve.uploads import Uploads, known_boards
 from sim.studies import hitmap
 from sim.views import viewer
 
@@ -46,8 +42,6 @@ from sim.views import viewer
 #: shots of the first look at the estimate (each next look doubles them).
 PRECISIONS = (0.2, 0.1, 0.05)
 _FIRST_LOOK_SHOTS = 40
-#: Uploaded boards and designs kept (each at most 256 KiB).
-MAX_UPLOADS = 200
 
 
 class Server:
@@ -73,7 +67,7 @@ class Server:
         self.defaults = (board, design, stacks)
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
-        self._uploads = tempfile.TemporaryDirectory(prefix="piggy-serve-")
+        self.uploads = Uploads()
 
     @property
     def running_workers(self) -> Workers:
@@ -92,7 +86,7 @@ class Server:
                 for task in self.tasks.values():
                     task.cancel()
                 self.workers.close()
-                self._uploads.cleanup()
+                self.uploads.cleanup()
 
         routes = [
             Route("/", self.page),
@@ -136,7 +130,7 @@ class Server:
         sandbox = self.store.get(request.path_params["sid"])
         what = request.path_params["what"]
         if what == "layout.json":
-            board = sandbox.board_label if sandbox.board_label in _known_boards() else None
+            board = sandbox.board_label if sandbox.board_label in known_boards() else None
             text = json.dumps(
                 {**({"board": board} if board else {}), "stacks": sandbox.stacks}, indent=2
             )
@@ -211,81 +205,10 @@ class Server:
         sandbox.reset()
 
     async def _choose(self, key: str, sandbox: Sandbox, body: dict) -> None:
-        """A known board, design or aimer by name."""
-        for kind, known in (
-            ("board", _known_boards()),
-            ("design", known_designs()),
-            ("aimer", known_aimers()),
-        ):
-            if kind in body:
-                name = body[kind]
-                if name not in known:
-                    raise InputError(
-                        f"unknown {kind} '{shown(name)}': known {kind}s are {', '.join(known)}"
-                    )
-                self._use(sandbox, kind, name, name)
-                return
-        raise InputError("choose a board, a design or an aimer")
+        self.uploads.choose(sandbox, body)
 
     async def _upload(self, key: str, sandbox: Sandbox, body: dict) -> None:
-        """A board, design or layout file's text, checked as the command line checks it."""
-        kind, text = body.get("kind"), body.get("text")
-        if kind not in ("board", "design", "layout"):
-            raise InputError(f"unknown upload '{shown(kind)}': allowed are board, design, layout")
-        if not isinstance(text, str):
-            raise InputError(f"the uploaded {kind} must be a file's text")
-        if len(text.encode()) > MAX_FILE_BYTES[kind]:
-            raise InputError(
-                f"the uploaded {kind} is larger than "
-                f"{MAX_FILE_BYTES[kind] // 1024} KiB, the largest {kind} file "
-                "allowed"
-            )
-        source = f"uploaded {kind}"
-        if kind == "layout":
-            data = parse_json(text, source)
-            if not isinstance(data, dict):
-                raise InputError(f"{source}: a layout must be a JSON object with 'stacks'")
-            board = data.get("board", sandbox.board_label)
-            if board != sandbox.board_label:
-                await self._choose(key, sandbox, {"board": board})
-            layout_from_dict(
-                {k: v for k, v in data.items() if k != "board"},
-                board=load_board(sandbox.board),
-                source=source,
-            )
-            sandbox.set_stacks(data.get("stacks", {}), source)
-            return
-        parsed = parse_toml(text, source)
-        made = (board_from_dict if kind == "board" else design_from_dict)(parsed, source)
-        folder = Path(self._uploads.name)
-        path = folder / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()}.toml"
-        if not path.exists() and len(list(folder.iterdir())) >= MAX_UPLOADS:
-            raise InputError(
-                f"this server keeps at most {MAX_UPLOADS} uploaded files: restart it to upload more"
-            )
-        path.write_text(text, encoding="utf-8")
-        self._use(sandbox, kind, str(path), f"{made.name} (uploaded)")
-
-    def _use(self, sandbox: Sandbox, kind: str, ref: str, label: str) -> None:
-        """Switch the sandbox's board, design or aimer; a new board keeps the layout
-        where it fits on it, else empties it."""
-        before = sandbox.snapshot()
-        sandbox.remember()
-        if kind == "aimer":
-            load_aimer(ref)
-            sandbox.aimer = ref
-        else:
-            setattr(sandbox, kind, ref)
-            setattr(sandbox, f"{kind}_label", label)
-        if kind == "board":
-            try:
-                sandbox.set_stacks(sandbox.stacks)
-                sandbox.history.pop()  # one change, one undo
-            except InputError:
-                sandbox.stacks = {}
-            sandbox.aim = (
-                before["aim"] if "yaw_deg" in before["aim"] else {"yaw_deg": 0.0, "pitch_deg": 30.0}
-            )
+        self.uploads.upload(sandbox, body)
 
     async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         seed = _seed(body)
@@ -385,7 +308,7 @@ class Server:
             "undo": len(sandbox.history),
             "scene_key": f"{sandbox.board}|{sandbox.design}",
             "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
-            "known": {"board": _known_boards(), "design": known_designs(), "aimer": known_aimers()},
+            "known": {"board": known_boards(), "design": known_designs(), "aimer": known_aimers()},
             "precisions": PRECISIONS,
             **look,
         }
@@ -409,10 +332,6 @@ def _shots_for(precision: float) -> int:
     while wilson_half_width(shots // 2, shots) > precision and shots < hitmap.MAX_SHOTS:
         shots += hitmap.BATCH
     return shots
-
-
-def _known_boards() -> list[str]:
-    return known_names(BOARDS_DIR)
 
 
 @lru_cache(maxsize=8)

@@ -25,11 +25,10 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
-from models.design import Design, design_toml
+from models.design import Design
 from models.errors import InputError
 from sim.physics.ballistics import drag_constant_per_mm, landing_point_mm
 from sim.studies.calibration_checks import (
@@ -40,6 +39,7 @@ from sim.studies.calibration_checks import (
     check_precision,
     refuse,
 )
+from sim.studies.fitted_file import fitted_design
 from sim.studies.likelihood import Undetermined, covariance, minimise, profile_upper_bound
 from sim.studies.shots_csv import MeasuredShots
 
@@ -283,26 +283,25 @@ def _fit(
 ) -> CalibrationResult:
     """The fit itself, its likelihood evaluations counted against the cap."""
     evaluations = 0
-    exact_nll = model.negative_log_likelihood
 
     def negative_log_likelihood(q) -> float:
+        """The model's, counted, and large where it cannot be evaluated."""
         nonlocal evaluations
         evaluations += 1
         if evaluations > MAX_EVALUATIONS:
             raise _OutOfEvaluations
         try:
-            value = exact_nll(q)
+            value = model.negative_log_likelihood(q)
         except (OverflowError, ValueError):  # exp of a runaway log spread
             return 1e12
         return value if math.isfinite(value) else 1e12
 
-    model.negative_log_likelihood = negative_log_likelihood  # type: ignore[method-assign]
     start = model.start()
-    q, nll_min = minimise(model.negative_log_likelihood, start)
+    q, nll_min = minimise(negative_log_likelihood, start)
     for _ in range(_DRAG_ROUNDS if drag_constant_per_mm(base) else 0):
         model.correct_for_drag(q)
         before = q[0]
-        q, nll_min = minimise(model.negative_log_likelihood, q)
+        q, nll_min = minimise(negative_log_likelihood, q)
         if abs(q[0] - before) < 1e-5:  # the speed moved by under 0.01 mm/s
             break
     # A spread the landings do not show runs off toward log 0 = -inf: pin it at zero.
@@ -312,7 +311,7 @@ def _fit(
     free = [i for i in range(len(q)) if i not in at_zero]
     covariance_q = np.zeros((len(q), len(q)))
     try:
-        covariance_q[np.ix_(free, free)] = covariance(model.negative_log_likelihood, q, free)
+        covariance_q[np.ix_(free, free)] = covariance(negative_log_likelihood, q, free)
     except Undetermined as flat:
         refuse(PARAMETERS[flat.index])
     values = model.natural(q)
@@ -322,13 +321,31 @@ def _fit(
     estimates = {}
     for i, name in enumerate(PARAMETERS):
         if i in at_zero:
-            log_upper = profile_upper_bound(model.negative_log_likelihood, q, nll_min, i, start[i])
+            log_upper = profile_upper_bound(negative_log_likelihood, q, nll_min, i, start[i])
             estimates[name] = Estimate(0.0, None, math.exp(log_upper))
         else:
             estimates[name] = Estimate(float(values[i]), float(math.sqrt(covariance_natural[i, i])))
     mean, cov = model.landing(q)
     d2, _ = model.distances2(q)
     design, notes = fitted_design(base, estimates, shots)
+    return CalibrationResult(
+        base=base,
+        design=design,
+        shots=shots,
+        estimates=estimates,
+        covariance=covariance_natural,
+        log_likelihood=-nll_min,
+        measurement_sd_mm=measurement_sd_mm,
+        predicted_mm=mean,
+        predicted_cov_mm2=cov,
+        outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)),
+        notes=notes + _spread_notes(estimates),
+    )
+
+
+def _spread_notes(estimates: dict[str, Estimate]) -> tuple[str, ...]:
+    """What to measure better, for each spread the landings do not show or show poorly."""
+    notes: tuple[str, ...] = ()
     for i in _SPREADS:
         name = PARAMETERS[i]
         e = estimates[name]
@@ -342,97 +359,4 @@ def _fit(
                 f"the {LABELS[name]} is poorly determined (± {e.se:.2g}); to measure it "
                 f"better, {ADVICE[name]}",
             )
-    return CalibrationResult(
-        base=base,
-        design=design,
-        shots=shots,
-        estimates=estimates,
-        covariance=covariance_natural,
-        log_likelihood=-nll_min,
-        measurement_sd_mm=measurement_sd_mm,
-        predicted_mm=mean,
-        predicted_cov_mm2=cov,
-        outlier_rows=tuple(int(i) + 2 for i in np.flatnonzero(d2 > _OUTLIER_D2)),
-        notes=notes,
-    )
-
-
-def fitted_design(
-    base: Design, estimates: dict[str, Estimate], shots: MeasuredShots
-) -> tuple[Design, tuple[str, ...]]:
-    """The base design with the fitted launcher, and notes on what was carried over.
-
-    A spring launcher stays a spring: its efficiency takes the fitted speed
-    (v ∝ √η) and its draw spread the fitted speed spread (sd_v/v = sd_d/d); when
-    the efficiency that would need is above 1 the launcher is written as a speed.
-    The offsets belong to the person's scales, not the launcher: they are reported.
-    """
-    value = {name: supported(e.value, e.se) for name, e in estimates.items()}
-    launcher = replace(
-        base.launcher, yaw_sd_deg=value["yaw_sd_deg"], pitch_sd_deg=value["pitch_sd_deg"]
-    )
-    notes = []
-    pivots = shots.pivot_height_mm[np.isfinite(shots.pivot_height_mm)]
-    if len(pivots) and np.ptp(pivots) == 0:
-        launcher = replace(launcher, pivot_height_mm=float(pivots[0]))
-        notes.append(f"pivot height {pivots[0]:g} mm, as measured")
-    speed, sd = value["muzzle_speed_mm_s"], value["speed_sd_mm_s"]
-    if launcher.has_spring:
-        efficiency = launcher.efficiency * (speed / base.launcher.muzzle_speed_mm_s) ** 2
-        if efficiency <= 1.0:
-            launcher = replace(
-                launcher,
-                efficiency=supported(efficiency, None),
-                draw_sd_mm=supported(launcher.draw_mm * sd / speed, None, 3),
-            )
-            notes.append(
-                f"spring kept: efficiency {efficiency:.3f}, draw spread "
-                f"{launcher.draw_sd_mm:.3f} mm give the fitted speed"
-            )
-        else:
-            launcher = replace(
-                launcher,
-                spring_rate_n_m=None,
-                draw_mm=None,
-                draw_sd_mm=None,
-                plunger_mass_g=None,
-                efficiency=None,
-            )
-            notes.append(
-                f"the spring would need an efficiency of {efficiency:.2f} (> 1): "
-                "written as a speed; check the spring's rate, draw and masses"
-            )
-    if not launcher.has_spring:
-        launcher = replace(launcher, muzzle_speed_mm_s=speed, speed_sd_mm_s=sd)
-    description = f"{base.name} calibrated from {len(shots)} measured shots ({shots.source})"
-    return replace(
-        base, name=f"{base.name}-calibrated", description=description, launcher=launcher
-    ), tuple(notes)
-
-
-def write_fitted_design(result: CalibrationResult, path, base_file=None) -> None:
-    """The fitted design as a TOML file (atomically), readable by ``load_design``: the
-    base design's file (``base_file``; a file written from the base design without
-    it) with the fitted values put in, what the fit found as comments on top
-    (sim/studies/fitted_file.py)."""
-    from models.files import write_text_atomic
-    from sim.studies import fitted_file
-
-    base_text = Path(base_file).read_text() if base_file else design_toml(result.base)
-    values = {
-        "name": result.design.name,
-        "description": result.design.description,
-        **result.design.file_dict(),
-    }
-    write_text_atomic(path, fitted_file.header(result) + fitted_file.with_values(base_text, values))
-
-
-def supported(value: float, se: float | None, digits: int = 4) -> float:
-    """``value`` rounded to what its standard error supports: to the decimal place one
-    below the error's first digit (2006.04 ± 6.1 -> 2006.0); without an error, to
-    ``digits`` significant digits."""
-    if value == 0 or not math.isfinite(value):
-        return value
-    if se is None or se <= 0:
-        return float(f"{value:.{digits}g}")
-    return round(value, max(0, 1 - math.floor(math.log10(se))))
+    return notes

@@ -247,7 +247,7 @@ def objective_values(
     """Each objective as (value, low, high) from one design's hit-map rows."""
     estimates = _space_estimates(rows)
     spaces = tuple(estimates)
-    out = {}
+    out: dict[str, tuple[float, float, float]] = {}
     for objective in objectives:
         if objective == "energy":
             out[objective] = (energy_j, energy_j, energy_j)
@@ -255,7 +255,12 @@ def objective_values(
             out[objective] = _flat(board, estimates)
         else:
             out[objective] = _mean_p(estimates, objective_spaces(board, spaces, objective))
-    return {k: tuple(round(float(v), 6) for v in values) for k, values in out.items()}
+    return {k: _rounded(values) for k, values in out.items()}
+
+
+def _rounded(values: tuple[float, float, float]) -> tuple[float, float, float]:
+    value, low, high = (round(float(v), 6) for v in values)
+    return value, low, high
 
 
 def worst_value(objective: str) -> float:

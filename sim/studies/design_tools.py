@@ -24,7 +24,7 @@ from models.numbers import ascii_decimal, ascii_whole
 from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
-from sim.studies import compare, datafiles, hitmap
+from sim.studies import compare, datafiles, hitmap, space_shots
 from sim.studies.design_search import field_of
 from sim.studies.records import MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 
@@ -38,7 +38,7 @@ def comparison_provenance(spec: hitmap.SweepSpec, names: list[str], maps: list[l
     given) its identity (:func:`design_identity`) and the shots it fired."""
     made_by = {
         k: v
-        for k, v in hitmap.provenance(spec).items()
+        for k, v in space_shots.provenance(spec).items()
         if k not in ("design", "design_file", "design_file_sha256", "design_sha256")
     }
     made_by["designs"] = [
@@ -118,7 +118,7 @@ def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[Me
             summary = SpaceSummary.read(row)
             data = {key: row[key] for key in ("space", "reachable", "arc", "target")}
             part = SpaceShots.read(
-                data | {"shots": by_space[name]}, hitmap.expected_part(spec, name)
+                data | {"shots": by_space[name]}, space_shots.expected_part(spec, name)
             )
         except ShapeError as exc:
             problem = f"space {name}: {exc}"

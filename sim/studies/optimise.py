@@ -31,6 +31,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from models.board import Board
 from models.design import Design, design_toml
@@ -198,7 +199,7 @@ def measure(
     the reason when infeasible, its constraint values and objectives."""
     name = design_search.trial_name(search.base, values)
     spaces = len(search.spec.spaces)
-    out = {
+    out: dict[str, Any] = {  # the trial as its JSON line has it
         "design": name,
         "feasible": False,
         "reason": None,

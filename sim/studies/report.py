@@ -24,7 +24,7 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies import compare, hitmap
+from sim.studies import compare, hitmap, space_shots
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.records import (
     ComparisonRow,
@@ -73,14 +73,14 @@ def replay(world, spec: hitmap.SweepSpec, name: str, row: ShotRow):
     ``world`` holds the design."""
     from sim.physics import shoot
 
-    _, aim = hitmap.aim_at_space(world, spec, name)
+    _, aim = space_shots.aim_at_space(world, spec, name)
     return shoot.fire(
         world,
         aim,
         aimer=spec.aimer,
         vary=spec.vary,
         record=True,
-        **hitmap.shot_noise(spec, world.board.parse_space(name), row),
+        **space_shots.shot_noise(spec, world.board.parse_space(name), row),
     )
 
 

@@ -56,13 +56,14 @@ def sandbox_shots_csv(
                 yaw = yaws_deg[k % len(yaws_deg)]
                 shot_seed = split_seed(seed, i, k)
                 shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
-                if shot.first_contact_with != "board":
+                landing = shot.first_contact_mm
+                if shot.first_contact_with != "board" or landing is None:
                     raise InputError(
                         f"a sandbox shot at yaw {yaw:g}, pitch {pitch:g} deg first "
-                        f"touched {shot.first_contact_with}, not the board: "
+                        f"touched {shot.first_contact_with or 'nothing'}, not the board: "
                         "choose other settings"
                     )
-                x, y, _ = shot.first_contact_mm
+                x, y, _ = landing
                 row = [f"{pitch:g}", f"{yaw:g}", f"{x:.1f}", f"{y:.1f}"]
                 writer.writerow(row + ([f"{shot.speed_mm_s:.0f}"] if chronograph else []))
     return out.getvalue()

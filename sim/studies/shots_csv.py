@@ -86,7 +86,7 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
                 f"{source}: missing column '{name}' (columns: "
                 f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})"
             )
-    columns = {name: [] for name in allowed}
+    columns: dict[str, list[float]] = {name: [] for name in allowed}
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise InputError(

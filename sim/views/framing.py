@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.physics.bullet import CM_PER_MM
-from sim.physics.results import ShotResult
+from sim.physics.results import Recording, ShotResult
 
 CAMERAS = ("overview", "chase", "top", "side")
 #: A piggy drawn around its centre: half its length and its height, mm (with a margin).
@@ -53,6 +53,13 @@ class View:
         return view, pb.computeProjectionMatrixFOV(self.fov_deg, w / h, 1.0, 1000.0)
 
 
+def recording_of(result: ShotResult) -> Recording:
+    """The shot's recording; a shot fired without one cannot be framed or rendered."""
+    if result.recording is None:
+        raise ValueError("the shot was fired without a recording (record_every=0)")
+    return result.recording
+
+
 def ahead_of(result: ShotResult) -> np.ndarray:
     """The horizontal unit vector of the shot's aim."""
     yaw = math.radians(result.yaw_deg)
@@ -61,7 +68,7 @@ def ahead_of(result: ShotResult) -> np.ndarray:
 
 def disturbed(result: ShotResult) -> list[str]:
     """The piggies that moved during the shot (all the knocked-out ones among them)."""
-    rec = result.recording
+    rec = recording_of(result)
     moved = [
         name
         for name, track in rec.piggies_mm.items()
@@ -74,7 +81,7 @@ def action_points(result: ShotResult, *, tractor: bool = False) -> np.ndarray:
     """Points (n, 3), mm, that a picture of the shot must show: the bale's path, the
     disturbed piggies all along their tracks (as boxes round their centres), and
     with ``tractor`` the tractor's middle (so the picture shows who fired)."""
-    rec = result.recording
+    rec = recording_of(result)
     points = [result.trajectory_mm, np.asarray(result.rest_mm, float)[None, :]]
     box = np.array([[dx, dy, dz] for dx in (-1, 1) for dy in (-1, 1) for dz in (-0.5, 0.5)]) * [
         _PIGGY_HALF_MM,
@@ -185,7 +192,7 @@ def view(preset: str, result: ShotResult, frame: int, aspect: float) -> View:
 def chase_track(result: ShotResult) -> np.ndarray:
     """Where the chase camera looks at each frame, (frames, 3) mm: the bale while it
     is in play, then the last place it was in play, smoothed over a few frames."""
-    rec = result.recording
+    rec = recording_of(result)
     track = rec.bale_mm.copy()
     first = int(np.argmax(rec.bale_in_play)) if rec.bale_in_play.any() else 0
     last_seen = track[first]

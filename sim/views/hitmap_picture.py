@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 from matplotlib import colormaps
+from matplotlib.artist import Artist
 from matplotlib.legend_handler import HandlerBase
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
@@ -188,7 +189,7 @@ def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> No
 def legend_handles(board: Board, rows: list[dict]) -> tuple[list, dict]:
     """Legend entries for what a map shows (out of reach and the marks only when some
     space is so), and the handler map that draws the marks."""
-    handles = (
+    handles: list[Artist] = (
         [
             Patch(
                 facecolor="#d0d0d0",

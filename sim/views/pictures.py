@@ -7,6 +7,7 @@ looks the same everywhere.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -161,7 +162,7 @@ def draw_footprint(
         )
 
 
-def draw_tractor(ax, yaw_deg: float, tractor_parts_mm: list[np.ndarray]) -> None:
+def draw_tractor(ax, yaw_deg: float, tractor_parts_mm: Sequence[np.ndarray]) -> None:
     """The tractor from above, turned to ``yaw_deg``."""
     c, s = np.cos(np.radians(yaw_deg)), np.sin(np.radians(yaw_deg))
     rot = np.array([[c, -s], [s, c]])

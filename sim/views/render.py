@@ -1,6 +1,6 @@
 """Videos of a shot: frames drawn by PyBullet's CPU renderer (no GPU or display
 needed) from the poses a shot recorded, with the bale's trail and the knocked-out
-piggies marked, written as GIF or MP4.
+piggies marked, written as GIF or MP4 (:mod:`sim.views.video_files`).
 
 The renderer is a world of its own with visual shapes only (the board top is
 textured with the same board drawing as every picture, :mod:`sim.views.pictures`);
@@ -9,14 +9,10 @@ it replays poses and never simulates.
 
 from __future__ import annotations
 
-import errno
 import math
-import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -25,20 +21,19 @@ from models.board import Board
 from models.design import Design
 from models.errors import InputError
 from models.meshes import ASSETS_DIR, barrel, hay_bale, obj_text
-from models.text import shown
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import fence_boxes
 from sim.physics.results import Recording, ShotResult
 from sim.views import framing, labels
-from sim.views.framing import CAMERAS
+from sim.views.framing import CAMERAS, recording_of
 from sim.views.textures import add_board_top, board_texture_png
+from sim.views.video_files import DEFAULT_FPS
 
 TABLE_RGBA = (0.82, 0.82, 0.8, 1)
 _TABLE_HALF_MM = 1500.0
-#: Frame size in pixels and frames per second of the videos.
+#: Frame size of the videos, pixels.
 DEFAULT_SIZE = (640, 480)
-DEFAULT_FPS = 30
 
 
 class ShotRenderer:
@@ -194,7 +189,7 @@ class ShotRenderer:
 
     def frame(self, result: ShotResult, index: int, preset: str = "overview") -> np.ndarray:
         """One frame as an (h, w, 3) uint8 array, trail and marks drawn on."""
-        rec = _recording_of(result)
+        rec = recording_of(result)
         self._pose(rec, index, result.yaw_deg, result.pitch_deg)
         view, projection = self.camera(preset, result, index)
         w, h = self.size
@@ -297,7 +292,7 @@ def _mark_the_end(draw: ImageDraw.ImageDraw, result: ShotResult, project, size) 
     """On the last frame: a red ring round each knocked-out piggy and a ring where the
     bale came to rest, each named by a label placed clear of the others and of the
     rings (a leader line when it had to go further off)."""
-    rec = _recording_of(result)
+    rec = recording_of(result)
     w, h = size
     font = _font(15)
     rings, wanted = [], []
@@ -332,99 +327,3 @@ def _project(points_mm: np.ndarray, view, projection, size) -> np.ndarray:
     ndc = clip[:, :3] / clip[:, 3:4]
     w, h = size
     return np.column_stack([(ndc[:, 0] + 1) / 2 * w, (1 - ndc[:, 1]) / 2 * h])
-
-
-def check_video_path(path: str | Path, suffix: str) -> Path:
-    """A video file to write, checked before any work is done."""
-    path = Path(path)
-    if path.suffix.lower() != suffix:
-        raise InputError(f"video file '{path}' must end in {suffix}")
-    if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
-        raise InputError(
-            f"cannot write {path}: folder {path.parent} does not exist or is not writable"
-        )
-    return path
-
-
-def write_gif(
-    frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS, colours: int = 255
-) -> Path:
-    """An animated GIF, written atomically. One palette of ``colours`` for every frame
-    (made from a sample of them), so that each frame after the first stores only what
-    changed; flat drawings need far fewer colours than rendered scenes."""
-    path = check_video_path(path, ".gif")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
-    sample = np.vstack([*frames[:: max(1, len(frames) // 8)], frames[-1]])
-    palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
-    images = [
-        Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames
-    ]
-    with replacing(tmp, path):
-        images[0].save(
-            tmp,
-            save_all=True,
-            append_images=images[1:],
-            duration=round(1000 / fps),
-            loop=0,
-            optimize=False,
-        )
-    return path
-
-
-def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS) -> Path:
-    """An H.264 MP4 (imageio-ffmpeg carries ffmpeg), written atomically."""
-    import imageio.v2 as imageio
-
-    path = check_video_path(path, ".mp4")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
-    # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
-    with replacing(tmp, path):
-        # imageio types its writers as the base class, which has no append_data
-        writer: Any = imageio.get_writer(
-            tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16, ffmpeg_log_level="quiet"
-        )
-        with writer:
-            for frame in frames:
-                writer.append_data(frame)
-        check_video(tmp)
-    return path
-
-
-def check_video(path: Path) -> None:
-    """Refuse (OSError) a video ffmpeg did not finish: imageio does not look at
-    ffmpeg's exit status, and a full disk leaves a file without its index."""
-    import imageio_ffmpeg
-
-    meta = {}
-    if path.is_file():  # not a device or a pipe left in its place
-        try:
-            reader = imageio_ffmpeg.read_frames(str(path))
-            meta = next(reader)
-            reader.close()
-        except (OSError, RuntimeError, StopIteration):
-            meta = {}
-    if not meta.get("size"):
-        raise OSError(errno.EIO, "ffmpeg could not finish the video")
-
-
-@contextmanager
-def replacing(tmp: Path, path: Path):
-    """Write ``tmp`` in the block, then rename it to ``path``; on any failure remove
-    ``tmp`` (no ``.tmp`` file is left behind) and, for a failed write, raise a
-    one-line :class:`InputError`."""
-    try:
-        yield
-        tmp.replace(path)
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            reason = exc.strerror or str(exc).splitlines()[0]
-            raise InputError(f"cannot write {shown(os.fspath(path))}: {reason}") from None
-        raise
-
-
-def _recording_of(result: ShotResult) -> Recording:
-    """The shot's recording; a shot fired without one cannot be rendered."""
-    if result.recording is None:
-        raise ValueError("the shot was fired without a recording (record_every=0)")
-    return result.recording

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -23,6 +24,7 @@ from PIL import Image
 from models.design import Design
 from models.errors import InputError
 from sim.views import render
+from sim.views.video_files import check_video, check_video_path, replacing
 
 #: The most memory a GIF's frames may take (one byte a pixel a frame), bytes.
 MAX_GIF_BYTES = 2 * 2**30
@@ -77,11 +79,12 @@ def write_videos(
         palette = Image.fromarray(sample).quantize(255, method=Image.Quantize.MEDIANCUT)
     written, gif_frames = [], []
     with ExitStack() as stack:
-        writer = None
+        # imageio types its writers as the base class, which has no append_data
+        writer: Any = None
         if mp4:
-            mp4_path = render.check_video_path(mp4, ".mp4")
+            mp4_path = check_video_path(mp4, ".mp4")
             mp4_tmp = mp4_path.with_name(f".{mp4_path.name}.{os.getpid()}.tmp.mp4")
-            stack.enter_context(render.replacing(mp4_tmp, mp4_path))
+            stack.enter_context(replacing(mp4_tmp, mp4_path))
             writer = stack.enter_context(
                 imageio.get_writer(
                     mp4_tmp,
@@ -105,7 +108,7 @@ def write_videos(
                 progress(done, total)
         if writer is not None:
             writer.close()
-            render.check_video(mp4_tmp)
+            check_video(mp4_tmp)
             written.append(str(mp4_path))
     if gif:
         written.insert(0, str(_save_gif(gif_frames, gif, fps)))
@@ -114,9 +117,9 @@ def write_videos(
 
 def _save_gif(images: Iterable[Image.Image], path: str | Path, fps: int) -> Path:
     images = list(images)
-    path = render.check_video_path(path, ".gif")
+    path = check_video_path(path, ".gif")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
-    with render.replacing(tmp, path):
+    with replacing(tmp, path):
         images[0].save(
             tmp,
             save_all=True,

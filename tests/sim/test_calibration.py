@@ -15,10 +15,9 @@ from sim.studies.calibration import (
     PARAMETERS,
     _Model,
     calibrate,
-    supported,
-    write_fitted_design,
 )
 from sim.studies.calibration_report import format_calibration
+from sim.studies.fitted_file import supported, write_fitted_design
 from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
 from sim.views.calibration_picture import save_residuals_plot
 
@@ -246,7 +245,6 @@ def test_the_example_file_calibrates():
 
 def test_the_fitted_file_keeps_the_bases_comments_and_says_what_the_fit_found(tmp_path):
     from models.design import DESIGNS_DIR
-    from sim.studies.calibration import supported
 
     assert supported(2006.0370919460172, 9.8) == 2006.0
     assert supported(0.8816838724916247, 0.13) == 0.88

@@ -472,9 +472,9 @@ def test_a_lock_name_taken_by_a_folder_is_one_line_and_left_alone(capsys, tmp_pa
 
 
 def test_pictures_of_a_very_long_game_are_refused_before_drawing(capsys, monkeypatch, tmp_path):
-    from sim.cli import games
+    from sim.cli import replay
 
-    monkeypatch.setattr(games, "MAX_PICTURE_TURNS", 3)
+    monkeypatch.setattr(replay, "MAX_PICTURE_TURNS", 3)
     record = tmp_path / "game.jsonl"
     assert (
         main(

@@ -872,13 +872,13 @@ def _frames():
 
 
 def _write_gif(path):
-    from sim.views.render import write_gif
+    from sim.views.video_files import write_gif
 
     write_gif(_frames(), path)
 
 
 def _write_mp4(path):
-    from sim.views.render import write_mp4
+    from sim.views.video_files import write_mp4
 
     write_mp4(_frames(), path)
 

@@ -124,8 +124,8 @@ def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(
 
 @pytest.mark.parametrize(("edit", "message"), PART_EDITS)
 def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_part, edit, message):
-    from sim.studies.hitmap import expected_part
     from sim.studies.parts import read_part
+    from sim.studies.space_shots import expected_part
 
     spec, _ = r8c3_part
     path = edited_part(tmp_path, *r8c3_part, edit)
@@ -135,8 +135,8 @@ def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_part, edit, message):
 
 
 def test_a_part_read_back_is_the_part_written(tmp_path, r8c3_part):
-    from sim.studies.hitmap import expected_part
     from sim.studies.parts import read_part, write_part
+    from sim.studies.space_shots import expected_part
 
     spec, part = r8c3_part
     path = write_part(tmp_path, spec.key(), part)

@@ -24,10 +24,10 @@ from sim.studies.hitmap import (
     parts_folder,
     run_space,
     run_sweep,
-    shot_seeds,
     sweep,
 )
 from sim.studies.parts import write_part
+from sim.studies.space_shots import shot_seeds
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")

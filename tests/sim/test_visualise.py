@@ -1,5 +1,6 @@
 """Shot pictures, videos and the offline 3D replay page."""
 
+import dataclasses
 import json
 import re
 
@@ -125,6 +126,15 @@ def test_the_barrel_is_not_in_the_middle_of_the_picture(demo_shot, renderer, des
             np.abs(pixels[:, 1] - h / 2) < 0.1 * h
         )
         assert not central.any(), (camera, k)
+
+
+def test_a_shot_fired_without_a_recording_cannot_be_framed_and_says_so(demo_shot):
+    # the cameras read the recording: without one they refuse in one line instead of
+    # failing on an attribute of None
+    unrecorded = dataclasses.replace(demo_shot, recording=None)
+    for frame in (framing.disturbed, framing.action_points, framing.chase_track):
+        with pytest.raises(ValueError, match="without a recording"):
+            frame(unrecorded)
 
 
 def test_labels_never_overlap_even_when_their_points_do():

@@ -1,0 +1,344 @@
+"""One space of a hit map: what a sweep measures (:class:`SweepSpec`), and at one
+space, its target stood there, the aim at it, its shots (its part) and its row.
+
+- **Seeding.** Every shot's randomness comes from one root seed split per (space,
+  shot) with numpy's SeedSequence (``sampler`` "mc"), or per (space, scramble) for
+  the RQMC sampler (sim/studies/rqmc.py), keyed by the space itself: a space's result
+  depends only on the root seed, not on which process ran it, in what order, or
+  which other spaces are measured. Shot i's seed is made on its own (no list of
+  every seed up front), so the cap on shots costs no memory.
+- **Precision.** With ``precision`` a space is fired at until the 95 % interval of
+  P(target) is within ``±precision``, ``shots`` being the cap: in batches of
+  :data:`BATCH` and Wilson's interval (mc), or scramble by scramble (rqmc).
+- **Bounds.** At most :data:`MAX_SHOTS` shots a space: a space's shots are held in
+  memory while it is measured.
+
+The whole sweep over many spaces, in parallel and resumable, is
+:mod:`sim.studies.hitmap`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from models.aimer import Aimer
+from models.board import Board, load_board
+from models.design import design_identity, load_design
+from models.errors import InputError
+from models.layout import layout_from_dict
+from models.seeds import split_seed
+from models.stats import precision_reached
+from sim.physics.aim import OutOfReach
+from sim.physics.noise import Deviates, vary_dims
+from sim.studies import datafiles, rqmc
+from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
+from sim.studies.records import Expected, ShotRow, SpaceShots, SpaceSummary
+
+#: The piggy that stands on each measured empty space in turn.
+TARGET = "gold-1"
+ARCS = ("low", "high", "best")
+#: Shots fired at a space between two looks at its precision.
+BATCH = 20
+#: Strikes that count as ricochets.
+_RICOCHET_SURFACES = ("fence", "tractor")
+#: Most shots per space: a space's shots are held in memory while it is measured and
+#: written whole to its part file (20,000 shots give P within about ±0.007).
+MAX_SHOTS = 20_000
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What a sweep measures. Names and plain values, not objects, so that it can
+    travel to workers and be written down next to the parts it produced.
+
+    ``shots`` is the number of shots per space, or the cap with ``precision``;
+    ``aimer`` is who aims (frozen, so it travels as it is); ``vary`` maps a physical
+    parameter (``friction``, ``restitution``, ``mass``) to its relative half-range.
+    """
+
+    board: str
+    design: str
+    stacks: dict  # the base layout (space name -> piggies), may be empty
+    spaces: tuple  # space names, in output order
+    shots: int
+    seed: int = 0
+    arc: str = "best"
+    aimer: Aimer = field(default_factory=Aimer)
+    vary: dict = field(default_factory=dict)
+    precision: float | None = None
+    hit_rule: str = "touches-line"
+    layout: str = ""  # what the user named for the layout, for the record
+    sampler: str = "mc"  # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
+
+    def key(self) -> str:
+        """The settings as text. Plain Monte Carlo leaves the sampler out: its key (and
+        so its parts and cached maps) is what it was before there was a choice."""
+        settings = asdict(self)
+        if self.sampler == "mc":
+            del settings["sampler"]
+        return json.dumps(settings, sort_keys=True)
+
+
+def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
+    """The seed of one space's shot ``index``, split from the root seed."""
+    return split_seed(root_seed, *space, spawn_key=(index,))
+
+
+def shot_noise(spec: SweepSpec, space: tuple[int, int], row: ShotRow) -> dict:
+    """How the shot of hit-map row ``row`` drew its errors, as :meth:`World.shoot`'s
+    keyword arguments: its seed (plain Monte Carlo), or its scramble's point (RQMC)."""
+    if spec.sampler != "rqmc":
+        return {"seed": shot_seed(spec.seed, space, row.shot)}
+    assert row.scramble is not None and row.point is not None  # an RQMC sweep's row
+    seed = rqmc.scramble_seed(spec.seed, space, row.scramble)
+    points = rqmc.scramble_points(seed, 3 + vary_dims(spec.vary), row.point + 1)
+    return {"deviates": _deviates(rqmc.to_deviates(points)[row.point])}
+
+
+def _deviates(z: np.ndarray) -> Deviates:
+    """One RQMC point's (3 + vary,) standard deviates as a shot's errors."""
+    return Deviates(float(z[0]), float(z[1]), float(z[2]), vary=tuple(map(float, z[3:])))
+
+
+def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
+    """The seeds of one space's first ``shots`` shots."""
+    return [shot_seed(root_seed, space, i) for i in range(shots)]
+
+
+def expected_part(spec: SweepSpec, name: str) -> Expected:
+    """What the part of space ``name`` of this sweep must say, when read back."""
+    space = load_board(spec.board).parse_space(name)
+    target = target_and_stacks(spec, name)[0]
+    if spec.sampler == "rqmc":
+        scrambles, _, most = rqmc.plan(spec.shots, spec.precision)
+        return Expected(
+            name,
+            target,
+            lambda row, index: rqmc.scramble_seed(spec.seed, space, row.scramble or 0),
+            scrambles * most,
+            exact=spec.precision is None,
+            scrambles=scrambles,
+        )
+    return Expected(
+        name,
+        target,
+        lambda row, index: shot_seed(spec.seed, space, index),
+        spec.shots,
+        exact=spec.precision is None,
+    )
+
+
+def provenance(spec: SweepSpec) -> dict:
+    """What made a hit map: the object written with its files (``shots_fired``, the
+    shots fired per space in reach, is added when the sweep is done)."""
+    aimer = spec.aimer
+    return {
+        "board": spec.board,
+        "layout": spec.layout or None,
+        "stacks": spec.stacks,
+        **design_identity(spec.design),
+        "aimer": aimer.name,
+        "aim_sd_deg": [aimer.yaw_sd_deg, aimer.pitch_sd_deg],
+        "aim_bias_deg": [aimer.yaw_bias_deg, aimer.pitch_bias_deg],
+        "vary": spec.vary,
+        "seed": spec.seed,
+        "hit_rule": spec.hit_rule,
+        "arc": spec.arc,
+        "shots_cap": spec.shots,
+        "precision": spec.precision,
+        "batch": BATCH,
+        "version": datafiles.package_version(),
+    } | rqmc.provenance(spec.sampler)
+
+
+# --- one part: one space ------------------------------------------------------------------
+_WORLDS: dict = {}  # per process: (board, design) -> World, built once
+
+
+def _world(spec: SweepSpec):
+    from sim.physics.world import World
+
+    key = (spec.board, spec.design, spec.hit_rule)
+    if key not in _WORLDS:
+        # a hit map counts verdicts and strikes: a shot may end once the bale can
+        # strike nothing more (docs/physics.md, "Speed")
+        _WORLDS[key] = World(
+            load_board(spec.board),
+            load_design(spec.design),
+            hit_rule=spec.hit_rule,
+            bale_to_rest=False,
+        )
+    return _WORLDS[key]
+
+
+def check_targets(spec: SweepSpec) -> None:
+    """Refuse, before any shot, a sweep that could not stand its target on a space."""
+    if not 1 <= spec.shots <= MAX_SHOTS:
+        raise InputError(f"shots per space must be 1 to {MAX_SHOTS}, got {spec.shots}")
+    for name in spec.spaces:
+        target_and_stacks(spec, name)
+
+
+def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
+    """The piggy aimed at on a space, and the layout it is fired at: the base layout's
+    top piggy there, or :data:`TARGET` added alone on an empty space."""
+    stacks = {s: list(p) for s, p in spec.stacks.items()}
+    if stacks.get(name):
+        return stacks[name][-1], stacks
+    if any(TARGET in pigs for pigs in stacks.values()):
+        raise InputError(
+            f"the layout already has {TARGET}, the piggy a sweep stands on empty spaces"
+        )
+    stacks[name] = [TARGET]
+    return TARGET, stacks
+
+
+def aim_at_space(world, spec: SweepSpec, name: str):
+    """Set ``world`` up for a space's shots: its layout with the target there. Returns
+    the target and the aim the sweep fires with (None where the arc asked for does not
+    reach)."""
+    from sim.physics import shoot
+
+    target, stacks = target_and_stacks(spec, name)
+    world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board, source="sweep layout"))
+    try:
+        aim = shoot.solve_aim(world, target, "low" if spec.arc == "best" else spec.arc)
+    except OutOfReach:
+        return target, None
+    return target, None if spec.arc == "high" and aim.arc != "high" else aim
+
+
+def run_space(spec: SweepSpec, name: str) -> SpaceShots:
+    """Fire one space's shots: its part."""
+    world = _world(spec)
+    target, aim = aim_at_space(world, spec, name)
+    if aim is None:
+        return SpaceShots(name, False, None, target, ())
+    fire = _fire_rqmc if spec.sampler == "rqmc" else _fire_mc
+    return SpaceShots(name, True, aim.arc, target, tuple(fire(spec, world, aim, name, target)))
+
+
+def _fire_mc(spec: SweepSpec, world, aim, name: str, target: str) -> list[ShotRow]:
+    """Plain Monte Carlo: shot i from its own seed, in batches until the precision."""
+    space = world.board.parse_space(name)
+    rows: list[ShotRow] = []
+    hits = 0
+    while len(rows) < spec.shots:
+        for index in range(len(rows), min(spec.shots, len(rows) + BATCH)):
+            seed = shot_seed(spec.seed, space, index)
+            result = world.shoot(
+                aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=spec.aimer, vary=spec.vary
+            )
+            rows.append(_shot_row(name, index, seed, target, result))
+            hits += rows[-1].target_knocked
+        if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
+            break
+    return rows
+
+
+def _fire_rqmc(spec: SweepSpec, world, aim, name: str, target: str) -> list[ShotRow]:
+    """Randomised quasi-Monte Carlo: each scramble's points in order, the points per
+    scramble doubled until the precision (sim/studies/rqmc.py). A row also names its
+    scramble and its point in it; its seed is the scramble's."""
+    scrambles, points, most = rqmc.plan(spec.shots, spec.precision)
+    seeds = [
+        rqmc.scramble_seed(spec.seed, world.board.parse_space(name), r) for r in range(scrambles)
+    ]
+    dims = 3 + vary_dims(spec.vary)
+    deviates = [rqmc.to_deviates(rqmc.scramble_points(s, dims, most)) for s in seeds]
+    hits = np.zeros((scrambles, most))
+    rows: list[ShotRow] = []
+    fired = 0
+    while True:
+        for r, seed in enumerate(seeds):
+            for j in range(fired, points):
+                result = world.shoot(
+                    aim.yaw_deg,
+                    aim.pitch_deg,
+                    aimer=spec.aimer,
+                    vary=spec.vary,
+                    deviates=_deviates(deviates[r][j]),
+                )
+                rows.append(_shot_row(name, len(rows), seed, target, result, r, j))
+                hits[r, j] = rows[-1].target_knocked
+        fired, points = points, rqmc.next_points(hits[:, :points], spec.precision, most)
+        if points == fired:
+            return rows
+
+
+def _shot_row(
+    space: str,
+    index: int,
+    seed: int,
+    target: str,
+    result,
+    scramble: int | None = None,
+    point: int | None = None,
+) -> ShotRow:
+    piggies_struck = [c for c in result.contacts if "-" in c]
+    return ShotRow(
+        space=space,
+        shot=index,
+        seed=seed,
+        target=target,
+        yaw_deg=round(normalised_yaw(result.yaw_deg), 4),
+        pitch_deg=round(result.pitch_deg, 4),
+        speed_mm_s=round(result.speed_mm_s, 2),
+        knocked=",".join(result.knocked),
+        target_knocked=target in result.knocked,
+        collateral=sum(p != target for p in result.knocked),
+        no_contact=not piggies_struck,
+        outcome=shot_outcome(target, result.knocked, result.contacts),
+        first_struck=first_struck(target, result.contacts),
+        ricochets=sum(c in _RICOCHET_SURFACES for c in result.contacts),
+        scramble=scramble,
+        point=point,
+    )
+
+
+def normalised_yaw(yaw_deg: float) -> float:
+    """A yaw in (-180, 180] degrees."""
+    yaw = yaw_deg % 360.0
+    return yaw - 360.0 if yaw > 180.0 else yaw
+
+
+def summarise(part: SpaceShots, board: Board) -> SpaceSummary:
+    """One space's row of the hit map."""
+    rows = part.shots
+    n = len(rows)
+    space = board.parse_space(part.space)
+    x, y = (float(v) for v in board.space_center_mm(space))
+    shares: dict[str, float | None] = {}
+    for key, hit in (
+        ("p_target", lambda r: r.target_knocked),
+        ("p_any", lambda r: bool(r.knocked)),
+        ("p_collateral", lambda r: r.collateral > 0),
+        ("p_no_contact", lambda r: r.no_contact),
+        ("p_blocked", lambda r: r.outcome == "blocked"),
+        ("p_missed", lambda r: r.outcome == "missed"),
+    ):
+        p, lo, hi = rqmc.proportion(rows, hit) if n else (None, None, None)
+        shares[key] = None if p is None else round(p, 6)
+        shares[f"{key}_ci_low"] = None if lo is None else round(lo, 6)
+        shares[f"{key}_ci_high"] = None if hi is None else round(hi, 6)
+    summary = SpaceSummary(
+        space=part.space,
+        row=space[0],
+        col=space[1],
+        x_mm=round(x, 2),
+        y_mm=round(y, 2),
+        distance_mm=round(float(np.hypot(x, y)), 2),
+        reachable=part.reachable,
+        arc=part.arc,
+        target=part.target,
+        shots=n,
+        **shares,
+        mean_ricochets=round(float(np.mean([r.ricochets for r in rows])), 4) if n else None,
+        dead_zone=None,
+    )
+    # the dead zone is read off the intervals (sim/studies/dead_zones.py)
+    return dataclasses.replace(summary, dead_zone=dead_zone(summary.to_dict()))

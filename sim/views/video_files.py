@@ -1,0 +1,110 @@
+"""A shot's or a game's frames written as video files: an animated GIF or an H.264
+MP4, each checked before any work is done and written atomically (no ``.tmp`` file
+left behind, a failed write one line).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from models.errors import InputError
+from models.text import shown
+
+#: Frames per second of the videos.
+DEFAULT_FPS = 30
+
+
+def check_video_path(path: str | Path, suffix: str) -> Path:
+    """A video file to write, checked before any work is done."""
+    path = Path(path)
+    if path.suffix.lower() != suffix:
+        raise InputError(f"video file '{path}' must end in {suffix}")
+    if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
+        raise InputError(
+            f"cannot write {path}: folder {path.parent} does not exist or is not writable"
+        )
+    return path
+
+
+def write_gif(
+    frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS, colours: int = 255
+) -> Path:
+    """An animated GIF, written atomically. One palette of ``colours`` for every frame
+    (made from a sample of them), so that each frame after the first stores only what
+    changed; flat drawings need far fewer colours than rendered scenes."""
+    path = check_video_path(path, ".gif")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
+    sample = np.vstack([*frames[:: max(1, len(frames) // 8)], frames[-1]])
+    palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
+    images = [
+        Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames
+    ]
+    with replacing(tmp, path):
+        images[0].save(
+            tmp,
+            save_all=True,
+            append_images=images[1:],
+            duration=round(1000 / fps),
+            loop=0,
+            optimize=False,
+        )
+    return path
+
+
+def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS) -> Path:
+    """An H.264 MP4 (imageio-ffmpeg carries ffmpeg), written atomically."""
+    import imageio.v2 as imageio
+
+    path = check_video_path(path, ".mp4")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
+    # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
+    with replacing(tmp, path):
+        # imageio types its writers as the base class, which has no append_data
+        writer: Any = imageio.get_writer(
+            tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16, ffmpeg_log_level="quiet"
+        )
+        with writer:
+            for frame in frames:
+                writer.append_data(frame)
+        check_video(tmp)
+    return path
+
+
+def check_video(path: Path) -> None:
+    """Refuse (OSError) a video ffmpeg did not finish: imageio does not look at
+    ffmpeg's exit status, and a full disk leaves a file without its index."""
+    import imageio_ffmpeg
+
+    meta = {}
+    if path.is_file():  # not a device or a pipe left in its place
+        try:
+            reader = imageio_ffmpeg.read_frames(str(path))
+            meta = next(reader)
+            reader.close()
+        except (OSError, RuntimeError, StopIteration):
+            meta = {}
+    if not meta.get("size"):
+        raise OSError(errno.EIO, "ffmpeg could not finish the video")
+
+
+@contextmanager
+def replacing(tmp: Path, path: Path):
+    """Write ``tmp`` in the block, then rename it to ``path``; on any failure remove
+    ``tmp`` (no ``.tmp`` file is left behind) and, for a failed write, raise a
+    one-line :class:`InputError`."""
+    try:
+        yield
+        tmp.replace(path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            reason = exc.strerror or str(exc).splitlines()[0]
+            raise InputError(f"cannot write {shown(os.fspath(path))}: {reason}") from None
+        raise
