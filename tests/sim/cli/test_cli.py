@@ -5,17 +5,11 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from sim.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.helpers import ROOT, run
 
 
 def test_shoot_json_has_the_documented_fields(capsys, tmp_path):
@@ -176,10 +170,9 @@ def test_installed_command_runs_quietly():
     piggy = shutil.which("piggy")
     if piggy is None:
         pytest.skip("the piggy command is not on PATH (pip install -e . puts it there)")
-    root = Path(__file__).resolve().parents[2]
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }  # this checkout's code
     done = subprocess.run([piggy, "--help"], capture_output=True, text=True, check=True, env=env)
     assert "shoot" in done.stdout and done.stderr == ""

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,8 @@ from scipy.stats import chi2  # noqa: E402
 
 from models.errors import InputError  # noqa: E402
 from sim.envs.aim import solver_action  # noqa: E402
+from tests.helpers import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 ENV_ID = "sim.envs:piggy/Aim-v0"
 
 

@@ -10,8 +10,8 @@ import pytest
 from referee.records import read_record
 from sim.cli import main
 from sim.cli.terminal import human_seat, parse_params
+from tests.helpers import run
 from tests.referee.positions import position
-from tests.sim.test_cli import run
 
 
 def test_bots_only_game_with_a_record_then_replay(capsys, tmp_path):

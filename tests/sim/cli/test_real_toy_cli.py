@@ -9,7 +9,7 @@ import pytest
 
 from models.design import load_design
 from sim.physics.ballistics import GRAVITY_MM_S2
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 EXAMPLE = "docs/examples/measured-shots.csv"
 

@@ -12,7 +12,7 @@ from models.errors import InputError
 from models.tables import read_table
 from sim.studies import datafiles
 from sim.studies.design_search import far_rows, parse_param, parse_params
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 pytest.importorskip("optuna")
 

@@ -8,7 +8,7 @@ import pytest
 from models.design import design_toml, load_design
 from models.errors import InputError
 from sim.studies.design_tools import parse_sweep, with_value
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 SPACES = "r3c3,r7c3,r8c3,r10c0"
 

@@ -17,7 +17,7 @@ from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.physics.world import World
 from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import SweepSpec, sweep
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 PROVENANCE_KEYS = {
     "board",

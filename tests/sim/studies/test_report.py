@@ -15,7 +15,7 @@ from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outc
 from sim.studies.records import ComparisonRow
 from sim.views.design_pictures import difference_figure
 from tests.browser import Browser
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 SPACES = "r7c3,r2c3"
 

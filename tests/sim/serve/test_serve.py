@@ -18,11 +18,11 @@ from sim.cli import main
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
 from tests import browser
+from tests.helpers import ROOT
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}}
 
 

@@ -28,6 +28,7 @@ from sim.studies.hitmap import (
     sweep,
 )
 from sim.studies.parts import write_part
+from tests.helpers import cli_spec
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")
@@ -140,16 +141,6 @@ def test_resume_is_reported_on_stderr_and_in_json(tmp_path, capsys):
     assert captured.err == (
         f"piggy: resumed: 1 of 3 spaces reused from {out}.parts, 2 measured now\n"
     )
-
-
-def cli_spec(argv):
-    """The sweep settings ``piggy`` makes of a command line."""
-    from sim.cli import build_parser
-    from sim.cli.common import load_layout_args
-    from sim.cli.hitmap import sweep_spec
-
-    args = build_parser().parse_args(argv)
-    return sweep_spec(args, load_layout_args(args))
 
 
 @pytest.mark.parametrize(

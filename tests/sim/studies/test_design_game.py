@@ -10,7 +10,7 @@ from models.board import load_board, space_name
 from models.errors import InputError
 from sim.studies import design_game
 from sim.studies.design_game import GameFigures, play_design, summary, table_of
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 SPACES = [space_name(s) for s in load_board("stock").spaces]
 
