@@ -6,8 +6,8 @@ Each case runs through ``sim.cli.main`` (exit 2, one line, nothing written) or
 through the function a person's text reaches.
 
 Parts, caches and saved states checked by shape are in
-``tests/sim/test_fuzz_shapes.py``; the earlier rounds' classes in
-``tests/sim/test_fuzz_cli.py``.
+``tests/sim/cli/test_fuzz_shapes.py``; the earlier rounds' classes in
+``tests/sim/cli/test_fuzz_cli.py``.
 """
 
 from __future__ import annotations

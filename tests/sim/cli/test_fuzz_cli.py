@@ -19,8 +19,8 @@ Two parts:
 
 The third round's classes (issue 21: ASCII digits, empty values, two runs on one
 output, parts and caches by shape, states the rules cannot make, memory bounds,
-calibration) are in ``tests/sim/test_fuzz_classes.py`` and
-``tests/sim/test_fuzz_shapes.py``.
+calibration) are in ``tests/sim/cli/test_fuzz_classes.py`` and
+``tests/sim/cli/test_fuzz_shapes.py``.
 """
 
 from __future__ import annotations
