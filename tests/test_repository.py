@@ -324,6 +324,7 @@ def test_layer_violations_are_found(package, source, imported):
     assert layer_violations(import_graph(sources)) == [f"{module} imports {imported}"]
 
 
+@pytest.mark.slow
 def test_import_cycles_are_found():
     sources = project_sources()
     source, is_package = sources["sim.physics.ballistics"]

@@ -77,6 +77,7 @@ def test_ruff_format_check_fails_on_a_badly_laid_out_file(tmp_path):
 TYPED = ("models", "referee")
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_type_error():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
     done = subprocess.run(

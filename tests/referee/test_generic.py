@@ -16,9 +16,14 @@ GAME_SETUPS = [
     ("by_golly", {"players": 2, "optional_steps": "compulsory"}),
     ("woolfy", {"players": 2, "same_piglet_exception": "pot-or-house"}),
 ]
+#: By Golly!'s random games are long: 15 of them take 5 to 10 s.
+SETUP_CASES = [
+    pytest.param(name, params, marks=[pytest.mark.slow] if name == "by_golly" else [])
+    for name, params in GAME_SETUPS
+]
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_SETUPS)
+@pytest.mark.parametrize(("name", "params"), SETUP_CASES)
 def test_random_playthroughs_clones_json_and_records(name, params):
     """Random games end; every 7th state round-trips through JSON, offers sorted legal
     actions and chance probabilities summing to 1; records replay; clones are
@@ -40,6 +45,7 @@ def usable_bots(game):
     return usable
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(referee.GAMES))
 def test_hundreds_of_bot_games_end_with_one_winner(name):
     game = referee.load_game(name, players=4)

@@ -139,6 +139,7 @@ def test_bad_parameters(params, message):
         referee.load_game("pig_out", **params)
 
 
+@pytest.mark.slow
 def test_published_optimal_pig_figure():
     """Neller & Presser (2004): optimal vs optimal, the first player wins 0.5306."""
     win, roll, _ = pig_solver.solve(referee.load_game("pig_out", preset="pig"))

@@ -36,6 +36,7 @@ def test_shoot_by_hand_is_byte_identical_for_a_seed(capsys):
     assert first != run(capsys, "shoot", "--yaw", "20", "--pitch", "10", "--seed", "4", "--json")[1]
 
 
+@pytest.mark.slow
 def test_shoot_prints_a_readable_verdict_and_a_picture(capsys, tmp_path):
     layout = tmp_path / "layout.json"
     layout.write_text(json.dumps({"stacks": {"r8c3": ["gold-2", "pink-1"]}}))
@@ -164,6 +165,7 @@ def test_demo_into_an_unwritable_place_is_a_clear_error(capsys, tmp_path):
     assert code == 2 and f"folder {blocker} is not a folder" in err
 
 
+@pytest.mark.slow
 def test_installed_command_runs_quietly():
     """The installed console script ``piggy`` (not ``python -m sim.cli``): it prints
     help, pybullet's banner does not leak, and bad input is one line with exit 2."""

@@ -168,6 +168,7 @@ def piggy_process(argv: list[str], cwd: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_three_runs_into_one_output_at_once_one_owns_it(tmp_path):
     """Real processes at once: each either finishes (exit 0) or is refused on one line
     naming the run that owns the output (exit 2); nothing is left behind and the next

@@ -522,6 +522,7 @@ def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, place, tmp_pat
     assert files_under(tmp_path) == before_out and files_under(place) == before_in
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -240,6 +240,7 @@ def test_progress_bars_on_a_terminal_and_never_under_json(monkeypatch, capsys, a
     json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
     """Through a pseudo-terminal, as a person sees it; piped, nothing on stderr."""
     import fcntl
@@ -355,6 +356,7 @@ def test_human_at_end_of_input_abandons_the_game_with_an_error(capsys, monkeypat
     assert not record.exists()
 
 
+@pytest.mark.slow
 def test_abandoned_game_exit_code_from_a_closed_stdin():
     """The installed command, its standard input closed at once: non-zero, one line."""
     done = subprocess.run(
@@ -401,6 +403,7 @@ def test_the_by_golly_log_never_shows_the_hidden_deal(capsys):
     assert code == 0 and "run " not in out and "deal " not in out and "start " in out
 
 
+@pytest.mark.slow
 def test_solve_reproduces_the_published_pig_figures(capsys):
     code, out, _ = run(capsys, "solve", "pig_out", "--preset", "pig", "--hold-at", "20", "--json")
     data = json.loads(out)

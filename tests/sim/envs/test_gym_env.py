@@ -40,6 +40,7 @@ def baselines():
     return module
 
 
+@pytest.mark.slow
 def test_gymnasium_make_imports_the_environment_itself():
     """A fresh interpreter that imported nothing of ours makes the env by its id."""
     code = (
@@ -61,6 +62,7 @@ def test_gymnasium_make_imports_the_environment_itself():
     assert run.stdout.split() == ["piggy/Aim-v0", "r8c3"]
 
 
+@pytest.mark.slow
 def test_gymnasium_check_env_passes_without_a_warning():
     env = make(
         layout="crowded", target="random-piggy", render_mode="rgb_array", frame_size=(96, 72)
@@ -303,6 +305,7 @@ def test_the_solver_policy_succeeds_as_often_as_the_hit_map_says():
     env.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["solver", "--target", "r4c3"], ["learn", "--aim-sd=-1,2"]])
 def test_the_baselines_script_refuses_bad_input_in_one_line(args):
     run = subprocess.run(

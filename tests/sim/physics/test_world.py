@@ -228,6 +228,7 @@ def _boxes_overlap(a, b) -> bool:
     return all(a[0][i] < b[1][i] and b[0][i] < a[1][i] for i in range(3))
 
 
+@pytest.mark.slow
 def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, design):
     """The engine's safety margin (sim/physics/stand_ins.py, StandIns.wake_near): a stand-in is
     woken while anything moving is still two steps' travel away from its bounding
@@ -263,6 +264,7 @@ def _space_or_none(layout, name):
     return layout.space_of(name) if name in layout.piggies else None
 
 
+@pytest.mark.slow
 def test_crowded_shots_are_the_same_bytes_whatever_the_hash_seed(tmp_path):
     """Anything that iterates a set of names (the order piggies are woken in, which
     steers Bullet's solver) would make a shot depend on PYTHONHASHSEED: 12 crowded

@@ -75,6 +75,7 @@ def test_a_weak_design_has_dead_zones_too_far(capsys, tmp_path):
     assert code == 0 and "r10c0" in figures["dead_zones"]["too_far"]
 
 
+@pytest.mark.slow
 def test_sweep_varies_one_field(capsys, tmp_path):
     code, out, _ = run(
         capsys,

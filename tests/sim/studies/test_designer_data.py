@@ -67,6 +67,7 @@ def test_a_perfect_aimer_fires_as_before(world):
     assert shot.pitch_deg == 5.0 + d_pitch * 0.8
 
 
+@pytest.mark.slow
 def test_the_fired_spread_is_the_launcher_and_the_aimer_together(tmp_path):
     """120 shots at one space with the child: the sample sd of the fired yaw and pitch
     lie inside the 99.9 % chi-square interval of sqrt(0.8^2 + aimer sd^2)."""
@@ -84,6 +85,7 @@ def test_the_fired_spread_is_the_launcher_and_the_aimer_together(tmp_path):
         assert low < sample < high, column
 
 
+@pytest.mark.slow
 def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
     """Precision ±0.1: a perfect aim at a near space (P = 1) stops after the first
     batch; a child's aim at a far space (P near 0.4) goes on to the cap. The file

@@ -215,6 +215,7 @@ def alive(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; only its parent's record is left
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
     """SIGKILL to a 2-worker hitmap: its workers exit with it instead of going on

@@ -93,6 +93,7 @@ def binomial_pretence(hits: np.ndarray):
     return (estimate, *rqmc.wilson(estimate, 8 * hits.shape[-1] * hits.shape[-2]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", [0.05, 0.1])
 @pytest.mark.parametrize("name", list(FUNCTIONS))
 def test_intervals_cover_at_least_93_percent(deviates, name, precision):
