@@ -403,6 +403,7 @@ MCTS_MATCHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "bot"), MCTS_MATCHES)
 def test_openspiel_mcts_plays_our_games_against_our_bots(spec, bot):
     """Two games each (MCTS moving first, then second): they end, and every move was

@@ -897,6 +897,7 @@ def _write_parquet(path):
     write_table([{"space": "r8c3", "p_target": 0.5}] * 2000, path, "parquet")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize(
     ("name", "write", "tmp_suffix"),

@@ -413,6 +413,7 @@ def test_solve_reproduces_the_published_pig_figures(capsys):
     assert data["policy_states"] == 100**3 and data["solve_time_s"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", [40, 80])
 def test_the_solver_s_memory_estimate_bounds_what_it_allocates(target):
     """The estimate ``piggy solve`` checks against the free memory is an upper bound of

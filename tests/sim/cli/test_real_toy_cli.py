@@ -14,6 +14,7 @@ from tests.helpers import run
 EXAMPLE = "docs/examples/measured-shots.csv"
 
 
+@pytest.mark.slow
 def test_calibrate_prints_writes_and_plots_the_fit(capsys, tmp_path):
     out, plot = tmp_path / "fitted.toml", tmp_path / "residuals.png"
     code, text, err = run(capsys, "calibrate", EXAMPLE, "--out", str(out), "--plot", str(plot))

@@ -89,6 +89,7 @@ def test_observation_holds_the_target_relative_to_the_tractor_and_the_occupancy(
     env.close()
 
 
+@pytest.mark.slow
 def test_seeded_resets_repeat_observations_and_rewards():
     def episodes(seed):
         env = make(aim_sd_deg=(3, 3))
@@ -209,6 +210,7 @@ def test_each_other_piggy_knocked_out_costs_the_penalty():
     assert rewards == {0.0: 1.0, 0.3: pytest.approx(0.7)}
 
 
+@pytest.mark.slow
 def test_the_aiming_error_adds_to_the_launchers_spread():
     """Fired minus aimed angles: normal with sd sqrt(0.8² + 3²) = 3.10 deg (stock design
     0.8, aiming error 3), within the 99.9 % chi-square interval; the design alone (0.8)

@@ -155,6 +155,7 @@ def _segment_hits_convex(points, start, end) -> bool:
     return lo <= hi
 
 
+@pytest.mark.slow
 def test_no_tunnelling_at_top_speed_from_close_range(open_small_board):
     """100 shots at the fastest design's top speed (mean + 3 sd) at thin parts, legs
     and ears, from 40 mm: every bale whose centre line crosses the piggy strikes it."""
@@ -205,6 +206,7 @@ def test_same_shot_same_bytes_whatever_came_before(board, design):
     assert other_seed != first  # the seed really drives the noise
 
 
+@pytest.mark.slow
 def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, design):
     """Shots wake piggies, freeze them again and make bodies; none of it may leak into
     the next shot. 18 shots at the crowded layout's piggies in one world; four of

@@ -223,6 +223,7 @@ def test_uploads_are_checked_then_used_and_saves_come_back(served):
     assert status in (400, 404)
 
 
+@pytest.mark.slow
 def test_a_small_load_answers_every_shot_for_its_own_tab(served):
     outcome = load_serve.load(served, clients=3, shots=2, seconds=600)
     assert outcome == {"answered": 6, "refused": [], "mixed": [], "unanswered": 0}

@@ -67,6 +67,7 @@ def test_the_leader_is_the_player_furthest_along_when_the_shot_is_fired():
     assert figures.turns == [state.turn] and figures.winner_order == [None]
 
 
+@pytest.mark.slow
 def test_shots_knock_out_at_the_tables_rate_and_the_die_shows_the_tractor_a_sixth_of_turns():
     """Every space at P = 0.6: the share of shots that knock out is 0.6 whatever the
     bots aim at; the die's tractor face comes up on 1/6 of the turns. Both inside

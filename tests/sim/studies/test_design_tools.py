@@ -13,6 +13,7 @@ from tests.helpers import run
 SPACES = "r3c3,r7c3,r8c3,r10c0"
 
 
+@pytest.mark.slow
 def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
     argv = (
         "design",

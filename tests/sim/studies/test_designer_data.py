@@ -110,6 +110,7 @@ def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
     assert child["r5c1"]["p_target"] > child["r0c3"]["p_target"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_every_file_says_what_made_it(tmp_path, fmt):
     out = tmp_path / f"map.{fmt}"
@@ -152,6 +153,7 @@ def test_vary_reaches_the_physics(world):
     assert plain.materials == NOMINAL and info[1] == pytest.approx(surfaces.friction)
 
 
+@pytest.mark.slow
 def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
     code, out, _ = run(
         capsys,
@@ -180,6 +182,7 @@ def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
         assert {"p_a", "p_b", "diff_ci_low", "diff_ci_high"} <= set(row)
 
 
+@pytest.mark.slow
 def test_the_aim_spread_scan(capsys, tmp_path):
     code, out, _ = run(
         capsys,
@@ -206,6 +209,7 @@ def test_the_aim_spread_scan(capsys, tmp_path):
     assert (tmp_path / "scan.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_the_aim_spread_scan_overlays_designs_and_never_overwrites_its_own_file(
     capsys, tmp_path, monkeypatch
 ):

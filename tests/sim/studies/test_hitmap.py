@@ -66,6 +66,7 @@ def test_seeds_depend_on_the_root_seed_and_the_space_only():
     assert shot_seeds(5, (2, 1), 4) != shot_seeds(5, (1, 2), 4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_one_worker_or_two_give_identical_files(tmp_path, fmt):
     one = tmp_path / f"one.{fmt}"
@@ -82,6 +83,7 @@ def test_one_worker_or_two_give_identical_files(tmp_path, fmt):
     assert not (tmp_path / f"one.{fmt}.parts").exists()  # cleaned up when done
 
 
+@pytest.mark.slow
 def test_the_order_of_spaces_does_not_change_a_space_s_result(tmp_path):
     forward = {r["space"]: r for r in sweep(spec(), tmp_path / "a.csv", "csv")}
     backward = {r["space"]: r for r in sweep(spec(spaces=SPACES[::-1]), tmp_path / "b.csv", "csv")}
@@ -97,6 +99,7 @@ def interrupted(out, made_spec, names):
     return folder
 
 
+@pytest.mark.slow
 def test_resume_reuses_the_finished_spaces_and_measures_only_the_rest(tmp_path, monkeypatch):
     whole = tmp_path / "whole.csv"
     sweep(spec(), whole, "csv")

@@ -150,6 +150,7 @@ def test_a_search_with_no_feasible_design_says_so_and_fires_no_shot(capsys, tmp_
     assert code == 0 and "no feasible design found" in out
 
 
+@pytest.mark.slow
 def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_path):
     data = optimise(
         capsys,

@@ -106,6 +106,7 @@ def test_intervals_cover_at_least_93_percent(deviates, name, precision):
     assert np.all((high - low)[stopped] / 2 <= precision + 1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["noisy band P 0.41", "noisy band P 0.16"])
 def test_an_interval_claiming_too_much_is_caught(deviates, name):
     outcome = FUNCTIONS[name]
@@ -114,6 +115,7 @@ def test_an_interval_claiming_too_much_is_caught(deviates, name):
     assert np.mean((low <= p) & (p <= high)) < 0.93
 
 
+@pytest.mark.slow
 def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
     """Where the border is smooth the sampler stops well before plain Monte Carlo
     would (its Wilson interval needs about 1.96² P(1-P) / 0.05² shots)."""
@@ -125,6 +127,7 @@ def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
         assert shots.mean() < 0.8 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("points", [16, 64])
 def test_paired_differences_cover_and_keep_their_false_alarm_rate(deviates, points):
     """Two designs on the same points: a disc moved right against the same disc moved
