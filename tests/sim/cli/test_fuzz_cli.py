@@ -642,7 +642,17 @@ GOOD = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "expect"), [c[1:] for c in GOOD], ids=[c[0] for c in GOOD])
+#: The valid cases that run a whole design search: over a second each.
+SLOW_GOOD = {"a one-trial design search"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "expect"),
+    [
+        pytest.param(*c[1:], id=c[0], marks=[pytest.mark.slow] if c[0] in SLOW_GOOD else [])
+        for c in GOOD
+    ],
+)
 def test_valid_input_exits_0(capsys, place, tmp_path, argv, expect):
     code, out, err = run(capsys, *[a.format(p=place, o=tmp_path) for a in argv])
     assert code == 0, err

@@ -261,6 +261,7 @@ def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
     assert not still, "workers outlived the killed sweep by 5 s"
 
 
+@pytest.mark.slow
 def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     rows = sweep(spec(spaces=("r8c3", "r9c5")), tmp_path / "map.parquet", "parquet")
     table = TableResolver.from_rows(read_table(tmp_path / "map.parquet"), "map").probabilities
