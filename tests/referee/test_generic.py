@@ -16,9 +16,16 @@ GAME_SETUPS = [
     ("by_golly", {"players": 2, "optional_steps": "compulsory"}),
     ("woolfy", {"players": 2, "same_piglet_exception": "pot-or-house"}),
 ]
-#: By Golly!'s random games are long: 15 of them take 5 to 10 s.
+
+
+def long_games(name: str, params: dict) -> bool:
+    """Whether 15 random games take over a second: By Golly!'s (5 to 10 s) and
+    Go Piggy Go!'s with four players do."""
+    return name == "by_golly" or (name == "go_piggy_go" and params["players"] == 4)
+
+
 SETUP_CASES = [
-    pytest.param(name, params, marks=[pytest.mark.slow] if name == "by_golly" else [])
+    pytest.param(name, params, marks=[pytest.mark.slow] if long_games(name, params) else [])
     for name, params in GAME_SETUPS
 ]
 

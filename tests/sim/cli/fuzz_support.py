@@ -1,5 +1,5 @@
-"""What the hostile-pass tests share: running ``piggy`` in this process and
-checking a refusal (exit 2, one line, nothing written), and the inputs they reuse."""
+"""What the hostile-pass tests share: checking a refusal (exit 2, one line,
+nothing written) of ``piggy`` run in this process, and the inputs they reuse."""
 
 from __future__ import annotations
 
