@@ -5,7 +5,7 @@ own layout), fires SHOTS shots from each at once from as many threads, and check
 that every shot is answered, for its own tab (its layout and seed), before a time
 limit; reports the server's memory (its process and its workers', resident)
 before and after, and stops it with Ctrl-C (SIGINT), checking that no process is
-left. The tests (tests/sim/test_serve.py) use its helpers and a small run of it.
+left. The tests (tests/sim/serve/test_serve.py) use its helpers and a small run of it.
 
     python scripts/load_serve.py                      # 8 clients x 20 shots
     python scripts/load_serve.py --clients 2 --shots 3 --seconds 120

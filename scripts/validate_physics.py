@@ -3,7 +3,7 @@
     python scripts/validate_physics.py [--design stock] [--pitches 12]
 
 Exit 1 if any row is outside both 1 % and the integrator bound (see
-sim/physics/validation.py for the derivation). tests/sim/test_validation.py checks the same.
+sim/physics/validation.py for the derivation). tests/sim/physics/test_validation.py checks the same.
 """
 
 import argparse

@@ -5,22 +5,7 @@ import pytest
 import referee
 from models.board import board_from_dict, load_board
 from models.design import load_design
-
-#: A small board for physics tests: 5 x 9 spaces, the tractor in a 3 x 3 hole,
-#: one tall fence straight ahead of it at the r6c2/r7c2 line.
-SMALL_BOARD = {
-    "name": "small",
-    "space_mm": 55.0,
-    "rows": 9,
-    "cols": 5,
-    "holes": [[r, c] for r in (3, 4, 5) for c in (1, 2, 3)],
-    "tractor": [137.5, 247.5],
-    "fences": [[[6, 2], [7, 2]]],
-    "fence_height_mm": 80.0,
-    "checkpoints": [3, 6],
-    "pit_left_rows": [6],
-    "pit_right_rows": [2],
-}
+from tests.helpers import RULES_BOARD, SMALL_BOARD
 
 
 @pytest.fixture(scope="session")
@@ -42,25 +27,6 @@ def small_board():
 def open_small_board():
     """The small board without its fence."""
     return board_from_dict(dict(SMALL_BOARD, fences=[]), source="open test board")
-
-
-#: 5 columns x 6 rows, no holes. A fence straight ahead of r2c2 (between r2c2 and
-#: r3c2); r1c4's triangle points left. Checkpoints at rows 2 and 4; the right
-#: side pit beside row 2, the left one beside row 4.
-RULES_BOARD = """
-name = "rules"
-space_mm = 50.0
-rows = 6
-cols = 5
-holes = []
-tractor = [125.0, 150.0]
-fences = [[[2, 2], [3, 2]]]
-checkpoints = [2, 4]
-pit_left_rows = [4]
-pit_right_rows = [2]
-[forward]
-r1c4 = "left"
-"""
 
 
 @pytest.fixture(scope="session")

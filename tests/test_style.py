@@ -86,6 +86,7 @@ def test_mypy_finds_no_type_error():
     assert done.returncode == 0, f"mypy found problems:\n{done.stdout}{done.stderr}"
 
 
+@pytest.mark.slow
 def test_mypy_fails_on_a_type_error(tmp_path):
     """The check above can fail: mypy with the repository's configuration flags a
     str passed where an int is expected."""

@@ -141,7 +141,7 @@ class World:
         go back to their resting poses; one empty step lets Bullet drop every
         contact pair and manifold of the last shot (its warm-start impulses would
         carry into the next); then a new bale is made. Every shot thus starts from
-        the same state whatever came before (checked in tests/sim/test_world.py).
+        the same state whatever came before (checked in tests/sim/physics/test_world.py).
         With ``sleep_at_rest`` off every piggy is woken at once.
         """
         scene = self.scene

@@ -27,7 +27,7 @@ smooth-bordered region is measured with a smaller error for the same shots.
   the cap. The decision looks at the estimated error, which would bias coverage down
   (stopping where the spread happens to be low); the guard on the spread and the
   credit cap keep coverage at or above 93 % for a nominal 95 %, checked by
-  simulation in tests/sim/test_rqmc.py and on the real physics in docs/hitmap.md;
+  simulation in tests/sim/studies/test_rqmc.py and on the real physics in docs/hitmap.md;
   the ceiling and the small first look keep the shots at or below plain Monte
   Carlo's where RQMC gains nothing.
 """

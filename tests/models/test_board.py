@@ -3,7 +3,7 @@ import pytest
 
 from models.board import board_from_dict, load_board, space_name
 from models.errors import InputError
-from tests.conftest import SMALL_BOARD
+from tests.helpers import SMALL_BOARD
 
 
 def test_stock_board_has_what_the_rules_need(board):

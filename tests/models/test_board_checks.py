@@ -15,7 +15,7 @@ from models.board_checks import (
 )
 from models.errors import InputError
 from models.meshes import load_parts
-from tests.conftest import RULES_BOARD, SMALL_BOARD
+from tests.helpers import RULES_BOARD, SMALL_BOARD
 
 
 def small(**change) -> dict:

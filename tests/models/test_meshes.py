@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 import trimesh
 
 from models.meshes import (
@@ -12,6 +13,7 @@ from models.meshes import (
 )
 
 
+@pytest.mark.slow
 def test_cached_assets_match_the_generator():
     """Fails when models/assets/ is stale: run scripts/build_models.py."""
     for name, text in build_assets().items():

@@ -7,7 +7,7 @@ import pytest
 from models.board import board_from_dict, parse_space_name
 from models.errors import InputError
 from models.layout import check_piggy, layout_from_dict, load_layout
-from tests.conftest import SMALL_BOARD
+from tests.helpers import SMALL_BOARD
 
 
 @pytest.mark.parametrize(

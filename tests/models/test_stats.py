@@ -28,6 +28,7 @@ def test_mcnemar_exact_by_hand():
     assert mcnemar_exact(5, 0) == mcnemar_exact(0, 5) == 2 / 32
 
 
+@pytest.mark.slow
 def test_mcnemar_exact_agrees_with_scipy():
     """The whole-number tail against SciPy's binomial CDF, which the test once used,
     over every split of up to 300 discordant pairs."""

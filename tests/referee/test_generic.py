@@ -18,7 +18,19 @@ GAME_SETUPS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_SETUPS)
+def long_games(name: str, params: dict) -> bool:
+    """Whether 15 random games take over a second: By Golly!'s (5 to 10 s) and
+    Go Piggy Go!'s with four players do."""
+    return name == "by_golly" or (name == "go_piggy_go" and params["players"] == 4)
+
+
+SETUP_CASES = [
+    pytest.param(name, params, marks=[pytest.mark.slow] if long_games(name, params) else [])
+    for name, params in GAME_SETUPS
+]
+
+
+@pytest.mark.parametrize(("name", "params"), SETUP_CASES)
 def test_random_playthroughs_clones_json_and_records(name, params):
     """Random games end; every 7th state round-trips through JSON, offers sorted legal
     actions and chance probabilities summing to 1; records replay; clones are
@@ -40,6 +52,7 @@ def usable_bots(game):
     return usable
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(referee.GAMES))
 def test_hundreds_of_bot_games_end_with_one_winner(name):
     game = referee.load_game(name, players=4)

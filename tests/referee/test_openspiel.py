@@ -32,7 +32,9 @@ def stock_hit_map(tmp_path, p_target=0.3):
 # --- OpenSpiel's random-simulation test: legal moves, clones, serialization, chance --------------
 SIMULATED = [
     ("python_go_piggy_go", 3),
-    ("python_go_piggy_go(players=4,shots=scripted:0.8,max_turns=300)", 2),
+    pytest.param(  # four players' 300 turns: over a second
+        "python_go_piggy_go(players=4,shots=scripted:0.8,max_turns=300)", 2, marks=pytest.mark.slow
+    ),
     ("python_go_piggy_go(players=3,die_faces=1;3;tractor,checkpoints_stick=False)", 1),
     ("python_pig_out", 2),
     ("python_pig_out(preset=pig)", 3),
@@ -403,6 +405,7 @@ MCTS_MATCHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "bot"), MCTS_MATCHES)
 def test_openspiel_mcts_plays_our_games_against_our_bots(spec, bot):
     """Two games each (MCTS moving first, then second): they end, and every move was

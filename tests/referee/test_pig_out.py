@@ -139,6 +139,7 @@ def test_bad_parameters(params, message):
         referee.load_game("pig_out", **params)
 
 
+@pytest.mark.slow
 def test_published_optimal_pig_figure():
     """Neller & Presser (2004): optimal vs optimal, the first player wins 0.5306."""
     win, roll, _ = pig_solver.solve(referee.load_game("pig_out", preset="pig"))
@@ -146,6 +147,7 @@ def test_published_optimal_pig_figure():
     assert not roll[0, 0, 30] and roll[0, 0, 10]  # holds at 30 spots, rolls at 10
 
 
+@pytest.mark.slow
 def test_published_hold_at_20_figure():
     win, _, _ = pig_solver.evaluate_hold_at(referee.load_game("pig_out", preset="pig"), 20)
     assert round(pig_solver.first_player_win_probability(win), 4) == 0.5347
@@ -158,6 +160,7 @@ def test_the_solver_refuses_what_it_cannot_solve():
         pig_solver.solve(referee.load_game("pig_out", preset="pig", players=3))
 
 
+@pytest.mark.slow
 def test_optimal_beats_hold_at_20_over_many_games():
     from referee.match import tournament
 

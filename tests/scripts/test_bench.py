@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_bench_shots_reports_every_figure_as_json():
     run = subprocess.run(
         [
@@ -44,6 +45,7 @@ def test_bench_shots_reports_every_figure_as_json():
     assert figures["two_workers_same_verdicts"]
 
 
+@pytest.mark.slow
 def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
     """One child's shot a space: every variant's speed against issue 10's engine, and
     the bale's early verdict alone keeps every verdict and every strike."""
@@ -70,6 +72,7 @@ def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
     assert as_hit_maps["same_verdicts"] == as_hit_maps["same_strikes"] == shots
 
 
+@pytest.mark.slow
 def test_bench_answer_reports_every_figure_as_json():
     run = subprocess.run(
         [
@@ -172,6 +175,7 @@ def test_bench_grazing_reports_every_figure_as_json():
     assert all(row["speed_vs_before"] > 0 for row in figures["grazing_variants"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args", [["--grazing-shots", "0"], ["--grazing-shots", "3", "--grazing-reference-shots", "5"]]
 )

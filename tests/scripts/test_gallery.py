@@ -44,6 +44,7 @@ def test_the_script_draws_the_shot_picture(tmp_path):
     assert Image.open(tmp_path / "demo-shot.png").size[0] > 1200
 
 
+@pytest.mark.slow
 def test_an_unknown_group_is_refused(tmp_path):
     run = subprocess.run(
         [sys.executable, "scripts/gallery.py", "--only", "movies", "--out", str(tmp_path)],

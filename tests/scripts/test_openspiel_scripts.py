@@ -25,6 +25,7 @@ def run(*args):
     )
 
 
+@pytest.mark.slow
 def test_bad_counts_and_names_are_refused_before_any_work():
     done = run("scripts/pig_crosscheck.py", "--games", "0")
     assert done.returncode == 2 and "--games" in done.stderr

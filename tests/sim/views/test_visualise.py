@@ -154,6 +154,7 @@ def not_blank(image: np.ndarray) -> bool:
     return image.std() > 10 and len(np.unique(image.reshape(-1, 3), axis=0)) > 50
 
 
+@pytest.mark.slow
 def test_gif_has_real_frames(shot_files):
     gif = Image.open(shot_files / "shot.gif")
     assert gif.size == (640, 480) and gif.n_frames >= 20
@@ -167,6 +168,7 @@ def test_gif_has_real_frames(shot_files):
     assert ((last[:, :, 0] > 200) & (last[:, :, 1] < 40) & (last[:, :, 2] < 40)).sum() > 50
 
 
+@pytest.mark.slow
 def test_mp4_decodes(shot_files):
     import imageio.v2 as imageio
 
@@ -176,11 +178,13 @@ def test_mp4_decodes(shot_files):
     assert not_blank(frames[len(frames) // 2])
 
 
+@pytest.mark.slow
 def test_png_has_top_and_side_views(shot_files):
     image = Image.open(shot_files / "shot.png")
     assert image.size[0] > 1200 and not_blank(np.asarray(image.convert("RGB")))
 
 
+@pytest.mark.slow
 def test_html_page_is_self_contained(shot_files):
     text = (shot_files / "shot.html").read_text()
     assert not re.search(r"https?://", text), "the page must not reach the network"
@@ -218,6 +222,7 @@ def test_html_page_starts_framed_on_the_knocked_out_piggies(board, design, demo_
         assert depth > 0 and 0.05 * w < x < 0.95 * w and 0.05 * h < y < 0.95 * h, piggy
 
 
+@pytest.mark.slow
 def test_html_page_renders_in_a_headless_browser(shot_files, tmp_path):
     shot = tmp_path / "page.png"
     browser.screenshot((shot_files / "shot.html").as_uri() + "#end", shot, tmp_path / "profile")
@@ -231,6 +236,7 @@ def test_html_page_renders_in_a_headless_browser(shot_files, tmp_path):
     assert red.sum() > 300
 
 
+@pytest.mark.slow
 def test_html_page_draws_with_three_js_the_trail_and_the_names(shot_files, tmp_path):
     text = (shot_files / "shot.html").read_text()
     assert "three.js 0.187.0, MIT licence" in text and "new Board3D(" in text
@@ -264,6 +270,7 @@ def test_bad_video_requests_exit_2_before_shooting(capsys, argv, message):
     assert code == 2 and message in err
 
 
+@pytest.mark.slow
 def test_a_game_record_replays_as_pictures(tmp_path, capsys):
     import referee
     from referee.bots import make_bot

@@ -13,7 +13,8 @@ import pytest
 
 from models.errors import InputError
 from sim.cli import main
-from tests.sim.fuzz_support import refused
+from tests.helpers import cli_spec
+from tests.sim.cli.fuzz_support import refused
 
 
 # --- parts and caches checked by shape ---------------------------------------------------------
@@ -85,7 +86,6 @@ SWEEP_ARGV = [
 @pytest.fixture(scope="module")
 def r8c3_part():
     from sim.studies.hitmap import run_space
-    from tests.sim.test_hitmap import cli_spec
 
     spec = cli_spec([*SWEEP_ARGV, "--out", "x.csv"])
     return spec, run_space(spec, "r8c3")

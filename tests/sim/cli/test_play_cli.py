@@ -10,8 +10,8 @@ import pytest
 from referee.records import read_record
 from sim.cli import main
 from sim.cli.terminal import human_seat, parse_params
+from tests.helpers import run
 from tests.referee.positions import position
-from tests.sim.test_cli import run
 
 
 def test_bots_only_game_with_a_record_then_replay(capsys, tmp_path):
@@ -240,6 +240,7 @@ def test_progress_bars_on_a_terminal_and_never_under_json(monkeypatch, capsys, a
     json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
     """Through a pseudo-terminal, as a person sees it; piped, nothing on stderr."""
     import fcntl
@@ -355,6 +356,7 @@ def test_human_at_end_of_input_abandons_the_game_with_an_error(capsys, monkeypat
     assert not record.exists()
 
 
+@pytest.mark.slow
 def test_abandoned_game_exit_code_from_a_closed_stdin():
     """The installed command, its standard input closed at once: non-zero, one line."""
     done = subprocess.run(
@@ -381,7 +383,9 @@ def test_abandoned_game_exit_code_from_a_closed_stdin():
     ("game", "seats", "params"),
     [
         ("pig-out", "hold-at-25,random", []),
-        ("pig-out", "optimal,hold-at-20", ["--param", "preset=pig"]),
+        pytest.param(  # the optimal bot solves the game first: over a second
+            "pig-out", "optimal,hold-at-20", ["--param", "preset=pig"], marks=pytest.mark.slow
+        ),
         ("woolfy", "careful,careful,random", []),
         ("by-golly", "memory,forgetful,random", []),
     ],
@@ -401,6 +405,7 @@ def test_the_by_golly_log_never_shows_the_hidden_deal(capsys):
     assert code == 0 and "run " not in out and "deal " not in out and "start " in out
 
 
+@pytest.mark.slow
 def test_solve_reproduces_the_published_pig_figures(capsys):
     code, out, _ = run(capsys, "solve", "pig_out", "--preset", "pig", "--hold-at", "20", "--json")
     data = json.loads(out)
@@ -410,6 +415,7 @@ def test_solve_reproduces_the_published_pig_figures(capsys):
     assert data["policy_states"] == 100**3 and data["solve_time_s"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", [40, 80])
 def test_the_solver_s_memory_estimate_bounds_what_it_allocates(target):
     """The estimate ``piggy solve`` checks against the free memory is an upper bound of

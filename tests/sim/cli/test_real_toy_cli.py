@@ -9,11 +9,12 @@ import pytest
 
 from models.design import load_design
 from sim.physics.ballistics import GRAVITY_MM_S2
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 EXAMPLE = "docs/examples/measured-shots.csv"
 
 
+@pytest.mark.slow
 def test_calibrate_prints_writes_and_plots_the_fit(capsys, tmp_path):
     out, plot = tmp_path / "fitted.toml", tmp_path / "residuals.png"
     code, text, err = run(capsys, "calibrate", EXAMPLE, "--out", str(out), "--plot", str(plot))

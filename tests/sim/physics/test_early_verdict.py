@@ -114,6 +114,7 @@ def test_reach_of_a_sliding_body_is_its_outline_plus_the_friction_closed_form():
     )
 
 
+@pytest.mark.slow
 def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, design):
     """Grazing shots beside gold-2 (it slides off its space, away from the others): the
     same piggies knocked out with the early verdict as without, every shot ends no

@@ -155,6 +155,7 @@ def _segment_hits_convex(points, start, end) -> bool:
     return lo <= hi
 
 
+@pytest.mark.slow
 def test_no_tunnelling_at_top_speed_from_close_range(open_small_board):
     """100 shots at the fastest design's top speed (mean + 3 sd) at thin parts, legs
     and ears, from 40 mm: every bale whose centre line crosses the piggy strikes it."""
@@ -205,6 +206,7 @@ def test_same_shot_same_bytes_whatever_came_before(board, design):
     assert other_seed != first  # the seed really drives the noise
 
 
+@pytest.mark.slow
 def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, design):
     """Shots wake piggies, freeze them again and make bodies; none of it may leak into
     the next shot. 18 shots at the crowded layout's piggies in one world; four of
@@ -228,6 +230,7 @@ def _boxes_overlap(a, b) -> bool:
     return all(a[0][i] < b[1][i] and b[0][i] < a[1][i] for i in range(3))
 
 
+@pytest.mark.slow
 def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, design):
     """The engine's safety margin (sim/physics/stand_ins.py, StandIns.wake_near): a stand-in is
     woken while anything moving is still two steps' travel away from its bounding
@@ -263,6 +266,7 @@ def _space_or_none(layout, name):
     return layout.space_of(name) if name in layout.piggies else None
 
 
+@pytest.mark.slow
 def test_crowded_shots_are_the_same_bytes_whatever_the_hash_seed(tmp_path):
     """Anything that iterates a set of names (the order piggies are woken in, which
     steers Bullet's solver) would make a shot depend on PYTHONHASHSEED: 12 crowded

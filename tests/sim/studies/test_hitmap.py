@@ -28,6 +28,7 @@ from sim.studies.hitmap import (
 )
 from sim.studies.parts import write_part
 from sim.studies.space_shots import shot_seeds
+from tests.helpers import cli_spec
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")
@@ -65,6 +66,7 @@ def test_seeds_depend_on_the_root_seed_and_the_space_only():
     assert shot_seeds(5, (2, 1), 4) != shot_seeds(5, (1, 2), 4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_one_worker_or_two_give_identical_files(tmp_path, fmt):
     one = tmp_path / f"one.{fmt}"
@@ -81,6 +83,7 @@ def test_one_worker_or_two_give_identical_files(tmp_path, fmt):
     assert not (tmp_path / f"one.{fmt}.parts").exists()  # cleaned up when done
 
 
+@pytest.mark.slow
 def test_the_order_of_spaces_does_not_change_a_space_s_result(tmp_path):
     forward = {r["space"]: r for r in sweep(spec(), tmp_path / "a.csv", "csv")}
     backward = {r["space"]: r for r in sweep(spec(spaces=SPACES[::-1]), tmp_path / "b.csv", "csv")}
@@ -96,6 +99,7 @@ def interrupted(out, made_spec, names):
     return folder
 
 
+@pytest.mark.slow
 def test_resume_reuses_the_finished_spaces_and_measures_only_the_rest(tmp_path, monkeypatch):
     whole = tmp_path / "whole.csv"
     sweep(spec(), whole, "csv")
@@ -140,16 +144,6 @@ def test_resume_is_reported_on_stderr_and_in_json(tmp_path, capsys):
     assert captured.err == (
         f"piggy: resumed: 1 of 3 spaces reused from {out}.parts, 2 measured now\n"
     )
-
-
-def cli_spec(argv):
-    """The sweep settings ``piggy`` makes of a command line."""
-    from sim.cli import build_parser
-    from sim.cli.common import load_layout_args
-    from sim.cli.hitmap import sweep_spec
-
-    args = build_parser().parse_args(argv)
-    return sweep_spec(args, load_layout_args(args))
 
 
 @pytest.mark.parametrize(
@@ -224,6 +218,7 @@ def alive(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; only its parent's record is left
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
     """SIGKILL to a 2-worker hitmap: its workers exit with it instead of going on
@@ -266,6 +261,7 @@ def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
     assert not still, "workers outlived the killed sweep by 5 s"
 
 
+@pytest.mark.slow
 def test_table_resolver_knocks_out_at_the_measured_rate(tmp_path):
     rows = sweep(spec(spaces=("r8c3", "r9c5")), tmp_path / "map.parquet", "parquet")
     table = TableResolver.from_rows(read_table(tmp_path / "map.parquet"), "map").probabilities

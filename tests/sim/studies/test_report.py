@@ -15,7 +15,7 @@ from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outc
 from sim.studies.records import ComparisonRow
 from sim.views.design_pictures import difference_figure
 from tests.browser import Browser
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 SPACES = "r7c3,r2c3"
 
@@ -56,6 +56,7 @@ def page_data(page) -> dict:
     return json.loads(found.group(1))
 
 
+@pytest.mark.slow
 def test_the_report_is_one_self_contained_file(report):
     text = report.read_text()
     assert not re.search(r"(src|href)=[\"']?https?://", text), "the page must work offline"
@@ -68,6 +69,7 @@ def test_the_report_is_one_self_contained_file(report):
     assert report.stat().st_size < 3_000_000
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_same_seed_fired_by_both_designs(report):
     data = page_data(report)
     assert [r["space"] for r in data["rows"]] == SPACES.split(",")
@@ -85,6 +87,7 @@ def test_the_report_shows_the_same_seed_fired_by_both_designs(report):
     assert rows["r7c3"]["why_a"]["outcomes"].startswith("stayed")  # struck, held by the fence
 
 
+@pytest.mark.slow
 def test_a_report_of_rqmc_shots_replays_each_shot_from_its_scrambles_point(tmp_path):
     """With the RQMC sampler a shot is a scramble's point, not a seed: the page's shots
     are those points fired again, each with the hit map's outcome."""
@@ -120,6 +123,7 @@ def test_a_report_of_rqmc_shots_replays_each_shot_from_its_scrambles_point(tmp_p
     assert all(shots["r7c3"][side]["as_recorded"] for side in "ab")
 
 
+@pytest.mark.slow
 def test_the_report_in_a_browser_loads_sorts_and_shows_a_spaces_shots(report, tmp_path):
     with Browser(tmp_path / "profile", size=(1300, 1400)) as browser:
         browser.open(report.as_uri())
@@ -294,6 +298,7 @@ def test_design_check_prints_the_files_own_hash(capsys):
     )  # the normalised design: comments and layout left out
 
 
+@pytest.mark.slow
 def test_a_hit_map_names_its_dead_zones(capsys, tmp_path):
     # r7c3, straight ahead, behind its fence: a perfect aim never knocks it out
     argv = (

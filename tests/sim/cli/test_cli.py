@@ -5,17 +5,11 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from sim.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.helpers import ROOT, run
 
 
 def test_shoot_json_has_the_documented_fields(capsys, tmp_path):
@@ -42,6 +36,7 @@ def test_shoot_by_hand_is_byte_identical_for_a_seed(capsys):
     assert first != run(capsys, "shoot", "--yaw", "20", "--pitch", "10", "--seed", "4", "--json")[1]
 
 
+@pytest.mark.slow
 def test_shoot_prints_a_readable_verdict_and_a_picture(capsys, tmp_path):
     layout = tmp_path / "layout.json"
     layout.write_text(json.dumps({"stacks": {"r8c3": ["gold-2", "pink-1"]}}))
@@ -170,16 +165,16 @@ def test_demo_into_an_unwritable_place_is_a_clear_error(capsys, tmp_path):
     assert code == 2 and f"folder {blocker} is not a folder" in err
 
 
+@pytest.mark.slow
 def test_installed_command_runs_quietly():
     """The installed console script ``piggy`` (not ``python -m sim.cli``): it prints
     help, pybullet's banner does not leak, and bad input is one line with exit 2."""
     piggy = shutil.which("piggy")
     if piggy is None:
         pytest.skip("the piggy command is not on PATH (pip install -e . puts it there)")
-    root = Path(__file__).resolve().parents[2]
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }  # this checkout's code
     done = subprocess.run([piggy, "--help"], capture_output=True, text=True, check=True, env=env)
     assert "shoot" in done.stdout and done.stderr == ""

@@ -8,11 +8,12 @@ import pytest
 from models.design import design_toml, load_design
 from models.errors import InputError
 from sim.studies.design_tools import parse_sweep, with_value
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 SPACES = "r3c3,r7c3,r8c3,r10c0"
 
 
+@pytest.mark.slow
 def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
     argv = (
         "design",
@@ -75,6 +76,7 @@ def test_a_weak_design_has_dead_zones_too_far(capsys, tmp_path):
     assert code == 0 and "r10c0" in figures["dead_zones"]["too_far"]
 
 
+@pytest.mark.slow
 def test_sweep_varies_one_field(capsys, tmp_path):
     code, out, _ = run(
         capsys,

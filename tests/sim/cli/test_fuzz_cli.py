@@ -19,8 +19,8 @@ Two parts:
 
 The third round's classes (issue 21: ASCII digits, empty values, two runs on one
 output, parts and caches by shape, states the rules cannot make, memory bounds,
-calibration) are in ``tests/sim/test_fuzz_classes.py`` and
-``tests/sim/test_fuzz_shapes.py``.
+calibration) are in ``tests/sim/cli/test_fuzz_classes.py`` and
+``tests/sim/cli/test_fuzz_shapes.py``.
 """
 
 from __future__ import annotations
@@ -40,10 +40,9 @@ from models.errors import InputError
 from sim.cli import build_parser
 from sim.cli.common import MAX_WORKERS, SEED_MAX
 from sim.studies.hitmap import MAX_SHOTS
-from tests.conftest import RULES_BOARD
-from tests.sim.fuzz_support import files_under, run
+from tests.helpers import ROOT, RULES_BOARD, run
+from tests.sim.cli.fuzz_support import files_under
 
-ROOT = Path(__file__).resolve().parents[2]
 DIGITS = "9" * 5000
 LONG = "x" * 5000
 ESC = "\x1b"
@@ -515,7 +514,7 @@ def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, place, tmp_pat
         (tmp_path / "cut.csv.parts").mkdir()
         (tmp_path / "cut.csv.parts" / "r8c3.json").write_text('{"piggy_part": 1, "sett')
     before_out, before_in = files_under(tmp_path), files_under(place)
-    code, out, err = run(capsys, argv)
+    code, out, err = run(capsys, *argv)
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("piggy: error: "), err
     assert ESC not in err and out == ""
@@ -523,6 +522,7 @@ def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, place, tmp_pat
     assert files_under(tmp_path) == before_out and files_under(place) == before_in
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -642,9 +642,19 @@ GOOD = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "expect"), [c[1:] for c in GOOD], ids=[c[0] for c in GOOD])
+#: The valid cases that run a whole design search: over a second each.
+SLOW_GOOD = {"a one-trial design search"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "expect"),
+    [
+        pytest.param(*c[1:], id=c[0], marks=[pytest.mark.slow] if c[0] in SLOW_GOOD else [])
+        for c in GOOD
+    ],
+)
 def test_valid_input_exits_0(capsys, place, tmp_path, argv, expect):
-    code, out, err = run(capsys, [a.format(p=place, o=tmp_path) for a in argv])
+    code, out, err = run(capsys, *[a.format(p=place, o=tmp_path) for a in argv])
     assert code == 0, err
     if expect == "json":
         data = strict_json(out)
@@ -670,11 +680,11 @@ def test_json_output_refuses_nan_loudly(capsys):
 
 def test_a_design_that_never_comes_down_has_a_null_reach_with_the_reason(capsys, monkeypatch):
     monkeypatch.setattr("sim.physics.aim.reach_mm", lambda design, height: (math.nan, math.nan))
-    code, out, _ = run(capsys, ["design", "check", "stock", "--json"])
+    code, out, _ = run(capsys, "design", "check", "stock", "--json")
     data = strict_json(out)
     assert code == 0 and data["reach_on_board_mm"] is None
     assert data["reach_open_ground_mm"] is None and "never comes down" in data["reach_reason"]
-    code, out, _ = run(capsys, ["design", "check", "stock"])
+    code, out, _ = run(capsys, "design", "check", "stock")
     assert code == 0 and "nan" not in out and "never comes down" in out
 
 
@@ -897,6 +907,7 @@ def _write_parquet(path):
     write_table([{"space": "r8c3", "p_target": 0.5}] * 2000, path, "parquet")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize(
     ("name", "write", "tmp_suffix"),

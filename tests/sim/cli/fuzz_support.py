@@ -1,24 +1,17 @@
-"""What the hostile-pass tests share: running ``piggy`` in this process and
-checking a refusal (exit 2, one line, nothing written), and the inputs they reuse."""
+"""What the hostile-pass tests share: checking a refusal (exit 2, one line,
+nothing written) of ``piggy`` run in this process, and the inputs they reuse."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from sim.cli import main
+from tests.helpers import run
 
-ROOT = Path(__file__).resolve().parents[2]
 ESC = "\x1b"
 #: Text that ``str.isdigit`` or ``int``/``float`` take for a number, and a person
 #: does not mean as one: other scripts' digits, superscripts, circled digits,
 #: full-width digits, underscores.
 NOT_ASCII_NUMBERS = ["\u00b2", "\u2460", "\u0663", "\uff11\uff12", "1_000", "\u0661.5"]
-
-
-def run(capsys, argv: list[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def files_under(folder: Path) -> set[str]:
@@ -27,7 +20,7 @@ def files_under(folder: Path) -> set[str]:
 
 def refused(capsys, argv: list[str], message: str, folder: Path | None = None) -> str:
     before = files_under(folder) if folder else set()
-    code, out, err = run(capsys, argv)
+    code, out, err = run(capsys, *argv)
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("piggy: error: "), err
     assert ESC not in err and out == ""

@@ -10,7 +10,7 @@ from models.board import load_board, space_name
 from models.errors import InputError
 from sim.studies import design_game
 from sim.studies.design_game import GameFigures, play_design, summary, table_of
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 SPACES = [space_name(s) for s in load_board("stock").spaces]
 
@@ -67,6 +67,7 @@ def test_the_leader_is_the_player_furthest_along_when_the_shot_is_fired():
     assert figures.turns == [state.turn] and figures.winner_order == [None]
 
 
+@pytest.mark.slow
 def test_shots_knock_out_at_the_tables_rate_and_the_die_shows_the_tractor_a_sixth_of_turns():
     """Every space at P = 0.6: the share of shots that knock out is 0.6 whatever the
     bots aim at; the die's tractor face comes up on 1/6 of the turns. Both inside

@@ -20,37 +20,7 @@ from sim.studies.calibration_report import format_calibration
 from sim.studies.fitted_file import supported, write_fitted_design
 from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
 from sim.views.calibration_picture import save_residuals_plot
-
-PITCHES = (-30.0, -25.0, 8.0, 64.0, 70.0)
-
-
-def closed_form_shots(
-    design, pitches=PITCHES, yaws=(28.0, -28.0), per_pitch=8, seed=0, marking_sd_mm=1.5, timed=False
-) -> MeasuredShots:
-    """Shots drawn from the calibration's own model (no PyBullet): exact flights
-    with normal errors of the design's spreads, and a marking error."""
-    rng = np.random.default_rng(seed)
-    pitch = np.repeat(np.array(pitches, float), per_pitch)
-    yaw = np.array([yaws[k % len(yaws)] for _ in pitches for k in range(per_pitch)], float)
-    launcher = design.launcher
-    speed = launcher.muzzle_speed_mm_s + launcher.speed_sd_mm_s * rng.standard_normal(len(pitch))
-    point = landing_point_mm(
-        design,
-        yaw + launcher.yaw_sd_deg * rng.standard_normal(len(yaw)),
-        pitch + launcher.pitch_sd_deg * rng.standard_normal(len(pitch)),
-        speed,
-    )
-    point = point + marking_sd_mm * rng.standard_normal(point.shape)
-    missing = np.full(len(pitch), np.nan)
-    return MeasuredShots(
-        pitch,
-        yaw,
-        point[:, 0],
-        point[:, 1],
-        speed if timed else missing,
-        missing,
-        source="synthetic",
-    )
+from tests.helpers import closed_form_shots
 
 
 def with_launcher(design, **fields):

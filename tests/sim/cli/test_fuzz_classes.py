@@ -6,8 +6,8 @@ Each case runs through ``sim.cli.main`` (exit 2, one line, nothing written) or
 through the function a person's text reaches.
 
 Parts, caches and saved states checked by shape are in
-``tests/sim/test_fuzz_shapes.py``; the earlier rounds' classes in
-``tests/sim/test_fuzz_cli.py``.
+``tests/sim/cli/test_fuzz_shapes.py``; the earlier rounds' classes in
+``tests/sim/cli/test_fuzz_cli.py``.
 """
 
 from __future__ import annotations
@@ -23,16 +23,9 @@ from models.errors import InputError
 from referee.bots import make_bot
 from sim.cli import main
 from sim.cli.terminal import human_seat
+from tests.helpers import ROOT, closed_form_shots, run
 from tests.referee.positions import position
-from tests.sim.fuzz_support import (
-    ESC,
-    HITMAP,
-    NOT_ASCII_NUMBERS,
-    ROOT,
-    SHOOT,
-    refused,
-    run,
-)
+from tests.sim.cli.fuzz_support import ESC, HITMAP, NOT_ASCII_NUMBERS, SHOOT, refused
 
 # --- numbers: ASCII digits only ---------------------------------------------------------------
 
@@ -175,6 +168,7 @@ def piggy_process(argv: list[str], cwd: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_three_runs_into_one_output_at_once_one_owns_it(tmp_path):
     """Real processes at once: each either finishes (exit 0) or is refused on one line
     naming the run that owns the output (exit 2); nothing is left behind and the next
@@ -209,7 +203,7 @@ def test_a_live_owner_is_named_and_a_dead_one_s_lock_is_taken_over(capsys, tmp_p
     finally:
         owner.kill()
         owner.wait()
-    code, _, err = run(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")])
+    code, _, err = run(capsys, *HITMAP, "--out", str(tmp_path / "h.csv"))
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv", "h.csv.json"]
 
@@ -335,14 +329,13 @@ def test_replay_of_one_turn_draws_one_board(capsys, monkeypatch, tmp_path):
     board_text = terminal.board_text
     monkeypatch.setattr(terminal, "board_text", lambda s: drawn.append(1) or board_text(s))
     capsys.readouterr()
-    code, out, _ = run(capsys, ["replay", str(record), "--turn", "1"])
+    code, out, _ = run(capsys, "replay", str(record), "--turn", "1")
     assert code == 0 and "(turn 1 of " in out and len(drawn) == 1
 
 
 # --- calibration that knows when it cannot tell ------------------------------------------------
 def _shots_csv(path: Path, pitches, per_pitch=6, seed=1, marking_sd_mm=1.5) -> Path:
     from models.design import load_design
-    from tests.sim.test_calibration import closed_form_shots
 
     shots = closed_form_shots(
         load_design("stock"),

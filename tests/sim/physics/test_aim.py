@@ -38,6 +38,7 @@ def test_out_of_reach_names_the_reachable_range(design):
     assert isinstance(err.value, InputError)
 
 
+@pytest.mark.slow
 def test_drag_shortens_the_flight_and_the_solver_allows_for_it(design):
     import dataclasses
 
@@ -51,6 +52,7 @@ def test_drag_shortens_the_flight_and_the_solver_allows_for_it(design):
     assert abs(height_at_distance(dragged, low_dragged.pitch_deg, 300.0) - 10.0) < 1e-3
 
 
+@pytest.mark.slow
 def test_reach_with_drag_is_a_real_range_a_little_shorter(design):
     import dataclasses
 

@@ -17,7 +17,7 @@ from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.physics.world import World
 from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import SweepSpec, sweep
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 PROVENANCE_KEYS = {
     "board",
@@ -67,6 +67,7 @@ def test_a_perfect_aimer_fires_as_before(world):
     assert shot.pitch_deg == 5.0 + d_pitch * 0.8
 
 
+@pytest.mark.slow
 def test_the_fired_spread_is_the_launcher_and_the_aimer_together(tmp_path):
     """120 shots at one space with the child: the sample sd of the fired yaw and pitch
     lie inside the 99.9 % chi-square interval of sqrt(0.8^2 + aimer sd^2)."""
@@ -84,6 +85,7 @@ def test_the_fired_spread_is_the_launcher_and_the_aimer_together(tmp_path):
         assert low < sample < high, column
 
 
+@pytest.mark.slow
 def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
     """Precision ±0.1: a perfect aim at a near space (P = 1) stops after the first
     batch; a child's aim at a far space (P near 0.4) goes on to the cap. The file
@@ -108,6 +110,7 @@ def test_precision_fires_more_where_the_answer_is_uncertain(tmp_path):
     assert child["r5c1"]["p_target"] > child["r0c3"]["p_target"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_every_file_says_what_made_it(tmp_path, fmt):
     out = tmp_path / f"map.{fmt}"
@@ -150,6 +153,7 @@ def test_vary_reaches_the_physics(world):
     assert plain.materials == NOMINAL and info[1] == pytest.approx(surfaces.friction)
 
 
+@pytest.mark.slow
 def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
     code, out, _ = run(
         capsys,
@@ -178,6 +182,7 @@ def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
         assert {"p_a", "p_b", "diff_ci_low", "diff_ci_high"} <= set(row)
 
 
+@pytest.mark.slow
 def test_the_aim_spread_scan(capsys, tmp_path):
     code, out, _ = run(
         capsys,
@@ -204,6 +209,7 @@ def test_the_aim_spread_scan(capsys, tmp_path):
     assert (tmp_path / "scan.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_the_aim_spread_scan_overlays_designs_and_never_overwrites_its_own_file(
     capsys, tmp_path, monkeypatch
 ):

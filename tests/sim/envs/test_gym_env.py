@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,8 @@ from scipy.stats import chi2  # noqa: E402
 
 from models.errors import InputError  # noqa: E402
 from sim.envs.aim import solver_action  # noqa: E402
+from tests.helpers import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 ENV_ID = "sim.envs:piggy/Aim-v0"
 
 
@@ -41,6 +40,7 @@ def baselines():
     return module
 
 
+@pytest.mark.slow
 def test_gymnasium_make_imports_the_environment_itself():
     """A fresh interpreter that imported nothing of ours makes the env by its id."""
     code = (
@@ -62,6 +62,7 @@ def test_gymnasium_make_imports_the_environment_itself():
     assert run.stdout.split() == ["piggy/Aim-v0", "r8c3"]
 
 
+@pytest.mark.slow
 def test_gymnasium_check_env_passes_without_a_warning():
     env = make(
         layout="crowded", target="random-piggy", render_mode="rgb_array", frame_size=(96, 72)
@@ -88,6 +89,7 @@ def test_observation_holds_the_target_relative_to_the_tractor_and_the_occupancy(
     env.close()
 
 
+@pytest.mark.slow
 def test_seeded_resets_repeat_observations_and_rewards():
     def episodes(seed):
         env = make(aim_sd_deg=(3, 3))
@@ -208,6 +210,7 @@ def test_each_other_piggy_knocked_out_costs_the_penalty():
     assert rewards == {0.0: 1.0, 0.3: pytest.approx(0.7)}
 
 
+@pytest.mark.slow
 def test_the_aiming_error_adds_to_the_launchers_spread():
     """Fired minus aimed angles: normal with sd sqrt(0.8² + 3²) = 3.10 deg (stock design
     0.8, aiming error 3), within the 99.9 % chi-square interval; the design alone (0.8)
@@ -304,6 +307,7 @@ def test_the_solver_policy_succeeds_as_often_as_the_hit_map_says():
     env.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["solver", "--target", "r4c3"], ["learn", "--aim-sd=-1,2"]])
 def test_the_baselines_script_refuses_bad_input_in_one_line(args):
     run = subprocess.run(

@@ -20,6 +20,7 @@ PYBULLET_LOG = (
 )
 
 
+@pytest.mark.slow
 def test_sandbox_without_a_display_is_a_clear_error():
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
     done = subprocess.run(

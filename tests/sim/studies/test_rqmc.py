@@ -94,6 +94,7 @@ def binomial_pretence(hits: np.ndarray):
     return (estimate, *rqmc.wilson(estimate, 8 * hits.shape[-1] * hits.shape[-2]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", [0.05, 0.1])
 @pytest.mark.parametrize("name", list(FUNCTIONS))
 def test_intervals_cover_at_least_93_percent(deviates, name, precision):
@@ -106,6 +107,7 @@ def test_intervals_cover_at_least_93_percent(deviates, name, precision):
     assert np.all((high - low)[stopped] / 2 <= precision + 1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["noisy band P 0.41", "noisy band P 0.16"])
 def test_an_interval_claiming_too_much_is_caught(deviates, name):
     outcome = FUNCTIONS[name]
@@ -114,6 +116,7 @@ def test_an_interval_claiming_too_much_is_caught(deviates, name):
     assert np.mean((low <= p) & (p <= high)) < 0.93
 
 
+@pytest.mark.slow
 def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
     """Where the border is smooth the sampler stops well before plain Monte Carlo
     would (its Wilson interval needs about 1.96² P(1-P) / 0.05² shots)."""
@@ -125,6 +128,7 @@ def test_smooth_regions_take_fewer_shots_than_plain_monte_carlo(deviates):
         assert shots.mean() < 0.8 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", [0.05, 0.1])
 def test_no_outcome_takes_more_shots_than_plain_monte_carlo(deviates, precision):
     """Near P = 0 or 1 and where the border is chaotic the sampler gains little, but it
@@ -139,6 +143,7 @@ def test_no_outcome_takes_more_shots_than_plain_monte_carlo(deviates, precision)
         assert shots.mean() <= 1.03 * plain, f"{name}: {shots.mean():.0f} against {plain:.0f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("points", [16, 64])
 def test_paired_differences_cover_and_keep_their_false_alarm_rate(deviates, points):
     """Two designs on the same points: a disc moved right against the same disc moved

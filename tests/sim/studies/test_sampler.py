@@ -91,6 +91,7 @@ def test_deviates_combine_the_launcher_s_and_the_aimer_s_spread(world):
     assert varied.materials.mass == pytest.approx(1.1) and varied.materials.friction == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_rqmc_files_do_not_depend_on_the_worker_count(tmp_path, fmt):
     one, two = tmp_path / f"one.{fmt}", tmp_path / f"two.{fmt}"

@@ -18,11 +18,11 @@ from sim.cli import main
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
 from tests import browser
+from tests.helpers import ROOT
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}}
 
 
@@ -56,6 +56,7 @@ def new_sandbox(served) -> str:
     return state["id"]
 
 
+@pytest.mark.slow
 def test_without_the_token_every_request_gets_403_and_nothing_else(served):
     sid = new_sandbox(served)
     for path, body in (
@@ -73,6 +74,7 @@ def test_without_the_token_every_request_gets_403_and_nothing_else(served):
     assert b"http://" not in content and b"https://" not in content  # works offline
 
 
+@pytest.mark.slow
 def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tmp_path, capsys):
     with browser.Browser(tmp_path / "profile") as page:
         page.open(served.url)
@@ -221,6 +223,7 @@ def test_uploads_are_checked_then_used_and_saves_come_back(served):
     assert status in (400, 404)
 
 
+@pytest.mark.slow
 def test_a_small_load_answers_every_shot_for_its_own_tab(served):
     outcome = load_serve.load(served, clients=3, shots=2, seconds=600)
     assert outcome == {"answered": 6, "refused": [], "mixed": [], "unanswered": 0}
@@ -243,6 +246,7 @@ def test_how_likely_gives_a_probability_with_its_interval(served):
     assert low <= estimate["p"] <= high and high - low <= 0.4 + 1e-9
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_server_and_its_workers(layout_file):
     server = load_serve.Served("--workers", "2", "--layout", str(layout_file))
     status, state = server.request("/api/new", {})

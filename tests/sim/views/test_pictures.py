@@ -169,6 +169,7 @@ def test_the_hit_map_explains_its_low_spaces(board):
 
 
 # --- game replays -------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_replay_shows_the_shots_the_die_and_the_seats(board):
     import referee
     from referee.bots import make_bot

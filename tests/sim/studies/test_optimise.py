@@ -12,7 +12,7 @@ from models.errors import InputError
 from models.tables import read_table
 from sim.studies import datafiles
 from sim.studies.design_search import far_rows, parse_param, parse_params
-from tests.sim.test_cli import run
+from tests.helpers import run
 
 pytest.importorskip("optuna")
 
@@ -45,6 +45,7 @@ def optimise(capsys, tmp_path, *extra, study_db="s.db"):
     return json.loads(out)
 
 
+@pytest.mark.slow
 def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_path):
     data = optimise(
         capsys,
@@ -92,6 +93,7 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
     assert (tmp_path / "search.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_an_energy_limit_keeps_the_faster_designs_out(capsys, tmp_path):
     limit = 0.0055  # stock's 2 m/s: 0.0046 J at its fastest; above about 2.2 m/s: over
     data = optimise(
@@ -114,6 +116,7 @@ def test_an_energy_limit_keeps_the_faster_designs_out(capsys, tmp_path):
             assert row["kinetic_energy_max_j"] > limit
 
 
+@pytest.mark.slow
 def test_a_search_with_no_feasible_design_says_so_and_fires_no_shot(capsys, tmp_path):
     data = optimise(
         capsys,
@@ -147,6 +150,7 @@ def test_a_search_with_no_feasible_design_says_so_and_fires_no_shot(capsys, tmp_
     assert code == 0 and "no feasible design found" in out
 
 
+@pytest.mark.slow
 def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_path):
     data = optimise(
         capsys,
@@ -171,6 +175,7 @@ def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_p
     assert len(list((tmp_path / "cache").glob("hitmap-*.shots.csv"))) == 1  # nothing fired again
 
 
+@pytest.mark.slow
 def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(capsys, tmp_path):
     args = ("--param", "pivot_height=40:120", "--shots", "2", "--study", "mine")
     first = optimise(capsys, tmp_path, *args, "--trials", "2", "--table", str(tmp_path / "a.csv"))
@@ -213,6 +218,7 @@ def test_resuming_a_study_adds_trials_and_the_same_seed_gives_the_same_trials(ca
     assert not (tmp_path / "c2").exists()
 
 
+@pytest.mark.slow
 def test_several_objectives_give_a_pareto_front(capsys, tmp_path):
     data = optimise(
         capsys,

@@ -1,0 +1,148 @@
+"""What several test modules share: the checkout's root, running ``piggy`` in this
+process, the small boards made for tests, the sweep settings a command line makes,
+and measured shots drawn from the calibration's closed forms.
+
+Test modules import from here (or from a named helper module: ``tests/browser.py``,
+``tests/referee/positions.py``, ``tests/sim/cli/fuzz_support.py``), never from
+another test module or from ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pytest
+
+    from models.design import Design
+    from sim.studies.hitmap import SweepSpec
+    from sim.studies.shots_csv import MeasuredShots
+
+#: The checkout's root folder (the one holding pyproject.toml).
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``piggy *argv`` in this process.
+
+    Returns
+    -------
+    tuple of (int, str, str)
+        The exit code, what it printed on stdout and on stderr.
+    """
+    from sim.cli import main  # here, so that models' tests need not import the engine
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli_spec(argv: Sequence[str]) -> SweepSpec:
+    """The sweep settings ``piggy`` makes of a ``hitmap`` command line."""
+    from sim.cli import build_parser
+    from sim.cli.common import load_layout_args
+    from sim.cli.hitmap import sweep_spec
+
+    args = build_parser().parse_args(list(argv))
+    return sweep_spec(args, load_layout_args(args))
+
+
+#: A small board for physics tests: 5 x 9 spaces, the tractor in a 3 x 3 hole,
+#: one tall fence straight ahead of it at the r6c2/r7c2 line.
+SMALL_BOARD: dict[str, Any] = {
+    "name": "small",
+    "space_mm": 55.0,
+    "rows": 9,
+    "cols": 5,
+    "holes": [[r, c] for r in (3, 4, 5) for c in (1, 2, 3)],
+    "tractor": [137.5, 247.5],
+    "fences": [[[6, 2], [7, 2]]],
+    "fence_height_mm": 80.0,
+    "checkpoints": [3, 6],
+    "pit_left_rows": [6],
+    "pit_right_rows": [2],
+}
+
+#: 5 columns x 6 rows, no holes. A fence straight ahead of r2c2 (between r2c2 and
+#: r3c2); r1c4's triangle points left. Checkpoints at rows 2 and 4; the right
+#: side pit beside row 2, the left one beside row 4.
+RULES_BOARD = """
+name = "rules"
+space_mm = 50.0
+rows = 6
+cols = 5
+holes = []
+tractor = [125.0, 150.0]
+fences = [[[2, 2], [3, 2]]]
+checkpoints = [2, 4]
+pit_left_rows = [4]
+pit_right_rows = [2]
+[forward]
+r1c4 = "left"
+"""
+
+#: Launch pitches (deg) of the closed-form shots: low, flat and lobbed arcs.
+PITCHES = (-30.0, -25.0, 8.0, 64.0, 70.0)
+
+
+def closed_form_shots(
+    design: Design,
+    pitches: Sequence[float] = PITCHES,
+    yaws: Sequence[float] = (28.0, -28.0),
+    per_pitch: int = 8,
+    seed: int = 0,
+    marking_sd_mm: float = 1.5,
+    timed: bool = False,
+) -> MeasuredShots:
+    """Shots drawn from the calibration's own model (no PyBullet): exact flights
+    with normal errors of the design's spreads, and a marking error.
+
+    Parameters
+    ----------
+    design : Design
+        The launcher whose spreads (speed in mm/s, yaw and pitch in deg) are drawn.
+    pitches, yaws : sequence of float
+        Aims (deg); ``per_pitch`` shots at each pitch, the yaws taken in turn.
+    per_pitch : int
+        Shots at each pitch.
+    seed : int
+        Seed of the draws: the same seed gives the same shots.
+    marking_sd_mm : float
+        Standard deviation (mm) of the error in marking each landing point.
+    timed : bool
+        Whether the shots carry a chronograph speed (mm/s); NaN otherwise.
+
+    Returns
+    -------
+    MeasuredShots
+        ``len(pitches) * per_pitch`` shots, their landings in mm.
+    """
+    from sim.physics.ballistics import landing_point_mm
+    from sim.studies.shots_csv import MeasuredShots
+
+    rng = np.random.default_rng(seed)
+    pitch = np.repeat(np.array(pitches, float), per_pitch)
+    yaw = np.array([yaws[k % len(yaws)] for _ in pitches for k in range(per_pitch)], float)
+    launcher = design.launcher
+    speed = launcher.muzzle_speed_mm_s + launcher.speed_sd_mm_s * rng.standard_normal(len(pitch))
+    point = landing_point_mm(
+        design,
+        yaw + launcher.yaw_sd_deg * rng.standard_normal(len(yaw)),
+        pitch + launcher.pitch_sd_deg * rng.standard_normal(len(pitch)),
+        speed,
+    )
+    point = point + marking_sd_mm * rng.standard_normal(point.shape)
+    missing = np.full(len(pitch), np.nan)
+    return MeasuredShots(
+        pitch,
+        yaw,
+        point[:, 0],
+        point[:, 1],
+        speed if timed else missing,
+        missing,
+        source="synthetic",
+    )
