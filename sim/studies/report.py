@@ -16,8 +16,6 @@ recording on; their seeds make them the very shots of the hit maps.
 
 from __future__ import annotations
 
-import base64
-import io
 from collections import Counter
 
 import numpy as np
@@ -103,16 +101,6 @@ def why(row: SpaceSummary, part: SpaceShots) -> dict:
     return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})" if by else "")}
 
 
-def figure_png(fig) -> str:
-    """A figure as a PNG data URI."""
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
-
-
 def build(
     spec: hitmap.SweepSpec,
     board: Board,
@@ -127,6 +115,7 @@ def build(
     from sim.views import viewer
     from sim.views.design_pictures import difference_figure
     from sim.views.hitmap_picture import heatmap_figure
+    from sim.views.pictures import figure_png
 
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = []

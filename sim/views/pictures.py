@@ -6,6 +6,8 @@ looks the same everywhere.
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -213,3 +215,13 @@ def save_figure(fig, path: str | Path) -> Path:
     finally:
         plt.close(fig)
     return path
+
+
+def figure_png(fig) -> str:
+    """A figure as a PNG data URI (for a self-contained page); the figure is closed."""
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
