@@ -80,6 +80,8 @@ def collision_parts(
         tmp = cached.with_suffix(".tmp")
         tmp.write_text(f"{header}\n# body {digest}\n{body}")
         tmp.replace(cached)
+        # as read back from the file, so that a first run and a cached one agree
+        parts = [p.convex_hull for p in parse_obj(body).values()]
     return parts
 
 

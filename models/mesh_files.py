@@ -103,7 +103,8 @@ def _read_mesh_bytes(path: Path, sha256: str, units: str, part: str) -> MeshFile
             f"{where}: {len(mesh.faces)} faces, over the limit of {MAX_FACES}: "
             f"decimate it in your CAD tool"
         )
-    notes = _make_closed(mesh, where)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a flat mesh's centre is 0/0
+        notes = _make_closed(mesh, where)
     mesh.apply_scale(MESH_UNITS_MM[units])
     _check_size(mesh, units, part, where)
     _place_in_frame(mesh, part)
@@ -137,7 +138,7 @@ def _check_size(mesh: trimesh.Trimesh, units: str, part: str, where: str) -> Non
     lo, hi = SIZE_RANGE_MM[part]
     if not lo <= largest <= hi:
         raise InputError(
-            f"{where}: its largest side is {largest:.4g} mm in '{part}.mesh_units' = "
+            f"{where}: its largest side is {largest:.6g} mm in '{part}.mesh_units' = "
             f'"{units}", outside the plausible {lo:g} to {hi:g} mm for a {part}: '
             f"check 'mesh_units' ({', '.join(MESH_UNITS_MM)})"
         )
