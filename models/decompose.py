@@ -14,6 +14,7 @@ from the parts, whose hulls bridge the mesh's hollows.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,21 @@ def _merge_to_cap(
         parts[nearest] = merged
         del parts[smallest]
     return parts
+
+
+def parts_obj_file(parts: list[np.ndarray], cache_dir: Path | None = None) -> Path:
+    """An OBJ of convex parts ((n_i, 3) vertex arrays, mm), which PyBullet loads as a
+    compound of their hulls; written once under the sha256 of its text."""
+    text = obj_text({f"part-{i}": trimesh.convex.convex_hull(v) for i, v in enumerate(parts)})
+    path = (
+        (cache_dir or _user_cache()) / "shapes" / f"{hashlib.sha256(text.encode()).hexdigest()}.obj"
+    )
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return path
 
 
 def mesh_mass_properties(mesh: trimesh.Trimesh) -> MassProperties:

@@ -343,9 +343,9 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
         section: _section(data.get(section, {}), section, cls, where)
         for section, cls in _SECTIONS.items()
     }
+    sections = resolve_mesh_paths(sections, Path(source).parent)
     _check_launch(data.get("launcher", {}), sections, where)
     _check_ranges_together(sections["launcher"], sections["bale"], where)
-    sections = resolve_mesh_paths(sections, Path(source).parent, where)
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: 'name' must be a non-empty string")

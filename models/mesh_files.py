@@ -180,15 +180,24 @@ def check_mesh_field(value: object, key: str, where: str) -> None:
         )
 
 
-def resolve_mesh_paths(sections: dict[str, Any], folder: Path, where: str) -> dict[str, Any]:
-    """The design's sections with each ``mesh`` an absolute path: a relative one is
-    relative to the design file's ``folder``."""
+def resolve_mesh_paths(sections: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The design's sections with each ``mesh`` an absolute path (a relative one is
+    relative to the design file's ``folder``), and a mesh bale's sides its mesh's
+    extents (x: width, y: length, z: height; square corners), so that what reads a
+    bale's sides (where it leaves the barrel, whether it starts under the board, its
+    frontal area) reads its real size. A bad mesh raises :class:`InputError`."""
     resolved = dict(sections)
     for part in MESH_PARTS:
         mesh = sections[part].mesh
         if mesh is not None:
             path = (folder / Path(mesh).expanduser()).resolve()
             resolved[part] = dataclasses.replace(sections[part], mesh=str(path))
+    bale = resolved["bale"]
+    if bale.mesh is not None:
+        width, length, height = read_mesh_file(bale.mesh, bale.mesh_units, "bale").size_mm
+        resolved["bale"] = dataclasses.replace(
+            bale, length_mm=length, width_mm=width, height_mm=height, corner_radius_mm=0.0
+        )
     return resolved
 
 

@@ -25,14 +25,17 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
 
 from models.board import Board
-from models.design import Design
+from models.decompose import DecompositionSettings, collision_parts, parts_obj_file
+from models.design import Bale, Design, Tractor
 from models.errors import InputError
 from models.layout import Layout
+from models.mesh_files import check_piggy_fits, read_mesh_file
 from models.meshes import ASSETS_DIR, hay_bale
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics import knockout
@@ -102,7 +105,10 @@ class Scene:
         self.client: int = pb.connect(pb.GUI if gui else pb.DIRECT)
         self._connected = True
         self.dt = 1.0 / design.physics.steps_per_s
-        self.model = PiggyModel.load()
+        self.model = PiggyModel.for_design(design)
+        if design.piggy.mesh is not None:
+            piggy = design.piggy
+            check_piggy_fits(read_mesh_file(piggy.mesh, piggy.mesh_units, "piggy"), board.space_mm)
         self.names: dict[int, str] = {}
         self.piggy_bodies: dict[str, int] = {}
         self.static_bodies: list[int] = []
@@ -147,22 +153,32 @@ class Scene:
             self._static_specs.append(
                 ("fence", self._box_shape(fence.half_extents_mm), fence.centre_mm, fence.yaw_rad)
             )
-        self._tractor_shape = self.call(
-            pb.createCollisionShape,
-            pb.GEOM_MESH,
-            fileName=str(ASSETS_DIR / "tractor.obj"),
-            meshScale=[CM_PER_MM] * 3,
+        design = self.design
+        self._tractor_shape = self._obj_shape(
+            own_parts_file(design.tractor, "tractor") or ASSETS_DIR / "tractor.obj"
         )
-        self.piggy_shape = self.call(
-            pb.createCollisionShape,
-            pb.GEOM_MESH,
-            fileName=str(ASSETS_DIR / "piggy_principal.obj"),
-            meshScale=[CM_PER_MM] * 3,
+        self.piggy_shape = self._obj_shape(
+            ASSETS_DIR / "piggy_principal.obj"
+            if design.piggy.mesh is None
+            else parts_obj_file(list(self.model.parts_mm))
         )
-        bale = self.design.bale
+        bale = design.bale
+        own_bale = own_parts_file(bale, "bale")
+        if own_bale is not None:
+            self._bale_shape = self._obj_shape(own_bale)
+            return
         mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
         self._bale_shape = self.call(
             pb.createCollisionShape, pb.GEOM_MESH, vertices=(mesh.vertices * CM_PER_MM).tolist()
+        )
+
+    def _obj_shape(self, path: Path) -> int:
+        """A compound of convex hulls, one per object of an OBJ file in mm."""
+        return self.call(
+            pb.createCollisionShape,
+            pb.GEOM_MESH,
+            fileName=str(path),
+            meshScale=[CM_PER_MM] * 3,
         )
 
     def _box_shape(self, half_mm: Iterable[float]) -> int:
@@ -388,6 +404,16 @@ class Scene:
             self.close()
         except Exception:
             pass
+
+
+def own_parts_file(section: Bale | Tractor, part: str) -> Path | None:
+    """The OBJ of a design part's own collision parts (its mesh decomposed, in its
+    part's frame), or ``None`` when the design gives no mesh for it."""
+    if section.mesh is None:
+        return None
+    mesh_file = read_mesh_file(section.mesh, section.mesh_units, part)
+    settings = DecompositionSettings(section.mesh_threshold, section.mesh_max_parts)
+    return parts_obj_file([p.vertices for p in collision_parts(mesh_file, settings)])
 
 
 def parking_cm(slot: int) -> list[float]:
