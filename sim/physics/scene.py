@@ -106,8 +106,8 @@ class Scene:
         self._connected = True
         self.dt = 1.0 / design.physics.steps_per_s
         self.model = PiggyModel.for_design(design)
-        if design.piggy.mesh is not None:
-            piggy = design.piggy
+        piggy = design.piggy
+        if piggy.mesh is not None:
             check_piggy_fits(read_mesh_file(piggy.mesh, piggy.mesh_units, "piggy"), board.space_mm)
         self.names: dict[int, str] = {}
         self.piggy_bodies: dict[str, int] = {}
