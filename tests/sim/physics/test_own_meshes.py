@@ -33,7 +33,9 @@ def table_piggy(width_mm: float = 34.0, length_mm: float = 40.0) -> trimesh.Trim
             leg = trimesh.creation.box(extents=(5.0, 5.0, 8.0))
             leg.apply_translation([sx * (width_mm / 2 - 2.5), sy * (length_mm / 2 - 2.5), 4.0])
             legs.append(leg)
-    return trimesh.util.concatenate([body, *legs])
+    shell = trimesh.util.concatenate([body, *legs])
+    assert isinstance(shell, trimesh.Trimesh)
+    return shell
 
 
 def _own_design(tmp_path, section: str, mesh: trimesh.Trimesh, extra: str = "") -> str:
@@ -64,7 +66,7 @@ def test_an_own_piggy_stands_still_on_every_space_for_two_seconds(board, table_d
     with Scene(board, table_design) as scene:
         for start in range(0, len(spaces), len(PIGGY_NAMES)):
             chunk = spaces[start : start + len(PIGGY_NAMES)]
-            stacks = {s: [n] for s, n in zip(chunk, PIGGY_NAMES, strict=False)}
+            stacks = {s: (n,) for s, n in zip(chunk, PIGGY_NAMES, strict=False)}
             scene.set_layout(Layout(board=board, stacks=stacks))
             before = {n: scene.position_mm(b) for n, b in scene.piggy_bodies.items()}
             for _ in range(int(2.0 / scene.dt)):
@@ -78,7 +80,7 @@ def test_an_own_piggy_stands_still_on_every_space_for_two_seconds(board, table_d
 
 def _clearance_mm(board, design) -> float:
     with World(board, design) as world:
-        world.set_layout(Layout(board=board, stacks={(8, 3): ["pink-1"]}))
+        world.set_layout(Layout(board=board, stacks={(8, 3): ("pink-1",)}))
         # straight at the trough, far to the side of r8c3: the piggy is not touched
         result = world.shoot(60.0, 10.0, seed=0, noise=False)
     piggy = result.piggies["pink-1"]
