@@ -33,6 +33,8 @@ MESH_PARTS = ("bale", "piggy", "tractor")
 MESH_UNITS_MM = {"mm": 1.0, "cm": 10.0, "m": 1000.0, "in": 25.4}
 #: File suffixes read (what trimesh reads reliably).
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".glb")
+#: The largest mesh file read, bytes (a binary STL of MAX_FACES faces is 10 MB).
+MAX_MESH_BYTES = 64 * 2**20
 #: The most faces a mesh may have: more is refused (decimate it in CAD first).
 MAX_FACES = 200_000
 #: Plausible size of each part, as (smallest, largest) of its largest side, mm. A
@@ -78,6 +80,15 @@ def read_mesh_file(path: str | Path, units: str, part: str) -> MeshFile:
     path = Path(path).resolve()
     if not path.is_file():
         raise InputError(f"'{part}.mesh': no such file {path}")
+    if path.suffix.lower() not in MESH_SUFFIXES:
+        raise InputError(
+            f"'{part}.mesh' {path.name}: not a mesh file (read: {', '.join(MESH_SUFFIXES)})"
+        )
+    if path.stat().st_size > MAX_MESH_BYTES:
+        raise InputError(
+            f"'{part}.mesh' {path.name}: over {MAX_MESH_BYTES // 2**20} MiB: decimate it in "
+            f"your CAD tool"
+        )
     data = path.read_bytes()
     return _read_mesh_bytes(path, hashlib.sha256(data).hexdigest(), units, part)
 
@@ -86,8 +97,6 @@ def read_mesh_file(path: str | Path, units: str, part: str) -> MeshFile:
 def _read_mesh_bytes(path: Path, sha256: str, units: str, part: str) -> MeshFile:
     """:func:`read_mesh_file` once per file content (the sha256 is part of the key)."""
     where = f"'{part}.mesh' {path.name}"
-    if path.suffix.lower() not in MESH_SUFFIXES:
-        raise InputError(f"{where}: not a mesh file (read: {', '.join(MESH_SUFFIXES)})")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

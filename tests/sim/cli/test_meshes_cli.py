@@ -13,6 +13,7 @@ import pytest
 import trimesh
 
 from models import decompose
+from models.errors import InputError
 from sim.cli import main
 
 
@@ -171,3 +172,18 @@ def test_a_hit_map_with_an_own_piggy_is_the_same_with_one_or_two_workers(capsys,
             == hashlib.sha256((tmp_path / "pig.stl").read_bytes()).hexdigest()
         )
     assert maps[0] == maps[1]
+
+
+def test_an_uploaded_design_cannot_make_the_server_read_a_file(tmp_path):
+    from sim.serve.uploads import Uploads
+
+    trimesh.creation.box(extents=(7, 11, 6)).export(tmp_path / "bale.stl")
+    uploads = Uploads()
+    try:
+        with pytest.raises(InputError, match="an uploaded design cannot give a mesh file"):
+            uploads.upload(
+                None,  # refused before the sandbox is touched
+                {"kind": "design", "text": f'[bale]\nmesh = "{tmp_path / "bale.stl"}"\n'},
+            )
+    finally:
+        uploads.cleanup()
