@@ -187,3 +187,31 @@ def test_an_uploaded_design_cannot_make_the_server_read_a_file(tmp_path):
             )
     finally:
         uploads.cleanup()
+
+
+def test_the_round_bale_example_checks_shoots_and_maps(capsys, tmp_path):
+    code, out, err = run(capsys, ["design", "check", "round-bale"])
+    assert code == 0, err
+    assert "bale mesh: " in out and "round-bale.stl" in out and "9 x 8 x 8 mm" in out
+    code, out, err = run(capsys, ["shoot", "--design", "round-bale", "--at", "r8c3", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["design"] == "round-bale"
+    csv = tmp_path / "round.csv"
+    argv = [
+        "hitmap",
+        "--design",
+        "round-bale",
+        "--spaces",
+        "r8c3",
+        "--shots",
+        "4",
+        "--workers",
+        "1",
+        "--out",
+        str(csv),
+    ]
+    code, _, err = run(capsys, argv)
+    assert code == 0, err
+    meta = json.loads(Path(f"{csv}.json").read_text())
+    assert meta["design"] == "round-bale"
+    assert meta["meshes"]["bale"]["file"].endswith("models/designs/round-bale.stl")

@@ -115,6 +115,16 @@ def test_a_round_bale_flies_the_closed_form_range(tmp_path, board):
         assert row.passes, f"pitch {row.pitch_deg:.1f}: error {row.error_mm:.2f} mm"
 
 
+def test_the_round_bale_example_flies_the_closed_form_range_as_the_stock_bale(board):
+    """models/designs/round-bale.toml: its axis across the barrel, so its section in
+    the plane of the shot is a disc, which the block's lowest point bounds."""
+    design = load_design("round-bale")
+    rows = range_table(board, design, default_pitches(design, 8))
+    for row in rows:
+        assert row.passes, f"pitch {row.pitch_deg:.1f}: error {row.error_mm:.2f} mm"
+    assert all(abs(r.relative_error) < 0.01 for r in rows if r.closed_form_mm > 300)
+
+
 def test_an_own_tractor_is_what_the_bale_hits(tmp_path, board):
     """A tall wall in front of the barrel instead of the tractor: every flat shot
     stops against it."""
