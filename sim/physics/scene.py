@@ -31,8 +31,8 @@ from typing import Any, Self
 import numpy as np
 
 from models.board import Board
-from models.decompose import DecompositionSettings, collision_parts, parts_obj_file
-from models.design import Bale, Design, Tractor
+from models.decompose import parts_obj_file
+from models.design import Design
 from models.errors import InputError
 from models.layout import Layout
 from models.mesh_files import check_piggy_fits, read_mesh_file
@@ -43,6 +43,7 @@ from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import BodyPose, PiggyModel, fence_boxes, quaternion_from_matrix
 from sim.physics.materials import NOMINAL
+from sim.physics.own_bodies import own_bale_inertia_g_mm2, own_parts_file
 
 #: Where bodies out of play wait, in the air far from the board and the table:
 #: slot i is at this corner plus i times the spacing along x, cm.
@@ -163,6 +164,7 @@ class Scene:
             else parts_obj_file(list(self.model.parts_mm))
         )
         bale = design.bale
+        self._bale_inertia_g_mm2 = own_bale_inertia_g_mm2(bale)
         own_bale = own_parts_file(bale, "bale")
         if own_bale is not None:
             self._bale_shape = self._obj_shape(own_bale)
@@ -240,9 +242,9 @@ class Scene:
         carries state that no reset clears, and a shot then depended on the shots
         before it."""
         bale = self.design.bale
-        # A maximal-coordinate rigid body, for continuous collision detection. Its
-        # inertia is Bullet's, from the bounding box: exact for a box, close for a
-        # rounded one (localInertiaDiagonal gives NaN on such bodies in PyBullet 3.2).
+        # A maximal-coordinate rigid body, for continuous collision detection. The
+        # stock bale's inertia is Bullet's, from the bounding box: exact for a box,
+        # close for a rounded one.
         self.bale = self.call(
             pb.createMultiBody,
             bale.mass_g,
@@ -252,6 +254,16 @@ class Scene:
         )
         self.names[self.bale] = "bale"
         smallest = min(bale.length_mm, bale.width_mm, bale.height_mm)
+        if self._bale_inertia_g_mm2 is not None:
+            # An own bale's inertia is its mesh's (a solid). Given with the mass:
+            # without it PyBullet makes a maximal-coordinate body's state NaN.
+            self.call(
+                pb.changeDynamics,
+                self.bale,
+                -1,
+                mass=bale.mass_g,
+                localInertiaDiagonal=(self._bale_inertia_g_mm2 * CM_PER_MM**2).tolist(),
+            )
         self.call(
             pb.changeDynamics,
             self.bale,
@@ -404,16 +416,6 @@ class Scene:
             self.close()
         except Exception:
             pass
-
-
-def own_parts_file(section: Bale | Tractor, part: str) -> Path | None:
-    """The OBJ of a design part's own collision parts (its mesh decomposed, in its
-    part's frame), or ``None`` when the design gives no mesh for it."""
-    if section.mesh is None:
-        return None
-    mesh_file = read_mesh_file(section.mesh, section.mesh_units, part)
-    settings = DecompositionSettings(section.mesh_threshold, section.mesh_max_parts)
-    return parts_obj_file([p.vertices for p in collision_parts(mesh_file, settings)])
 
 
 def parking_cm(slot: int) -> list[float]:

@@ -125,6 +125,19 @@ def test_the_round_bale_example_flies_the_closed_form_range_as_the_stock_bale(bo
     assert all(abs(r.relative_error) < 0.01 for r in rows if r.closed_form_mm > 300)
 
 
+def test_the_round_bale_turns_with_a_cylinder_inertia(board):
+    """Its inertia is its mesh's as a solid (a 16-sided prism: within 3 % of the
+    cylinder's), not Bullet's from its bounding box."""
+    design = load_design("round-bale")
+    mass, radius, length = design.bale.mass_g, 4.0, 9.0
+    along_axis = mass * radius**2 / 2  # g mm², about x
+    across = mass * (3 * radius**2 + length**2) / 12
+    with Scene(board, design) as scene:
+        inertia_g_cm2 = scene.call(pb.getDynamicsInfo, scene.bale, -1)[2]
+    inertia = np.array(inertia_g_cm2) * 100  # g mm²
+    assert inertia == pytest.approx([along_axis, across, across], rel=0.03)
+
+
 def test_an_own_tractor_is_what_the_bale_hits(tmp_path, board):
     """A tall wall in front of the barrel instead of the tractor: every flat shot
     stops against it."""
