@@ -1,8 +1,8 @@
 """Collision geometry and mass properties of a designer's own mesh.
 
 A convex mesh is one part (its hull). A non-convex one is split into convex parts
-by PyBullet's built-in V-HACD (docs/physics.md says why V-HACD and not CoACD),
-in a child process under a time cap, then merged down to the part cap. The parts
+by CoACD (docs/physics.md says why CoACD and not PyBullet's V-HACD), with a fixed
+seed, in a child process under a time cap, at most the part cap of them. The parts
 are cached in the user cache folder under the mesh's sha256 and the settings; a
 cached file is used only when the sha256 and settings written inside it, and the
 checksum of its parts, match (its name is never trusted).
@@ -31,22 +31,29 @@ from models.meshes import MassProperties, obj_text, parse_obj
 #: Seconds one decomposition may take before it is refused.
 DECOMPOSE_TIME_CAP_S = 120.0
 #: Bumped when the decomposition changes, so that older cached parts are not used.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 #: A mesh whose hull is bigger than it by no more than this share is convex.
 CONVEX_TOLERANCE = 1e-4
 
-_VHACD_SCRIPT = """
-import sys, pybullet
-pybullet.vhacd(sys.argv[1], sys.argv[2], sys.argv[3], concavity=float(sys.argv[4]))
+#: The child process: CoACD on the mesh in ``mesh.npz``, its parts to ``parts.npz``.
+_COACD_SCRIPT = """
+import sys, numpy, coacd
+coacd.set_log_level("error")
+mesh = numpy.load(sys.argv[1])
+parts = coacd.run_coacd(
+    coacd.Mesh(mesh["vertices"], mesh["faces"]),
+    threshold=float(sys.argv[3]), max_convex_hull=int(sys.argv[4]), seed=0,
+)
+numpy.savez(sys.argv[2], *[vertices for vertices, _ in parts])
 """
 
 
 @dataclass(frozen=True)
 class DecompositionSettings:
-    """How a mesh is split: V-HACD's ``concavity`` threshold (smaller: closer to
-    the mesh, more parts) and the most parts kept."""
+    """How a mesh is split: CoACD's concavity ``threshold`` (smaller: closer to the
+    mesh, more parts) and the most parts made."""
 
-    threshold: float = 0.0025
+    threshold: float = 0.05
     max_parts: int = 16
 
     def key(self) -> str:
@@ -74,7 +81,7 @@ def collision_parts(
     cached = folder / f"{mesh_file.part}-{mesh_file.sha256[:16]}-{settings_hash}.obj"
     parts = _read_cached(cached, header)
     if parts is None:
-        parts = _merge_to_cap(_vhacd(mesh, settings.threshold, mesh_file.path.name), settings)
+        parts = _coacd(mesh, settings, mesh_file.path.name)
         body = obj_text({f"part-{i}": p for i, p in enumerate(parts)})
         folder.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256(body.encode()).hexdigest()
@@ -104,48 +111,45 @@ def _read_cached(path: Path, header: str) -> list[trimesh.Trimesh] | None:
     return [p.convex_hull for p in parse_obj(body).values()]
 
 
-def _vhacd(mesh: trimesh.Trimesh, threshold: float, name: str) -> list[trimesh.Trimesh]:
-    """V-HACD's parts of a mesh, in a child process (it prints to the terminal and
+def _coacd(
+    mesh: trimesh.Trimesh, settings: DecompositionSettings, name: str
+) -> list[trimesh.Trimesh]:
+    """CoACD's parts of a mesh, in a child process (it prints to the terminal and
     cannot be stopped from inside) under :data:`DECOMPOSE_TIME_CAP_S`."""
     with tempfile.TemporaryDirectory() as folder:
-        source, out, log = (Path(folder) / n for n in ("in.obj", "out.obj", "log.txt"))
-        source.write_text(obj_text({"mesh": mesh}))
-        command = [sys.executable, "-c", _VHACD_SCRIPT, source, out, log, repr(threshold)]
+        source, out = Path(folder) / "mesh.npz", Path(folder) / "parts.npz"
+        np.savez(source, vertices=np.asarray(mesh.vertices), faces=np.asarray(mesh.faces))
+        command = [
+            sys.executable,
+            "-c",
+            _COACD_SCRIPT,
+            str(source),
+            str(out),
+            repr(settings.threshold),
+            str(settings.max_parts),
+        ]
         try:
-            subprocess.run(
-                [str(c) for c in command],
-                capture_output=True,
-                timeout=DECOMPOSE_TIME_CAP_S,
-                check=True,
-            )
+            subprocess.run(command, capture_output=True, timeout=DECOMPOSE_TIME_CAP_S, check=True)
         except subprocess.TimeoutExpired:
             raise InputError(
                 f"{name}: its convex decomposition took over {DECOMPOSE_TIME_CAP_S:g} s: "
                 f"raise 'mesh_threshold' or simplify the mesh"
             ) from None
-        except subprocess.CalledProcessError:
-            raise InputError(f"{name}: its convex decomposition failed") from None
-        parts = [p.convex_hull for p in parse_obj(out.read_text()).values()]
+        except subprocess.CalledProcessError as error:
+            last = (error.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
+            raise InputError(
+                f"{name}: its convex decomposition failed ({last[0] if last else 'no message'})"
+            ) from None
+        with np.load(out) as saved:
+            parts = [
+                trimesh.convex.convex_hull(saved[key]) for key in sorted(saved.files, key=_index)
+            ]
     return [p for p in parts if p.volume > 0]
 
 
-def _merge_to_cap(
-    parts: list[trimesh.Trimesh], settings: DecompositionSettings
-) -> list[trimesh.Trimesh]:
-    """Merge the smallest part into the part whose centre is nearest, until at most
-    ``max_parts`` are left. Deterministic: ties go to the earlier part."""
-    parts = list(parts)
-    while len(parts) > settings.max_parts:
-        smallest = min(range(len(parts)), key=lambda i: parts[i].volume)
-        centre = parts[smallest].center_mass
-        others = [i for i in range(len(parts)) if i != smallest]
-        nearest = min(others, key=lambda i: float(np.linalg.norm(parts[i].center_mass - centre)))
-        merged = trimesh.convex.convex_hull(
-            np.vstack([parts[smallest].vertices, parts[nearest].vertices])
-        )
-        parts[nearest] = merged
-        del parts[smallest]
-    return parts
+def _index(key: str) -> int:
+    """``arr_12`` -> 12: numpy.savez's names, in the order they were given."""
+    return int(key.rsplit("_", 1)[1])
 
 
 def parts_obj_file(parts: list[np.ndarray], cache_dir: Path | None = None) -> Path:

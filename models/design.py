@@ -97,7 +97,7 @@ class Bale:
     # sides above then only size the stand-ins that need a box.
     mesh: str | None = None  # mesh file; relative to the design file
     mesh_units: str = "mm"  # mm, cm, m or in
-    mesh_threshold: float = 0.0025  # V-HACD concavity: smaller, closer parts
+    mesh_threshold: float = 0.05  # CoACD concavity: smaller, closer parts, more
     mesh_max_parts: int = 16  # at most this many convex parts
 
 
@@ -111,7 +111,7 @@ class Piggy:
     restitution: float = 0.3
     mesh: str | None = None
     mesh_units: str = "mm"
-    mesh_threshold: float = 0.0025
+    mesh_threshold: float = 0.05
     mesh_max_parts: int = 16
 
 
@@ -122,7 +122,7 @@ class Tractor:
 
     mesh: str | None = None
     mesh_units: str = "mm"
-    mesh_threshold: float = 0.0025
+    mesh_threshold: float = 0.05
     mesh_max_parts: int = 16
 
 
@@ -243,7 +243,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "piggy.mass_g": (0.1, 200.0),
     "piggy.friction": (0.0, 2.0),
     "piggy.restitution": (0.0, 1.0),
-    **{f"{part}.mesh_threshold": (0.0001, 1.0) for part in ("bale", "piggy", "tractor")},
+    **{f"{part}.mesh_threshold": (0.01, 1.0) for part in ("bale", "piggy", "tractor")},
     **{f"{part}.mesh_max_parts": (1, 64) for part in ("bale", "piggy", "tractor")},
     "surfaces.friction": (0.0, 2.0),
     "surfaces.restitution": (0.0, 1.0),

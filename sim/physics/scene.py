@@ -106,10 +106,10 @@ class Scene:
         self.client: int = pb.connect(pb.GUI if gui else pb.DIRECT)
         self._connected = True
         self.dt = 1.0 / design.physics.steps_per_s
-        self.model = PiggyModel.for_design(design)
         piggy = design.piggy
-        if piggy.mesh is not None:
+        if piggy.mesh is not None:  # before the decomposition: a refusal costs nothing
             check_piggy_fits(read_mesh_file(piggy.mesh, piggy.mesh_units, "piggy"), board.space_mm)
+        self.model = PiggyModel.for_design(design)
         self.names: dict[int, str] = {}
         self.piggy_bodies: dict[str, int] = {}
         self.static_bodies: list[int] = []

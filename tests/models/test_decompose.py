@@ -1,4 +1,4 @@
-"""Collision parts of a designer's mesh (convex: one part; else V-HACD, capped,
+"""Collision parts of a designer's mesh (convex: one part; else CoACD, capped,
 cached by content) and its mass properties against closed forms."""
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ def test_a_ring_is_split_into_parts_that_leave_its_hole_open(ring, tmp_path):
     # the centre of the hole is inside no part (one hull would fill it)
     centre = np.zeros((1, 3))
     assert not any(p.contains(centre)[0] for p in parts)
-    # the parts cover the ring's volume within V-HACD's error
+    # the parts cover the ring's volume within the decomposition's error
     ring_volume = ring.mesh.volume
     assert sum(p.volume for p in parts) == pytest.approx(ring_volume, rel=0.3)
 
 
 def test_the_part_cap_holds_and_the_same_mesh_gives_the_same_parts(ring, tmp_path):
     capped = collision_parts(ring, DecompositionSettings(max_parts=3), tmp_path / "a")
-    assert len(capped) == 3
+    assert 2 <= len(capped) <= 3
     again = collision_parts(ring, DecompositionSettings(max_parts=3), tmp_path / "b")
     assert _vertices(again) == _vertices(capped)
 
@@ -60,8 +60,8 @@ def test_the_cache_is_used_for_the_same_content_and_checked_not_trusted(
     first = collision_parts(ring, settings, tmp_path)
     (cached,) = tmp_path.glob("*.obj")
     calls = []
-    real_vhacd = decompose._vhacd
-    monkeypatch.setattr(decompose, "_vhacd", lambda *a: calls.append(a) or real_vhacd(*a))
+    real_coacd = decompose._coacd
+    monkeypatch.setattr(decompose, "_coacd", lambda *a: calls.append(a) or real_coacd(*a))
     assert _vertices(collision_parts(ring, settings, tmp_path)) == _vertices(first)
     assert calls == []  # read back, not made anew
     # a cache file with a changed body is made anew, not used
