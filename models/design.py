@@ -269,13 +269,20 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
 
 
 def design_toml(design: Design) -> str:
-    """A design as a TOML file (the inverse of :func:`load_design`, for derived designs)."""
+    """A design as a TOML file (the inverse of :func:`load_design`, for derived designs).
+
+    A mesh's line ends in a comment with the sha256 of the file's bytes, so that
+    everything keyed by this text (the design's sha256, cached hit maps) changes
+    when the mesh does."""
     lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
     for section, values in design.file_dict().items():
         if isinstance(values, dict):
             lines.append(f"[{section}]")
             for key, value in values.items():
-                lines.append(f"{key} = {_toml_value(value)}")
+                line = f"{key} = {_toml_value(value)}"
+                if key == "mesh":
+                    line += f"  # sha256 {hashlib.sha256(Path(value).read_bytes()).hexdigest()}"
+                lines.append(line)
     return "\n".join(lines) + "\n"
 
 

@@ -67,13 +67,16 @@ def test_bad_mesh_fields_are_refused_with_the_field(bale, message):
 def test_the_identity_has_each_mesh_sha256_and_settings(tmp_path):
     _write(trimesh.creation.box(extents=(7, 11, 6)), tmp_path / "bale.stl")
     path = _design_file(tmp_path, '[bale]\nmesh = "bale.stl"\nmesh_max_parts = 5')
-    first = design_identity(str(path))["meshes"]["bale"]
+    before = design_identity(str(path))
+    first = before["meshes"]["bale"]
     assert first["max_parts"] == 5 and first["units"] == "mm"
     _write(trimesh.creation.box(extents=(7, 12, 6)), tmp_path / "bale.stl")
     second = design_identity(str(path))["meshes"]["bale"]
-    # same file name, other content: another identity
+    # same file name, other content: another identity, and another normalised design
+    # (what cached hit maps are keyed by)
     assert second["sha256"] != first["sha256"]
     assert second["file"] == first["file"]
+    assert design_identity(str(path))["design_sha256"] != before["design_sha256"]
 
 
 # --- the checks ---------------------------------------------------------------------
