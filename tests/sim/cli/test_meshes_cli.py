@@ -78,6 +78,16 @@ def test_a_mesh_with_holes_that_cannot_be_closed(capsys, tmp_path):
     refused_everywhere(capsys, tmp_path, design, "has holes that cannot be filled")
 
 
+def test_a_mesh_that_encloses_no_volume(capsys, tmp_path):
+    # two triangles back to back: closed, but flat
+    flat = trimesh.Trimesh(
+        vertices=[[0, 0, 0], [10, 0, 0], [0, 10, 0]], faces=[[0, 1, 2], [0, 2, 1]], process=False
+    )
+    flat.export(tmp_path / "flat.ply")
+    design = design_with(tmp_path, "bale", "flat.ply")
+    refused_everywhere(capsys, tmp_path, design, "'bale.mesh' flat.ply: encloses no volume")
+
+
 def test_a_bale_in_metres_says_its_size_and_mesh_units(capsys, tmp_path):
     trimesh.creation.box(extents=(7, 11, 6)).export(tmp_path / "bale.stl")
     design = design_with(tmp_path, "bale", "bale.stl", 'mesh_units = "m"')
