@@ -17,6 +17,13 @@ from typing import Any
 
 from models.errors import InputError, check_label
 from models.files import known_names, read_toml, resolve_named_file
+from models.mesh_files import (
+    MESH_PARTS,
+    check_design_meshes,
+    check_mesh_field,
+    mesh_identity,
+    resolve_mesh_paths,
+)
 
 DESIGNS_DIR = Path(__file__).parent / "designs"
 
@@ -86,15 +93,37 @@ class Bale:
     mass_g: float = 1.5
     friction: float = 0.5
     restitution: float = 0.5
+    # A designer's own shape instead of the block (models/mesh_files.py): the
+    # sides above then only size the stand-ins that need a box.
+    mesh: str | None = None  # mesh file; relative to the design file
+    mesh_units: str = "mm"  # mm, cm, m or in
+    mesh_threshold: float = 0.05  # CoACD concavity: smaller, closer parts, more
+    mesh_max_parts: int = 16  # at most this many convex parts
 
 
 @dataclass(frozen=True)
 class Piggy:
-    """The piggies' material (their shape is fixed: models/assets/piggy*.obj)."""
+    """The piggies' material, and their shape when the design gives a mesh (else
+    models/assets/piggy*.obj)."""
 
     mass_g: float = 2.5
     friction: float = 0.6
     restitution: float = 0.3
+    mesh: str | None = None
+    mesh_units: str = "mm"
+    mesh_threshold: float = 0.05
+    mesh_max_parts: int = 16
+
+
+@dataclass(frozen=True)
+class Tractor:
+    """The tractor body a bale can ricochet off, when the design gives a mesh (else
+    models/assets/tractor.obj); the barrel stays the launcher's."""
+
+    mesh: str | None = None
+    mesh_units: str = "mm"
+    mesh_threshold: float = 0.05
+    mesh_max_parts: int = 16
 
 
 @dataclass(frozen=True)
@@ -136,6 +165,7 @@ class Design:
     launcher: Launcher = Launcher()
     bale: Bale = Bale()
     piggy: Piggy = Piggy()
+    tractor: Tractor = Tractor()
     surfaces: Surfaces = Surfaces()
     physics: Physics = Physics()
 
@@ -156,6 +186,14 @@ class Design:
         if not self.launcher.has_spring:
             for key in SPRING_FIELDS:
                 del data["launcher"][key]
+        # A part without a mesh shows no mesh fields (and a design without a tractor
+        # mesh no tractor), so that such a design reads as it did before meshes.
+        for part in MESH_PARTS:
+            if data[part]["mesh"] is None:
+                for key in MESH_FIELDS:
+                    del data[part][key]
+        if not data["tractor"]:
+            del data["tractor"]
         return data
 
     def file_dict(self) -> dict:
@@ -168,10 +206,14 @@ class Design:
         return data
 
 
+#: The fields that go with a mesh (the first two checked by models.mesh_files).
+MESH_FIELDS = ("mesh", "mesh_units", "mesh_threshold", "mesh_max_parts")
+
 _SECTIONS = {
     "launcher": Launcher,
     "bale": Bale,
     "piggy": Piggy,
+    "tractor": Tractor,
     "surfaces": Surfaces,
     "physics": Physics,
 }
@@ -201,6 +243,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "piggy.mass_g": (0.1, 200.0),
     "piggy.friction": (0.0, 2.0),
     "piggy.restitution": (0.0, 1.0),
+    **{f"{part}.mesh_threshold": (0.01, 1.0) for part in ("bale", "piggy", "tractor")},
+    **{f"{part}.mesh_max_parts": (1, 64) for part in ("bale", "piggy", "tractor")},
     "surfaces.friction": (0.0, 2.0),
     "surfaces.restitution": (0.0, 1.0),
     "physics.steps_per_s": (240.0, 20000.0),
@@ -225,28 +269,45 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
 
 
 def design_toml(design: Design) -> str:
-    """A design as a TOML file (the inverse of :func:`load_design`, for derived designs)."""
+    """A design as a TOML file (the inverse of :func:`load_design`, for derived designs).
+
+    A mesh's line ends in a comment with the sha256 of the file's bytes, so that
+    everything keyed by this text (the design's sha256, cached hit maps) changes
+    when the mesh does."""
     lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
     for section, values in design.file_dict().items():
         if isinstance(values, dict):
             lines.append(f"[{section}]")
             for key, value in values.items():
-                lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value}")
+                line = f"{key} = {_toml_value(value)}"
+                if key == "mesh":
+                    line += f"  # sha256 {hashlib.sha256(Path(value).read_bytes()).hexdigest()}"
+                lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return json.dumps(value) if isinstance(value, str) else str(value)
 
 
 def design_identity(name_or_path: str) -> dict:
     """What identifies a design: its name, its file (an absolute path), the sha256 of
     the file's bytes (``sha256sum FILE`` prints the same) and of the normalised design
     (:func:`design_toml`: the same for two files that differ only in comments or
-    layout)."""
+    layout); with meshes, each mesh file's sha256 and decomposition settings
+    (:func:`models.mesh_files.mesh_identity`), so that two data files made with
+    different meshes are never taken for one."""
     design = load_design(name_or_path)
     path = resolve_named_file(name_or_path, DESIGNS_DIR, "design").resolve()
+    meshes = mesh_identity(design)
     return {
         "design": design.name,
         "design_file": str(path),
         "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "design_sha256": hashlib.sha256(design_toml(design).encode()).hexdigest(),
+        **({"meshes": meshes} if meshes else {}),
     }
 
 
@@ -289,6 +350,7 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
         section: _section(data.get(section, {}), section, cls, where)
         for section, cls in _SECTIONS.items()
     }
+    sections = resolve_mesh_paths(sections, Path(source).parent)
     _check_launch(data.get("launcher", {}), sections, where)
     _check_ranges_together(sections["launcher"], sections["bale"], where)
     name = data.get("name", Path(source).stem)
@@ -296,6 +358,7 @@ def design_from_dict(data: dict, source: str = "design") -> Design:
         raise InputError(f"{where}: 'name' must be a non-empty string")
     design = Design(name=name, description=str(data.get("description", "")), **sections)
     check_design_as_a_whole(design, data, where)
+    check_design_meshes(design)
     return design
 
 
@@ -310,10 +373,20 @@ def _section(values: object, section: str, cls: type, where: str) -> Any:
             raise InputError(
                 f"{where}: unknown field '{section}.{key}' (allowed: {', '.join(fields)})"
             )
-        _check_field(value, fields[key].default, f"{section}.{key}", where)
+        if key in MESH_FIELDS[:2]:
+            check_mesh_field(value, f"{section}.{key}", where)
+        else:
+            _check_field(value, fields[key].default, f"{section}.{key}", where)
+    if "mesh" not in values and any(k in values for k in MESH_FIELDS):
+        first = next(k for k in MESH_FIELDS if k in values)
+        raise InputError(f"{where}: '{section}.{first}' needs '{section}.mesh' (the file)")
     return cls(
         **{
-            k: (float(v) if isinstance(fields[k].default, float | None) else v)
+            k: (
+                float(v)
+                if k not in MESH_FIELDS[:2] and isinstance(fields[k].default, float | None)
+                else v
+            )
             for k, v in values.items()
         }
     )

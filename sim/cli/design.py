@@ -27,10 +27,12 @@ LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_check(args) -> int:
+    from models.mesh_report import format_mesh_report, mesh_report
     from sim.physics.aim import reach_mm
 
     design = load_design(args.file)
     board = load_board(args.board)
+    meshes = mesh_report(design, board.space_mm)
     near, far = reach_mm(design, design.bale.height_mm / 2)
     lands = math.isfinite(near)
     reach: dict[str, Any] = (
@@ -56,6 +58,7 @@ def cmd_design_check(args) -> int:
                 "reach_open_ground_mm": [round(near, 1), round(far, 1)] if lands else None,
                 **reach,
                 "speed_from_spring": launcher.has_spring,
+                **({"meshes": meshes} if meshes else {}),
                 **{k: v for k, v in report.to_dict().items() if k != "design"},
             }
         )
@@ -69,6 +72,8 @@ def cmd_design_check(args) -> int:
         ("yaw_sd_deg", "pitch_sd_deg"),
     ):
         print("  " + ", ".join(f"launcher.{n} = {getattr(launcher, n):g}" for n in names))
+    for line in format_mesh_report(meshes):
+        print(f"  {line}")
     if not lands:
         print(f"  {reach['reach_reason']}")
         return 0

@@ -16,7 +16,10 @@ from functools import cache
 import numpy as np
 
 from models.board import Board, Space
+from models.decompose import DecompositionSettings, collision_parts, mesh_mass_properties
+from models.design import Design
 from models.layout import Layout
+from models.mesh_files import MeshFile, read_mesh_file
 from models.meshes import load_parts, load_piggy_mass
 from sim.physics import knockout
 
@@ -113,6 +116,16 @@ class PiggyModel:
         )
         return PiggyModel(parts, np.array(mass["principal_axes"]), np.array(mass["com_mm"]), mass)
 
+    @staticmethod
+    def for_design(design: Design) -> PiggyModel:
+        """The design's piggy: its own mesh's when it gives one, else the stock one."""
+        piggy = design.piggy
+        if piggy.mesh is None:
+            return PiggyModel.load()
+        mesh_file = read_mesh_file(piggy.mesh, piggy.mesh_units, "piggy")
+        settings = DecompositionSettings(piggy.mesh_threshold, piggy.mesh_max_parts)
+        return _own_piggy(mesh_file, settings)
+
     def parts_at(self, pose: BodyPose) -> list[np.ndarray]:
         """Its collision parts at a body pose: (n_i, 3) arrays, board frame, mm."""
         return [knockout.transform(v, pose.position_mm, pose.rotation) for v in self.parts_mm]
@@ -141,6 +154,27 @@ class PiggyModel:
                 foot = np.array([cx, cy, DROP_CLEARANCE_MM + level * stack_height_mm])
                 poses[name] = BodyPose(foot + turn @ self.com_mm, turn @ self.principal_axes)
         return poses
+
+
+@cache
+def _own_piggy(mesh_file: MeshFile, settings: DecompositionSettings) -> PiggyModel:
+    """A piggy model from a designer's mesh (in the piggy frame): its parts in its
+    principal frame and its mass properties as a solid (once per content and
+    settings: a MeshFile compares by its file and sha256)."""
+    props = mesh_mass_properties(mesh_file.mesh)
+    axes, com = props.principal_axes, props.com_mm
+    parts = [p.vertices for p in collision_parts(mesh_file, settings)]
+    lo, hi = mesh_file.mesh.bounds
+    mass = {
+        "volume_mm3": props.volume_mm3,
+        "com_mm": com.tolist(),
+        "principal_moments_mm5": props.principal_moments_mm5.tolist(),
+        "principal_axes": axes.tolist(),
+        "height_mm": float(hi[2]),
+        "footprint_half_mm": [float(max(-lo[i], hi[i])) for i in (0, 1)],
+    }
+    principal = tuple(np.array((v - com) @ axes, dtype=float) for v in parts)
+    return PiggyModel(principal, axes, com, mass)
 
 
 def forward_yaw(board: Board, space: Space) -> float:

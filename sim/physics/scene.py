@@ -25,14 +25,17 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
 
 from models.board import Board
+from models.decompose import parts_obj_file
 from models.design import Design
 from models.errors import InputError
 from models.layout import Layout
+from models.mesh_files import check_piggy_fits, read_mesh_file
 from models.meshes import ASSETS_DIR, hay_bale
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics import knockout
@@ -40,6 +43,7 @@ from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import BodyPose, PiggyModel, fence_boxes, quaternion_from_matrix
 from sim.physics.materials import NOMINAL
+from sim.physics.own_bodies import own_bale_inertia_g_mm2, own_parts_file
 
 #: Where bodies out of play wait, in the air far from the board and the table:
 #: slot i is at this corner plus i times the spacing along x, cm.
@@ -102,7 +106,10 @@ class Scene:
         self.client: int = pb.connect(pb.GUI if gui else pb.DIRECT)
         self._connected = True
         self.dt = 1.0 / design.physics.steps_per_s
-        self.model = PiggyModel.load()
+        piggy = design.piggy
+        if piggy.mesh is not None:  # before the decomposition: a refusal costs nothing
+            check_piggy_fits(read_mesh_file(piggy.mesh, piggy.mesh_units, "piggy"), board.space_mm)
+        self.model = PiggyModel.for_design(design)
         self.names: dict[int, str] = {}
         self.piggy_bodies: dict[str, int] = {}
         self.static_bodies: list[int] = []
@@ -147,22 +154,33 @@ class Scene:
             self._static_specs.append(
                 ("fence", self._box_shape(fence.half_extents_mm), fence.centre_mm, fence.yaw_rad)
             )
-        self._tractor_shape = self.call(
-            pb.createCollisionShape,
-            pb.GEOM_MESH,
-            fileName=str(ASSETS_DIR / "tractor.obj"),
-            meshScale=[CM_PER_MM] * 3,
+        design = self.design
+        self._tractor_shape = self._obj_shape(
+            own_parts_file(design.tractor, "tractor") or ASSETS_DIR / "tractor.obj"
         )
-        self.piggy_shape = self.call(
-            pb.createCollisionShape,
-            pb.GEOM_MESH,
-            fileName=str(ASSETS_DIR / "piggy_principal.obj"),
-            meshScale=[CM_PER_MM] * 3,
+        self.piggy_shape = self._obj_shape(
+            ASSETS_DIR / "piggy_principal.obj"
+            if design.piggy.mesh is None
+            else parts_obj_file(list(self.model.parts_mm))
         )
-        bale = self.design.bale
+        bale = design.bale
+        self._bale_inertia_g_mm2 = own_bale_inertia_g_mm2(bale)
+        own_bale = own_parts_file(bale, "bale")
+        if own_bale is not None:
+            self._bale_shape = self._obj_shape(own_bale)
+            return
         mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
         self._bale_shape = self.call(
             pb.createCollisionShape, pb.GEOM_MESH, vertices=(mesh.vertices * CM_PER_MM).tolist()
+        )
+
+    def _obj_shape(self, path: Path) -> int:
+        """A compound of convex hulls, one per object of an OBJ file in mm."""
+        return self.call(
+            pb.createCollisionShape,
+            pb.GEOM_MESH,
+            fileName=str(path),
+            meshScale=[CM_PER_MM] * 3,
         )
 
     def _box_shape(self, half_mm: Iterable[float]) -> int:
@@ -224,9 +242,9 @@ class Scene:
         carries state that no reset clears, and a shot then depended on the shots
         before it."""
         bale = self.design.bale
-        # A maximal-coordinate rigid body, for continuous collision detection. Its
-        # inertia is Bullet's, from the bounding box: exact for a box, close for a
-        # rounded one (localInertiaDiagonal gives NaN on such bodies in PyBullet 3.2).
+        # A maximal-coordinate rigid body, for continuous collision detection. The
+        # stock bale's inertia is Bullet's, from the bounding box: exact for a box,
+        # close for a rounded one.
         self.bale = self.call(
             pb.createMultiBody,
             bale.mass_g,
@@ -236,6 +254,16 @@ class Scene:
         )
         self.names[self.bale] = "bale"
         smallest = min(bale.length_mm, bale.width_mm, bale.height_mm)
+        if self._bale_inertia_g_mm2 is not None:
+            # An own bale's inertia is its mesh's (a solid). Given with the mass:
+            # without it PyBullet makes a maximal-coordinate body's state NaN.
+            self.call(
+                pb.changeDynamics,
+                self.bale,
+                -1,
+                mass=bale.mass_g,
+                localInertiaDiagonal=(self._bale_inertia_g_mm2 * CM_PER_MM**2).tolist(),
+            )
         self.call(
             pb.changeDynamics,
             self.bale,

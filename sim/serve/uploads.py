@@ -83,6 +83,9 @@ class Uploads:
             sandbox.set_stacks(data.get("stacks", {}), source)
             return
         parsed = parse_toml(text, source)
+        if kind == "design" and any(isinstance(v, dict) and "mesh" in v for v in parsed.values()):
+            # a mesh is a file on this machine: an upload must not make the server read one
+            raise InputError(f"{source}: an uploaded design cannot give a mesh file")
         made = (board_from_dict if kind == "board" else design_from_dict)(parsed, source)
         folder = Path(self._folder.name)
         path = folder / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()}.toml"

@@ -1,0 +1,184 @@
+"""Collision geometry and mass properties of a designer's own mesh.
+
+A convex mesh is one part (its hull). A non-convex one is split into convex parts
+by CoACD (docs/physics.md says why CoACD and not PyBullet's V-HACD), with a fixed
+seed, in a child process under a time cap, at most the part cap of them. The parts
+are cached in the user cache folder under the mesh's sha256 and the settings; a
+cached file is used only when the sha256 and settings written inside it, and the
+checksum of its parts, match (its name is never trusted).
+
+Mass properties come from the closed mesh itself (a solid of uniform density), not
+from the parts, whose hulls bridge the mesh's hollows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from models.errors import InputError
+from models.mesh_files import MeshFile
+from models.meshes import MassProperties, obj_text, parse_obj
+
+#: Seconds one decomposition may take before it is refused.
+DECOMPOSE_TIME_CAP_S = 120.0
+#: Bumped when the decomposition changes, so that older cached parts are not used.
+CACHE_FORMAT = 2
+#: A mesh whose hull is bigger than it by no more than this share is convex.
+CONVEX_TOLERANCE = 1e-4
+
+#: The child process: CoACD on the mesh in ``mesh.npz``, its parts to ``parts.npz``.
+_COACD_SCRIPT = """
+import sys, numpy, coacd
+coacd.set_log_level("error")
+mesh = numpy.load(sys.argv[1])
+parts = coacd.run_coacd(
+    coacd.Mesh(mesh["vertices"], mesh["faces"]),
+    threshold=float(sys.argv[3]), max_convex_hull=int(sys.argv[4]), seed=0,
+)
+numpy.savez(sys.argv[2], *[vertices for vertices, _ in parts])
+"""
+
+
+@dataclass(frozen=True)
+class DecompositionSettings:
+    """How a mesh is split: CoACD's concavity ``threshold`` (smaller: closer to the
+    mesh, more parts) and the most parts made."""
+
+    threshold: float = 0.05
+    max_parts: int = 16
+
+    def key(self) -> str:
+        return f"format={CACHE_FORMAT} threshold={self.threshold!r} max_parts={self.max_parts}"
+
+
+def collision_parts(
+    mesh_file: MeshFile, settings: DecompositionSettings, cache_dir: Path | None = None
+) -> list[trimesh.Trimesh]:
+    """The mesh's convex collision parts, mm, in its part's frame.
+
+    Parameters
+    ----------
+    mesh_file : a checked mesh (:func:`models.mesh_files.read_mesh_file`).
+    settings : the decomposition's threshold and part cap.
+    cache_dir : where parts are cached (default: the user cache folder).
+    """
+    mesh = mesh_file.mesh
+    hull = mesh.convex_hull
+    if hull.volume <= mesh.volume * (1 + CONVEX_TOLERANCE):
+        return [hull]
+    folder = cache_dir or _user_cache()
+    header = f"# {mesh_file.sha256} {mesh_file.part} {settings.key()}"
+    settings_hash = hashlib.sha256(settings.key().encode()).hexdigest()[:8]
+    cached = folder / f"{mesh_file.part}-{mesh_file.sha256[:16]}-{settings_hash}.obj"
+    parts = _read_cached(cached, header)
+    if parts is None:
+        parts = _coacd(mesh, settings, mesh_file.path.name)
+        body = obj_text({f"part-{i}": p for i, p in enumerate(parts)})
+        folder.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(body.encode()).hexdigest()
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(f"{header}\n# body {digest}\n{body}")
+        tmp.replace(cached)
+        # as read back from the file, so that a first run and a cached one agree
+        parts = [p.convex_hull for p in parse_obj(body).values()]
+    return parts
+
+
+def _user_cache() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("go-piggy-go") / "meshes"
+
+
+def _read_cached(path: Path, header: str) -> list[trimesh.Trimesh] | None:
+    """The cached parts, when the file is for this mesh and these settings and its
+    body is intact; else ``None``."""
+    try:
+        first, second, body = path.read_text().split("\n", 2)
+    except (OSError, ValueError):
+        return None
+    if first != header or second != f"# body {hashlib.sha256(body.encode()).hexdigest()}":
+        return None
+    return [p.convex_hull for p in parse_obj(body).values()]
+
+
+def _coacd(
+    mesh: trimesh.Trimesh, settings: DecompositionSettings, name: str
+) -> list[trimesh.Trimesh]:
+    """CoACD's parts of a mesh, in a child process (it prints to the terminal and
+    cannot be stopped from inside) under :data:`DECOMPOSE_TIME_CAP_S`."""
+    with tempfile.TemporaryDirectory() as folder:
+        source, out = Path(folder) / "mesh.npz", Path(folder) / "parts.npz"
+        np.savez(source, vertices=np.asarray(mesh.vertices), faces=np.asarray(mesh.faces))
+        command = [
+            sys.executable,
+            "-c",
+            _COACD_SCRIPT,
+            str(source),
+            str(out),
+            repr(settings.threshold),
+            str(settings.max_parts),
+        ]
+        try:
+            subprocess.run(command, capture_output=True, timeout=DECOMPOSE_TIME_CAP_S, check=True)
+        except subprocess.TimeoutExpired:
+            raise InputError(
+                f"{name}: its convex decomposition took over {DECOMPOSE_TIME_CAP_S:g} s: "
+                f"raise 'mesh_threshold' or simplify the mesh"
+            ) from None
+        except subprocess.CalledProcessError as error:
+            last = (error.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
+            raise InputError(
+                f"{name}: its convex decomposition failed ({last[0] if last else 'no message'})"
+            ) from None
+        with np.load(out) as saved:
+            parts = [
+                trimesh.convex.convex_hull(saved[key]) for key in sorted(saved.files, key=_index)
+            ]
+    return [p for p in parts if p.volume > 0]
+
+
+def _index(key: str) -> int:
+    """``arr_12`` -> 12: numpy.savez's names, in the order they were given."""
+    return int(key.rsplit("_", 1)[1])
+
+
+def parts_obj_file(parts: list[np.ndarray], cache_dir: Path | None = None) -> Path:
+    """An OBJ of convex parts ((n_i, 3) vertex arrays, mm), which PyBullet loads as a
+    compound of their hulls; written once under the sha256 of its text."""
+    text = obj_text({f"part-{i}": trimesh.convex.convex_hull(v) for i, v in enumerate(parts)})
+    path = (
+        (cache_dir or _user_cache()) / "shapes" / f"{hashlib.sha256(text.encode()).hexdigest()}.obj"
+    )
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return path
+
+
+def mesh_mass_properties(mesh: trimesh.Trimesh) -> MassProperties:
+    """Mass properties of a closed mesh as a solid of unit density: volume (mm^3),
+    centre of mass (3,), principal moments (3,), mm^5, and principal axes (3, 3),
+    columns, with the signs fixed as :func:`models.meshes.union_mass_properties`
+    fixes them."""
+    inertia = np.asarray(mesh.moment_inertia, dtype=float) / mesh.density
+    moments, axes = np.linalg.eigh(inertia)
+    for i in range(3):
+        if axes[np.argmax(np.abs(axes[:, i])), i] < 0:
+            axes[:, i] *= -1
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] *= -1
+    return MassProperties(
+        float(mesh.volume), np.asarray(mesh.center_mass, dtype=float), moments, axes
+    )
