@@ -35,6 +35,7 @@ def test_a_convex_mesh_is_one_part_its_own_shape(tmp_path):
     assert not (tmp_path / "cache").exists()  # nothing to decompose, nothing cached
 
 
+@pytest.mark.slow
 def test_a_ring_is_split_into_parts_that_leave_its_hole_open(ring, tmp_path):
     parts = collision_parts(ring, DecompositionSettings(max_parts=16), tmp_path)
     assert 2 <= len(parts) <= 16
@@ -46,6 +47,7 @@ def test_a_ring_is_split_into_parts_that_leave_its_hole_open(ring, tmp_path):
     assert sum(p.volume for p in parts) == pytest.approx(ring_volume, rel=0.3)
 
 
+@pytest.mark.slow
 def test_the_part_cap_holds_and_the_same_mesh_gives_the_same_parts(ring, tmp_path):
     capped = collision_parts(ring, DecompositionSettings(max_parts=3), tmp_path / "a")
     assert 2 <= len(capped) <= 3
@@ -53,6 +55,7 @@ def test_the_part_cap_holds_and_the_same_mesh_gives_the_same_parts(ring, tmp_pat
     assert _vertices(again) == _vertices(capped)
 
 
+@pytest.mark.slow
 def test_the_cache_is_used_for_the_same_content_and_checked_not_trusted(
     ring, tmp_path, monkeypatch
 ):

@@ -149,6 +149,7 @@ def test_a_piggy_too_wide_for_its_space_is_refused(tmp_path):
     check_piggy_fits(mesh_file, 65.0)
 
 
+@pytest.mark.slow
 def test_a_mesh_over_the_face_limit_is_refused_with_the_limit(tmp_path):
     sphere = trimesh.creation.icosphere(subdivisions=7, radius=5)  # 327 680 faces
     assert len(sphere.faces) > MAX_FACES

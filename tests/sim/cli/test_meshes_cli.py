@@ -119,6 +119,7 @@ def test_a_piggy_that_does_not_fit_its_space(capsys, tmp_path):
     assert list(out.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_mesh_over_the_face_limit(capsys, tmp_path):
     trimesh.creation.icosphere(subdivisions=7, radius=5).export(tmp_path / "fine.stl")
     design = design_with(tmp_path, "bale", "fine.stl")

@@ -51,6 +51,7 @@ def table_design(tmp_path_factory):
     return load_design(_own_design(tmp_path_factory.mktemp("table"), "piggy", table_piggy()))
 
 
+@pytest.mark.slow
 def test_the_own_piggy_is_its_mesh_parts_with_its_hollow_under_it(table_design):
     model = PiggyModel.for_design(table_design)
     assert 5 <= len(model.parts_mm) <= 16
@@ -61,6 +62,7 @@ def test_the_own_piggy_is_its_mesh_parts_with_its_hollow_under_it(table_design):
     assert model.mass["height_mm"] == pytest.approx(20.0)
 
 
+@pytest.mark.slow
 def test_an_own_piggy_stands_still_on_every_space_for_two_seconds(board, table_design):
     spaces = sorted(board.spaces)
     with Scene(board, table_design) as scene:
@@ -90,6 +92,7 @@ def _clearance_mm(board, design) -> float:
     return float(match.group(1))
 
 
+@pytest.mark.slow
 def test_the_judge_measures_the_own_piggy_parts(tmp_path, board):
     narrow = load_design(_own_design(tmp_path / "a", "piggy", table_piggy(30, 30)))
     long = load_design(_own_design(tmp_path / "b", "piggy", table_piggy(30, 44)))
