@@ -85,7 +85,8 @@ def collision_parts(
         body = obj_text({f"part-{i}": p for i, p in enumerate(parts)})
         folder.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256(body.encode()).hexdigest()
-        tmp = cached.with_suffix(".tmp")
+        # one temporary file per process: two workers may decompose the same mesh at once
+        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
         tmp.write_text(f"{header}\n# body {digest}\n{body}")
         tmp.replace(cached)
         # as read back from the file, so that a first run and a cached one agree
