@@ -15,6 +15,7 @@ from models.design import RANGES, load_design
 from models.text import shown
 from sim.cli.common import (
     Parser,
+    check_output,
     finite_number,
     json_out,
 )
@@ -30,9 +31,12 @@ def cmd_design_check(args) -> int:
     from models.mesh_report import format_mesh_report, mesh_report
     from sim.physics.aim import reach_mm
 
+    png = check_output(args.png, "--png", (".png",)) if args.png else None
     design = load_design(args.file)
     board = load_board(args.board)
     meshes = mesh_report(design, board.space_mm)
+    if png is not None:
+        _write_mesh_picture(design, png)
     near, far = reach_mm(design, design.bale.height_mm / 2)
     lands = math.isfinite(near)
     reach: dict[str, Any] = (
@@ -74,6 +78,8 @@ def cmd_design_check(args) -> int:
         print("  " + ", ".join(f"launcher.{n} = {getattr(launcher, n):g}" for n in names))
     for line in format_mesh_report(meshes):
         print(f"  {line}")
+    if png is not None:
+        print(f"  Wrote {shown(args.png)} (the meshes and their collision parts)")
     if not lands:
         print(f"  {reach['reach_reason']}")
         return 0
@@ -97,6 +103,14 @@ def cmd_design_check(args) -> int:
     for line in format_safety(report):
         print(f"  {line}")
     return 0
+
+
+def _write_mesh_picture(design, path) -> None:
+    """The design's own meshes beside their collision parts, to ``path`` (PNG)."""
+    from sim.views.mesh_picture import mesh_figure
+    from sim.views.pictures import save_figure
+
+    save_figure(mesh_figure(design), path)
 
 
 def spring_line(launcher) -> str:
@@ -164,6 +178,12 @@ def add_design(sub) -> None:
         help="the board whose spaces the reach is given for (default: stock)",
     )
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument(
+        "--png",
+        metavar="FILE",
+        help="draw each of the design's own meshes beside the convex parts the physics "
+        "collides with",
+    )
     q.add_argument(
         "--limit-energy-j",
         type=LIMIT,

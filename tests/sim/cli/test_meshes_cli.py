@@ -226,3 +226,34 @@ def test_the_round_bale_example_checks_shoots_and_maps(capsys, tmp_path):
     meta = json.loads(Path(f"{csv}.json").read_text())
     assert meta["design"] == "round-bale"
     assert meta["meshes"]["bale"]["file"].endswith("models/designs/round-bale.stl")
+
+
+def test_design_check_draws_a_mesh_beside_its_collision_parts(capsys, tmp_path):
+    from PIL import Image
+
+    png = tmp_path / "meshes.png"
+    code, out, err = run(capsys, ["design", "check", "round-bale", "--png", str(png)])
+    assert code == 0, err
+    assert f"Wrote {png}" in out
+    with Image.open(png) as picture:
+        width, height = picture.size
+    assert width > height > 300  # one row: the mesh and its one part side by side
+
+
+def test_a_picture_of_meshes_is_refused_for_a_design_without_any(capsys, tmp_path):
+    png = tmp_path / "meshes.png"
+    code, out, err = run(capsys, ["design", "check", "stock", "--png", str(png)])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "design 'stock' has no own mesh to draw" in err
+    assert not png.exists()
+
+
+@pytest.mark.slow  # decomposes the example piggy with CoACD on a cold cache (~10 s)
+def test_the_wide_piggy_example_is_wider_lower_and_split_into_convex_parts(capsys):
+    code, out, err = run(capsys, ["design", "check", "wide-piggy", "--json"])
+    assert code == 0, err
+    piggy = json.loads(out)["meshes"]["piggy"]
+    width, length, height = piggy["size_mm"]
+    assert (width, length) == (30.0, 36.0) and 20 < height < 25  # wider, lower than stock
+    # not convex (an arched belly between four legs): more than one part, within the cap
+    assert 4 <= piggy["parts"] <= 16

@@ -63,9 +63,11 @@ def test_the_own_piggy_is_its_mesh_parts_with_its_hollow_under_it(table_design):
 
 
 @pytest.mark.slow
-def test_an_own_piggy_stands_still_on_every_space_for_two_seconds(board, table_design):
+@pytest.mark.parametrize("which", ["table-like piggy", "the wide-piggy example"])
+def test_an_own_piggy_stands_still_on_every_space_for_two_seconds(board, table_design, which):
+    design = table_design if which == "table-like piggy" else load_design("wide-piggy")
     spaces = sorted(board.spaces)
-    with Scene(board, table_design) as scene:
+    with Scene(board, design) as scene:
         for start in range(0, len(spaces), len(PIGGY_NAMES)):
             chunk = spaces[start : start + len(PIGGY_NAMES)]
             stacks = {s: (n,) for s, n in zip(chunk, PIGGY_NAMES, strict=False)}
