@@ -18,9 +18,10 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from models.board import Board
+from models.body_shapes import own_mesh, surface_obj_text
 from models.design import Design
 from models.errors import InputError
-from models.meshes import ASSETS_DIR, barrel, hay_bale, obj_text
+from models.meshes import ASSETS_DIR, barrel, obj_text
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import fence_boxes
@@ -34,6 +35,9 @@ TABLE_RGBA = (0.82, 0.82, 0.8, 1)
 _TABLE_HALF_MM = 1500.0
 #: Frame size of the videos, pixels.
 DEFAULT_SIZE = (640, 480)
+#: The cached OBJ of a stock body the renderer loads as it is (the stock bale is
+#: sized by the design, so written anew).
+_STOCK_OBJ = {"tractor": "tractor.obj", "piggy": "piggy_principal.obj"}
 
 
 class ShotRenderer:
@@ -91,15 +95,7 @@ class ShotRenderer:
                 pb.createVisualShape, pb.GEOM_BOX, halfExtents=half, rgbaColor=FENCE_RGBA
             )
             self._body(shape, fence.centre_mm, fence.yaw_rad)
-        self._tractor = self._body(
-            self._call(
-                pb.createVisualShape,
-                pb.GEOM_MESH,
-                fileName=str(ASSETS_DIR / "tractor.obj"),
-                meshScale=[CM_PER_MM] * 3,
-                rgbaColor=TRACTOR_RGBA,
-            )
-        )
+        self._tractor = self._body(self._visual("tractor", TRACTOR_RGBA))
         launcher = self.design.launcher
         tube = self._mesh_file(
             "barrel.obj", obj_text({"barrel": barrel(launcher.barrel_length_mm)})
@@ -114,36 +110,27 @@ class ShotRenderer:
             ),
             (0, 0, launcher.pivot_height_mm),
         )
-        bale = self.design.bale
-        block = self._mesh_file(
-            "bale.obj",
-            obj_text(
-                {
-                    "bale": hay_bale(
-                        bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm
-                    )
-                }
-            ),
-        )
-        self._bale = self._body(
-            self._call(
-                pb.createVisualShape,
-                pb.GEOM_MESH,
-                fileName=block,
-                meshScale=[CM_PER_MM] * 3,
-                rgbaColor=BALE_RGBA,
-            )
-        )
+        self._bale = self._body(self._visual("bale", BALE_RGBA))
         self._piggy_shapes = {
-            colour: self._call(
-                pb.createVisualShape,
-                pb.GEOM_MESH,
-                fileName=str(ASSETS_DIR / "piggy_principal.obj"),
-                meshScale=[CM_PER_MM] * 3,
-                rgbaColor=rgba,
-            )
-            for colour, rgba in PIGGY_RGBA.items()
+            colour: self._visual("piggy", rgba) for colour, rgba in PIGGY_RGBA.items()
         }
+
+    def _visual(self, part: str, rgba) -> int:
+        """The visual shape of the design's ``tractor``, ``bale`` or ``piggy`` (in its
+        physics body's frame: a piggy's principal one), its own mesh when it gives one
+        (models/body_shapes.py)."""
+        if own_mesh(self.design, part) is None and part in _STOCK_OBJ:
+            path = str(ASSETS_DIR / _STOCK_OBJ[part])
+        else:
+            text = surface_obj_text(self.design, part, principal=part == "piggy")
+            path = self._mesh_file(f"{part}.obj", text)
+        return self._call(
+            pb.createVisualShape,
+            pb.GEOM_MESH,
+            fileName=path,
+            meshScale=[CM_PER_MM] * 3,
+            rgbaColor=rgba,
+        )
 
     # --- one frame -------------------------------------------------------------------
     def _pose(self, recording: Recording, frame: int, yaw_deg: float, pitch_deg: float) -> None:

@@ -15,8 +15,8 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from models.board import Board
+from models.body_shapes import drawn_parts
 from models.design import Design
-from models.meshes import load_parts
 from sim.physics.geometry import PiggyModel
 from sim.physics.results import ShotResult
 from sim.views import pictures
@@ -47,10 +47,11 @@ def shot_figure(board: Board, design: Design, result: ShotResult, title: str = "
         fig.add_subplot(grid[0, 1]),
         fig.add_subplot(grid[1, 1]),
     )
-    starts, ends = _footprints(result)
+    starts, ends = _footprints(PiggyModel.for_design(design), result)
     region = _close_up_region(result, starts, ends)
+    tractor = drawn_parts(design, "tractor")
     for ax, detail in ((whole, False), (close, True)):
-        _top_view(ax, board, result, starts, ends, detail)
+        _top_view(ax, board, result, tractor, starts, ends, detail)
     whole.add_patch(
         Rectangle(
             region[:2],
@@ -130,9 +131,10 @@ def _offsets(centres: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def _footprints(result: ShotResult):
-    """(starts, ends): piggy -> (parts as drawn, centre as drawn), before and after."""
-    model = PiggyModel.load()
+def _footprints(model: PiggyModel, result: ShotResult):
+    """(starts, ends): piggy -> (parts as drawn, centre as drawn), before and after;
+    ``model`` the design's piggy (:meth:`PiggyModel.for_design`), whose body frame the
+    result's poses are in."""
 
     def drawn(parts_by_piggy):
         centres = {p: np.vstack(parts).mean(axis=0) for p, parts in parts_by_piggy.items()}
@@ -169,9 +171,10 @@ def _close_up_region(result: ShotResult, starts, ends) -> tuple[float, float, fl
     return (middle[0] - 1.25 * half, middle[1] - half, middle[0] + 1.25 * half, middle[1] + half)
 
 
-def _top_view(ax, board: Board, result: ShotResult, starts, ends, detail: bool) -> None:
+def _top_view(ax, board: Board, result: ShotResult, tractor, starts, ends, detail: bool) -> None:
+    """One view from above; ``tractor`` its convex parts (n_i, 3), mm, tractor frame."""
     pictures.draw_board(ax, board)
-    pictures.draw_tractor(ax, result.yaw_deg, [m.vertices for m in load_parts("tractor").values()])
+    pictures.draw_tractor(ax, result.yaw_deg, tractor)
     for piggy, (parts, _) in starts.items():
         pictures.draw_footprint(ax, parts, piggy, alpha=0.3, edge="none", zorder=5)
     for piggy, (parts, centre) in ends.items():

@@ -13,8 +13,9 @@ from matplotlib.patches import Polygon, Rectangle
 from scipy.spatial import ConvexHull
 
 from models.board import Board
+from models.body_shapes import drawn_parts
 from models.design import Design
-from models.meshes import barrel, load_parts
+from models.meshes import barrel
 from sim.physics.geometry import PiggyModel
 from sim.physics.results import ShotResult
 from sim.views import pictures
@@ -43,7 +44,7 @@ def _silhouette(ax, parts, along, **style) -> None:
 def draw_section(ax, board: Board, design: Design, result: ShotResult) -> None:
     """The section along the aim on ``ax``: board, fences, tractor and barrel, the
     piggies before (faint) and after, the bale's path and the numbered contacts."""
-    model = PiggyModel.load()
+    model = PiggyModel.for_design(design)
     along = along_aim(result)
     across = np.array([along[1], -along[0]])
     path = result.trajectory_mm
@@ -71,7 +72,7 @@ def draw_section(ax, board: Board, design: Design, result: ShotResult) -> None:
     tilt = np.array(
         [[1, 0, 0], [0, math.cos(pitch), -math.sin(pitch)], [0, math.sin(pitch), math.cos(pitch)]]
     )
-    tractor = [m.vertices @ turn.T for m in load_parts("tractor").values()]
+    tractor = [part @ turn.T for part in drawn_parts(design, "tractor")]
     tube = barrel(design.launcher.barrel_length_mm).vertices @ (turn @ tilt).T
     style = {"fc": "#707070", "ec": "#303030", "lw": 0.5, "alpha": 0.85, "zorder": 3}
     lifted = tube + np.array([0.0, 0.0, design.launcher.pivot_height_mm])

@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from models.board import Board, space_name
+from models.body_shapes import surface_parts
 from models.design import Design
 from models.files import write_text_atomic
-from models.meshes import barrel, hay_bale, load_parts
+from models.meshes import barrel
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics.geometry import fence_boxes
 from sim.physics.results import ShotResult
@@ -72,7 +73,8 @@ def _quad(x0, y0, x1, y1, rgb, z=0.0, outline=None, name=None, label=None) -> di
 
 
 def scene(board: Board, design: Design) -> dict:
-    """The static board, fences and tractor, and the meshes of the moving bodies."""
+    """The static board, fences and tractor, and the meshes of the moving bodies (the
+    design's own where it gives them)."""
     x0, x1, y0, y1 = board.surface_extent_mm
     gx0, gx1, gy0, gy1 = board.grid_extent_mm
     s = board.space_mm
@@ -113,17 +115,14 @@ def scene(board: Board, design: Design) -> dict:
             )
     for fence in fence_boxes(board):
         static.append(_box(*fence.bounds_mm(), _rgb(FENCE_RGBA)))
-    bale = design.bale
+    # the design's own meshes where it gives them; a piggy in its body's (principal) frame
     return {
         "static": static,
-        "tractor": _mesh(load_parts("tractor").values(), _rgb(TRACTOR_RGBA)),
+        "tractor": _mesh(surface_parts(design, "tractor"), _rgb(TRACTOR_RGBA)),
         "barrel": _mesh([barrel(design.launcher.barrel_length_mm)], _rgb(TRACTOR_RGBA)),
         "pivot_mm": design.launcher.pivot_height_mm,
-        "bale": _mesh(
-            [hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)],
-            _rgb(BALE_RGBA),
-        ),
-        "piggy": _mesh(load_parts("piggy_principal").values(), [0, 0, 0]),
+        "bale": _mesh(surface_parts(design, "bale"), _rgb(BALE_RGBA)),
+        "piggy": _mesh(surface_parts(design, "piggy", principal=True), [0, 0, 0]),
         "piggy_rgb": {colour: _rgb(rgba) for colour, rgba in PIGGY_RGBA.items()},
         "extent_mm": [x0, x1, y0, y1],
         "focal": FOCAL,

@@ -10,6 +10,7 @@ from matplotlib.text import Text
 from models.layout import layout_from_dict
 from sim.cli import demo
 from sim.physics import shoot
+from sim.physics.geometry import PiggyModel
 from sim.physics.world import World
 from sim.views import hitmap_picture, pictures, shot_picture
 
@@ -22,7 +23,7 @@ def demo_figure(board, design):
         result = shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=0)
     # drawn once the simulation is gone: the result and the board are all it needs
     figure = shot_picture.shot_figure(board, design, result)
-    starts, _ = shot_picture._footprints(result)
+    starts, _ = shot_picture._footprints(PiggyModel.for_design(design), result)
     figure.canvas.draw()
     yield result, figure, starts
     import matplotlib.pyplot as plt
