@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.design import Bale, Design
+from models.mesh_files import read_mesh_file
 from sim.physics.ballistics import drag_constant_per_mm, fly_to_height
 
 #: Pitches tried across the design's range for the fastest point (the endpoints included).
@@ -96,8 +97,17 @@ class SafetyReport:
 
 
 def smallest_face_mm2(bale: Bale) -> float:
-    """Area of the bale's smallest face seen square on, its rounded corners taken
-    off (a rounded rectangle: a·b - (4 - π)·r²), mm²."""
+    """Area of the bale's smallest face seen square on, mm².
+
+    The stock bale: a rounded rectangle, a·b - (4 - π)·r². An own mesh: the least of
+    its outline's areas seen along x, y and z (its convex hull's, ½·Σ A·|n·axis|; a
+    round bale's end, not its bounding square). For a mesh with hollows the hull's
+    outline is larger than the mesh's, so its figure per area errs low there.
+    """
+    if bale.mesh is not None:
+        hull = read_mesh_file(bale.mesh, bale.mesh_units, "bale").mesh.convex_hull
+        seen = 0.5 * (hull.area_faces[:, None] * np.abs(hull.face_normals)).sum(axis=0)
+        return float(seen.min())
     a, b = sorted((bale.length_mm, bale.width_mm, bale.height_mm))[:2]
     return a * b - (4 - math.pi) * bale.corner_radius_mm**2
 

@@ -57,3 +57,15 @@ def test_with_drag_the_bale_is_slower_and_may_be_fastest_at_the_muzzle():
     assert report.method == "drag integration"
     assert report.fastest_speed_mm_s == pytest.approx(2000.0)
     assert report.kinetic_energy_max_j == pytest.approx(report.kinetic_energy_j)
+
+
+def test_a_round_bale_is_judged_on_its_round_end_not_its_bounding_square():
+    """The round-bale example is a 16-sided prism 8 mm across (circumradius 4 mm):
+    its end is ½·16·4²·sin(2π/16) mm² (to the STL's 1e-6 mm digits), not its 8 x 8 mm
+    bounding square."""
+    report = safety_report(load_design("round-bale"))
+    end = 0.5 * 16 * 4.0**2 * math.sin(2 * math.pi / 16)
+    assert report.smallest_face_mm2 == pytest.approx(end, rel=1e-6)
+    assert report.kinetic_energy_per_area_j_m2 == pytest.approx(
+        report.kinetic_energy_max_j / (report.smallest_face_mm2 * 1e-6), rel=1e-12
+    )
