@@ -3,6 +3,7 @@ sha256, size, volume, collision parts, mass and inertia, and the repairs made.""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from models.decompose import DecompositionSettings, collision_parts, mesh_mass_properties
@@ -63,7 +64,7 @@ def format_mesh_report(report: dict[str, dict]) -> list[str]:
     lines = []
     for part, mesh in report.items():
         size = " x ".join(f"{v:g}" for v in mesh["size_mm"])
-        lines.append(f"{part} mesh: {mesh['file']} (sha256 {mesh['sha256']})")
+        lines.append(f"{part} mesh: {_from_here(mesh['file'])} (sha256 {mesh['sha256']})")
         line = (
             f"  {size} mm, {mesh['volume_mm3']:.1f} mm³, {mesh['parts']} convex "
             f"part{'s' if mesh['parts'] != 1 else ''} (threshold {mesh['threshold']:g}, "
@@ -75,3 +76,13 @@ def format_mesh_report(report: dict[str, dict]) -> list[str]:
         lines.append(line)
         lines.extend(f"  note: {note}" for note in mesh["notes"])
     return lines
+
+
+def _from_here(file: str) -> str:
+    """A mesh file's path as the user would type it: relative to the current folder
+    when it lies under it (the JSON keeps the absolute path)."""
+    path = Path(file)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return file
