@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from models.design_parts import (
     RANGES,
     SPEED_FIELDS,
@@ -69,30 +71,20 @@ def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:
     - ``name`` and ``description`` print as they are: no control characters (a
       newline, an ESC sequence), at most 64 and 500 characters.
     - The bale leaves the barrel wholly above the board surface at every pitch the
-      barrel reaches: its centre is ``barrel_length_mm + length_mm / 2`` from the
-      pivot along the barrel, its long side along it, so its lowest point is
-      ``pivot_height_mm + r sin(pitch) - length_mm / 2 |sin(pitch)| - height_mm / 2
-      cos(pitch)`` (mm; rounded corners ignored, which errs on the safe side). A low
-      pivot, a long barrel and a steep downward pitch would start a shot under the
-      board, where no flight or landing point exists.
+      barrel reaches (:func:`lowest_points_mm`). A low pivot, a long barrel and a
+      steep downward pitch would start a shot under the board, where no flight or
+      landing point exists.
     """
     check_label(data.get("name", design.name), f"{where}: 'name'", 64)
     check_label(data.get("description", ""), f"{where}: 'description'", 500, empty_ok=True)
 
-    launcher, bale = design.launcher, design.bale
-    radius = launcher.barrel_length_mm + bale.length_mm / 2
+    launcher = design.launcher
     steps = 2000
     pitches = [
         launcher.pitch_min_deg + (launcher.pitch_max_deg - launcher.pitch_min_deg) * i / steps
         for i in range(steps + 1)
     ]
-    lowest = [
-        launcher.pivot_height_mm
-        + radius * math.sin(math.radians(p))
-        - bale.length_mm / 2 * abs(math.sin(math.radians(p)))
-        - bale.height_mm / 2 * math.cos(math.radians(p))
-        for p in pitches
-    ]
+    lowest = lowest_points_mm(launcher, design.bale, pitches)
     below = [i for i, z in enumerate(lowest) if z <= 0.0]
     if not below:
         return
@@ -110,3 +102,30 @@ def check_design_as_a_whole(design: Design, data: dict, where: str) -> None:
         f"{launcher.pivot_height_mm:g} mm up, barrel {launcher.barrel_length_mm:g} mm "
         f"long): {fix}"
     )
+
+
+def lowest_points_mm(launcher: Launcher, bale: Bale, pitches_deg: list[float]) -> list[float]:
+    """Height above the board surface of the bale's lowest point as it leaves the
+    barrel at each pitch, mm (one per pitch).
+
+    Its centre of mass is ``r = barrel_length_mm + bale.behind_mm`` from the pivot
+    along the barrel (its rear at the muzzle), its frame turned with the barrel. The
+    block's lowest point is ``pivot_height_mm + r sin(pitch) - length_mm / 2
+    |sin(pitch)| - height_mm / 2 cos(pitch)`` (rounded corners ignored, which errs
+    on the safe side); an own mesh's is the lowest of its convex hull's vertices
+    (:attr:`Bale.hull_mm`), exact whatever its shape.
+    """
+    pivot, radius = launcher.pivot_height_mm, launcher.barrel_length_mm + bale.behind_mm
+    if bale.mesh is None:
+        return [
+            pivot
+            + radius * math.sin(math.radians(p))
+            - bale.length_mm / 2 * abs(math.sin(math.radians(p)))
+            - bale.height_mm / 2 * math.cos(math.radians(p))
+            for p in pitches_deg
+        ]
+    theta = np.radians(np.asarray(pitches_deg, dtype=float))
+    hull = bale.hull_mm
+    # a point (x, y, z) of the bale's frame is y sin + z cos above its centre
+    lowest = (np.outer(np.sin(theta), hull[:, 1]) + np.outer(np.cos(theta), hull[:, 2])).min(1)
+    return (pivot + radius * np.sin(theta) + lowest).tolist()

@@ -12,8 +12,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
-from models.mesh_files import MESH_PARTS
+import numpy as np
+
+from models.mesh_files import MESH_PARTS, read_mesh_file
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,31 @@ class Bale:
     mesh_units: str = "mm"  # mm, cm, m or in
     mesh_threshold: float = 0.05  # CoACD concavity: smaller, closer parts, more
     mesh_max_parts: int = 16  # at most this many convex parts
+
+    # Read once per bale (a frozen dataclass keeps a cached property in its __dict__,
+    # outside its fields: equality, hashing and the file it writes ignore it).
+    @cached_property
+    def hull_mm(self) -> np.ndarray:
+        """Points whose convex hull is the bale, in its frame: origin at its centre of
+        mass (on the barrel's axis), +y along the barrel, +z up; (n, 3), mm. The
+        block's eight corners (its rounded corners left out, which errs on the safe
+        side), or the convex hull's vertices of an own mesh."""
+        if self.mesh is None:
+            half = np.array([self.width_mm, self.length_mm, self.height_mm]) / 2
+            signs = [(sx, sy, sz) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+            return np.array(signs, dtype=float) * half
+        mesh = read_mesh_file(self.mesh, self.mesh_units, "bale").mesh
+        return np.array(mesh.convex_hull.vertices, dtype=float)
+
+    @property
+    def behind_mm(self) -> float:
+        """From its centre of mass back to its rearmost point along the barrel, mm: how
+        far ahead of the muzzle its centre is as it leaves the barrel. Half its length
+        for the block; an own mesh's real extent, so that a bale heavier at one end
+        leaves the barrel as wholly as a symmetric one."""
+        if self.mesh is None:
+            return self.length_mm / 2
+        return float(-self.hull_mm[:, 1].min())
 
 
 @dataclass(frozen=True)
