@@ -193,8 +193,9 @@ def resolve_mesh_paths(sections: dict[str, Any], folder: Path) -> dict[str, Any]
     """The design's sections with each ``mesh`` an absolute path (a relative one is
     relative to the design file's ``folder``), and a mesh bale's sides its mesh's
     extents (x: width, y: length, z: height; square corners), so that what reads a
-    bale's sides (where it leaves the barrel, whether it starts under the board, its
-    frontal area) reads its real size. A bad mesh raises :class:`InputError`."""
+    bale's sides (its frontal area) reads its real size; where it leaves the barrel
+    and whether it starts under the board read the mesh itself (``Bale.hull_mm``). A
+    bad mesh raises :class:`InputError`."""
     resolved = dict(sections)
     for part in MESH_PARTS:
         mesh = sections[part].mesh

@@ -36,8 +36,9 @@ def direction(yaw_deg: float, pitch_deg: float) -> np.ndarray:
 
 
 def release_radius_mm(design: Design) -> float:
-    """Pivot to the bale's centre at release: the barrel plus half a bale, mm."""
-    return design.launcher.barrel_length_mm + design.bale.length_mm / 2
+    """Pivot to the bale's centre at release, its rear at the muzzle: the barrel plus
+    half a bale (an own mesh's extent behind its centre of mass), mm."""
+    return design.launcher.barrel_length_mm + design.bale.behind_mm
 
 
 def release_point_mm(design: Design, yaw_deg: float, pitch_deg: float) -> np.ndarray:

@@ -25,25 +25,23 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
 
 from models.board import Board
-from models.decompose import parts_obj_file
 from models.design import Design
 from models.errors import InputError
 from models.layout import Layout
 from models.mesh_files import check_piggy_fits, read_mesh_file
-from models.meshes import ASSETS_DIR, hay_bale
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics import knockout
 from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.geometry import BodyPose, PiggyModel, fence_boxes, quaternion_from_matrix
+from sim.physics.geometry import BodyPose, PiggyModel, quaternion_from_matrix
 from sim.physics.materials import NOMINAL
-from sim.physics.own_bodies import own_bale_inertia_g_mm2, own_parts_file
+from sim.physics.own_bodies import own_bale_inertia_g_mm2
+from sim.physics.scene_shapes import make_shapes
 
 #: Where bodies out of play wait, in the air far from the board and the table:
 #: slot i is at this corner plus i times the spacing along x, cm.
@@ -125,7 +123,7 @@ class Scene:
         return fn(*args, physicsClientId=self.client, **kwargs)
 
     def _create_shapes(self) -> None:
-        """Every collision shape: board, table, fences, tractor, piggy, bale."""
+        """The engine's settings, then every collision shape (:func:`make_shapes`)."""
         physics = self.design.physics
         self.call(pb.setGravity, 0, 0, -GRAVITY_MM_S2 * CM_PER_MM)
         self.call(
@@ -135,58 +133,11 @@ class Scene:
             numSubSteps=0,
             deterministicOverlappingPairs=1,
         )
-        board = self.board
-        x0, x1, y0, y1 = board.surface_extent_mm
-        t = board.thickness_mm
-        # (name, shape, position mm, yaw rad) of every static body
-        self._static_specs: list[tuple[str, int, tuple[float, float, float], float]] = [
-            (
-                "board",
-                self._box_shape(((x1 - x0) / 2, (y1 - y0) / 2, t / 2)),
-                ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2),
-                0.0,
-            ),
-            # the table under the board: a box, not a GEOM_PLANE, which compound
-            # meshes were seen to fall through
-            ("table", self._box_shape((5000.0, 5000.0, 50.0)), (0.0, 0.0, -t - 50.0), 0.0),
-        ]
-        for fence in fence_boxes(board):
-            self._static_specs.append(
-                ("fence", self._box_shape(fence.half_extents_mm), fence.centre_mm, fence.yaw_rad)
-            )
-        design = self.design
-        self._tractor_shape = self._obj_shape(
-            own_parts_file(design.tractor, "tractor") or ASSETS_DIR / "tractor.obj"
-        )
-        self.piggy_shape = self._obj_shape(
-            ASSETS_DIR / "piggy_principal.obj"
-            if design.piggy.mesh is None
-            else parts_obj_file(list(self.model.parts_mm))
-        )
-        bale = design.bale
-        self._bale_inertia_g_mm2 = own_bale_inertia_g_mm2(bale)
-        own_bale = own_parts_file(bale, "bale")
-        if own_bale is not None:
-            self._bale_shape = self._obj_shape(own_bale)
-            return
-        mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
-        self._bale_shape = self.call(
-            pb.createCollisionShape, pb.GEOM_MESH, vertices=(mesh.vertices * CM_PER_MM).tolist()
-        )
-
-    def _obj_shape(self, path: Path) -> int:
-        """A compound of convex hulls, one per object of an OBJ file in mm."""
-        return self.call(
-            pb.createCollisionShape,
-            pb.GEOM_MESH,
-            fileName=str(path),
-            meshScale=[CM_PER_MM] * 3,
-        )
-
-    def _box_shape(self, half_mm: Iterable[float]) -> int:
-        return self.call(
-            pb.createCollisionShape, pb.GEOM_BOX, halfExtents=[h * CM_PER_MM for h in half_mm]
-        )
+        shapes = make_shapes(self.call, self.board, self.design, self.model)
+        self._static_specs = shapes.static_specs
+        self._tractor_shape, self.piggy_shape = shapes.tractor, shapes.piggy
+        self._bale_shape = shapes.bale
+        self._bale_inertia_g_mm2 = own_bale_inertia_g_mm2(self.design.bale)
 
     def _rebuild(self, piggy_poses_cm: dict[str, tuple[list[float], list[float]]]) -> None:
         """Empty the simulation and make everything anew: the shapes, the static

@@ -1,4 +1,4 @@
-"""A design's geometry as a whole (models/design.py, check_design_as_a_whole)."""
+"""A design's geometry as a whole (models/design_checks.py, check_design_as_a_whole)."""
 
 import re
 

@@ -1,5 +1,5 @@
-"""scripts/bench.py runs and reports what issues 5 and 10 ask of it (no timing asserted),
-and the maths of its paired tests by hand."""
+"""scripts/bench.py runs and reports what issues 5, 10 and 25 ask of it (no timing
+asserted), and the maths of its paired tests by hand."""
 
 import importlib.util
 import json
@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import trimesh
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,6 +71,67 @@ def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
     assert all(row["speed_vs_issue_10"] > 0 for row in rows.values())
     as_hit_maps = rows["bale verdict (as hit maps)"]
     assert as_hit_maps["same_verdicts"] == as_hit_maps["same_strikes"] == shots
+
+
+@pytest.mark.slow
+def test_bench_own_piggy_times_a_given_piggy_mesh_against_the_stock_one(tmp_path):
+    """One child's shot a space with a design's own piggy (a box: one convex part, no
+    decomposition to wait for) and with the stock piggy: both timed on the same shots."""
+    trimesh.creation.box(extents=(20.0, 30.0, 25.0)).export(tmp_path / "pig.stl")
+    design = tmp_path / "box-piggy.toml"
+    design.write_text('name = "box-piggy"\n[piggy]\nmesh = "pig.stl"\n')
+    run = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench.py",
+            "--only",
+            "own-piggy",
+            "--own-piggy-shots",
+            "1",
+            "--own-piggy-design",
+            str(design),
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    figures = json.loads(run.stdout)
+    rows = {row["variant"]: row for row in figures["own_piggy_variants"]}
+    assert list(rows) == ["stock piggy", "box-piggy as given"]
+    assert figures["own_piggy_shots"] == len(figures["own_piggy_spaces"])
+    assert rows["stock piggy"]["piggy_parts"] == 10
+    assert (
+        rows["box-piggy as given"]["piggy_parts"],
+        rows["box-piggy as given"]["hull_vertices"],
+    ) == (1, 8)
+    assert rows["stock piggy"]["time_vs_stock"] == 1.0
+    assert rows["box-piggy as given"]["time_vs_stock"] > 0
+    assert all(row["shots_per_cpu_s"] > 0 for row in rows.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--own-piggy-shots", "0"], "--own-piggy-shots must be at least 1"),
+        (["--own-piggy-design", "stock"], "--own-piggy-design: design 'stock' gives no piggy mesh"),
+        (["--own-piggy-design", "no-such-design"], "no-such-design"),
+    ],
+)
+def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
+    run = subprocess.run(
+        [sys.executable, "scripts/bench.py", "--only", "own-piggy", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("bench.py: error: ") and message in last, run.stderr
 
 
 @pytest.mark.slow
