@@ -25,13 +25,14 @@ import numpy as np
 import trimesh
 
 from models.errors import InputError
-from models.mesh_files import MeshFile
+from models.hulls import simplified_hull
+from models.mesh_files import PARTS_FORMAT, MeshFile
 from models.meshes import MassProperties, obj_text, parse_obj
 
 #: Seconds one decomposition may take before it is refused.
 DECOMPOSE_TIME_CAP_S = 120.0
-#: Bumped when the decomposition changes, so that older cached parts are not used.
-CACHE_FORMAT = 2
+#: Cached parts made another way are not used.
+CACHE_FORMAT = PARTS_FORMAT
 #: A mesh whose hull is bigger than it by no more than this share is convex.
 CONVEX_TOLERANCE = 1e-4
 
@@ -74,14 +75,14 @@ def collision_parts(
     mesh = mesh_file.mesh
     hull = mesh.convex_hull
     if hull.volume <= mesh.volume * (1 + CONVEX_TOLERANCE):
-        return [hull]
+        return [simplified_hull(hull.vertices)]
     folder = cache_dir or _user_cache()
     header = f"# {mesh_file.sha256} {mesh_file.part} {settings.key()}"
     settings_hash = hashlib.sha256(settings.key().encode()).hexdigest()[:8]
     cached = folder / f"{mesh_file.part}-{mesh_file.sha256[:16]}-{settings_hash}.obj"
     parts = _read_cached(cached, header)
     if parts is None:
-        parts = _coacd(mesh, settings, mesh_file.path.name)
+        parts = [simplified_hull(p.vertices) for p in _coacd(mesh, settings, mesh_file.path.name)]
         body = obj_text({f"part-{i}": p for i, p in enumerate(parts)})
         folder.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256(body.encode()).hexdigest()

@@ -32,6 +32,7 @@ from models.design_parts import (
 from models.errors import InputError
 from models.files import known_names, read_toml, resolve_named_file
 from models.mesh_files import (
+    PARTS_FORMAT,
     check_design_meshes,
     check_mesh_field,
     mesh_identity,
@@ -82,9 +83,9 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
 def design_toml(design: Design) -> str:
     """A design as a TOML file (the inverse of :func:`load_design`, for derived designs).
 
-    A mesh's line ends in a comment with the sha256 of the file's bytes, so that
-    everything keyed by this text (the design's sha256, cached hit maps) changes
-    when the mesh does."""
+    A mesh's line ends in a comment with the sha256 of the file's bytes and the
+    version of the way its collision parts are made, so that everything keyed by
+    this text (the design's sha256, cached hit maps) changes when either does."""
     lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
     for section, values in design.file_dict().items():
         if isinstance(values, dict):
@@ -92,7 +93,8 @@ def design_toml(design: Design) -> str:
             for key, value in values.items():
                 line = f"{key} = {_toml_value(value)}"
                 if key == "mesh":
-                    line += f"  # sha256 {hashlib.sha256(Path(value).read_bytes()).hexdigest()}"
+                    digest = hashlib.sha256(Path(value).read_bytes()).hexdigest()
+                    line += f"  # sha256 {digest}, parts format {PARTS_FORMAT}"
                 lines.append(line)
     return "\n".join(lines) + "\n"
 

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 #: The parts a design may give a mesh for.
 MESH_PARTS = ("bale", "piggy", "tractor")
+#: The version of the way a mesh's collision parts are made (models/decompose.py,
+#: models/hulls.py), bumped when it changes: part of each mesh's identity and of
+#: the normalised design, so that nothing made with older parts is taken for new.
+#: 3: hulls simplified to 0.1 mm.
+PARTS_FORMAT = 3
 
 #: Millimetres per unit of ``mesh_units``.
 MESH_UNITS_MM = {"mm": 1.0, "cm": 10.0, "m": 1000.0, "in": 25.4}
@@ -228,7 +233,8 @@ def check_design_meshes(design: Design) -> None:
 
 def mesh_identity(design: Design) -> dict[str, dict]:
     """What identifies each of a design's meshes: its file, the sha256 of its bytes,
-    its units and the decomposition's settings; empty without meshes."""
+    its units, the decomposition's settings and :data:`PARTS_FORMAT`; empty without
+    meshes."""
     identity = {}
     for part, mesh_file in design_meshes(design).items():
         section = getattr(design, part)
@@ -238,5 +244,6 @@ def mesh_identity(design: Design) -> dict[str, dict]:
             "units": section.mesh_units,
             "threshold": section.mesh_threshold,
             "max_parts": section.mesh_max_parts,
+            "parts_format": PARTS_FORMAT,
         }
     return identity

@@ -25,7 +25,8 @@ def mesh_report(design: Design, space_mm: float | None = None) -> dict[str, dict
     Returns
     -------
     part -> ``file``, ``sha256``, ``size_mm`` [x, y, z], ``volume_mm3``, ``parts``
-    (convex collision parts), ``mass_g`` and ``principal_moments_g_mm2`` [3] (a solid
+    (convex collision parts), ``hull_vertices`` (their vertices, all together: what
+    a collision with them costs), ``mass_g`` and ``principal_moments_g_mm2`` [3] (a solid
     of the design's mass; ``None`` for the tractor, which does not move), ``notes``.
     """
     report = {}
@@ -35,6 +36,7 @@ def mesh_report(design: Design, space_mm: float | None = None) -> dict[str, dict
             check_piggy_fits(mesh_file, space_mm)
         settings = DecompositionSettings(section.mesh_threshold, section.mesh_max_parts)
         props = mesh_mass_properties(mesh_file.mesh)
+        parts = collision_parts(mesh_file, settings)
         mass_g = getattr(section, "mass_g", None)
         moments = (
             None
@@ -49,7 +51,8 @@ def mesh_report(design: Design, space_mm: float | None = None) -> dict[str, dict
             "units": section.mesh_units,
             "size_mm": [round(v, 3) for v in mesh_file.size_mm],
             "volume_mm3": round(props.volume_mm3, 3),
-            "parts": len(collision_parts(mesh_file, settings)),
+            "parts": len(parts),
+            "hull_vertices": sum(len(p.vertices) for p in parts),
             "threshold": section.mesh_threshold,
             "max_parts": section.mesh_max_parts,
             "mass_g": mass_g,
@@ -68,7 +71,7 @@ def format_mesh_report(report: dict[str, dict]) -> list[str]:
         line = (
             f"  {size} mm, {mesh['volume_mm3']:.1f} mm³, {mesh['parts']} convex "
             f"part{'s' if mesh['parts'] != 1 else ''} (threshold {mesh['threshold']:g}, "
-            f"at most {mesh['max_parts']})"
+            f"at most {mesh['max_parts']}; {mesh['hull_vertices']:,} hull vertices)"
         )
         if mesh["mass_g"] is not None:
             moments = ", ".join(f"{m:.4g}" for m in mesh["principal_moments_g_mm2"])
