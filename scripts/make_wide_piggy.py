@@ -6,6 +6,10 @@ surface, not convex (the belly's arch, the head), so the sandbox splits it into
 convex parts. Written the same on every run.
 
     python scripts/make_wide_piggy.py
+    python scripts/make_wide_piggy.py --grid 60,216 --out dense-piggy.obj  # 51,840 faces
+
+The second is the same piggy as a dense CAD export would give it, for the speed
+bench (docs/physics.md, "An own piggy's shot").
 
 How it is built: over an elliptic footprint, a top surface (a dome with a bump
 for the head) and a bottom surface (the belly, drawn down to the board where the
@@ -15,6 +19,7 @@ closed by construction.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -47,35 +52,36 @@ def _bottom_mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return BELLY_MM * _smoothstep((to_leg - LEG_RADIUS_MM) / LEG_FLARE_MM)
 
 
-def wide_piggy() -> trimesh.Trimesh:
-    """The piggy, mm, in the piggy frame (lowest point on z = 0, footprint centred)."""
-    rho = np.arange(1, RINGS + 1) / RINGS
-    theta = np.arange(SECTORS) * 2 * np.pi / SECTORS
-    r, t = np.meshgrid(rho, theta, indexing="ij")  # (RINGS, SECTORS)
+def wide_piggy(rings: int = RINGS, sectors: int = SECTORS) -> trimesh.Trimesh:
+    """The piggy, mm, in the piggy frame (lowest point on z = 0, footprint centred),
+    on a polar grid of ``rings`` x ``sectors``."""
+    rho = np.arange(1, rings + 1) / rings
+    theta = np.arange(sectors) * 2 * np.pi / sectors
+    r, t = np.meshgrid(rho, theta, indexing="ij")  # (rings, sectors)
     x, y = HALF_WIDTH_MM * r * np.cos(t), HALF_LENGTH_MM * r * np.sin(t)
     top = np.column_stack([x.ravel(), y.ravel(), _top_mm(x, y, r).ravel()])
     bottom = np.column_stack([x.ravel(), y.ravel(), _bottom_mm(x, y).ravel()])
     centre_top = [0.0, 0.0, float(_top_mm(np.zeros(1), np.zeros(1), np.zeros(1))[0])]
     centre_bottom = [0.0, 0.0, float(_bottom_mm(np.zeros(1), np.zeros(1))[0])]
     vertices = np.vstack([top, bottom, [centre_top, centre_bottom]])
-    n = RINGS * SECTORS
-    top_at = np.arange(n).reshape(RINGS, SECTORS)
+    n = rings * sectors
+    top_at = np.arange(n).reshape(rings, sectors)
     bottom_at = top_at + n
     centre_top_at, centre_bottom_at = 2 * n, 2 * n + 1
-    nxt = np.roll(np.arange(SECTORS), -1)
+    nxt = np.roll(np.arange(sectors), -1)
     faces = []
-    for j in range(SECTORS):  # the fans round the centres
+    for j in range(sectors):  # the fans round the centres
         faces.append([centre_top_at, top_at[0, j], top_at[0, nxt[j]]])
         faces.append([centre_bottom_at, bottom_at[0, nxt[j]], bottom_at[0, j]])
-    for k in range(RINGS - 1):  # the rings
-        for j in range(SECTORS):
+    for k in range(rings - 1):  # the rings
+        for j in range(sectors):
             a, b = top_at[k, j], top_at[k, nxt[j]]
             c, d = top_at[k + 1, nxt[j]], top_at[k + 1, j]
             faces += [[a, d, c], [a, c, b]]
             a, b = bottom_at[k, j], bottom_at[k, nxt[j]]
             c, d = bottom_at[k + 1, nxt[j]], bottom_at[k + 1, j]
             faces += [[a, c, d], [a, b, c]]
-    for j in range(SECTORS):  # the wall round the rim
+    for j in range(sectors):  # the wall round the rim
         a, b = top_at[-1, j], top_at[-1, nxt[j]]
         c, d = bottom_at[-1, nxt[j]], bottom_at[-1, j]
         faces += [[a, d, c], [a, c, b]]
@@ -86,13 +92,18 @@ def wide_piggy() -> trimesh.Trimesh:
 
 
 def main() -> None:
-    piggy = wide_piggy()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", default=f"{RINGS},{SECTORS}", help="RINGS,SECTORS")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"the OBJ file (default {OUT})")
+    args = parser.parse_args()
+    rings, sectors = (int(v) for v in args.grid.split(","))
+    piggy = wide_piggy(rings, sectors)
     lines = ["# wide-piggy: made by scripts/make_wide_piggy.py; mm, +y toward the snout, +z up"]
     lines += [f"v {x:.4f} {y:.4f} {z:.4f}" for x, y, z in piggy.vertices]
     lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in piggy.faces]
-    OUT.write_text("\n".join(lines).replace("-0.0000 ", "0.0000 ") + "\n")
+    args.out.write_text("\n".join(lines).replace("-0.0000 ", "0.0000 ") + "\n")
     w, length, h = piggy.extents
-    print(f"wrote {OUT} ({len(piggy.faces)} faces, {w:.1f} x {length:.1f} x {h:.1f} mm)")
+    print(f"wrote {args.out} ({len(piggy.faces)} faces, {w:.1f} x {length:.1f} x {h:.1f} mm)")
 
 
 if __name__ == "__main__":
