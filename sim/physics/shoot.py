@@ -51,7 +51,7 @@ class Aim:
 def target_point(world: World, name: str) -> tuple[np.ndarray, str]:
     """The point to aim at for a space or piggy name, mm; and a label for messages.
 
-    A piggy: the centre of its collision geometry as it stands. A space with
+    A piggy: its centre as it stands (``PiggyModel.centre_at``). A space with
     piggies: the top piggy. An empty space: its centre, at the bale's half height.
     """
     if "-" in name:

@@ -100,7 +100,7 @@ class World:
         return self.scene.client
 
     def piggy_centre_mm(self, piggy: str) -> np.ndarray:
-        """The centre of a piggy's collision geometry now: the point to aim at; (3,), mm."""
+        """The point to aim at on a piggy now (``PiggyModel.centre_at``); (3,), mm."""
         return self.scene.model.centre_at(self.scene.piggy_pose(piggy))
 
     def piggy_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:

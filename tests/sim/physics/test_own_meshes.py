@@ -155,3 +155,15 @@ def test_an_own_tractor_is_what_the_bale_hits(tmp_path, board):
         stock = world.shoot(0.0, 0.0, seed=0, noise=False)
     assert own.first_contact_with == "tractor" and own.first_contact_mm[1] < 66.0
     assert stock.first_contact_with != "tractor" and stock.first_contact_mm[1] > 100.0
+
+
+def test_an_own_piggy_is_aimed_at_its_centre_of_mass(tmp_path, board):
+    """A cone 30 mm tall stands with its centre of mass a quarter of the way up; the
+    mean of its hull's vertices (its base ring's and its tip) would be near the
+    board, and would move with how finely the cone is made."""
+    cone = trimesh.creation.cone(radius=12.0, height=30.0, sections=64)
+    design = load_design(_own_design(tmp_path, "piggy", cone))
+    with World(board, design, Layout(board=board, stacks={(5, 0): ("gold-1",)})) as world:
+        centre = world.piggy_centre_mm("gold-1")
+    x, y = board.space_center_mm((5, 0))
+    assert centre == pytest.approx([x, y, 30.0 / 4], abs=0.05)
