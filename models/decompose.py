@@ -26,13 +26,13 @@ import trimesh
 
 from models.errors import InputError
 from models.hulls import simplified_hull
-from models.mesh_files import PARTS_FORMAT, MeshFile
+from models.mesh_files import MESH_MODEL_VERSION, MeshFile
 from models.meshes import MassProperties, obj_text, parse_obj
 
 #: Seconds one decomposition may take before it is refused.
 DECOMPOSE_TIME_CAP_S = 120.0
 #: Cached parts made another way are not used.
-CACHE_FORMAT = PARTS_FORMAT
+CACHE_FORMAT = MESH_MODEL_VERSION
 #: A mesh whose hull is bigger than it by no more than this share is convex.
 CONVEX_TOLERANCE = 1e-4
 

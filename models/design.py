@@ -32,7 +32,7 @@ from models.design_parts import (
 from models.errors import InputError
 from models.files import known_names, read_toml, resolve_named_file
 from models.mesh_files import (
-    PARTS_FORMAT,
+    MESH_MODEL_VERSION,
     check_design_meshes,
     check_mesh_field,
     mesh_identity,
@@ -84,7 +84,7 @@ def design_toml(design: Design) -> str:
     """A design as a TOML file (the inverse of :func:`load_design`, for derived designs).
 
     A mesh's line ends in a comment with the sha256 of the file's bytes and the
-    version of the way its collision parts are made, so that everything keyed by
+    version of the way the sandbox models a mesh, so that everything keyed by
     this text (the design's sha256, cached hit maps) changes when either does."""
     lines = [f"name = {json.dumps(design.name)}", f"description = {json.dumps(design.description)}"]
     for section, values in design.file_dict().items():
@@ -94,7 +94,7 @@ def design_toml(design: Design) -> str:
                 line = f"{key} = {_toml_value(value)}"
                 if key == "mesh":
                     digest = hashlib.sha256(Path(value).read_bytes()).hexdigest()
-                    line += f"  # sha256 {digest}, parts format {PARTS_FORMAT}"
+                    line += f"  # sha256 {digest}, mesh model {MESH_MODEL_VERSION}"
                 lines.append(line)
     return "\n".join(lines) + "\n"
 

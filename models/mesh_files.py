@@ -28,11 +28,13 @@ if TYPE_CHECKING:
 
 #: The parts a design may give a mesh for.
 MESH_PARTS = ("bale", "piggy", "tractor")
-#: The version of the way a mesh's collision parts are made (models/decompose.py,
-#: models/hulls.py), bumped when it changes: part of each mesh's identity and of
-#: the normalised design, so that nothing made with older parts is taken for new.
-#: 3: hulls simplified to 0.1 mm.
-PARTS_FORMAT = 3
+#: The version of the way the sandbox models a designer's mesh (its collision parts,
+#: models/decompose.py and models/hulls.py; where an own piggy is aimed,
+#: sim/physics/geometry.py), bumped when it changes: part of each mesh's identity
+#: and of the normalised design, so that no result made the older way is taken for
+#: one made now (cached hit maps are keyed by the normalised design).
+#: 3: hulls simplified to 0.1 mm; 4: an own piggy aimed at its centre of mass.
+MESH_MODEL_VERSION = 4
 
 #: Millimetres per unit of ``mesh_units``.
 MESH_UNITS_MM = {"mm": 1.0, "cm": 10.0, "m": 1000.0, "in": 25.4}
@@ -233,7 +235,7 @@ def check_design_meshes(design: Design) -> None:
 
 def mesh_identity(design: Design) -> dict[str, dict]:
     """What identifies each of a design's meshes: its file, the sha256 of its bytes,
-    its units, the decomposition's settings and :data:`PARTS_FORMAT`; empty without
+    its units, the decomposition's settings and :data:`MESH_MODEL_VERSION`; empty without
     meshes."""
     identity = {}
     for part, mesh_file in design_meshes(design).items():
@@ -244,6 +246,6 @@ def mesh_identity(design: Design) -> dict[str, dict]:
             "units": section.mesh_units,
             "threshold": section.mesh_threshold,
             "max_parts": section.mesh_max_parts,
-            "parts_format": PARTS_FORMAT,
+            "model_version": MESH_MODEL_VERSION,
         }
     return identity
