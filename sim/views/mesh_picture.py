@@ -63,11 +63,13 @@ def _given_title(part: str, mesh_file: MeshFile) -> str:
 
 
 def _parts_title(parts: list[trimesh.Trimesh], settings: DecompositionSettings) -> str:
+    vertices = sum(len(p.vertices) for p in parts)
     if len(parts) == 1:
-        return "convex: one collision part, its hull"
+        return f"convex: one collision part, its hull\n({vertices:,} vertices)"
     return (
         f"its {len(parts)} convex collision parts, drawn apart\n"
-        f"(threshold {settings.threshold:g}, at most {settings.max_parts})"
+        f"(threshold {settings.threshold:g}, at most {settings.max_parts}; "
+        f"{vertices:,} hull vertices)"
     )
 
 
