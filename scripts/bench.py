@@ -47,6 +47,7 @@ from bench_own_piggy import bench_own_piggy
 from bench_shots import bench_shots
 
 import referee
+from models.board import load_board, space_name
 from models.design import load_design
 from models.errors import InputError
 from referee.bots import make_bot
@@ -177,6 +178,14 @@ def parse_args() -> argparse.Namespace:
             f"({args.grazing_shots}), got {reference_shots}"
         )
     args.grazing_reference_shots = reference_shots
+    if args.answer_spaces:
+        board = load_board("stock")
+        try:
+            args.answer_spaces = tuple(
+                space_name(board.parse_space(s)) for s in args.answer_spaces.split(",")
+            )
+        except InputError as error:
+            parser.error(f"--answer-spaces: {error}")
     return args
 
 
@@ -210,8 +219,9 @@ def main() -> int:
     if args.only in (None, "answer"):
         from bench_answer import bench_answer
 
-        spaces = tuple(args.answer_spaces.split(",")) if args.answer_spaces else None
-        report.update(bench_answer(args.answer_precision, spaces=spaces, quiet=args.json))
+        report.update(
+            bench_answer(args.answer_precision, spaces=args.answer_spaces, quiet=args.json)
+        )
     if args.json:
         print(json.dumps(report))
     return 0

@@ -13,27 +13,27 @@ import trimesh
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow
-def test_bench_shots_reports_every_figure_as_json():
-    run = subprocess.run(
-        [
-            sys.executable,
-            "scripts/bench.py",
-            "--only",
-            "shots",
-            "--shots",
-            "4",
-            "--naive-shots",
-            "2",
-            "--json",
-        ],
+def bench(*argv: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """``python scripts/bench.py ARGV`` from the repository's root."""
+    return subprocess.run(
+        [sys.executable, "scripts/bench.py", *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
-        check=True,
+        timeout=timeout,
     )
-    figures = json.loads(run.stdout)
+
+
+def bench_json(*argv: str, timeout: int = 300) -> dict:
+    """The figures ``bench.py ARGV --json`` prints (it must succeed)."""
+    run = bench(*argv, "--json", timeout=timeout)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.mark.slow
+def test_bench_shots_reports_every_figure_as_json():
+    figures = bench_json("--only", "shots", "--shots", "4", "--naive-shots", "2")
     for key in (
         "naive_shots_per_s",
         "engine_shots_per_s",
@@ -50,15 +50,7 @@ def test_bench_shots_reports_every_figure_as_json():
 def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
     """One child's shot a space: every variant's speed against issue 10's engine, and
     the bale's early verdict alone keeps every verdict and every strike."""
-    run = subprocess.run(
-        [sys.executable, "scripts/bench.py", "--only", "child", "--child-shots", "1", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    figures = json.loads(run.stdout)
+    figures = bench_json("--only", "child", "--child-shots", "1")
     rows = {row["variant"]: row for row in figures["child_variants"]}
     assert list(rows) == [
         "issue 10's engine",
@@ -80,25 +72,9 @@ def test_bench_own_piggy_times_a_given_piggy_mesh_against_the_stock_one(tmp_path
     trimesh.creation.box(extents=(20.0, 30.0, 25.0)).export(tmp_path / "pig.stl")
     design = tmp_path / "box-piggy.toml"
     design.write_text('name = "box-piggy"\n[piggy]\nmesh = "pig.stl"\n')
-    run = subprocess.run(
-        [
-            sys.executable,
-            "scripts/bench.py",
-            "--only",
-            "own-piggy",
-            "--own-piggy-shots",
-            "1",
-            "--own-piggy-design",
-            str(design),
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
+    figures = bench_json(
+        "--only", "own-piggy", "--own-piggy-shots", "1", "--own-piggy-design", str(design)
     )
-    figures = json.loads(run.stdout)
     rows = {row["variant"]: row for row in figures["own_piggy_variants"]}
     assert list(rows) == ["stock piggy", "box-piggy as given"]
     assert figures["own_piggy_shots"] == len(figures["own_piggy_spaces"])
@@ -122,13 +98,7 @@ def test_bench_own_piggy_times_a_given_piggy_mesh_against_the_stock_one(tmp_path
     ],
 )
 def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
-    run = subprocess.run(
-        [sys.executable, "scripts/bench.py", "--only", "own-piggy", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = bench("--only", "own-piggy", *args, timeout=120)
     assert run.returncode == 2
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("bench.py: error: ") and message in last, run.stderr
@@ -136,25 +106,9 @@ def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
 
 @pytest.mark.slow
 def test_bench_answer_reports_every_figure_as_json():
-    run = subprocess.run(
-        [
-            sys.executable,
-            "scripts/bench.py",
-            "--only",
-            "answer",
-            "--answer-spaces",
-            "r8c3,r9c5",
-            "--answer-precision",
-            "0.25",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
+    figures = bench_json(
+        "--only", "answer", "--answer-spaces", "r8c3,r9c5", "--answer-precision", "0.25"
     )
-    figures = json.loads(run.stdout)
     for key in (
         "answer_seconds",
         "answer_shots",
@@ -195,25 +149,9 @@ def test_largest_difference_in_p_against_chance_by_hand():
 def test_bench_grazing_reports_every_figure_as_json():
     """One grazing shot a piggy: the keys issue 10 asks for, each a share or a p-value,
     and every variant's comparison."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            "scripts/bench.py",
-            "--only",
-            "grazing",
-            "--grazing-shots",
-            "2",
-            "--grazing-reference-shots",
-            "1",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=True,
+    figures = bench_json(
+        "--only", "grazing", "--grazing-shots", "2", "--grazing-reference-shots", "1", timeout=900
     )
-    figures = json.loads(run.stdout)
     assert (figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]) == (
         2,
         1,
@@ -242,12 +180,13 @@ def test_bench_grazing_reports_every_figure_as_json():
     "args", [["--grazing-shots", "0"], ["--grazing-shots", "3", "--grazing-reference-shots", "5"]]
 )
 def test_bench_refuses_impossible_grazing_sizes(args):
-    run = subprocess.run(
-        [sys.executable, "scripts/bench.py", "--only", "grazing", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = bench("--only", "grazing", *args, timeout=120)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --grazing")
+
+
+@pytest.mark.parametrize("spaces", ["r8c3, r9c5", "r8c3,r99c5"])
+def test_bench_refuses_answer_spaces_that_are_not_the_boards(spaces):
+    run = bench("--only", "answer", "--answer-spaces", spaces, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --answer-spaces: ")
