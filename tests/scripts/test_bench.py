@@ -185,6 +185,7 @@ def test_bench_refuses_impossible_grazing_sizes(args):
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --grazing")
 
 
+@pytest.mark.slow  # starts a process (about 1.5 s)
 @pytest.mark.parametrize("spaces", ["r8c3, r9c5", "r8c3,r99c5"])
 def test_bench_refuses_answer_spaces_that_are_not_the_boards(spaces):
     run = bench("--only", "answer", "--answer-spaces", spaces, timeout=120)
