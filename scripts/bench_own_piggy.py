@@ -11,31 +11,26 @@ piggies' parts are made (CoACD, cached in the user cache) before any timing.
 
 The own piggies: the example models/designs/wide-piggy.toml as shipped, and its
 mesh split finer into :data:`PARTS_CAP` parts (``mesh_threshold``
-:data:`FINE_THRESHOLD`); without the example, the stock piggy's ten parts merged
-into one non-convex mesh, which CoACD splits into as many; or ``--own-piggy-design``,
-any design with a piggy mesh, as given.
+:data:`FINE_THRESHOLD`); or ``--own-piggy-design``, any design with a piggy mesh,
+as given (``scripts/make_wide_piggy.py --grid`` makes the example as a dense export).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 import time
-from pathlib import Path
 
-import trimesh
 from bench_child import SPACES
 
 from models.aimer import load_aimer
 from models.board import load_board
-from models.design import Design, known_designs, load_design
+from models.design import Design, load_design
 from models.layout import layout_from_dict
-from models.meshes import piggy_parts
 from sim.physics import shoot
 from sim.physics.world import World
 from sim.studies.space_shots import TARGET, shot_seed
 
-#: The example design with an own piggy, when the checkout has it.
+#: The example design with an own piggy.
 EXAMPLE = "wide-piggy"
 #: The most convex parts the issue's speed limit covers.
 PARTS_CAP = 16
@@ -45,44 +40,33 @@ FINE_THRESHOLD = 0.02
 ALLOWED_SLOWDOWN = 0.25
 
 
-def own_piggy_designs(design: str | None, folder: Path) -> dict[str, Design]:
-    """Label -> design of every own-piggy variant (see the module's docstring);
-    ``folder`` holds a made mesh while the bench runs."""
+def own_piggy_designs(design: str | None) -> dict[str, Design]:
+    """Label -> design of every own-piggy variant (see the module's docstring)."""
     if design is not None:
         given = load_design(design)
         return {f"{given.name} as given": given}
-    if EXAMPLE in known_designs():
-        example = load_design(EXAMPLE)
-        finer = dataclasses.replace(
-            example.piggy, mesh_threshold=FINE_THRESHOLD, mesh_max_parts=PARTS_CAP
-        )
-        return {
-            f"{EXAMPLE} as shipped": example,
-            f"{EXAMPLE}, threshold {FINE_THRESHOLD:g}": dataclasses.replace(example, piggy=finer),
-        }
-    merged = trimesh.util.concatenate(list(piggy_parts().values()))
-    merged.export(folder / "merged-piggy.obj")
-    path = folder / "merged-piggy.toml"
-    path.write_text(
-        f'name = "merged-piggy"\n[piggy]\nmesh = "merged-piggy.obj"\nmesh_max_parts = {PARTS_CAP}\n'
+    example = load_design(EXAMPLE)
+    finer = dataclasses.replace(
+        example.piggy, mesh_threshold=FINE_THRESHOLD, mesh_max_parts=PARTS_CAP
     )
-    return {"stock piggy merged into one mesh": load_design(str(path))}
+    return {
+        f"{EXAMPLE} as shipped": example,
+        f"{EXAMPLE}, threshold {FINE_THRESHOLD:g}": dataclasses.replace(example, piggy=finer),
+    }
 
 
 def bench_own_piggy(per_space: int, design: str | None, quiet: bool) -> dict:
     """``per_space`` child's shots at each space, with the stock piggy and each own one."""
     board = load_board("stock")
-    with tempfile.TemporaryDirectory() as folder:  # a made mesh lives here meanwhile
-        designs = {"stock piggy": load_design("stock")}
-        designs.update(own_piggy_designs(design, Path(folder)))
-        # as hit maps fire: the bale followed only until it can strike nothing more
-        worlds = {label: World(board, d, bale_to_rest=False) for label, d in designs.items()}
-        try:
-            cpu, simulated, hits = _fire(worlds, per_space)
-            parts = {label: world.scene.model.parts_mm for label, world in worlds.items()}
-        finally:
-            for world in worlds.values():
-                world.close()
+    designs = {"stock piggy": load_design("stock"), **own_piggy_designs(design)}
+    # as hit maps fire: the bale followed only until it can strike nothing more
+    worlds = {label: World(board, d, bale_to_rest=False) for label, d in designs.items()}
+    try:
+        cpu, simulated, hits = _fire(worlds, per_space)
+        parts = {label: world.scene.model.parts_mm for label, world in worlds.items()}
+    finally:
+        for world in worlds.values():
+            world.close()
     shots, base = per_space * len(SPACES), "stock piggy"
     figures = {
         "own_piggy_shots": shots,
