@@ -15,7 +15,7 @@ def furthest_outside(hull: trimesh.Trimesh, points: np.ndarray) -> float:
 
 
 def test_a_dense_sphere_keeps_its_shape_to_the_tolerance_with_few_vertices():
-    sphere = trimesh.creation.icosphere(subdivisions=4, radius=5.0)  # 2,562 vertices
+    sphere = trimesh.creation.icosphere(subdivisions=4, radius=3.0)  # 2,562 vertices
     simple = simplified_hull(sphere.vertices)
     assert len(simple.vertices) <= HULL_MAX_VERTICES
     assert furthest_outside(simple, sphere.vertices) <= HULL_TOLERANCE_MM
