@@ -31,8 +31,6 @@ from models.meshes import MassProperties, obj_text, parse_obj
 
 #: Seconds one decomposition may take before it is refused.
 DECOMPOSE_TIME_CAP_S = 120.0
-#: Cached parts made another way are not used.
-CACHE_FORMAT = MESH_MODEL_VERSION
 #: A mesh whose hull is bigger than it by no more than this share is convex.
 CONVEX_TOLERANCE = 1e-4
 
@@ -58,7 +56,10 @@ class DecompositionSettings:
     max_parts: int = 16
 
     def key(self) -> str:
-        return f"format={CACHE_FORMAT} threshold={self.threshold!r} max_parts={self.max_parts}"
+        # the model's version: cached parts made another way are not used
+        return (
+            f"format={MESH_MODEL_VERSION} threshold={self.threshold!r} max_parts={self.max_parts}"
+        )
 
 
 def collision_parts(
