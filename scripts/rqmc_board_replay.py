@@ -29,7 +29,7 @@ from collections import defaultdict
 import numpy as np
 from scipy import stats
 
-from models.stats import precision_reached, sequential_bias
+from models.stats import precision_reached, sequential_bias, wilson_bounds
 from sim.studies import rqmc
 from sim.studies.hitmap import BATCH
 
@@ -70,8 +70,8 @@ def binding(hits: np.ndarray) -> str:
     guarded = first / 2.0**rqmc.GUARD_RATE > now
     half_t = stats.t.ppf(0.975, scrambles - 1) * max(now, first / 2.0**rqmc.GUARD_RATE)
     half_t /= math.sqrt(scrambles)
-    plain = rqmc.wilson(estimate, hits.size)
-    best = rqmc.wilson(estimate, hits.size * rqmc.credit(points, estimate))
+    plain = wilson_bounds(estimate, hits.size)
+    best = wilson_bounds(estimate, hits.size * rqmc.credit(points, estimate))
     width = high - low
     if math.isclose(width, plain[1] - plain[0], abs_tol=1e-12):
         return "plain"

@@ -24,7 +24,9 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from concurrent.futures import as_completed
+from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from models.board import Board, load_board, space_name
@@ -32,7 +34,7 @@ from models.errors import InputError
 from models.layout import check_piggy
 from models.text import shown
 from sim.studies import datafiles, owner, parts
-from sim.studies.records import SpaceShots
+from sim.studies.records import Expected, SpaceShots
 from sim.studies.space_shots import (
     ARCS,
     BATCH,
@@ -52,12 +54,15 @@ __all__ = [
     "ARCS",
     "BATCH",
     "MAX_SHOTS",
+    "Output",
     "SweepOutcome",
     "SweepSpec",
     "check_spaces",
     "check_targets",
+    "one_space",
     "parts_folder",
     "per_shot_path",
+    "run_outputs",
     "run_parts",
     "run_space",
     "run_sweep",
@@ -68,31 +73,41 @@ __all__ = [
 
 
 # --- executors -------------------------------------------------------------------------------
+#: A sweep's unit of work: a space's name -> its parts, one per file the sweep writes.
+Job = Callable[[str], tuple[SpaceShots, ...]]
+
+
 def run_parts(
-    spec: SweepSpec,
+    job: Job,
     names: list[str],
     workers: int,
-    on_part: Callable[[SpaceShots], None],
+    on_parts: Callable[[tuple[SpaceShots, ...]], None],
     scheduler: str | None = None,
 ) -> None:
-    """Run the spaces' parts with ``workers`` local processes (1: in this process) or
-    on the Dask cluster at ``scheduler``, calling ``on_part`` here as each one
-    finishes, in whatever order."""
+    """Run ``job`` on every space with ``workers`` local processes (1: in this
+    process) or on the Dask cluster at ``scheduler``, calling ``on_parts`` here as
+    each space finishes, in whatever order. ``job`` must pickle (a module-level
+    function, or a :func:`functools.partial` of one)."""
     if scheduler:
-        _run_on_dask(spec, names, scheduler, on_part)
+        _run_on_dask(job, names, scheduler, on_parts)
         return
     if workers <= 1 or len(names) <= 1:
         for name in names:
-            on_part(run_space(spec, name))
+            on_parts(job(name))
         return
     with process_pool(min(workers, len(names))) as pool:
-        futures = [pool.submit(run_space, spec, name) for name in names]
+        futures = [pool.submit(job, name) for name in names]
         for future in as_completed(futures):
-            on_part(future.result())
+            on_parts(future.result())
+
+
+def one_space(spec: SweepSpec, name: str) -> tuple[SpaceShots]:
+    """A hit map's job: the space's part (:func:`run_space`)."""
+    return (run_space(spec, name),)
 
 
 def _run_on_dask(
-    spec: SweepSpec, names: list[str], scheduler: str, on_part: Callable[[SpaceShots], None]
+    job: Job, names: list[str], scheduler: str, on_parts: Callable[[tuple[SpaceShots, ...]], None]
 ) -> None:
     """Parts as Dask tasks. Start the workers with one thread each
     (``dask worker ADDRESS --nthreads 1``): a PyBullet world is not shared by threads."""
@@ -108,9 +123,9 @@ def _run_on_dask(
     except OSError as exc:
         raise InputError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
     try:
-        futures = client.map(run_space, [spec] * len(names), names, pure=False)
+        futures = client.map(job, names, pure=False)
         for future in dask_completed(futures):
-            on_part(future.result())
+            on_parts(future.result())
     finally:
         client.close()
 
@@ -127,6 +142,23 @@ class SweepOutcome:
     rows: list
     reused: int
     computed: int
+
+
+@dataclass(frozen=True)
+class Output:
+    """One hit map a sweep writes (and its per-shot file): its settings, its file, the
+    key its parts are checked against, what its parts must say and what made it."""
+
+    spec: SweepSpec
+    path: Path
+    key: str
+    expected: Callable[[str], Expected]
+    made_by: dict
+
+    @classmethod
+    def of(cls, spec: SweepSpec, path: Path) -> Output:
+        """A hit map's output, measured by the map's own rule."""
+        return cls(spec, path, spec.key(), partial(expected_part, spec), provenance(spec))
 
 
 def sweep(
@@ -158,25 +190,80 @@ def run_sweep(
     (sim/studies/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished."""
-    with owner.owned(out):
-        return _owned_sweep(
-            spec, out, datafiles.format_of(out, fmt), workers, resume, per_shot, progress, scheduler
-        )
+    outputs = [Output.of(spec, out)]
+    job = partial(one_space, spec)
+    return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress, scheduler)[0]
+
+
+def run_outputs(
+    outputs: list[Output],
+    fmt: str,
+    job: Job,
+    workers: int = 1,
+    resume: bool = False,
+    per_shot: bool = False,
+    progress: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
+) -> list[SweepOutcome]:
+    """:func:`run_sweep` for several hit maps of the same spaces measured together,
+    ``job`` giving each space's part of every one (a paired comparison's designs):
+    each file owned, its parts kept and resumed as one hit map's are; a space is done
+    when every file has its part."""
+    with ExitStack() as owning:
+        for output in outputs:
+            owning.enter_context(owner.owned(output.path))
+        fmt = datafiles.format_of(outputs[0].path, fmt)
+        return _owned_sweep(outputs, fmt, job, workers, resume, per_shot, progress, scheduler)
 
 
 def _owned_sweep(
-    spec: SweepSpec,
-    out: Path,
+    outputs: list[Output],
     fmt: str,
+    job: Job,
     workers: int,
     resume: bool,
     per_shot: bool,
     progress: Callable[[int], None] | None,
     scheduler: str | None,
-) -> SweepOutcome:
-    """:func:`run_sweep`, once this run owns ``out``."""
-    folder = parts_folder(out)
-    key = spec.key()
+) -> list[SweepOutcome]:
+    """:func:`run_outputs`, once this run owns every output."""
+    spaces = outputs[0].spec.spaces
+    done: set[str] = set(spaces)
+    for output in outputs:
+        done &= _parts_found(output, resume)
+    folders = [parts_folder(o.path) for o in outputs]
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in spaces if s not in done]
+    finished = len(done)
+    if progress:
+        progress(finished)
+
+    def keep(measured: tuple[SpaceShots, ...]) -> None:
+        nonlocal finished
+        for output, folder, part in zip(outputs, folders, measured, strict=True):
+            parts.write_part(folder, output.key, part)
+        finished += 1
+        if progress:
+            progress(finished)
+
+    try:
+        run_parts(job, todo, workers, keep, scheduler)
+    finally:
+        for folder in folders:
+            if not parts.part_files(folder):  # nothing kept: leave nothing behind
+                shutil.rmtree(folder, ignore_errors=True)
+    outcomes = [_assemble(o, fmt, per_shot, len(done), len(todo)) for o in outputs]
+    for folder in folders:
+        shutil.rmtree(folder)
+    return outcomes
+
+
+def _parts_found(output: Output, resume: bool) -> set[str]:
+    """The spaces whose parts an earlier run of ``output`` left, every one checked
+    (refused on one line when resuming is not asked for, or a part is not this
+    sweep's)."""
+    folder = parts_folder(output.path)
     found = parts.part_files(folder)
     if found and not resume:
         raise InputError(
@@ -184,45 +271,31 @@ def _owned_sweep(
             "finish it, or remove the folder"
         )
     for path in found:
-        if path.stem not in spec.spaces:
+        if path.stem not in output.spec.spaces:
             raise InputError(
                 f"part file {shown(str(path))} is for a space this sweep does "
                 f"not measure: delete it, or resume with the same --spaces"
             )
-    done = {parts.read_part(p, key, expected_part(spec, p.stem)).space for p in found}
-    made_by = provenance(spec)
-    folder.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in spec.spaces if s not in done]
-    finished = len(done)
-    if progress:
-        progress(finished)
+    return {parts.read_part(p, output.key, output.expected(p.stem)).space for p in found}
 
-    def keep(part: SpaceShots) -> None:
-        nonlocal finished
-        parts.write_part(folder, key, part)
-        finished += 1
-        if progress:
-            progress(finished)
 
-    try:
-        run_parts(spec, todo, workers, keep, scheduler)
-    finally:
-        if not parts.part_files(folder):  # nothing kept: leave nothing behind
-            shutil.rmtree(folder, ignore_errors=True)
+def _assemble(output: Output, fmt: str, per_shot: bool, reused: int, computed: int) -> SweepOutcome:
+    """The hit map's file (and its per-shot file) from its parts, one part in memory
+    at a time unless its shots are wanted, with what made it."""
+    spec, folder = output.spec, parts_folder(output.path)
     board = load_board(spec.board)
     rows: list[dict] = []
     shots: list[dict] = []
-    for name in spec.spaces:  # one part in memory at a time, unless its shots are wanted
-        part = parts.read_part(folder / f"{name}.json", key, expected_part(spec, name))
+    for name in spec.spaces:
+        part = parts.read_part(folder / f"{name}.json", output.key, output.expected(name))
         rows.append(summarise(part, board).to_dict())
         if per_shot:
             shots.extend(r.to_dict() for r in part.shots)
-    made_by["shots_fired"] = shots_fired(rows)
-    datafiles.write_table(rows, out, fmt, made_by)
+    made_by = output.made_by | {"shots_fired": shots_fired(rows)}
+    datafiles.write_table(rows, output.path, fmt, made_by)
     if per_shot:
-        datafiles.write_table(shots, per_shot_path(out), fmt, made_by)
-    shutil.rmtree(folder)
-    return SweepOutcome(rows, reused=len(done), computed=len(todo))
+        datafiles.write_table(shots, per_shot_path(output.path), fmt, made_by)
+    return SweepOutcome(rows, reused=reused, computed=computed)
 
 
 def shots_fired(rows: list[dict]) -> dict:

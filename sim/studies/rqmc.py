@@ -43,7 +43,7 @@ from scipy import stats
 from scipy.stats import qmc
 
 from models.seeds import split_seed
-from models.stats import PairedDifference, wilson_interval
+from models.stats import Z_95, PairedDifference, wilson_bounds, wilson_interval
 from sim.studies.records import ShotRow
 
 #: The samplers: randomised quasi-Monte Carlo (the default) and plain Monte Carlo.
@@ -100,9 +100,7 @@ def to_deviates(points: np.ndarray) -> np.ndarray:
     return out
 
 
-def interval(
-    hits: np.ndarray, z: float = 1.959963984540054
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def interval(hits: np.ndarray, z: float = Z_95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Estimate and 95 % interval from R scrambles of n points each.
 
     Parameters
@@ -122,10 +120,10 @@ def interval(
     hits = np.asarray(hits, float)
     scrambles, points = hits.shape[-2:]
     estimate = hits.mean(axis=(-2, -1))
-    plain_low, plain_high = wilson(estimate, scrambles * points, z)
+    plain_low, plain_high = wilson_bounds(estimate, scrambles * points, z)
     if scrambles < 2:
         return estimate, plain_low, plain_high
-    best_low, best_high = wilson(estimate, scrambles * points * credit(points, estimate), z)
+    best_low, best_high = wilson_bounds(estimate, scrambles * points * credit(points, estimate), z)
     first_half = hits[..., : points // 2].mean(axis=-1) if points >= 2 else None
     half = (
         stats.t.ppf(0.975, scrambles - 1)
@@ -159,16 +157,6 @@ def credit(points: int, p) -> np.ndarray:
     scrambles estimate poorly; the credit grows as that count does."""
     p = np.asarray(p, float)
     return np.clip(points * np.minimum(p, 1.0 - p), 1.0, MAX_CREDIT)
-
-
-def wilson(
-    p: np.ndarray, shots: float | np.ndarray, z: float = 1.959963984540054
-) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson interval of a proportion ``p`` seen in ``shots`` shots (vectorised)."""
-    p = np.asarray(p, float)
-    centre = (p + z * z / (2 * shots)) / (1 + z * z / shots)
-    half = z * np.sqrt(p * (1 - p) / shots + z * z / (4 * shots * shots)) / (1 + z * z / shots)
-    return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
 
 
 def half_width(hits: np.ndarray) -> np.ndarray:

@@ -43,7 +43,8 @@ def aim_sd_scan(
     for step, sd in enumerate(values):
         point = dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd))
         parts: dict[str, SpaceShots] = {}
-        hitmap.run_parts(point, list(spec.spaces), workers, partial(_keep, parts))
+        job = partial(hitmap.one_space, point)
+        hitmap.run_parts(job, list(spec.spaces), workers, partial(_keep, parts))
         for name in spec.spaces:
             shots = parts[name].shots
             p, low, high = (
@@ -66,5 +67,6 @@ def aim_sd_scan(
     return rows
 
 
-def _keep(parts: dict[str, SpaceShots], part: SpaceShots) -> None:
+def _keep(parts: dict[str, SpaceShots], measured: tuple[SpaceShots, ...]) -> None:
+    (part,) = measured
     parts[part.space] = part

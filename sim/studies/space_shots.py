@@ -214,60 +214,120 @@ def aim_at_space(world, spec: SweepSpec, name: str):
 
 def run_space(spec: SweepSpec, name: str) -> SpaceShots:
     """Fire one space's shots: its part."""
+    return advance(spec, name)[0]
+
+
+def advance(
+    spec: SweepSpec, name: str, fired: tuple[ShotRow, ...] = (), looks: int | None = None
+) -> tuple[SpaceShots, bool]:
+    """One space's part measured by :class:`MapRule`, going on from the shots
+    ``fired`` (the rule's own first shots at that space, from an earlier call) for at
+    most ``looks`` more looks (None: until the rule stops). Returns the part and
+    whether the rule has stopped. Shot for shot the same as one call to the end."""
     world = _world(spec)
     target, aim = aim_at_space(world, spec, name)
     if aim is None:
-        return SpaceShots(name, False, None, target, ())
-    fire = _fire_rqmc if spec.sampler == "rqmc" else _fire_mc
-    return SpaceShots(name, True, aim.arc, target, tuple(fire(spec, world, aim, name, target)))
+        return SpaceShots(name, False, None, target, ()), True
+    rule = MapRule.of(spec)
+    rows = list(fired)
+    rounds = rule.next(hits_of(rows)) if rows else rule.first
+    stopped = bool(rows) and rounds == rule.rounds_of(rows)
+    taken = 0
+    while not stopped and (looks is None or taken < looks):
+        rows = fire_rounds(spec, world, aim, name, target, rows, rounds)
+        taken += 1
+        following = rule.next(hits_of(rows))
+        stopped, rounds = following == rounds, following
+    return SpaceShots(name, True, aim.arc, target, tuple(rows)), stopped
 
 
-def _fire_mc(spec: SweepSpec, world, aim, name: str, target: str) -> list[ShotRow]:
-    """Plain Monte Carlo: shot i from its own seed, in batches until the precision."""
+@dataclass(frozen=True)
+class MapRule:
+    """When a hit map stops firing at a space: the 95 % interval of P(target) within
+    ±precision, or the cap. Shots come in rounds: a plain Monte Carlo shot, or a
+    point of every RQMC scramble (``streams`` of them); ``first`` rounds before the
+    first look, and :meth:`next` says how many to have after each look.
+
+    Plain Monte Carlo looks every :data:`BATCH` shots at Wilson's interval; RQMC
+    looks as :func:`sim.studies.rqmc.next_points` says."""
+
+    sampler: str
+    precision: float | None
+    streams: int
+    first: int
+    most: int
+
+    @classmethod
+    def of(cls, spec: SweepSpec) -> MapRule:
+        if spec.sampler == "rqmc":
+            scrambles, first, most = rqmc.plan(spec.shots, spec.precision)
+            return cls("rqmc", spec.precision, scrambles, first, most)
+        first = spec.shots if spec.precision is None else min(BATCH, spec.shots)
+        return cls("mc", spec.precision, 1, first, spec.shots)
+
+    def rounds_of(self, rows: list[ShotRow]) -> int:
+        """The rounds the shots ``rows`` are."""
+        return len(rows) // self.streams
+
+    def next(self, hits: np.ndarray) -> int:
+        """Rounds to have after a look at the (streams, rounds) ``hits``: as many as
+        now to stop."""
+        rounds = hits.shape[-1]
+        if self.sampler == "rqmc":
+            return rqmc.next_points(hits, self.precision, self.most)
+        if rounds >= self.most or (
+            self.precision is not None
+            and precision_reached(int(hits.sum()), rounds, self.precision)
+        ):
+            return rounds
+        return min(self.most, rounds + BATCH)
+
+
+def hits_of(rows: list[ShotRow] | tuple[ShotRow, ...]) -> np.ndarray:
+    """(streams, rounds) bool: whether each shot knocked the target out, by RQMC
+    scramble and point (one stream of shots for plain Monte Carlo)."""
+    if rows and rows[0].scramble is not None:
+        return rqmc.by_scramble(rows, _target_knocked)
+    return np.array([[r.target_knocked for r in rows]], dtype=bool).reshape(1, len(rows))
+
+
+def _target_knocked(row: ShotRow) -> bool:
+    return row.target_knocked
+
+
+def fire_rounds(
+    spec: SweepSpec, world, aim, name: str, target: str, rows: list[ShotRow], rounds: int
+) -> list[ShotRow]:
+    """``rows`` with the shots added that make them ``rounds`` rounds: plain Monte
+    Carlo's shots i from their own seeds; RQMC's points, scramble by scramble, each
+    scramble's next points in order (a row names its scramble and point; its seed is
+    the scramble's). The same shots in the same order whatever the looks between."""
+    rows = list(rows)
     space = world.board.parse_space(name)
-    rows: list[ShotRow] = []
-    hits = 0
-    while len(rows) < spec.shots:
-        for index in range(len(rows), min(spec.shots, len(rows) + BATCH)):
+    if spec.sampler != "rqmc":
+        for index in range(len(rows), rounds):
             seed = shot_seed(spec.seed, space, index)
             result = world.shoot(
                 aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=spec.aimer, vary=spec.vary
             )
             rows.append(_shot_row(name, index, seed, target, result))
-            hits += rows[-1].target_knocked
-        if spec.precision is not None and precision_reached(hits, len(rows), spec.precision):
-            break
-    return rows
-
-
-def _fire_rqmc(spec: SweepSpec, world, aim, name: str, target: str) -> list[ShotRow]:
-    """Randomised quasi-Monte Carlo: each scramble's points in order, the points per
-    scramble doubled until the precision (sim/studies/rqmc.py). A row also names its
-    scramble and its point in it; its seed is the scramble's."""
-    scrambles, points, most = rqmc.plan(spec.shots, spec.precision)
-    seeds = [
-        rqmc.scramble_seed(spec.seed, world.board.parse_space(name), r) for r in range(scrambles)
-    ]
+        return rows
+    scrambles, _, _ = rqmc.plan(spec.shots, spec.precision)
+    fired = len(rows) // scrambles
     dims = 3 + vary_dims(spec.vary)
-    deviates = [rqmc.to_deviates(rqmc.scramble_points(s, dims, most)) for s in seeds]
-    hits = np.zeros((scrambles, most))
-    rows: list[ShotRow] = []
-    fired = 0
-    while True:
-        for r, seed in enumerate(seeds):
-            for j in range(fired, points):
-                result = world.shoot(
-                    aim.yaw_deg,
-                    aim.pitch_deg,
-                    aimer=spec.aimer,
-                    vary=spec.vary,
-                    deviates=_deviates(deviates[r][j]),
-                )
-                rows.append(_shot_row(name, len(rows), seed, target, result, r, j))
-                hits[r, j] = rows[-1].target_knocked
-        fired, points = points, rqmc.next_points(hits[:, :points], spec.precision, most)
-        if points == fired:
-            return rows
+    for r in range(scrambles):
+        seed = rqmc.scramble_seed(spec.seed, space, r)
+        deviates = rqmc.to_deviates(rqmc.scramble_points(seed, dims, rounds))
+        for j in range(fired, rounds):
+            result = world.shoot(
+                aim.yaw_deg,
+                aim.pitch_deg,
+                aimer=spec.aimer,
+                vary=spec.vary,
+                deviates=_deviates(deviates[j]),
+            )
+            rows.append(_shot_row(name, len(rows), seed, target, result, r, j))
+    return rows
 
 
 def _shot_row(
