@@ -110,7 +110,10 @@ class PairedRule:
         """Why a space stops after the look ``at``, or None to fire on."""
         if at.p_value <= self.flag_level:
             return "sign"
-        if self.delta is not None and -self.delta <= at.diff_ci_low <= at.diff_ci_high <= self.delta:
+        if (
+            self.delta is not None
+            and -self.delta <= at.diff_ci_low <= at.diff_ci_high <= self.delta
+        ):
             return "equivalent"
         if at.shots >= self.cap:
             return "cap"

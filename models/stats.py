@@ -198,9 +198,7 @@ def paired_counts(both: int, a_only: int, b_only: int, neither: int, z: float = 
     )
 
 
-def tango_interval(
-    a_only: int, b_only: int, pairs: int, z: float = Z_95
-) -> tuple[float, float]:
+def tango_interval(a_only: int, b_only: int, pairs: int, z: float = Z_95) -> tuple[float, float]:
     """The score interval of P_B - P_A from ``pairs`` paired outcomes of which
     ``a_only`` knocked the target out with A only and ``b_only`` with B only (Tango,
     Statistics in Medicine 17, 1998, 891-908): every difference that the score test

@@ -68,9 +68,10 @@ def cmd_design_compare(args) -> int:
             raise InputError(f"--html reports one comparison: give two designs, not {len(designs)}")
         check_output(args.html, "--html", (".html",))
     board, spec, workers, cache = _design_test_args(args)
+    rule, delta = _rule_of(args, spec)
     progress = progress_bar(None, not args.json, unit="space")
     results, comparisons, maps = design_tools.compare_designs(
-        spec, board, designs, workers, cache, progress
+        spec, board, designs, workers, cache, progress, rule, delta
     )
     progress(None)
     made_by = design_tools.comparison_provenance(spec, args.designs, maps)
@@ -98,12 +99,16 @@ def cmd_design_compare(args) -> int:
             }
         )
         return 0
+    for comparison in comparisons:
+        print(comparison.verdict)
+    print()
     _print_figures(results)
     for comparison in comparisons:
         mean, low, high = comparison.mean_diff
         print(
             f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
             f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]"
+            + ("" if comparison.rule == "per-map" else f", {_pairs(comparison)} pairs a space")
         )
         significant = [r.to_dict() for r in comparison.spaces if r.significant]
         for row in significant:
@@ -112,7 +117,6 @@ def cmd_design_compare(args) -> int:
                 f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
                 f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)"
             )
-        print(comparison.verdict)
     _print_cache(cache)
     for path in (args.plot, args.html):
         if path:
@@ -120,14 +124,35 @@ def cmd_design_compare(args) -> int:
     return 0
 
 
+def _rule_of(args, spec) -> tuple[str, float | None]:
+    """``--rule`` and δ (``--delta``, else the precision), checked before any shot."""
+    from sim.studies.paired import check_rule
+
+    rule = check_rule(args.rule)
+    delta = args.delta if args.delta is not None else spec.precision
+    if args.delta is not None and rule != "paired":
+        raise InputError("--delta is the paired rule's: leave it out with --rule per-map")
+    return rule, delta
+
+
+def _pairs(comparison) -> str:
+    """The pairs a space took, fewest to most (the paired rule's)."""
+    fired = [r.shots for r in comparison.spaces if r.diff is not None]
+    return f"{min(fired)}-{max(fired)}" if fired else "0"
+
+
 def _write_report(path, spec, board, designs, comparison, made_by, workers, cache, args) -> None:
     """The shareable page: its shots recorded (a few seconds), then written atomically."""
     from models.files import write_text_atomic
-    from sim.studies import design_tools, report
+    from sim.studies import design_tools, paired, report
     from sim.views.report_page import report_html
 
     with waiting("recording the page's shots", not args.json):
-        maps = [design_tools.design_parts(spec, d, workers, cache) for d in designs]
+        if comparison.rule == "paired":
+            sequential = paired.paired_rule(spec, comparison.delta)
+            maps = design_tools.paired_maps(spec, designs, sequential, workers, cache)
+        else:
+            maps = [design_tools.design_parts(spec, d, workers, cache) for d in designs]
         data = report.build(spec, board, designs, comparison, maps, made_by, args.scale)
     write_text_atomic(path, report_html(data))
 
@@ -226,17 +251,34 @@ def add_design_compare(design_sub) -> None:
     q = design_sub.add_parser(
         "compare",
         help="designs fired with the same shots, compared",
-        description="Compare launcher designs shot for shot: every "
-        "design fires the same shots (the same random numbers "
-        "per shot), so per space P_A, P_B, the difference with "
-        "a 95 % paired interval and an exact McNemar test, "
-        "Holm-corrected over the spaces, and one verdict line; "
-        "each design's reach, mean and worst P with intervals, "
-        "dead zones, collateral rate. --plot draws the "
-        "difference map. Hit maps are cached.",
+        description="Compare launcher designs shot for shot: every design fires the same "
+        "shots (the same random numbers per shot). The verdict leads with the mean "
+        "difference over the board with its 95 % interval (is B better?), then the "
+        "spaces. By default (--rule paired) the designs fire together at each space "
+        "until the sign of its difference is decided (exact McNemar test, family-wise "
+        "95 % over the spaces and looks), or its interval lies within ±δ, or the cap; "
+        "--rule per-map measures each design's map to ±precision on its own, then "
+        "pairs them (t-test over the RQMC scrambles, or McNemar's with --sampler mc; "
+        "Holm over the spaces). Also each design's reach, mean and worst P with "
+        "intervals, dead zones, collateral rate. --plot draws the difference map. "
+        "Hit maps are cached.",
     )
     q.add_argument("designs", nargs="+", help="design names or TOML files")
     design_test_options(q)
+    q.add_argument(
+        "--rule",
+        default="paired",
+        metavar="RULE",
+        help="when a space stops: paired (default: its verdict decided, docs/hitmap.md) "
+        "or per-map (each design's map to ±precision on its own, as before)",
+    )
+    q.add_argument(
+        "--delta",
+        type=finite_number(0, 1, above=True),
+        metavar="D",
+        help="δ of the paired rule: a space whose difference's interval lies within ±δ "
+        "stops, no difference of δ or more (default: the precision)",
+    )
     q.add_argument(
         "--html",
         metavar="FILE.html",

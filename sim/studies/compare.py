@@ -17,17 +17,29 @@ spaces compared, so that the chance of calling any space different when no space
 is stays at most 5 %. With ``precision`` the two hit maps may stop after
 different numbers of shots at a space; the pairs are the shots both fired (with
 RQMC: the points both fired in every scramble).
+
+With the sequential paired rule (``design compare``'s default, sim/studies/paired.py)
+the pairs were fired together and each space stopped when its question was
+answered; its row is the rule's last look (Tango's interval at the looks' level,
+the space's p-value over its looks, why it stopped: models/sequential.py), Holm's
+correction then taken over the spaces' p-values as above.
+
+**The verdict** leads with the question "is B better?": the mean of P_B - P_A over
+the spaces both designs reach, with its interval, detectably above or below 0 or
+not (and, given δ, whether it lies within ±δ); then the spaces, one count each.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from models.sequential import PairedRule
 from models.stats import Z_95, PairedDifference, holm, mean_interval, paired_difference
-from sim.studies import rqmc
+from sim.studies import paired, rqmc
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.records import ComparisonRow, ShotRow, SpaceShots
 
@@ -37,13 +49,24 @@ ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Comparison:
-    """Design B against design A, space by space (``spaces``: one row per space)."""
+    """Design B against design A, space by space (``spaces``: one row per space),
+    and on average over the spaces both reach (``mean_diff``: mean, low, high).
+    ``rule``: "paired" (sequential, with δ ``delta``) or "per-map"."""
 
     design_a: str
     design_b: str
     spaces: list[ComparisonRow]
     verdict: str
     mean_diff: tuple  # (mean of P_B - P_A over spaces in reach of both, low, high)
+    rule: str = "per-map"
+    delta: float | None = None
+
+    @property
+    def on_average(self) -> str | None:
+        """The board-mean verdict: "more" or "fewer" when the interval of the mean
+        difference lies above or below 0, "within_delta" when it lies within ±δ,
+        "not_detectable" otherwise; None with no space in reach of both."""
+        return mean_verdict(self.mean_diff, self.delta)
 
     def to_dict(self) -> dict:
         """As JSON: a difference that cannot be estimated is null, with the reason."""
@@ -53,17 +76,23 @@ class Comparison:
             if low_high[0] is not None
             else (f"no selected space is in reach of both {self.design_a} and {self.design_b}")
         )
-        return {
+        out = {
             "design_a": self.design_a,
             "design_b": self.design_b,
             "verdict": self.verdict,
+            "on_average": self.on_average,
             "mean_diff": low_high[0],
             "mean_diff_ci": low_high[1:],
             "null_reason": why,
             "alpha": ALPHA,
             "correction": "holm",
+            "rule": self.rule,
             "spaces": [r.to_dict() for r in self.spaces],
         }
+        if self.rule == "paired":
+            out["delta"] = self.delta
+            out["space_counts"] = space_counts(self.spaces)
+        return out
 
 
 def outcomes(part: SpaceShots) -> np.ndarray:
@@ -72,26 +101,60 @@ def outcomes(part: SpaceShots) -> np.ndarray:
 
 
 def compare_parts(
-    name_a: str, name_b: str, parts_a: list[SpaceShots], parts_b: list[SpaceShots]
+    name_a: str,
+    name_b: str,
+    parts_a: list[SpaceShots],
+    parts_b: list[SpaceShots],
+    rule: PairedRule | None = None,
 ) -> Comparison:
-    """Compare two hit maps of the same spaces, fired with the same seeds."""
+    """Compare two hit maps of the same spaces, fired with the same seeds: as two
+    maps each measured on its own, or, given the paired ``rule``, as that rule fired
+    them (sim/studies/paired.py)."""
     pairs: list[tuple[SpaceShots, SpaceShots, PairedDifference | None]] = []
+    stops: list[str | None] = []
     for a, b in zip(parts_a, parts_b, strict=True):
         if a.space != b.space:
             raise ValueError("the two hit maps measure other spaces")
-        pairs.append((a, b, pair(a, b) if a.reachable and b.reachable else None))
+        if not (a.reachable and b.reachable):
+            pairs.append((a, b, None))
+            stops.append(None)
+        elif rule is None:
+            pairs.append((a, b, pair(a, b)))
+            stops.append(None)
+        else:
+            looked = paired.replay(rule, a, b)
+            pairs.append((a, b, dataclasses.replace(looked.last, p_value=looked.p_value)))
+            stops.append(looked.stop)
     adjusted = iter(holm([d.p_value for _, _, d in pairs if d is not None]))
-    rows = [_comparison_row(a, b, d, None if d is None else next(adjusted)) for a, b, d in pairs]
+    rows = [
+        _comparison_row(a, b, d, None if d is None else next(adjusted), stop)
+        for (a, b, d), stop in zip(pairs, stops, strict=True)
+    ]
     tested = [(r, r.diff) for r in rows if r.diff is not None]
     mean = mean_interval([diff for _, diff in tested], [_paired_variance(r) for r, _ in tested])
-    return Comparison(name_a, name_b, rows, verdict_line(name_a, name_b, rows), mean)
+    delta = None if rule is None else rule.delta
+    sequential = rule is not None
+    return Comparison(
+        name_a,
+        name_b,
+        rows,
+        verdict_line(name_a, name_b, rows, mean, delta, sequential),
+        mean,
+        "paired" if sequential else "per-map",
+        delta,
+    )
 
 
 def _comparison_row(
-    a: SpaceShots, b: SpaceShots, d: PairedDifference | None, adjusted: float | None
+    a: SpaceShots,
+    b: SpaceShots,
+    d: PairedDifference | None,
+    adjusted: float | None,
+    stop: str | None = None,
 ) -> ComparisonRow:
     """One space's row: the paired difference ``d`` (None where a design does not
-    reach) with its Holm-adjusted p-value, every figure rounded as written."""
+    reach) with its Holm-adjusted p-value, every figure rounded as written, and why
+    the paired rule stopped there (None for two maps measured on their own)."""
     if d is None:
         return ComparisonRow(
             space=a.space,
@@ -117,6 +180,7 @@ def _comparison_row(
         **{k: _rounded(v) for k, v in d.to_dict().items()},
         p_value_adjusted=p_adjusted,
         significant=p_adjusted is not None and p_adjusted < ALPHA,
+        stop=stop,
     )
 
 
@@ -134,21 +198,77 @@ def _target_knocked(row: ShotRow) -> bool:
     return row.target_knocked
 
 
-def verdict_line(name_a: str, name_b: str, rows: list[ComparisonRow]) -> str:
-    """One sentence: on how many spaces B knocks out more, fewer, or no detectably
-    different, and where only one of the two reaches."""
-    more = sum(r.significant and (r.diff or 0) > 0 for r in rows)
-    fewer = sum(r.significant and (r.diff or 0) < 0 for r in rows)
-    same = sum(r.diff is not None and not r.significant for r in rows)
-    only_a = sum(r.reachable_a and not r.reachable_b for r in rows)
-    only_b = sum(r.reachable_b and not r.reachable_a for r in rows)
-    text = (
-        f"{name_b} knocks out more than {name_a} on {more} "
-        f"space{'s' if more != 1 else ''}, fewer on {fewer}, no detectable difference "
-        f"on {same} (95 %, Holm)"
-    )
-    if only_a or only_b:
-        text += f"; only {name_a} reaches {only_a}, only {name_b} reaches {only_b}"
+def mean_verdict(mean_diff: tuple, delta: float | None) -> str | None:
+    """What the mean difference's interval says (see :attr:`Comparison.on_average`)."""
+    mean, low, high = mean_diff
+    if mean is None or math.isnan(mean):
+        return None
+    if low > 0:
+        return "more"
+    if high < 0:
+        return "fewer"
+    if delta is not None and -delta <= low and high <= delta:
+        return "within_delta"
+    return "not_detectable"
+
+
+def space_counts(rows: list[ComparisonRow]) -> dict[str, int]:
+    """The spaces by what the comparison says of each: B knocks out more, fewer,
+    within ±δ (the paired rule's equivalent spaces that are not significant),
+    undecided (the rest in reach of both), and where only one design reaches."""
+    counts = {"more": 0, "fewer": 0, "within_delta": 0, "undecided": 0, "only_a": 0, "only_b": 0}
+    for r in rows:
+        if r.diff is None:
+            if r.reachable_a != r.reachable_b:
+                counts["only_a" if r.reachable_a else "only_b"] += 1
+        elif r.significant:
+            counts["more" if r.diff > 0 else "fewer"] += 1
+        elif r.stop == "equivalent":
+            counts["within_delta"] += 1
+        else:
+            counts["undecided"] += 1
+    return counts
+
+
+def verdict_line(
+    name_a: str,
+    name_b: str,
+    rows: list[ComparisonRow],
+    mean_diff: tuple,
+    delta: float | None = None,
+    sequential: bool = False,
+) -> str:
+    """One sentence, the board mean first: whether B knocks out more or fewer than A
+    on average over the spaces both reach (the mean difference and its interval),
+    then on how many spaces B knocks out more, fewer, or no detectably different
+    (the paired rule: within ±δ, or undecided at the cap), and where only one of the
+    two reaches."""
+    on_average = mean_verdict(mean_diff, delta)
+    counts = space_counts(rows)
+    if on_average is None:
+        text = f"{name_b} and {name_a}: no space in reach of both"
+    else:
+        mean, low, high = mean_diff
+        said = {
+            "more": f"{name_b} knocks out more than {name_a} on average",
+            "fewer": f"{name_b} knocks out fewer than {name_a} on average",
+            "within_delta": f"{name_b} and {name_a} knock out the same within ±{delta or 0:g} "
+            "on average",
+            "not_detectable": f"no detectable difference between {name_b} and {name_a} "
+            "on average",
+        }[on_average]
+        text = f"{said} ({mean:+.2f} [{low:+.2f}, {high:+.2f}], 95 %)"
+    more, fewer = counts["more"], counts["fewer"]
+    text += f"; more on {more} space{'s' if more != 1 else ''}, fewer on {fewer}"
+    if sequential:
+        within = f"within ±{delta:g} on {counts['within_delta']}, " if delta is not None else ""
+        text += f", {within}undecided on {counts['undecided']} (family-wise 95 %, Holm)"
+    else:
+        text += f", no detectable difference on {counts['undecided']} (95 %, Holm)"
+    if counts["only_a"] or counts["only_b"]:
+        text += (
+            f"; only {name_a} reaches {counts['only_a']}, only {name_b} reaches {counts['only_b']}"
+        )
     return text
 
 
@@ -202,9 +322,15 @@ def _variance(part: SpaceShots, estimate: tuple) -> float:
 
 
 def _paired_variance(row: ComparisonRow) -> float:
-    """Sampling variance of one space's paired difference: (b + c - (b - c)^2 / n) / n^2."""
+    """Sampling variance of one space's paired difference, (b + c - (b - c)^2 / n) / n^2;
+    with the paired rule never below one discordant pair's 1 / n^2 (a space whose pairs
+    all agreed could still differ by about that; the per-map rule keeps its figures
+    as they were)."""
     n, b, c = row.shots, row.a_only, row.b_only
-    return (b + c - (b - c) ** 2 / n) / n**2 if n else 0.0
+    if not n:
+        return 0.0
+    variance = b + c - (b - c) ** 2 / n
+    return (variance if row.stop is None else max(variance, 1.0)) / n**2
 
 
 def _p(part: SpaceShots) -> float | None:

@@ -9,9 +9,11 @@ reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import tomllib
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +23,13 @@ from models.design import Design, design_from_dict, design_identity, design_toml
 from models.errors import InputError
 from models.files import write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
+from models.sequential import PairedRule
 from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
-from sim.studies import compare, datafiles, hitmap, space_shots
+from sim.studies import compare, datafiles, hitmap, paired, space_shots
 from sim.studies.design_search import field_of
-from sim.studies.records import MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
+from sim.studies.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 
 #: The cached files' layout: raised when the columns change, so that files made by
 #: an older version are measured again rather than read.
@@ -92,11 +95,18 @@ def design_parts(
 
 
 def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[MeasuredSpace] | None:
-    """A design's hit map from the cache (None when it has not been measured), each
-    space's shots read back through their type (sim/studies/records.py) and its
-    summary row held to its shots; a cache file that is not is refused, naming it, on
-    one line."""
+    """A design's hit map from the cache (None when it has not been measured)."""
     out = cached_hitmap_path(spec, design, cache)
+    return read_cached(spec, out, partial(space_shots.expected_part, spec))
+
+
+def read_cached(
+    spec: hitmap.SweepSpec, out: Path, expected: Callable[[str], Expected]
+) -> list[MeasuredSpace] | None:
+    """The hit map ``out`` of the cache (None when it is not there), each space's
+    shots read back through their type (sim/studies/records.py) as ``expected``
+    says, and its summary row held to its shots; a cache file that is not is
+    refused, naming it, on one line."""
     shots_file = hitmap.per_shot_path(out)
     if not (out.exists() and shots_file.exists()):
         return None
@@ -117,9 +127,7 @@ def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[Me
         try:
             summary = SpaceSummary.read(row)
             data = {key: row[key] for key in ("space", "reachable", "arc", "target")}
-            part = SpaceShots.read(
-                data | {"shots": by_space[name]}, space_shots.expected_part(spec, name)
-            )
+            part = SpaceShots.read(data | {"shots": by_space[name]}, expected(name))
         except ShapeError as exc:
             problem = f"space {name}: {exc}"
             break
@@ -133,6 +141,64 @@ def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[Me
             f"delete it and {shown(shots_file.name)} (the map is measured again)"
         )
     return found
+
+
+# --- the sequential paired rule's maps --------------------------------------------------------
+def paired_outputs(
+    spec: hitmap.SweepSpec, designs: list[Design], rule: PairedRule, cache: Path
+) -> list[hitmap.Output]:
+    """Each design's hit map of a comparison by the paired rule: cached under a key of
+    everything that made them (the settings, the rule, every design of the
+    comparison: a design's shots there depend on its partners), with the design's file
+    (written now) beside it; its parts checked against that key too."""
+    rule_key = json.dumps(dataclasses.asdict(rule), sort_keys=True)
+    settings = dataclasses.replace(spec, design="").key()
+    designs_text = "|".join(design_toml(d) for d in designs)
+    key = datafiles.sha256_text(f"{CACHE_FORMAT}|paired|{rule_key}|{settings}|{designs_text}")
+    outputs = []
+    cache.mkdir(parents=True, exist_ok=True)
+    for index, design in enumerate(designs):
+        out = cache / f"paired-{key[:16]}-{index}.csv"
+        design_file = write_text_atomic(out.with_suffix(".toml"), design_toml(design))
+        design_spec = dataclasses.replace(spec, design=str(design_file))
+        made_by = space_shots.provenance(design_spec) | {
+            "rule": "paired",
+            "paired_rule": dataclasses.asdict(rule) | {"looks": list(rule.looks())},
+            "paired_with": [d.name for d in designs if d is not design][: 1 if index else None],
+        }
+        outputs.append(
+            hitmap.Output(
+                design_spec,
+                out,
+                f"{design_spec.key()}|{key}",
+                partial(paired.expected, design_spec),
+                made_by,
+            )
+        )
+    return outputs
+
+
+def paired_maps(
+    spec: hitmap.SweepSpec,
+    designs: list[Design],
+    rule: PairedRule,
+    workers: int,
+    cache: Path,
+    progress: Callable[[int], None] | None = None,
+) -> list[list[MeasuredSpace]]:
+    """Every design's hit map of a comparison by the paired rule
+    (sim/studies/paired.py), from the cache when it is there; ``progress`` is called
+    with the number of spaces finished."""
+    outputs = paired_outputs(spec, designs, rule, cache)
+    found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+    if all(f is not None for f in found):
+        if progress:
+            progress(len(spec.spaces))
+        return [f for f in found if f is not None]
+    job = partial(paired.compare_space, tuple(o.spec for o in outputs), rule)
+    hitmap.run_outputs(outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress)
+    measured = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+    return [m for m in measured if m is not None]
 
 
 def _same_summary(read: SpaceSummary, made: SpaceSummary) -> bool:
@@ -190,10 +256,43 @@ def compare_designs(
     workers: int,
     cache: Path,
     progress: Callable[[int, int], None] | None = None,
+    rule: str = "per-map",
+    delta: float | None = None,
 ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
-    shot for shot, and the hit-map rows. ``progress(done, total)`` counts spaces
-    finished over all the designs."""
+    shot for shot, and the hit-map rows. ``rule``: "per-map" (each design's map to
+    ±precision on its own) or "paired" (the sequential paired rule with δ ``delta``:
+    sim/studies/paired.py). ``progress(done, total)`` counts spaces finished."""
+    if rule == "paired" and len(designs) > 1:
+        sequential = paired.paired_rule(spec, delta)
+        outputs = paired_outputs(spec, designs, sequential, cache)
+        for output in outputs:  # every cached map checked before any shot is fired
+            read_cached(output.spec, output.path, output.expected)
+        total = len(spec.spaces)
+        maps = paired_maps(
+            spec, designs, sequential, workers, cache, progress and (lambda d: progress(d, total))
+        )
+    else:
+        sequential = None
+        maps = _maps_one_by_one(spec, designs, workers, cache, progress)
+    results = [figures(board, d, m) for d, m in zip(designs, maps, strict=True)]
+    parts = [[m.part for m in measured] for measured in maps]
+    comparisons = [
+        compare.compare_parts(designs[0].name, d.name, parts[0], p, sequential)
+        for d, p in zip(designs[1:], parts[1:], strict=True)
+    ]
+    return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]
+
+
+def _maps_one_by_one(
+    spec: hitmap.SweepSpec,
+    designs: list[Design],
+    workers: int,
+    cache: Path,
+    progress: Callable[[int, int], None] | None,
+) -> list[list[MeasuredSpace]]:
+    """Each design's hit map measured on its own (``progress`` counts spaces over all
+    the designs)."""
     total = len(spec.spaces) * len(designs)
     for design in designs:  # every cached map checked before any shot is fired
         cached_parts(spec, design, cache)
@@ -209,13 +308,7 @@ def compare_designs(
                 progress and (lambda done, offset=offset: progress(offset + done, total)),
             )
         )
-    results = [figures(board, d, m) for d, m in zip(designs, maps, strict=True)]
-    parts = [[m.part for m in measured] for measured in maps]
-    comparisons = [
-        compare.compare_parts(designs[0].name, d.name, parts[0], p)
-        for d, p in zip(designs[1:], parts[1:], strict=True)
-    ]
-    return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]
+    return maps
 
 
 # --- sweeping one parameter ------------------------------------------------------------------

@@ -353,7 +353,8 @@ class ComparisonRow:
     """Design B against design A at one space, on the shots both fired
     (sim/studies/compare.py): P_A, P_B and ``diff`` = P_B - P_A with its 95 % paired
     interval, the discordant pairs (``a_only``: A knocked the target out and B did
-    not), the test's p-value and Holm's adjusted one, and whether it is significant.
+    not), the test's p-value and Holm's adjusted one, whether it is significant, and
+    why the sequential paired rule stopped there (``stop``; None for two maps).
     Where one design does not reach, ``shots`` is 0 and the difference None."""
 
     space: str
@@ -370,7 +371,12 @@ class ComparisonRow:
     p_value: float | None
     p_value_adjusted: float | None
     significant: bool
+    stop: str | None = None  # the paired rule's: sign, equivalent or cap
 
     def to_dict(self) -> dict:
-        """The row as JSON and the comparison's files hold it, its fields in order."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The row as JSON and the comparison's files hold it, its fields in order
+        (``stop`` only where the paired rule fired the pairs)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.stop is None:
+            del out["stop"]
+        return out
