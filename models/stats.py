@@ -17,6 +17,7 @@ designs compared shot by shot were fired with the same per-shot random numbers
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 
@@ -207,7 +208,8 @@ def tango_interval(a_only: int, b_only: int, pairs: int, z: float = Z_95) -> tup
     Unlike Newcombe's interval it keeps its coverage when the discordant pairs are
     few or none (designs that differ on one shot in twenty): with none it is the
     Wilson-like [-z²/(n + z²), z²/(n + z²)], never a point. Each bound is found by
-    bisection, the score falling as the difference tried rises."""
+    bisection, the score falling as the difference tried rises; the same counts come
+    back often (a sequential rule's looks, its simulations), so intervals are kept."""
     if pairs == 0:
         return (-1.0, 1.0)
     estimate = (b_only - a_only) / pairs
