@@ -22,6 +22,7 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.hitmap import PRECISION_CAP, check_precision, sweep_spec, workers_of
+from sim.studies.hitmap import MAX_SHOTS
 from sim.views.pictures import save_figure
 
 #: The precision of every trial's hit map when neither --shots nor --precision is given.
@@ -31,7 +32,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_optimise(args) -> int:
-    from sim.studies import datafiles, design_search, optimise, optimise_check
+    from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
 
     search, verify_spec, cache, out = _search_of(args)
     name = check_label(args.study, "--study", 100) if args.study else search.default_study()
@@ -43,12 +44,18 @@ def cmd_design_optimise(args) -> int:
     if before and not args.json:
         print(f"piggy: resuming study {shown(name)}: {before} trials already", file=sys.stderr)
     workers = workers_of(args)
-    progress = progress_bar(None, not args.json, unit="space")
-    optimise.run(search, study, args.trials, workers, cache, progress)
-    progress(None)
-    trials = optimise.finished(study)
-    best = optimise.best_trials(search, trials)
-    rows = optimise.trial_rows(search, trials)
+    with optimise.workers_pool(workers) as pool:
+        progress = progress_bar(args.trials, not args.json, unit="trial")
+        fired = optimise.run(search, study, args.trials, pool, cache, progress)
+        progress(None)
+        trials = optimise.finished(study)
+        again = progress_bar(None, not args.json, unit="trial", label="full precision")
+        full = optimise_trial.remeasure(
+            search, study, optimise.ranked(search, trials), fired, pool, cache, again
+        )
+        again(None)
+    best = optimise.best_trials(search, trials, full)
+    rows = optimise.trial_rows(search, trials, full)
     spec, objectives = search.spec, search.objectives
     made_by = {
         "study": name,
@@ -58,11 +65,11 @@ def cmd_design_optimise(args) -> int:
         "seed": spec.seed,
         "objectives": objectives,
     }
-    entries = _write_designs(search, best, out, made_by)
+    entries = _write_designs(search, best, full, out, made_by)
     verification = None
     if best:
         check = progress_bar(None, not args.json, unit="space", label="verifying")
-        chosen = best[_chosen(search, best)]
+        chosen = best[_chosen(search, best, full)]
         verification = optimise_check.verify(
             search,
             chosen,
@@ -107,7 +114,12 @@ def cmd_design_optimise(args) -> int:
         "trials": len(trials),
         "new_trials": len(trials) - before,
         "feasible_trials": sum(r["feasible"] for r in rows),
+        "pruned_trials": sum(r["pruned"] for r in rows),
         "infeasible": dict(sorted(infeasible.items())),
+        "fidelity": search.fidelity,
+        "pruner": search.pruner if search.raced else "none",
+        "full_precision_trials": sorted(full),
+        "shots": _shots(trials, before, full, fired, verification),
         "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
         "verification": verification,
         "importances": importances,
@@ -128,8 +140,9 @@ def cmd_design_optimise(args) -> int:
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
-    from sim.studies import datafiles, design_search, design_tools, optimise
+    from sim.studies import datafiles, design_search, design_tools, optimise, racing
     from sim.studies.safety import SafetyLimits
+    from sim.studies.search_settings import Search
 
     optimise.optuna_module()
     base = load_design(args.base)
@@ -157,8 +170,20 @@ def _search_of(args):
             args.limit_energy_per_area_j_m2 or SafetyLimits.kinetic_energy_per_area_j_m2
         ),
     )
-    search = optimise.Search(
-        base, params, objectives, spec, layout.board, limits, args.min_reach or 0
+    fidelity = racing.check_fidelity(
+        args.fidelity if args.fidelity is not None else min(racing.FIDELITY, spec.shots), spec
+    )
+    search = Search(
+        base,
+        params,
+        objectives,
+        spec,
+        layout.board,
+        limits,
+        args.min_reach or 0,
+        fidelity,
+        racing.check_pruner(args.pruner),
+        args.remeasure,
     )
     verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
         spec,
@@ -169,20 +194,45 @@ def _search_of(args):
     return search, verify_spec, cache, out
 
 
-def _chosen(search, best: list) -> int:
-    """Of the best trials, the one best on the first objective (the earliest of equals)."""
+def _chosen(search, best: list, full: dict[int, dict]) -> int:
+    """Of the best trials, the one best on the first objective (at full precision
+    where measured so; the earliest of equals)."""
     from sim.studies.design_search import OBJECTIVES
 
     sign = 1 if OBJECTIVES[search.objectives[0]][0] == "maximize" else -1
-    return max(range(len(best)), key=lambda i: (sign * best[i].values[0], -best[i].number))
+    return max(
+        range(len(best)),
+        key=lambda i: (sign * _figures(best[i], full)[search.objectives[0]][0], -best[i].number),
+    )
 
 
-def _write_designs(search, best: list, out: Path, made_by: dict) -> list[dict]:
+def _figures(trial, full: dict[int, dict]) -> dict:
+    """A trial's objectives with their intervals: at full precision where it was
+    measured so, else at the search's fidelity."""
+    measured = full.get(trial.number)
+    return measured["objectives"] if measured else trial.user_attrs["objectives"]
+
+
+def _shots(trials: list, before: int, full: dict, fired: dict, verification: dict | None) -> dict:
+    """The shots this run fired: the new trials' at low fidelity, the few best's at
+    full precision beyond those (the ones measured now), and the verification's."""
+    new = {t.number for t in trials[before:]}
+    search = sum(t.user_attrs.get("shots") or 0 for t in trials if t.number in new)
+    again = sum(
+        figures["shots"] - sum(len(rows) for rows in fired.get(number, {}).values())
+        for number, figures in full.items()
+        if number in fired
+    )
+    checked = verification["shots"] if verification else 0
+    return {"search": search, "full_precision": again, "verification": checked}
+
+
+def _write_designs(search, best: list, full: dict, out: Path, made_by: dict) -> list[dict]:
     """Each best trial's design file (the one best on the first objective at ``out``,
     the others beside it as ``<stem>-trial<N>``), and its entry in ``best``."""
     from sim.studies import optimise, optimise_check
 
-    chosen = _chosen(search, best) if best else None
+    chosen = _chosen(search, best, full) if best else None
     entries = []
     for index, trial in enumerate(best):
         path = (
@@ -191,8 +241,12 @@ def _write_designs(search, best: list, out: Path, made_by: dict) -> list[dict]:
         design = optimise.trial_design(
             search, trial, f"{search.base.name[:48]} trial {trial.number}"
         )
-        optimise_check.write_best(path, design, made_by | _made_by_trial(trial, search.objectives))
-        entries.append(_entry(trial, search.objectives, path, len(search.objectives) > 1))
+        figures = _figures(trial, full)
+        optimise_check.write_best(path, design, made_by | _made_by_trial(trial, figures))
+        entries.append(
+            _entry(trial, figures, search.objectives, path, len(search.objectives) > 1)
+            | {"fidelity": "full precision" if trial.number in full else "search"}
+        )
     return entries
 
 
@@ -214,10 +268,9 @@ def _print_summary(summary: dict, search, best: list, verification: dict | None)
     for entry, trial in zip(entries, best, strict=True):
         fields = ", ".join(f"{k} = {v:g}" for k, v in entry["params"].items())
         figures = "; ".join(
-            f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]"
-            for o, (v, lo, hi) in trial.user_attrs["objectives"].items()
+            f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]" for o, (v, lo, hi) in entry["figures"].items()
         )
-        print(f"  trial {trial.number}: {fields}\n    {figures}")
+        print(f"  trial {trial.number}: {fields}\n    {figures} ({entry['fidelity']})")
     if verification:
         print(
             f"verification on new shots (seed {verification['seed']}, "
@@ -240,8 +293,7 @@ def _sampling(verification: dict) -> str:
     return f"±{precision:g}" if precision else f"{verification['shots']} shots a space"
 
 
-def _entry(trial, objectives: list[str], path: Path, several: bool) -> dict:
-    figures = trial.user_attrs["objectives"]
+def _entry(trial, figures: dict, objectives: list[str], path: Path, several: bool) -> dict:
     if several:
         pick = {i: {o: figures[o][i] for o in objectives} for i in range(3)}
     else:
@@ -255,17 +307,14 @@ def _entry(trial, objectives: list[str], path: Path, several: bool) -> dict:
         "design_file": str(path),
         "in_reach": trial.user_attrs.get("in_reach"),
         "safety": trial.user_attrs.get("safety"),
+        "figures": figures,
     }
 
 
-def _made_by_trial(trial, objectives: list[str]) -> dict:
-    figures = trial.user_attrs["objectives"]
+def _made_by_trial(trial, figures: dict) -> dict:
     return {
         "trial": trial.number,
-        **{
-            o: f"{figures[o][0]:.4g} [{figures[o][1]:.4g}, {figures[o][2]:.4g}] (95 %)"
-            for o in objectives
-        },
+        **{o: f"{v:.4g} [{lo:.4g}, {hi:.4g}] (95 %)" for o, (v, lo, hi) in figures.items()},
     }
 
 
@@ -358,6 +407,28 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         type=whole_number(0, SEED_MAX),
         help="seed of the search's sampler (default: --seed); give each machine its "
         "own when several work on one study",
+    )
+    q.add_argument(
+        "--fidelity",
+        type=whole_number(1, MAX_SHOTS),
+        metavar="SHOTS",
+        help="shots a space while searching, the same points for every trial (default "
+        "20: two points of each RQMC scramble; a multiple of 10 with RQMC)",
+    )
+    q.add_argument(
+        "--pruner",
+        default="wilcoxon",
+        metavar="NAME",
+        help="wilcoxon (default: a trial surely worse than the best so far stops, "
+        "space by space) or none; one objective (mean-p, far-rows) only",
+    )
+    q.add_argument(
+        "--remeasure",
+        type=whole_number(0, 100),
+        default=2,
+        metavar="K",
+        help="the K best trials measured again at full precision (--precision), the "
+        "best chosen on those figures (default 2)",
     )
     q.add_argument(
         "--verify-precision",

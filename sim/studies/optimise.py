@@ -1,18 +1,23 @@
 """``piggy design optimise``: a search over design fields with Optuna, constrained by
-safety and reach, every trial measured with the same shots.
+safety and reach, ranked cheaply and verified properly.
 
-- **Trials.** Each trial is a design (sim/studies/design_search.py). Its safety
-  figures (sim/studies/safety.py) are checked first: a design over a limit is
-  recorded as infeasible and fires no shot. Otherwise its hit map is measured by
-  :func:`sim.studies.design_tools.compare_designs`, as ``design compare`` measures
-  one (cached, the same root seed: every trial fires the same shots, common random
-  numbers), and its objectives are computed with their intervals; a design that
-  reaches fewer spaces than required is infeasible too. The reason is kept.
+- **Trials.** Each trial is a design (sim/studies/design_search.py). What is known
+  without physics is checked first: its safety figures (sim/studies/safety.py) and
+  its reach (the aim solver's, sim/studies/racing.py); a design over a limit or
+  short of the reach required is recorded as infeasible and fires no shot. The
+  others are measured at a low fidelity, every trial the same points a space
+  (common random numbers), and raced against the best trial so far
+  (sim/studies/racing.py: Optuna's Wilcoxon pruner over the spaces); the reason an
+  infeasible trial is kept.
 - **Search.** Optuna: TPE (seeded) for one objective, NSGA-II (seeded) for
-  several; the constraints set on each trial (``Trial.set_constraint``: a value
-  above 0 breaks one), which both samplers take into account. When BASE's own
-  values lie in the ranges it is trial 0, so the search always knows the design
+  several (not raced); the constraints set on each trial (``Trial.set_constraint``:
+  a value above 0 breaks one), which both samplers take into account. When BASE's
+  own values lie in the ranges it is trial 0, so the search always knows the design
   it must beat.
+- **Full precision.** The few best trials are measured again with the search's own
+  hit-map rule (``--precision``), going on from their low-fidelity shots; the best
+  is chosen on those figures (kept in the study: a resumed study does not measure
+  them again).
 - **Storage.** Any storage URL Optuna takes (default: an SQLite file in the user's
   cache folder); the study keeps the search's settings, and a study resumed under
   other settings is refused. Several processes or machines may add trials to one
@@ -29,16 +34,15 @@ import logging
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from models.board import Board
-from models.design import Design, design_toml
+from models.design import Design
 from models.errors import InputError
 from models.text import shown
-from sim.studies import datafiles, design_search, design_tools, hitmap
-from sim.studies.safety import SafetyLimits, safety_report
+from sim.studies import design_search, optimise_trial, racing
+from sim.studies.search_settings import Search
+from sim.studies.workers import Pool, process_pool
 
 #: Random trials TPE draws before it models the results (a design search has tens of
 #: trials, not thousands), and NSGA-II's population.
@@ -48,33 +52,6 @@ NSGA_POPULATION = 8
 #: broken): energy over its limit (J), energy per area over its limit (J/m²), spaces
 #: short of the reach required.
 CONSTRAINTS = ("kinetic_energy_j", "kinetic_energy_per_area_j_m2", "reach")
-
-
-@dataclass(frozen=True)
-class Search:
-    """Everything a search measures with, checked before any shot."""
-
-    base: Design
-    params: list
-    objectives: list
-    spec: hitmap.SweepSpec
-    board: Board
-    limits: SafetyLimits
-    min_reach: int
-
-    def settings(self) -> dict:
-        """What a study's trials depend on: a study resumed must have the same."""
-        return {
-            "base_sha256": datafiles.sha256_text(design_toml(self.base)),
-            "params": [p.to_dict() for p in self.params],
-            "objectives": self.objectives,
-            "hitmaps": json.loads(self.spec.key()) | {"design": ""},
-            "limits": [self.limits.kinetic_energy_j, self.limits.kinetic_energy_per_area_j_m2],
-            "min_reach": self.min_reach,
-        }
-
-    def default_study(self) -> str:
-        return "optimise-" + datafiles.sha256_text(json.dumps(self.settings(), sort_keys=True))[:16]
 
 
 def optuna_module():
@@ -129,11 +106,21 @@ def open_study(search: Search, storage_url: str, name: str, search_seed: int):
         sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=TPE_STARTUP)
     else:
         sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=NSGA_POPULATION)
+    with warnings.catch_warnings():  # its note that it is experimental (since Optuna 3.6)
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        pruner = (
+            optuna.pruners.WilcoxonPruner(
+                p_threshold=racing.PRUNE_P, n_startup_steps=racing.PRUNE_AFTER
+            )
+            if search.raced
+            else optuna.pruners.NopPruner()
+        )
     study = optuna.create_study(
         study_name=name,
         storage=storage,
         directions=directions,
         sampler=sampler,
+        pruner=pruner,
         load_if_exists=True,
     )
     if name not in existing:
@@ -161,103 +148,41 @@ def run(
     search: Search,
     study,
     trials: int,
-    workers: int,
+    pool,
     cache: Path,
     progress: Callable[[int, int], None] | None = None,
-) -> None:
-    """Add ``trials`` trials to ``study``, one after another (each hit map uses
-    ``workers`` processes). ``progress(done, total)`` counts spaces."""
-    spaces = len(search.spec.spaces)
-    total = trials * spaces
-    count = [0]
+) -> dict[int, dict[str, tuple]]:
+    """Add ``trials`` trials to ``study``, one after another, each trial's spaces on
+    the worker ``pool`` (:func:`workers_pool`; None: in this process).
+    ``progress(done, total)`` counts trials. Returns each new trial's low-fidelity
+    shots by space (to go on from)."""
+    fired: dict[int, dict[str, tuple]] = {}
 
     def objective(trial):
-        offset = count[0] * spaces
-        count[0] += 1
         values = {p.field: _suggest(trial, p) for p in search.params}
-        step = progress and (lambda done, _t: progress(offset + done, total))
-        outcome = measure(search, values, workers, cache, step)
+        outcome, shots = optimise_trial.measure(search, values, trial, pool, cache)
+        fired[trial.number] = shots
         for key, value in outcome.items():
             trial.set_user_attr(key, value)
         for key, value in zip(CONSTRAINTS, outcome["constraints"], strict=True):
             trial.set_constraint(key, value)  # above 0: broken; the samplers read them
         if progress:
-            progress(offset + spaces, total)
+            progress(len(fired), trials)
         return [outcome["objectives"][o][0] for o in search.objectives]
 
     study.optimize(objective, n_trials=trials)
+    return fired
 
 
-def measure(
-    search: Search,
-    values: dict,
-    workers: int,
-    cache: Path,
-    progress: Callable[[int, int], None] | None,
-) -> dict:
-    """One trial: what it is (its design's name), its safety figures, feasibility,
-    the reason when infeasible, its constraint values and objectives."""
-    name = design_search.trial_name(search.base, values)
-    spaces = len(search.spec.spaces)
-    out: dict[str, Any] = {  # the trial as its JSON line has it
-        "design": name,
-        "feasible": False,
-        "reason": None,
-        "reason_key": None,
-        "safety": None,
-        "in_reach": None,
-        "shots": 0,
-        "constraints": [1.0, 1.0, 1.0],
-        "objectives": {o: [design_search.worst_value(o)] * 3 for o in search.objectives},
-    }
-    try:
-        design = design_search.with_values(search.base, values, name)
-    except InputError as exc:
-        return out | {"reason": f"invalid design: {exc}", "reason_key": "invalid_design"}
-    report = safety_report(design, search.limits)
-    limits = search.limits
-    out["safety"] = {
-        "kinetic_energy_j": round(report.kinetic_energy_j, 6),
-        "kinetic_energy_max_j": round(report.kinetic_energy_max_j, 6),
-        "kinetic_energy_per_area_j_m2": round(report.kinetic_energy_per_area_j_m2, 1),
-    }
-    energy = report.kinetic_energy_j
-    if "energy" in search.objectives:
-        out["objectives"]["energy"] = [round(energy, 6)] * 3
-    safety = [
-        report.kinetic_energy_max_j - limits.kinetic_energy_j,
-        report.kinetic_energy_per_area_j_m2 - limits.kinetic_energy_per_area_j_m2,
-    ]
-    if report.over_limits:
-        key = report.over_limits[0]
-        text = (
-            f"kinetic energy {report.kinetic_energy_max_j:.4f} J over the limit "
-            f"{limits.kinetic_energy_j:g} J"
-            if key == "kinetic_energy_j"
-            else f"energy per area {report.kinetic_energy_per_area_j_m2:.0f} J/m² over the "
-            f"limit {limits.kinetic_energy_per_area_j_m2:g} J/m²"
-        )
-        return out | {"reason": text, "reason_key": key, "constraints": [*safety, 0.0]}
-    results, _, maps = design_tools.compare_designs(
-        search.spec, search.board, [design], workers, cache, progress
-    )
-    in_reach = results[0]["in_reach"]
-    required = search.min_reach or spaces
-    objectives = design_search.objective_values(search.board, maps[0], search.objectives, energy)
-    out.update(
-        {
-            "in_reach": in_reach,
-            "shots": sum(int(r["shots"] or 0) for r in maps[0]),
-            "objectives": {k: list(v) for k, v in objectives.items()},
-            "constraints": [*safety, float(required - in_reach)],
-        }
-    )
-    if in_reach < required:
-        return out | {
-            "reason": f"{in_reach} of {spaces} spaces in reach, {required} required",
-            "reason_key": "reach",
-        }
-    return out | {"feasible": True}
+@contextmanager
+def workers_pool(workers: int):
+    """Worker processes for the whole search (their worlds kept between trials), or
+    None to fire in this process."""
+    if workers <= 1:
+        yield None
+        return
+    with process_pool(workers) as executor:
+        yield Pool(executor, workers)
 
 
 # --- what the study found ---------------------------------------------------------------------
@@ -269,16 +194,29 @@ def finished(study) -> list:
     ]
 
 
-def best_trials(search: Search, trials: list) -> list:
+def best_trials(search: Search, trials: list, full: dict[int, dict] | None = None) -> list:
     """The feasible trial with the best value (one objective), or the feasible Pareto
-    front in trial order (several); empty when no trial is feasible."""
-    feasible = [t for t in trials if t.user_attrs.get("feasible")]
+    front in trial order (several); empty when no trial is feasible. A pruned trial
+    is never among them. With one objective and trials measured at full precision
+    (``full``: trial number -> its figures), the best of those on those figures."""
+    feasible = [
+        t for t in trials if t.user_attrs.get("feasible") and not t.user_attrs.get("pruned")
+    ]
     sign = [1 if design_search.OBJECTIVES[o][0] == "maximize" else -1 for o in search.objectives]
 
     def score(t):  # larger is better, objective by objective
         return [s * v for s, v in zip(sign, t.values, strict=True)]
 
     if len(search.objectives) == 1:
+        figures = full or {}
+        first = search.objectives[0]
+
+        def full_score(t) -> tuple[float, int]:
+            return sign[0] * figures[t.number]["objectives"][first][0], -t.number
+
+        measured = [t for t in feasible if t.number in figures]
+        if measured:
+            return [max(measured, key=full_score)]
         return [max(feasible, key=lambda t: (score(t)[0], -t.number))] if feasible else []
     scores = {t.number: score(t) for t in feasible}
 
@@ -292,9 +230,25 @@ def best_trials(search: Search, trials: list) -> list:
     return [t for t in feasible if not dominated(t)]
 
 
-def trial_rows(search: Search, trials: list) -> list[dict]:
-    """One row per trial: its fields, objectives with intervals, safety figures,
-    reach, feasibility and reason."""
+def ranked(search: Search, trials: list) -> list:
+    """The trials worth measuring again, best first by the first objective at the
+    search's fidelity: the feasible, unpruned trials (several objectives: the Pareto
+    front's)."""
+    if len(search.objectives) == 1:
+        candidates = [
+            t for t in trials if t.user_attrs.get("feasible") and not t.user_attrs.get("pruned")
+        ]
+    else:
+        candidates = best_trials(search, trials)
+    sign = 1 if design_search.OBJECTIVES[search.objectives[0]][0] == "maximize" else -1
+    return sorted(candidates, key=lambda t: (-sign * t.values[0], t.number))
+
+
+def trial_rows(search: Search, trials: list, full: dict[int, dict] | None = None) -> list[dict]:
+    """One row per trial: its fields, objectives with intervals (at the search's
+    fidelity; for a pruned trial, its estimate), how it was measured (shots a space,
+    spaces fired, pruned and against which trial), the figures at full precision
+    where it was measured again, safety figures, reach, feasibility and reason."""
     rows = []
     for t in trials:
         a = t.user_attrs
@@ -302,6 +256,20 @@ def trial_rows(search: Search, trials: list) -> list[dict]:
         row.update({p.field: t.params.get(p.field) for p in search.params})
         for name, (value, low, high) in a.get("objectives", {}).items():
             row.update({name: value, f"{name}_ci_low": low, f"{name}_ci_high": high})
+        row.update(
+            {
+                "fidelity": a.get("fidelity"),
+                "spaces_fired": a.get("spaces_fired"),
+                "pruned": bool(a.get("pruned")),
+                "pruned_against": a.get("pruned_against"),
+            }
+        )
+        measured = (full or {}).get(t.number)
+        for name in search.objectives:
+            value, low, high = measured["objectives"][name] if measured else (None, None, None)
+            row.update({f"{name}_full": value, f"{name}_full_ci_low": low})
+            row[f"{name}_full_ci_high"] = high
+        row["shots_full"] = measured["shots"] if measured else None
         safety = a.get("safety") or {}
         for key in ("kinetic_energy_j", "kinetic_energy_max_j", "kinetic_energy_per_area_j_m2"):
             row[key] = safety.get(key)

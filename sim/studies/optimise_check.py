@@ -22,6 +22,7 @@ from models.files import write_text_atomic
 from models.text import shown
 from sim.studies import design_search, design_tools, optimise
 from sim.studies.hitmap import SweepSpec
+from sim.studies.safety import safety_report
 
 
 def verify(
@@ -56,6 +57,7 @@ def verify(
             "better": False,
             "conclusion": f"nothing better found: the best trial is {search.base.name}'s "
             "own values",
+            "shots": 0,
         }
     _, comparisons, maps = design_tools.compare_designs(
         spec, search.board, [search.base, design], workers, cache, progress
@@ -68,6 +70,7 @@ def verify(
         "mean_diff_ci_low": low,
         "mean_diff_ci_high": high,
         **facts,
+        "shots": sum(int(r["shots"] or 0) for rows in maps for r in rows),
     }
     if objective in ("mean-p", "far-rows"):
         better = low is not None and low > 0
@@ -76,9 +79,7 @@ def verify(
             f"[{_signed(low)}, {_signed(high)}]"
         )
     else:
-        energy = [
-            optimise.safety_report(d, search.limits).kinetic_energy_j for d in (search.base, design)
-        ]
+        energy = [safety_report(d, search.limits).kinetic_energy_j for d in (search.base, design)]
         figures = [
             design_search.objective_values(search.board, rows, [objective], e)[objective]
             for rows, e in zip(maps, energy, strict=True)

@@ -27,12 +27,12 @@ from sim.studies import rqmc
 from sim.studies.records import Expected, SpaceShots
 from sim.studies.space_shots import (
     SweepSpec,
-    _world,
     advance,
     aim_at_space,
     expected_part,
     fire_rounds,
     hits_of,
+    world_for,
 )
 
 #: The stopping rules of ``design compare``: the sequential paired rule (the
@@ -71,7 +71,7 @@ def expected(spec: SweepSpec, name: str) -> Expected:
 def compare_space(specs: tuple[SweepSpec, ...], rule: PairedRule, name: str) -> tuple:
     """Every design's part at space ``name``: ``specs[0]`` is design A's settings,
     the others each design B's (they differ in their design only)."""
-    worlds = [_world(spec) for spec in specs]
+    worlds = [world_for(spec) for spec in specs]
     aimed = [aim_at_space(w, spec, name) for w, spec in zip(worlds, specs, strict=True)]
     reach = [aim is not None for _, aim in aimed]
     if not reach[0] or not any(reach[1:]):

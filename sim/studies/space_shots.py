@@ -156,22 +156,31 @@ def provenance(spec: SweepSpec) -> dict:
 
 
 # --- one part: one space ------------------------------------------------------------------
-_WORLDS: dict = {}  # per process: (board, design) -> World, built once
+#: Worlds kept per process, the least recently used let go first (a design search
+#: measures a new design every trial, and a world holds its scene's meshes); one let
+#: go is closed when nothing uses it any more (a scene disconnects when collected).
+MAX_WORLDS = 4
+_WORLDS: dict = {}  # per process: (board, design, hit rule) -> World, most recent last
 
 
-def _world(spec: SweepSpec):
+def world_for(spec: SweepSpec):
+    """This process's world for the spec's board, design and hit rule, built once."""
     from sim.physics.world import World
 
     key = (spec.board, spec.design, spec.hit_rule)
-    if key not in _WORLDS:
-        # a hit map counts verdicts and strikes: a shot may end once the bale can
-        # strike nothing more (docs/physics.md, "Speed")
-        _WORLDS[key] = World(
-            load_board(spec.board),
-            load_design(spec.design),
-            hit_rule=spec.hit_rule,
-            bale_to_rest=False,
-        )
+    if key in _WORLDS:
+        _WORLDS[key] = _WORLDS.pop(key)  # the most recently used goes last
+        return _WORLDS[key]
+    while len(_WORLDS) >= MAX_WORLDS:
+        del _WORLDS[next(iter(_WORLDS))]
+    # a hit map counts verdicts and strikes: a shot may end once the bale can strike
+    # nothing more (docs/physics.md, "Speed")
+    _WORLDS[key] = World(
+        load_board(spec.board),
+        load_design(spec.design),
+        hit_rule=spec.hit_rule,
+        bale_to_rest=False,
+    )
     return _WORLDS[key]
 
 
@@ -224,7 +233,7 @@ def advance(
     ``fired`` (the rule's own first shots at that space, from an earlier call) for at
     most ``looks`` more looks (None: until the rule stops). Returns the part and
     whether the rule has stopped. Shot for shot the same as one call to the end."""
-    world = _world(spec)
+    world = world_for(spec)
     target, aim = aim_at_space(world, spec, name)
     if aim is None:
         return SpaceShots(name, False, None, target, ()), True

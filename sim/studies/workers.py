@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 #: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h).
 _PR_SET_PDEATHSIG = 1
@@ -60,3 +61,12 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
     )
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Worker processes kept for a whole study (their worlds with them), and how
+    many: as many jobs are kept in flight."""
+
+    executor: ProcessPoolExecutor
+    size: int
