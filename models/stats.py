@@ -199,6 +199,7 @@ def paired_counts(both: int, a_only: int, b_only: int, neither: int, z: float = 
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def tango_interval(a_only: int, b_only: int, pairs: int, z: float = Z_95) -> tuple[float, float]:
     """The score interval of P_B - P_A from ``pairs`` paired outcomes of which
     ``a_only`` knocked the target out with A only and ``b_only`` with B only (Tango,

@@ -170,9 +170,7 @@ def _search_of(args):
             args.limit_energy_per_area_j_m2 or SafetyLimits.kinetic_energy_per_area_j_m2
         ),
     )
-    fidelity = racing.check_fidelity(
-        args.fidelity if args.fidelity is not None else min(racing.FIDELITY, spec.shots), spec
-    )
+    fidelity = racing.check_fidelity(args.fidelity, spec)
     search = Search(
         base,
         params,

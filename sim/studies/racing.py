@@ -44,6 +44,7 @@ from models.layout import layout_from_dict
 from models.stats import Z_95
 from sim.physics.aim import OutOfReach, solve
 from sim.physics.geometry import PiggyModel
+from sim.studies import rqmc
 from sim.studies.records import ShotRow, SpaceShots
 from sim.studies.space_shots import (
     SweepSpec,
@@ -79,10 +80,13 @@ def check_pruner(name: str) -> str:
     return name
 
 
-def check_fidelity(shots: int, spec: SweepSpec) -> int:
-    """Low-fidelity shots a space: a whole number of rounds of the sampler (ten for
-    RQMC), from one round to the shots a space of the search's own rule may fire."""
-    rounds = 10 if spec.sampler == "rqmc" else 1
+def check_fidelity(shots: int | None, spec: SweepSpec) -> int:
+    """Low-fidelity shots a space (None: :data:`FIDELITY`, or the search's shots a
+    space if fewer): a whole number of rounds of the sampler (a point of each RQMC
+    scramble, or one shot), at most the shots a space at full precision may take."""
+    rounds = rqmc.plan(spec.shots, spec.precision)[0] if spec.sampler == "rqmc" else 1
+    if shots is None:
+        return max(rounds, rounds * (min(FIDELITY, spec.shots) // rounds))
     if not (rounds <= shots <= spec.shots and shots % rounds == 0):
         raise InputError(
             f"--fidelity {shots} must be a multiple of {rounds} from {rounds} to "

@@ -263,6 +263,26 @@ BAD = [
         "is not a folder",
     ),
     (
+        "compare: an unknown rule",
+        ["design", "compare", "stock", "fast-spring", *SWEEP, "--rule", "sequential"],
+        "unknown rule 'sequential': allowed are paired, per-map",
+    ),
+    (
+        "compare: --delta with the per-map rule",
+        [
+            "design",
+            "compare",
+            "stock",
+            "fast-spring",
+            *SWEEP,
+            "--rule",
+            "per-map",
+            "--delta",
+            "0.1",
+        ],
+        "--delta is the paired rule's",
+    ),
+    (
         "outputs: compare --plot a folder",
         ["design", "compare", "stock", *SWEEP, "--plot", "{p}/a-folder.png"],
         "is a folder",
@@ -425,6 +445,16 @@ BAD = [
         )
         for what, argv, message in (
             ("no --param", [], "give at least one --param"),
+            (
+                "an unknown pruner",
+                ["--param", "pivot_height=40:80", "--pruner", "median"],
+                "unknown pruner 'median': allowed are wilcoxon, none",
+            ),
+            (
+                "a fidelity past the shots",
+                ["--param", "pivot_height=40:80", "--fidelity", "20"],
+                "--fidelity 20 must be a multiple of 1 from 1 to 1",
+            ),
             ("an unknown field", ["--param", "wings=1:2"], "unknown or ambiguous design field"),
             ("a range outside", ["--param", "pivot_height=5:100"], "allowed range [10, 300]"),
             ("an empty range", ["--param", "pivot_height=80:80"], "from low to high"),
@@ -760,6 +790,7 @@ NUMERIC = [
     (["design", "game", "stock"], "--workers", whole(1, MAX_WORKERS)),
     (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
     (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
+    (["design", "compare", "stock"], "--delta", finite(0, 1, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
     *[
@@ -771,6 +802,8 @@ NUMERIC = [
             ("--workers", whole(1, MAX_WORKERS)),
             ("--precision", finite()),
             ("--verify-precision", finite()),
+            ("--fidelity", whole(1, MAX_SHOTS)),
+            ("--remeasure", whole(0, 100)),
             ("--trials", whole(1, 10_000)),
             ("--min-reach", whole(1, 100_000)),
             ("--limit-energy-j", finite(0, 1e9, above=True)),
