@@ -32,9 +32,13 @@ p-value at most alpha/m, which Holm's first step already rejects.
 Assumptions, written once: pairs are independent of each other (plain Monte Carlo)
 or, with RQMC's points, the paired difference varies no more than over independent
 pairs (measured on the stock board: docs/hitmap.md); spaces are independent of each
-other. The rule's error rates under many looks are checked by simulation in
-tests/models/test_sequential.py, where a rule that tests at every look without the
-correction fails the same test.
+other.
+
+**Checking a rule.** :func:`simulate` runs any rule on synthetic comparisons (no
+physics) and :func:`false_flag_rate` and :func:`coverage` read its error rates:
+tests/models/test_sequential.py holds this rule to them, and shows that a rule
+testing at every look without the correction fails; scripts/paired_rule_study.py
+prints them with the rule's cost.
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from models.stats import PairedDifference, mcnemar_exact, tango_interval
+import numpy as np
+
+from models.stats import PairedDifference, holm, mcnemar_exact, tango_interval
 
 #: The family-wise error rate of the flags, and one minus the intervals' coverage.
 ALPHA = 0.05
@@ -122,3 +128,83 @@ class PairedRule:
     def p_value(self, p_values: list[float]) -> float:
         """A space's p-value from its looks' (Bonferroni over the K looks)."""
         return min(1.0, len(self.looks()) * min(p_values))
+
+
+# --- checking a rule by simulation ----------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    """One simulated space: why it stopped, its last look, and whether it was flagged
+    (Holm over the comparison's spaces at :data:`ALPHA`)."""
+
+    stop: str
+    last: PairedDifference
+    flagged: bool
+
+
+def pair_chances(p_a: float, discordant: float, diff: float) -> tuple[float, ...]:
+    """The chances of a pair being (both, A only, B only, neither) for designs that
+    knock the target out with P_A = ``p_a`` and P_B = P_A + ``diff``, disagreeing on
+    ``discordant`` of the pairs."""
+    a_only, b_only = (discordant - diff) / 2, (discordant + diff) / 2
+    both = p_a - a_only
+    return (both, a_only, b_only, 1.0 - both - a_only - b_only)
+
+
+def simulate(rule: PairedRule, chances: list[tuple[float, ...]], reps: int, seed: int) -> list:
+    """``reps`` comparisons of ``len(chances)`` spaces, each space's pairs independent
+    with the chances given (:func:`pair_chances`), looked at as ``rule`` looks: per
+    comparison, an :class:`Outcome` a space."""
+    rng = np.random.default_rng(seed)
+    between = np.diff(np.array((0, *rule.looks())))
+    out = []
+    for _ in range(reps):
+        spaces = []
+        for space in chances:
+            counts = np.cumsum([rng.multinomial(n, space) for n in between], axis=0)
+            spaces.append(_run(rule, counts))
+        adjusted = holm([p for _, _, p in spaces])
+        out.append(
+            [
+                Outcome(stop, at, p < ALPHA)
+                for (stop, at, _), p in zip(spaces, adjusted, strict=True)
+            ]
+        )
+    return out
+
+
+def _run(rule: PairedRule, counts: np.ndarray) -> tuple[str, PairedDifference, float]:
+    """The rule on one space's counts at each look (looks, 4)."""
+    p_values = []
+    for look in counts:
+        at = rule.look(*(int(c) for c in look))
+        p_values.append(at.p_value)
+        stop = rule.stop(at)
+        if stop:
+            return stop, at, rule.p_value(p_values)
+    return "cap", at, rule.p_value(p_values)
+
+
+def false_flag_rate(results: list, diffs: list[float]) -> float:
+    """The share of comparisons that flag any space wrongly: one where nothing
+    differs (``diffs``: each space's true difference), or with the wrong sign."""
+    wrong = sum(
+        any(
+            space.flagged
+            and (diff == 0 or math.copysign(1, space.last.diff) != math.copysign(1, diff))
+            for space, diff in zip(comparison, diffs, strict=True)
+        )
+        for comparison in results
+    )
+    return wrong / len(results)
+
+
+def coverage(results: list, diffs: list[float], flagged_only: bool = False) -> float:
+    """The share of the reported intervals (the flagged spaces' only, with
+    ``flagged_only``) that hold the true difference."""
+    held = [
+        space.last.diff_ci_low <= diff <= space.last.diff_ci_high
+        for comparison in results
+        for space, diff in zip(comparison, diffs, strict=True)
+        if space.flagged or not flagged_only
+    ]
+    return float(np.mean(held))

@@ -171,16 +171,19 @@ def race(
     prune: bool,
 ) -> Raced:
     """Fire ``spaces`` at the spec's low fidelity in an order shuffled for
-    ``trial``, reporting each space's P to it as step ``index[space]``; with
-    ``prune``, stop when Optuna's pruner says so. Spaces are handed to the pool's
+    ``trial``; with ``prune``, report each space's P to it as step ``index[space]``
+    and stop when Optuna's pruner says so (a study of several objectives takes no
+    reports). Spaces are handed to the pool's
     workers a few at a time, and their P reported in the shuffled order whatever
     order they finish in, so the decisions depend on the shots alone."""
     order = shuffled(spaces, spec.seed, trial.number)
     parts: dict[str, SpaceShots] = {}
     for name, part in _in_order(order, pool, partial(run_space, spec)):
         parts[name] = part
+        if not prune:
+            continue
         trial.report(p_target(part), index[name])
-        if prune and trial.should_prune():
+        if trial.should_prune():
             return Raced(parts, True, _best_number(trial))
     return Raced(parts, False, None)
 

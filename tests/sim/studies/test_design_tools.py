@@ -46,10 +46,12 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
             "missed",
             "never_out",
         }
-    assert data["verdict"].startswith("fast-spring knocks out more than stock on ")
+    # the board mean first (3 pairs a space, no δ: nothing decided), then the spaces
+    assert data["verdict"].startswith("no detectable difference between fast-spring and stock on ")
+    assert "; more on 0 spaces, fewer on 0, undecided on 4 (family-wise 95 %" in data["verdict"]
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
     assert data["provenance"]["aimer"] == "child"
-    cached = sorted(p.name for p in (tmp_path / "cache").glob("hitmap-*.shots.csv"))
+    cached = sorted(p.name for p in (tmp_path / "cache").glob("paired-*.shots.csv"))
     assert len(cached) == 2  # one per design
     assert (tmp_path / "cmp.png").stat().st_size > 10_000
     code, again, _ = run(capsys, *argv)  # read from the cache: the same figures

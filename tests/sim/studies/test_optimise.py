@@ -67,9 +67,8 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
     assert 80 <= best["params"]["launcher.pivot_height_mm"] <= 120
     assert best["objective_ci_low"] <= best["objective"] <= best["objective_ci_high"]
     verification = data["verification"]
-    assert verification["verdict"].startswith(
-        f"stock trial {best['trial']} knocks out more than stock on "
-    )
+    assert f"stock trial {best['trial']}" in verification["verdict"]
+    assert "on average (" in verification["verdict"]
     assert (
         verification["mean_diff_ci_low"]
         <= verification["mean_diff"]
@@ -172,7 +171,7 @@ def test_a_search_whose_best_is_base_says_nothing_better_was_found(capsys, tmp_p
         verification["conclusion"] == "nothing better found: the best trial is stock's own values"
     )
     assert verification["better"] is False and verification["mean_diff"] == 0.0
-    assert len(list((tmp_path / "cache").glob("hitmap-*.shots.csv"))) == 1  # nothing fired again
+    assert not list((tmp_path / "cache").glob("hitmap-*"))  # no map fired to verify
 
 
 @pytest.mark.slow

@@ -1,0 +1,134 @@
+"""design compare's sequential paired rule on the physics: the designs fire the same
+points, a pair stops as the rule says, the verdict leads with the board mean, and a
+warm cache answers with no shot."""
+
+import dataclasses
+import json
+import tomllib
+
+import pytest
+
+from models.aimer import load_aimer
+from models.board import load_board
+from models.design import design_from_dict, design_toml, load_design
+from sim.physics.world import World
+from sim.studies import design_tools, paired
+from sim.studies.hitmap import SweepSpec
+from tests.helpers import run
+
+
+def spec(**changes) -> SweepSpec:
+    settings = {
+        "board": "stock",
+        "design": "stock",
+        "stacks": {},
+        "spaces": ("r2c3", "r9c2", "r0c0"),
+        "shots": 160,
+        "aimer": load_aimer("child"),
+        "precision": 0.1,
+        "sampler": "rqmc",
+    }
+    return SweepSpec(**(settings | changes))
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    """stock against fast-spring by the paired rule at three spaces: its outputs."""
+    cache = tmp_path_factory.mktemp("cache")
+    designs = [load_design("stock"), load_design("fast-spring")]
+    result = design_tools.compare_designs(
+        spec(), load_board("stock"), designs, 1, cache, rule="paired", delta=0.1
+    )
+    return cache, designs, result
+
+
+@pytest.mark.slow
+def test_pairs_are_the_same_points_and_each_stops_where_the_rule_says(compared):
+    cache, designs, (_, comparisons, _) = compared
+    rule = paired.paired_rule(spec(), 0.1)
+    maps = design_tools.paired_maps(spec(), designs, rule, 1, cache)
+    for a, b, row in zip(maps[0], maps[1], comparisons[0].spaces, strict=True):
+        shots_a, shots_b = a.part.shots, b.part.shots
+        assert len(shots_a) == len(shots_b) == row.shots  # two designs: A stops with B
+        assert [(r.scramble, r.point) for r in shots_a] == [(r.scramble, r.point) for r in shots_b]
+        assert row.shots in rule.looks()
+        replayed = paired.replay(rule, a.part, b.part)
+        assert replayed.stop == row.stop in ("sign", "equivalent", "cap")
+        if row.stop == "sign":
+            assert row.significant
+        if row.stop == "equivalent":
+            assert -0.1 <= row.diff_ci_low <= row.diff_ci_high <= 0.1
+
+
+@pytest.mark.slow
+def test_a_warm_cache_answers_with_no_shot(compared, monkeypatch):
+    cache, designs, first = compared
+
+    def no_shot(*args, **kwargs):
+        raise AssertionError("a shot was fired")
+
+    monkeypatch.setattr(World, "shoot", no_shot)
+    again = design_tools.compare_designs(
+        spec(), load_board("stock"), designs, 1, cache, rule="paired", delta=0.1
+    )
+    assert [c.to_dict() for c in again[1]] == [c.to_dict() for c in first[1]]
+
+
+@pytest.mark.slow
+def test_a_design_against_itself_flags_nothing_and_is_within_delta(tmp_path):
+    """The same design twice: every pair agrees, the board mean is 0 and within ±δ,
+    every space stops as equivalent, none flagged."""
+    stock = load_design("stock")
+    twin = design_from_dict(tomllib.loads(design_toml(stock)) | {"name": "twin"}, source="test")
+    _, comparisons, _ = design_tools.compare_designs(
+        spec(), load_board("stock"), [stock, twin], 1, tmp_path, rule="paired", delta=0.1
+    )
+    comparison = comparisons[0]
+    assert comparison.on_average == "within_delta"
+    assert comparison.mean_diff[0] == 0.0
+    assert all(r.stop == "equivalent" and not r.significant for r in comparison.spaces)
+    assert comparison.verdict.startswith("twin and stock knock out the same within ±0.1 on average")
+
+
+@pytest.mark.slow
+def test_the_verdict_leads_with_the_board_mean_in_text_and_json(capsys, tmp_path):
+    argv = (
+        "design",
+        "compare",
+        "stock",
+        "fast-spring",
+        "--spaces",
+        "r2c3,r9c2",
+        "--precision",
+        "0.2",
+        "--workers",
+        "1",
+        "--cache",
+        str(tmp_path),
+    )
+    code, text, _ = run(capsys, *argv)
+    assert code == 0
+    first = text.splitlines()[0]
+    assert first.startswith("fast-spring knocks out more than stock on average (+")
+    assert "pairs a space" in text
+    code, out, _ = run(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["verdict"] == first
+    assert data["comparisons"][0]["on_average"] == "more"
+    assert data["comparisons"][0]["rule"] == "paired"
+    assert data["comparisons"][0]["delta"] == 0.2
+    assert {r["stop"] for r in data["spaces"]} <= {"sign", "equivalent", "cap"}
+
+
+@pytest.mark.slow
+def test_the_per_map_rule_keeps_todays_maps(tmp_path):
+    """--rule per-map measures each design's map on its own: the cached maps are the
+    ones piggy hitmap makes with the same settings, and its rows carry no stop."""
+    designs = [load_design("stock"), load_design("fast-spring")]
+    settings = spec(spaces=("r2c3",), shots=60)
+    _, comparisons, maps = design_tools.compare_designs(
+        settings, load_board("stock"), designs, 1, tmp_path, rule="per-map"
+    )
+    alone = design_tools.design_parts(dataclasses.replace(settings), designs[1], 1, tmp_path)
+    assert maps[1] == [m.row.to_dict() for m in alone]
+    assert comparisons[0].rule == "per-map" and "stop" not in comparisons[0].spaces[0].to_dict()
