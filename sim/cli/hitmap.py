@@ -30,6 +30,8 @@ from sim.views.hitmap_picture import save_heatmap
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
 PRECISION_CAP = 1000
+#: How a space's shots are drawn unless ``--sampler`` says otherwise (sim/studies/rqmc.py).
+SAMPLER = "rqmc"
 
 
 def check_precision(value: float | None) -> float | None:
@@ -279,7 +281,7 @@ def sampler_arg(p) -> None:
     """``--sampler``: how a space's shots are drawn."""
     p.add_argument(
         "--sampler",
-        default="rqmc",
+        default=SAMPLER,
         help="rqmc (default): scrambled Sobol points, the error from independent "
         "scrambles, fewer shots for the same precision; mc: plain Monte Carlo, "
         "every shot drawn on its own (what hit maps were before)",

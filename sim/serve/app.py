@@ -27,21 +27,19 @@ from models.aimer import known_aimers, load_aimer
 from models.board import load_board
 from models.design import known_designs, load_design
 from models.errors import InputError
-from models.stats import wilson_half_width
 from models.text import shown
 from sim.cli.common import SEED_MAX
+from sim.cli.hitmap import PRECISION_CAP, SAMPLER
 from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.serve.uploads import Uploads, known_boards
-from sim.studies import hitmap
+from sim.studies.space_shots import MapRule, SweepSpec, check_targets
 from sim.views import viewer
 
-#: "How likely?": the precisions offered (half-width of the 95 % interval), and the
-#: shots of the first look at the estimate (each next look doubles them).
+#: "How likely?": the precisions offered (half-width of the 95 % interval).
 PRECISIONS = (0.2, 0.1, 0.05)
-_FIRST_LOOK_SHOTS = 40
 
 
 class Server:
@@ -238,21 +236,26 @@ class Server:
         if at is None:
             raise InputError("aim at a space or a piggy first: 'how likely?' measures a target")
         space = next((s for s, stack in sandbox.stacks.items() if at in stack), at)
-        spec = hitmap.SweepSpec(
+        # what `piggy hitmap --spaces S --precision P --seed N --aimer A --layout L`
+        # measures (sim/cli/hitmap.py, sweep_spec): the same sampler and cap, the
+        # same shots, the same P
+        spec = SweepSpec(
             board=sandbox.board,
             design=sandbox.design,
-            stacks=sandbox.stacks,
+            stacks={s: list(stack) for s, stack in sandbox.stacks.items()},  # as it is now
             spaces=(space,),
-            shots=1,
+            shots=PRECISION_CAP,
             seed=_seed(body),
             arc=sandbox.aim.get("arc", "best"),
             aimer=load_aimer(sandbox.aimer),
             precision=precision,
+            sampler=SAMPLER,
         )
-        hitmap.check_targets(spec)
+        check_targets(spec)
         if key in self.tasks:
             self.tasks.pop(key).cancel()
-        most = _shots_for(precision)
+        rule = MapRule.of(spec)
+        most = rule.streams * rule.most  # the hit map's cap: the most shots it may fire
         sandbox.estimate = {
             "running": True,
             "space": space,
@@ -263,26 +266,34 @@ class Server:
         self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, space, most))
         return sandbox.estimate
 
-    async def _estimate(self, key: str, sandbox: Sandbox, spec, space: str, most: int) -> None:
-        """Fire the estimate's shots in looks of doubling size, reporting each look,
-        until the precision is reached (the same shots as one hit-map run)."""
-        cap = _FIRST_LOOK_SHOTS
+    async def _estimate(
+        self, key: str, sandbox: Sandbox, spec: SweepSpec, space: str, most: int
+    ) -> None:
+        """Measure the space by the hit map's own rule, one look a job, each look going
+        on from the shots already fired (none is fired twice) and shown as it ends,
+        until the rule stops: the shots and P of ``piggy hitmap`` on that space. A new
+        estimate or the tab's closing cancels this at the next look."""
+        fired: tuple = ()
         try:
             while True:
-                look = await self.running_workers.run_estimate(key, jobs.estimate, spec, space, cap)
+                look = await self.running_workers.run_estimate(
+                    key, jobs.estimate, spec, space, fired
+                )
+                fired += look.pop("rows")
+                done = look.pop("done")
                 sandbox.estimate = {
                     **look,
-                    "running": not look["done"] and cap < most,
+                    "running": not done,
                     "most": most,
                     "precision": spec.precision,
                 }
-                if not sandbox.estimate["running"]:
+                if done:
                     return
-                cap = min(2 * cap, most)
         except InputError as exc:
             sandbox.estimate = {"running": False, "error": str(exc)}
         finally:
-            self.tasks.pop(key, None)
+            if self.tasks.get(key) is asyncio.current_task():
+                del self.tasks[key]
 
     def _let_go(self, key: str) -> None:
         """A tab closed or let go: its waiting work is dropped."""
@@ -323,15 +334,6 @@ def _seed(body: dict) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
         raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to {SEED_MAX}")
     return seed
-
-
-def _shots_for(precision: float) -> int:
-    """Shots that reach a precision whatever the probability (at P = 1/2), in whole
-    batches, within the hit maps' cap."""
-    shots = hitmap.BATCH
-    while wilson_half_width(shots // 2, shots) > precision and shots < hitmap.MAX_SHOTS:
-        shots += hitmap.BATCH
-    return shots
 
 
 @lru_cache(maxsize=8)

@@ -3,7 +3,9 @@ shot, measure how likely a hit is. Plain functions of plain values (they travel
 to the workers); each worker keeps one PyBullet world per board and design.
 
 A shot is :mod:`sim.physics.shoot`'s, as ``piggy shoot`` fires it: the same aim,
-seed and noise give the same shot JSON and the same words.
+seed and noise give the same shot JSON and the same words. An estimate is one look
+of the hit map's own rule at a space (:func:`sim.studies.space_shots.advance`),
+going on from the shots already fired.
 """
 
 from __future__ import annotations
@@ -11,17 +13,14 @@ from __future__ import annotations
 import functools
 import os
 import signal
-from dataclasses import replace
-
-import numpy as np
 
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
 from models.layout import layout_from_dict
-from models.stats import precision_reached, wilson_interval
-from sim.studies import hitmap
+from sim.studies.records import ShotRow
+from sim.studies.space_shots import SweepSpec, advance, summarise
 from sim.studies.workers import die_with_parent
 
 #: Each worker's worlds, (board, design, hit rule) -> World; a few at most.
@@ -112,25 +111,23 @@ def fire(
 
 
 @plain_errors
-def estimate(spec: hitmap.SweepSpec, space: str, cap: int) -> dict:
-    """How likely the top piggy on ``space`` is knocked out: the hit map's shots at
-    that space (:func:`sim.studies.hitmap.run_space`) up to ``cap`` shots, stopping
-    at the spec's precision. ``done`` is False when the cap stopped it first."""
-    if spec.precision is None:
-        raise ValueError("an estimate stops at a precision: the spec sets none")
-    precision = spec.precision
-    part = hitmap.run_space(replace(spec, shots=cap, spaces=(space,)), space)
-    shots = part.shots
-    hits = int(np.sum([row.target_knocked for row in shots])) if shots else 0
-    low, high = wilson_interval(hits, len(shots))
+def estimate(spec: SweepSpec, space: str, fired: tuple[ShotRow, ...]) -> dict:
+    """One look of the hit map's rule at ``space`` (:func:`advance`), going on from
+    the shots ``fired`` at earlier looks: the shots it added (``rows``), and what the
+    hit map would say of the space now: the shots so far, P(target knocked out) and
+    its 95 % interval (:func:`summarise`, RQMC's interval with the RQMC sampler).
+    ``done``: the rule has stopped (the precision or the cap reached, or the space out
+    of reach)."""
+    part, stopped = advance(spec, space, fired, looks=1)
+    row = summarise(part, load_board(spec.board))
     return {
+        "rows": part.shots[len(fired) :],
         "space": space,
         "target": part.target,
         "reachable": part.reachable,
         "arc": part.arc,
-        "shots": len(shots),
-        "hits": hits,
-        "p": hits / len(shots) if shots else None,
-        "interval": [low, high],
-        "done": not part.reachable or precision_reached(hits, len(shots), precision),
+        "shots": row.shots,
+        "p": row.p_target,
+        "interval": None if row.p_target is None else [row.p_target_ci_low, row.p_target_ci_high],
+        "done": stopped,
     }

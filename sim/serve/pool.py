@@ -1,9 +1,10 @@
 """The sandbox's worker processes: a bounded pool shared by every tab.
 
-Shots and layouts are quick; an estimate ("how likely?") is long, so estimates
-may take all the workers but one, and a FIRE from any tab always finds a worker
-soon. Work still waiting when its tab closes is dropped. The workers die with the
-server (:mod:`sim.studies.workers`) and ignore Ctrl-C: the server stops them.
+Shots and layouts are quick; an estimate ("how likely?") is long (a job a look),
+so estimates may take all the workers but one, and a FIRE from any tab always
+finds a worker soon. Work still waiting when its tab closes is dropped. The
+workers die with the server (:mod:`sim.studies.workers`) and ignore Ctrl-C: the
+server stops them.
 """
 
 from __future__ import annotations

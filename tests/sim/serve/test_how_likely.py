@@ -1,0 +1,204 @@
+"""``piggy serve``'s "how likely?": the hit map's own measurement of one space, look
+by look, driven in this process through the app's ASGI interface (as uvicorn calls
+it), its lifespan and its worker processes included."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+
+import pytest
+
+from tests.helpers import run
+
+pytest.importorskip("starlette")
+
+from sim.serve.app import Server  # after the check: it needs starlette
+
+LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}}
+#: Generous caps on waits (a busy machine), never a fixed sleep.
+WAIT_S = 600
+
+
+class InProcess:
+    """A :class:`Server`'s app called in this process as an ASGI server calls it: its
+    lifespan started on entry (the workers) and stopped on exit, then requests."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.app = server.app()
+        self._to_app: asyncio.Queue = asyncio.Queue()
+        self._from_app: asyncio.Queue = asyncio.Queue()
+        self._lifespan: asyncio.Task | None = None
+
+    async def __aenter__(self) -> InProcess:
+        scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
+        self._lifespan = asyncio.create_task(self.app(scope, self._to_app.get, self._from_app.put))
+        await self._to_app.put({"type": "lifespan.startup"})
+        message = await asyncio.wait_for(self._from_app.get(), WAIT_S)
+        assert message["type"] == "lifespan.startup.complete", message
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._to_app.put({"type": "lifespan.shutdown"})
+        message = await asyncio.wait_for(self._from_app.get(), WAIT_S)
+        assert message["type"] == "lifespan.shutdown.complete", message
+        assert self._lifespan is not None
+        await self._lifespan
+
+    async def request(self, path: str, body: object = None) -> tuple[int, dict]:
+        """(status, JSON reply) of a GET, or of a POST of ``body`` as JSON."""
+        data = b"" if body is None else json.dumps(body).encode()
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET" if body is None else "POST",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [
+                (b"x-piggy-token", self.server.token.encode()),
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+            ],
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80),
+        }
+        answered = asyncio.Event()
+        bodies: list[dict] = [{"type": "http.request", "body": data, "more_body": False}]
+        sent: list[dict] = []
+
+        async def receive() -> dict:
+            if bodies:
+                return bodies.pop()
+            await answered.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await asyncio.wait_for(self.app(scope, receive, send), WAIT_S)
+        answered.set()
+        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+        content = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+        return status, json.loads(content)
+
+
+class Looks:
+    """Every look the app sends to its workers, recorded as it is sent: the seed of the
+    estimate, the shots already fired that it goes on from, and the progress the page
+    read just before (``GET /api/<id>/likely``)."""
+
+    def __init__(self, client: InProcess, sid: str):
+        self.seen: list[tuple[int, int, dict]] = []
+        self.sent = asyncio.Event()
+        workers = client.server.running_workers
+        original = workers.run_estimate
+
+        async def recorded(owner, fn, spec, space, fired):
+            _, progress = await client.request(f"/api/{sid}/likely")
+            self.seen.append((spec.seed, len(fired), progress))
+            self.sent.set()
+            return await original(owner, fn, spec, space, fired)
+
+        workers.run_estimate = recorded
+
+    def of(self, seed: int) -> list[tuple[int, dict]]:
+        return [(fired, progress) for s, fired, progress in self.seen if s == seed]
+
+    async def until(self, seed: int, count: int) -> None:
+        """Wait until ``count`` looks of the estimate with ``seed`` have been sent."""
+        while len(self.of(seed)) < count:
+            self.sent.clear()
+            await asyncio.wait_for(self.sent.wait(), WAIT_S)
+
+
+async def _sandbox(client: InProcess) -> str:
+    status, state = await client.request("/api/new", {})
+    assert status == 200
+    sid = state["id"]
+    for action, body in (("choose", {"aimer": "child"}), ("aim", {"at": "blue-1"})):
+        status, reply = await client.request(f"/api/{sid}/{action}", body)
+        assert status == 200, reply
+    return sid
+
+
+async def _measure(seed: int, precision: float) -> tuple[dict, dict, list[tuple[int, dict]]]:
+    """ "How likely?" run to its end: what it answered at the start and at the end, and
+    its looks."""
+    async with InProcess(Server(LAYOUT["stacks"], workers=2)) as client:
+        sid = await _sandbox(client)
+        looks = Looks(client, sid)
+        status, started = await client.request(
+            f"/api/{sid}/likely", {"precision": precision, "seed": seed}
+        )
+        assert status == 200, started
+        await asyncio.wait_for(client.server.tasks[sid], WAIT_S)
+        _, final = await client.request(f"/api/{sid}/likely")
+        return started, final, looks.of(seed)
+
+
+@pytest.mark.slow
+def test_how_likely_is_the_hit_maps_measurement_reported_look_by_look(tmp_path, capsys):
+    """The same space, seed, precision, layout and aimer give the sandbox and
+    ``piggy hitmap --json`` the same P, interval and shots; the page's progress grows
+    at every look, each look going on from the shots fired before it."""
+    started, final, looks = asyncio.run(_measure(seed=7, precision=0.1))
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(LAYOUT))
+    code, out, err = run(
+        capsys,
+        *("hitmap", "--spaces", "r9c3", "--precision", "0.1", "--seed", "7"),
+        *("--aimer", "child", "--layout", str(layout), "--json"),
+        *("--out", str(tmp_path / "map.csv"), "--workers", "1"),
+    )
+    assert code == 0, err
+    hitmap = json.loads(out)
+    assert hitmap["sampler"] == "rqmc" and hitmap["in_reach"] == 1
+    assert started == {"running": True, "space": "r9c3", "shots": 0, "most": 1000, "precision": 0.1}
+    assert final["running"] is False and final["target"] == "blue-1"
+    assert final["shots"] == hitmap["shots"]
+    assert final["p"] == hitmap["worst_p_target"]
+    assert final["interval"] == hitmap["worst_p_target_ci"]
+    # look by look: each goes on from the shots the page showed, which only grow
+    fired = [count for count, _ in looks]
+    shown = [progress["shots"] for _, progress in looks]
+    assert len(looks) >= 3 and fired == shown
+    assert fired[0] == 0 and all(a < b for a, b in itertools.pairwise(fired))
+    assert fired[-1] < final["shots"]
+    assert all(p["running"] and p["most"] == 1000 for _, p in looks)
+    assert all(p["p"] is not None for _, p in looks[1:])
+
+
+async def _cancelled() -> tuple[list, list, dict, bool]:
+    """A long estimate replaced by a new one after its second look is sent; the new
+    one's tab closed after its first look is sent."""
+    async with InProcess(Server(LAYOUT["stacks"], workers=2)) as client:
+        sid = await _sandbox(client)
+        looks = Looks(client, sid)
+        await client.request(f"/api/{sid}/likely", {"precision": 0.05, "seed": 1})
+        first = client.server.tasks[sid]
+        await looks.until(seed=1, count=2)
+        await client.request(f"/api/{sid}/likely", {"precision": 0.05, "seed": 2})
+        second = client.server.tasks[sid]
+        await looks.until(seed=2, count=1)
+        cancelled = first.done() and first.cancelled()
+        status, reply = await client.request(f"/api/{sid}/close", {})
+        assert (status, reply) == (200, {"closed": True})
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(second, WAIT_S)
+        cancelled = cancelled and second.cancelled()
+        return looks.of(1), looks.of(2), dict(client.server.tasks), cancelled
+
+
+@pytest.mark.slow
+def test_a_new_estimate_or_a_closed_tab_stops_the_last_at_its_next_look():
+    first, second, tasks, cancelled = asyncio.run(_cancelled())
+    assert cancelled and tasks == {}
+    assert [fired for fired, _ in first] == [0, 20]  # no look sent after the new one
+    assert [fired for fired, _ in second] == [0]  # nor after the tab closed
