@@ -254,8 +254,7 @@ def verdict_line(
             "fewer": f"{name_b} knocks out fewer than {name_a} on average",
             "within_delta": f"{name_b} and {name_a} knock out the same within ±{delta or 0:g} "
             "on average",
-            "not_detectable": f"no detectable difference between {name_b} and {name_a} "
-            "on average",
+            "not_detectable": f"no detectable difference between {name_b} and {name_a} on average",
         }[on_average]
         text = f"{said} ({mean:+.2f} [{low:+.2f}, {high:+.2f}], 95 %)"
     more, fewer = counts["more"], counts["fewer"]
