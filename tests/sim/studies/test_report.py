@@ -1,19 +1,15 @@
-"""The design report page (design compare --html), the difference map, the words for
-what a shot did and the provenance a designer can check."""
+"""The design report page (design compare --html), the words for what a shot did and
+the provenance a designer can check (the difference map's own tests:
+tests/sim/views/test_design_pictures.py)."""
 
 import hashlib
 import json
 import re
 
-import numpy as np
 import pytest
 
-from models.board import load_board
 from models.design import DESIGNS_DIR
-from sim.studies import compare
 from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
-from sim.studies.records import ComparisonRow
-from sim.views.design_pictures import difference_figure
 from tests.browser import Browser
 from tests.helpers import run
 
@@ -169,92 +165,6 @@ def test_bad_report_requests_exit_2_before_any_shot(capsys, tmp_path, argv, mess
     )
     assert code == 2 and "must end in .html" in err
     assert not list(tmp_path.glob("hitmap-*"))  # nothing was fired
-
-
-# --- the difference map ----------------------------------------------------------------------
-def comparison(diffs: dict[str, tuple[float, bool, int]]) -> compare.Comparison:
-    rows = [
-        ComparisonRow(
-            space=s,
-            reachable_a=True,
-            reachable_b=True,
-            shots=n,
-            p_a=0.5,
-            p_b=0.5 + d,
-            diff=d,
-            diff_ci_low=d - 0.1,
-            diff_ci_high=d + 0.1,
-            a_only=0,
-            b_only=0,
-            p_value=0.01 if sig else 0.5,
-            p_value_adjusted=0.01 if sig else 0.5,
-            significant=sig,
-        )
-        for s, (d, sig, n) in diffs.items()
-    ]
-    return compare.Comparison("A", "B", rows, "B knocks out more than A on 1 space", (0, 0, 0))
-
-
-def cell_colours(fig, board) -> dict:
-    from matplotlib.patches import Rectangle
-
-    ax, s = fig.axes[0], board.space_mm
-    out = {}
-    for patch in ax.patches:
-        if isinstance(patch, Rectangle) and patch.get_zorder() == 2:
-            centre = (patch.get_x() + s / 2, patch.get_y() + s / 2)
-            out[board.space_at_mm(centre)] = patch.get_facecolor()[:3]
-    return out
-
-
-def test_a_difference_means_one_colour_on_every_map():
-    import matplotlib.pyplot as plt
-
-    board = load_board("stock")
-    small = difference_figure(board, comparison({"r8c3": (0.2, True, 100)}))
-    large = difference_figure(
-        board, comparison({"r8c3": (0.2, True, 100), "r9c3": (0.5, True, 100)})
-    )
-    assert cell_colours(small, board)[(8, 3)] == cell_colours(large, board)[(8, 3)]
-    assert small.axes[1].get_ylim() == pytest.approx((-0.5, 0.5))  # the colour bar
-    plt.close("all")
-
-
-def test_the_difference_map_fades_noise_and_stays_readable():
-    import matplotlib.pyplot as plt
-
-    board = load_board("stock")
-    made_by = {
-        "aimer": "child",
-        "vary": {"friction": 0.2},
-        "precision": 0.1,
-        "shots_cap": 1000,
-        "seed": 0,
-    }
-    fig = difference_figure(
-        board,
-        comparison(
-            {"r8c3": (0.5, False, 20), "r9c3": (0.2, True, 200), "r2c3": (-0.45, True, 300)}
-        ),
-        made_by,
-    )
-    colours = cell_colours(fig, board)
-    # the not-significant +50 is paler than the significant +20: the eye goes to the signal
-    assert np.mean(colours[(8, 3)]) > np.mean(colours[(9, 3)])
-    texts = {t.get_text(): t for t in fig.axes[0].texts}
-    assert "20 pairs" in texts and "200 pairs" not in texts  # few pairs said
-    assert texts["-45*"].get_color() == "white"  # dark red: white numbers
-    assert texts["+20*"].get_color() == "black"
-    title = fig.axes[0].get_title()
-    assert all(
-        w in title for w in ("child aiming", "friction ±20 %", "to ±0.1", "plain Monte Carlo")
-    )
-    fig = difference_figure(
-        board, comparison({"r8c3": (0.2, True, 100)}), {**made_by, "sampler": "rqmc"}, scale=0.25
-    )
-    assert "randomised quasi-Monte Carlo" in fig.axes[0].get_title()
-    assert fig.axes[1].get_ylim() == pytest.approx((-0.25, 0.25))
-    plt.close("all")
 
 
 # --- one meaning for every word --------------------------------------------------------------
