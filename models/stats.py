@@ -17,7 +17,6 @@ designs compared shot by shot were fired with the same per-shot random numbers
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import asdict, dataclass
 

@@ -161,11 +161,11 @@ def paired_outputs(
         out = cache / f"paired-{key[:16]}-{index}.csv"
         design_file = write_text_atomic(out.with_suffix(".toml"), design_toml(design))
         design_spec = dataclasses.replace(spec, design=str(design_file))
-        made_by = space_shots.provenance(design_spec) | {
-            "rule": "paired",
-            "paired_rule": dataclasses.asdict(rule) | {"looks": list(rule.looks())},
-            "paired_with": [d.name for d in designs if d is not design][: 1 if index else None],
-        }
+        made_by = (
+            space_shots.provenance(design_spec)
+            | rule_provenance(rule)
+            | {"paired_with": [d.name for d in designs if d is not design][: 1 if index else None]}
+        )
         outputs.append(
             hitmap.Output(
                 design_spec,
@@ -176,6 +176,17 @@ def paired_outputs(
             )
         )
     return outputs
+
+
+def rule_provenance(rule: PairedRule | None) -> dict:
+    """What a comparison's provenance records of its rule: "per-map" (None), or
+    "paired" with the paired rule's constants and its looks."""
+    if rule is None:
+        return {"rule": "per-map"}
+    return {
+        "rule": "paired",
+        "paired_rule": dataclasses.asdict(rule) | {"looks": list(rule.looks())},
+    }
 
 
 def paired_maps(

@@ -1,11 +1,13 @@
 """The shareable report of two designs compared shot for shot
 (``piggy design compare A B --html report.html``): what goes into the page.
 
-The page (sim/views/report_page.py) is one self-contained file: the verdict, the
-difference map and both hit maps as pictures inside it, the per-space table, what
-made it, and for a few spaces a representative shot of each design in the 3D
-viewer (sim/views/viewer.py). A page cannot fire shots once it is sent, so the
-shots it shows are recorded when it is written: for at most
+The page (sim/views/report_page.py) is one self-contained file: the verdict (the
+board mean first, then the spaces counted), the difference map and both hit maps
+as pictures inside it, the per-space table (with why the paired rule stopped at
+each space), what made it (the rule and δ among it), and for a few spaces a
+representative shot of each design in the 3D viewer (sim/views/viewer.py). A page
+cannot fire shots once it is sent, so the shots it shows are recorded when it is
+written: for at most
 :data:`MAX_SPACES_RECORDED` spaces, the significant ones first, then the largest
 differences. At each such space the shot shown is a **discordant pair** where
 there is one (the same seed, so the same launcher error, aiming error and
@@ -22,7 +24,7 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies import compare, hitmap, space_shots
+from sim.studies import compare, design_tools, hitmap, paired, space_shots
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.records import (
     ComparisonRow,
@@ -101,6 +103,57 @@ def why(row: SpaceSummary, part: SpaceShots) -> dict:
     return {"dead": dead, "outcomes": ", ".join(parts) + (f" (blocked most by {by})" if by else "")}
 
 
+#: A table row's fields taken from the comparison's row (sim/studies/records.py).
+TABLE_FIELDS = (
+    "space",
+    "p_a",
+    "p_b",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "p_value_adjusted",
+    "significant",
+    "shots",
+    "stop",
+)
+
+
+def table_row(row: ComparisonRow, why_a: dict, why_b: dict) -> dict:
+    """One space's row of the page's table: the comparison's figures, why the paired
+    rule stopped there (``stop``), whether its pairs are few, and how each design's
+    shots ended (:func:`why`)."""
+    return {k: getattr(row, k) for k in TABLE_FIELDS} | {
+        "few_pairs": row.diff is not None and row.shots < FEW_SHOTS,
+        "why_a": why_a,
+        "why_b": why_b,
+    }
+
+
+def verdict_data(comparison: compare.Comparison) -> dict:
+    """What the page says of the comparison as a whole: the designs, the board-mean
+    verdict (``on_average``, ``mean_diff``), the spaces counted, the rule and δ, and
+    the verdict line as ``design compare`` prints it."""
+    return {
+        "design_a": comparison.design_a,
+        "design_b": comparison.design_b,
+        "verdict": comparison.verdict,
+        "on_average": comparison.on_average,
+        "mean_diff": list(comparison.mean_diff),
+        "space_counts": compare.space_counts(comparison.spaces),
+        "rule": comparison.rule,
+        "delta": comparison.delta,
+    }
+
+
+def rule_provenance(spec: hitmap.SweepSpec, comparison: compare.Comparison) -> dict:
+    """The comparison's rule as the paired maps' provenance records it (its constants
+    and looks: design_tools.rule_provenance), the paired rule made again from ``spec``
+    and δ as ``design compare`` made it."""
+    if comparison.rule != "paired":
+        return design_tools.rule_provenance(None)
+    return design_tools.rule_provenance(paired.paired_rule(spec, comparison.delta))
+
+
 def build(
     spec: hitmap.SweepSpec,
     board: Board,
@@ -110,7 +163,10 @@ def build(
     made_by: dict,
     scale: float,
 ) -> dict:
-    """Everything the page shows (sim/views/report_page.py), shots recorded."""
+    """Everything the page shows (sim/views/report_page.py), shots recorded: the
+    board-mean verdict and the spaces counted, the rule and δ, a row per space (with
+    why the paired rule stopped there), the shots, the pictures and what made it
+    (``made_by``, with the rule's constants where it does not record them)."""
     from sim.physics.world import World
     from sim.views import viewer
     from sim.views.design_pictures import difference_figure
@@ -118,30 +174,14 @@ def build(
     from sim.views.pictures import figure_png
 
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
-    rows = []
-    for row in comparison.spaces:
-        a, b = spaces_a[row.space], spaces_b[row.space]
-        rows.append(
-            {
-                **{
-                    k: getattr(row, k)
-                    for k in (
-                        "space",
-                        "p_a",
-                        "p_b",
-                        "diff",
-                        "diff_ci_low",
-                        "diff_ci_high",
-                        "p_value_adjusted",
-                        "significant",
-                        "shots",
-                    )
-                },
-                "few_pairs": row.diff is not None and row.shots < FEW_SHOTS,
-                "why_a": why(a.row, a.part),
-                "why_b": why(b.row, b.part),
-            }
+    rows = [
+        table_row(
+            row,
+            why(spaces_a[row.space].row, spaces_a[row.space].part),
+            why(spaces_b[row.space].row, spaces_b[row.space].part),
         )
+        for row in comparison.spaces
+    ]
     shots: dict[str, dict] = {}
     spaces = recorded_spaces(comparison)
     by_space = {r.space: r for r in comparison.spaces}
@@ -180,15 +220,11 @@ def build(
                 f"{design.name}: P(target knocked out)\n{title_tail}",
             )
         )
-    return {
-        "design_a": designs[0].name,
-        "design_b": designs[1].name,
-        "verdict": comparison.verdict,
-        "mean_diff": list(comparison.mean_diff),
+    return verdict_data(comparison) | {
         "rows": rows,
         "shots": shots,
         "pictures": pictures,
-        "provenance": made_by,
+        "provenance": rule_provenance(spec, comparison) | made_by,
         "max_recorded": MAX_SPACES_RECORDED,
         "few_pairs": FEW_SHOTS,
     }

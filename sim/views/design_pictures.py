@@ -6,17 +6,22 @@ compare.py, scan.py) measure; these draw what they return.
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import Normalize
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.typing import ColorType
 
 from models.aimer import load_aimer
 from models.board import Board
+from sim.studies import compare
 from sim.studies.compare import Comparison, study_title
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.records import ComparisonRow
+from sim.views import verdict_words
 from sim.views.hitmap_picture import draw_heatmap
 from sim.views.pictures import draw_board
 
@@ -105,65 +110,25 @@ def difference_figure(
     board: Board, comparison: Comparison, made_by: dict | None = None, scale: float = SCALE
 ):
     """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
-    blue where B knocks out more, red where fewer). Significant spaces are drawn
-    full and outlined with a star, the others faded; a space with fewer than
+    blue where B knocks out more, red where fewer), under a headline that leads with
+    the board-mean verdict (verdict_words.py) and then counts the spaces.
+
+    Each space shows what the comparison says of it: significant spaces are drawn
+    full, outlined and starred; under the paired rule a space found the same within
+    ±δ is faded with a dashed outline and "≈", one undecided at the cap faded with
+    "?"; under the per-map rule the others are faded. A space with fewer than
     :data:`~sim.studies.dead_zones.FEW_SHOTS` pairs says how many under its number;
-    spaces out of reach of either design are hatched. ``made_by`` (the provenance)
-    names the aimer, ``--vary``, the precision and the sampler in the title."""
-    fig, ax = plt.subplots(figsize=(6.5, 8.8))
+    spaces out of reach of either design are hatched; a legend under the board says
+    what the marks mean. ``made_by`` (the provenance) names the aimer, ``--vary``, the
+    precision and the sampler in the title."""
+    fig, ax = plt.subplots(figsize=(6.5, 9.2))
     draw_board(ax, board, labels=True)
     cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
-    s = board.space_mm
     for row in comparison.spaces:
-        x, y = board.space_center_mm(board.parse_space(row.space)) - s / 2
-        if row.diff is None:
-            ax.add_patch(
-                Rectangle(
-                    (x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2
-                )
-            )
-            continue
-        colour = cmap(norm(row.diff))
-        # faded: the colour mixed with white, so the eye goes to the significant spaces
-        shown = colour if row.significant else tuple(0.3 * c + 0.7 for c in colour[:3])
-        # zorder 2: over the spaces, under the board's names, checkpoints and fences
-        ax.add_patch(
-            Rectangle(
-                (x, y),
-                s,
-                s,
-                facecolor=shown,
-                zorder=2,
-                edgecolor="black" if row.significant else "none",
-                linewidth=2.0,
-            )
+        outcome = verdict_words.space_outcome(
+            comparison.rule, row.significant, row.stop, row.diff is not None
         )
-        dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
-        ink = "white" if dark else "black"
-        mark = "*" if row.significant else ""
-        ax.text(
-            x + s / 2,
-            y + s / 2 + (5 if row.shots < FEW_SHOTS else 0),
-            f"{100 * row.diff:+.0f}{mark}",
-            ha="center",
-            va="center",
-            fontsize=7,
-            color=ink,
-            weight="bold" if row.significant else "normal",
-            zorder=6,
-        )
-        if row.shots < FEW_SHOTS:
-            ax.text(
-                x + s / 2,
-                y + s / 2 - 7,
-                f"{row.shots} pairs",
-                ha="center",
-                va="center",
-                fontsize=5.5,
-                color=ink,
-                style="italic",
-                zorder=6,
-            )
+        _draw_space(ax, board, row, outcome, cmap(norm(row.diff or 0.0)))
     mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
     fig.colorbar(
         mappable,
@@ -172,17 +137,179 @@ def difference_figure(
         extend="both",
         label=f"P({comparison.design_b}) - P({comparison.design_a}) (numbers: percentage points)",
     )
-    made = f"{study_title(made_by)}\n" if made_by else ""
-    ax.set_title(
-        f"{comparison.design_b} vs {comparison.design_a}, same shots: difference in "
-        f"P(target knocked out)\n{made}* outlined, full colour: significant (95 %, "
-        f'Holm); faded: not; "n pairs": fewer than {FEW_SHOTS} pairs; hatched: out '
-        "of reach of one design\n" + comparison.verdict,
-        fontsize=7.5,
-        wrap=True,
-    )
+    _headline(ax, comparison, made_by)
+    _legend(ax, comparison, cmap, norm)
     ax.axis("off")
     return fig
+
+
+#: How each outcome of a space is drawn: (faded, outline colour, outline style, the mark
+#: after its number, bold).
+_LOOKS: dict[str, tuple[bool, str, object, str, bool]] = {
+    "flagged": (False, "black", "solid", "*", True),
+    "within": (True, "#3a3a3a", (0, (2.5, 1.5)), "≈", False),
+    "undecided": (True, "none", "solid", "?", False),
+    "not_detected": (True, "none", "solid", "", False),
+}
+
+
+def _faded(colour) -> tuple:
+    """A colour mixed with white, so that the eye goes to the significant spaces."""
+    return tuple(0.3 * c + 0.7 for c in colour[:3])
+
+
+def _draw_space(ax, board: Board, row: ComparisonRow, outcome: str, colour) -> None:
+    """One space: its difference's colour (hatched out of reach), outline, number and
+    mark, and the pairs under it when they are few."""
+    s = board.space_mm
+    x, y = board.space_center_mm(board.parse_space(row.space)) - s / 2
+    if outcome == "out_of_reach" or row.diff is None:
+        ax.add_patch(
+            Rectangle((x, y), s, s, facecolor="none", edgecolor="#555555", hatch="///", zorder=2)
+        )
+        return
+    faded, edge, style, mark, bold = _LOOKS[outcome]
+    shown = _faded(colour) if faded else colour
+    # zorder 2: over the spaces, under the board's names, checkpoints and fences; the
+    # outline a little above, so that no neighbouring space covers half of it
+    ax.add_patch(Rectangle((x, y), s, s, facecolor=shown, edgecolor="none", zorder=2))
+    if edge != "none":
+        ax.add_patch(
+            Rectangle(
+                (x, y),
+                s,
+                s,
+                facecolor="none",
+                edgecolor=edge,
+                linewidth=2.0 if bold else 1.3,
+                linestyle=style,
+                zorder=2.1,
+            )
+        )
+    dark = 0.299 * shown[0] + 0.587 * shown[1] + 0.114 * shown[2] < 0.5
+    ink = "white" if dark else "black"
+    few = row.shots < FEW_SHOTS
+    ax.text(
+        x + s / 2,
+        y + s / 2 + (5 if few else 0),
+        f"{100 * row.diff:+.0f}{mark}",
+        ha="center",
+        va="center",
+        fontsize=7,
+        color=ink,
+        weight="bold" if bold else "normal",
+        zorder=6,
+    )
+    if few:
+        ax.text(
+            x + s / 2,
+            y + s / 2 - 7,
+            f"{row.shots} pairs",
+            ha="center",
+            va="center",
+            fontsize=5.5,
+            color=ink,
+            style="italic",
+            zorder=6,
+        )
+
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, a design's name never split at
+    its hyphens ("wide-piggy")."""
+    return textwrap.fill(text, width, break_on_hyphens=False, break_long_words=False)
+
+
+#: The headline's colour by the board-mean verdict: the colour bar's blue where B
+#: knocks out more, its red where fewer.
+_HEADLINE_COLOURS = {"more": "#1c4f8f", "fewer": "#a3202a"}
+
+
+def _headline(ax, comparison: Comparison, made_by: dict | None) -> None:
+    """The title: the board-mean verdict, big, first (its words, then its figures); the
+    spaces counted under it; then what was compared and what made it, small."""
+    a, b = comparison.design_a, comparison.design_b
+    said, figures = verdict_words.board_mean_parts(
+        a, b, comparison.on_average, comparison.mean_diff, comparison.delta
+    )
+    # right above the title, whatever its height: the first thing read
+    ax.annotate(
+        "\n".join([_wrap(said, 52), *([figures] if figures else [])]),
+        xy=(0.5, 1.0),
+        xycoords=ax.title,
+        xytext=(0, 6),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        fontsize=13,
+        weight="bold",
+        color=_HEADLINE_COLOURS.get(comparison.on_average or "", "black"),
+    )
+    spaces = verdict_words.spaces_line(
+        a, b, compare.space_counts(comparison.spaces), comparison.rule, comparison.delta
+    )
+    rule = (
+        f"paired rule, δ {comparison.delta:g}"
+        if comparison.rule == "paired" and comparison.delta is not None
+        else f"{comparison.rule} rule"
+    )
+    small = [
+        f"P({b}) - P({a}) space by space, the same shots ({rule})",
+        *([study_title(made_by)] if made_by else []),
+    ]
+    ax.set_title(
+        _wrap(spaces, 80) + "\n\n" + "\n".join(_wrap(line, 105) for line in small),
+        fontsize=8,
+    )
+
+
+def _legend(ax, comparison: Comparison, cmap, norm) -> None:
+    """What each space's look and mark mean, under the board."""
+    delta = comparison.delta
+    full, light = cmap(norm(0.3)), _faded(cmap(norm(0.3)))
+    b = comparison.design_b
+    if comparison.rule == "paired":
+        entries = [
+            (
+                Patch(facecolor=full, edgecolor="black", linewidth=2.0),
+                f"* full colour, outlined: the sign is decided, {b} knocks out more (blue) "
+                "or fewer (red): family-wise 95 %, Holm",
+            ),
+            (
+                Patch(facecolor=light, edgecolor="#3a3a3a", linewidth=1.3, linestyle="--"),
+                f"≈ faded, dashed outline: the same within ±{delta or 0:g} (the "
+                "interval lies inside)",
+            ),
+            (
+                Patch(facecolor=light, edgecolor="none"),
+                f"? faded: undecided at the cap (neither its sign nor ±{delta or 0:g} settled)",
+            ),
+        ]
+    else:
+        entries = [
+            (
+                Patch(facecolor=full, edgecolor="black", linewidth=2.0),
+                "* full colour, outlined: significant (95 %, Holm)",
+            ),
+            (Patch(facecolor=light, edgecolor="none"), "faded: no detectable difference"),
+        ]
+    entries.append(
+        (
+            Patch(facecolor="none", edgecolor="#555555", hatch="///"),
+            f'hatched: out of reach of one design; "n pairs": fewer than {FEW_SHOTS} pairs',
+        )
+    )
+    handles, labels = zip(*entries, strict=True)
+    ax.legend(
+        handles,
+        [_wrap(label, 100) for label in labels],
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        fontsize=7,
+        frameon=False,
+        handlelength=1.6,
+        handleheight=1.4,
+    )
 
 
 #: The aimers whose spreads the scan marks (models/aimers/).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import json
 
-from sim.views import viewer
+from sim.views import verdict_words, viewer
 
 
 def _json(value) -> str:
@@ -36,6 +36,7 @@ def _provenance_rows(made_by: dict) -> str:
         )
     vary = made_by.get("vary") or {}
     for label, value in (
+        *_rule_rows(made_by),
         ("board", made_by.get("board")),
         ("layout", made_by.get("layout") or "empty"),
         (
@@ -57,19 +58,107 @@ def _provenance_rows(made_by: dict) -> str:
     return "\n".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in lines)
 
 
+def _rule_rows(made_by: dict) -> list[tuple[str, object]]:
+    """The provenance's rule: per-map, or the paired rule with δ, its looks and its
+    family-wise level."""
+    rule = made_by.get("rule")
+    if rule is None:
+        return []
+    if rule != "paired":
+        return [("rule", "per-map: each design's hit map measured on its own, then paired")]
+    constants = made_by.get("paired_rule") or {}
+    delta = constants.get("delta")
+    looks = constants.get("looks") or []
+    return [
+        (
+            "rule",
+            "paired (sequential): the designs fire together at each space until its sign is "
+            "decided, its interval lies within ±δ, or the cap",
+        ),
+        ("δ", "none (no space stops as the same)" if delta is None else f"±{delta:g}"),
+        (
+            "looks (pairs a space)",
+            f"{', '.join(str(n) for n in looks)}; family-wise {constants.get('alpha')} over "
+            f"{constants.get('spaces')} spaces",
+        ),
+    ]
+
+
+#: What the table's p-value and interval are, by rule and sampler: (the p column's
+#: head, the sentence above the table).
+_TESTS = {
+    "paired": (
+        "p (McNemar, looks, Holm)",
+        "the difference's interval is Tango's score interval at the paired rule's level "
+        "(the intervals of all its looks hold together with 95 %); p: the exact McNemar test "
+        "at each look, Bonferroni over the looks, then Holm over all the spaces; stopped: why "
+        "the paired rule stopped firing there (sign decided, family-wise; within ±δ: its "
+        "interval lies inside; undecided at the cap: neither, at the most pairs).",
+    ),
+    "rqmc": (
+        "p (t-test, Holm)",
+        "the difference's interval is 95 % per space, Student's t over the RQMC scrambles' "
+        "paired differences; p: the t-test over the scrambles, adjusted by Holm over all "
+        "the spaces.",
+    ),
+    "mc": (
+        "p (McNemar, Holm)",
+        "the difference's interval is 95 % per space, Newcombe's for paired shots; p: "
+        "McNemar's exact test, adjusted by Holm over all the spaces.",
+    ),
+}
+
+
+def _test_words(data: dict) -> tuple[str, str]:
+    """The p column's head and what the interval and p are, for the test actually run:
+    the paired rule's sequential McNemar, else the per-map rule's test for the sampler
+    (a t-test over RQMC's scrambles, McNemar's with plain Monte Carlo)."""
+    if data.get("rule") == "paired":
+        return _TESTS["paired"]
+    return _TESTS["rqmc" if data["provenance"].get("sampler") == "rqmc" else "mc"]
+
+
+def _with_delta(text: str, delta: float | None) -> str:
+    """``text`` with δ's value where the comparison has one."""
+    return text if delta is None else text.replace("±δ", f"±{delta:g}")
+
+
+def _verdict(data: dict) -> str:
+    """The verdict box: the board mean, big, first; then the spaces counted."""
+    a, b = data["design_a"], data["design_b"]
+    mean = verdict_words.board_mean(a, b, data["on_average"], data["mean_diff"], data["delta"])
+    spaces = verdict_words.spaces_line(a, b, data["space_counts"], data["rule"], data["delta"])
+    return (
+        f'<div class="verdict {data["on_average"] or "none"}" id="verdict">'
+        f'<p class="mean" id="board-mean">{html.escape(mean)}</p>'
+        f'<p class="mean-what">The mean of P({html.escape(b)}) - P({html.escape(a)}) over the '
+        "spaces both reach, with its 95 % interval.</p>"
+        f'<p class="spaces" id="spaces-line">{html.escape(spaces)}.</p></div>'
+    )
+
+
+def _rows(data: dict) -> list[dict]:
+    """The table's rows, each with why the paired rule stopped there in words."""
+    return [
+        r | {"stopped": verdict_words.stop_words(r.get("stop"), r["significant"], data["delta"])}
+        for r in data["rows"]
+    ]
+
+
 def report_html(data: dict) -> str:
     """The page's text, from :func:`sim.studies.report.build`'s dict."""
     a, b = html.escape(data["design_a"]), html.escape(data["design_b"])
-    mean, low, high = data["mean_diff"]
-    mean_text = (
-        "no space in reach of both" if mean is None else f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
-    )
+    p_head, tests = _test_words(data)
+    paired = data.get("rule") == "paired"
+    stop_head = '<th data-key="stopped" data-type="text">stopped</th>' if paired else ""
     pictures = data["pictures"]
     page = (
         _PAGE.replace("__A__", a)
         .replace("__B__", b)
-        .replace("__VERDICT__", html.escape(data["verdict"]))
-        .replace("__MEAN__", html.escape(mean_text))
+        .replace("__VERDICT__", _verdict(data))
+        .replace("__TESTS__", html.escape(_with_delta(tests, data["delta"])))
+        .replace("__P_HEAD__", html.escape(p_head))
+        .replace("__STOP_HEAD__", stop_head)
         .replace("__DIFF__", pictures["difference"])
         .replace("__MAP_A__", pictures["a"])
         .replace("__MAP_B__", pictures["b"])
@@ -78,7 +167,8 @@ def report_html(data: dict) -> str:
         .replace("__PROVENANCE__", _provenance_rows(data["provenance"]))
     )
     payload = {
-        "rows": data["rows"],
+        "rows": _rows(data),
+        "paired": paired,
         "shots": data["shots"],
         "a": data["design_a"],
         "b": data["design_b"],
@@ -94,7 +184,12 @@ _PAGE = """<!DOCTYPE html>
 body{margin:0 auto;max-width:1300px;padding:12px 20px;font:14px sans-serif;background:#f4f1ea;
 color:#222}
 h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}
-.verdict{font-size:16px;background:#fff;border-left:5px solid #2a6db0;padding:8px 12px}
+.verdict{background:#fff;border-left:6px solid #777;padding:6px 14px}
+.verdict.more{border-color:#1c4f8f}.verdict.fewer{border-color:#a3202a}
+.verdict .mean{font-size:24px;font-weight:bold;margin:6px 0 2px}
+.verdict.more .mean{color:#1c4f8f}.verdict.fewer .mean{color:#a3202a}
+.verdict .mean-what{font-size:12px;color:#666;margin:0 0 8px}
+.verdict .spaces{font-size:16px;margin:4px 0 6px}
 .maps{display:flex;gap:10px;flex-wrap:wrap}.maps figure{margin:0;flex:1;min-width:300px}
 .maps img{width:100%;background:#fff}figcaption{font-size:12px;color:#555}
 table{border-collapse:collapse;background:#fff;font-size:13px}
@@ -103,7 +198,8 @@ td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
 #spaces th{cursor:pointer;background:#e8e2d4;user-select:none;position:sticky;top:0}
 #spaces th.sorted-up::after{content:" \\25B2"}#spaces th.sorted-down::after{content:" \\25BC"}
 #spaces tbody tr{cursor:pointer}#spaces tbody tr:hover{background:#fff6d8}
-#spaces tr.chosen{background:#ffe9a8}td.why{text-align:left;font-size:12px}
+#spaces tr.chosen{background:#ffe9a8}td.why,td.stop{text-align:left;font-size:12px}
+td.diff,td.stop{white-space:nowrap}
 tr.sig td.diff{font-weight:bold}span.few{color:#a05000;font-style:italic}
 .shots{display:flex;gap:10px}.shots>div{flex:1}
 .shots iframe{width:100%;height:480px;border:1px solid #aaa;background:#fff}
@@ -111,8 +207,7 @@ tr.sig td.diff{font-weight:bold}span.few{color:#a05000;font-style:italic}
 .rec{color:#2a6db0}
 </style></head><body>
 <h1>__B__ against __A__, the same shots</h1>
-<p class="verdict" id="verdict">__VERDICT__</p>
-<p>Mean difference P(__B__) - P(__A__) over the spaces both reach: __MEAN__ (95 %).</p>
+__VERDICT__
 <h2>The maps</h2>
 <div class="maps">
 <figure><img alt="difference map" src="__DIFF__"><figcaption>The difference, space by space,
@@ -122,15 +217,14 @@ on a fixed scale.</figcaption></figure>
 </div>
 <h2>Space by space</h2>
 <p>Click a column's head to sort; click a space to see its shots. P: the chance the target
-is knocked out; the difference's interval is 95 % (paired, per space); p: McNemar's test
-adjusted by Holm over all the spaces. <span class="few">few</span>: fewer than __FEW__ pairs.
+is knocked out; __TESTS__ <span class="few">few</span>: fewer than __FEW__ pairs.
 Dead: out of reach, blocked (the bale struck a fence, the tractor or another piggy first,
 in most shots surely), missed (it struck nothing, in most shots surely), never out.
 <span class="rec">&#9679;</span>: shots recorded in this page.</p>
 <div class="tablebox"><table id="spaces"><thead><tr>
 <th data-key="space" data-type="text">space</th><th data-key="p_a">P __A__</th>
 <th data-key="p_b">P __B__</th><th data-key="diff">difference [95 %]</th>
-<th data-key="p_value_adjusted">p (Holm)</th><th data-key="shots">pairs</th>
+<th data-key="p_value_adjusted">__P_HEAD__</th><th data-key="shots">pairs</th>__STOP_HEAD__
 <th data-key="dead_a" data-type="text">why __A__ fails</th>
 <th data-key="dead_b" data-type="text">why __B__ fails</th></tr></thead>
 <tbody></tbody></table></div>
@@ -167,6 +261,7 @@ function render() {
       '<td>' + r.space + rec + '</td><td>' + fmt(r.p_a, 2) + '</td><td>' + fmt(r.p_b, 2) +
       '</td><td class="diff">' + diff + '</td><td>' + fmt(r.p_value_adjusted, 3) + '</td><td>' +
       r.shots + (r.few_pairs ? ' <span class="few">few</span>' : '') + '</td>' +
+      (D.paired ? '<td class="stop">' + esc(r.stopped) + '</td>' : '') +
       cell(r.why_a) + cell(r.why_b) + '</tr>';
   }).join('');
 }

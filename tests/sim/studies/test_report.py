@@ -1,21 +1,23 @@
-"""The design report page (design compare --html), the difference map, the words for
-what a shot did and the provenance a designer can check."""
+"""The design report page (design compare --html), the words for what a shot did and
+the provenance a designer can check (the difference map's own tests:
+tests/sim/views/test_design_pictures.py)."""
 
+import dataclasses
 import hashlib
+import html
 import json
 import re
 
-import numpy as np
 import pytest
 
-from models.board import load_board
 from models.design import DESIGNS_DIR
 from sim.studies import compare
+from sim.studies import report as contents
 from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
 from sim.studies.records import ComparisonRow
-from sim.views.design_pictures import difference_figure
+from sim.views.report_page import report_html
 from tests.browser import Browser
-from tests.helpers import run
+from tests.helpers import cli_spec, run
 
 SPACES = "r7c3,r2c3"
 
@@ -51,7 +53,10 @@ def report(tmp_path_factory):
 
 
 def page_data(page) -> dict:
-    text = page.read_text()
+    return page_data_of(page.read_text())
+
+
+def page_data_of(text: str) -> dict:
     found = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S)
     return json.loads(found.group(1))
 
@@ -62,7 +67,14 @@ def test_the_report_is_one_self_contained_file(report):
     assert not re.search(r"(src|href)=[\"']?https?://", text), "the page must work offline"
     assert "<script src" not in text and "<link" not in text
     assert text.count("data:image/png;base64,") == 3  # the difference map, both hit maps
-    assert "fast-spring knocks out more than stock on" in text  # the verdict
+    # the verdict: the board mean first (r7c3 +0.80 and r2c3 +0.00 over 20 pairs each)
+    assert text.index("On average fast-spring knocks out more than stock: +0.40") < text.index(
+        "Space by space, fast-spring knocks out more on 1 space, fewer on 0, undecided at the "
+        "cap on 1 (family-wise 95 %, Holm)"
+    )
+    # what made it: the paired rule (the default) with its looks; no --precision, no δ
+    assert "paired (sequential)" in text and "none (no space stops as the same)" in text
+    assert re.search(r"<th>looks \(pairs a space\)</th><td>20; family-wise 0.05 over 2", text)
     for name in ("stock", "fast-spring"):
         path = DESIGNS_DIR / f"{name}.toml"  # each design's file, with the hash of its bytes
         assert str(path) in text and hashlib.sha256(path.read_bytes()).hexdigest() in text
@@ -141,6 +153,14 @@ def test_the_report_in_a_browser_loads_sorts_and_shows_a_spaces_shots(report, tm
         )
         browser.wait_for(f"{sizes}.filter(w => w > 100).length == 2")  # both viewers drawn
         assert "Shots at r7c3" in browser.run("document.getElementById('shots-title').textContent")
+        # the board mean is read first, the biggest words of the verdict
+        size = "parseFloat(getComputedStyle(document.getElementById('{}')).fontSize)"
+        assert browser.run(size.format("board-mean")) > browser.run(size.format("spaces-line"))
+        stopped = (
+            "Object.fromEntries([...document.querySelectorAll('#spaces tbody tr')].map(t => "
+            "[t.dataset.space, t.querySelector('td.stop').textContent]))"
+        )
+        assert browser.run(stopped) == {"r7c3": "sign decided", "r2c3": "undecided at the cap"}
         assert browser.errors == []
 
 
@@ -171,90 +191,187 @@ def test_bad_report_requests_exit_2_before_any_shot(capsys, tmp_path, argv, mess
     assert not list(tmp_path.glob("hitmap-*"))  # nothing was fired
 
 
-# --- the difference map ----------------------------------------------------------------------
-def comparison(diffs: dict[str, tuple[float, bool, int]]) -> compare.Comparison:
-    rows = [
-        ComparisonRow(
-            space=s,
-            reachable_a=True,
-            reachable_b=True,
-            shots=n,
-            p_a=0.5,
-            p_b=0.5 + d,
-            diff=d,
-            diff_ci_low=d - 0.1,
-            diff_ci_high=d + 0.1,
-            a_only=0,
-            b_only=0,
-            p_value=0.01 if sig else 0.5,
-            p_value_adjusted=0.01 if sig else 0.5,
-            significant=sig,
-        )
-        for s, (d, sig, n) in diffs.items()
-    ]
-    return compare.Comparison("A", "B", rows, "B knocks out more than A on 1 space", (0, 0, 0))
-
-
-def cell_colours(fig, board) -> dict:
-    from matplotlib.patches import Rectangle
-
-    ax, s = fig.axes[0], board.space_mm
-    out = {}
-    for patch in ax.patches:
-        if isinstance(patch, Rectangle) and patch.get_zorder() == 2:
-            centre = (patch.get_x() + s / 2, patch.get_y() + s / 2)
-            out[board.space_at_mm(centre)] = patch.get_facecolor()[:3]
-    return out
-
-
-def test_a_difference_means_one_colour_on_every_map():
-    import matplotlib.pyplot as plt
-
-    board = load_board("stock")
-    small = difference_figure(board, comparison({"r8c3": (0.2, True, 100)}))
-    large = difference_figure(
-        board, comparison({"r8c3": (0.2, True, 100), "r9c3": (0.5, True, 100)})
+# --- the page made of rows, without physics ---------------------------------------------------
+def space_row(space: str, diff: float, significant: bool, stop: str | None, shots: int = 200):
+    return ComparisonRow(
+        space=space,
+        reachable_a=True,
+        reachable_b=True,
+        shots=shots,
+        p_a=0.5,
+        p_b=0.5 + diff,
+        diff=diff,
+        diff_ci_low=diff - 0.04,
+        diff_ci_high=diff + 0.04,
+        a_only=0,
+        b_only=0,
+        p_value=0.001 if significant else 0.6,
+        p_value_adjusted=0.003 if significant else 0.9,
+        significant=significant,
+        stop=stop,
     )
-    assert cell_colours(small, board)[(8, 3)] == cell_colours(large, board)[(8, 3)]
-    assert small.axes[1].get_ylim() == pytest.approx((-0.5, 0.5))  # the colour bar
-    plt.close("all")
 
 
-def test_the_difference_map_fades_noise_and_stays_readable():
-    import matplotlib.pyplot as plt
+#: The issue's wider bale: every space a little better, none flagged on its own.
+WIDER = [
+    space_row("r2c3", 0.04, False, "cap"),
+    space_row("r9c2", 0.01, False, "equivalent"),
+    space_row("r7c3", 0.05, False, "cap"),
+]
 
-    board = load_board("stock")
-    made_by = {
-        "aimer": "child",
-        "vary": {"friction": 0.2},
-        "precision": 0.1,
-        "shots_cap": 1000,
-        "seed": 0,
+
+def per_map_rows(rows):
+    """The same rows as the per-map rule gives them: no stop."""
+    return [dataclasses.replace(r, stop=None) for r in rows]
+
+
+def page_of(rows, rule="paired", delta=0.05, sampler=None, mean=(0.04, 0.03, 0.05)) -> str:
+    """The report page of a comparison of ``rows`` (stock against wide-bale), as
+    report.build would make it, with blank pictures and no shot recorded."""
+    comparison = compare.Comparison("stock", "wide-bale", rows, "(text verdict)", mean, rule, delta)
+    why = {"dead": "", "outcomes": "knocked 50 %, stayed 50 %"}
+    made_by = {"aimer": "child", "seed": 0, "designs": []}
+    if sampler:
+        made_by["sampler"] = sampler
+    if rule == "paired":  # the paired rule's constants, as design_tools records them
+        looks = [40, 80, 160, 320, 640, 1000]
+        made_by |= {
+            "rule": "paired",
+            "paired_rule": {
+                "cap": 1000,
+                "delta": delta,
+                "spaces": 3,
+                "alpha": 0.05,
+                "looks": looks,
+            },
+        }
+    else:
+        made_by["rule"] = "per-map"
+    blank = "data:image/png;base64,"
+    data = contents.verdict_data(comparison) | {
+        "rows": [contents.table_row(r, why, why) for r in rows],
+        "shots": {},
+        "pictures": {"difference": blank, "a": blank, "b": blank},
+        "provenance": made_by,
+        "max_recorded": contents.MAX_SPACES_RECORDED,
+        "few_pairs": FEW_SHOTS,
     }
-    fig = difference_figure(
-        board,
-        comparison(
-            {"r8c3": (0.5, False, 20), "r9c3": (0.2, True, 200), "r2c3": (-0.45, True, 300)}
+    return report_html(data)
+
+
+def words(page: str) -> str:
+    """What a reader sees of the page before its script runs: its text, in order."""
+    body = re.sub(r"<script[^>]*>.*?</script>", " ", page[page.index("<body>") :], flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+
+
+def test_the_report_leads_with_the_board_mean_then_the_spaces():
+    """The issue's case: no space flagged, the mean +0.04 [+0.03, +0.05]. The first
+    thing under the page's title says that B knocks out more on average."""
+    text = words(page_of(WIDER))
+    title = "wide-bale against stock, the same shots "
+    assert text.index(title) == 0
+    after = text[len(title) :]
+    assert after.startswith(
+        "On average wide-bale knocks out more than stock: +0.04 [+0.03, +0.05] (95 %)"
+    )
+    spaces = (
+        "Space by space, wide-bale knocks out more on 0 spaces, fewer on 0, the same within "
+        "±0.05 on 1, undecided at the cap on 2 (family-wise 95 %, Holm)"
+    )
+    assert after.index(spaces) < after.index("The maps")
+    per_map = words(page_of(per_map_rows(WIDER), "per-map", None, mean=(-0.04, -0.05, -0.03)))
+    assert per_map[len(title) :].startswith(
+        "On average wide-bale knocks out fewer than stock: -0.04 [-0.05, -0.03] (95 %)"
+    )
+    assert "no detectable difference on 3 (95 %, Holm)" in per_map
+
+
+def test_the_paired_reports_table_says_why_each_space_stopped():
+    rows = [
+        space_row("r8c3", 0.30, True, "sign", 80),
+        space_row("r0c0", 0.20, True, "cap", 1000),  # significant by Holm at the cap
+        *WIDER,
+    ]
+    page = page_of(rows)
+    heads = re.findall(r"<th data-key=\"(\w+)\"", page)
+    assert heads.index("stopped") == heads.index("shots") + 1  # beside the pairs
+    shown = {r["space"]: r["stopped"] for r in page_data_of(page)["rows"]}
+    assert shown == {
+        "r8c3": "sign decided",
+        "r0c0": "at the cap",
+        "r2c3": "undecided at the cap",
+        "r9c2": "within ±0.05",
+        "r7c3": "undecided at the cap",
+    }
+    per_map = page_of(per_map_rows(rows), "per-map", None)
+    assert 'data-key="stopped"' not in per_map
+    assert not page_data_of(per_map)["paired"]
+
+
+@pytest.mark.parametrize(
+    ("rule", "sampler", "head", "said", "unsaid"),
+    [
+        (
+            "paired",
+            "rqmc",
+            "p (McNemar, looks, Holm)",
+            "Tango's score interval at the paired rule's level (the intervals of all its looks "
+            "hold together with 95 %); p: the exact McNemar test at each look, Bonferroni over "
+            "the looks, then Holm over all the spaces",
+            "t-test",
         ),
-        made_by,
-    )
-    colours = cell_colours(fig, board)
-    # the not-significant +50 is paler than the significant +20: the eye goes to the signal
-    assert np.mean(colours[(8, 3)]) > np.mean(colours[(9, 3)])
-    texts = {t.get_text(): t for t in fig.axes[0].texts}
-    assert "20 pairs" in texts and "200 pairs" not in texts  # few pairs said
-    assert texts["-45*"].get_color() == "white"  # dark red: white numbers
-    assert texts["+20*"].get_color() == "black"
-    title = fig.axes[0].get_title()
-    assert all(
-        w in title for w in ("child aiming", "friction ±20 %", "to ±0.1", "plain Monte Carlo")
-    )
-    fig = difference_figure(
-        board, comparison({"r8c3": (0.2, True, 100)}), {**made_by, "sampler": "rqmc"}, scale=0.25
-    )
-    assert "randomised quasi-Monte Carlo" in fig.axes[0].get_title()
-    assert fig.axes[1].get_ylim() == pytest.approx((-0.25, 0.25))
-    plt.close("all")
+        (
+            "per-map",
+            "rqmc",
+            "p (t-test, Holm)",
+            "Student's t over the RQMC scrambles' paired differences; p: the t-test over the "
+            "scrambles, adjusted by Holm over all the spaces",
+            "McNemar",
+        ),
+        (
+            "per-map",
+            None,
+            "p (McNemar, Holm)",
+            "Newcombe's for paired shots; p: McNemar's exact test, adjusted by Holm",
+            "t-test",
+        ),
+    ],
+)
+def test_the_report_names_the_test_actually_run(rule, sampler, head, said, unsaid):
+    """With --rule per-map and the RQMC sampler the p-value is a t-test over the
+    scrambles, not McNemar's; the paired rule's is McNemar's at each look."""
+    rows = WIDER if rule == "paired" else per_map_rows(WIDER)
+    page = page_of(rows, rule, 0.05 if rule == "paired" else None, sampler)
+    assert f'<th data-key="p_value_adjusted">{html.escape(head)}</th>' in page
+    text = words(page)
+    table = text[text.index("Space by space Click") : text.index("Shots Click")]
+    assert said in table and unsaid not in table
+
+
+def test_the_reports_provenance_names_the_rule_and_delta():
+    text = words(page_of(WIDER))
+    assert "rule paired (sequential): the designs fire together at each space" in text
+    assert "δ ±0.05" in text
+    assert "looks (pairs a space) 40, 80, 160, 320, 640, 1000; family-wise 0.05 over 3" in text
+    per_map = words(page_of(per_map_rows(WIDER), "per-map", None))
+    assert "rule per-map: each design's hit map measured on its own" in per_map
+    assert "δ" not in per_map[per_map.index("What made it") :]
+
+
+def test_the_reports_rule_is_the_one_its_maps_were_made_with():
+    """The page's provenance carries the paired rule as the paired maps record it."""
+    from sim.studies import design_tools, paired
+
+    spec = cli_spec(["hitmap", "--spaces", "r2c3,r9c2", "--precision", "0.1"])
+    comparison = compare.Comparison("stock", "wide-bale", WIDER[:2], "", (0, 0, 0), "paired", 0.1)
+    made = contents.rule_provenance(spec, comparison)
+    rule = paired.paired_rule(spec, 0.1)
+    assert made == design_tools.rule_provenance(rule)
+    assert made["rule"] == "paired" and made["paired_rule"]["delta"] == 0.1
+    assert made["paired_rule"]["looks"] == list(rule.looks()) and made["paired_rule"]["spaces"] == 2
+    per_map = dataclasses.replace(comparison, rule="per-map", delta=None)
+    assert contents.rule_provenance(spec, per_map) == {"rule": "per-map"}
 
 
 # --- one meaning for every word --------------------------------------------------------------

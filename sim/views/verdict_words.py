@@ -1,0 +1,107 @@
+"""The words of a design comparison that its difference map and its report page share
+(sim/views/design_pictures.py, sim/views/report_page.py), so that the two say the
+same thing the same way.
+
+First the board mean, the sentence a designer reads before anything else (is B
+better on average?); then the spaces, counted by what the comparison says of each;
+then what one space's outcome is called. A map of faded spaces with none flagged
+must not read as "no effect" when the board mean differs: the headline says it.
+"""
+
+from __future__ import annotations
+
+#: What the sequential paired rule's stop at a space is called (models/sequential.py);
+#: "within" takes δ.
+STOP_WORDS = {
+    "sign": "sign decided",
+    "equivalent": "within ±{delta:g}",
+    "cap": "undecided at the cap",
+}
+
+
+def board_mean(
+    design_a: str,
+    design_b: str,
+    on_average: str | None,
+    mean_diff: tuple | list,
+    delta: float | None,
+) -> str:
+    """The board-mean verdict in one sentence: "On average B knocks out more than A:
+    +0.04 [+0.03, +0.05] (95 %)" (``on_average``: :attr:`Comparison.on_average
+    <sim.studies.compare.Comparison.on_average>`; ``mean_diff``: mean, low, high)."""
+    said, figures = board_mean_parts(design_a, design_b, on_average, mean_diff, delta)
+    return f"{said}: {figures}" if figures else said
+
+
+def board_mean_parts(
+    design_a: str,
+    design_b: str,
+    on_average: str | None,
+    mean_diff: tuple | list,
+    delta: float | None,
+) -> tuple[str, str]:
+    """:func:`board_mean` in two parts, the words and the figures ("" with no space in
+    reach of both), for a headline that puts them on lines of their own."""
+    if on_average is None:
+        return f"{design_b} and {design_a}: no space in reach of both", ""
+    mean, low, high = mean_diff
+    said = {
+        "more": f"On average {design_b} knocks out more than {design_a}",
+        "fewer": f"On average {design_b} knocks out fewer than {design_a}",
+        "within_delta": f"On average {design_b} and {design_a} knock out the same, "
+        f"within ±{delta or 0:g}",
+        "not_detectable": f"On average no detectable difference between {design_b} and {design_a}",
+    }[on_average]
+    return said, f"{mean:+.2f} [{low:+.2f}, {high:+.2f}] (95 %)"
+
+
+def spaces_line(
+    design_a: str, design_b: str, counts: dict[str, int], rule: str, delta: float | None
+) -> str:
+    """The spaces by what the comparison says of each (``counts``:
+    :func:`sim.studies.compare.space_counts`): under the paired rule more, fewer,
+    within ±δ and undecided at the cap (family-wise); under the per-map rule more,
+    fewer and no detectable difference; then where only one design reaches."""
+    more, fewer = counts["more"], counts["fewer"]
+    text = (
+        f"Space by space, {design_b} knocks out more on {more} space{'s' if more != 1 else ''}, "
+        f"fewer on {fewer}"
+    )
+    if rule == "paired":
+        within = (
+            f", the same within ±{delta:g} on {counts['within_delta']}" if delta is not None else ""
+        )
+        text += f"{within}, undecided at the cap on {counts['undecided']} (family-wise 95 %, Holm)"
+    else:
+        text += f", no detectable difference on {counts['undecided']} (95 %, Holm)"
+    if counts["only_a"] or counts["only_b"]:
+        text += (
+            f"; only {design_a} reaches {counts['only_a']}, "
+            f"only {design_b} reaches {counts['only_b']}"
+        )
+    return text
+
+
+def stop_words(stop: str | None, significant: bool, delta: float | None) -> str:
+    """Why the paired rule stopped at a space, in words ("" for a space it did not
+    compare): a space at the cap whose difference is significant after all (Holm over
+    the spaces) is not undecided."""
+    if stop is None:
+        return ""
+    if stop == "cap" and significant:
+        return "at the cap"
+    return STOP_WORDS[stop].format(delta=delta or 0)
+
+
+def space_outcome(rule: str, significant: bool, stop: str | None, in_reach: bool) -> str:
+    """What the comparison says of one space: "flagged" (significant), "within" (the
+    paired rule found it the same within ±δ), "undecided" (the paired rule's cap came
+    first), "not_detected" (the per-map rule's not significant), or "out_of_reach"
+    (of one design or both)."""
+    if not in_reach:
+        return "out_of_reach"
+    if significant:
+        return "flagged"
+    if rule != "paired":
+        return "not_detected"
+    return "within" if stop == "equivalent" else "undecided"
