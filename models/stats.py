@@ -17,6 +17,7 @@ designs compared shot by shot were fired with the same per-shot random numbers
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 

@@ -59,7 +59,7 @@ def _design_test_args(args):
 
 
 def cmd_design_compare(args) -> int:
-    from sim.studies import design_tools
+    from sim.studies import design_tools, paired
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
@@ -75,6 +75,9 @@ def cmd_design_compare(args) -> int:
     )
     progress(None)
     made_by = design_tools.comparison_provenance(spec, args.designs, maps)
+    made_by |= design_tools.rule_provenance(
+        paired.paired_rule(spec, delta) if rule == "paired" and len(designs) > 1 else None
+    )
     if args.plot:
         figure = (
             difference_figure(board, comparisons[0], made_by, args.scale)
