@@ -27,7 +27,8 @@ for CoACD to split the example finer (cached in the user cache after).
 
 Answer (scripts/bench_answer.py): the seconds and shots to the whole stock board's
 hit map to ±0.05 with a child aiming, against plain Monte Carlo's shots; a paired
-comparison's seconds; child-aimed shots a second on one core.
+comparison's seconds and shots; two design searches' seconds and shots, cold;
+child-aimed shots a second on one core.
 
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
@@ -154,10 +155,18 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--answer-spaces", help="the answer's spaces, comma-separated (default: the whole board)"
     )
+    parser.add_argument(
+        "--optimise-trials",
+        type=int,
+        default=20,
+        help="trials of each timed design search (default 20)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
     if args.child_shots < 1:
         parser.error(f"--child-shots must be at least 1, got {args.child_shots}")
+    if args.optimise_trials < 1:
+        parser.error(f"--optimise-trials must be at least 1, got {args.optimise_trials}")
     if args.own_piggy_shots < 1:
         parser.error(f"--own-piggy-shots must be at least 1, got {args.own_piggy_shots}")
     if args.own_piggy_design is not None:
@@ -220,7 +229,12 @@ def main() -> int:
         from bench_answer import bench_answer
 
         report.update(
-            bench_answer(args.answer_precision, spaces=args.answer_spaces, quiet=args.json)
+            bench_answer(
+                args.answer_precision,
+                spaces=args.answer_spaces,
+                quiet=args.json,
+                trials=args.optimise_trials,
+            )
         )
     if args.json:
         print(json.dumps(report))

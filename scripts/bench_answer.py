@@ -7,15 +7,25 @@
 - ``answer_mc_shots``: what plain Monte Carlo's rule (batches of 20 until the Wilson
   interval is within ±precision) fires on average to the same precision at each
   space's measured P, summed (exact: models/stats.py, ``sequential_bias``);
-- ``compare_seconds``: stock against fast-spring, paired, to the same precision, cold
-  (with its verdict, and the significant spaces: P_A, P_B, the difference, its
-  interval, the Holm-adjusted p);
+- ``compare_seconds``, ``compare_shots``: stock against fast-spring by ``design
+  compare``'s default rule (the sequential paired rule, δ the precision), cold, with
+  its verdict, why its spaces stopped (``compare_stops``), and the significant
+  spaces: P_A, P_B, the difference, its interval, the Holm-adjusted p;
+- ``optimise_seconds``, ``optimise_shots``: ``piggy design optimise stock``, cold (a
+  process of its own, a new study and cache), 20 trials on the answer's spaces,
+  ``mean-p``, 2 workers, its defaults otherwise (low fidelity, racing, two trials at
+  full precision, the verification), for each search of :data:`SEARCHES`; the shots
+  count the search's, the full precision's and the verification's, and
+  ``optimise_found`` says what each found and whether the verification detected it;
 - ``shots_per_s_child``: one core, a lone piggy at r0c3, a child aiming, plain Monte
   Carlo shots after a warm-up (the engine's speed, whatever the sampler).
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +38,12 @@ from sim.studies import design_tools, hitmap
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
 CAP = 1000
+#: The design searches timed: two fields each (the bale's size; the spring's speed and
+#: the pivot's height), within the fields' allowed ranges.
+SEARCHES = {
+    "bale": ["--param", "bale.width_mm=4:12", "--param", "bale.length_mm=8:16"],
+    "speed-pivot": ["--param", "muzzle_speed=1500:3000", "--param", "pivot_height=40:120"],
+}
 
 
 def board_spec(precision: float, spaces: tuple | None = None) -> hitmap.SweepSpec:
@@ -51,6 +67,7 @@ def bench_answer(
     child_shots: int = 100,
     spaces: tuple | None = None,
     quiet: bool = False,
+    trials: int = 20,
 ) -> dict:
     """The answer section's figures (see the module's docstring)."""
     spec = board_spec(precision, spaces)
@@ -80,11 +97,16 @@ def bench_answer(
     designs = [load_design("stock"), load_design("fast-spring")]
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        _, comparisons, _ = design_tools.compare_designs(
-            spec, board, designs, workers, Path(folder)
+        _, comparisons, maps = design_tools.compare_designs(
+            spec, board, designs, workers, Path(folder), rule="paired", delta=precision
         )
         figures["compare_seconds"] = round(time.perf_counter() - start, 1)
+    rows = [row.to_dict() for row in comparisons[0].spaces]
+    figures["compare_shots"] = sum(int(r["shots"] or 0) for m in maps for r in m)
     figures["compare_verdict"] = comparisons[0].verdict
+    figures["compare_stops"] = {
+        stop: sum(r.get("stop") == stop for r in rows) for stop in ("sign", "equivalent", "cap")
+    }
     figures["compare_significant"] = {
         r["space"]: [
             r["p_a"],
@@ -94,14 +116,16 @@ def bench_answer(
             r["diff_ci_high"],
             r["p_value_adjusted"],
         ]
-        for r in (row.to_dict() for row in comparisons[0].spaces)
+        for r in rows
         if r["significant"]
     }
     if not quiet:
         print(
-            f"stock against fast-spring, paired, to ±{precision:g}: {figures['compare_seconds']} s",
+            f"stock against fast-spring, the paired rule, delta {precision:g}: "
+            f"{figures['compare_seconds']} s, {figures['compare_shots']} shots",
             flush=True,
         )
+    figures.update(bench_optimise(trials, spec.spaces if spaces else None, workers, quiet))
     child = hitmap.SweepSpec(
         board="stock",
         design="stock",
@@ -117,3 +141,42 @@ def bench_answer(
     if not quiet:
         print(f"child-aimed shots, one core: {figures['shots_per_s_child']} a second")
     return figures
+
+
+def bench_optimise(trials: int, spaces: tuple | None, workers: int, quiet: bool) -> dict:
+    """Each search of :data:`SEARCHES` as a user runs it, cold: its seconds, its
+    shots, and what it found (see the module's docstring)."""
+    out: dict = {"optimise_seconds": {}, "optimise_shots": {}, "optimise_found": {}}
+    for name, params in SEARCHES.items():
+        with tempfile.TemporaryDirectory() as folder:
+            argv = [*params, "--trials", str(trials), "--workers", str(workers), "--json"]
+            argv += ["--storage", f"sqlite:///{folder}/study.db", "--cache", f"{folder}/cache"]
+            argv += ["--out", f"{folder}/best.toml"]
+            if spaces:
+                argv += ["--spaces", ",".join(spaces)]
+            start = time.perf_counter()
+            run = subprocess.run(
+                [sys.executable, "-m", "sim.cli", "design", "optimise", "stock", *argv],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            seconds = round(time.perf_counter() - start, 1)
+        data = json.loads(run.stdout)
+        verification = data["verification"] or {}
+        out["optimise_seconds"][name] = seconds
+        out["optimise_shots"][name] = sum(data["shots"].values())
+        out["optimise_found"][name] = {
+            "best": (data["best"] or {}).get("params"),
+            "pruned_trials": data["pruned_trials"],
+            "infeasible": data["infeasible"],
+            "shots": data["shots"],
+            "verification": verification.get("conclusion"),
+        }
+        if not quiet:
+            print(
+                f"design optimise stock, {name}, {trials} trials: {seconds} s, "
+                f"{out['optimise_shots'][name]} shots; {verification.get('conclusion')}",
+                flush=True,
+            )
+    return out

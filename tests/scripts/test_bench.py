@@ -107,7 +107,15 @@ def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
 @pytest.mark.slow
 def test_bench_answer_reports_every_figure_as_json():
     figures = bench_json(
-        "--only", "answer", "--answer-spaces", "r8c3,r9c5", "--answer-precision", "0.25"
+        "--only",
+        "answer",
+        "--answer-spaces",
+        "r8c3,r9c5",
+        "--answer-precision",
+        "0.25",
+        "--optimise-trials",
+        "2",
+        timeout=900,
     )
     for key in (
         "answer_seconds",
@@ -115,10 +123,16 @@ def test_bench_answer_reports_every_figure_as_json():
         "answer_mc_shots",
         "answer_max_half_width",
         "compare_seconds",
+        "compare_shots",
         "shots_per_s_child",
     ):
         assert figures[key] > 0, key
     assert figures["answer_max_half_width"] <= 0.25
+    assert sum(figures["compare_stops"].values()) == 2  # each space stopped, with its reason
+    for search in ("bale", "speed-pivot"):
+        assert figures["optimise_seconds"][search] > 0
+        found = figures["optimise_found"][search]
+        assert figures["optimise_shots"][search] == sum(found["shots"].values())
 
 
 def load_bench_stats():
