@@ -17,7 +17,8 @@ it the naive reference (twice 240 grazing shots, 240 solver-aimed shots).
 
 A child's shots (scripts/bench_child.py): issue 18's speed changes on the shots a hit
 map fires, a lone piggy on six stock spaces, the child aimer; CPU time per shot and
-the verdicts and strikes against issue 10's engine.
+the verdicts and strikes against issue 10's engine; issue 31's reused bale against a
+new bale each shot (its speed, and every shot the same bytes).
 
 Own piggies (scripts/bench_own_piggy.py): a child's shots with a piggy of our own
 (a mesh split into up to 16 convex parts) against the stock piggy, the same seeded

@@ -9,12 +9,19 @@ of this process (wall time on a shared machine measures the other work too).
 Against issue 10's engine, each variant's verdicts and strikes are compared shot
 by shot: the strikes leaving out the bale's last touches of the board, which the
 bale's early verdict may cut short (the hit map counts none of them).
+
+Issue 31's change, the bale reused from shot to shot, is timed against the engine
+before it (a new bale made for every shot), both as hit maps use them: its speed,
+and whether every shot is the same bytes (the whole shot's JSON).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
+
+from bench_shots import NewBaleEachShot
 
 from models.aimer import load_aimer
 from models.board import load_board
@@ -26,13 +33,18 @@ from sim.studies.space_shots import TARGET, shot_seed
 
 #: Stock spaces: open ones (r0c3, r10c6, r2c1, r4c1) and fence-held ones (r7c3, r9c2).
 SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")
-#: Label -> (rigid obstacles, bale followed to rest); the first is what the others are
-#: compared with, the last is the stock design as hit maps use it.
-VARIANTS = {
-    "issue 10's engine": (False, True),
-    "rigid obstacles": (True, True),
-    "both": (True, False),
-    "bale verdict (as hit maps)": (False, False),
+#: The stock design as hit maps use it (the bale's early verdict, the bale reused).
+AS_HIT_MAPS = "bale verdict (as hit maps)"
+#: The same before issue 31: a new bale made for every shot.
+NEW_BALE = "a new bale each shot"
+#: Label -> (rigid obstacles, bale followed to rest, the engine); the first is what
+#: the others are compared with.
+VARIANTS: dict[str, tuple[bool, bool, type[World]]] = {
+    "issue 10's engine": (False, True, World),
+    "rigid obstacles": (True, True, World),
+    "both": (True, False, World),
+    AS_HIT_MAPS: (False, False, World),
+    NEW_BALE: (False, False, NewBaleEachShot),
 }
 
 
@@ -49,18 +61,19 @@ def bench_child(per_space: int, quiet: bool) -> dict:
     board, design = load_board("stock"), load_design("stock")
     aimer = load_aimer("child")
     worlds = {
-        label: World(
+        label: engine(
             board,
             dataclasses.replace(
                 design, physics=dataclasses.replace(design.physics, rigid_obstacles=rigid)
             ),
             bale_to_rest=to_rest,
         )
-        for label, (rigid, to_rest) in VARIANTS.items()
+        for label, (rigid, to_rest, engine) in VARIANTS.items()
     }
     labels, base = list(VARIANTS), next(iter(VARIANTS))
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     same_verdicts, same_strikes = dict.fromkeys(labels, 0), dict.fromkeys(labels, 0)
+    same_bytes = 0  # shots the reused bale fires as a new bale does, byte for byte
     hits = {label: dict.fromkeys(SPACES, 0) for label in labels}
     turn = 0
     for name in SPACES:
@@ -83,6 +96,9 @@ def bench_child(per_space: int, quiet: bool) -> dict:
                 hits[label][name] += TARGET in result.knocked
                 same_verdicts[label] += result.knocked == results[base].knocked
                 same_strikes[label] += strikes(result) == strikes(results[base])
+            same_bytes += json.dumps(results[AS_HIT_MAPS].to_dict()) == json.dumps(
+                results[NEW_BALE].to_dict()
+            )
     for world in worlds.values():
         world.close()
     shots = per_space * len(SPACES)
@@ -101,6 +117,10 @@ def bench_child(per_space: int, quiet: bool) -> dict:
             }
             for label in labels
         ],
+        "child_bale_reused": {
+            "speed_vs_new_bale": round(cpu[NEW_BALE] / cpu[AS_HIT_MAPS], 3),
+            "same_shots": same_bytes,
+        },
     }
     if not quiet:
         print_child(figures)
@@ -114,13 +134,19 @@ def print_child(figures: dict) -> None:
         "CPU time"
     )
     print(
-        f"  {'variant':20s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} "
+        f"  {'variant':26s} {'shots/cpu s':>11s} {'speed':>6s} {'sim s':>6s} "
         f"{'same verdicts':>13s} {'same strikes':>12s}   P(target) by space"
     )
     for row in figures["child_variants"]:
         p = " ".join(f"{v:.2f}" for v in row["p_target"].values())
         print(
-            f"  {row['variant']:20s} {row['shots_per_cpu_s']:11.2f} "
+            f"  {row['variant']:26s} {row['shots_per_cpu_s']:11.2f} "
             f"{row['speed_vs_issue_10']:5.2f}x {row['sim_s_per_shot']:6.3f} "
             f"{row['same_verdicts']:13d} {row['same_strikes']:12d}   {p}"
         )
+    reused = figures["child_bale_reused"]
+    print(
+        f"  the bale reused (issue 31) against {NEW_BALE}, both as hit maps: "
+        f"{reused['speed_vs_new_bale']:.3f}x, the same bytes on {reused['same_shots']} of "
+        f"{figures['child_shots']} shots"
+    )

@@ -9,15 +9,18 @@ carries information. The same shots are fired by the naive reference (the first
 --grazing-reference-shots of each piggy's: it is the costly part), by the
 reference with every aim 0.01 degree off (its self-agreement), by the engine as
 it was before tuning for speed, by each speed change alone and all together, by
-issue 10's engine and by each of issue 18's changes to it, and by the engine as
-the design file has it, as hit maps use it. For each, against the reference,
-against the engine before tuning and against issue 10's engine: the largest |dP|
-over the 12 piggies and the largest that "no difference" leaves 95 % of the time
-(what these shots resolve), an exact McNemar test on target-knocked-out over all
-shots, and the share of shots with the same verdicts; and its speed against the
-engine before tuning and against issue 10's, timed interleaved target by target.
+issue 10's engine and by each of issue 18's changes to it, by the engine as the
+design file has it, as hit maps use it, and by the same with a new bale made for
+every shot (the engine before issue 31, which reuses the bale). For each, against
+the reference, against the engine before tuning and against issue 10's engine: the
+largest |dP| over the 12 piggies and the largest that "no difference" leaves 95 %
+of the time (what these shots resolve), an exact McNemar test on
+target-knocked-out over all shots, and the share of shots with the same verdicts;
+and its speed against the engine before tuning and against issue 10's, timed
+interleaved target by target.
 A change passes when no McNemar test is significant at 5 % and no largest |dP|
-exceeds what the shots resolve.
+exceeds what the shots resolve. The engine as hit maps use it is also compared with
+the engine before issue 31 on its own (``grazing_bale_reused``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import time
 from typing import Any
 
 import numpy as np
-from bench_shots import AIM_NUDGE_DEG, BEFORE_TUNING, time_naive, with_physics
+from bench_shots import AIM_NUDGE_DEG, BEFORE_TUNING, NewBaleEachShot, time_naive, with_physics
 from bench_stats import hits, paired, passes
 
 from models.board import load_board
@@ -40,6 +43,8 @@ from sim.physics.world import World
 
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
 ISSUE_10 = "issue 10's engine"
+#: The engine as hit maps use it, before issue 31: a new bale made for every shot.
+NEW_BALE = "as hit maps, a new bale each shot"
 #: Grazing aims: this far beside each piggy's centre, mm, square to the line of fire in
 #: the board plane (to the left, seen from the tractor), where P(knocked out) is
 #: neither 0 nor 1.
@@ -75,25 +80,32 @@ def grazing_aims(world: World, per_target: int) -> list[list[tuple[float, float,
 
 
 def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
-    """Label -> (physics, bale_to_rest): the engine before tuning, each change alone, all
-    together (unless ``since_issue_10``); issue 10's engine, and issue 18's changes to it
-    (rigid obstacles; the bale's early verdict, which hit maps use); the design as hit
-    maps use it is the last; and its label."""
+    """Label -> (physics, bale_to_rest, engine): the engine before tuning, each change
+    alone, all together (unless ``since_issue_10``); issue 10's engine, and issue 18's
+    changes to it (rigid obstacles; the bale's early verdict, which hit maps use); the
+    design as hit maps use it, then the same with a new bale every shot (before issue
+    31); and the label of the design as hit maps use it."""
     variants = {}
     if not since_issue_10:
         before = with_physics(design, **BEFORE_TUNING)
-        variants["before tuning"] = (before.physics, True)
+        variants["before tuning"] = (before.physics, True, World)
         for label, change in CHANGES:
-            variants[label] = (with_physics(before, **change).physics, True)
+            variants[label] = (with_physics(before, **change).physics, True, World)
         variants["all three"] = (
             with_physics(before, **{k: v for _, c in CHANGES for k, v in c.items()}).physics,
             True,
+            World,
         )
-    variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True)
-    variants["rigid obstacles"] = (with_physics(design, rigid_obstacles=True).physics, True)
-    variants["both"] = (with_physics(design, rigid_obstacles=True).physics, False)
+    variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True, World)
+    variants["rigid obstacles"] = (
+        with_physics(design, rigid_obstacles=True).physics,
+        True,
+        World,
+    )
+    variants["both"] = (with_physics(design, rigid_obstacles=True).physics, False, World)
     engine_label = f"design '{design.name}', as hit maps use it"
-    variants[engine_label] = (design.physics, False)
+    variants[engine_label] = (design.physics, False, World)
+    variants[NEW_BALE] = (design.physics, False, NewBaleEachShot)
     return variants, engine_label
 
 
@@ -105,10 +117,10 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
     of this process: on a shared machine, wall time per block of shots, or even
     CPU time per block, moved by 10-20 % between two worlds of the same design."""
     worlds = {
-        label: World(
+        label: engine(
             board, dataclasses.replace(design, physics=physics), layout, bale_to_rest=to_rest
         )
-        for label, (physics, to_rest) in variants.items()
+        for label, (physics, to_rest, engine) in variants.items()
     }
     labels = list(variants)
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
@@ -203,6 +215,10 @@ def bench_grazing(
         "grazing_self_agreement": paired(reference, nudged)["agreement"],
         "grazing_targets": targets,
         "grazing_variants": rows,
+        "grazing_bale_reused": {
+            "speed_vs_new_bale": round(cpu[NEW_BALE] / cpu[engine_label], 3),
+            **paired(results[engine_label], results[NEW_BALE]),
+        },
     }
     if not quiet:
         print_grazing(figures, design)
@@ -251,3 +267,10 @@ def print_grazing(figures: dict, design) -> None:
             f" | {i['max_abs_dp']:27.3f} {i['max_abs_dp_resolvable']:6.3f} {i['mcnemar_p']:6.3f}"
             f" {100 * i['agreement']:5.1f}%  {'passes' if row['passes'] else 'FAILS'}"
         )
+    reused = figures["grazing_bale_reused"]
+    print(
+        f"  the bale reused (issue 31) against a new bale each shot, as hit maps use them: "
+        f"{reused['speed_vs_new_bale']:.3f}x; max |dP| {reused['max_abs_dp']:.3f} (resolvable "
+        f"{reused['max_abs_dp_resolvable']:.3f}), McNemar p {reused['mcnemar_p']:.3f} "
+        f"({reused['a_only']}:{reused['b_only']}), same verdicts {100 * reused['agreement']:.1f} %"
+    )

@@ -21,6 +21,7 @@ piggy awake, which gives the naive reference's verdicts).
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -28,6 +29,7 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from sim.physics import aim
+from sim.physics.bullet import pb
 from sim.physics.world import World
 
 #: How far every aim is moved to see how sensitive the reference's verdicts are, degrees.
@@ -54,6 +56,28 @@ BEFORE_TUNING = {
 def with_physics(design, **changes):
     """The design with some of its physics settings changed."""
     return dataclasses.replace(design, physics=dataclasses.replace(design.physics, **changes))
+
+
+class NewBaleEachShot(World):
+    """The engine as it was before issue 31, for the benches to time the reused bale
+    against: every shot removes the last shot's bale and makes a new one (World's
+    reset as it was then). Its shots are the same bytes as the engine's."""
+
+    def _reset(self, tractor_yaw_deg: float = 0.0) -> None:
+        scene = self.scene
+        self.stand_ins.remove_made()
+        scene.remove(scene.bale)
+        self.stand_ins.reset()
+        scene.call(
+            pb.resetBasePositionAndOrientation,
+            scene.tractor,
+            [0, 0, 0],
+            pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]),
+        )
+        scene.call(pb.stepSimulation)
+        scene.make_bale()
+        if not self.design.physics.sleep_at_rest:
+            self.stand_ins.wake_all()
 
 
 def naive_design(design):

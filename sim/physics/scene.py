@@ -47,6 +47,9 @@ from sim.physics.scene_shapes import make_shapes
 #: slot i is at this corner plus i times the spacing along x, cm.
 _PARKING_CM = (3000.0, 3000.0, 500.0)
 _PARKING_SPACING_CM = 30.0
+#: The collision groups Bullet gives a dynamic body (btBroadphaseProxy's DefaultFilter)
+#: and the groups it collides with (AllFilter).
+_DYNAMIC_GROUP, _ALL_GROUPS = 1, -1
 #: Steps between two checks for rest (the check reads every body's velocity).
 REST_CHECK_EVERY = 10
 #: Simulated time allowed for a new layout to settle, s.
@@ -80,7 +83,7 @@ class Scene:
     piggy_bodies : piggy -> the body that stands for it now.
     static_bodies : the board, the table, the fences and the tractor.
     ground : the board and the table, the bodies things come to rest on.
-    bale : the bale's body (made anew for every shot).
+    bale : the bale's body (made for each layout, reset for every shot).
     rest_poses_cm : piggy -> its settled body pose on the layout (cm, quaternion).
     """
 
@@ -189,9 +192,8 @@ class Scene:
         }
 
     def make_bale(self) -> None:
-        """A new bale, waiting at its parking slot. New for every shot: a reused one
-        carries state that no reset clears, and a shot then depended on the shots
-        before it."""
+        """A new bale, waiting at its parking slot (made with the scene and for each
+        layout; every shot then reuses it, through :meth:`reset_bale`)."""
         bale = self.design.bale
         # A maximal-coordinate rigid body, for continuous collision detection. The
         # stock bale's inertia is Bullet's, from the bounding box: exact for a box,
@@ -225,6 +227,20 @@ class Scene:
             ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM,
         )
         self.colour_for_gui([self.bale])
+
+    def reset_bale(self) -> None:
+        """The bale back to what a new one is: at rest at its parking slot, its
+        surface under the current material factors, and a new broadphase proxy, so
+        that no contact pair, manifold or warm-start impulse of the last shot is left
+        (``setCollisionFilterGroupMask`` rebuilds the proxy where the body stands, with
+        the groups Bullet gives a dynamic body: it keeps its place in Bullet's body
+        arrays, which removing and re-adding it would not). Its activation state needs
+        nothing: a body PyBullet makes without ``URDF_ENABLE_SLEEPING`` never sleeps."""
+        bale = self.design.bale
+        self.call(pb.resetBasePositionAndOrientation, self.bale, parking_cm(0), [0, 0, 0, 1])
+        self.call(pb.resetBaseVelocity, self.bale, [0, 0, 0], [0, 0, 0])
+        self.call(pb.changeDynamics, self.bale, -1, **self.surface(bale.friction, bale.restitution))
+        self.call(pb.setCollisionFilterGroupMask, self.bale, -1, _DYNAMIC_GROUP, _ALL_GROUPS)
 
     def make_piggy(self, name: str, position_cm: list[float], orientation: list[float]) -> int:
         """A dynamic piggy body at a body-frame pose (cm, quaternion)."""

@@ -127,6 +127,12 @@ class World:
         scene.colour_for_gui(list(scene.names))
         self.judge = Judge(scene)
         self.early_verdict = EarlyVerdict(scene)
+        # Making the stand-ins removed the piggies' dynamic bodies, which moved the
+        # bale in Bullet's body arrays (a removal swaps the last body into the gap).
+        # Made anew it is the last, as it was when every shot made a new bale, and
+        # every shot's reset leaves it there: the shots are the same bytes as then.
+        scene.remove(scene.bale)
+        scene.make_bale()
         self._reset()
 
     def reset(self, tractor_yaw_deg: float = 0.0) -> None:
@@ -134,19 +140,21 @@ class World:
         self._reset(tractor_yaw_deg)
 
     def _reset(self, tractor_yaw_deg: float = 0.0) -> None:
-        """Back to the settled layout, everything at rest, a new bale parked.
+        """Back to the settled layout, everything at rest, the bale parked as new.
 
-        The last shot's moving bodies (woken piggies, bale) are removed, newest
-        first, so that Bullet's body arrays return to the same order; the stand-ins
-        go back to their resting poses; one empty step lets Bullet drop every
-        contact pair and manifold of the last shot (its warm-start impulses would
-        carry into the next); then a new bale is made. Every shot thus starts from
-        the same state whatever came before (checked in tests/sim/physics/test_world.py).
-        With ``sleep_at_rest`` off every piggy is woken at once.
+        The piggies woken in the last shot are removed, newest first, so that
+        Bullet's body arrays return to the same order (the bale last); the bale is
+        parked, its contact pairs dropped; the stand-ins go back to their resting
+        poses; one empty step lets Bullet drop every other contact pair and manifold
+        of the last shot (its warm-start impulses would carry into the next); then
+        the bale is made as a new one (:meth:`Scene.reset_bale`). Every shot thus
+        starts from the same state whatever came before (checked in
+        tests/sim/physics/test_world.py). With ``sleep_at_rest`` off every piggy is
+        woken at once.
         """
         scene = self.scene
         self.stand_ins.remove_made()
-        scene.remove(scene.bale)
+        scene.reset_bale()
         self.stand_ins.reset()
         scene.call(
             pb.resetBasePositionAndOrientation,
@@ -155,14 +163,14 @@ class World:
             pb.getQuaternionFromEuler([0, 0, math.radians(tractor_yaw_deg)]),
         )
         scene.call(pb.stepSimulation)
-        scene.make_bale()
+        scene.reset_bale()
         if not self.design.physics.sleep_at_rest:
             self.stand_ins.wake_all()
 
     def _set_materials(self, materials: Materials) -> None:
         """Scale the contact coefficients of the bodies that outlive a shot (board,
-        fences, tractor, stand-ins); the bale and woken piggies are made anew each
-        shot and read the factors when made."""
+        fences, tractor, stand-ins); the bale reads the factors when reset for the
+        shot, woken piggies when made."""
         scene = self.scene
         if materials == scene.materials:
             return

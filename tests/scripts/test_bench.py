@@ -47,9 +47,10 @@ def test_bench_shots_reports_every_figure_as_json():
 
 
 @pytest.mark.slow
-def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
-    """One child's shot a space: every variant's speed against issue 10's engine, and
-    the bale's early verdict alone keeps every verdict and every strike."""
+def test_bench_child_compares_issue_18s_and_31s_changes_on_the_same_shots():
+    """One child's shot a space: every variant's speed against issue 10's engine; the
+    bale's early verdict alone keeps every verdict and every strike, and the reused
+    bale (issue 31) fires every shot as a new bale did, byte for byte."""
     figures = bench_json("--only", "child", "--child-shots", "1")
     rows = {row["variant"]: row for row in figures["child_variants"]}
     assert list(rows) == [
@@ -57,12 +58,15 @@ def test_bench_child_compares_issue_18s_changes_on_the_same_shots():
         "rigid obstacles",
         "both",
         "bale verdict (as hit maps)",
+        "a new bale each shot",
     ]
     shots = figures["child_shots"]
     assert shots == len(figures["child_spaces"])
     assert all(row["speed_vs_issue_10"] > 0 for row in rows.values())
-    as_hit_maps = rows["bale verdict (as hit maps)"]
-    assert as_hit_maps["same_verdicts"] == as_hit_maps["same_strikes"] == shots
+    for label in ("bale verdict (as hit maps)", "a new bale each shot"):
+        assert rows[label]["same_verdicts"] == rows[label]["same_strikes"] == shots
+    assert figures["child_bale_reused"]["same_shots"] == shots
+    assert figures["child_bale_reused"]["speed_vs_new_bale"] > 0
 
 
 @pytest.mark.slow
@@ -187,6 +191,12 @@ def test_bench_grazing_reports_every_figure_as_json():
         "all three",
     ]
     assert all(row["speed_vs_before"] > 0 for row in figures["grazing_variants"])
+    assert variants[-2:] == [
+        "design 'stock', as hit maps use it",
+        "as hit maps, a new bale each shot",
+    ]
+    reused = figures["grazing_bale_reused"]  # the same bytes, so no shot differs
+    assert (reused["a_only"], reused["b_only"], reused["agreement"]) == (0, 0, 1.0)
 
 
 @pytest.mark.slow
