@@ -267,3 +267,43 @@ def test_without_optuna_the_command_says_how_to_install_it(capsys, monkeypatch):
 
 def test_far_rows_are_the_two_outermost_rows_at_each_end(board):
     assert far_rows(board) == (0, 1, 9, 10)
+
+
+@pytest.mark.slow
+def test_the_best_few_are_measured_again_at_full_precision_once(capsys, tmp_path):
+    """At low fidelity (10 shots a space), the two best trials measured again to ±0.2
+    from their own shots; the best chosen on those figures; a resumed study measures
+    them no more, and its table keeps their figures."""
+    args = ("--param", "pivot_height=40:120", "--precision", "0.2", "--fidelity", "10")
+    first = optimise(
+        capsys,
+        tmp_path,
+        *args,
+        "--shots",
+        "200",
+        "--trials",
+        "3",
+        "--table",
+        str(tmp_path / "a.csv"),
+    )
+    assert first["fidelity"] == 10 and len(first["full_precision_trials"]) == 2
+    assert first["best"]["trial"] in first["full_precision_trials"]
+    assert first["best"]["fidelity"] == "full precision"
+    assert first["shots"]["full_precision"] > 0
+    rows = {r["trial"]: r for r in read_table(tmp_path / "a.csv")}
+    for number in first["full_precision_trials"]:
+        row = rows[number]
+        assert row["mean-p_full_ci_low"] <= row["mean-p_full"] <= row["mean-p_full_ci_high"]
+        assert row["shots_full"] > row["shots"] == 10 * row["spaces_fired"]
+    again = optimise(capsys, tmp_path, *args, "--shots", "200", "--trials", "1")
+    assert set(first["full_precision_trials"]) <= set(again["full_precision_trials"])
+    assert again["trials"] == 4
+
+
+@pytest.mark.slow
+def test_a_trial_out_of_reach_fires_no_shot(capsys, tmp_path):
+    """A pivot so low that the far rows are out of reach whatever the pitch: refused
+    before any shot, with the aim solver's count."""
+    data = optimise(capsys, tmp_path, "--param", "muzzle_speed=300:400", "--trials", "2")
+    assert data["feasible_trials"] == 0 and data["infeasible"] == {"reach": 2}
+    assert data["shots"] == {"search": 0, "full_precision": 0, "verification": 0}
