@@ -66,7 +66,7 @@ FIDELITY = 20
 #: The pruners: Optuna's Wilcoxon signed-rank pruner, or none.
 PRUNERS = ("wilcoxon", "none")
 #: The Wilcoxon pruner's p-value threshold and the spaces seen before it may prune.
-PRUNE_P = 0.05
+PRUNE_P = 0.02
 PRUNE_AFTER = 8
 #: Trials measured again at full precision.
 REMEASURE = 2
