@@ -4,9 +4,9 @@
 
 A_SHOTS and B_SHOTS are two designs' per-shot files of RQMC hit maps of the whole
 board fired without ``--precision`` at one seed (``piggy hitmap --design A --sampler
-rqmc --shots 1280 --per-shot``). Each race takes an incumbent (A at a block of two
-points of every scramble: the search's 20 shots a space) and a trial on the same
-points, reports the spaces in a shuffled order, and prunes as Optuna's
+rqmc --shots 1280 --per-shot``). Each race takes an incumbent (A at a block of the
+search's fidelity: a point of every scramble, 10 shots a space) and a trial on the
+same points, reports the spaces in a shuffled order, and prunes as Optuna's
 ``WilcoxonPruner`` does with the search's threshold and start
 (sim/studies/racing.py): the one-sided signed-rank test of the paired differences so
 far, no prune while the trial's mean so far is at least the incumbent's. The trials:
@@ -27,7 +27,7 @@ from scipy import stats
 from sim.studies import racing
 
 #: (p-value threshold, spaces before a prune): the search's, and others for contrast.
-SETTINGS = [(0.1, 2), (racing.PRUNE_P, racing.PRUNE_AFTER), (0.02, racing.PRUNE_AFTER)]
+SETTINGS = [(0.1, 2), (0.05, racing.PRUNE_AFTER), (racing.PRUNE_P, racing.PRUNE_AFTER)]
 
 
 def race(incumbent: dict, trial: dict, order: list, threshold: float, after: int) -> int | None:
@@ -54,7 +54,8 @@ def main() -> None:
     a_hits, b_hits = read_hits(args.a), read_hits(args.b)
     spaces = sorted(s for s in a_hits if s in b_hits)
     rng = np.random.default_rng(args.seed)
-    blocks = a_hits[spaces[0]].shape[1] // 2
+    width = racing.FIDELITY // a_hits[spaces[0]].shape[0]  # points a scramble
+    blocks = a_hits[spaces[0]].shape[1] // width
     trials = {"A worse by 0.06": 0.06, "A worse by 0.03": 0.03, "B": None}
     out: dict = {}
     for threshold, after in SETTINGS:
@@ -62,11 +63,12 @@ def main() -> None:
             pruned_at = []
             for _ in range(args.races):
                 block = int(rng.integers(blocks))
-                points = {s: a_hits[s][:, 2 * block : 2 * block + 2] for s in spaces}
+                points = {s: a_hits[s][:, width * block : width * (block + 1)] for s in spaces}
                 incumbent = {s: float(h.mean()) for s, h in points.items()}
                 if shift is None:
                     trial = {
-                        s: float(b_hits[s][:, 2 * block : 2 * block + 2].mean()) for s in spaces
+                        s: float(b_hits[s][:, width * block : width * (block + 1)].mean())
+                        for s in spaces
                     }
                 else:
                     trial = {

@@ -411,7 +411,7 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         type=whole_number(1, MAX_SHOTS),
         metavar="SHOTS",
         help="shots a space while searching, the same points for every trial (default "
-        "20: two points of each RQMC scramble; a multiple of 10 with RQMC)",
+        "10: a point of each RQMC scramble; a multiple of 10 with RQMC)",
     )
     q.add_argument(
         "--pruner",

@@ -60,13 +60,17 @@ from sim.studies.workers import Pool
 #: mm: a lone piggy comes to rest 0.2 mm below its drop pose, an upper piggy of a
 #: stack up to about 2 mm from it.
 REACH_MARGIN_MM = 3.0
-#: Shots a space at the search's low fidelity (plain Monte Carlo's first batch, two
-#: points of each of RQMC's ten scrambles).
-FIDELITY = 20
+#: Shots a space at the search's low fidelity: a point of each of RQMC's ten
+#: scrambles (20, two points, took 1.2x the shots of a 20-trial search for the same
+#: best designs: docs/optimise.md, "Speed").
+FIDELITY = 10
 #: The pruners: Optuna's Wilcoxon signed-rank pruner, or none.
 PRUNERS = ("wilcoxon", "none")
-#: The Wilcoxon pruner's p-value threshold and the spaces seen before it may prune.
-PRUNE_P = 0.02
+#: The Wilcoxon pruner's p-value threshold and the spaces seen before it may prune:
+#: on the stock board's shots at 10 a space, a trial 0.03 worse is pruned after 20 of
+#: 68 spaces and one 0.006 better in 4 % of races (0.02: after 28, and 2.5 %;
+#: scripts/racing_study.py).
+PRUNE_P = 0.05
 PRUNE_AFTER = 8
 #: Trials measured again at full precision.
 REMEASURE = 2
