@@ -79,12 +79,15 @@ def synthetic(reps: int, delta: float, cap: int) -> dict:
         results = simulate(r, [pair_chances(0.5, disc, d) for d in diffs], reps // 4, seed=2)
         out[f"coverage, {disc:g} discordant"] = coverage(results, diffs)
         out[f"coverage of flags, {disc:g} discordant"] = coverage(results, diffs, True)
-        chances = [pair_chances(0.5, disc, 2 * delta)] + [pair_chances(0.5, 0.05, 0.0)] * (
-            SPACES - 1
-        )
+    for disc in (2 * delta, 0.2, 0.3):  # a space 2δ apart is discordant on 2δ at least
+        chances = [pair_chances(0.5, disc, 2 * delta)]
+        chances += [pair_chances(0.5, 0.05, 0.0)] * (SPACES - 1)
         results = simulate(rule, chances, reps // 4, seed=3)
         found = [c[0].flagged and c[0].last.diff > 0 for c in results]
         out[f"power at 2 delta, {disc:g} discordant"] = float(np.mean(found))
+        out[f"pairs to it at 2 delta, {disc:g} discordant"] = float(
+            np.mean([c[0].last.shots for c in results])
+        )
     return out
 
 
