@@ -35,25 +35,27 @@ def search_figure(
 
 
 def _objective_panel(ax, rows, objective, maximise, front) -> None:
+    """Each trial's objective at the search's fidelity with its interval (a pruned
+    trial's, an estimate, hollow and grey); the few measured again at full precision
+    beside it (a diamond); the best so far over the unpruned trials; the chosen."""
     feasible = [r for r in rows if r["feasible"]]
     infeasible = [r for r in rows if not r["feasible"]]
-    if feasible:
-        values = [r[objective] for r in feasible]
-        ax.errorbar(
-            [r["trial"] for r in feasible],
-            values,
-            yerr=[
-                [v - r[f"{objective}_ci_low"] for v, r in zip(values, feasible, strict=True)],
-                [r[f"{objective}_ci_high"] - v for v, r in zip(values, feasible, strict=True)],
-            ],
-            fmt="o",
-            color="#1f77b4",
-            capsize=3,
-            label="feasible (95 % interval)",
-        )
+    raced = [r for r in feasible if not r.get("pruned")]
+    pruned = [r for r in feasible if r.get("pruned")]
+    for group, style in (
+        (raced, {"fmt": "o", "color": "#1f77b4", "label": "feasible (95 % interval)"}),
+        (pruned, {"fmt": "o", "mfc": "none", "color": "#999999", "label": "pruned (estimate)"}),
+        (
+            [r for r in feasible if r.get(f"{objective}_full") is not None],
+            {"fmt": "D", "color": "#ff7f0e", "label": "at full precision", "suffix": "_full"},
+        ),
+    ):
+        if group:
+            _with_intervals(ax, group, objective, **style)
+    if raced:
         best, line = None, []
-        for r in rows:  # the best feasible value so far, trial by trial
-            if r["feasible"] and (
+        for r in rows:  # the best unpruned feasible value so far, trial by trial
+            if r in raced and (
                 best is None or (r[objective] > best if maximise else r[objective] < best)
             ):
                 best = r[objective]
@@ -72,8 +74,8 @@ def _objective_panel(ax, rows, objective, maximise, front) -> None:
             )
     chosen = [r for r in feasible if r["trial"] in front]
     ax.plot(
-        [r["trial"] for r in chosen],
-        [r[objective] for r in chosen],
+        [r["trial"] + (0.25 if r.get(f"{objective}_full") is not None else 0) for r in chosen],
+        [_figure(r, objective) for r in chosen],
         "*",
         color="#d62728",
         markersize=14,
@@ -93,6 +95,29 @@ def _objective_panel(ax, rows, objective, maximise, front) -> None:
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+
+
+def _with_intervals(ax, rows, objective, suffix: str = "", **style) -> None:
+    """The rows' ``objective`` (or its figures at full precision, ``suffix``
+    "_full") with their 95 % intervals, drawn a little right of the trial for those."""
+    key = objective + suffix
+    values = [r[key] for r in rows]
+    ax.errorbar(
+        [r["trial"] + (0.25 if suffix else 0.0) for r in rows],
+        values,
+        yerr=[
+            [v - r[f"{key}_ci_low"] for v, r in zip(values, rows, strict=True)],
+            [r[f"{key}_ci_high"] - v for v, r in zip(values, rows, strict=True)],
+        ],
+        capsize=3,
+        **style,
+    )
+
+
+def _figure(row: dict, objective: str) -> float:
+    """A trial's objective as chosen on: at full precision where it was measured so."""
+    full = row.get(f"{objective}_full")
+    return row[objective] if full is None else full
 
 
 def _importance_panel(ax, importances, objective) -> None:
