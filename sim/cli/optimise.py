@@ -221,7 +221,7 @@ def _shots(trials: list, before: int, full: dict, fired: dict, verification: dic
         for number, figures in full.items()
         if number in fired
     )
-    checked = verification["shots"] if verification else 0
+    checked = verification["shots_fired"] if verification else 0
     return {"search": search, "full_precision": again, "verification": checked}
 
 

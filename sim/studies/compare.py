@@ -39,7 +39,7 @@ import numpy as np
 
 from models.sequential import PairedRule
 from models.stats import Z_95, PairedDifference, holm, mean_interval, paired_difference
-from sim.studies import paired, rqmc
+from sim.studies import paired, rqmc, verdict_words
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.records import ComparisonRow, ShotRow, SpaceShots
 
@@ -242,33 +242,14 @@ def verdict_line(
     on average over the spaces both reach (the mean difference and its interval),
     then on how many spaces B knocks out more, fewer, or no detectably different
     (the paired rule: within ±δ, or undecided at the cap), and where only one of the
-    two reaches."""
-    on_average = mean_verdict(mean_diff, delta)
-    counts = space_counts(rows)
-    if on_average is None:
-        text = f"{name_b} and {name_a}: no space in reach of both"
-    else:
-        mean, low, high = mean_diff
-        said = {
-            "more": f"{name_b} knocks out more than {name_a} on average",
-            "fewer": f"{name_b} knocks out fewer than {name_a} on average",
-            "within_delta": f"{name_b} and {name_a} knock out the same within ±{delta or 0:g} "
-            "on average",
-            "not_detectable": f"no detectable difference between {name_b} and {name_a} on average",
-        }[on_average]
-        text = f"{said} ({mean:+.2f} [{low:+.2f}, {high:+.2f}], 95 %)"
-    more, fewer = counts["more"], counts["fewer"]
-    text += f"; more on {more} space{'s' if more != 1 else ''}, fewer on {fewer}"
-    if sequential:
-        within = f"within ±{delta:g} on {counts['within_delta']}, " if delta is not None else ""
-        text += f", {within}undecided on {counts['undecided']} (family-wise 95 %, Holm)"
-    else:
-        text += f", no detectable difference on {counts['undecided']} (95 %, Holm)"
-    if counts["only_a"] or counts["only_b"]:
-        text += (
-            f"; only {name_a} reaches {counts['only_a']}, only {name_b} reaches {counts['only_b']}"
-        )
-    return text
+    two reaches (sim/studies/verdict_words.py: the map and the page say the same)."""
+    mean = verdict_words.board_mean(
+        name_a, name_b, mean_verdict(mean_diff, delta), mean_diff, delta
+    )
+    spaces = verdict_words.spaces_line(
+        name_a, name_b, space_counts(rows), "paired" if sequential else "per-map", delta
+    )
+    return f"{mean}; {spaces[0].lower()}{spaces[1:]}"
 
 
 def summary(design: str, parts: list[SpaceShots]) -> dict:

@@ -57,7 +57,7 @@ def verify(
             "better": False,
             "conclusion": f"nothing better found: the best trial is {search.base.name}'s "
             "own values",
-            "shots": 0,
+            "shots_fired": 0,
         }
     _, comparisons, maps = design_tools.compare_designs(
         spec, search.board, [search.base, design], workers, cache, progress
@@ -70,7 +70,7 @@ def verify(
         "mean_diff_ci_low": low,
         "mean_diff_ci_high": high,
         **facts,
-        "shots": sum(int(r["shots"] or 0) for rows in maps for r in rows),
+        "shots_fired": sum(int(r["shots"] or 0) for rows in maps for r in rows),
     }
     if objective in ("mean-p", "far-rows"):
         better = low is not None and low > 0

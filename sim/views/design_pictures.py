@@ -17,11 +17,10 @@ from matplotlib.typing import ColorType
 
 from models.aimer import load_aimer
 from models.board import Board
-from sim.studies import compare
+from sim.studies import compare, verdict_words
 from sim.studies.compare import Comparison, study_title
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.records import ComparisonRow
-from sim.views import verdict_words
 from sim.views.hitmap_picture import draw_heatmap
 from sim.views.pictures import draw_board
 
@@ -111,7 +110,7 @@ def difference_figure(
 ):
     """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
     blue where B knocks out more, red where fewer), under a headline that leads with
-    the board-mean verdict (verdict_words.py) and then counts the spaces.
+    the board-mean verdict (sim/studies/verdict_words.py) and then counts the spaces.
 
     Each space shows what the comparison says of it: significant spaces are drawn
     full, outlined and starred; under the paired rule a space found the same within

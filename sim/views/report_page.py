@@ -14,7 +14,8 @@ from __future__ import annotations
 import html
 import json
 
-from sim.views import verdict_words, viewer
+from sim.studies import verdict_words
+from sim.views import viewer
 
 
 def _json(value) -> str:

@@ -47,8 +47,13 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
             "never_out",
         }
     # the board mean first (3 pairs a space, no δ: nothing decided), then the spaces
-    assert data["verdict"].startswith("no detectable difference between fast-spring and stock on ")
-    assert "; more on 0 spaces, fewer on 0, undecided on 4 (family-wise 95 %" in data["verdict"]
+    assert data["verdict"].startswith(
+        "On average no detectable difference between fast-spring and stock: "
+    )
+    assert (
+        "; space by space, fast-spring knocks out more on 0 spaces, fewer on 0, " in data["verdict"]
+    )
+    assert data["verdict"].endswith("undecided at the cap on 4 (family-wise 95 %, Holm)")
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
     assert data["provenance"]["aimer"] == "child"
     cached = sorted(p.name for p in (tmp_path / "cache").glob("paired-*.shots.csv"))

@@ -175,8 +175,9 @@ def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
     assert code == 0
     # 20 pairs a space and no δ: the board mean 0 within its interval, nothing decided
     assert data["verdict"] == (
-        "no detectable difference between stock and stock on average (+0.00 [-0.07, +0.07], "
-        "95 %); more on 0 spaces, fewer on 0, undecided on 2 (family-wise 95 %, Holm)"
+        "On average no detectable difference between stock and stock: +0.000 [-0.069, "
+        "+0.069] (95 %); space by space, stock knocks out more on 0 spaces, fewer on 0, "
+        "undecided at the cap on 2 (family-wise 95 %, Holm)"
     )
     for row in data["spaces"]:
         assert row["diff"] == 0 and row["p_value_adjusted"] == 1 and not row["significant"]

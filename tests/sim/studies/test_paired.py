@@ -87,7 +87,9 @@ def test_a_design_against_itself_flags_nothing_and_is_within_delta(tmp_path):
     assert comparison.on_average == "within_delta"
     assert comparison.mean_diff[0] == 0.0
     assert all(r.stop == "equivalent" and not r.significant for r in comparison.spaces)
-    assert comparison.verdict.startswith("twin and stock knock out the same within ±0.1 on average")
+    assert comparison.verdict.startswith(
+        "On average twin and stock knock out the same, within ±0.1: +0.000 ["
+    )
 
 
 @pytest.mark.slow
@@ -109,7 +111,7 @@ def test_the_verdict_leads_with_the_board_mean_in_text_and_json(capsys, tmp_path
     code, text, _ = run(capsys, *argv)
     assert code == 0
     first = text.splitlines()[0]
-    assert first.startswith("fast-spring knocks out more than stock on average (+")
+    assert first.startswith("On average fast-spring knocks out more than stock: +")
     assert "pairs a space" in text
     code, out, _ = run(capsys, *argv, "--json")
     data = json.loads(out)

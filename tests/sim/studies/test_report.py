@@ -273,7 +273,7 @@ def test_the_report_leads_with_the_board_mean_then_the_spaces():
     assert text.index(title) == 0
     after = text[len(title) :]
     assert after.startswith(
-        "On average wide-bale knocks out more than stock: +0.04 [+0.03, +0.05] (95 %)"
+        "On average wide-bale knocks out more than stock: +0.040 [+0.030, +0.050] (95 %)"
     )
     spaces = (
         "Space by space, wide-bale knocks out more on 0 spaces, fewer on 0, the same within "
@@ -282,7 +282,7 @@ def test_the_report_leads_with_the_board_mean_then_the_spaces():
     assert after.index(spaces) < after.index("The maps")
     per_map = words(page_of(per_map_rows(WIDER), "per-map", None, mean=(-0.04, -0.05, -0.03)))
     assert per_map[len(title) :].startswith(
-        "On average wide-bale knocks out fewer than stock: -0.04 [-0.05, -0.03] (95 %)"
+        "On average wide-bale knocks out fewer than stock: -0.040 [-0.050, -0.030] (95 %)"
     )
     assert "no detectable difference on 3 (95 %, Holm)" in per_map
 

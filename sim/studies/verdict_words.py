@@ -1,6 +1,7 @@
-"""The words of a design comparison that its difference map and its report page share
-(sim/views/design_pictures.py, sim/views/report_page.py), so that the two say the
-same thing the same way.
+"""The words of a design comparison, shared by its verdict line (text and JSON:
+sim/studies/compare.py), its difference map and its report page
+(sim/views/design_pictures.py, sim/views/report_page.py), so that all say the same
+thing the same way.
 
 First the board mean, the sentence a designer reads before anything else (is B
 better on average?); then the spaces, counted by what the comparison says of each;
@@ -52,7 +53,14 @@ def board_mean_parts(
         f"within ±{delta or 0:g}",
         "not_detectable": f"On average no detectable difference between {design_b} and {design_a}",
     }[on_average]
-    return said, f"{mean:+.2f} [{low:+.2f}, {high:+.2f}] (95 %)"
+    return said, f"{figure(mean, mean)} [{figure(low, mean)}, {figure(high, mean)}] (95 %)"
+
+
+def figure(value: float, mean: float) -> str:
+    """A difference as the verdict prints it: signed, to two decimals, or three where
+    the mean is under 0.05 (a mean of +0.006 [+0.002, +0.009] would read "+0.00
+    [+0.00, +0.01]")."""
+    return f"{value:+.3f}" if abs(mean) < 0.05 else f"{value:+.2f}"
 
 
 def spaces_line(
