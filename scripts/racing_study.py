@@ -5,8 +5,8 @@
 A_SHOTS and B_SHOTS are two designs' per-shot files of RQMC hit maps of the whole
 board fired without ``--precision`` at one seed (``piggy hitmap --design A --sampler
 rqmc --shots 1280 --per-shot``). Each race takes an incumbent (A at a block of the
-search's fidelity: a point of every scramble, 10 shots a space) and a trial on the
-same points, reports the spaces in a shuffled order, and prunes as Optuna's
+search's fidelity on the whole board: a point of every scramble, 10 shots a space)
+and a trial on the same points, reports the spaces in a shuffled order, and prunes as Optuna's
 ``WilcoxonPruner`` does with the search's threshold and start
 (sim/studies/racing.py): the one-sided signed-rank test of the paired differences so
 far, no prune while the trial's mean so far is at least the incumbent's. The trials:
@@ -54,7 +54,7 @@ def main() -> None:
     a_hits, b_hits = read_hits(args.a), read_hits(args.b)
     spaces = sorted(s for s in a_hits if s in b_hits)
     rng = np.random.default_rng(args.seed)
-    width = racing.FIDELITY // a_hits[spaces[0]].shape[0]  # points a scramble
+    width = 1  # the search's fidelity on the whole board: a point of every scramble
     blocks = a_hits[spaces[0]].shape[1] // width
     trials = {"A worse by 0.06": 0.06, "A worse by 0.03": 0.03, "B": None}
     out: dict = {}

@@ -170,7 +170,6 @@ def _search_of(args):
             args.limit_energy_per_area_j_m2 or SafetyLimits.kinetic_energy_per_area_j_m2
         ),
     )
-    fidelity = racing.check_fidelity(args.fidelity, spec)
     search = Search(
         base,
         params,
@@ -179,10 +178,11 @@ def _search_of(args):
         layout.board,
         limits,
         args.min_reach or 0,
-        fidelity,
-        racing.check_pruner(args.pruner),
-        args.remeasure,
+        pruner=racing.check_pruner(args.pruner),
+        remeasure=args.remeasure,
     )
+    fidelity = racing.check_fidelity(args.fidelity, spec, len(search.fired_spaces))
+    search = dataclasses.replace(search, fidelity=fidelity)
     verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
         spec,
         seed=(spec.seed + 1) % (SEED_MAX + 1),
@@ -410,8 +410,9 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         "--fidelity",
         type=whole_number(1, MAX_SHOTS),
         metavar="SHOTS",
-        help="shots a space while searching, the same points for every trial (default "
-        "10: a point of each RQMC scramble; a multiple of 10 with RQMC)",
+        help="shots a space while searching, the same points for every trial (default: "
+        "about 680 a trial, 10 a space on the whole board, 30 on the far rows; a "
+        "multiple of 10 with RQMC)",
     )
     q.add_argument(
         "--pruner",

@@ -60,10 +60,12 @@ from sim.studies.workers import Pool
 #: mm: a lone piggy comes to rest 0.2 mm below its drop pose, an upper piggy of a
 #: stack up to about 2 mm from it.
 REACH_MARGIN_MM = 3.0
-#: Shots a space at the search's low fidelity: a point of each of RQMC's ten
-#: scrambles (20, two points, took 1.2x the shots of a 20-trial search for the same
-#: best designs: docs/optimise.md, "Speed").
-FIDELITY = 10
+#: A trial's shots at low fidelity, over the spaces it fires at: 10 a space on the
+#: whole stock board (a point of each of RQMC's ten scrambles), more a space on fewer
+#: spaces (30 on the far rows' 28), so that a trial's objective is known about as well
+#: whatever the spaces. At 10 shots a space over 28 spaces a search followed its noise
+#: to a design worse than BASE (docs/optimise.md, "Speed").
+TRIAL_SHOTS = 680
 #: The pruners: Optuna's Wilcoxon signed-rank pruner, or none.
 PRUNERS = ("wilcoxon", "none")
 #: The Wilcoxon pruner's p-value threshold and the spaces seen before it may prune:
@@ -84,13 +86,16 @@ def check_pruner(name: str) -> str:
     return name
 
 
-def check_fidelity(shots: int | None, spec: SweepSpec) -> int:
-    """Low-fidelity shots a space (None: :data:`FIDELITY`, or the search's shots a
-    space if fewer): a whole number of rounds of the sampler (a point of each RQMC
-    scramble, or one shot), at most the shots a space at full precision may take."""
+def check_fidelity(shots: int | None, spec: SweepSpec, spaces: int) -> int:
+    """Low-fidelity shots a space at ``spaces`` spaces fired (None: about
+    :data:`TRIAL_SHOTS` a trial, at most the search's shots a space): a whole number
+    of rounds of the sampler (a point of each RQMC scramble, or one shot), at most the
+    shots a space at full precision may take."""
     rounds = rqmc.plan(spec.shots, spec.precision)[0] if spec.sampler == "rqmc" else 1
+    most = rounds * (spec.shots // rounds)
     if shots is None:
-        return max(rounds, rounds * (min(FIDELITY, spec.shots) // rounds))
+        wanted = rounds * math.ceil(TRIAL_SHOTS / max(1, spaces) / rounds)
+        return max(rounds, min(wanted, most))
     if not (rounds <= shots <= spec.shots and shots % rounds == 0):
         raise InputError(
             f"--fidelity {shots} must be a multiple of {rounds} from {rounds} to "

@@ -23,7 +23,7 @@ class Search:
     board: Board
     limits: SafetyLimits
     min_reach: int
-    fidelity: int = racing.FIDELITY
+    fidelity: int = 10
     pruner: str = "wilcoxon"
     remeasure: int = racing.REMEASURE
 

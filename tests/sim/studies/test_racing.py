@@ -120,11 +120,13 @@ def test_reach_known_before_any_shot_is_the_physics_reach(tmp_path):
         assert known == physics, values
 
 
-def test_fidelity_is_a_whole_number_of_rounds():
-    assert racing.check_fidelity(None, spec()) == 20
-    assert racing.check_fidelity(None, spec(shots=6, precision=None)) == 6
-    assert racing.check_fidelity(None, spec(sampler="mc", shots=6, precision=None)) == 6
-    assert racing.check_fidelity(40, spec()) == 40
+def test_fidelity_is_a_whole_number_of_rounds_about_680_shots_a_trial():
+    assert racing.check_fidelity(None, spec(), 68) == 10  # the whole board
+    assert racing.check_fidelity(None, spec(), 28) == 30  # the far rows
+    assert racing.check_fidelity(None, spec(), 2) == 340
+    assert racing.check_fidelity(None, spec(shots=6, precision=None), 68) == 6
+    assert racing.check_fidelity(None, spec(sampler="mc", shots=6, precision=None), 4) == 6
+    assert racing.check_fidelity(40, spec(), 68) == 40
     for bad in (5, 25, 2000):
         with pytest.raises(InputError, match="--fidelity"):
-            racing.check_fidelity(bad, spec())
+            racing.check_fidelity(bad, spec(), 68)
