@@ -1,6 +1,7 @@
 """What several test modules share: the checkout's root, running ``piggy`` in this
 process, the small boards made for tests, the sweep settings a command line makes,
-and measured shots drawn from the calibration's closed forms.
+measured shots drawn from the calibration's closed forms, and a comparison's row
+made by hand.
 
 Test modules import from here (or from a named helper module: ``tests/browser.py``,
 ``tests/referee/positions.py``, ``tests/sim/cli/fuzz_support.py``), never from
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from sim.studies.records import ComparisonRow
 
 if TYPE_CHECKING:
     import pytest
@@ -145,4 +148,28 @@ def closed_form_shots(
         speed if timed else missing,
         missing,
         source="synthetic",
+    )
+
+
+def comparison_row(
+    space: str, diff: float, significant: bool, shots: int = 200, stop: str | None = None
+) -> ComparisonRow:
+    """One space of a comparison made by hand (no physics): ``diff`` with an interval of
+    ±0.05, flagged or not, and why the paired rule stopped there (None: per-map)."""
+    return ComparisonRow(
+        space=space,
+        reachable_a=True,
+        reachable_b=True,
+        shots=shots,
+        p_a=0.5,
+        p_b=0.5 + diff,
+        diff=diff,
+        diff_ci_low=diff - 0.05,
+        diff_ci_high=diff + 0.05,
+        a_only=0,
+        b_only=0,
+        p_value=0.001 if significant else 0.6,
+        p_value_adjusted=0.003 if significant else 0.9,
+        significant=significant,
+        stop=stop,
     )

@@ -58,7 +58,7 @@ def board_mean_parts(
 
 def figure(value: float, mean: float) -> str:
     """A difference as the verdict prints it: signed, to two decimals, or three where
-    the mean is under 0.05 (a mean of +0.006 [+0.002, +0.009] would read "+0.00
+    the mean is under 0.05 (a mean of +0.005 [+0.001, +0.008] would read "+0.00
     [+0.00, +0.01]")."""
     return f"{value:+.3f}" if abs(mean) < 0.05 else f"{value:+.2f}"
 

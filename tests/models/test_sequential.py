@@ -3,6 +3,8 @@
 nothing differs, the reported intervals cover, a difference of 2δ is found; and a
 rule that tests at every look without the correction fails the same test."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -16,25 +18,20 @@ from models.sequential import (
 )
 from models.stats import Z_95, holm, tango_interval
 from sim.studies import rqmc
+from tests.helpers import ROOT
 
 #: Spaces compared together: the stock board's.
 SPACES = 68
+STUDY = ROOT / "scripts" / "paired_rule_study.py"
 
 
-class Uncorrected(PairedRule):
-    """The naive rule: every look tested at the family-wise level of one look, and a
-    space's p-value its smallest look's, as if it had been looked at once."""
-
-    @property
-    def z(self) -> float:
-        return 1.959963984540054
-
-    @property
-    def flag_level(self) -> float:
-        return self.alpha / self.spaces
-
-    def p_value(self, p_values: list[float]) -> float:
-        return min(p_values)
+def study_script():
+    """scripts/paired_rule_study.py, which holds the naive rule the test is shown to
+    fail (every look tested as if it were the only one)."""
+    spec = importlib.util.spec_from_file_location("paired_rule_study", STUDY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.mark.parametrize(
@@ -55,7 +52,7 @@ def test_false_flags_stay_within_five_percent_family_wise(disc):
 def test_a_rule_that_tests_every_look_uncorrected_fails_the_same_test():
     """The same comparisons with the naive rule: false flags well over 5 %."""
     chances = [pair_chances(0.5, 0.4, 0.0)] * SPACES
-    naive = Uncorrected(cap=640, delta=0.05, spaces=SPACES)
+    naive = study_script().Uncorrected(cap=640, delta=0.05, spaces=SPACES)
     results = simulate(naive, chances, reps=200, seed=1)
     assert false_flag_rate(results, [0.0] * SPACES) > 0.05
 

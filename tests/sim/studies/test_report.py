@@ -14,10 +14,9 @@ from models.design import DESIGNS_DIR
 from sim.studies import compare
 from sim.studies import report as contents
 from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
-from sim.studies.records import ComparisonRow
 from sim.views.report_page import report_html
 from tests.browser import Browser
-from tests.helpers import cli_spec, run
+from tests.helpers import cli_spec, comparison_row, run
 
 SPACES = "r7c3,r2c3"
 
@@ -192,31 +191,11 @@ def test_bad_report_requests_exit_2_before_any_shot(capsys, tmp_path, argv, mess
 
 
 # --- the page made of rows, without physics ---------------------------------------------------
-def space_row(space: str, diff: float, significant: bool, stop: str | None, shots: int = 200):
-    return ComparisonRow(
-        space=space,
-        reachable_a=True,
-        reachable_b=True,
-        shots=shots,
-        p_a=0.5,
-        p_b=0.5 + diff,
-        diff=diff,
-        diff_ci_low=diff - 0.04,
-        diff_ci_high=diff + 0.04,
-        a_only=0,
-        b_only=0,
-        p_value=0.001 if significant else 0.6,
-        p_value_adjusted=0.003 if significant else 0.9,
-        significant=significant,
-        stop=stop,
-    )
-
-
 #: The issue's wider bale: every space a little better, none flagged on its own.
 WIDER = [
-    space_row("r2c3", 0.04, False, "cap"),
-    space_row("r9c2", 0.01, False, "equivalent"),
-    space_row("r7c3", 0.05, False, "cap"),
+    comparison_row("r2c3", 0.04, False, stop="cap"),
+    comparison_row("r9c2", 0.01, False, stop="equivalent"),
+    comparison_row("r7c3", 0.05, False, stop="cap"),
 ]
 
 
@@ -289,8 +268,8 @@ def test_the_report_leads_with_the_board_mean_then_the_spaces():
 
 def test_the_paired_reports_table_says_why_each_space_stopped():
     rows = [
-        space_row("r8c3", 0.30, True, "sign", 80),
-        space_row("r0c0", 0.20, True, "cap", 1000),  # significant by Holm at the cap
+        comparison_row("r8c3", 0.30, True, 80, "sign"),
+        comparison_row("r0c0", 0.20, True, 1000, "cap"),  # significant by Holm at the cap
         *WIDER,
     ]
     page = page_of(rows)

@@ -12,8 +12,8 @@ from matplotlib.text import Text
 
 from models.board import load_board
 from sim.studies import compare
-from sim.studies.records import ComparisonRow
 from sim.views.design_pictures import difference_figure
+from tests.helpers import comparison_row
 
 
 @pytest.fixture(scope="module")
@@ -27,30 +27,8 @@ def close_figures():
     plt.close("all")
 
 
-def space_row(space: str, diff: float, significant: bool, shots: int = 200, stop=None):
-    """One space's row: ``diff`` with an interval of ±0.05 (±0.1 under the per-map rule's
-    old tests), flagged or not, and why the paired rule stopped (None: per-map)."""
-    return ComparisonRow(
-        space=space,
-        reachable_a=True,
-        reachable_b=True,
-        shots=shots,
-        p_a=0.5,
-        p_b=0.5 + diff,
-        diff=diff,
-        diff_ci_low=diff - 0.05,
-        diff_ci_high=diff + 0.05,
-        a_only=0,
-        b_only=0,
-        p_value=0.01 if significant else 0.5,
-        p_value_adjusted=0.01 if significant else 0.5,
-        significant=significant,
-        stop=stop,
-    )
-
-
 def comparison(diffs: dict[str, tuple[float, bool, int]]) -> compare.Comparison:
-    rows = [space_row(s, d, sig, n) for s, (d, sig, n) in diffs.items()]
+    rows = [comparison_row(s, d, sig, n) for s, (d, sig, n) in diffs.items()]
     return compare.Comparison("A", "B", rows, "B knocks out more than A on 1 space", (0, 0, 0))
 
 
@@ -145,7 +123,7 @@ def test_a_board_of_faded_spaces_still_leads_with_the_board_mean(board, rule):
     the mean difference +0.04 [+0.03, +0.05]. The first and biggest words on the map say
     so, above the count of spaces: a faded map must not read as "no effect"."""
     stop = "cap" if rule == "paired" else None
-    rows = [space_row(f"r{r}c0", 0.04, False, 1000, stop) for r in range(11)]
+    rows = [comparison_row(f"r{r}c0", 0.04, False, 1000, stop) for r in range(11)]
     fig = difference_figure(board, paired(rows, rule=rule, delta=0.05 if stop else None))
     texts = texts_top_down(fig)
     first = texts[0]
@@ -183,7 +161,7 @@ def test_a_board_of_faded_spaces_still_leads_with_the_board_mean(board, rule):
 )
 def test_the_headline_says_each_board_mean_verdict(board, mean, delta, headline):
     fig = difference_figure(
-        board, paired([space_row("r8c3", mean[0], False, 1000, "cap")], mean, delta)
+        board, paired([comparison_row("r8c3", mean[0], False, 1000, "cap")], mean, delta)
     )
     biggest = max(fig.findobj(Text), key=lambda t: t.get_fontsize())  # the headline
     assert " ".join(biggest.get_text().split()).startswith(headline)
@@ -191,9 +169,9 @@ def test_the_headline_says_each_board_mean_verdict(board, mean, delta, headline)
 
 def test_the_paired_map_marks_decided_equivalent_and_undecided_spaces(board):
     rows = [
-        space_row("r8c3", 0.30, True, 80, "sign"),  # the sign decided: flagged
-        space_row("r2c3", 0.01, False, 640, "equivalent"),  # within ±0.05
-        space_row("r9c2", 0.04, False, 1000, "cap"),  # undecided at the cap
+        comparison_row("r8c3", 0.30, True, 80, "sign"),  # the sign decided: flagged
+        comparison_row("r2c3", 0.01, False, 640, "equivalent"),  # within ±0.05
+        comparison_row("r9c2", 0.04, False, 1000, "cap"),  # undecided at the cap
     ]
     fig = difference_figure(board, paired(rows))
     numbers = {t.get_text() for t in fig.axes[0].texts}
