@@ -110,7 +110,7 @@ def cmd_design_compare(args) -> int:
         mean, low, high = comparison.mean_diff
         print(
             f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
-            f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]"
+            f"{_mean(mean, mean)} [{_mean(low, mean)}, {_mean(high, mean)}]"
             + ("" if comparison.rule == "per-map" else f", {_pairs(comparison)} pairs a space")
         )
         significant = [r.to_dict() for r in comparison.spaces if r.significant]
@@ -136,6 +136,13 @@ def _rule_of(args, spec) -> tuple[str, float | None]:
     if args.delta is not None and rule != "paired":
         raise InputError("--delta is the paired rule's: leave it out with --rule per-map")
     return rule, delta
+
+
+def _mean(value, mean) -> str:
+    """A board-mean figure as the verdict prints it (sim/studies/verdict_words.py)."""
+    from sim.studies.verdict_words import figure
+
+    return "-" if value is None else figure(value, mean)
 
 
 def _pairs(comparison) -> str:
