@@ -18,6 +18,7 @@ from typing import Any
 
 from models.design_checks import check_design_as_a_whole, check_launch, check_ranges_together
 from models.design_parts import (
+    ENGINES,
     MESH_FIELDS,
     RANGES,
     Bale,
@@ -30,6 +31,7 @@ from models.design_parts import (
     spring_speed_mm_s,
 )
 from models.errors import InputError
+from models.text import shown
 from models.files import known_names, read_toml, resolve_named_file
 from models.mesh_files import (
     MESH_MODEL_VERSION,
@@ -42,6 +44,7 @@ from models.mesh_files import (
 #: The names importers take from here, the sections' among them.
 __all__ = [
     "DESIGNS_DIR",
+    "ENGINES",
     "RANGES",
     "Bale",
     "Design",
@@ -183,6 +186,12 @@ def _check_field(value: object, default: object, key: str, where: str) -> None:
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise InputError(f"{where}: '{key}' must be true or false")
+        return
+    if key == "physics.engine":
+        if value not in ENGINES:
+            raise InputError(
+                f"{where}: unknown engine {shown(value)}: allowed are {', '.join(ENGINES)}"
+            )
         return
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(f"{where}: '{key}' must be a number, got {value!r}")

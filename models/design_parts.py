@@ -170,6 +170,7 @@ class Physics:
     air_drag: bool = False  # quadratic air drag on the bale
     drag_coefficient: float = 1.05  # of the bale, on its frontal area (a cube: 1.05)
     air_density_kg_m3: float = 1.2
+    engine: str = "bullet"  # the physics engine: one of ENGINES
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,10 @@ class Design:
                     del data[part][key]
         if not data["tractor"]:
             del data["tractor"]
+        # Bullet, the engine of every design before there was a choice, goes unsaid:
+        # such a design reads, and is keyed, as it was
+        if data["physics"]["engine"] == ENGINES[0]:
+            del data["physics"]["engine"]
         return data
 
     def file_dict(self) -> dict:
@@ -221,6 +226,9 @@ class Design:
                 del data["launcher"][key]
         return data
 
+
+#: The physics engines a design may be simulated with (the first is the default).
+ENGINES = ("bullet", "mujoco")
 
 #: The fields that go with a mesh (the first two checked by models.mesh_files).
 MESH_FIELDS = ("mesh", "mesh_units", "mesh_threshold", "mesh_max_parts")

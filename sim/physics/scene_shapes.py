@@ -16,9 +16,10 @@ from typing import Any
 from models.board import Board
 from models.decompose import parts_obj_file
 from models.design import Design
-from models.meshes import ASSETS_DIR, hay_bale
+from models.meshes import ASSETS_DIR
+from sim.physics.bodies import bale_parts, static_boxes, tractor_file
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.geometry import PiggyModel, fence_boxes
+from sim.physics.geometry import PiggyModel
 from sim.physics.own_bodies import own_parts_file
 
 #: How a scene calls PyBullet: ``call(fn, *args, **kwargs)`` on its own client.
@@ -43,27 +44,13 @@ class SceneShapes:
 
 
 def make_shapes(call: Call, board: Board, design: Design, model: PiggyModel) -> SceneShapes:
-    """Every collision shape: board, table, fences, tractor, piggy, bale."""
-    x0, x1, y0, y1 = board.surface_extent_mm
-    t = board.thickness_mm
-    static_specs: list[tuple[str, int, tuple[float, float, float], float]] = [
-        (
-            "board",
-            _box_shape(call, ((x1 - x0) / 2, (y1 - y0) / 2, t / 2)),
-            ((x0 + x1) / 2, (y0 + y1) / 2, -t / 2),
-            0.0,
-        ),
-        # the table under the board: a box, not a GEOM_PLANE, which compound
-        # meshes were seen to fall through
-        ("table", _box_shape(call, (5000.0, 5000.0, 50.0)), (0.0, 0.0, -t - 50.0), 0.0),
+    """Every collision shape: board, table, fences, tractor, piggy, bale
+    (:mod:`sim.physics.bodies`: what any engine's scene is made of)."""
+    static_specs = [
+        (box.name, _box_shape(call, box.half_mm), box.centre_mm, box.yaw_rad)
+        for box in static_boxes(board)
     ]
-    for fence in fence_boxes(board):
-        static_specs.append(
-            ("fence", _box_shape(call, fence.half_extents_mm), fence.centre_mm, fence.yaw_rad)
-        )
-    tractor = _obj_shape(
-        call, own_parts_file(design.tractor, "tractor") or ASSETS_DIR / "tractor.obj"
-    )
+    tractor = _obj_shape(call, tractor_file(design))
     piggy = _obj_shape(
         call,
         ASSETS_DIR / "piggy_principal.obj"
@@ -75,9 +62,9 @@ def make_shapes(call: Call, board: Board, design: Design, model: PiggyModel) -> 
     if own_bale is not None:
         bale_shape = _obj_shape(call, own_bale)
     else:
-        mesh = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
+        (vertices,) = bale_parts(design)
         bale_shape = call(
-            pb.createCollisionShape, pb.GEOM_MESH, vertices=(mesh.vertices * CM_PER_MM).tolist()
+            pb.createCollisionShape, pb.GEOM_MESH, vertices=(vertices * CM_PER_MM).tolist()
         )
     return SceneShapes(static_specs, tractor, piggy, bale_shape)
 

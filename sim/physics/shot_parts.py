@@ -11,7 +11,7 @@ state, so that each can be tested on its own. Lengths inside are cm, as in
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,22 +92,46 @@ class Drag:
         )
 
 
-class ContactLog:
-    """The bale's strikes, in order: whom it struck and where (mm), and where its
-    centre was at the first one.
+class StrikeLog:
+    """The bale's strikes, in order: what it struck and where (mm), and where its
+    centre was at the first one. Touches of one thing less than ``gap_steps`` steps
+    apart are one strike (a rattling bale). Any engine's contacts are logged so."""
 
-    A strike is a contact that pushed: Bullet also reports points a little apart
-    (speculative contacts), which have no normal force. Touches of one body less
-    than ``STRIKE_GAP_S`` apart are one strike.
-    """
-
-    def __init__(self, scene: Scene):
-        self._scene = scene
-        self._gap_steps = max(1, round(STRIKE_GAP_S / scene.dt))
-        self._last_touch: dict[int, int] = {}
+    def __init__(self, gap_steps: int):
+        self._gap_steps = gap_steps
+        self._last_touch: dict[object, int] = {}
         self.struck: list[str] = []
         self.points_mm: list[list[float]] = []
         self.first_centre_mm: list[float] | None = None
+
+    def touch(
+        self,
+        key: object,
+        name: str,
+        step: int,
+        point_mm: Callable[[], list[float]],
+        centre_mm: Callable[[], list[float]],
+    ) -> None:
+        """A pushing contact with the thing ``key`` (called ``name``) in step ``step``
+        (counted from 1); ``point_mm()`` gives where it is, ``centre_mm()`` the bale's
+        centre now (asked only of a new strike)."""
+        if step - self._last_touch.get(key, -self._gap_steps) >= self._gap_steps:
+            self.struck.append(name)
+            self.points_mm.append(point_mm())
+            if self.first_centre_mm is None:
+                self.first_centre_mm = centre_mm()
+        self._last_touch[key] = step
+
+
+class ContactLog(StrikeLog):
+    """The bale's strikes in a Bullet scene (:class:`StrikeLog`).
+
+    A strike is a contact that pushed: Bullet also reports points a little apart
+    (speculative contacts), which have no normal force."""
+
+    def __init__(self, scene: Scene):
+        super().__init__(max(1, round(STRIKE_GAP_S / scene.dt)))
+        self._scene = scene
 
     def read(self, bale: int, step: int) -> None:
         """Log the strikes of the step just taken (``step`` counts from 1)."""
@@ -115,12 +139,13 @@ class ContactLog:
         for c in pb.getContactPoints(bodyA=bale, physicsClientId=scene.client):
             if c[9] > 0.0:
                 other = c[2]
-                if step - self._last_touch.get(other, -self._gap_steps) >= self._gap_steps:
-                    self.struck.append(scene.names[other])
-                    self.points_mm.append([x / CM_PER_MM for x in c[6]])
-                    if self.first_centre_mm is None:
-                        self.first_centre_mm = list(scene.position_mm(bale))
-                self._last_touch[other] = step
+                self.touch(
+                    other,
+                    scene.names[other],
+                    step,
+                    lambda c=c: [x / CM_PER_MM for x in c[6]],
+                    lambda: list(scene.position_mm(bale)),
+                )
 
 
 class Recorder:

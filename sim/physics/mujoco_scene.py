@@ -1,0 +1,385 @@
+"""The MuJoCo scene: the toy as a MuJoCo model, written as MJCF from what every
+engine's scene is made of (:mod:`sim.physics.bodies`), and its bodies by name:
+poses, velocities, contacts, parking. The shot engine on it is
+:mod:`sim.physics.mujoco_world`.
+
+- **Units.** SI inside (m, kg, s); every interface speaks mm, g, s and degrees.
+- **Bodies.** The board, the table and the fences are boxes of the world body; the
+  tractor a mocap body of its convex parts, turned for each shot; each piggy a free
+  body of its convex parts in its principal frame, with its mass and principal
+  moments; the bale a free body of its parts with its mass and moments.
+- **Materials.** The design's coefficients are per material, and a contact's are
+  the products of its two materials' (Bullet's rule, :mod:`sim.physics.bodies`).
+  MuJoCo combines two geoms' friction as their maximum and their ``solref`` as their
+  mean, so: the bale touches nothing by itself, and each of its contacts is an
+  explicit pair with that pair's friction and damping; a piggy's geoms carry the
+  piggy-on-surface friction and a surface's none, so that the maximum is the
+  product; piggy on piggy then takes the piggy-on-surface friction too (the one
+  pair that differs from Bullet: stacks only). Restitution is the contact's
+  damping ratio: a linear spring-damper bounces back with e = exp(-π ζ / √(1 -
+  ζ²)), and :data:`MujocoSettings` holds what the matching experiments chose
+  (docs/physics.md, "A second engine: MuJoCo").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.board import Board
+from models.design import Design
+from models.layout import Layout
+from sim.physics.ballistics import GRAVITY_MM_S2
+from sim.physics.bodies import (
+    bale_inertia_g_mm2,
+    bale_parts,
+    pair_friction,
+    pair_restitution,
+    piggy_inertia_g_mm2,
+    static_boxes,
+    tractor_parts,
+)
+from sim.physics.geometry import BodyPose, PiggyModel, quaternion_from_matrix
+from sim.physics.materials import NOMINAL, Materials
+
+#: MuJoCo's lengths (m) per mm, and masses (kg) per g.
+M_PER_MM = 1e-3
+KG_PER_G = 1e-3
+#: Where the bale waits between shots, far from everything, m.
+_PARKING_M = (30.0, 30.0, 5.0)
+
+
+@dataclass(frozen=True)
+class MujocoSettings:
+    """What MuJoCo is run with (chosen to reproduce the Bullet model's materials,
+    docs/physics.md): the time step (s); the contacts' time constant (s, MuJoCo's
+    ``solref[0]``: the stiffness of a contact, at least twice the step) and
+    impedance (``solimp``); the friction cone; ``impratio``; and the island sleeping
+    of bodies at rest (a piggy no shot touches costs nothing)."""
+
+    timestep_s: float = 0.0005
+    timeconst_s: float = 0.002
+    solimp: tuple[float, float, float, float, float] = (0.9, 0.95, 0.001, 0.5, 2.0)
+    cone: str = "elliptic"  # the contacts' normal force is then one row: read so
+    impratio: float = 1.0
+    sleep: bool = False
+
+
+SETTINGS = MujocoSettings()
+
+
+def damping_ratio(restitution: float) -> float:
+    """The damping ratio of a linear spring-damper that bounces back with
+    ``restitution`` (1 at 0: critically damped, no bounce)."""
+    if restitution <= 0.0:
+        return 1.0
+    log_e = math.log(min(restitution, 0.999))
+    return -log_e / math.sqrt(math.pi * math.pi + log_e * log_e)
+
+
+@dataclass(frozen=True)
+class Coefficients:
+    """The contact coefficients a MuJoCo scene carries for a design under ``--vary``'s
+    factors (module docstring): the bale's pairs' friction and damping ratio by the
+    other's material, the piggies' geoms' friction and damping ratio, and the
+    surfaces' damping ratio (their friction is 0: the piggies' is the maximum)."""
+
+    bale_friction: dict[str, float]
+    bale_ratio: dict[str, float]
+    piggy_friction: float
+    piggy_ratio: float
+    surface_ratio: float
+
+    @classmethod
+    def of(cls, design: Design, materials: Materials) -> Coefficients:
+        def friction(a: str, b: str) -> float:
+            return pair_friction(design, a, b) * materials.friction**2
+
+        def ratio(a: str, b: str) -> float:
+            return damping_ratio(
+                min(1.0, pair_restitution(design, a, b) * materials.restitution**2)
+            )
+
+        piggy_surface, piggy_piggy = ratio("piggy", "surface"), ratio("piggy", "piggy")
+        return cls(
+            bale_friction={m: friction("bale", m) for m in ("surface", "piggy")},
+            bale_ratio={m: ratio("bale", m) for m in ("surface", "piggy")},
+            piggy_friction=friction("piggy", "surface"),
+            piggy_ratio=piggy_piggy,
+            # the mean of a surface's and a piggy's is the piggy-on-surface ratio
+            surface_ratio=max(0.01, 2 * piggy_surface - piggy_piggy),
+        )
+
+
+def _vertices(parts: list[np.ndarray]) -> list[str]:
+    return [" ".join(f"{x * M_PER_MM:.9g}" for x in np.asarray(p).ravel()) for p in parts]
+
+
+def _quat(rotation: np.ndarray) -> str:
+    x, y, z, w = quaternion_from_matrix(rotation)
+    return f"{w:.12g} {x:.12g} {y:.12g} {z:.12g}"
+
+
+def _vec(values) -> str:
+    return " ".join(f"{v:.12g}" for v in values)
+
+
+def mjcf(
+    board: Board,
+    design: Design,
+    model: PiggyModel,
+    poses: dict[str, BodyPose],
+    materials: Materials = NOMINAL,
+    settings: MujocoSettings = SETTINGS,
+) -> str:
+    """The scene as MJCF: the static boxes, the tractor, a piggy at each of ``poses``
+    (its body pose, mm) and the bale parked; every contact's coefficients from the
+    design's materials times ``materials``' factors (``--vary``)."""
+
+    c = Coefficients.of(design, materials)
+    tc = settings.timeconst_s
+    solimp = _vec(settings.solimp)
+    assets, world, pairs = [], [], []
+    surface = f'friction="0 0 0" solref="{tc} {c.surface_ratio:.9g}" solimp="{solimp}"'
+    statics = []
+    for i, box in enumerate(static_boxes(board)):
+        name = f"{box.name}{i}"
+        statics.append(name)
+        world.append(
+            f'<geom name="{name}" type="box" size="{_vec(np.array(box.half_mm) * M_PER_MM)}" '
+            f'pos="{_vec(np.array(box.centre_mm) * M_PER_MM)}" euler="0 0 {box.yaw_rad:.12g}" '
+            f"{surface}/>"
+        )
+    tractor = []
+    for i, v in enumerate(_vertices(tractor_parts(design))):
+        assets.append(f'<mesh name="tractor{i}" vertex="{v}"/>')
+        tractor.append(f'<geom name="tractor{i}" type="mesh" mesh="tractor{i}" {surface}/>')
+        statics.append(f"tractor{i}")
+    world.append(f'<body name="tractor" mocap="true">{"".join(tractor)}</body>')
+    for i, v in enumerate(_vertices(list(model.parts_mm))):
+        assets.append(f'<mesh name="piggy{i}" vertex="{v}"/>')
+    piggy_mass = design.piggy.mass_g * materials.mass * KG_PER_G
+    inertia = piggy_inertia_g_mm2(design, model, materials.mass) * KG_PER_G * M_PER_MM**2
+    piggy_geom = (
+        f'friction="{c.piggy_friction:.9g} 0 0" solref="{tc} {c.piggy_ratio:.9g}" solimp="{solimp}"'
+    )
+    piggy_geoms: list[str] = []
+    for name, pose in sorted(poses.items()):
+        geoms = []
+        for i in range(len(model.parts_mm)):
+            geoms.append(f'<geom name="{name}:{i}" type="mesh" mesh="piggy{i}" {piggy_geom}/>')
+            piggy_geoms.append(f"{name}:{i}")
+        world.append(
+            f'<body name="{name}" pos="{_vec(pose.position_mm * M_PER_MM)}" '
+            f'quat="{_quat(pose.rotation)}"><freejoint/>'
+            f'<inertial pos="0 0 0" mass="{piggy_mass:.12g}" diaginertia="{_vec(inertia)}"/>'
+            f"{''.join(geoms)}</body>"
+        )
+    bale_geoms = []
+    for i, v in enumerate(_vertices(bale_parts(design))):
+        assets.append(f'<mesh name="bale{i}" vertex="{v}"/>')
+        bale_geoms.append(f"bale{i}")
+    bale_inertia = bale_inertia_g_mm2(design) * KG_PER_G * M_PER_MM**2
+    world.append(
+        f'<body name="bale" pos="{_vec(_PARKING_M)}"><freejoint/>'
+        f'<inertial pos="0 0 0" mass="{design.bale.mass_g * KG_PER_G:.12g}" '
+        f'diaginertia="{_vec(bale_inertia)}"/>'
+        + "".join(
+            f'<geom name="{g}" type="mesh" mesh="{g}" contype="0" conaffinity="0"/>'
+            for g in bale_geoms
+        )
+        + "</body>"
+    )
+    for bale in bale_geoms:
+        for other, material in [(s, "surface") for s in statics] + [
+            (p, "piggy") for p in piggy_geoms
+        ]:
+            mu = c.bale_friction[material]
+            pairs.append(
+                f'<pair name="{bale}/{other}/{material}" geom1="{bale}" geom2="{other}" '
+                f'condim="3" friction="{mu:.9g} {mu:.9g} 0 0 0" '
+                f'solref="{tc} {c.bale_ratio[material]:.9g}" solimp="{solimp}"/>'
+            )
+    flags = '<flag sleep="enable"/>' if settings.sleep else ""
+    g = GRAVITY_MM_S2 * M_PER_MM
+    return (
+        '<mujoco model="go-piggy-go">'
+        f'<option timestep="{settings.timestep_s}" gravity="0 0 {-g:.12g}" '
+        f'integrator="implicitfast" cone="{settings.cone}" impratio="{settings.impratio}">'
+        f"{flags}</option>"
+        '<default><geom condim="3"/></default>'
+        f"<asset>{''.join(assets)}</asset>"
+        f"<worldbody>{''.join(world)}</worldbody>"
+        f"<contact>{''.join(pairs)}</contact>"
+        "</mujoco>"
+    )
+
+
+class MujocoScene:
+    """A MuJoCo scene built from a board, a design and a layout, and its bodies by
+    name: the piggies', the bale's and the tractor's; what the judge asks of a scene
+    (:class:`sim.physics.judge.Judge`: ``board``, ``layout``, ``model``,
+    ``hit_rule``, ``piggy_bodies``, :meth:`piggy_pose`)."""
+
+    def __init__(
+        self,
+        board: Board,
+        design: Design,
+        layout: Layout,
+        hit_rule: str,
+        settings: MujocoSettings = SETTINGS,
+    ):
+        import mujoco
+
+        from sim.physics import knockout
+
+        self._mj = mujoco
+        self.board, self.design, self.layout = board, design, layout
+        self.hit_rule = knockout.check_hit_rule(hit_rule)
+        self.settings = settings
+        self.model = PiggyModel.for_design(design)
+        self.dt = settings.timestep_s
+        self.materials = NOMINAL
+        self.build(self.model.drop_poses_mm(board, layout), NOMINAL)
+
+    def build(self, poses: dict[str, BodyPose], materials: Materials) -> None:
+        """(Re)make the MuJoCo model and its data with the piggies at ``poses``."""
+        mj = self._mj
+        self.materials = self.materials_built = materials
+        self.mj_model = mj.MjModel.from_xml_string(
+            mjcf(self.board, self.design, self.model, poses, materials, self.settings)
+        )
+        self.data = mj.MjData(self.mj_model)
+        m = self.mj_model
+        self.piggy_bodies = {n: m.body(n).id for n in sorted(poses)}
+        self.bale = m.body("bale").id
+        self.tractor = m.body("tractor").id
+        self.names = {
+            m.geom_bodyid[g]: (m.body(m.geom_bodyid[g]).name or "world") for g in range(m.ngeom)
+        }
+        self.geom_names = [self._geom_name(g) for g in range(m.ngeom)]
+        free = (*self.piggy_bodies.values(), self.bale)
+        self._qpos_of = {b: m.jnt_qposadr[m.body_jntadr[b]] for b in free}
+        self._qvel_of = {b: m.jnt_dofadr[m.body_jntadr[b]] for b in free}
+        piggies = set(self.piggy_bodies.values())
+        self._piggy_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] in piggies]
+        self.bale_geoms = {g for g in range(m.ngeom) if m.geom_bodyid[g] == self.bale}
+        self.piggy_geoms = set(self._piggy_geoms)
+        self._surface_geoms = [
+            g
+            for g in range(m.ngeom)
+            if self.geom_names[g] in ("board", "table", "fence", "tractor")
+        ]
+        self._pairs_with = {
+            material: [i for i in range(m.npair) if m.pair(i).name.endswith("/" + material)]
+            for material in ("surface", "piggy")
+        }
+        self._piggy_mass = {b: (float(m.body_mass[b]), m.body_inertia[b].copy()) for b in piggies}
+        mj.mj_forward(m, self.data)
+
+    def set_materials(self, materials: Materials) -> None:
+        """The contact coefficients and the piggies' masses under ``--vary``'s factors
+        (the model changed in place: no rebuild)."""
+        if materials == self.materials:
+            return
+        m = self.mj_model
+        c = Coefficients.of(self.design, materials)
+        m.geom_friction[self._piggy_geoms, 0] = c.piggy_friction
+        m.geom_solref[self._piggy_geoms, 1] = c.piggy_ratio
+        m.geom_solref[self._surface_geoms, 1] = c.surface_ratio
+        for material, pairs in self._pairs_with.items():
+            m.pair_friction[pairs, 0:2] = c.bale_friction[material]
+            m.pair_solref[pairs, 1] = c.bale_ratio[material]
+        for body, (mass, inertia) in self._piggy_mass.items():
+            factor = materials.mass / self.materials_built.mass
+            m.body_mass[body] = mass * factor
+            m.body_inertia[body] = inertia * factor
+        self._mj.mj_setConst(m, self.data)
+        self.materials = materials
+
+    def _geom_name(self, geom: int) -> str:
+        """What a strike on a geom is called: "board", "table", "fence", "tractor",
+        a piggy's name, or "bale"."""
+        name = self.mj_model.geom(geom).name
+        for kind in ("board", "table", "fence", "tractor", "bale"):
+            if name.startswith(kind):
+                return kind
+        return name.split(":")[0]
+
+    # --- poses and velocities ------------------------------------------------------
+    def body_pose(self, body: int) -> BodyPose:
+        """A body's pose now (origin in mm, rotation matrix)."""
+        return BodyPose(
+            np.array(self.data.xpos[body]) / M_PER_MM,
+            np.array(self.data.xmat[body]).reshape(3, 3),
+        )
+
+    def piggy_pose(self, piggy: str) -> BodyPose:
+        return self.body_pose(self.piggy_bodies[piggy])
+
+    def position_mm(self, body: int) -> np.ndarray:
+        return np.array(self.data.xpos[body]) / M_PER_MM
+
+    def quaternion(self, body: int) -> list[float]:
+        """A body's orientation, (x, y, z, w)."""
+        w, x, y, z = self.data.xquat[body]
+        return [float(x), float(y), float(z), float(w)]
+
+    def velocity(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        """A free body's velocity (mm/s, board frame) and spin (rad/s, its frame)."""
+        i = self._qvel_of[body]
+        qvel = self.data.qvel
+        return np.array(qvel[i : i + 3]) / M_PER_MM, np.array(qvel[i + 3 : i + 6])
+
+    def at_rest(self, body: int, speed_mm_s: float, spin_rad_s: float) -> bool:
+        """Whether a body moves and spins no faster than these."""
+        i = self._qvel_of[body]
+        v = self.data.qvel[i : i + 6]
+        speed = speed_mm_s * M_PER_MM
+        return bool(
+            v[0] * v[0] + v[1] * v[1] + v[2] * v[2] <= speed * speed
+            and v[3] * v[3] + v[4] * v[4] + v[5] * v[5] <= spin_rad_s * spin_rad_s
+        )
+
+    def place(
+        self, body: int, position_mm, quaternion_xyzw, velocity_mm_s=(0, 0, 0), spin=(0, 0, 0)
+    ) -> None:
+        """Put a free body at a pose (mm, (x, y, z, w)) with a velocity (mm/s) and a
+        spin (rad/s, its frame)."""
+        q, v = self._qpos_of[body], self._qvel_of[body]
+        x, y, z, w = quaternion_xyzw
+        self.data.qpos[q : q + 7] = [*(np.asarray(position_mm) * M_PER_MM), w, x, y, z]
+        self.data.qvel[v : v + 3] = np.asarray(velocity_mm_s) * M_PER_MM
+        self.data.qvel[v + 3 : v + 6] = spin
+
+    def park(self, body: int) -> None:
+        """Put the bale out of play, far from everything, at rest."""
+        self.place(body, np.array(_PARKING_M) / M_PER_MM, (0, 0, 0, 1))
+
+    def turn_tractor(self, yaw_deg: float) -> None:
+        half = math.radians(yaw_deg) / 2
+        self.data.mocap_quat[0] = [math.cos(half), 0.0, 0.0, math.sin(half)]
+
+    def contact_geoms(self) -> list[list[int]]:
+        """The geoms of each contact now, [geom1, geom2]."""
+        return self.data.contact.geom[: self.data.ncon].tolist()
+
+    def contact_force(self, i: int) -> float:
+        """Contact ``i``'s normal force, N (the first row of its constraint: the cone
+        is elliptic)."""
+        return float(self.data.efc_force[self.data.contact.efc_address[i]])
+
+    def contact_point(self, i: int) -> list[float]:
+        """Contact ``i``'s point, mm."""
+        return (self.data.contact.pos[i] / M_PER_MM).tolist()
+
+    def step(self) -> None:
+        self._mj.mj_step(self.mj_model, self.data)
+
+    def forward(self) -> None:
+        self._mj.mj_forward(self.mj_model, self.data)
+
+    def close(self) -> None:
+        """Nothing to let go of beyond what Python collects (for the engines' API)."""
