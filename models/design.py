@@ -31,7 +31,6 @@ from models.design_parts import (
     spring_speed_mm_s,
 )
 from models.errors import InputError
-from models.text import shown
 from models.files import known_names, read_toml, resolve_named_file
 from models.mesh_files import (
     MESH_MODEL_VERSION,
@@ -40,6 +39,7 @@ from models.mesh_files import (
     mesh_identity,
     resolve_mesh_paths,
 )
+from models.text import shown
 
 #: The names importers take from here, the sections' among them.
 __all__ = [

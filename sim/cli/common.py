@@ -89,6 +89,16 @@ def finite_number(low: float = -math.inf, high: float = math.inf, *, above: bool
     return parse
 
 
+def engine_arg(p: argparse.ArgumentParser) -> None:
+    """``--engine``: the physics engine, where not the design's own."""
+    p.add_argument(
+        "--engine",
+        metavar="ENGINE",
+        help="the physics engine: bullet or mujoco (default: the design's [physics] "
+        "engine, bullet unless it says otherwise; mujoco needs pip install -e '.[mujoco]')",
+    )
+
+
 def seed_arg(p: argparse.ArgumentParser, what: str) -> None:
     """The ``--seed`` option: 0 to :data:`SEED_MAX`."""
     p.add_argument(

