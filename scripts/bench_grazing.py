@@ -36,15 +36,20 @@ from bench_stats import hits, paired, passes
 
 from models.board import load_board
 from models.design import load_design
+from models.errors import InputError
 from models.layout import ALL_PIGGIES, load_layout
 from models.stats import wilson_interval
 from sim.physics import aim
+from sim.physics.engines import check_engine
+from sim.physics.mujoco_world import MujocoWorld
 from sim.physics.world import World
 
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
 ISSUE_10 = "issue 10's engine"
 #: The engine as hit maps use it, before issue 31: a new bale made for every shot.
 NEW_BALE = "as hit maps, a new bale each shot"
+#: The MuJoCo engine as hit maps use it (fired when MuJoCo is installed).
+MUJOCO = "MuJoCo, as hit maps use it"
 #: Grazing aims: this far beside each piggy's centre, mm, square to the line of fire in
 #: the board plane (to the left, seen from the tractor), where P(knocked out) is
 #: neither 0 nor 1.
@@ -106,7 +111,17 @@ def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
     engine_label = f"design '{design.name}', as hit maps use it"
     variants[engine_label] = (design.physics, False, World)
     variants[NEW_BALE] = (design.physics, False, NewBaleEachShot)
+    if mujoco_installed():
+        variants[MUJOCO] = (design.physics, False, MujocoWorld)
     return variants, engine_label
+
+
+def mujoco_installed() -> bool:
+    try:
+        check_engine("mujoco")
+    except InputError:
+        return False
+    return True
 
 
 def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -> tuple:
@@ -220,6 +235,14 @@ def bench_grazing(
             **paired(results[engine_label], results[NEW_BALE]),
         },
     }
+    if MUJOCO in results:
+        mujoco_shots = [row[:m] for row in results[MUJOCO]]
+        figures["grazing_mujoco"] = {
+            "vs_bullet": paired(results[MUJOCO], results[engine_label]),
+            "vs_reference": paired(mujoco_shots, reference),
+            "p_bullet": [round(h / per_target, 3) for h in hits(results[engine_label])],
+            "p_mujoco": [round(h / per_target, 3) for h in hits(results[MUJOCO])],
+        }
     if not quiet:
         print_grazing(figures, design)
     return figures
@@ -267,6 +290,8 @@ def print_grazing(figures: dict, design) -> None:
             f" | {i['max_abs_dp']:27.3f} {i['max_abs_dp_resolvable']:6.3f} {i['mcnemar_p']:6.3f}"
             f" {100 * i['agreement']:5.1f}%  {'passes' if row['passes'] else 'FAILS'}"
         )
+    if "grazing_mujoco" in figures:
+        print_mujoco(figures["grazing_mujoco"], figures["grazing_shots_per_target"])
     reused = figures["grazing_bale_reused"]
     print(
         f"  the bale reused (issue 31) against a new bale each shot, as hit maps use them: "
@@ -274,3 +299,21 @@ def print_grazing(figures: dict, design) -> None:
         f"{reused['max_abs_dp_resolvable']:.3f}), McNemar p {reused['mcnemar_p']:.3f} "
         f"({reused['a_only']}:{reused['b_only']}), same verdicts {100 * reused['agreement']:.1f} %"
     )
+
+
+def print_mujoco(figures: dict, per_target: int) -> None:
+    """MuJoCo against Bullet (both as hit maps use them) and against the reference."""
+    print(f"  MuJoCo against Bullet, {per_target} shots a piggy: P per piggy")
+    print("  " + " ".join(f"{p:>8s}" for p in ["", *ALL_PIGGIES]))
+    for engine in ("bullet", "mujoco"):
+        print("  " + f"{engine:>8s} " + " ".join(f"{p:8.3f}" for p in figures[f"p_{engine}"]))
+    for label, test in (
+        ("Bullet", figures["vs_bullet"]),
+        ("the reference", figures["vs_reference"]),
+    ):
+        print(
+            f"  MuJoCo vs {label}: max |dP| {test['max_abs_dp']:.3f} (resolvable "
+            f"{test['max_abs_dp_resolvable']:.3f}, p {test['max_abs_dp_p']:.3f}), McNemar p "
+            f"{test['mcnemar_p']:.3f} ({test['a_only']}:{test['b_only']}), same verdicts "
+            f"{100 * test['agreement']:.1f} %  {'passes' if passes(test) else 'FAILS'}"
+        )

@@ -3,6 +3,10 @@ side by side (compare), or one design field varied over a range (sweep)."""
 
 from __future__ import annotations
 
+import dataclasses
+from functools import partial
+from typing import TYPE_CHECKING
+
 from models.design import load_design
 from models.errors import InputError
 from models.text import shown
@@ -20,6 +24,15 @@ from sim.cli.hitmap import sweep_options, workers_of
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.views.design_pictures import SCALE, comparison_figure, difference_figure, sweep_figure
 from sim.views.pictures import save_figure
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from models.board import Board
+    from models.design import Design
+    from sim.studies.compare import Comparison
+    from sim.studies.engines_verdict import AcrossEngines
+    from sim.studies.space_shots import SweepSpec
 
 #: The dead zones of ``design compare``'s figures, in the order printed.
 DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
@@ -58,8 +71,45 @@ def _design_test_args(args):
     return layout.board, spec, workers_of(args), cache
 
 
+@dataclasses.dataclass(frozen=True)
+class _Compared:
+    """A ``design compare`` run: what was compared how, and each engine's results
+    (``runs``: figures, comparisons and hit-map rows, one per engine)."""
+
+    spec: SweepSpec
+    board: Board
+    designs: list[Design]
+    engines: tuple[str, ...]
+    runs: list[tuple[list[dict], list[Comparison], list[list[dict]]]]
+    across: list[AcrossEngines]
+    made_by: dict
+    workers: int
+    cache: Path
+
+    @property
+    def results(self) -> list[dict]:
+        return self.runs[0][0]
+
+    @property
+    def comparisons(self) -> list:
+        return self.runs[0][1]
+
+
 def cmd_design_compare(args) -> int:
+    compared = _compare(args)
+    _write_pictures(compared, args)
+    if args.json:
+        _json_compare(compared)
+    else:
+        _print_compare(compared, args)
+    return 0
+
+
+def _compare(args) -> _Compared:
+    """Every input checked, then the designs fired in each engine and compared."""
+    from sim.physics.engines import with_engine
     from sim.studies import design_tools, paired
+    from sim.studies.engines_verdict import AcrossEngines
 
     designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
@@ -69,44 +119,99 @@ def cmd_design_compare(args) -> int:
         check_output(args.html, "--html", (".html",))
     board, spec, workers, cache = _design_test_args(args)
     rule, delta = _rule_of(args, spec)
+    engines = _engines_of(args, spec, designs)
+    # the engine is the designs' own from here (keyed by their content, as any field)
+    spec = dataclasses.replace(spec, engine="")
     progress = progress_bar(None, not args.json, unit="space")
-    results, comparisons, maps = design_tools.compare_designs(
-        spec, board, designs, workers, cache, progress, rule, delta
-    )
+    runs = [
+        design_tools.compare_designs(
+            spec,
+            board,
+            [with_engine(d, engine) for d in designs],
+            workers,
+            cache,
+            progress and partial(_engine_progress, progress, index, len(engines)),
+            rule,
+            delta,
+        )
+        for index, engine in enumerate(engines)
+    ]
     progress(None)
-    made_by = design_tools.comparison_provenance(spec, args.designs, maps)
+    across = [
+        AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))
+    ]
+    made_by = design_tools.comparison_provenance(spec, args.designs, runs[0][2])
     made_by |= design_tools.rule_provenance(
         paired.paired_rule(spec, delta) if rule == "paired" and len(designs) > 1 else None
     )
+    if len(engines) > 1:
+        made_by["engines"] = list(engines)
+    designs = [with_engine(d, engines[0]) for d in designs]
+    return _Compared(
+        spec,
+        board,
+        designs,
+        engines,
+        runs,
+        across if len(engines) > 1 else [],
+        made_by,
+        workers,
+        cache,
+    )
+
+
+def _write_pictures(c: _Compared, args) -> None:
+    """The difference map (``--plot``) and the page (``--html``), the first engine's."""
+    across = c.across[0] if c.across else None
     if args.plot:
         figure = (
-            difference_figure(board, comparisons[0], made_by, args.scale)
-            if comparisons
-            else comparison_figure(board, results, maps)
+            difference_figure(c.board, c.comparisons[0], c.made_by, args.scale, across)
+            if c.comparisons
+            else comparison_figure(c.board, c.results, c.runs[0][2])
         )
         save_figure(figure, args.plot)
     if args.html:
-        _write_report(
-            args.html, spec, board, designs, comparisons[0], made_by, workers, cache, args
-        )
-    if args.json:
-        first = comparisons[0].to_dict() if comparisons else {"verdict": None, "spaces": []}
-        json_out(
-            {
-                "verdict": first["verdict"],
-                "spaces": first["spaces"],
-                "designs": results,
-                "comparisons": [c.to_dict() for c in comparisons],
-                "provenance": made_by,
-                "cache": str(cache),
-            }
-        )
-        return 0
-    for comparison in comparisons:
-        print(comparison.verdict)
+        _write_report(args.html, c, args, across)
+
+
+def _json_compare(c: _Compared) -> None:
+    first = c.comparisons[0].to_dict() if c.comparisons else {"verdict": None, "spaces": []}
+    engines = (
+        {
+            "across_engines": [a.to_dict() for a in c.across],
+            "by_engine": {
+                e: [x.to_dict() for x in run[1]] for e, run in zip(c.engines, c.runs, strict=True)
+            },
+        }
+        if c.across
+        else {}
+    )
+    json_out(
+        {
+            "verdict": first["verdict"],
+            "spaces": first["spaces"],
+            "designs": c.results,
+            "comparisons": [x.to_dict() for x in c.comparisons],
+            **engines,
+            "provenance": c.made_by,
+            "cache": str(c.cache),
+        }
+    )
+
+
+def _print_compare(c: _Compared, args) -> None:
+    for index, comparison in enumerate(c.comparisons):
+        if c.across:
+            print(c.across[index].verdict)
+            for engine, run in zip(c.engines, c.runs, strict=True):
+                print(f"  {engine}: {run[1][index].verdict}")
+        else:
+            print(comparison.verdict)
     print()
-    _print_figures(results)
-    for comparison in comparisons:
+    if c.across:
+        print(f"The figures below are {c.engines[0]}'s:")
+    _print_figures(c.results)
+    for comparison in c.comparisons:
         mean, low, high = comparison.mean_diff
         print(
             f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
@@ -120,11 +225,36 @@ def cmd_design_compare(args) -> int:
                 f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
                 f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)"
             )
-    _print_cache(cache)
+    _print_cache(c.cache)
     for path in (args.plot, args.html):
         if path:
             print(f"Wrote {shown(path)}")
-    return 0
+
+
+def _engines_of(args, spec, designs) -> tuple[str, ...]:
+    """The engines the comparison is made in: ``--engines`` (two or more, each
+    known and installed), else ``--engine``'s, else none but the designs' own (""),
+    checked before any shot."""
+    from sim.physics.engines import check_engine
+
+    if not args.engines:
+        return (spec.engine,)
+    if spec.engine:
+        raise InputError("give --engine or --engines, not both")
+    if len(designs) < 2:
+        raise InputError("--engines compares two designs in each engine: give two designs")
+    engines = tuple(e.strip() for e in args.engines.split(","))
+    if len(engines) < 2 or len(set(engines)) != len(engines):
+        raise InputError(
+            f"--engines takes two or more different engines, e.g. bullet,mujoco; got "
+            f"{shown(args.engines)}"
+        )
+    return tuple(check_engine(e) for e in engines)
+
+
+def _engine_progress(progress, index: int, engines: int, done: int, total: int) -> None:
+    """Spaces finished over every engine's comparison."""
+    progress(index * total + done, engines * total)
 
 
 def _rule_of(args, spec) -> tuple[str, float | None]:
@@ -151,19 +281,22 @@ def _pairs(comparison) -> str:
     return f"{min(fired)}-{max(fired)}" if fired else "0"
 
 
-def _write_report(path, spec, board, designs, comparison, made_by, workers, cache, args) -> None:
+def _write_report(path, c: _Compared, args, across) -> None:
     """The shareable page: its shots recorded (a few seconds), then written atomically."""
     from models.files import write_text_atomic
     from sim.studies import design_tools, paired, report
     from sim.views.report_page import report_html
 
+    comparison = c.comparisons[0]
     with waiting("recording the page's shots", not args.json):
         if comparison.rule == "paired":
-            sequential = paired.paired_rule(spec, comparison.delta)
-            maps = design_tools.paired_maps(spec, designs, sequential, workers, cache)
+            sequential = paired.paired_rule(c.spec, comparison.delta)
+            maps = design_tools.paired_maps(c.spec, c.designs, sequential, c.workers, c.cache)
         else:
-            maps = [design_tools.design_parts(spec, d, workers, cache) for d in designs]
-        data = report.build(spec, board, designs, comparison, maps, made_by, args.scale)
+            maps = [design_tools.design_parts(c.spec, d, c.workers, c.cache) for d in c.designs]
+        data = report.build(
+            c.spec, c.board, c.designs, comparison, maps, c.made_by, args.scale, across
+        )
     write_text_atomic(path, report_html(data))
 
 
@@ -288,6 +421,13 @@ def add_design_compare(design_sub) -> None:
         metavar="D",
         help="δ of the paired rule: a space whose difference's interval lies within ±δ "
         "stops, no difference of δ or more (default: the precision)",
+    )
+    q.add_argument(
+        "--engines",
+        metavar="E1,E2",
+        help="make the comparison in each of these physics engines (e.g. bullet,mujoco) "
+        "and say which verdicts are robust: the same sign and significance in every "
+        "engine (the maps, figures and page show the first engine's)",
     )
     q.add_argument(
         "--html",

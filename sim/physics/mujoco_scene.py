@@ -53,18 +53,23 @@ _PARKING_M = (30.0, 30.0, 5.0)
 
 @dataclass(frozen=True)
 class MujocoSettings:
-    """What MuJoCo is run with (chosen to reproduce the Bullet model's materials,
-    docs/physics.md): the time step (s); the contacts' time constant (s, MuJoCo's
-    ``solref[0]``: the stiffness of a contact, at least twice the step) and
-    impedance (``solimp``); the friction cone; ``impratio``; and the island sleeping
-    of bodies at rest (a piggy no shot touches costs nothing)."""
+    """What MuJoCo is run with, chosen by the matching experiments
+    (``scripts/engine_match.py``, docs/physics.md): the time step is the design's,
+    as Bullet's; the contacts' time constant (MuJoCo's ``solref[0]``, their
+    stiffness) is ``timeconst_steps`` steps and their impedance ``solimp``; the
+    damping ratio the spring-damper formula gives for a restitution is raised by
+    ``damping_gain`` (MuJoCo's soft contacts bounce back more than a linear
+    spring-damper: 0.32 for 0.25 on the drop without it, 0.24 with it, 0.21 in
+    Bullet); the friction cone; ``impratio``; and the island sleeping of bodies at
+    rest (a piggy the shot does not touch costs next to nothing, as Bullet's idle
+    stand-ins)."""
 
-    timestep_s: float = 0.0005
-    timeconst_s: float = 0.002
+    timeconst_steps: float = 4.0
     solimp: tuple[float, float, float, float, float] = (0.9, 0.95, 0.001, 0.5, 2.0)
+    damping_gain: float = 1.25
     cone: str = "elliptic"  # the contacts' normal force is then one row: read so
     impratio: float = 1.0
-    sleep: bool = False
+    sleep: bool = True
 
 
 SETTINGS = MujocoSettings()
@@ -93,14 +98,13 @@ class Coefficients:
     surface_ratio: float
 
     @classmethod
-    def of(cls, design: Design, materials: Materials) -> Coefficients:
+    def of(cls, design: Design, materials: Materials, damping_gain: float = 1.0) -> Coefficients:
         def friction(a: str, b: str) -> float:
             return pair_friction(design, a, b) * materials.friction**2
 
         def ratio(a: str, b: str) -> float:
-            return damping_ratio(
-                min(1.0, pair_restitution(design, a, b) * materials.restitution**2)
-            )
+            e = min(1.0, pair_restitution(design, a, b) * materials.restitution**2)
+            return min(1.0, damping_gain * damping_ratio(e))
 
         piggy_surface, piggy_piggy = ratio("piggy", "surface"), ratio("piggy", "piggy")
         return cls(
@@ -138,8 +142,9 @@ def mjcf(
     (its body pose, mm) and the bale parked; every contact's coefficients from the
     design's materials times ``materials``' factors (``--vary``)."""
 
-    c = Coefficients.of(design, materials)
-    tc = settings.timeconst_s
+    c = Coefficients.of(design, materials, settings.damping_gain)
+    dt = 1.0 / design.physics.steps_per_s
+    tc = settings.timeconst_steps * dt
     solimp = _vec(settings.solimp)
     assets, world, pairs = [], [], []
     surface = f'friction="0 0 0" solref="{tc} {c.surface_ratio:.9g}" solimp="{solimp}"'
@@ -206,7 +211,7 @@ def mjcf(
     g = GRAVITY_MM_S2 * M_PER_MM
     return (
         '<mujoco model="go-piggy-go">'
-        f'<option timestep="{settings.timestep_s}" gravity="0 0 {-g:.12g}" '
+        f'<option timestep="{dt:.12g}" gravity="0 0 {-g:.12g}" '
         f'integrator="implicitfast" cone="{settings.cone}" impratio="{settings.impratio}">'
         f"{flags}</option>"
         '<default><geom condim="3"/></default>'
@@ -240,7 +245,7 @@ class MujocoScene:
         self.hit_rule = knockout.check_hit_rule(hit_rule)
         self.settings = settings
         self.model = PiggyModel.for_design(design)
-        self.dt = settings.timestep_s
+        self.dt = 1.0 / design.physics.steps_per_s
         self.materials = NOMINAL
         self.build(self.model.drop_poses_mm(board, layout), NOMINAL)
 
@@ -285,7 +290,7 @@ class MujocoScene:
         if materials == self.materials:
             return
         m = self.mj_model
-        c = Coefficients.of(self.design, materials)
+        c = Coefficients.of(self.design, materials, self.settings.damping_gain)
         m.geom_friction[self._piggy_geoms, 0] = c.piggy_friction
         m.geom_solref[self._piggy_geoms, 1] = c.piggy_ratio
         m.geom_solref[self._surface_geoms, 1] = c.surface_ratio
@@ -375,8 +380,17 @@ class MujocoScene:
         """Contact ``i``'s point, mm."""
         return (self.data.contact.pos[i] / M_PER_MM).tolist()
 
-    def step(self) -> None:
-        self._mj.mj_step(self.mj_model, self.data)
+    def step(self, steps: int = 1) -> None:
+        self._mj.mj_step(self.mj_model, self.data, steps)
+
+    def check_stable(self) -> None:
+        """Refuse a shot MuJoCo had to reset (its accelerations went bad: NaN or
+        beyond bounds; MuJoCo then restarts the state silently)."""
+        if self.data.warning[self._mj.mjtWarning.mjWARN_BADQACC].number:
+            raise RuntimeError(
+                "MuJoCo's simulation went unstable in this shot (bad accelerations): "
+                "its result would be meaningless"
+            )
 
     def forward(self) -> None:
         self._mj.mj_forward(self.mj_model, self.data)

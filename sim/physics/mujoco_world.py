@@ -230,7 +230,7 @@ class MujocoWorld:
         max_steps = round(physics.max_time_s / dt)
         strikes = StrikeLog(self._gap_steps)
         woken: set[str] = set()
-        self._last_pose: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._last_pose: dict[int, tuple[float, ...]] = {}
         drag_k = drag_constant_per_mm(design) * 1e3  # per m
         frames: list = []
         bale_in_play, left_at = True, None
@@ -240,11 +240,18 @@ class MujocoWorld:
         if record_every:
             frames.append(self._frame(True))
         step, settled = 0, False
+        # the bale's flights stepped in one call, when nothing reads a step between
+        flight = None if drag_k or on_step or record_every else _FreeFlight(scene)
         while step < max_steps:
+            steps = 1
+            if flight is not None and not woken:
+                steps = flight.free_steps(
+                    min(max_steps, step - step % self._check_every + self._check_every) - step
+                )
             if drag_k and bale_in_play:
                 self._drag(drag_k)
-            scene.step()
-            step += 1
+            scene.step(steps)
+            step += steps
             if on_step is not None:
                 on_step()
             self._read_contacts(step, strikes, woken, bale_in_play)
@@ -263,6 +270,7 @@ class MujocoWorld:
                 break
         if record_every and step % record_every:
             frames.append(self._frame(bale_in_play))
+        scene.check_stable()
         piggies = dict(self.judge.at_rest)
         piggies.update(self.judge.judge(sorted(woken)))
         yaw, pitch, speed, materials = fired
@@ -294,6 +302,8 @@ class MujocoWorld:
         shot disturbs them). Plain Python on the few contacts of a step: cheaper than
         numpy's calls on arrays this small."""
         scene = self.scene
+        if not scene.data.ncon:
+            return
         bale_geoms, piggy_geoms, names = scene.bale_geoms, scene.piggy_geoms, scene.geom_names
         for i, (g1, g2) in enumerate(scene.contact_geoms()):
             if g1 in bale_geoms or g2 in bale_geoms:
@@ -338,16 +348,18 @@ class MujocoWorld:
         contacts trembles (a contact is a damped spring): its velocity now may pass
         the rest speed while it goes nowhere, so the way it went is what counts."""
         scene, physics = self.scene, self.design.physics
-        position, quaternion = scene.position_mm(body), np.array(scene.quaternion(body))
+        pose = (*scene.data.xpos[body].tolist(), *scene.data.xquat[body].tolist())
         last = self._last_pose.get(body)
-        self._last_pose[body] = (position, quaternion)
+        self._last_pose[body] = pose
         if last is None:
             return False
         interval = self._check_every * scene.dt
-        moved = float(np.linalg.norm(position - last[0]))
-        turned = 2.0 * math.acos(min(1.0, abs(float(np.dot(quaternion, last[1])))))
+        moved_m = math.dist(pose[:3], last[:3])
+        turned = 2.0 * math.acos(
+            min(1.0, abs(sum(a * b for a, b in zip(pose[3:], last[3:], strict=True))))
+        )
         return (
-            moved <= physics.rest_speed_mm_s * interval
+            moved_m <= physics.rest_speed_mm_s * 1e-3 * interval
             and turned <= math.radians(physics.rest_spin_deg_s) * interval
         )
 
@@ -433,6 +445,7 @@ class _EarlyVerdict:
         }
         self._ground = {g for g in range(m.ngeom) if scene.geom_names[g] in ("board", "table")}
         self._board = {g for g in range(m.ngeom) if scene.geom_names[g] == "board"}
+        self._others_of: dict[int, np.ndarray] = {}
         piggy_mass = scene.design.piggy.mass_g
         inertia = (
             m.body_inertia[next(iter(scene.piggy_bodies.values()))]
@@ -459,14 +472,19 @@ class _EarlyVerdict:
         """Nothing but the body itself, the board and the table within ``reach_mm`` of
         its centre (bounding spheres: a generous test)."""
         m, data = self.scene.mj_model, self.scene.data
-        centre = data.xpos[body]
-        reach = reach_mm * 1e-3
-        for g in range(m.ngeom):
-            if m.geom_bodyid[g] == body or g in self._ground:
-                continue
-            if np.linalg.norm(data.geom_xpos[g] - centre) - m.geom_rbound[g] < reach:
-                return False
-        return True
+        others = self._others(body)
+        apart = np.linalg.norm(data.geom_xpos[others] - data.xpos[body], axis=1)
+        return bool(np.all(apart - m.geom_rbound[others] >= reach_mm * 1e-3))
+
+    def _others(self, body: int) -> np.ndarray:
+        """The geoms other than the body's own, the board's and the table's."""
+        if body not in self._others_of:
+            m = self.scene.mj_model
+            self._others_of[body] = np.array(
+                [g for g in range(m.ngeom) if m.geom_bodyid[g] != body and g not in self._ground],
+                dtype=int,
+            )
+        return self._others_of[body]
 
     def sealed(self, piggies: set[str], friction: float) -> set[str]:
         """Those of these moving piggies whose knock-out can no longer be undone."""
@@ -507,3 +525,49 @@ class _EarlyVerdict:
         if not self._touching(bale, self._board):
             return False
         return self._nothing_near(bale, reach)
+
+
+class _FreeFlight:
+    """How many steps the bale can fly from here touching nothing, so that they run
+    in one call to MuJoCo: the same steps, without Python between them. The bale's
+    bounding sphere against every other geom's box (board frame, taken at the
+    shot's start: with no piggy touched yet, nothing else moves but by trembling),
+    its travel bounded by its speed and gravity's gain."""
+
+    #: Kept between the bale and anything, on top of the bound, m (a resting
+    #: piggy's trembling is far less).
+    MARGIN_M = 0.002
+
+    def __init__(self, scene: MujocoScene):
+        m, data = scene.mj_model, scene.data
+        self.scene = scene
+        others = np.array([g for g in range(m.ngeom) if m.geom_bodyid[g] != scene.bale])
+        rotation = data.geom_xmat[others].reshape(-1, 3, 3)
+        aabb = m.geom_aabb[others]  # centre and half sizes, in each geom's frame
+        self._centres = data.geom_xpos[others] + np.einsum("gij,gj->gi", rotation, aabb[:, :3])
+        self._halves = np.einsum("gij,gj->gi", np.abs(rotation), aabb[:, 3:])
+        bale_geoms = sorted(scene.bale_geoms)
+        self._bale_radius = float(
+            max(
+                np.linalg.norm(data.geom_xpos[g] - data.xpos[scene.bale]) + m.geom_rbound[g]
+                for g in bale_geoms
+            )
+        )
+        self._gravity = float(np.linalg.norm(m.opt.gravity))
+
+    def free_steps(self, limit: int) -> int:
+        """Steps (1 to ``limit``) the bale surely flies touching nothing."""
+        if limit <= 1:
+            return 1
+        scene = self.scene
+        data, dt = scene.data, scene.dt
+        centre = data.xpos[scene.bale]
+        outside = np.maximum(np.abs(centre - self._centres) - self._halves, 0.0)
+        gap = float(np.sqrt(np.min(np.einsum("gi,gi->g", outside, outside))))
+        gap -= self._bale_radius + self.MARGIN_M
+        i = scene._qvel_of[scene.bale]
+        speed = float(np.linalg.norm(data.qvel[i : i + 3]))
+        steps = limit
+        while steps > 1 and steps * dt * (speed + self._gravity * steps * dt) >= gap:
+            steps -= 1
+        return steps

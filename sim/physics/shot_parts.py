@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -143,9 +144,13 @@ class ContactLog(StrikeLog):
                     other,
                     scene.names[other],
                     step,
-                    lambda c=c: [x / CM_PER_MM for x in c[6]],
+                    partial(_in_mm, c[6]),
                     lambda: list(scene.position_mm(bale)),
                 )
+
+
+def _in_mm(point_cm) -> list[float]:
+    return [x / CM_PER_MM for x in point_cm]
 
 
 class Recorder:

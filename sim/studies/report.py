@@ -26,6 +26,7 @@ from models.board import Board, load_board
 from models.design import Design
 from sim.studies import compare, design_tools, hitmap, paired, space_shots
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.engines_verdict import AcrossEngines
 from sim.studies.records import (
     ComparisonRow,
     MeasuredSpace,
@@ -162,12 +163,14 @@ def build(
     maps: list[list[MeasuredSpace]],
     made_by: dict,
     scale: float,
+    across: AcrossEngines | None = None,
 ) -> dict:
     """Everything the page shows (sim/views/report_page.py), shots recorded: the
     board-mean verdict and the spaces counted, the rule and δ, a row per space (with
     why the paired rule stopped there), the shots, the pictures and what made it
-    (``made_by``, with the rule's constants where it does not record them)."""
-    from sim.physics.world import World
+    (``made_by``, with the rule's constants where it does not record them); with
+    ``across``, what every engine's verdict is, space by space and on average."""
+    from sim.physics.engines import make_world
     from sim.views import viewer
     from sim.views.design_pictures import difference_figure
     from sim.views.hitmap_picture import heatmap_figure
@@ -186,7 +189,10 @@ def build(
     spaces = recorded_spaces(comparison)
     by_space = {r.space: r for r in comparison.spaces}
     for side, design in zip("ab", designs, strict=True):
-        with World(load_board(spec.board), design, hit_rule=spec.hit_rule) as world:
+        world = make_world(
+            load_board(spec.board), design, hit_rule=spec.hit_rule, engine=spec.engine
+        )
+        with world:
             for name in spaces:
                 part_a, part_b = spaces_a[name].part, spaces_b[name].part
                 index, reason = representative_shot(by_space[name], part_a, part_b)
@@ -211,7 +217,9 @@ def build(
                     "as_recorded": (part.target in result.knocked) == recorded,
                 }
     title_tail = compare.study_title(made_by)
-    pictures = {"difference": figure_png(difference_figure(board, comparison, made_by, scale))}
+    pictures = {
+        "difference": figure_png(difference_figure(board, comparison, made_by, scale, across))
+    }
     for side, design, measured in zip("ab", designs, maps, strict=True):
         pictures[side] = figure_png(
             heatmap_figure(
@@ -220,11 +228,15 @@ def build(
                 f"{design.name}: P(target knocked out)\n{title_tail}",
             )
         )
-    return verdict_data(comparison) | {
-        "rows": rows,
-        "shots": shots,
-        "pictures": pictures,
-        "provenance": rule_provenance(spec, comparison) | made_by,
-        "max_recorded": MAX_SPACES_RECORDED,
-        "few_pairs": FEW_SHOTS,
-    }
+    return (
+        verdict_data(comparison)
+        | {
+            "rows": rows,
+            "shots": shots,
+            "pictures": pictures,
+            "provenance": rule_provenance(spec, comparison) | made_by,
+            "max_recorded": MAX_SPACES_RECORDED,
+            "few_pairs": FEW_SHOTS,
+        }
+        | ({"engines": across.to_dict()} if across else {})
+    )

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import Normalize
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.typing import ColorType
 
 from models.aimer import load_aimer
@@ -20,6 +20,7 @@ from models.board import Board
 from sim.studies import compare, verdict_words
 from sim.studies.compare import Comparison, study_title
 from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.engines_verdict import AcrossEngines
 from sim.studies.records import ComparisonRow
 from sim.views.hitmap_picture import draw_heatmap
 from sim.views.pictures import draw_board
@@ -106,7 +107,11 @@ SCALE = 0.5
 
 
 def difference_figure(
-    board: Board, comparison: Comparison, made_by: dict | None = None, scale: float = SCALE
+    board: Board,
+    comparison: Comparison,
+    made_by: dict | None = None,
+    scale: float = SCALE,
+    across: AcrossEngines | None = None,
 ):
     """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
     blue where B knocks out more, red where fewer), under a headline that leads with
@@ -119,7 +124,10 @@ def difference_figure(
     :data:`~sim.studies.dead_zones.FEW_SHOTS` pairs says how many under its number;
     spaces out of reach of either design are hatched; a legend under the board says
     what the marks mean. ``made_by`` (the provenance) names the aimer, ``--vary``, the
-    precision and the sampler in the title."""
+    precision and the sampler in the title. With ``across`` (the same comparison in
+    several engines, ``comparison`` the first's) the headline says whether the
+    board-mean verdict is robust, and a purple corner marks each space the engines
+    disagree on."""
     fig, ax = plt.subplots(figsize=(6.5, 9.2))
     draw_board(ax, board, labels=True)
     cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
@@ -128,6 +136,8 @@ def difference_figure(
             comparison.rule, row.significant, row.stop, row.diff is not None
         )
         _draw_space(ax, board, row, outcome, cmap(norm(row.diff or 0.0)))
+    for space in across.differing() if across else []:
+        _mark_disagreement(ax, board, space)
     mappable = plt.cm.ScalarMappable(cmap=cmap, norm=norm)
     fig.colorbar(
         mappable,
@@ -136,8 +146,8 @@ def difference_figure(
         extend="both",
         label=f"P({comparison.design_b}) - P({comparison.design_a}) (numbers: percentage points)",
     )
-    _headline(ax, comparison, made_by)
-    _legend(ax, comparison, cmap, norm)
+    _headline(ax, comparison, made_by, across)
+    _legend(ax, comparison, cmap, norm, across)
     ax.axis("off")
     return fig
 
@@ -213,6 +223,20 @@ def _draw_space(ax, board: Board, row: ComparisonRow, outcome: str, colour) -> N
         )
 
 
+#: The colour of what the engines disagree on.
+_DISAGREE = "#7b3294"
+
+
+def _mark_disagreement(ax, board: Board, space: str) -> None:
+    """A purple corner (top right) on a space whose verdict differs between engines."""
+    s = board.space_mm
+    x, y = board.space_center_mm(board.parse_space(space)) + s / 2
+    corner = s * 0.32
+    ax.add_patch(
+        Polygon([(x, y), (x - corner, y), (x, y - corner)], closed=True, color=_DISAGREE, zorder=6)
+    )
+
+
 def _wrap(text: str, width: int) -> str:
     """``text`` in lines of at most ``width`` characters, a design's name never split at
     its hyphens ("wide-piggy")."""
@@ -224,13 +248,23 @@ def _wrap(text: str, width: int) -> str:
 _HEADLINE_COLOURS = {"more": "#1c4f8f", "fewer": "#a3202a"}
 
 
-def _headline(ax, comparison: Comparison, made_by: dict | None) -> None:
-    """The title: the board-mean verdict, big, first (its words, then its figures); the
-    spaces counted under it; then what was compared and what made it, small."""
+def _headline(
+    ax, comparison: Comparison, made_by: dict | None, across: AcrossEngines | None
+) -> None:
+    """The title: the board-mean verdict, big, first (its words, then its figures; with
+    several engines, whether it is robust and each engine's mean); the spaces counted
+    under it; then what was compared and what made it, small."""
     a, b = comparison.design_a, comparison.design_b
-    said, figures = verdict_words.board_mean_parts(
-        a, b, comparison.on_average, comparison.mean_diff, comparison.delta
+    said, figures = (
+        across.headline()
+        if across
+        else verdict_words.board_mean_parts(
+            a, b, comparison.on_average, comparison.mean_diff, comparison.delta
+        )
     )
+    colour = _HEADLINE_COLOURS.get(comparison.on_average or "", "black")
+    if across and not across.robust_on_average:
+        colour = _DISAGREE
     # right above the title, whatever its height: the first thing read
     ax.annotate(
         "\n".join([_wrap(said, 52), *([figures] if figures else [])]),
@@ -242,7 +276,7 @@ def _headline(ax, comparison: Comparison, made_by: dict | None) -> None:
         va="bottom",
         fontsize=13,
         weight="bold",
-        color=_HEADLINE_COLOURS.get(comparison.on_average or "", "black"),
+        color=colour,
     )
     spaces = verdict_words.spaces_line(
         a, b, compare.space_counts(comparison.spaces), comparison.rule, comparison.delta
@@ -252,8 +286,9 @@ def _headline(ax, comparison: Comparison, made_by: dict | None) -> None:
         if comparison.rule == "paired" and comparison.delta is not None
         else f"{comparison.rule} rule"
     )
+    drawn = f", as {across.engines[0]} measured it" if across else ""
     small = [
-        f"P({b}) - P({a}) space by space, the same shots ({rule})",
+        f"P({b}) - P({a}) space by space, the same shots ({rule}){drawn}",
         *([study_title(made_by)] if made_by else []),
     ]
     ax.set_title(
@@ -262,7 +297,7 @@ def _headline(ax, comparison: Comparison, made_by: dict | None) -> None:
     )
 
 
-def _legend(ax, comparison: Comparison, cmap, norm) -> None:
+def _legend(ax, comparison: Comparison, cmap, norm, across: AcrossEngines | None) -> None:
     """What each space's look and mark mean, under the board."""
     delta = comparison.delta
     full, light = cmap(norm(0.3)), _faded(cmap(norm(0.3)))
@@ -298,6 +333,14 @@ def _legend(ax, comparison: Comparison, cmap, norm) -> None:
             f'hatched: out of reach of one design; "n pairs": fewer than {FEW_SHOTS} pairs',
         )
     )
+    if across:
+        entries.append(
+            (
+                Patch(facecolor="white", edgecolor=_DISAGREE, linewidth=2.0),
+                f"purple corner: the engines' verdicts differ here ({', '.join(across.engines)}"
+                "): not robust",
+            )
+        )
     handles, labels = zip(*entries, strict=True)
     ax.legend(
         handles,

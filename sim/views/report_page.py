@@ -134,14 +134,42 @@ def _verdict(data: dict) -> str:
         f'<p class="mean" id="board-mean">{html.escape(mean)}</p>'
         f'<p class="mean-what">The mean of P({html.escape(b)}) - P({html.escape(a)}) over the '
         "spaces both reach, with its 95 % interval.</p>"
-        f'<p class="spaces" id="spaces-line">{html.escape(spaces)}.</p></div>'
+        f'<p class="spaces" id="spaces-line">{html.escape(spaces)}.</p>{_engines(data)}</div>'
     )
 
 
+def _engines(data: dict) -> str:
+    """Under the verdict, with several engines: whether it is robust (the same in every
+    engine), and whose measurement the maps and the table show."""
+    engines = data.get("engines")
+    if not engines:
+        return ""
+    first = engines["engines"][0]
+    robust = "robust" if engines["robust_on_average"] else "not-robust"
+    return (
+        f'<p class="engines {robust}" id="engines-line">{html.escape(engines["verdict"])}.</p>'
+        f'<p class="mean-what">The maps, the figures and the table are {html.escape(first)}\'s; '
+        "the last column says what every engine found at each space. Two engines agreeing "
+        "is not the real toy: they share its shapes and coefficients.</p>"
+    )
+
+
+def _engine_words(row: dict) -> str:
+    """What the engines found at a space: "agree: more" or each engine's word."""
+    said = row["verdicts"]
+    if row["robust"]:
+        return "agree: " + next(iter(said.values())).replace("_", " ")
+    return "; ".join(f"{e} {v.replace('_', ' ')}" for e, v in said.items())
+
+
 def _rows(data: dict) -> list[dict]:
-    """The table's rows, each with why the paired rule stopped there in words."""
+    """The table's rows, each with why the paired rule stopped there in words (and,
+    with several engines, what they found there)."""
+    engines = {r["space"]: _engine_words(r) for r in data.get("engines", {}).get("spaces", [])}
     return [
-        r | {"stopped": verdict_words.stop_words(r.get("stop"), r["significant"], data["delta"])}
+        r
+        | {"stopped": verdict_words.stop_words(r.get("stop"), r["significant"], data["delta"])}
+        | ({"engines": engines.get(r["space"], "")} if engines else {})
         for r in data["rows"]
     ]
 
@@ -160,6 +188,10 @@ def report_html(data: dict) -> str:
         .replace("__TESTS__", html.escape(_with_delta(tests, data["delta"])))
         .replace("__P_HEAD__", html.escape(p_head))
         .replace("__STOP_HEAD__", stop_head)
+        .replace(
+            "__ENGINES_HEAD__",
+            '<th data-key="engines" data-type="text">engines</th>' if "engines" in data else "",
+        )
         .replace("__DIFF__", pictures["difference"])
         .replace("__MAP_A__", pictures["a"])
         .replace("__MAP_B__", pictures["b"])
@@ -170,6 +202,7 @@ def report_html(data: dict) -> str:
     payload = {
         "rows": _rows(data),
         "paired": paired,
+        "engines": "engines" in data,
         "shots": data["shots"],
         "a": data["design_a"],
         "b": data["design_b"],
@@ -191,6 +224,8 @@ h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}
 .verdict.more .mean{color:#1c4f8f}.verdict.fewer .mean{color:#a3202a}
 .verdict .mean-what{font-size:12px;color:#666;margin:0 0 8px}
 .verdict .spaces{font-size:16px;margin:4px 0 6px}
+.verdict .engines{font-size:16px;margin:8px 0 2px;font-weight:bold}
+.verdict .engines.not-robust{color:#7b3294}
 .maps{display:flex;gap:10px;flex-wrap:wrap}.maps figure{margin:0;flex:1;min-width:300px}
 .maps img{width:100%;background:#fff}figcaption{font-size:12px;color:#555}
 table{border-collapse:collapse;background:#fff;font-size:13px}
@@ -226,6 +261,7 @@ in most shots surely), missed (it struck nothing, in most shots surely), never o
 <th data-key="space" data-type="text">space</th><th data-key="p_a">P __A__</th>
 <th data-key="p_b">P __B__</th><th data-key="diff">difference [95 %]</th>
 <th data-key="p_value_adjusted">__P_HEAD__</th><th data-key="shots">pairs</th>__STOP_HEAD__
+__ENGINES_HEAD__
 <th data-key="dead_a" data-type="text">why __A__ fails</th>
 <th data-key="dead_b" data-type="text">why __B__ fails</th></tr></thead>
 <tbody></tbody></table></div>
@@ -263,6 +299,7 @@ function render() {
       '</td><td class="diff">' + diff + '</td><td>' + fmt(r.p_value_adjusted, 3) + '</td><td>' +
       r.shots + (r.few_pairs ? ' <span class="few">few</span>' : '') + '</td>' +
       (D.paired ? '<td class="stop">' + esc(r.stopped) + '</td>' : '') +
+      (D.engines ? '<td class="stop">' + esc(r.engines) + '</td>' : '') +
       cell(r.why_a) + cell(r.why_b) + '</tr>';
   }).join('');
 }

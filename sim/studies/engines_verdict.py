@@ -1,0 +1,155 @@
+"""One design comparison measured in several physics engines (``design compare
+--engines bullet,mujoco``), and what they agree on: the model's uncertainty as a
+verdict.
+
+Each engine gives its own paired verdict (sim/studies/compare.py) on the same
+shots. A verdict is **robust** when every engine gives the same one, sign and
+significance: the board mean more, fewer, the same within ±δ or not detectably
+different in all; a space flagged more (or fewer) in all, found within ±δ in all,
+or undecided in all. A verdict the engines disagree on hangs on the contact model,
+not on the design alone.
+
+What it does not prove: two engines agreeing is not the real toy. They share the
+toy's data (shapes, masses, coefficients: sim/physics/bodies.py), so an error there
+is in both; what agreement rules out is a verdict made by one engine's way of
+solving contacts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sim.studies import verdict_words
+from sim.studies.compare import Comparison
+from sim.studies.records import ComparisonRow
+
+#: The outcomes of a space a robust count is kept of, in the order the verdict says them.
+AGREED = ("more", "fewer", "within", "undecided", "not_detected")
+#: How many of the spaces the engines disagree on the verdict names.
+NAMED = 6
+
+
+def space_verdict(comparison: Comparison, row: ComparisonRow) -> str:
+    """What one engine's comparison says of a space: "more" or "fewer" (flagged),
+    or the outcome's name (:func:`sim.studies.verdict_words.space_outcome`)."""
+    outcome = verdict_words.space_outcome(
+        comparison.rule, row.significant, row.stop, row.diff is not None
+    )
+    if outcome == "flagged":
+        return "more" if (row.diff or 0.0) > 0 else "fewer"
+    return outcome
+
+
+@dataclass(frozen=True)
+class AcrossEngines:
+    """The comparison of design B against design A in each engine (``comparisons``,
+    in the order of ``engines``: the same designs, spaces, shots and rule)."""
+
+    engines: tuple[str, ...]
+    comparisons: tuple[Comparison, ...]
+
+    def __post_init__(self):
+        if len(self.engines) < 2 or len(self.engines) != len(self.comparisons):
+            raise ValueError("a comparison across engines needs one comparison per engine, two+")
+
+    @property
+    def on_average(self) -> str | None:
+        """The board-mean verdict every engine gives (Comparison.on_average), None
+        when they differ."""
+        said = {c.on_average for c in self.comparisons}
+        return said.pop() if len(said) == 1 else None
+
+    @property
+    def robust_on_average(self) -> bool:
+        return self.on_average is not None
+
+    def spaces(self) -> list[dict]:
+        """Per space: each engine's verdict and whether they agree (a space out of
+        reach of either design in any engine is left out of the counts)."""
+        rows = []
+        for by_engine in zip(*(c.spaces for c in self.comparisons), strict=True):
+            said = {
+                e: space_verdict(c, r)
+                for e, c, r in zip(self.engines, self.comparisons, by_engine, strict=True)
+            }
+            rows.append(
+                {
+                    "space": by_engine[0].space,
+                    "verdicts": said,
+                    "diffs": {e: r.diff for e, r in zip(self.engines, by_engine, strict=True)},
+                    "robust": len(set(said.values())) == 1 and "out_of_reach" not in said.values(),
+                }
+            )
+        return rows
+
+    def counts(self) -> dict[str, int]:
+        """The spaces every engine says the same of, by what they say, and those they
+        disagree on."""
+        counts = dict.fromkeys((*AGREED, "differ"), 0)
+        for row in self.spaces():
+            said = set(row["verdicts"].values())
+            if "out_of_reach" in said:
+                continue
+            counts[said.pop() if len(said) == 1 else "differ"] += 1
+        return counts
+
+    def headline(self) -> tuple[str, str]:
+        """The board mean across the engines in two parts: the words (robust, and
+        what every engine says; or not, and what each says) and each engine's mean
+        difference with its interval."""
+        first = self.comparisons[0]
+        a, b = first.design_a, first.design_b
+        figures = "; ".join(
+            f"{e} {verdict_words.board_mean_parts(a, b, c.on_average, c.mean_diff, c.delta)[1]}"
+            for e, c in zip(self.engines, self.comparisons, strict=True)
+        )
+        engines = " and ".join(self.engines)
+        if self.robust_on_average:
+            said, _ = verdict_words.board_mean_parts(
+                a, b, self.on_average, first.mean_diff, first.delta
+            )
+            return f"Robust across {engines}: {said[0].lower()}{said[1:]} in every engine", figures
+        each = "; ".join(
+            f"{e} {c.on_average.replace('_', ' ') if c.on_average else 'none in reach'}"
+            for e, c in zip(self.engines, self.comparisons, strict=True)
+        )
+        return f"Not robust across {engines}: on average the engines differ ({each})", figures
+
+    def differing(self) -> list[str]:
+        """The spaces both designs reach in every engine whose verdicts differ."""
+        return [r["space"] for r in self.spaces() if not r["robust"] and _compared(r)]
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: whether the board-mean verdict is robust, each engine's mean
+        difference, then the spaces all engines agree on and those they do not."""
+        first = self.comparisons[0]
+        said, figures = self.headline()
+        counts = self.counts()
+        agreed = [f"more on {counts['more']}", f"fewer on {counts['fewer']}"]
+        if first.rule == "paired":
+            agreed.append(f"the same within ±{first.delta or 0:g} on {counts['within']}")
+        differ = self.differing()
+        named = ", ".join(differ[:NAMED]) + (", …" if len(differ) > NAMED else "")
+        tail = f"; they differ on {counts['differ']}" + (f" ({named})" if differ else "")
+        return (
+            f"{said} ({figures}); space by space, every engine finds {first.design_b} "
+            f"{', '.join(agreed)}{tail}"
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "engines": list(self.engines),
+            "verdict": self.verdict,
+            "on_average": self.on_average,
+            "robust_on_average": self.robust_on_average,
+            "on_average_by_engine": {
+                e: c.on_average for e, c in zip(self.engines, self.comparisons, strict=True)
+            },
+            "space_counts": self.counts(),
+            "spaces": self.spaces(),
+        }
+
+
+def _compared(row: dict) -> bool:
+    return "out_of_reach" not in row["verdicts"].values()
