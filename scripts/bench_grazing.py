@@ -90,7 +90,7 @@ def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
     changes to it (rigid obstacles; the bale's early verdict, which hit maps use); the
     design as hit maps use it, then the same with a new bale every shot (before issue
     31); and the label of the design as hit maps use it."""
-    variants = {}
+    variants: dict[str, tuple[Any, bool, Any]] = {}
     if not since_issue_10:
         before = with_physics(design, **BEFORE_TUNING)
         variants["before tuning"] = (before.physics, True, World)

@@ -25,6 +25,14 @@ from sim.studies.records import ComparisonRow
 
 #: The outcomes of a space a robust count is kept of, in the order the verdict says them.
 AGREED = ("more", "fewer", "within", "undecided", "not_detected")
+#: One engine's board-mean verdict in a word or two (Comparison.on_average).
+_AVERAGE_WORDS = {
+    "more": "more",
+    "fewer": "fewer",
+    "within_delta": "the same within ±{delta:g}",
+    "not_detectable": "not detectable",
+    "none": "none in reach of both",
+}
 #: How many of the spaces the engines disagree on the verdict names.
 NAMED = 6
 
@@ -110,7 +118,7 @@ class AcrossEngines:
             )
             return f"Robust across {engines}: {said[0].lower()}{said[1:]} in every engine", figures
         each = "; ".join(
-            f"{e} {c.on_average.replace('_', ' ') if c.on_average else 'none in reach'}"
+            f"{e} {_AVERAGE_WORDS[c.on_average or 'none'].format(delta=c.delta or 0)}"
             for e, c in zip(self.engines, self.comparisons, strict=True)
         )
         return f"Not robust across {engines}: on average the engines differ ({each})", figures
