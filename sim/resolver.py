@@ -17,6 +17,7 @@ from models.layout import layout_from_dict
 from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
+from sim.physics.engines import make_world
 from sim.physics.results import ShotResult
 from sim.physics.world import World
 
@@ -45,7 +46,7 @@ class PhysicalResolver:
         if self._world is None or self._world.board != board:
             if self._world is not None:
                 self._world.close()
-            self._world = World(board, self.design, hit_rule=self.hit_rule)
+            self._world = make_world(board, self.design, hit_rule=self.hit_rule)
         return self._world
 
     def outcomes(

@@ -13,8 +13,9 @@ from models.errors import InputError
 from models.files import known_names
 from models.layout import layout_from_dict
 from models.text import shown
-from sim.cli.common import board_reference, load_layout_args, whole_number
+from sim.cli.common import board_reference, engine_arg, load_layout_args, whole_number
 from sim.cli.demo import DEMO_LAYOUT
+from sim.physics.engines import check_engine
 
 #: What the web extra brings; without it the command says how to get it.
 WEB_EXTRA = "pip install -e '.[web]'"
@@ -31,6 +32,7 @@ def cmd_serve(args) -> int:
             f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
         ) from None
     load_design(args.design)
+    engine = check_engine(args.engine) if args.engine else ""
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
     if args.layout:
         stacks = load_layout_args(args).to_dict()["stacks"]
@@ -55,7 +57,7 @@ def cmd_serve(args) -> int:
             "docs/serve.md)",
             file=sys.stderr,
         )
-    server = Server(stacks, workers=args.workers, board=board, design=design)
+    server = Server(stacks, workers=args.workers, board=board, design=design, engine=engine)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
     # uvicorn's own logging setup (dictConfig) would close and replace every handler
@@ -125,4 +127,5 @@ def add_serve(sub) -> None:
         default=max(2, min(4, os.cpu_count() or 2)),
         help="worker processes for shots and estimates, 2 to 64 (default: the CPUs, 2 to 4)",
     )
+    engine_arg(p)
     p.set_defaults(func=cmd_serve)

@@ -28,6 +28,7 @@ from models.layout import MAX_STACK
 from models.meshes import load_piggy_mass
 from sim.envs.episodes import Episode, TargetSampler, occupancy, parse_layout
 from sim.physics.aim import solve
+from sim.physics.engines import make_world
 from sim.physics.results import Recording, ShotResult
 from sim.physics.world import World
 from sim.views.render import CAMERAS, DEFAULT_SIZE, ShotRenderer
@@ -128,7 +129,7 @@ class AimEnv(gymnasium.Env):
                 ),
             }
         )
-        self.world: World | None = World(self.board, self.design, hit_rule=hit_rule)
+        self.world: World | None = make_world(self.board, self.design, hit_rule=hit_rule)
         self._renderer: ShotRenderer | None = None
         self._episode: Episode | None = None
         self._observation: dict | None = None

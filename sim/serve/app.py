@@ -46,7 +46,8 @@ class Server:
     """The app's state: the token, the tabs' sandboxes, the workers, the uploads.
 
     ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
-    workers load) are what a new tab starts with."""
+    workers load) are what a new tab starts with; ``engine`` simulates every tab's
+    shots and estimates ("": each design's own engine)."""
 
     def __init__(
         self,
@@ -57,12 +58,14 @@ class Server:
         token: str | None = None,
         capacity: int = 32,
         idle_s: float = 1800.0,
+        engine: str = "",
     ):
         self.token = token or secrets.token_urlsafe(24)
         self.store = Store(capacity, idle_s)
         self.workers_wanted = workers
         self.workers: Workers | None = None
         self.defaults = (board, design, stacks)
+        self.engine = engine
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.uploads = Uploads()
@@ -221,6 +224,7 @@ class Server:
             seed,
             noise,
             sandbox.aimer,
+            self.engine,
         )
         sandbox.last_shot = shot
         return {"shot": shot["shot"], "text": shot["text"], "replay": shot["replay"]}
@@ -250,6 +254,7 @@ class Server:
             aimer=load_aimer(sandbox.aimer),
             precision=precision,
             sampler=SAMPLER,
+            engine=self.engine,
         )
         check_targets(spec)
         if key in self.tasks:
@@ -306,7 +311,13 @@ class Server:
     async def _state(self, key: str, sandbox: Sandbox) -> dict:
         """What the page shows: the sandbox, its piggies' poses and its aim solved."""
         look = await self.running_workers.run(
-            key, jobs.look, sandbox.board, sandbox.design, sandbox.stacks, sandbox.aim
+            key,
+            jobs.look,
+            sandbox.board,
+            sandbox.design,
+            sandbox.stacks,
+            sandbox.aim,
+            self.engine,
         )
         design = load_design(sandbox.design)
         return {

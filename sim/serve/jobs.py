@@ -23,7 +23,7 @@ from sim.studies.records import ShotRow
 from sim.studies.space_shots import SweepSpec, advance, summarise
 from sim.studies.workers import die_with_parent
 
-#: Each worker's worlds, (board, design, hit rule) -> World; a few at most.
+#: Each worker's worlds, (board, design, hit rule, engine) -> World; a few at most.
 _WORLDS: dict = {}
 _MAX_WORLDS = 4
 
@@ -35,14 +35,18 @@ def start_worker(parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _world(board: str, design: str, stacks: dict, hit_rule: str = "touches-line"):
-    from sim.physics.world import World
+def _world(board: str, design: str, stacks: dict, engine: str, hit_rule: str = "touches-line"):
+    """The worker's world for ``board`` and ``design`` on ``engine`` ("": the design's
+    own), its layout set to ``stacks``."""
+    from sim.physics.engines import make_world
 
-    key = (board, design, hit_rule)
+    key = (board, design, hit_rule, engine)
     if key not in _WORLDS:
         while len(_WORLDS) >= _MAX_WORLDS:
             _WORLDS.pop(next(iter(_WORLDS))).close()
-        _WORLDS[key] = World(load_board(board), load_design(design), hit_rule=hit_rule)
+        _WORLDS[key] = make_world(
+            load_board(board), load_design(design), hit_rule=hit_rule, engine=engine or None
+        )
     world = _WORLDS[key]
     world.set_layout(
         layout_from_dict({"stacks": stacks}, board=world.board, source="the sandbox's layout")
@@ -65,11 +69,11 @@ def plain_errors(job):
 
 
 @plain_errors
-def look(board: str, design: str, stacks: dict, aim: dict) -> dict:
+def look(board: str, design: str, stacks: dict, aim: dict, engine: str = "") -> dict:
     """What the page draws between shots: the piggies' resting poses on the layout
     (name -> [position mm, quaternion]) and the aim as yaw and pitch, or why the
     aim cannot be taken (``aim_error``)."""
-    world = _world(board, design, stacks)
+    world = _world(board, design, stacks, engine)
     poses = {name: list(pose) for name, pose in world.rest_poses_mm().items()}
     try:
         return {"poses": poses, "solved": _aim(world, aim).to_dict(), "aim_error": None}
@@ -89,14 +93,21 @@ def _aim(world, aim: dict):
 
 @plain_errors
 def fire(
-    board: str, design: str, stacks: dict, aim: dict, seed: int, noise: bool, aimer: str
+    board: str,
+    design: str,
+    stacks: dict,
+    aim: dict,
+    seed: int,
+    noise: bool,
+    aimer: str,
+    engine: str = "",
 ) -> dict:
     """One shot as ``piggy shoot`` fires it: its JSON, its words and its replay (the
     frames of :func:`sim.views.viewer.shot_data`, without the scene)."""
     from sim.physics import shoot
     from sim.views.viewer import shot_data
 
-    world = _world(board, design, stacks)
+    world = _world(board, design, stacks, engine)
     shot_aim = _aim(world, aim)
     shot_aimer = load_aimer(aimer)
     result = shoot.fire(world, shot_aim, seed=seed, noise=noise, aimer=shot_aimer, record=True)

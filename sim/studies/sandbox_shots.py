@@ -44,13 +44,13 @@ def sandbox_shots_csv(
     seed, same file. Raises :class:`InputError` when a shot touches something
     else first (a fence, the tractor): choose other settings.
     """
-    from sim.physics.world import World
+    from sim.physics.engines import make_world
 
     columns = [*REQUIRED, *(["speed_mm_s"] if chronograph else [])]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    with World(load_board(board), design) as world:
+    with make_world(load_board(board), design) as world:
         for i, pitch in enumerate(pitches_deg):
             for k in range(shots_per_pitch):
                 yaw = yaws_deg[k % len(yaws_deg)]
