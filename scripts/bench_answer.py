@@ -4,6 +4,8 @@
   (default 0.05), 2 workers, the default sampler (RQMC), cold (no cache, fresh worker
   processes, worlds built on the clock);
 - ``answer_shots``: the shots it fired; ``answer_max_half_width``: its widest interval;
+- ``answer_seconds_mujoco``, ``answer_shots_mujoco``: the same board in MuJoCo, in the
+  same run, where it is installed (issue 32);
 - ``answer_mc_shots``: what plain Monte Carlo's rule (batches of 20 until the Wilson
   interval is within ±precision) fires on average to the same precision at each
   space's measured P, summed (exact: models/stats.py, ``sequential_bias``);
@@ -23,6 +25,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -34,6 +37,7 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.stats import sequential_bias
+from sim.physics.engines import installed
 from sim.studies import design_tools, hitmap
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
@@ -61,6 +65,14 @@ def board_spec(precision: float, spaces: tuple | None = None) -> hitmap.SweepSpe
     )
 
 
+def timed_board(spec: hitmap.SweepSpec, workers: int) -> tuple[float, list[dict]]:
+    """The board's sweep, cold: (wall seconds, rows)."""
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        rows = hitmap.sweep(spec, Path(folder) / "board.csv", "csv", workers=workers)
+        return time.perf_counter() - start, rows
+
+
 def bench_answer(
     precision: float = 0.05,
     workers: int = 2,
@@ -71,10 +83,7 @@ def bench_answer(
 ) -> dict:
     """The answer section's figures (see the module's docstring)."""
     spec = board_spec(precision, spaces)
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        rows = hitmap.sweep(spec, Path(folder) / "board.csv", "csv", workers=workers)
-        answer_seconds = time.perf_counter() - start
+    answer_seconds, rows = timed_board(spec, workers)
     reached = [r for r in rows if r["reachable"]]
     mc_shots = sum(sequential_bias(r["p_target"], precision, hitmap.BATCH, CAP)[1] for r in reached)
     figures = {
@@ -93,6 +102,16 @@ def bench_answer(
             f"±{figures['answer_max_half_width']}",
             flush=True,
         )
+    if installed("mujoco"):
+        seconds, mujoco_rows = timed_board(dataclasses.replace(spec, engine="mujoco"), workers)
+        figures["answer_seconds_mujoco"] = round(seconds, 1)
+        figures["answer_shots_mujoco"] = sum(r["shots"] for r in mujoco_rows if r["reachable"])
+        if not quiet:
+            print(
+                f"the same in MuJoCo: {figures['answer_seconds_mujoco']} s, "
+                f"{figures['answer_shots_mujoco']} shots",
+                flush=True,
+            )
     board = load_board("stock")
     designs = [load_design("stock"), load_design("fast-spring")]
     with tempfile.TemporaryDirectory() as folder:

@@ -13,6 +13,11 @@ bale's early verdict may cut short (the hit map counts none of them).
 Issue 31's change, the bale reused from shot to shot, is timed against the engine
 before it (a new bale made for every shot), both as hit maps use them: its speed,
 and whether every shot is the same bytes (the whole shot's JSON).
+
+With MuJoCo installed, MuJoCo as hit maps use it fires the same shots too (issue 32):
+``child_mujoco_vs_bullet`` is Bullet's CPU time over MuJoCo's, both as hit maps use
+them. Its verdicts are not expected to match Bullet's shot by shot (shots are chaotic
+at the knife edge): the engines are compared by their P (docs/physics.md).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
+from sim.physics.engines import installed
+from sim.physics.mujoco_world import MujocoWorld
 from sim.physics.world import World
 from sim.studies.space_shots import TARGET, shot_seed
 
@@ -37,15 +44,24 @@ SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")
 AS_HIT_MAPS = "bale verdict (as hit maps)"
 #: The same before issue 31: a new bale made for every shot.
 NEW_BALE = "a new bale each shot"
+#: MuJoCo as hit maps use it (the bale's early verdict), where it is installed.
+MUJOCO = "MuJoCo (as hit maps)"
 #: Label -> (rigid obstacles, bale followed to rest, the engine); the first is what
 #: the others are compared with.
-VARIANTS: dict[str, tuple[bool, bool, type[World]]] = {
+VARIANTS: dict[str, tuple[bool, bool, type[World] | type[MujocoWorld]]] = {
     "issue 10's engine": (False, True, World),
     "rigid obstacles": (True, True, World),
     "both": (True, False, World),
     AS_HIT_MAPS: (False, False, World),
     NEW_BALE: (False, False, NewBaleEachShot),
 }
+
+
+def child_variants() -> dict:
+    """:data:`VARIANTS`, and MuJoCo's where it is installed."""
+    if not installed("mujoco"):
+        return VARIANTS
+    return {**VARIANTS, MUJOCO: (False, False, MujocoWorld)}
 
 
 def strikes(result) -> list[str]:
@@ -60,6 +76,7 @@ def bench_child(per_space: int, quiet: bool) -> dict:
     """``per_space`` child's shots at each of :data:`SPACES`, fired by every variant."""
     board, design = load_board("stock"), load_design("stock")
     aimer = load_aimer("child")
+    variants = child_variants()
     worlds = {
         label: engine(
             board,
@@ -68,9 +85,9 @@ def bench_child(per_space: int, quiet: bool) -> dict:
             ),
             bale_to_rest=to_rest,
         )
-        for label, (rigid, to_rest, engine) in VARIANTS.items()
+        for label, (rigid, to_rest, engine) in variants.items()
     }
-    labels, base = list(VARIANTS), next(iter(VARIANTS))
+    labels, base = list(variants), next(iter(variants))
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     same_verdicts, same_strikes = dict.fromkeys(labels, 0), dict.fromkeys(labels, 0)
     same_bytes = 0  # shots the reused bale fires as a new bale does, byte for byte
@@ -122,6 +139,8 @@ def bench_child(per_space: int, quiet: bool) -> dict:
             "same_shots": same_bytes,
         },
     }
+    if MUJOCO in cpu:
+        figures["child_mujoco_vs_bullet"] = round(cpu[AS_HIT_MAPS] / cpu[MUJOCO], 3)
     if not quiet:
         print_child(figures)
     return figures
@@ -150,3 +169,8 @@ def print_child(figures: dict) -> None:
         f"{reused['speed_vs_new_bale']:.3f}x, the same bytes on {reused['same_shots']} of "
         f"{figures['child_shots']} shots"
     )
+    if "child_mujoco_vs_bullet" in figures:
+        print(
+            f"  MuJoCo against Bullet, both as hit maps: {figures['child_mujoco_vs_bullet']:.2f}x "
+            "the shots a CPU second"
+        )

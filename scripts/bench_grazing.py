@@ -36,11 +36,10 @@ from bench_stats import hits, paired, passes
 
 from models.board import load_board
 from models.design import load_design
-from models.errors import InputError
 from models.layout import ALL_PIGGIES, load_layout
 from models.stats import wilson_interval
 from sim.physics import aim
-from sim.physics.engines import check_engine
+from sim.physics.engines import installed
 from sim.physics.mujoco_world import MujocoWorld
 from sim.physics.world import World
 
@@ -111,17 +110,9 @@ def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
     engine_label = f"design '{design.name}', as hit maps use it"
     variants[engine_label] = (design.physics, False, World)
     variants[NEW_BALE] = (design.physics, False, NewBaleEachShot)
-    if mujoco_installed():
+    if installed("mujoco"):
         variants[MUJOCO] = (design.physics, False, MujocoWorld)
     return variants, engine_label
-
-
-def mujoco_installed() -> bool:
-    try:
-        check_engine("mujoco")
-    except InputError:
-        return False
-    return True
 
 
 def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -> tuple:

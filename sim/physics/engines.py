@@ -32,6 +32,15 @@ def check_engine(name: str) -> str:
     return name
 
 
+def installed(name: str) -> bool:
+    """Whether the engine ``name`` can run here (MuJoCo is an optional extra)."""
+    try:
+        check_engine(name)
+    except InputError:
+        return False
+    return True
+
+
 def with_engine(design: Design, engine: str | None) -> Design:
     """``design`` simulated by ``engine`` (None: its own)."""
     if not engine or engine == design.physics.engine:
