@@ -137,9 +137,11 @@ def _compare(args) -> _Compared:
         for index, engine in enumerate(engines)
     ]
     progress(None)
-    across = [
-        AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))
-    ]
+    across = (
+        [AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))]
+        if len(engines) > 1
+        else []
+    )
     made_by = design_tools.comparison_provenance(spec, args.designs, runs[0][2])
     made_by |= design_tools.rule_provenance(
         paired.paired_rule(spec, delta) if rule == "paired" and len(designs) > 1 else None
@@ -153,7 +155,7 @@ def _compare(args) -> _Compared:
         designs,
         engines,
         runs,
-        across if len(engines) > 1 else [],
+        across,
         made_by,
         workers,
         cache,

@@ -211,6 +211,9 @@ def mjcf(
     g = GRAVITY_MM_S2 * M_PER_MM
     return (
         '<mujoco model="go-piggy-go">'
+        # angles in radians (MJCF's default is degrees: a fence turned by pi/2 stood
+        # 1.57 degrees off the row's line, across the spaces it should border)
+        '<compiler angle="radian"/>'
         f'<option timestep="{dt:.12g}" gravity="0 0 {-g:.12g}" '
         f'integrator="implicitfast" cone="{settings.cone}" impratio="{settings.impratio}">'
         f"{flags}</option>"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from models.aimer import load_aimer
-from models.board import load_board
+from models.board import load_board, space_name
 from models.design import load_design
 from models.layout import layout_from_dict, load_layout
 from sim.cli import main
@@ -42,23 +42,29 @@ def crowded_worlds():
 
 
 def bullet_statics(scene) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(name, centre mm, half size mm) of each static box Bullet holds."""
+    """(name, centre mm, half its extent along the world's x, y, z mm) of each static
+    box Bullet holds: a box turned by 90 degrees has its sides swapped."""
     out = []
     for body in scene.static_bodies:
         if body == scene.tractor:
             continue
-        position, _ = pb.getBasePositionAndOrientation(body, physicsClientId=scene.client)
+        position, turn = pb.getBasePositionAndOrientation(body, physicsClientId=scene.client)
+        rotation = np.array(pb.getMatrixFromQuaternion(turn)).reshape(3, 3)
         full_cm = pb.getCollisionShapeData(body, -1, physicsClientId=scene.client)[0][3]
-        out.append(
-            (scene.names[body], np.array(position) / CM_PER_MM, np.array(full_cm) / CM_PER_MM / 2)
-        )
+        half_mm = np.abs(rotation) @ (np.array(full_cm) / CM_PER_MM / 2)
+        out.append((scene.names[body], np.array(position) / CM_PER_MM, half_mm))
     return out
 
 
 def mujoco_statics(scene) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """As :func:`bullet_statics`, from MuJoCo's geoms in the world."""
     m, data = scene.mj_model, scene.data
     return [
-        (scene.geom_names[g], data.geom_xpos[g] / M_PER_MM, m.geom_size[g] / M_PER_MM)
+        (
+            scene.geom_names[g],
+            data.geom_xpos[g] / M_PER_MM,
+            np.abs(data.geom_xmat[g].reshape(3, 3)) @ m.geom_size[g] / M_PER_MM,
+        )
         for g in range(m.ngeom)
         if m.geom_bodyid[g] == 0
     ]
@@ -127,6 +133,23 @@ def test_both_engines_build_the_same_toy(crowded_worlds):
         assert rest_m[name][0] == pytest.approx(position, abs=0.5), name
         turned = 2 * math.degrees(math.acos(min(1.0, abs(np.dot(quaternion, rest_m[name][1])))))
         assert turned < 1.0, name
+
+
+def test_piggies_beside_every_fence_rest_where_bullets_do():
+    """A piggy on each space a fence borders (the fences between two columns as well
+    as between two rows) settles in place in both engines."""
+    board, design = load_board("stock"), load_design("stock")
+    spaces = sorted({space_name(s) for fence in board.fences for s in fence})
+    names = [f"{colour}-{k}" for colour in ("gold", "pink", "blue", "green") for k in (1, 2, 3)]
+    with World(board, design) as bullet, MujocoWorld(board, design) as mj:
+        for start in range(0, len(spaces), len(names)):
+            stacks = {s: [n] for s, n in zip(spaces[start:], names, strict=False)}
+            layout = layout_from_dict({"stacks": stacks}, board=board, source="test")
+            bullet.set_layout(layout)
+            mj.set_layout(layout)
+            rest_b, rest_m = bullet.rest_poses_mm(), mj.rest_poses_mm()
+            for name, (position, _) in rest_b.items():
+                assert rest_m[name][0] == pytest.approx(position, abs=0.5), name
 
 
 def test_a_mujoco_shot_is_a_whole_shot_result_with_bullets_keys(capsys):
