@@ -20,6 +20,10 @@ experiments in both engines (Bullet and MuJoCo), against their closed forms.
   crowded layout (stacks among them) and at a lone piggy on every space in turn:
   how many went unstable (MuJoCo's bad accelerations, which it resets silently;
   Bullet has no such report) and how many did not come to rest within the cap.
+- **Discordant** (``--discordant N --spaces r2c3,r9c2``): N child's shots at a lone
+  piggy on each space, the hit map's seeds, fired by both engines as hit maps fire
+  them: how often each engine alone knocked the piggy out, and what the bale struck
+  first in those shots (which contact decides where the engines differ).
 
 Each engine's figure is printed beside the closed form; the MuJoCo settings that
 docs/physics.md gives were chosen with it.
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections import Counter
 
 import numpy as np
 
@@ -42,7 +47,7 @@ from sim.physics.aim import OutOfReach
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
 from sim.physics.bodies import pair_friction, pair_restitution
 from sim.physics.engines import make_world
-from sim.studies.space_shots import TARGET
+from sim.studies.space_shots import TARGET, shot_seed
 
 #: The drop's height (mm, the bale's bottom above the board) and the slide's speed.
 DROP_MM = 50.0
@@ -142,6 +147,46 @@ def shots(engine: str, count: int) -> dict:
     return {"shots": fired, "unstable": unstable, "not_at_rest": unsettled}
 
 
+def discordant(count: int, space: str) -> dict:
+    """``count`` child's shots at a lone piggy on ``space`` in both engines: the
+    counts of (Bullet knocked it out, MuJoCo did) and, for the shots only one engine
+    knocked it out in, what the bale struck first (up to three bodies) in each."""
+    board, design, aimer = load_board("stock"), load_design("stock"), load_aimer("child")
+    layout = layout_from_dict({"stacks": {space: [TARGET]}}, board=board)
+    worlds = {
+        engine: make_world(board, design, layout, bale_to_rest=False, engine=engine)
+        for engine in ("bullet", "mujoco")
+    }
+    aim = shoot.solve_aim(worlds["bullet"], TARGET, "low")
+    outcomes: Counter = Counter()
+    struck: Counter = Counter()
+    for index in range(count):
+        seed = shot_seed(0, board.parse_space(space), index)
+        results = {
+            engine: world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+            for engine, world in worlds.items()
+        }
+        knocked = tuple(TARGET in r.knocked for r in results.values())
+        outcomes[knocked] += 1
+        if knocked[0] != knocked[1]:
+            firsts = " | ".join(
+                f"{engine}: {' '.join(tuple(dict.fromkeys(r.contacts))[:3])}"
+                for engine, r in results.items()
+            )
+            struck[("bullet only" if knocked[0] else "mujoco only") + " — " + firsts] += 1
+    for world in worlds.values():
+        world.close()
+    return {
+        "space": space,
+        "shots": count,
+        "both": outcomes[(True, True)],
+        "bullet_only": outcomes[(True, False)],
+        "mujoco_only": outcomes[(False, True)],
+        "neither": outcomes[(False, False)],
+        "first_struck": dict(struck.most_common(6)),
+    }
+
+
 def measure(engine: str) -> dict:
     board, design = load_board("stock"), load_design("stock")
     world = make_world(board, design, engine=engine)
@@ -175,7 +220,25 @@ def main() -> None:
     parser.add_argument(
         "--shots", type=int, default=0, help="also fire this many child's shots in each engine"
     )
+    parser.add_argument(
+        "--discordant", type=int, default=0, help="this many child's shots a space in both"
+    )
+    parser.add_argument("--spaces", default="r2c3,r9c2", help="the spaces for --discordant")
     args = parser.parse_args()
+    if args.discordant:
+        rows = [discordant(args.discordant, space) for space in args.spaces.split(",")]
+        if args.json:
+            print(json.dumps(rows, indent=1))
+            return
+        for row in rows:
+            print(
+                f"{row['space']}: {row['shots']} shots, knocked out by both {row['both']}, "
+                f"Bullet only {row['bullet_only']}, MuJoCo only {row['mujoco_only']}, "
+                f"neither {row['neither']}"
+            )
+            for what, n in row["first_struck"].items():
+                print(f"  {n:4d}  {what}")
+        return
     table = {
         "closed form": closed_forms(),
         "bullet": measure("bullet"),
