@@ -257,6 +257,7 @@ class WarpBatch:
         import mujoco_warp as mjw
         import warp as wp
 
+        m = self._model()
         world, scene = self.world, self.world.scene
         physics = world.design.physics
         n = len(rows)
@@ -283,7 +284,6 @@ class WarpBatch:
         quiet = np.zeros(n, dtype=int)
         rested = np.zeros(n, dtype=bool)
         last: tuple[np.ndarray, np.ndarray] | None = None
-        m = self._model()
         with wp.ScopedDevice(self.device):
             d = mjw.put_data(
                 self.mj_model,
