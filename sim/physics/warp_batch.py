@@ -84,7 +84,8 @@ def check_warp() -> None:
     try:
         import warp
 
-        warp.config.quiet = True  # before MuJoCo Warp's import starts Warp: no banner
+        # no banner, no line per kernel loaded (set before Warp starts)
+        warp.config.log_level = max(warp.config.log_level, warp.LOG_WARNING)
         import mujoco_warp  # noqa: F401
     except ImportError:
         raise InputError(
@@ -165,6 +166,8 @@ class WarpBatch:
         self.contacts_per_world = contacts_per_world
         self.rows_per_world = rows_per_world
         self._source: Any = None  # the world's MjModel the batch's model was made from
+        self._warp_model: Any = None
+        self.mj_model: Any = None
         self._model()
 
     def _model(self) -> Any:
