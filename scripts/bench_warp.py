@@ -15,6 +15,9 @@ Runs on the CPU device where no GPU is present (small ``--shots``); with a GPU,
 ``--device cuda`` and a few thousand shots a space.
 
     python scripts/bench_warp.py --shots 64 --spaces r0c3,r2c1,r7c3 [--device cpu]
+
+(``--sampler rqmc``: the hit map's RQMC points instead of its seeds; Wilson's
+interval is then conservative.)
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from models.design import load_design
 from models.stats import paired_difference, wilson_interval
 from sim.physics.mujoco_world import MujocoWorld
 from sim.physics.warp_batch import WarpBatch, default_device
-from sim.studies.space_shots import SweepSpec, aim_at_space, shot_seeds
+from sim.studies.space_shots import SweepSpec, aim_at_space
+from sim.studies.warp_space import space_noises
 
 SPACES = ("r0c3", "r2c1", "r7c3")
 
@@ -45,7 +49,9 @@ def _since(start: tuple[float, float]) -> tuple[float, float]:
     return wall - start[0], cpu - start[1]
 
 
-def bench_space(world: MujocoWorld, batch: WarpBatch, name: str, shots: int, seed: int) -> dict:
+def bench_space(
+    world: MujocoWorld, batch: WarpBatch, name: str, shots: int, seed: int, sampler: str
+) -> dict:
     """One space's shots by both engines, and how they compare."""
     aimer = load_aimer("child")
     spec = SweepSpec(
@@ -56,32 +62,33 @@ def bench_space(world: MujocoWorld, batch: WarpBatch, name: str, shots: int, see
         shots=shots,
         seed=seed,
         aimer=aimer,
+        sampler=sampler,
         engine="mujoco",
     )
     target, aim = aim_at_space(world, spec, name)
     if aim is None:
         return {"space": name, "reachable": False}
-    seeds = shot_seeds(seed, world.board.parse_space(name), shots)
+    noises = space_noises(spec, name)
     start = _clock()
-    cpu = [world.shoot(aim.yaw_deg, aim.pitch_deg, seed=s, aimer=aimer) for s in seeds]
+    cpu = [world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=aimer, **noise) for noise in noises]
     cpu_wall, cpu_cpu = _since(start)
     start = _clock()
-    warp = batch.shoot(aim.yaw_deg, aim.pitch_deg, [{"seed": s} for s in seeds], aimer=aimer)
+    warp = batch.shoot(aim.yaw_deg, aim.pitch_deg, noises, aimer=aimer)
     warp_wall, warp_cpu = _since(start)
     a = np.array([target in r.knocked for r in cpu])
     b = np.array([target in r.knocked for r in warp])
     diff = paired_difference(a, b)
-    row: dict = {"space": name, "reachable": True, "shots": shots}
+    row: dict = {"space": name, "reachable": True, "shots": len(noises), "sampler": sampler}
     for label, hits, wall, used in (
         ("mujoco_cpu", a, cpu_wall, cpu_cpu),
         ("warp_batch", b, warp_wall, warp_cpu),
     ):
-        low, high = wilson_interval(int(hits.sum()), shots)
+        low, high = wilson_interval(int(hits.sum()), len(noises))
         row[label] = {
             "p": round(float(hits.mean()), 4),
             "ci": [round(low, 4), round(high, 4)],
-            "shots_per_s_wall": round(shots / wall, 3),
-            "shots_per_s_cpu": round(shots / used, 3),
+            "shots_per_s_wall": round(len(noises) / wall, 3),
+            "shots_per_s_cpu": round(len(noises) / used, 3),
         }
     row["warp_settled"] = sum(r.settled for r in warp)
     row["warp_unstable"] = sum(not r.stable for r in warp)
@@ -104,6 +111,7 @@ def main() -> None:
     parser.add_argument("--shots", type=int, default=64, help="shots a space (64)")
     parser.add_argument("--spaces", default=",".join(SPACES), help="stock spaces, comma separated")
     parser.add_argument("--seed", type=int, default=0, help="the hit map's root seed (0)")
+    parser.add_argument("--sampler", default="mc", help="mc (the seeds) or rqmc (mc)")
     parser.add_argument("--device", default=None, help="cpu or cuda (cuda where present)")
     args = parser.parse_args()
     device = default_device(args.device)
@@ -113,7 +121,7 @@ def main() -> None:
     model_wall, _ = _since(start)
     rows = []
     for name in args.spaces.split(","):
-        row = bench_space(world, batch, name, args.shots, args.seed)
+        row = bench_space(world, batch, name, args.shots, args.seed, args.sampler)
         print(json.dumps(row), flush=True)
         rows.append(row)
     print(

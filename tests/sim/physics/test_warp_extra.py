@@ -30,3 +30,23 @@ def test_the_gpu_extra_is_no_default_and_not_in_dev():
     extras = project["optional-dependencies"]
     assert extras["gpu"] == ["mujoco-warp>=4.0"]
     assert not any("warp" in d for d in project["dependencies"] + extras["dev"])
+
+
+def test_a_batch_fires_the_hit_maps_shots():
+    """The noise a batch fires at a space is the hit map's, shot for shot."""
+    from models.board import load_board
+    from sim.studies import rqmc
+    from sim.studies.space_shots import SweepSpec, shot_seeds
+    from sim.studies.warp_space import space_noises
+
+    spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=40)
+    space = load_board("stock").parse_space("r0c3")
+    assert space_noises(spec, "r0c3") == [{"seed": s} for s in shot_seeds(0, space, 40)]
+    rq = SweepSpec(**{**spec.__dict__, "sampler": "rqmc"})
+    noises = space_noises(rq, "r0c3")
+    scrambles, _, points = rqmc.plan(40, None)
+    assert len(noises) == scrambles * points
+    first = rqmc.to_deviates(rqmc.scramble_points(rqmc.scramble_seed(0, space, 0), 3, 1))[0]
+    assert noises[0]["deviates"].yaw == float(first[0])
+    with pytest.raises(InputError, match="precision"):
+        space_noises(SweepSpec(**{**spec.__dict__, "precision": 0.05}), "r0c3")
