@@ -72,10 +72,12 @@ from sim.physics.mujoco_world import REST_CHECK_S, MujocoWorld, launch_state
 from sim.physics.noise import Deviates
 from sim.physics.results import PiggyResult
 
-#: Contacts and constraint rows allowed per world (MuJoCo Warp's arrays are sized
-#: up front; a batch that overflows them is refused, not silently cut).
+#: Contacts allowed per world at least, and beyond twice the settled layout's
+#: (MuJoCo Warp's arrays are sized up front; a batch that overflows them is refused,
+#: not silently cut: a crowded board rests on 176 contacts); constraint rows per
+#: contact (3 in the elliptic cone's condim 3, and room).
 CONTACTS_PER_WORLD = 96
-ROWS_PER_WORLD = 384
+ROWS_PER_CONTACT = 4
 
 
 def check_warp() -> None:
@@ -147,7 +149,8 @@ class WarpBatch:
     """Shots at a :class:`MujocoWorld`'s layout fired as one batch of MuJoCo Warp
     worlds (module docstring). ``device``: "cpu", "cuda" or None (cuda where
     present); ``sleep``: keep MuJoCo's island sleeping on (slower on the CPU
-    device)."""
+    device); ``contacts_per_world``, ``rows_per_world``: MuJoCo Warp's arrays (None:
+    sized from the settled layout's contacts, :data:`CONTACTS_PER_WORLD`)."""
 
     def __init__(
         self,
@@ -155,16 +158,16 @@ class WarpBatch:
         *,
         device: str | None = None,
         sleep: bool = False,
-        contacts_per_world: int = CONTACTS_PER_WORLD,
-        rows_per_world: int = ROWS_PER_WORLD,
+        contacts_per_world: int | None = None,
+        rows_per_world: int | None = None,
     ):
         self.device = default_device(device)
         if world.design.physics.air_drag:
             raise InputError("the warp batch fires without air drag: the design has it on")
         self.world = world
         self.sleep = sleep
-        self.contacts_per_world = contacts_per_world
-        self.rows_per_world = rows_per_world
+        self._contacts, self._rows = contacts_per_world, rows_per_world
+        self.contacts_per_world = self.rows_per_world = 0  # set for each batch
         self._source: Any = None  # the world's MjModel the batch's model was made from
         self._warp_model: Any = None
         self.mj_model: Any = None
@@ -288,6 +291,9 @@ class WarpBatch:
         rested = np.zeros(n, dtype=bool)
         last: tuple[np.ndarray, np.ndarray] | None = None
         with wp.ScopedDevice(self.device):
+            settled = int(scene.data.ncon)  # world.reset(): the settled layout's
+            self.contacts_per_world = self._contacts or max(CONTACTS_PER_WORLD, 2 * settled + 64)
+            self.rows_per_world = self._rows or ROWS_PER_CONTACT * self.contacts_per_world
             d = mjw.put_data(
                 self.mj_model,
                 scene.data,
