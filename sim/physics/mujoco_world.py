@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Self
 
@@ -44,6 +45,57 @@ from sim.physics.shot_parts import STRIKE_GAP_S, StrikeLog
 REST_CHECK_S = 0.01
 #: Simulated time allowed for a new layout to settle, s (as Bullet's scene).
 _SETTLE_TIME_S = 1.5
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a shot leaves the tractor, noise drawn: the tractor's yaw and pitch
+    (degrees), the muzzle speed (mm/s), the materials' factors, and the bale's
+    release point (mm), velocity (mm/s) and orientation (x, y, z, w)."""
+
+    yaw_deg: float
+    pitch_deg: float
+    speed_mm_s: float
+    materials: Materials
+    release_mm: np.ndarray
+    velocity_mm_s: np.ndarray
+    orientation: list[float]
+
+
+def launch_state(
+    design: Design,
+    yaw_deg: float,
+    pitch_deg: float,
+    *,
+    seed: int | None = 0,
+    noise: bool = True,
+    aimer: Aimer = PERFECT,
+    vary: dict[str, float] | None = None,
+    deviates: Deviates | None = None,
+) -> Launch:
+    """A shot's launch from the tractor set at ``yaw_deg``, ``pitch_deg``, its errors
+    drawn from ``seed`` (or given as ``deviates``): what :meth:`MujocoWorld.shoot`
+    fires, and the batch of :mod:`sim.physics.warp_batch` too. No engine here."""
+    launcher = design.launcher
+    materials = NOMINAL
+    if noise:
+        errors = (
+            seeded_errors(seed, launcher, aimer, vary)
+            if deviates is None
+            else deviate_errors(deviates, launcher, aimer, vary)
+        )
+        yaw_deg += errors.d_yaw_deg
+        pitch_deg += errors.d_pitch_deg
+        speed = errors.speed_mm_s
+        materials = errors.materials
+    else:
+        speed = launcher.muzzle_speed_mm_s
+    release = release_point_mm(design, yaw_deg, pitch_deg)
+    velocity = speed * direction(yaw_deg, pitch_deg)
+    half_yaw, half_pitch = math.radians(yaw_deg) / 2, math.radians(pitch_deg) / 2
+    # the bale turned as Bullet's getQuaternionFromEuler([pitch, 0, yaw]) turns it
+    orientation = _euler_xz(half_pitch, half_yaw)
+    return Launch(yaw_deg, pitch_deg, speed, materials, release, velocity, orientation)
 
 
 class MujocoWorld:
@@ -164,31 +216,22 @@ class MujocoWorld:
         """Turn and tilt the tractor, fire one bale, and judge every piggy (the
         arguments are :meth:`sim.physics.world.World.shoot`'s; ``record_every`` counts
         this engine's steps)."""
-        launcher = self.design.launcher
-        materials = NOMINAL
-        if noise:
-            errors = (
-                seeded_errors(seed, launcher, aimer, vary)
-                if deviates is None
-                else deviate_errors(deviates, launcher, aimer, vary)
-            )
-            yaw_deg += errors.d_yaw_deg
-            pitch_deg += errors.d_pitch_deg
-            speed = errors.speed_mm_s
-            materials = errors.materials
-        else:
-            speed = launcher.muzzle_speed_mm_s
-        self._reset(yaw_deg, materials)
-        release = release_point_mm(self.design, yaw_deg, pitch_deg)
-        velocity = speed * direction(yaw_deg, pitch_deg)
-        half_yaw, half_pitch = math.radians(yaw_deg) / 2, math.radians(pitch_deg) / 2
-        # the bale turned as Bullet's getQuaternionFromEuler([pitch, 0, yaw]) turns it
-        orientation = _euler_xz(half_pitch, half_yaw)
+        fired = launch_state(
+            self.design,
+            yaw_deg,
+            pitch_deg,
+            seed=seed,
+            noise=noise,
+            aimer=aimer,
+            vary=vary,
+            deviates=deviates,
+        )
+        self._reset(fired.yaw_deg, fired.materials)
         return self._run(
-            release,
-            velocity,
-            orientation,
-            (yaw_deg, pitch_deg, speed, materials),
+            fired.release_mm,
+            fired.velocity_mm_s,
+            fired.orientation,
+            (fired.yaw_deg, fired.pitch_deg, fired.speed_mm_s, fired.materials),
             record_every,
             on_step,
         )
