@@ -8,8 +8,6 @@ import math
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from models.board import load_board
 from models.design import RANGES, load_design
 from models.text import shown
@@ -28,12 +26,12 @@ LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_check(args) -> int:
-    from models.mesh_report import format_mesh_report, mesh_report
-    from sim.physics.aim import reach_mm
-
     png = check_output(args.png, "--png", (".png",)) if args.png else None
     design = load_design(args.file)
     board = load_board(args.board)
+    from models.mesh_report import format_mesh_report, mesh_report
+    from sim.physics.aim import reach_mm
+
     meshes = mesh_report(design, board.space_mm)
     if png is not None:
         _write_mesh_picture(design, png)
@@ -146,7 +144,7 @@ def board_reach(board, near_mm: float, far_mm: float) -> dict:
     distances clipped to the board's spaces (mm)."""
     from models.board import space_name
 
-    distance = {space_name(s): float(np.hypot(*board.space_center_mm(s))) for s in board.spaces}
+    distance = {space_name(s): math.hypot(*board.space_center_mm(s)) for s in board.spaces}
     span = (min(distance.values()), max(distance.values()))
     return {
         "board": board.name,

@@ -22,8 +22,7 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.hitmap import PRECISION_CAP, check_precision, sweep_spec, workers_of
-from sim.studies.hitmap import MAX_SHOTS
-from sim.views.pictures import save_figure
+from sim.defaults import MAX_SHOTS, OBJECTIVES
 
 #: The precision of every trial's hit map when neither --shots nor --precision is given.
 DEFAULT_PRECISION = 0.1
@@ -32,6 +31,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_optimise(args) -> int:
+    load_design(args.base)  # first: a mistyped name is told at once, before Optuna loads
     from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
 
     search, verify_spec, cache, out = _search_of(args)
@@ -91,6 +91,7 @@ def cmd_design_optimise(args) -> int:
         )
     if args.plot:
         from sim.views.optimise_pictures import search_figure
+        from sim.views.pictures import save_figure
 
         maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in objectives]
         save_figure(
@@ -195,8 +196,6 @@ def _search_of(args):
 def _chosen(search, best: list, full: dict[int, dict]) -> int:
     """Of the best trials, the one best on the first objective (at full precision
     where measured so; the earliest of equals)."""
-    from sim.studies.design_search import OBJECTIVES
-
     sign = 1 if OBJECTIVES[search.objectives[0]][0] == "maximize" else -1
     return max(
         range(len(best)),
@@ -336,8 +335,6 @@ def _redacted(url: str) -> str:
 def add_design_optimise(design_sub, design_test_options) -> None:
     """The ``design optimise`` action; ``design_test_options`` adds the options it
     shares with ``design compare``."""
-    from sim.studies.design_search import OBJECTIVES
-
     q = design_sub.add_parser(
         "optimise",
         help="search design fields for the best design, safely, and verify it",

@@ -22,6 +22,7 @@ LOOPBACK = "127.0.0.1"
 
 
 def cmd_serve(args) -> int:
+    load_design(args.design)  # first: a mistyped name is told at once
     try:
         import uvicorn
 
@@ -30,7 +31,6 @@ def cmd_serve(args) -> int:
         raise InputError(
             f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
         ) from None
-    load_design(args.design)
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
     if args.layout:
         stacks = load_layout_args(args).to_dict()["stacks"]

@@ -36,14 +36,8 @@ from models.design import RANGES, Design, design_from_dict, design_toml
 from models.errors import InputError
 from models.stats import Z_95, mean_interval
 from models.text import shown
+from sim.defaults import OBJECTIVES
 
-#: Objective name -> ("maximize" or "minimize", what it is).
-OBJECTIVES = {
-    "mean-p": ("maximize", "mean P(target knocked out) over the spaces"),
-    "far-rows": ("maximize", "mean P over the rows farthest from the tractor"),
-    "flat": ("minimize", "spread (sd) of P across rows"),
-    "energy": ("minimize", "the bale's kinetic energy at the muzzle, J"),
-}
 #: Most fields searched at once (every corner of their box is checked up front).
 MAX_PARAMS = 8
 #: Draws of the parametric bootstrap of ``flat``.

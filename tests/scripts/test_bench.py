@@ -139,6 +139,16 @@ def test_bench_answer_reports_every_figure_as_json():
         assert figures["optimise_shots"][search] == sum(found["shots"].values())
 
 
+@pytest.mark.slow
+def test_bench_startup_reports_the_start_of_help_and_of_a_typo():
+    """Issue 34: the median of 10 ``piggy --help`` runs, and the CPU of a typo'd
+    ``design compare`` (each a figure; none asserted against a time)."""
+    startup = bench_json("--only", "startup")["startup"]
+    assert startup["runs"] == 10
+    for key in ("help_s", "help_cpu_s", "typo_cpu_s"):
+        assert startup[key] > 0, key
+
+
 def load_bench_stats():
     spec = importlib.util.spec_from_file_location(
         "bench_stats", ROOT / "scripts" / "bench_stats.py"
