@@ -91,7 +91,7 @@ class Served:
             code = self.process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             code = None
-        end = time.monotonic() + 10
+        end = time.monotonic() + 120  # a cap: the wait ends as the last process goes
         while time.monotonic() < end:
             try:
                 os.killpg(self.process.pid, 0)

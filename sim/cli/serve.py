@@ -63,7 +63,13 @@ def cmd_serve(args) -> int:
     config = uvicorn.Config(
         server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
     )
-    uvicorn.Server(config).run(sockets=[listening])
+    serving = uvicorn.Server(config)
+    serving.run(sockets=[listening])
+    # It ends only when a signal stops it (Ctrl-C: SIGINT). uvicorn raises that signal
+    # again once shut down, which ends in KeyboardInterrupt and 130 (sim/cli); where
+    # that second raise is lost (seen on a loaded machine) the exit says it just the same.
+    if serving.should_exit:
+        raise KeyboardInterrupt
     return 0
 
 

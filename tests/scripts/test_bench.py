@@ -102,7 +102,7 @@ def test_bench_own_piggy_times_a_given_piggy_mesh_against_the_stock_one(tmp_path
     ],
 )
 def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
-    run = bench("--only", "own-piggy", *args, timeout=120)
+    run = bench("--only", "own-piggy", *args, timeout=600)
     assert run.returncode == 2
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("bench.py: error: ") and message in last, run.stderr
@@ -214,7 +214,7 @@ def test_bench_grazing_reports_every_figure_as_json():
     "args", [["--grazing-shots", "0"], ["--grazing-shots", "3", "--grazing-reference-shots", "5"]]
 )
 def test_bench_refuses_impossible_grazing_sizes(args):
-    run = bench("--only", "grazing", *args, timeout=120)
+    run = bench("--only", "grazing", *args, timeout=600)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --grazing")
 
@@ -222,6 +222,6 @@ def test_bench_refuses_impossible_grazing_sizes(args):
 @pytest.mark.slow  # starts a process (about 1.5 s)
 @pytest.mark.parametrize("spaces", ["r8c3, r9c5", "r8c3,r99c5"])
 def test_bench_refuses_answer_spaces_that_are_not_the_boards(spaces):
-    run = bench("--only", "answer", "--answer-spaces", spaces, timeout=120)
+    run = bench("--only", "answer", "--answer-spaces", spaces, timeout=600)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --answer-spaces: ")
