@@ -5,11 +5,13 @@ sim/cli/design_game.py)."""
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import replace
 from typing import Any
 
 from models.board import load_board
 from models.design import RANGES, load_design
+from models.design_echo import field_lines, unfollowed
 from models.text import shown
 from sim.cli.common import (
     Parser,
@@ -68,12 +70,10 @@ def cmd_design_check(args) -> int:
     print(f"design '{design.name}' is valid ({shown(args.file)})")
     if design.description:
         print(f"  {design.description}")
-    for names in (
-        ("muzzle_speed_mm_s", "speed_sd_mm_s"),
-        ("pitch_min_deg", "pitch_max_deg"),
-        ("yaw_sd_deg", "pitch_sd_deg"),
-    ):
-        print("  " + ", ".join(f"launcher.{n} = {getattr(launcher, n):g}" for n in names))
+    for line in field_lines(design):
+        print(f"  {line}")
+    for note in unfollowed(design):
+        print(textwrap.fill(note, 98, initial_indent="  note: ", subsequent_indent="    "))
     for line in format_mesh_report(meshes):
         print(f"  {line}")
     if png is not None:
