@@ -67,13 +67,7 @@ def cmd_design_check(args) -> int:
             }
         )
         return 0
-    print(f"design '{design.name}' is valid ({shown(args.file)})")
-    if design.description:
-        print(f"  {design.description}")
-    for line in field_lines(design):
-        print(f"  {line}")
-    for note in unfollowed(design):
-        print(textwrap.fill(note, 98, initial_indent="  note: ", subsequent_indent="    "))
+    _print_design(design, args.file)
     for line in format_mesh_report(meshes):
         print(f"  {line}")
     if png is not None:
@@ -101,6 +95,17 @@ def cmd_design_check(args) -> int:
     for line in format_safety(report):
         print(f"  {line}")
     return 0
+
+
+def _print_design(design, given: str) -> None:
+    """The design as read: its fields, section by section, and what did not follow."""
+    print(f"design '{design.name}' is valid ({shown(given)})")
+    if design.description:
+        print(f"  {design.description}")
+    for line in field_lines(design):
+        print(f"  {line}")
+    for note in unfollowed(design):
+        print(textwrap.fill(note, 98, initial_indent="  note: ", subsequent_indent="    "))
 
 
 def _write_mesh_picture(design, path) -> None:
