@@ -256,9 +256,7 @@ def test_design_check_gives_the_reach_on_the_board(capsys, tmp_path):
     assert "[launcher] muzzle_speed_mm_s = 1200 mm/s" in out  # the field as the file names it
 
 
-def test_design_check_echoes_every_section_with_units_and_a_density_left_behind(
-    capsys, tmp_path
-):
+def test_design_check_echoes_every_section_with_units_and_a_density_left_behind(capsys, tmp_path):
     """A designer sees that ``width_mm = 11`` was read, with every other field of each
     section and its unit, and that the bale's mass stayed stock's while it grew."""
     wide = tmp_path / "wide.toml"
