@@ -208,6 +208,18 @@ def test_every_command_has_help(capsys, argv):
     assert "usage: piggy" in capsys.readouterr().out
 
 
+def test_a_shots_text_says_repeated_strikes_once_with_their_count(capsys, tmp_path):
+    """The demo's shot strikes the board twice on r8c3 in a row: said once, ×2."""
+    from sim.cli.demo import DEMO_LAYOUT
+
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(DEMO_LAYOUT))
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "gold-2")
+    struck = next(line for line in out.splitlines() if line.startswith("The bale struck"))
+    assert code == 0 and "-> the board on r8c3 ×2;" in struck, struck
+    assert struck.count("the board on r8c3") == 1
+
+
 def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     from models.board import load_board, space_name
 
