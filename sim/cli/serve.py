@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import socket
 import sys
 
@@ -63,14 +64,32 @@ def cmd_serve(args) -> int:
     config = uvicorn.Config(
         server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
     )
-    serving = uvicorn.Server(config)
-    serving.run(sockets=[listening])
-    # It ends only when a signal stops it (Ctrl-C: SIGINT). uvicorn raises that signal
-    # again once shut down, which ends in KeyboardInterrupt and 130 (sim/cli); where
-    # that second raise is lost (seen on a loaded machine) the exit says it just the same.
-    if serving.should_exit:
-        raise KeyboardInterrupt
+    _serve_until_interrupted(uvicorn.Server(config), listening)
     return 0
+
+
+def _serve_until_interrupted(serving, listening: socket.socket) -> None:
+    """Run the server until Ctrl-C, then raise KeyboardInterrupt (exit code 130).
+
+    Ctrl-C is ours from here on, not only once uvicorn has put in its own handler:
+    before that, asyncio's (which cancels its task, a cancel that uvicorn's start-up
+    could lose: the server then ran on, seen on a loaded machine) or the default one
+    (an exception in the middle of the start-up) would have had it. Ours tells the
+    server to stop, at whatever point it has reached; uvicorn hands the signal back
+    to it once shut down."""
+    interrupted = []
+
+    def stop(signum, frame) -> None:
+        interrupted.append(signum)
+        serving.should_exit = True
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        serving.run(sockets=[listening])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 def _bind(host: str, port: int) -> socket.socket:
