@@ -80,7 +80,7 @@ def cmd_design_optimise(args) -> int:
             check,
         )
         check(None)
-    importances = optimise.importances(study, search, trials)
+    importances, importance_trials = optimise.importances(study, search, trials)
     if args.table:
         datafiles.write_table(
             rows,
@@ -99,9 +99,10 @@ def cmd_design_optimise(args) -> int:
                 rows,
                 objectives,
                 maximise,
-                importances,
+                (importances, importance_trials),
                 [t.number for t in best],
-                f"piggy design optimise {search.base.name}: study {name}, aimer {spec.aimer.name}",
+                f"piggy design optimise {search.base.name}: study {name}, aimer {spec.aimer.name}"
+                + (f"; best: {entries[_chosen(search, best, full)]['design']}" if best else ""),
             ),
             args.plot,
         )
@@ -124,6 +125,7 @@ def cmd_design_optimise(args) -> int:
         "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
         "verification": verification,
         "importances": importances,
+        "importance_trials": importance_trials,
         "table": args.table,
         "plot": args.plot,
         "cache": str(cache),
@@ -235,13 +237,12 @@ def _write_designs(search, best: list, full: dict, out: Path, made_by: dict) -> 
         path = (
             out if index == chosen else out.with_name(f"{out.stem}-trial{trial.number}{out.suffix}")
         )
-        design = optimise.trial_design(
-            search, trial, f"{search.base.name[:48]} trial {trial.number}"
-        )
+        design = optimise.trial_design(search, trial)
         figures = _figures(trial, full)
         optimise_check.write_best(path, design, made_by | _made_by_trial(trial, figures))
         entries.append(
             _entry(trial, figures, search.objectives, path, len(search.objectives) > 1)
+            | {"design": design.name}
             | {"fidelity": "full precision" if trial.number in full else "search"}
         )
     return entries
@@ -267,7 +268,10 @@ def _print_summary(summary: dict, search, best: list, verification: dict | None)
         figures = "; ".join(
             f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]" for o, (v, lo, hi) in entry["figures"].items()
         )
-        print(f"  trial {trial.number}: {fields}\n    {figures} ({entry['fidelity']})")
+        print(
+            f"  {entry['design']} (trial {trial.number}): {fields}\n"
+            f"    {figures} ({entry['fidelity']})"
+        )
     if verification:
         print(
             f"verification on new shots (seed {verification['seed']}, "

@@ -58,25 +58,27 @@ def cmd_serve(args) -> int:
         )
     server = Server(stacks, workers=args.workers, board=board, design=design)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
     # uvicorn's own logging setup (dictConfig) would close and replace every handler
     # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
     config = uvicorn.Config(
         server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
     )
-    _serve_until_interrupted(uvicorn.Server(config), listening)
+    url = f"http://{host}:{port}/?token={server.token}"
+    _serve_until_interrupted(uvicorn.Server(config), listening, url)
     return 0
 
 
-def _serve_until_interrupted(serving, listening: socket.socket) -> None:
-    """Run the server until Ctrl-C, then raise KeyboardInterrupt (exit code 130).
+def _serve_until_interrupted(serving, listening: socket.socket, url: str) -> None:
+    """Say where to open the server, run it until Ctrl-C, then raise
+    KeyboardInterrupt (exit code 130).
 
-    Ctrl-C is ours from here on, not only once uvicorn has put in its own handler:
-    before that, asyncio's (which cancels its task, a cancel that uvicorn's start-up
-    could lose: the server then ran on, seen on a loaded machine) or the default one
-    (an exception in the middle of the start-up) would have had it. Ours tells the
-    server to stop, at whatever point it has reached; uvicorn hands the signal back
-    to it once shut down."""
+    Ctrl-C is ours from before the URL is printed, not only once uvicorn has put in
+    its own handler. Before that it went to asyncio's (a cancel of its task that
+    uvicorn's start-up could lose: the server ran on, seen on a loaded machine), or
+    nowhere in a process started with Ctrl-C ignored (a background job): uvicorn
+    then handed the signal back to "ignore" and the server ended with 0. Ours tells
+    the server to stop, at whatever point it has reached; uvicorn hands the signal
+    back to it once shut down."""
     interrupted = []
 
     def stop(signum, frame) -> None:
@@ -84,6 +86,7 @@ def _serve_until_interrupted(serving, listening: socket.socket) -> None:
         serving.should_exit = True
 
     previous = signal.signal(signal.SIGINT, stop)
+    print(f"Open {url}", flush=True)
     try:
         serving.run(sockets=[listening])
     finally:

@@ -247,13 +247,16 @@ def test_how_likely_gives_a_probability_with_its_interval(served):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("when", ["serving", "starting"])
+@pytest.mark.parametrize("when", ["serving", "starting", "serving, started in the background"])
 def test_ctrl_c_stops_the_server_and_its_workers(layout_file, when):
     """Ctrl-C gives 130 and leaves no process, whenever it comes: once the workers
     have answered, or as soon as the server says where to open it (its workers and
-    its app still starting)."""
-    server = load_serve.Served("--workers", "2", "--layout", str(layout_file))
-    if when == "serving":
+    its app still starting); and in a server started as a background job, which
+    begins with Ctrl-C ignored (it gave 0: uvicorn handed the signal back to that)."""
+    server = load_serve.Served(
+        "--workers", "2", "--layout", str(layout_file), background="background" in when
+    )
+    if when.startswith("serving"):
         status, state = server.request("/api/new", {})
         assert status == 200 and state["poses"]  # the workers have started
     code, left = server.stop(timeout_s=300)

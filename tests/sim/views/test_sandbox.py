@@ -61,12 +61,15 @@ def display():
 
 
 def sandbox(display, *argv):
+    """``piggy sandbox`` as from a terminal: Ctrl-C (SIGINT) reaches it even when the
+    suite itself runs in the background, which ignores it (and so would its children)."""
     return subprocess.Popen(
         [sys.executable, "-m", "sim.cli", "sandbox", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "DISPLAY": display},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
