@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.files import check_path_text, read_json, resolve_named_file
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
@@ -98,7 +98,7 @@ def engine_arg(p: argparse.ArgumentParser) -> None:
         "--engine",
         metavar="ENGINE",
         help="the physics engine: bullet or mujoco (default: the design's [physics] "
-        "engine, bullet unless it says otherwise; mujoco needs pip install -e '.[mujoco]')",
+        f"engine, bullet unless it says otherwise; mujoco needs {install_hint('mujoco')})",
     )
 
 

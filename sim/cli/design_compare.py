@@ -213,6 +213,8 @@ def _print_compare(c: _Compared, args) -> None:
     if c.across:
         print(f"The figures below are {c.engines[0]}'s:")
     _print_figures(c.results)
+    from sim.studies import verdict_words
+
     for comparison in c.comparisons:
         mean, low, high = comparison.mean_diff
         print(
@@ -225,7 +227,8 @@ def _print_compare(c: _Compared, args) -> None:
             print(
                 f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
                 f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
-                f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)"
+                f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} "
+                f"({verdict_words.p_test(comparison.rule, c.spec.sampler)})"
             )
     _print_cache(c.cache)
     for path in (args.plot, args.html):

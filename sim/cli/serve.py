@@ -10,7 +10,7 @@ import sys
 
 from models.board import BOARDS_DIR, load_board
 from models.design import known_designs, load_design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.files import known_names
 from models.layout import layout_from_dict
 from models.text import shown
@@ -18,7 +18,7 @@ from sim.cli.common import board_reference, load_layout_args, whole_number
 from sim.cli.demo import DEMO_LAYOUT
 
 #: What the web extra brings; without it the command says how to get it.
-WEB_EXTRA = "pip install -e '.[web]'"
+WEB_EXTRA = install_hint("web")
 LOOPBACK = "127.0.0.1"
 
 

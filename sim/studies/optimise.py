@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from models.design import Design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.text import shown
 from sim.studies import design_search, optimise_trial, racing
 from sim.studies.search_settings import Search
@@ -62,8 +62,7 @@ def optuna_module():
         import optuna
     except ImportError:
         raise InputError(
-            "piggy design optimise needs Optuna, an optional extra: pip install "
-            "'go-piggy-go-sandbox[optimise]'"
+            f"piggy design optimise needs Optuna, an optional extra: {install_hint('optimise')}"
         ) from None
     optuna.logging.set_verbosity(logging.WARNING)
     return optuna

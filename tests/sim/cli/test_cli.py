@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from models.errors import install_hint
 from sim.cli import main
 from tests.helpers import ROOT, run
 
@@ -330,4 +331,4 @@ def test_the_cluster_mode_without_dask_says_how_to_install_it(capsys, tmp_path, 
         str(tmp_path / "h.csv"),
     )
     assert code == 2 and err.count("\n") == 1
-    assert "pip install 'go-piggy-go-sandbox[cluster]'" in err
+    assert f"Dask, an optional extra: {install_hint('cluster')}" in err

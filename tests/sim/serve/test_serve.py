@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from sim.cli import main
 from sim.serve.pool import Workers
 from sim.serve.sessions import Sandbox, Store
@@ -318,7 +318,7 @@ def test_serve_without_the_web_extra_says_how_to_get_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     assert main(["serve"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "pip install -e '.[web]'" in err
+    assert err.count("\n") == 1 and install_hint("web") in err
 
 
 def test_the_store_keeps_a_bounded_number_of_sandboxes():

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from models.design import load_design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.tables import read_table
 from sim.studies import datafiles
 from sim.studies.design_search import far_rows, parse_param, parse_params
@@ -268,7 +268,9 @@ def test_without_optuna_the_command_says_how_to_install_it(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna raises ImportError
     code, _, err = run(capsys, "design", "optimise", "stock", "--param", "pivot_height=40:80")
     assert code == 2 and err.count("\n") == 1
-    assert "needs Optuna, an optional extra: pip install 'go-piggy-go-sandbox[optimise]'" in err
+    assert f"needs Optuna, an optional extra: {install_hint('optimise')}" in err
+    assert "pip install -e '.[optimise]' in a checkout" in err  # the one wording (issue 34)
+    assert "(an installed copy: pip install 'go-piggy-go-sandbox[optimise]')" in err
 
 
 def test_far_rows_are_the_two_outermost_rows_at_each_end(board):
