@@ -205,6 +205,17 @@ def test_each_tab_has_its_own_sandbox_undo_reset_and_a_closed_one_is_gone(served
     assert served.request(f"/api/{second}/scene")[0] == 200
 
 
+def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
+    """The sandbox's default aimer is the hit maps' (child), and the page names the
+    aimer beside FIRE."""
+    status, state = served.request("/api/new", {})
+    assert status == 200 and state["aimer"] == "child"
+    page = (ROOT / "sim" / "views" / "web" / "sandbox.html").read_text()
+    assert '<button id="fire">FIRE</button>' in page and 'id="fireAimer"' in page
+    script = (ROOT / "sim" / "views" / "web" / "sandbox.js").read_text()
+    assert "$('fireAimer').textContent = 'aimed by: ' + state.aimer" in script
+
+
 def test_uploads_are_checked_then_used_and_saves_come_back(served):
     sid = new_sandbox(served)
     status, state = served.request(
