@@ -205,6 +205,31 @@ def test_each_tab_has_its_own_sandbox_undo_reset_and_a_closed_one_is_gone(served
     assert served.request(f"/api/{second}/scene")[0] == 200
 
 
+@pytest.mark.slow
+def test_the_first_views_names_do_not_overlap(tmp_path):
+    """The demo's six piggies, four of them within two spaces (a stack among them),
+    seen from afar: each name has a place of its own, fanned out round them (they
+    stood in one column before)."""
+    server = load_serve.Served("--workers", "2")  # the demo's piggies
+    try:
+        with browser.Browser(tmp_path / "profile") as page:
+            page.open(server.url)
+            page.wait_for("sandbox.view && Object.keys(sandbox.view.piggies).length === 6")
+            boxes = page.wait_for(
+                "(sandbox.view.tagBoxes || []).length === 6 && sandbox.view.tagBoxes"
+            )
+            assert page.errors == []
+    finally:
+        server.stop()
+    for i, (x, y, w, h) in enumerate(boxes):
+        for x2, y2, w2, h2 in boxes[i + 1 :]:
+            assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, boxes
+    # no column of names: at most two boxes over a name's middle within three rows of it
+    for x, y, w, _ in boxes:
+        column = [b for b in boxes if b[0] <= x + w / 2 <= b[0] + b[2] and abs(b[1] - y) <= 54]
+        assert len(column) <= 2, [[round(v) for v in b] for b in boxes]
+
+
 def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     """The sandbox's default aimer is the hit maps' (child), and the page names the
     aimer beside FIRE."""
