@@ -106,7 +106,7 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     layout.write_text(
         json.dumps({"board": "stock", "stacks": {**LAYOUT["stacks"], "r9c5": ["gold-1"]}})
     )
-    shoot = ["shoot", "--layout", str(layout), "--at", "gold-1", "--seed", "0"]
+    shoot = ["shoot", "--layout", str(layout), "--at", "gold-1", "--seed", "0", "--aimer", "child"]
     assert main([*shoot, "--json"]) == 0
     assert shown["shot"] == json.loads(capsys.readouterr().out)
     assert main(shoot) == 0
