@@ -83,6 +83,13 @@ def load_design(name_or_path: str | Path = "stock") -> Design:
     return design_from_dict(read_toml(path, "design"), source=str(path))
 
 
+def load_designs(names: list[str]) -> list[Design]:
+    """Each of ``names`` loaded (:func:`load_design`); none is a mistake."""
+    if not names:
+        raise InputError("give at least one design (a name or a TOML file)")
+    return [load_design(n) for n in names]
+
+
 def design_toml(design: Design) -> str:
     """A design as a TOML file (the inverse of :func:`load_design`, for derived designs).
 

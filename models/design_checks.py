@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from models.design_parts import (
     RANGES,
     SPEED_FIELDS,
@@ -124,6 +122,8 @@ def lowest_points_mm(launcher: Launcher, bale: Bale, pitches_deg: list[float]) -
             - bale.height_mm / 2 * math.cos(math.radians(p))
             for p in pitches_deg
         ]
+    import numpy as np  # an own mesh's bale only: the command line starts without it
+
     theta = np.radians(np.asarray(pitches_deg, dtype=float))
     hull = bale.hull_mm
     # a point (x, y, z) of the bale's frame is y sin + z cos above its centre

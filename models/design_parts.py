@@ -13,10 +13,12 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from functools import cached_property
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from models.mesh_files import MESH_PARTS, read_mesh_file
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,8 @@ class Bale:
         mass (on the barrel's axis), +y along the barrel, +z up; (n, 3), mm. The
         block's eight corners (its rounded corners left out, which errs on the safe
         side), or the convex hull's vertices of an own mesh."""
+        import numpy as np  # here: the command line starts without it
+
         if self.mesh is None:
             half = np.array([self.width_mm, self.length_mm, self.height_mm]) / 2
             signs = [(sx, sy, sz) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]

@@ -7,6 +7,9 @@ exit code 2; anything else is an internal failure.
 
 from models.text import shown
 
+#: The package's name, for an installed copy's install commands.
+PACKAGE = "go-piggy-go-sandbox"
+
 #: Longest message an InputError keeps; a longer one keeps its head and tail.
 MAX_MESSAGE_CHARS = 2000
 
@@ -23,6 +26,15 @@ class InputError(ValueError):
 
     def __init__(self, message: str):
         super().__init__(shown(str(message), MAX_MESSAGE_CHARS))
+
+
+def install_hint(extra: str) -> str:
+    """How to install an optional extra, the one wording every message and help
+    uses: from a checkout, and for an installed copy by the package's name."""
+    return (
+        f"pip install -e '.[{extra}]' in a checkout "
+        f"(an installed copy: pip install '{PACKAGE}[{extra}]')"
+    )
 
 
 def check_label(value: object, what: str, max_chars: int, *, empty_ok: bool = False) -> str:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from models.errors import InputError
 from models.text import shown
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Places that are not spaces (docs/architecture.md, "Names"): the Mud Pits, then the
 #: food trough.
@@ -137,6 +139,8 @@ class Board:
 
     def space_center_mm(self, space: Space) -> np.ndarray:
         """Centre (x, y) of a space in the board frame, mm; shape (2,)."""
+        import numpy as np  # here: the command line starts without it
+
         r, c = space
         return np.array(
             [
@@ -150,8 +154,8 @@ class Board:
         (None too for a point that is not finite)."""
         if not (math.isfinite(xy[0]) and math.isfinite(xy[1])):
             return None
-        c = int(np.floor((xy[0] + self.tractor[0]) / self.space_mm))
-        r = int(np.floor((xy[1] + self.tractor[1]) / self.space_mm))
+        c = math.floor((xy[0] + self.tractor[0]) / self.space_mm)
+        r = math.floor((xy[1] + self.tractor[1]) / self.space_mm)
         return (r, c) if self.is_space((r, c)) else None
 
     # --- fences -----------------------------------------------------------------
@@ -161,6 +165,8 @@ class Board:
 
     def fence_segments_mm(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each fence as the two end points (x, y) of its centre line, board frame, mm."""
+        import numpy as np
+
         segments = []
         s = self.space_mm
         for fence in sorted(tuple(sorted(f)) for f in self.fences):

@@ -18,12 +18,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import trimesh
-
 from models.errors import InputError
 
 if TYPE_CHECKING:
+    import trimesh
+
     from models.design import Design
 
 #: The parts a design may give a mesh for.
@@ -104,6 +103,9 @@ def read_mesh_file(path: str | Path, units: str, part: str) -> MeshFile:
 @lru_cache(maxsize=32)
 def _read_mesh_bytes(path: Path, sha256: str, units: str, part: str) -> MeshFile:
     """:func:`read_mesh_file` once per file content (the sha256 is part of the key)."""
+    import numpy as np  # here, as in the other mesh functions: the command line
+    import trimesh  # starts without them
+
     where = f"'{part}.mesh' {path.name}"
     try:
         with warnings.catch_warnings():
@@ -131,6 +133,8 @@ def _read_mesh_bytes(path: Path, sha256: str, units: str, part: str) -> MeshFile
 def _make_closed(mesh: trimesh.Trimesh, where: str) -> list[str]:
     """Repair what trimesh can (holes, flipped faces) so that the mesh encloses a
     volume; one note per repair. A mesh that stays open or flat is refused."""
+    import trimesh
+
     notes = []
     if not mesh.is_watertight:
         before = len(mesh.faces)
@@ -170,7 +174,7 @@ def _place_in_frame(mesh: trimesh.Trimesh, part: str) -> None:
         lo, hi = mesh.bounds
         mesh.apply_translation([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
     elif part == "bale":
-        mesh.apply_translation(-np.asarray(mesh.center_mass))
+        mesh.apply_translation(-mesh.center_mass)
 
 
 def check_piggy_fits(mesh_file: MeshFile, space_mm: float) -> None:

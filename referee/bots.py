@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from models.errors import InputError
 from models.numbers import ascii_whole
 from models.text import shown
@@ -33,6 +31,8 @@ class Bot:
     """Base: a seeded random generator and the game (its public parameters)."""
 
     def __init__(self, game: Game, seed: int | None = 0):
+        import numpy as np  # here: the command line lists the bots without it
+
         self.game = game
         self.rng = np.random.default_rng(seed)
 

@@ -1,6 +1,6 @@
 """Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
-    python scripts/bench.py [--only shots|grazing|child|own-piggy|games|answer]
+    python scripts/bench.py [--only shots|grazing|child|own-piggy|games|answer|startup]
                             [--shots 240] [--naive-shots 240] [--grazing-shots 20]
                             [--grazing-reference-shots N] [--child-shots 30]
                             [--own-piggy-shots 50] [--own-piggy-design DESIGN]
@@ -31,6 +31,9 @@ hit map to ±0.05 with a child aiming, against plain Monte Carlo's shots; a pair
 comparison's seconds and shots; two design searches' seconds and shots, cold;
 child-aimed shots a second on one core.
 
+Startup (scripts/bench_startup.py): the median time and CPU time of ``piggy --help``
+over 10 runs, and the CPU time of a typo'd ``design compare`` (a fast start).
+
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
 """
@@ -47,6 +50,7 @@ from bench_child import bench_child
 from bench_grazing import bench_grazing
 from bench_own_piggy import bench_own_piggy
 from bench_shots import bench_shots
+from bench_startup import bench_startup
 
 import referee
 from models.board import load_board, space_name
@@ -102,7 +106,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=("shots", "grazing", "child", "own-piggy", "games", "answer"),
+        choices=("shots", "grazing", "child", "own-piggy", "games", "answer", "startup"),
         help="run one section only",
     )
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
@@ -217,6 +221,8 @@ def main() -> int:
         report.update(bench_child(args.child_shots, args.json))
     if args.only in (None, "own-piggy"):
         report.update(bench_own_piggy(args.own_piggy_shots, args.own_piggy_design, args.json))
+    if args.only in (None, "startup"):
+        report.update(bench_startup(args.json))
     if args.only in (None, "games"):
         report["games"] = bench_games(args.games)
         if not args.json:

@@ -33,9 +33,10 @@ from models.board import load_board, space_name
 from models.design import load_design
 from models.files import write_text_atomic
 from models.stats import wilson_interval
+from sim.defaults import DIFFERENCE_SCALE
 from sim.studies import compare, design_tools, hitmap, report
 from sim.studies import paired as sim_paired
-from sim.views.design_pictures import SCALE, difference_figure
+from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 from sim.views.report_page import report_html
@@ -151,7 +152,7 @@ def main() -> None:
                 versus,
                 [base_map, fast_map],
                 made_by,
-                SCALE,
+                DIFFERENCE_SCALE,
             )
         ),
     )

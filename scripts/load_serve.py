@@ -35,7 +35,16 @@ _SPACES = ["r9c5", "r10c1", "r7c5", "r9c1", "r8c5", "r10c5", "r7c1", "r6c5"]
 class Served:
     """``piggy serve`` in a process group of its own, and requests to it."""
 
-    def __init__(self, *args: str, cwd: Path | None = None, start_timeout_s: float = 180.0):
+    def __init__(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        start_timeout_s: float = 180.0,
+        background: bool = False,
+    ):
+        """``piggy serve ARGS`` as from a terminal, or with ``background`` as a
+        background job (started with Ctrl-C ignored, as a shell starts one)."""
+        sigint = signal.SIG_IGN if background else signal.SIG_DFL
         self.process = subprocess.Popen(
             [sys.executable, "-m", "sim.cli", "serve", "--port", "0", *args],
             stdout=subprocess.PIPE,
@@ -44,6 +53,8 @@ class Served:
             cwd=cwd or ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             start_new_session=True,
+            # not what this process has: a suite run in the background ignores Ctrl-C
+            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
         )
         stdout, stderr = self.process.stdout, self.process.stderr
         assert stdout is not None and stderr is not None  # both are pipes (PIPE above)
@@ -91,7 +102,7 @@ class Served:
             code = self.process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             code = None
-        end = time.monotonic() + 10
+        end = time.monotonic() + 120  # a cap: the wait ends as the last process goes
         while time.monotonic() < end:
             try:
                 os.killpg(self.process.pid, 0)

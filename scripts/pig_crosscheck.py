@@ -2,7 +2,7 @@
 
     python scripts/pig_crosscheck.py [--games 20000] [--dice-games 200] [--seed 0] [--json]
 
-Needs the openspiel extra (pip install '.[openspiel]'). Checks that the chance
+Needs the openspiel extra (pip install -e '.[openspiel]'). Checks that the chance
 outcomes are the same; drives both games with the same dice and decisions and
 compares scores, turn totals, players to move, ends and returns after every step;
 plays hold-at-20 against hold-at-25 (--games games with each moving first) in

@@ -52,7 +52,7 @@ def screenshot(url: str, out, profile, size=(900, 650), budget_ms: int = 3000) -
             url,
         ],
         capture_output=True,
-        timeout=120,
+        timeout=600,
         check=False,
     )
 
@@ -159,7 +159,7 @@ class Browser:
             )
         return result["result"].get("value")
 
-    def wait_for(self, expression: str, timeout_s: float = 60.0):
+    def wait_for(self, expression: str, timeout_s: float = 600.0):
         """Wait until a JavaScript expression is truthy (while it fails, the page may
         still be loading); its value."""
         end = time.monotonic() + timeout_s

@@ -1,4 +1,6 @@
-"""Our four games as OpenSpiel games (the optional extra ``pip install '.[openspiel]'``).
+"""Our four games as OpenSpiel games (the optional extra ``openspiel``: ``pip install -e
+'.[openspiel]'`` in a checkout, ``pip install 'go-piggy-go-sandbox[openspiel]'`` for an
+installed copy).
 
     >>> import pyspiel
     >>> import referee.openspiel                 # registers the games
@@ -15,11 +17,13 @@ as in :mod:`referee.openspiel.codec`. docs/ecosystem.md has the whole story.
 
 from __future__ import annotations
 
+from models.errors import install_hint
+
 try:
     import pyspiel  # noqa: F401  (the adapter needs it; say how to get it if missing)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "referee.openspiel needs OpenSpiel: pip install '.[openspiel]' (the open_spiel package)"
+        f"referee.openspiel needs OpenSpiel (the open_spiel package): {install_hint('openspiel')}"
     ) from exc
 
 from referee.openspiel.adapter import OpenSpielGame, OpenSpielState, register, short_name

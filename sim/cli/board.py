@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from models.text import shown
 from sim.cli.common import Parser, check_output, json_out, load_layout_args
-from sim.views.pictures import save_figure
 
 
 def cmd_board_show(args) -> int:
@@ -39,9 +36,10 @@ def cmd_board_show(args) -> int:
 
 def _board_png(board, layout, path) -> None:
     import matplotlib.pyplot as plt
+    import numpy as np
 
     from sim.physics.geometry import PiggyModel
-    from sim.views.pictures import draw_board, draw_footprint
+    from sim.views.pictures import draw_board, draw_footprint, save_figure
     from sim.views.shot_picture import STACK_OFFSET_MM
 
     fig, ax = plt.subplots(figsize=(7, 9))

@@ -10,11 +10,7 @@ from sim.cli.common import check_output, finite_number, json_out
 
 
 def cmd_calibrate(args) -> int:
-    from sim.studies.calibration import calibrate
-    from sim.studies.calibration_report import format_calibration
-    from sim.studies.fitted_file import write_fitted_design
     from sim.studies.shots_csv import read_shots
-    from sim.views.calibration_picture import save_residuals_plot
 
     # Everything that can be refused is refused before the fit.
     if args.out:
@@ -24,6 +20,11 @@ def cmd_calibrate(args) -> int:
         load_board(args.board)
     base = load_design(args.design)
     shots = read_shots(args.shots)
+    from sim.studies.calibration import calibrate
+    from sim.studies.calibration_report import format_calibration
+    from sim.studies.fitted_file import write_fitted_design
+    from sim.views.calibration_picture import save_residuals_plot
+
     options = {} if args.measurement_sd is None else {"measurement_sd_mm": args.measurement_sd}
     result = calibrate(shots, base, **options)
     if args.out:

@@ -13,14 +13,17 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from models.board import BOARDS_DIR, Board, load_board
-from models.design import Design, load_design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.files import check_path_text, read_json, resolve_named_file
-from models.layout import Layout, load_layout
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
+
+if TYPE_CHECKING:
+    from models.board import Board
+    from models.design import Design
+    from models.layout import Layout
 
 #: The largest seed: seeds are written into data files as 64-bit integers.
 SEED_MAX = 2**63 - 1
@@ -95,7 +98,7 @@ def engine_arg(p: argparse.ArgumentParser) -> None:
         "--engine",
         metavar="ENGINE",
         help="the physics engine: bullet or mujoco (default: the design's [physics] "
-        "engine, bullet unless it says otherwise; mujoco needs pip install -e '.[mujoco]')",
+        f"engine, bullet unless it says otherwise; mujoco needs {install_hint('mujoco')})",
     )
 
 
@@ -145,6 +148,9 @@ def load_layout_args(args):
     """The layout of ``--layout`` on the board of ``--board``, or, without ``--board``,
     on the layout file's own board (else stock); a conflict is refused. The board
     is ``layout.board``."""
+    from models.board import load_board
+    from models.layout import load_layout
+
     given = load_board(args.board) if args.board else None
     return load_layout(args.layout, board=given)
 
@@ -153,6 +159,8 @@ def board_reference(args) -> str:
     """What names the board of ``load_layout_args(args)`` for another process to load
     it: ``--board``, else the layout file's ``board`` (a known name, or its path made
     absolute), else ``stock``."""
+    from models.board import BOARDS_DIR
+
     if args.board:
         return args.board
     if args.layout in ("empty", "crowded"):
@@ -166,6 +174,9 @@ def board_reference(args) -> str:
 
 def load_scene(args) -> tuple[Board, Design, Layout | None]:
     """Board, design and (for commands with ``--layout``) layout of the options."""
+    from models.board import load_board
+    from models.design import load_design
+
     design = load_design(args.design)
     if not hasattr(args, "layout"):
         return load_board(args.board or "stock"), design, None

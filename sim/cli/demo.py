@@ -187,7 +187,8 @@ def add_demo(sub) -> None:
         description="On the stock board and design: a solver-aimed shot (JSON, "
         "PNG, GIF, MP4, 3D replay page), a small hit map with its "
         "heatmap, a short bots-only game with its replay GIF, and an "
-        "index.html that shows them all. About a minute.",
+        "index.html that shows them all. About a minute on two idle cores (about a "
+        "minute of CPU; longer on a busy machine).",
     )
     p.add_argument("--out", default="piggy-demo", help="output folder (default: ./piggy-demo)")
     seed_arg(p, "seed of the shot-to-shot noise")

@@ -5,13 +5,13 @@ sim/cli/design_game.py)."""
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from models.board import load_board
 from models.design import RANGES, load_design
+from models.design_echo import field_lines, unfollowed
 from models.text import shown
 from sim.cli.common import (
     Parser,
@@ -28,12 +28,12 @@ LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_check(args) -> int:
-    from models.mesh_report import format_mesh_report, mesh_report
-    from sim.physics.aim import reach_mm
-
     png = check_output(args.png, "--png", (".png",)) if args.png else None
     design = load_design(args.file)
     board = load_board(args.board)
+    from models.mesh_report import format_mesh_report, mesh_report
+    from sim.physics.aim import reach_mm
+
     meshes = mesh_report(design, board.space_mm)
     if png is not None:
         _write_mesh_picture(design, png)
@@ -67,15 +67,7 @@ def cmd_design_check(args) -> int:
             }
         )
         return 0
-    print(f"design '{design.name}' is valid ({shown(args.file)})")
-    if design.description:
-        print(f"  {design.description}")
-    for names in (
-        ("muzzle_speed_mm_s", "speed_sd_mm_s"),
-        ("pitch_min_deg", "pitch_max_deg"),
-        ("yaw_sd_deg", "pitch_sd_deg"),
-    ):
-        print("  " + ", ".join(f"launcher.{n} = {getattr(launcher, n):g}" for n in names))
+    _print_design(design, args.file)
     for line in format_mesh_report(meshes):
         print(f"  {line}")
     if png is not None:
@@ -103,6 +95,17 @@ def cmd_design_check(args) -> int:
     for line in format_safety(report):
         print(f"  {line}")
     return 0
+
+
+def _print_design(design, given: str) -> None:
+    """The design as read: its fields, section by section, and what did not follow."""
+    print(f"design '{design.name}' is valid ({shown(given)})")
+    if design.description:
+        print(f"  {design.description}")
+    for line in field_lines(design):
+        print(f"  {line}")
+    for note in unfollowed(design):
+        print(textwrap.fill(note, 98, initial_indent="  note: ", subsequent_indent="    "))
 
 
 def _write_mesh_picture(design, path) -> None:
@@ -146,7 +149,7 @@ def board_reach(board, near_mm: float, far_mm: float) -> dict:
     distances clipped to the board's spaces (mm)."""
     from models.board import space_name
 
-    distance = {space_name(s): float(np.hypot(*board.space_center_mm(s))) for s in board.spaces}
+    distance = {space_name(s): math.hypot(*board.space_center_mm(s)) for s in board.spaces}
     span = (min(distance.values()), max(distance.values()))
     return {
         "board": board.name,

@@ -7,7 +7,7 @@ import dataclasses
 from functools import partial
 from typing import TYPE_CHECKING
 
-from models.design import load_design
+from models.design import load_design, load_designs
 from models.errors import InputError
 from models.text import shown
 from sim.cli.common import (
@@ -21,9 +21,8 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.defaults import DIFFERENCE_SCALE
 from sim.studies.dead_zones import FEW_SHOTS
-from sim.views.design_pictures import SCALE, comparison_figure, difference_figure, sweep_figure
-from sim.views.pictures import save_figure
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -107,11 +106,11 @@ def cmd_design_compare(args) -> int:
 
 def _compare(args) -> _Compared:
     """Every input checked, then the designs fired in each engine and compared."""
+    designs = load_designs(args.designs)  # first: a mistyped name is told at once
     from sim.physics.engines import with_engine
     from sim.studies import design_tools, paired
     from sim.studies.engines_verdict import AcrossEngines
 
-    designs = design_tools.load_designs(args.designs)
     args.design = args.designs[0]
     if args.html:
         if len(designs) != 2:
@@ -164,6 +163,9 @@ def _compare(args) -> _Compared:
 
 def _write_pictures(c: _Compared, args) -> None:
     """The difference map (``--plot``) and the page (``--html``), the first engine's."""
+    from sim.views.design_pictures import comparison_figure, difference_figure
+    from sim.views.pictures import save_figure
+
     across = c.across[0] if c.across else None
     if args.plot:
         figure = (
@@ -213,6 +215,8 @@ def _print_compare(c: _Compared, args) -> None:
     if c.across:
         print(f"The figures below are {c.engines[0]}'s:")
     _print_figures(c.results)
+    from sim.studies import verdict_words
+
     for comparison in c.comparisons:
         mean, low, high = comparison.mean_diff
         print(
@@ -225,7 +229,8 @@ def _print_compare(c: _Compared, args) -> None:
             print(
                 f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
                 f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
-                f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} (Holm)"
+                f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} "
+                f"({verdict_words.p_test(comparison.rule, c.spec.sampler)})"
             )
     _print_cache(c.cache)
     for path in (args.plot, args.html):
@@ -366,6 +371,9 @@ def cmd_design_sweep(args) -> int:
     results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache, progress)
     progress(None)
     if args.plot:
+        from sim.views.design_pictures import sweep_figure
+        from sim.views.pictures import save_figure
+
         save_figure(sweep_figure(field, values, results), args.plot)
     if args.json:
         json_out(
@@ -440,9 +448,10 @@ def add_design_compare(design_sub) -> None:
     q.add_argument(
         "--scale",
         type=finite_number(0, 1, above=True),
-        default=SCALE,
+        default=DIFFERENCE_SCALE,
         metavar="P",
-        help=f"the difference map's colours span ±P (default {SCALE:g}, the same on every map)",
+        help=f"the difference map's colours span ±P (default {DIFFERENCE_SCALE:g}, the same "
+        "on every map)",
     )
     q.set_defaults(func=cmd_design_compare)
 

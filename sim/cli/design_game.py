@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from models.board import load_board
+from models.design import load_designs
 from models.errors import InputError
+from models.grid import HIT_RULES
 from models.layout import load_layout
 from sim.cli.common import (
     aimer_args,
@@ -20,9 +22,7 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import PRECISION_CAP, sampler_arg, sweep_spec, workers_of
-from sim.physics.knockout import HIT_RULES
-from sim.studies.design_game import DEFAULT_SEATS
-from sim.studies.hitmap import MAX_SHOTS
+from sim.defaults import DEFAULT_SEATS, MAX_SHOTS
 
 #: The hit maps' default precision: affordable for a whole board (a few thousand
 #: shots a design) and fine enough for a game, whose shots average over many spaces.
@@ -31,12 +31,12 @@ MAX_GAMES = 1_000_000
 
 
 def cmd_design_game(args) -> int:
+    designs = load_designs(args.designs)  # first: a mistyped name is told at once
     from referee import load_game
     from sim.cli.terminal import parse_params
     from sim.studies import design_game, design_tools
 
     # Everything is checked before the first shot.
-    designs = design_tools.load_designs(args.designs)
     seats = design_game.check_seats([s.strip() for s in args.seats.split(",")])
     params = parse_params(args.param)
     for fixed, by in (("players", "--seats"), ("board", "--board")):

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 
 from models.errors import InputError
+from models.grid import HIT_RULES
 from models.text import shown
 from referee.api import Game, State
 from sim.cli.common import (
@@ -16,7 +17,6 @@ from sim.cli.common import (
     seed_arg,
     whole_number,
 )
-from sim.physics.knockout import HIT_RULES
 
 #: Most games of one tournament.
 MAX_GAMES = 1_000_000

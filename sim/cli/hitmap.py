@@ -9,6 +9,7 @@ from pathlib import Path
 
 from models.design import load_design
 from models.errors import InputError
+from models.grid import HIT_RULES
 from models.text import shown
 from sim.cli.common import (
     aimer_args,
@@ -25,9 +26,7 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
-from sim.physics.knockout import HIT_RULES
-from sim.studies.hitmap import MAX_SHOTS
-from sim.views.hitmap_picture import save_heatmap
+from sim.defaults import MAX_SHOTS
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
 PRECISION_CAP = 1000
@@ -91,14 +90,14 @@ def workers_of(args) -> int:
 
 
 def cmd_hitmap(args) -> int:
-    from sim.studies import hitmap
-
     workers = workers_of(args)
     designs = args.design or ["stock"]
     out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
+    from sim.studies import hitmap  # here, after what the input can refuse: a fast start
+
     if args.aim_sd_scan:
         from sim.cli.scan import scan
 
@@ -123,6 +122,8 @@ def cmd_hitmap(args) -> int:
     summary = _summary(spec, out, outcome, reachable)
     sampling = _sampling(spec, summary["shots_per_space"])
     if args.plot:
+        from sim.views.hitmap_picture import save_heatmap
+
         save_heatmap(
             layout.board,
             rows,
@@ -141,7 +142,7 @@ def cmd_hitmap(args) -> int:
 def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     """The hit map's file and format, and every file to be written checked before
     any shot; one design (``args.design`` set to it) unless ``--aim-sd-scan``."""
-    from sim.studies import datafiles, hitmap
+    from sim.studies import datafiles
 
     if len(designs) > 1 and not args.aim_sd_scan:
         raise InputError(
@@ -153,6 +154,8 @@ def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     fmt = datafiles.format_of(out, args.format)
     check_output(out, "--out", datafiles.SUFFIXES)
     if args.per_shot:
+        from sim.studies import hitmap
+
         check_output(hitmap.per_shot_path(out), "--per-shot file", datafiles.SUFFIXES)
     if args.plot:
         check_output(args.plot, "--plot", (".png",))

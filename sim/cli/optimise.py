@@ -22,8 +22,7 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.hitmap import PRECISION_CAP, check_precision, sweep_spec, workers_of
-from sim.studies.hitmap import MAX_SHOTS
-from sim.views.pictures import save_figure
+from sim.defaults import MAX_SHOTS, OBJECTIVES
 
 #: The precision of every trial's hit map when neither --shots nor --precision is given.
 DEFAULT_PRECISION = 0.1
@@ -32,6 +31,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_optimise(args) -> int:
+    load_design(args.base)  # first: a mistyped name is told at once, before Optuna loads
     from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
 
     search, verify_spec, cache, out = _search_of(args)
@@ -80,7 +80,7 @@ def cmd_design_optimise(args) -> int:
             check,
         )
         check(None)
-    importances = optimise.importances(study, search, trials)
+    importances, importance_trials = optimise.importances(study, search, trials)
     if args.table:
         datafiles.write_table(
             rows,
@@ -91,6 +91,7 @@ def cmd_design_optimise(args) -> int:
         )
     if args.plot:
         from sim.views.optimise_pictures import search_figure
+        from sim.views.pictures import save_figure
 
         maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in objectives]
         save_figure(
@@ -98,9 +99,10 @@ def cmd_design_optimise(args) -> int:
                 rows,
                 objectives,
                 maximise,
-                importances,
+                (importances, importance_trials),
                 [t.number for t in best],
-                f"piggy design optimise {search.base.name}: study {name}, aimer {spec.aimer.name}",
+                f"piggy design optimise {search.base.name}: study {name}, aimer {spec.aimer.name}"
+                + (f"; best: {entries[_chosen(search, best, full)]['design']}" if best else ""),
             ),
             args.plot,
         )
@@ -123,6 +125,7 @@ def cmd_design_optimise(args) -> int:
         "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
         "verification": verification,
         "importances": importances,
+        "importance_trials": importance_trials,
         "table": args.table,
         "plot": args.plot,
         "cache": str(cache),
@@ -195,8 +198,6 @@ def _search_of(args):
 def _chosen(search, best: list, full: dict[int, dict]) -> int:
     """Of the best trials, the one best on the first objective (at full precision
     where measured so; the earliest of equals)."""
-    from sim.studies.design_search import OBJECTIVES
-
     sign = 1 if OBJECTIVES[search.objectives[0]][0] == "maximize" else -1
     return max(
         range(len(best)),
@@ -236,13 +237,12 @@ def _write_designs(search, best: list, full: dict, out: Path, made_by: dict) -> 
         path = (
             out if index == chosen else out.with_name(f"{out.stem}-trial{trial.number}{out.suffix}")
         )
-        design = optimise.trial_design(
-            search, trial, f"{search.base.name[:48]} trial {trial.number}"
-        )
+        design = optimise.trial_design(search, trial)
         figures = _figures(trial, full)
         optimise_check.write_best(path, design, made_by | _made_by_trial(trial, figures))
         entries.append(
             _entry(trial, figures, search.objectives, path, len(search.objectives) > 1)
+            | {"design": design.name}
             | {"fidelity": "full precision" if trial.number in full else "search"}
         )
     return entries
@@ -268,7 +268,10 @@ def _print_summary(summary: dict, search, best: list, verification: dict | None)
         figures = "; ".join(
             f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]" for o, (v, lo, hi) in entry["figures"].items()
         )
-        print(f"  trial {trial.number}: {fields}\n    {figures} ({entry['fidelity']})")
+        print(
+            f"  {entry['design']} (trial {trial.number}): {fields}\n"
+            f"    {figures} ({entry['fidelity']})"
+        )
     if verification:
         print(
             f"verification on new shots (seed {verification['seed']}, "
@@ -336,8 +339,6 @@ def _redacted(url: str) -> str:
 def add_design_optimise(design_sub, design_test_options) -> None:
     """The ``design optimise`` action; ``design_test_options`` adds the options it
     shares with ``design compare``."""
-    from sim.studies.design_search import OBJECTIVES
-
     q = design_sub.add_parser(
         "optimise",
         help="search design fields for the best design, safely, and verify it",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import socket
 import sys
 
 from models.board import BOARDS_DIR, load_board
 from models.design import known_designs, load_design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.files import known_names
 from models.layout import layout_from_dict
 from models.text import shown
@@ -18,11 +19,13 @@ from sim.cli.demo import DEMO_LAYOUT
 from sim.physics.engines import check_engine
 
 #: What the web extra brings; without it the command says how to get it.
-WEB_EXTRA = "pip install -e '.[web]'"
+WEB_EXTRA = install_hint("web")
 LOOPBACK = "127.0.0.1"
 
 
 def cmd_serve(args) -> int:
+    load_design(args.design)  # first: a mistyped name is told at once
+    engine = check_engine(args.engine) if args.engine else ""
     try:
         import uvicorn
 
@@ -31,8 +34,6 @@ def cmd_serve(args) -> int:
         raise InputError(
             f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
         ) from None
-    load_design(args.design)
-    engine = check_engine(args.engine) if args.engine else ""
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
     if args.layout:
         stacks = load_layout_args(args).to_dict()["stacks"]
@@ -59,14 +60,41 @@ def cmd_serve(args) -> int:
         )
     server = Server(stacks, workers=args.workers, board=board, design=design, engine=engine)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
     # uvicorn's own logging setup (dictConfig) would close and replace every handler
     # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
     config = uvicorn.Config(
         server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
     )
-    uvicorn.Server(config).run(sockets=[listening])
+    url = f"http://{host}:{port}/?token={server.token}"
+    _serve_until_interrupted(uvicorn.Server(config), listening, url)
     return 0
+
+
+def _serve_until_interrupted(serving, listening: socket.socket, url: str) -> None:
+    """Say where to open the server, run it until Ctrl-C, then raise
+    KeyboardInterrupt (exit code 130).
+
+    Ctrl-C is ours from before the URL is printed, not only once uvicorn has put in
+    its own handler. Before that it went to asyncio's (a cancel of its task that
+    uvicorn's start-up could lose: the server ran on, seen on a loaded machine), or
+    nowhere in a process started with Ctrl-C ignored (a background job): uvicorn
+    then handed the signal back to "ignore" and the server ended with 0. Ours tells
+    the server to stop, at whatever point it has reached; uvicorn hands the signal
+    back to it once shut down."""
+    interrupted = []
+
+    def stop(signum, frame) -> None:
+        interrupted.append(signum)
+        serving.should_exit = True
+
+    previous = signal.signal(signal.SIGINT, stop)
+    print(f"Open {url}", flush=True)
+    try:
+        serving.run(sockets=[listening])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 def _bind(host: str, port: int) -> socket.socket:

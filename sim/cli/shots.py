@@ -7,6 +7,7 @@ from contextlib import ExitStack
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
+from models.grid import HIT_RULES
 from models.layout import layout_from_dict
 from models.text import shown
 from sim.cli.common import (
@@ -25,15 +26,10 @@ from sim.cli.common import (
     world_args,
 )
 from sim.cli.demo import DEMO_LAYOUT
-from sim.physics.knockout import HIT_RULES
-from sim.views.pictures import save_figure
-from sim.views.shot_picture import shot_figure
+from sim.defaults import CAMERAS
 
 
 def cmd_shoot(args) -> int:
-    from sim.physics import shoot
-    from sim.physics.engines import check_engine, make_world
-
     if args.at is None and (args.yaw is None or args.pitch is None):
         raise InputError("piggy shoot: give --yaw and --pitch, or --at <space|piggy>")
     if args.at is not None and (args.yaw is not None or args.pitch is not None):
@@ -45,6 +41,11 @@ def cmd_shoot(args) -> int:
     videos = _check_video_args(args)
     aimer = load_aimer_args(args)
     board, design, layout = load_scene(args)
+    # PyBullet and the pictures are imported once the input is read: a mistake is
+    # told at once (a fast start, CONTRIBUTING.md)
+    from sim.physics import shoot
+    from sim.physics.engines import check_engine, make_world
+
     if videos:
         from sim.views.streaming import check_video_memory
 
@@ -68,6 +69,9 @@ def cmd_shoot(args) -> int:
         )
         data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
         if args.png:
+            from sim.views.pictures import save_figure
+            from sim.views.shot_picture import shot_figure
+
             save_figure(shot_figure(board, design, result), args.png)
     written = _write_videos(board, design, result, args, videos)
     if args.json:
@@ -81,8 +85,6 @@ def cmd_shoot(args) -> int:
 
 def _check_video_args(args) -> dict[str, str]:
     """The video files asked for, checked before the shot is fired."""
-    from sim.views.render import CAMERAS
-
     if args.camera not in CAMERAS:
         raise InputError(f"unknown camera '{args.camera}': allowed are {', '.join(CAMERAS)}")
     try:
@@ -132,10 +134,10 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
 
 
 def cmd_aim(args) -> int:
+    board, design, layout = load_scene(args)
     from sim.physics import aim, shoot
     from sim.physics.world import World
 
-    board, design, layout = load_scene(args)
     with World(board, design, layout) as world:
         point, label = shoot.target_point(world, args.at)
         solutions = aim.solve(design, point, label)
@@ -159,8 +161,6 @@ def cmd_aim(args) -> int:
 
 
 def cmd_sandbox(args) -> int:
-    from sim.views.sandbox import run_sandbox
-
     design = load_design(args.design)
     if args.layout:
         layout = load_layout_args(args)
@@ -169,6 +169,8 @@ def cmd_sandbox(args) -> int:
             DEMO_LAYOUT, board=load_board(args.board or "stock"), source="demo layout"
         )
     board = layout.board
+    from sim.views.sandbox import run_sandbox
+
     with ExitStack() as opening:  # the start-up wait ends with the window's first words
         opening.enter_context(waiting("opening the sandbox window"))
 

@@ -6,12 +6,12 @@ no longer loads the ``gymnasium.envs`` entry points of installed packages, so
 there is no way to make the bare ``piggy/Aim-v0`` without this import.)
 """
 
+from models.errors import install_hint
+
 try:
     import gymnasium
 except ImportError:
-    raise ImportError(
-        "the Gymnasium environments need gymnasium: pip install 'go-piggy-go-sandbox[gym]'"
-    ) from None
+    raise ImportError(f"the Gymnasium environments need gymnasium: {install_hint('gym')}") from None
 
 AIM_ID = "piggy/Aim-v0"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from models.board import Board
 from models.design import ENGINES, Design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.layout import Layout
 from models.text import shown
 
@@ -26,8 +26,7 @@ def check_engine(name: str) -> str:
             import mujoco  # noqa: F401
         except ImportError:
             raise InputError(
-                "the mujoco engine needs MuJoCo, an optional extra: pip install -e "
-                "'.[mujoco]' in a checkout (pip install 'go-piggy-go-sandbox[mujoco]')"
+                f"the mujoco engine needs MuJoCo, an optional extra: {install_hint('mujoco')}"
             ) from None
     return name
 

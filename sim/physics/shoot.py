@@ -5,6 +5,7 @@ a :class:`~sim.physics.world.World`, and report it as JSON or text (its picture 
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -208,6 +209,12 @@ def _strike(board: Board, what: str, point_mm) -> str:
     return what if "-" in what else f"the {what}"  # a piggy by its name; the fence, tractor
 
 
+def _counted(strikes: list[str]) -> list[str]:
+    """Strikes of one thing in a row said once, with their count: "the table ×4"."""
+    runs = [(what, len(list(run))) for what, run in itertools.groupby(strikes)]
+    return [what if n == 1 else f"{what} ×{n}" for what, n in runs]
+
+
 def describe(shot_aim: Aim, result: ShotResult, board: Board) -> str:
     """A few lines for people: what the bale struck and where it ended, who was
     knocked out, and why."""
@@ -227,7 +234,7 @@ def describe(shot_aim: Aim, result: ShotResult, board: Board) -> str:
     ]
     lines.append(
         "The bale struck, in order: "
-        + (" -> ".join(strikes) or "nothing")
+        + (" -> ".join(_counted(strikes)) or "nothing")
         + f"; it came to rest {_in_words(rest_place(board, result))}"
     )
     knocked = ", ".join(result.knocked) or "nobody"

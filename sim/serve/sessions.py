@@ -35,7 +35,7 @@ class Sandbox:
     stacks: dict[str, list[str]]
     board_label: str = "stock"
     design_label: str = "stock"
-    aimer: str = "perfect"
+    aimer: str = "child"  # the hit maps' aimer: "how likely?" then agrees with piggy hitmap
     aim: dict = field(default_factory=lambda: {"yaw_deg": 0.0, "pitch_deg": 30.0})
     history: list[dict] = field(default_factory=list)
     start: dict = field(default_factory=dict)

@@ -40,10 +40,6 @@ from referee.bots import GoPiggyGoGreedyBot, bot_names, make_bot
 from referee.match import tournament
 from referee.shots import TableResolver
 
-#: The seats of a design game by default: two bots that fire when the hit table says
-#: it pays, two that assume every shot hits half the time (both use the tractor).
-DEFAULT_SEATS = ("expected-gain", "expected-gain", "greedy", "greedy")
-
 
 def table_of(board: Board, rows: list[dict], source: str) -> dict[str, float]:
     """Every space of the board -> P(target knocked out) from a hit map's rows; a space

@@ -36,14 +36,10 @@ from models.design import RANGES, Design, design_from_dict, design_toml
 from models.errors import InputError
 from models.stats import Z_95, mean_interval
 from models.text import shown
+from sim.defaults import OBJECTIVES
 
-#: Objective name -> ("maximize" or "minimize", what it is).
-OBJECTIVES = {
-    "mean-p": ("maximize", "mean P(target knocked out) over the spaces"),
-    "far-rows": ("maximize", "mean P over the rows farthest from the tractor"),
-    "flat": ("minimize", "spread (sd) of P across rows"),
-    "energy": ("minimize", "the bale's kinetic energy at the muzzle, J"),
-}
+#: The longest design name (models/design_checks.py).
+NAME_MAX = 64
 #: Most fields searched at once (every corner of their box is checked up front).
 MAX_PARAMS = 8
 #: Draws of the parametric bootstrap of ``flat``.
@@ -167,8 +163,19 @@ def with_values(base: Design, values: dict[str, float], name: str) -> Design:
 
 
 def trial_name(base: Design, values: dict[str, float]) -> str:
-    """A trial's design name: the base's and a digest of the values (the same values,
-    the same name, so the hit-map cache finds a design tried before)."""
+    """A trial's design name: the base's and what changed, e.g.
+    ``stock+width11.23+pivot78.64`` (each field by the first word of its name, its
+    section's too where two share it; 4 significant digits). The same values give
+    the same name, so the hit-map cache finds a design tried before. A name over
+    the 64 characters a design's may have keeps the base's and a digest of the
+    values instead."""
+    firsts = [field.split(".")[1].split("_")[0] for field in values]
+    changes = "".join(
+        f"+{short if firsts.count(short) == 1 else field.split('.')[0] + '-' + short}{value:.4g}"
+        for (field, value), short in zip(values.items(), firsts, strict=True)
+    )
+    if len(changes) <= NAME_MAX - 8:
+        return base.name[: NAME_MAX - len(changes)] + changes
     digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:8]
     return f"{base.name[:48]} opt-{digest}"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from models.board import Board, load_board
-from models.design import Design, design_from_dict, design_identity, design_toml, load_design
+from models.design import Design, design_from_dict, design_identity, design_toml
 from models.errors import InputError
 from models.files import write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
@@ -367,12 +367,6 @@ def with_value(design: Design, field: str, value: float) -> Design:
     )
     data["name"] = f"{design.name} {key}={value:g}"
     return design_from_dict(data, source=f"sweep of {field}")
-
-
-def load_designs(names: list[str]) -> list[Design]:
-    if not names:
-        raise InputError("give at least one design (a name or a TOML file)")
-    return [load_design(n) for n in names]
 
 
 def cache_folder(text: str | None) -> Path:

@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 
 from models.board import Board, load_board, space_name
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.layout import check_piggy
 from models.text import shown
 from sim.studies import datafiles, owner, parts
@@ -116,7 +116,7 @@ def _run_on_dask(
         from dask.distributed import as_completed as dask_completed
     except ImportError:
         raise InputError(
-            "--scheduler needs Dask, an optional extra: pip install 'go-piggy-go-sandbox[cluster]'"
+            f"--scheduler needs Dask, an optional extra: {install_hint('cluster')}"
         ) from None
     try:
         client = Client(scheduler, timeout="10s")

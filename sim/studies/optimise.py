@@ -38,12 +38,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from models.design import Design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.text import shown
 from sim.studies import design_search, optimise_trial, racing
 from sim.studies.search_settings import Search
 from sim.studies.workers import Pool, process_pool
 
+#: The fewest feasible trials the importances are given for (fewer: not shown).
+MIN_IMPORTANCE_TRIALS = 10
 #: Random trials TPE draws before it models the results (a design search has tens of
 #: trials, not thousands), and NSGA-II's population.
 TPE_STARTUP = 5
@@ -60,8 +62,7 @@ def optuna_module():
         import optuna
     except ImportError:
         raise InputError(
-            "piggy design optimise needs Optuna, an optional extra: pip install "
-            "'go-piggy-go-sandbox[optimise]'"
+            f"piggy design optimise needs Optuna, an optional extra: {install_hint('optimise')}"
         ) from None
     optuna.logging.set_verbosity(logging.WARNING)
     return optuna
@@ -286,10 +287,13 @@ def trial_rows(search: Search, trials: list, full: dict[int, dict] | None = None
     return rows
 
 
-def trial_design(search: Search, trial, name: str) -> Design:
-    """The design of a trial, under ``name``, its description saying what it changes."""
+def trial_design(search: Search, trial) -> Design:
+    """The design of a trial, named by what it changes (the name its trial has in
+    the table, :func:`design_search.trial_name`), its description saying so too."""
     values = {p.field: trial.params[p.field] for p in search.params}
-    design = design_search.with_values(search.base, values, name)
+    design = design_search.with_values(
+        search.base, values, design_search.trial_name(search.base, values)
+    )
     changed = ", ".join(f"{k.split('.')[1]} = {v:.4g}" for k, v in values.items())
     return dataclasses.replace(
         design, description=f"{search.base.name[:64]} with {changed} (piggy design optimise)"
@@ -301,14 +305,15 @@ def is_base(search: Search, trial) -> bool:
     return all(trial.params[p.field] == _value_of(search.base, p.field) for p in search.params)
 
 
-def importances(study, search: Search, trials: list) -> dict[str, float] | None:
+def importances(study, search: Search, trials: list) -> tuple[dict[str, float] | None, int]:
     """Each field's share of the first objective's variance over the feasible trials
-    (Optuna's PED-ANOVA evaluator, which needs no other package); None unless two
-    feasible trials differ in it."""
+    (Optuna's PED-ANOVA evaluator, which needs no other package), and how many
+    feasible trials that rests on; None below :data:`MIN_IMPORTANCE_TRIALS` of them
+    (a share from a few trials says little), or unless two differ in it."""
     optuna = optuna_module()
     feasible = [t for t in trials if t.user_attrs.get("feasible")]
-    if len({t.values[0] for t in feasible}) < 2:  # nothing to explain
-        return None
+    if len(feasible) < MIN_IMPORTANCE_TRIALS or len({t.values[0] for t in feasible}) < 2:
+        return None, len(feasible)
     only = optuna.create_study(directions=study.directions)  # in memory: feasible trials only
     only.add_trials(feasible)
     sign = -1 if design_search.OBJECTIVES[search.objectives[0]][0] == "maximize" else 1
@@ -321,5 +326,5 @@ def importances(study, search: Search, trials: list) -> dict[str, float] | None:
                 evaluator=optuna.importance.PedAnovaImportanceEvaluator(),
             )
     except (RuntimeError, ValueError):  # e.g. every feasible trial at one point
-        return None
-    return {k: round(float(v), 4) for k, v in found.items()}
+        return None, len(feasible)
+    return {k: round(float(v), 4) for k, v in found.items()}, len(feasible)

@@ -32,6 +32,7 @@ from models.errors import InputError
 from models.layout import layout_from_dict
 from models.seeds import split_seed
 from models.stats import precision_reached
+from sim.defaults import MAX_SHOTS
 from sim.physics.aim import OutOfReach
 from sim.physics.noise import Deviates, vary_dims
 from sim.studies import datafiles, rqmc
@@ -45,9 +46,6 @@ ARCS = ("low", "high", "best")
 BATCH = 20
 #: Strikes that count as ricochets.
 _RICOCHET_SURFACES = ("fence", "tractor")
-#: Most shots per space: a space's shots are held in memory while it is measured and
-#: written whole to its part file (20,000 shots give P within about ±0.007).
-MAX_SHOTS = 20_000
 
 
 @dataclass(frozen=True)

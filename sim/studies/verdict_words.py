@@ -20,6 +20,16 @@ STOP_WORDS = {
 }
 
 
+def p_test(rule: str, sampler: str) -> str:
+    """The test behind a space's p-value, named by what was run: the paired rule's
+    exact McNemar test at each look, else the per-map rule's test for the sampler (a
+    t-test over RQMC's scrambles, McNemar's with plain Monte Carlo); Holm over the
+    spaces either way."""
+    if rule == "paired":
+        return "McNemar, looks, Holm"
+    return "t-test, Holm" if sampler == "rqmc" else "McNemar, Holm"
+
+
 def board_mean(
     design_a: str,
     design_b: str,

@@ -17,6 +17,7 @@ from matplotlib.typing import ColorType
 
 from models.aimer import load_aimer
 from models.board import Board
+from sim.defaults import DIFFERENCE_SCALE
 from sim.studies import compare, verdict_words
 from sim.studies.compare import Comparison, study_title
 from sim.studies.dead_zones import FEW_SHOTS
@@ -101,16 +102,11 @@ def _num_or_int(value) -> str:
     return str(value) if isinstance(value, int) else _num(value)
 
 
-#: The difference map's colour scale by default: ±0.5, the same on every map, so that a
-#: colour means the same difference on every picture.
-SCALE = 0.5
-
-
 def difference_figure(
     board: Board,
     comparison: Comparison,
     made_by: dict | None = None,
-    scale: float = SCALE,
+    scale: float = DIFFERENCE_SCALE,
     across: AcrossEngines | None = None,
 ):
     """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:

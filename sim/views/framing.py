@@ -16,7 +16,6 @@ import numpy as np
 from sim.physics.bullet import CM_PER_MM
 from sim.physics.results import Recording, ShotResult
 
-CAMERAS = ("overview", "chase", "top", "side")
 #: A piggy drawn around its centre: half its length and its height, mm (with a margin).
 _PIGGY_HALF_MM, _PIGGY_HEIGHT_MM = 26.0, 44.0
 #: A piggy counts as disturbed when it moved or turned this much, mm.

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
+from sim.studies.optimise import MIN_IMPORTANCE_TRIALS
+
 
 def search_figure(
     rows: list[dict],
     objectives: list[str],
     maximise: list[bool],
-    importances: dict[str, float] | None,
+    importances: tuple[dict[str, float] | None, int],
     front: list[int],
     title: str,
 ):
     """``rows``: one per trial (its number, objectives and ``<name>_ci_low/high``,
-    ``feasible``, ``base``: BASE's own values); ``front``: the best trials' numbers;
-    ``importances``: field -> its share of the objective's importance (None: too few
-    trials)."""
+    ``feasible``, ``base``: BASE's own values, ``design``: its name); ``front``: the
+    best trials' numbers, the first the one chosen; ``importances``: field -> its
+    share of the objective's importance (None: not shown), and the feasible trials
+    they rest on."""
     panels = 3 if len(objectives) > 1 else 2
     fig, axes = plt.subplots(
         1,
@@ -121,21 +124,25 @@ def _figure(row: dict, objective: str) -> float:
 
 
 def _importance_panel(ax, importances, objective) -> None:
-    if not importances:
+    shares, trials = importances
+    if not shares:
         ax.text(
             0.5,
             0.5,
-            "importances need two feasible\ntrials that score differently",
+            f"importances not shown: they rest on\n{trials} feasible trial"
+            f"{'' if trials == 1 else 's'}, and need {MIN_IMPORTANCE_TRIALS} that\n"
+            "score differently",
             ha="center",
             va="center",
             transform=ax.transAxes,
         )
         ax.axis("off")
         return
-    names = list(importances)[::-1]
-    ax.barh(names, [importances[n] for n in names], color="#9467bd")
+    names = list(shares)[::-1]
+    ax.barh(names, [shares[n] for n in names], color="#9467bd")
     ax.set_xlim(0, 1)
     ax.set_xlabel(f"importance for {objective} (PED-ANOVA, share)")
+    ax.set_title(f"from {trials} feasible trials", fontsize=9)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="x", alpha=0.3)
 

@@ -23,11 +23,12 @@ from models.design import Design
 from models.errors import InputError
 from models.meshes import ASSETS_DIR, barrel, obj_text
 from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
+from sim.defaults import CAMERAS
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.geometry import fence_boxes
 from sim.physics.results import Recording, ShotResult
 from sim.views import framing, labels
-from sim.views.framing import CAMERAS, recording_of
+from sim.views.framing import recording_of
 from sim.views.textures import add_board_top, board_texture_png
 from sim.views.video_files import DEFAULT_FPS
 

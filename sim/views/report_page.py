@@ -89,7 +89,7 @@ def _rule_rows(made_by: dict) -> list[tuple[str, object]]:
 #: head, the sentence above the table).
 _TESTS = {
     "paired": (
-        "p (McNemar, looks, Holm)",
+        f"p ({verdict_words.p_test('paired', 'rqmc')})",
         "the difference's interval is Tango's score interval at the paired rule's level "
         "(the intervals of all its looks hold together with 95 %); p: the exact McNemar test "
         "at each look, Bonferroni over the looks, then Holm over all the spaces; stopped: why "
@@ -97,13 +97,13 @@ _TESTS = {
         "interval lies inside; undecided at the cap: neither, at the most pairs).",
     ),
     "rqmc": (
-        "p (t-test, Holm)",
+        f"p ({verdict_words.p_test('per-map', 'rqmc')})",
         "the difference's interval is 95 % per space, Student's t over the RQMC scrambles' "
         "paired differences; p: the t-test over the scrambles, adjusted by Holm over all "
         "the spaces.",
     ),
     "mc": (
-        "p (McNemar, Holm)",
+        f"p ({verdict_words.p_test('per-map', 'mc')})",
         "the difference's interval is 95 % per space, Newcombe's for paired shots; p: "
         "McNemar's exact test, adjusted by Holm over all the spaces.",
     ),

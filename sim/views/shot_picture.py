@@ -21,7 +21,13 @@ from sim.physics.geometry import PiggyModel
 from sim.physics.results import ShotResult
 from sim.views import pictures
 from sim.views.labels import draw_labels
-from sim.views.shot_section import OUT_COLOUR, PATH_COLOUR, along_aim, draw_section
+from sim.views.shot_section import (
+    OUT_COLOUR,
+    PATH_COLOUR,
+    TABLE_COLOUR,
+    along_aim,
+    draw_section,
+)
 
 #: How far the upper piggy of a stack is drawn from the one under it, mm (top views).
 STACK_OFFSET_MM = np.array([9.0, -9.0])
@@ -109,6 +115,7 @@ def shot_figure(board: Board, design: Design, result: ShotResult, title: str = "
             hatch="///",
             label="fence beside the aim (section)",
         ),
+        Rectangle((0, 0), 1, 1, fc=TABLE_COLOUR, label="the table, off the board (section)"),
     ]
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=9, frameon=False)
     knocked = ", ".join(result.knocked) or "nobody"

@@ -26,6 +26,10 @@ SECTION_HALF_WIDTH_MM = 40.0
 #: Every view of a shot draws the knocked-out piggies and the contacts in the first,
 #: the bale's path in the second.
 OUT_COLOUR, PATH_COLOUR = "#d00000", "#402000"
+#: The table round the board, in the section.
+TABLE_COLOUR = "#d5dde6"
+#: How much of what lies below the board's top the section shows, mm.
+_TABLE_MM = 10.0
 
 
 def along_aim(result: ShotResult) -> np.ndarray:
@@ -57,12 +61,8 @@ def draw_section(ax, board: Board, design: Design, result: ShotResult) -> None:
             reached.append(float(end[:2] @ along))
     far = max(reached) + 40
     near = -90.0
+    _board_and_table(ax, board, along, near, far)
     t = board.thickness_mm
-    ax.add_patch(
-        Rectangle(
-            (near, -t), far - near, t, fc=pictures.BOARD_COLOUR, ec=pictures.LINE_COLOUR, zorder=1
-        )
-    )
     for a, b in board.fence_segments_mm():
         _fence_in_section(ax, a, b, along, across, board, near, far)
     yaw, pitch = math.radians(result.yaw_deg), math.radians(result.pitch_deg)
@@ -111,7 +111,7 @@ def draw_section(ax, board: Board, design: Design, result: ShotResult) -> None:
         float(path[:, 2].max()) + 25 if path is not None and len(path) else 0.0,
     )
     ax.set_xlim(near, far)
-    ax.set_ylim(-t - 4, top)
+    ax.set_ylim(-t - _TABLE_MM, top)
     ax.set_aspect("equal", adjustable="box")
     draw_labels(ax, items, 8.5, gap=0.008 * (far - near))
     ax.set_xlabel("distance along the aim from the tractor's pivot (mm)")
@@ -122,6 +122,39 @@ def draw_section(ax, board: Board, design: Design, result: ShotResult) -> None:
         fontsize=11,
     )
     ax.grid(alpha=0.25)
+
+
+def _edge_mm(board: Board, direction: np.ndarray) -> float:
+    """How far from the pivot, along ``direction`` (a unit vector), the board's top
+    ends, mm."""
+    x_min, x_max, y_min, y_max = board.surface_extent_mm
+    reach = [
+        (high if d > 0 else low) / d
+        for d, low, high in ((direction[0], x_min, x_max), (direction[1], y_min, y_max))
+        if d != 0
+    ]
+    return min(reach)
+
+
+def _board_and_table(ax, board: Board, along: np.ndarray, near: float, far: float) -> None:
+    """The board's band where the aim line crosses the board, and past its edges the
+    table it lies on (grey, its top the board's foot): a strike there is drawn on
+    the table, off the board."""
+    t = board.thickness_mm
+    start, end = max(near, -_edge_mm(board, -along)), min(far, _edge_mm(board, along))
+    ax.add_patch(
+        Rectangle(
+            (start, -t), end - start, t, fc=pictures.BOARD_COLOUR, ec=pictures.LINE_COLOUR, zorder=1
+        )
+    )
+    for lo, hi in ((near, start), (end, far)):
+        if hi > lo:
+            ax.add_patch(
+                Rectangle(
+                    (lo, -t - _TABLE_MM), hi - lo, _TABLE_MM, fc=TABLE_COLOUR, ec="none", zorder=1
+                )
+            )
+            ax.plot([lo, hi], [-t, -t], color=pictures.LINE_COLOUR, lw=0.8, zorder=1)
 
 
 def _fence_in_section(ax, a, b, along, across, board, near, far) -> None:

@@ -102,7 +102,7 @@ def test_bench_own_piggy_times_a_given_piggy_mesh_against_the_stock_one(tmp_path
     ],
 )
 def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
-    run = bench("--only", "own-piggy", *args, timeout=120)
+    run = bench("--only", "own-piggy", *args, timeout=600)
     assert run.returncode == 2
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("bench.py: error: ") and message in last, run.stderr
@@ -137,6 +137,16 @@ def test_bench_answer_reports_every_figure_as_json():
         assert figures["optimise_seconds"][search] > 0
         found = figures["optimise_found"][search]
         assert figures["optimise_shots"][search] == sum(found["shots"].values())
+
+
+@pytest.mark.slow
+def test_bench_startup_reports_the_start_of_help_and_of_a_typo():
+    """Issue 34: the median of 10 ``piggy --help`` runs, and the CPU of a typo'd
+    ``design compare`` (each a figure; none asserted against a time)."""
+    startup = bench_json("--only", "startup")["startup"]
+    assert startup["runs"] == 10
+    for key in ("help_s", "help_cpu_s", "typo_cpu_s"):
+        assert startup[key] > 0, key
 
 
 def load_bench_stats():
@@ -204,7 +214,7 @@ def test_bench_grazing_reports_every_figure_as_json():
     "args", [["--grazing-shots", "0"], ["--grazing-shots", "3", "--grazing-reference-shots", "5"]]
 )
 def test_bench_refuses_impossible_grazing_sizes(args):
-    run = bench("--only", "grazing", *args, timeout=120)
+    run = bench("--only", "grazing", *args, timeout=600)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --grazing")
 
@@ -212,6 +222,6 @@ def test_bench_refuses_impossible_grazing_sizes(args):
 @pytest.mark.slow  # starts a process (about 1.5 s)
 @pytest.mark.parametrize("spaces", ["r8c3, r9c5", "r8c3,r99c5"])
 def test_bench_refuses_answer_spaces_that_are_not_the_boards(spaces):
-    run = bench("--only", "answer", "--answer-spaces", spaces, timeout=120)
+    run = bench("--only", "answer", "--answer-spaces", spaces, timeout=600)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --answer-spaces: ")

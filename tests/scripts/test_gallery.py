@@ -51,6 +51,6 @@ def test_an_unknown_group_is_refused(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
     assert run.returncode == 2 and "unknown group movies" in run.stderr

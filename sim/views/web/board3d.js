@@ -240,7 +240,8 @@ class Board3D {
   }
 
   // The trail, then each piggy's name over it; those marked in this.tags in red with a ring. A tag
-  // that would overlap one already drawn moves up until it is clear.
+  // that would overlap one already drawn goes to the nearest clear place of a fan round its piggy
+  // (beside it, then up and to either side), its leader line showing whose it is.
   _overlay() {
     const ratio = window.devicePixelRatio || 1, ctx = this.overlay.getContext('2d');
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
@@ -255,7 +256,7 @@ class Board3D {
     };
     this._trailLine(ctx, project);
     if (!this.names) return;
-    const placed = [];
+    const placed = this.tagBoxes = [];  // [x, y, width, height] each, CSS pixels
     ctx.font = 'bold 13px sans-serif'; ctx.textBaseline = 'middle';
     const tags = Object.entries(this.piggies).map(([name, mesh]) => {
       const p = mesh.position;
@@ -263,11 +264,17 @@ class Board3D {
       return {name, x, y, z, top, out: Boolean(this.tags[name])};
     }).filter(t => t.z > 1).sort((a, b) => a.top[1] - b.top[1]);
     const focal = h / (2 * Math.tan(this.camera.fov * Math.PI / 360));
+    const clear = box => !placed.some(b => box[0] < b[0] + b[2] + 2 && b[0] < box[0] + box[2] + 2 &&
+                                            box[1] < b[1] + b[3] + 1 && b[1] < box[1] + box[3] + 1);
     for (const t of tags) {
       const text = t.out ? t.name + ' OUT' : t.name, tw = ctx.measureText(text).width + 8;
-      const box = [t.top[0] - tw / 2, t.top[1] - 18, tw, 18];
-      while (placed.some(b => box[0] < b[0] + b[2] && b[0] < box[0] + box[2] &&
-                              box[1] < b[1] + b[3] && b[1] < box[1] + box[3])) box[1] -= 19;
+      const spots = [];
+      for (let up = 0; up < 10; up++)
+        for (let side = -4; side <= 4; side++) spots.push([side * (tw / 2 + 3), -19 * up]);
+      spots.sort((a, b) => Math.hypot(a[0], 1.6 * a[1]) - Math.hypot(b[0], 1.6 * b[1]));
+      const at = spots.map(([dx, dy]) => [t.top[0] - tw / 2 + dx, t.top[1] - 18 + dy, tw, 18])
+        .find(clear);
+      const box = at || [t.top[0] - tw / 2, t.top[1] - 18 - 19 * placed.length, tw, 18];
       placed.push(box);
       const colour = t.out ? '#d00000' : '#222';
       if (t.out) {

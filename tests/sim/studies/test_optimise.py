@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from models.design import load_design
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.tables import read_table
 from sim.studies import datafiles
 from sim.studies.design_search import far_rows, parse_param, parse_params
@@ -67,7 +67,11 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
     assert 80 <= best["params"]["launcher.pivot_height_mm"] <= 120
     assert best["objective_ci_low"] <= best["objective"] <= best["objective_ci_high"]
     verification = data["verification"]
-    assert f"stock trial {best['trial']}" in verification["verdict"]
+    # named by what changed, the same in the verdict, the table and the design file
+    name = best["design"]
+    pivot = best["params"]["launcher.pivot_height_mm"]
+    assert name.startswith("stock+") and f"+pivot{pivot:.4g}" in name
+    assert name in verification["verdict"]
     assert verification["verdict"].startswith("On average ")
     assert (
         verification["mean_diff_ci_low"]
@@ -84,8 +88,10 @@ def test_a_two_field_search_finds_a_feasible_design_and_verifies_it(capsys, tmp_
     )
     code, _, _ = run(capsys, "design", "check", best["design_file"])
     assert code == 0
+    assert design.name == name
     rows = read_table(tmp_path / "trials.csv")
     assert [r["trial"] for r in rows] == [0, 1, 2]
+    assert rows[best["trial"]]["design"] == name
     assert not any(r["base"] for r in rows)  # BASE's 70 mm lies outside the range searched
     assert {"mean-p", "mean-p_ci_low", "kinetic_energy_max_j", "feasible", "reason"} <= set(rows[0])
     assert datafiles.read_provenance(tmp_path / "trials.csv")["study"] == data["study"]
@@ -262,7 +268,9 @@ def test_without_optuna_the_command_says_how_to_install_it(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna raises ImportError
     code, _, err = run(capsys, "design", "optimise", "stock", "--param", "pivot_height=40:80")
     assert code == 2 and err.count("\n") == 1
-    assert "needs Optuna, an optional extra: pip install 'go-piggy-go-sandbox[optimise]'" in err
+    assert f"needs Optuna, an optional extra: {install_hint('optimise')}" in err
+    assert "pip install -e '.[optimise]' in a checkout" in err  # the one wording (issue 34)
+    assert "(an installed copy: pip install 'go-piggy-go-sandbox[optimise]')" in err
 
 
 def test_far_rows_are_the_two_outermost_rows_at_each_end(board):

@@ -326,6 +326,10 @@ def test_the_report_names_the_test_actually_run(rule, sampler, head, said, unsai
     text = words(page)
     table = text[text.index("Space by space Click") : text.index("Shots Click")]
     assert said in table and unsaid not in table
+    # design compare's text names each significant space's p-value by the same words
+    from sim.studies.verdict_words import p_test
+
+    assert head == f"p ({p_test(rule, sampler or 'mc')})"
 
 
 def test_the_reports_provenance_names_the_rule_and_delta():

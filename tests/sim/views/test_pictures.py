@@ -204,3 +204,35 @@ def test_a_replay_shows_the_shots_the_die_and_the_seats(board):
     for colour in ("green", "gold"):
         rgb = np.array([int(pictures.PIGGY_COLOURS[colour][i : i + 2], 16) for i in (1, 3, 5)])
         assert (np.abs(panel.astype(int) - rgb).sum(axis=2) < 30).sum() > 100, colour
+
+
+def test_the_section_draws_a_strike_off_the_board_on_the_table(board, design):
+    """Fired over the trough's edge, the bale ends on the table: the section's board
+    ends at the board's edge, the table lies past it, and the last strike sits on
+    the table, past the board."""
+    import matplotlib.pyplot as plt
+
+    from sim.views.shot_section import TABLE_COLOUR, along_aim, draw_section
+
+    with World(board, design, layout_from_dict({"stacks": {}}, board=board)) as world:
+        result = shoot.fire(world, shoot.Aim(10.0, 5.0), seed=0)
+    assert result.contacts[-1] == "table"
+    figure, ax = plt.subplots()
+    draw_section(ax, board, design, result)
+    colour = {"board": pictures.BOARD_COLOUR, "table": TABLE_COLOUR}
+    bands = {
+        what: [p for p in ax.patches if isinstance(p, Rectangle) and p.get_facecolor()[:3] == rgb]
+        for what, rgb in ((w, matplotlib_rgb(c)) for w, c in colour.items())
+    }
+    board_end = max(p.get_x() + p.get_width() for p in bands["board"])
+    table_start = min(p.get_x() for p in bands["table"] if p.get_x() > 0)
+    assert board_end == pytest.approx(table_start)
+    last = float(np.dot(result.contact_points_mm[-1][:2], along_aim(result)))
+    assert last > board_end  # on the table, past the board's edge
+    plt.close(figure)
+
+
+def matplotlib_rgb(colour: str) -> tuple[float, float, float]:
+    from matplotlib.colors import to_rgb
+
+    return to_rgb(colour)

@@ -1,0 +1,29 @@
+"""The defaults and bounds that a command's ``--help`` states, kept apart from the
+studies and pictures that use them so that the command line can build its parser
+(and answer ``--help`` or a mistyped option) without importing numpy, PyBullet or
+matplotlib."""
+
+from __future__ import annotations
+
+#: Most shots per space: a space's shots are held in memory while it is measured and
+#: written whole to its part file (20,000 shots give P within about ±0.007).
+MAX_SHOTS = 20_000
+
+#: The seats of a design game by default: two bots that fire when the hit table says
+#: it pays, two that assume every shot hits half the time (both use the tractor).
+DEFAULT_SEATS = ("expected-gain", "expected-gain", "greedy", "greedy")
+
+#: The cameras of a shot's videos (sim/views/framing.py frames each).
+CAMERAS = ("overview", "chase", "top", "side")
+
+#: ``design optimise``'s objectives: name -> ("maximize" or "minimize", what it is).
+OBJECTIVES = {
+    "mean-p": ("maximize", "mean P(target knocked out) over the spaces"),
+    "far-rows": ("maximize", "mean P over the rows farthest from the tractor"),
+    "flat": ("minimize", "spread (sd) of P across rows"),
+    "energy": ("minimize", "the bale's kinetic energy at the muzzle, J"),
+}
+
+#: The difference map's colour scale by default: ±0.5, the same on every map, so that a
+#: colour means the same difference on every picture.
+DIFFERENCE_SCALE = 0.5

@@ -1,0 +1,96 @@
+"""A fast start: ``piggy --help``, a mistyped option and a misnamed input file are
+answered before any heavy library is imported (CONTRIBUTING.md, "A fast start").
+Which modules a run imported is read from ``sys.modules`` as the process ends; no
+time is asserted."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+#: ``piggy ARGS`` in a fresh process (argv[1]: where to write the modules it imported).
+PROBE = """
+import json, sys
+from sim.cli import main
+try:
+    sys.exit(main(sys.argv[2:]))
+finally:
+    with open(sys.argv[1], "w") as f:
+        json.dump(sorted({name.split(".")[0] for name in sys.modules}), f)
+"""
+
+#: What a command imports only when it has work to do.
+HEAVY = (
+    "numpy",
+    "pybullet",
+    "matplotlib",
+    "pandas",
+    "pyarrow",
+    "trimesh",
+    "scipy",
+    "networkx",
+    "optuna",
+    "starlette",
+    "uvicorn",
+    "mujoco",
+    "PIL",
+    "tqdm",
+)
+
+
+def imported_by(tmp_path, *argv: str) -> tuple[int, str, set[str]]:
+    """Run ``piggy *argv`` in a fresh process: its exit code, what it said on standard
+    error and the top-level packages it had imported when it ended."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
+    modules = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(modules), *argv], capture_output=True, text=True, env=env
+    )
+    return done.returncode, done.stderr, set(json.loads(modules.read_text()))
+
+
+def test_the_probe_sees_what_a_command_imports(tmp_path):
+    """The probe itself: a command that works imports what it needs."""
+    code, _, modules = imported_by(tmp_path, "aim", "--at", "r5c1")
+    assert code == 0 and "numpy" in modules and "pybullet" in modules
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["design", "compare", "--help"],
+        ["design", "optimise", "--help"],
+    ],
+)
+def test_help_imports_no_heavy_module(tmp_path, argv):
+    code, said, modules = imported_by(tmp_path, *argv)
+    assert code == 0 and said == ""
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["shoot", "--bogus"], "unrecognized arguments: --bogus"),
+        (["hitmap", "--shots", "0"], "--shots: 0 is out of range"),
+        (["design", "compare", "stock", "stokc"], "unknown design 'stokc'"),
+        (["shoot", "--at", "r5c1", "--board", "nope"], "unknown board 'nope'"),
+        (["hitmap", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
+        (["design", "check", "nope"], "unknown design 'nope'"),
+        (["design", "optimise", "stokc", "--param", "bale.width_mm=10:12"], "unknown design"),
+    ],
+)
+def test_a_mistake_is_told_before_any_heavy_import(tmp_path, argv, error):
+    """A mistyped option, an out-of-range number, a misnamed design, board or layout
+    file: one line, exit 2, and none of the heavy libraries loaded to say so."""
+    code, said, modules = imported_by(tmp_path, *argv)
+    assert code == 2 and error in said and said.count("\n") == 1, said
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
