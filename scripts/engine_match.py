@@ -250,7 +250,7 @@ def main() -> None:
         print(json.dumps(table, indent=1))
         return
     keys = list(table["closed form"])
-    print(f"{'quantity':26s}" + "".join(f"{k:>14s}" for k in table))
+    print(f"{'quantity':26s}" + "".join(f"{k:>14s}" for k in list(table)[:3]))
     for key in keys:
         print(f"{key:26s}" + "".join(f"{table[k][key]:14.4g}" for k in list(table)[:3]))
     for engine, counts in table.get("shots", {}).items():
