@@ -17,7 +17,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Self
 
 import numpy as np
 
@@ -37,8 +36,9 @@ from sim.physics.early_verdict import (
 from sim.physics.judge import Judge
 from sim.physics.materials import NOMINAL, Materials
 from sim.physics.mujoco_scene import SETTINGS, MujocoScene, MujocoSettings
-from sim.physics.noise import Deviates, deviate_errors, seeded_errors
+from sim.physics.noise import Deviates, fired_with
 from sim.physics.results import Recording, ShotResult
+from sim.physics.scene_queries import SceneQueries
 from sim.physics.shot_parts import STRIKE_GAP_S, StrikeLog
 
 #: Simulated time between two checks for rest, s (Bullet's: every 10 steps of 1 ms).
@@ -76,20 +76,16 @@ def launch_state(
     """A shot's launch from the tractor set at ``yaw_deg``, ``pitch_deg``, its errors
     drawn from ``seed`` (or given as ``deviates``): what :meth:`MujocoWorld.shoot`
     fires, and the batch of :mod:`sim.physics.warp_batch` too. No engine here."""
-    launcher = design.launcher
-    materials = NOMINAL
-    if noise:
-        errors = (
-            seeded_errors(seed, launcher, aimer, vary)
-            if deviates is None
-            else deviate_errors(deviates, launcher, aimer, vary)
-        )
-        yaw_deg += errors.d_yaw_deg
-        pitch_deg += errors.d_pitch_deg
-        speed = errors.speed_mm_s
-        materials = errors.materials
-    else:
-        speed = launcher.muzzle_speed_mm_s
+    yaw_deg, pitch_deg, speed, materials = fired_with(
+        design.launcher,
+        yaw_deg,
+        pitch_deg,
+        seed=seed,
+        noise=noise,
+        aimer=aimer,
+        vary=vary,
+        deviates=deviates,
+    )
     release = release_point_mm(design, yaw_deg, pitch_deg)
     velocity = speed * direction(yaw_deg, pitch_deg)
     half_yaw, half_pitch = math.radians(yaw_deg) / 2, math.radians(pitch_deg) / 2
@@ -98,11 +94,12 @@ def launch_state(
     return Launch(yaw_deg, pitch_deg, speed, materials, release, velocity, orientation)
 
 
-class MujocoWorld:
+class MujocoWorld(SceneQueries):
     """The MuJoCo shot engine (``World(board, design, layout, hit_rule=...,
     bale_to_rest=...)`` as Bullet's): :meth:`shoot` fires from the tractor,
     :meth:`launch` from anywhere."""
 
+    scene: MujocoScene
     engine = "mujoco"
 
     def __init__(
@@ -123,30 +120,7 @@ class MujocoWorld:
         self._gap_steps = max(1, round(STRIKE_GAP_S / self.scene.dt))
         self.set_layout(self.scene.layout)
 
-    # --- the scene's data, for callers ---------------------------------------------
-    @property
-    def board(self) -> Board:
-        return self.scene.board
-
-    @property
-    def design(self) -> Design:
-        return self.scene.design
-
-    @property
-    def layout(self) -> Layout:
-        return self.scene.layout
-
-    @property
-    def hit_rule(self) -> str:
-        return self.scene.hit_rule
-
-    def piggy_centre_mm(self, piggy: str) -> np.ndarray:
-        """The point to aim at on a piggy now; (3,), mm."""
-        return self.scene.model.centre_at(self.scene.piggy_pose(piggy))
-
-    def piggy_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:
-        return self.scene.model.own_frame(self.scene.piggy_pose(piggy))
-
+    # --- the scene's data, for callers (the rest: SceneQueries) --------------------
     def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
         """Each piggy's resting pose on the layout (body frame: mm, quaternion)."""
         return dict(self._rest_poses)
@@ -443,15 +417,6 @@ class MujocoWorld:
             piggies_mm={n: positions[:, i + 1] for i, n in enumerate(names)},
             piggies_quat={n: quats[:, i + 1] for i, n in enumerate(names)},
         )
-
-    def close(self) -> None:
-        self.scene.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _euler_xz(half_x: float, half_z: float) -> list[float]:

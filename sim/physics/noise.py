@@ -90,6 +90,36 @@ def deviate_errors(
     )
 
 
+def fired_with(
+    launcher: Launcher,
+    yaw_deg: float,
+    pitch_deg: float,
+    *,
+    seed: int | None,
+    noise: bool,
+    aimer: Aimer,
+    vary: dict[str, float] | None,
+    deviates: Deviates | None,
+) -> tuple[float, float, float, Materials]:
+    """What a shot set at ``yaw_deg``, ``pitch_deg`` is really fired with, in every
+    engine: (yaw deg, pitch deg, speed mm/s, materials), its errors drawn from
+    ``seed`` (or given as ``deviates``); without ``noise``, the setting itself at the
+    launcher's speed."""
+    if not noise:
+        return yaw_deg, pitch_deg, launcher.muzzle_speed_mm_s, NOMINAL
+    errors = (
+        seeded_errors(seed, launcher, aimer, vary)
+        if deviates is None
+        else deviate_errors(deviates, launcher, aimer, vary)
+    )
+    return (
+        yaw_deg + errors.d_yaw_deg,
+        pitch_deg + errors.d_pitch_deg,
+        errors.speed_mm_s,
+        errors.materials,
+    )
+
+
 def vary_dims(vary: dict | None) -> int:
     """How many uniforms a shot's ``vary`` factors take as deviates."""
     return sum(1 for name in VARIABLE if (vary or {}).get(name) is not None)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Self
 
 import numpy as np
 
@@ -32,10 +31,11 @@ from models.layout import Layout
 from sim.physics.ballistics import direction, release_point_mm
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.judge import Judge
-from sim.physics.materials import NOMINAL, Materials
-from sim.physics.noise import Deviates, deviate_errors, seeded_errors
+from sim.physics.materials import Materials
+from sim.physics.noise import Deviates, fired_with
 from sim.physics.results import ShotResult
 from sim.physics.scene import REST_CHECK_EVERY, Scene
+from sim.physics.scene_queries import SceneQueries
 from sim.physics.sealing import EarlyVerdict
 from sim.physics.shot_parts import (
     ContactLog,
@@ -51,7 +51,7 @@ from sim.physics.stand_ins import StandIns
 Vector = Sequence[float] | np.ndarray
 
 
-class World:
+class World(SceneQueries):
     """The stand-in shot engine, holding the scene it fires in (Bullet's: the MuJoCo
     engine is :class:`sim.physics.mujoco_world.MujocoWorld`).
 
@@ -65,6 +65,7 @@ class World:
     it was, and ``sim_time_s`` shorter; docs/physics.md, "The bale's early verdict").
     """
 
+    scene: Scene
     engine = "bullet"
 
     def __init__(
@@ -81,34 +82,10 @@ class World:
         self.scene = Scene(board, design, layout, hit_rule=hit_rule, gui=gui)
         self._prepare_layout()
 
-    # --- the scene's data, for callers --------------------------------------------
-    @property
-    def board(self) -> Board:
-        return self.scene.board
-
-    @property
-    def design(self) -> Design:
-        return self.scene.design
-
-    @property
-    def layout(self) -> Layout:
-        return self.scene.layout
-
-    @property
-    def hit_rule(self) -> str:
-        return self.scene.hit_rule
-
+    # --- the scene's data, for callers (the rest: SceneQueries) --------------------
     @property
     def client(self) -> int:
         return self.scene.client
-
-    def piggy_centre_mm(self, piggy: str) -> np.ndarray:
-        """The point to aim at on a piggy now (``PiggyModel.centre_at``); (3,), mm."""
-        return self.scene.model.centre_at(self.scene.piggy_pose(piggy))
-
-    def piggy_pose_mm(self, piggy: str) -> tuple[np.ndarray, np.ndarray]:
-        """Position (3,), mm, and rotation (3, 3) of a piggy's own frame now."""
-        return self.scene.model.own_frame(self.scene.piggy_pose(piggy))
 
     def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
         """Each piggy's resting pose on the layout (body frame: mm, quaternion)."""
@@ -220,20 +197,16 @@ class World:
         record_every : record every body's pose every this many steps (0: not at all).
         on_step : called after every step (the sandbox uses it to play in real time).
         """
-        launcher = self.design.launcher
-        materials = NOMINAL
-        if noise:
-            errors = (
-                seeded_errors(seed, launcher, aimer, vary)
-                if deviates is None
-                else deviate_errors(deviates, launcher, aimer, vary)
-            )
-            yaw_deg += errors.d_yaw_deg
-            pitch_deg += errors.d_pitch_deg
-            speed = errors.speed_mm_s
-            materials = errors.materials
-        else:
-            speed = launcher.muzzle_speed_mm_s
+        yaw_deg, pitch_deg, speed, materials = fired_with(
+            self.design.launcher,
+            yaw_deg,
+            pitch_deg,
+            seed=seed,
+            noise=noise,
+            aimer=aimer,
+            vary=vary,
+            deviates=deviates,
+        )
         self._set_materials(materials)
         self._reset(yaw_deg)
         release = release_point_mm(self.design, yaw_deg, pitch_deg)
@@ -389,16 +362,6 @@ class World:
         ):
             restless.discard(bale)
         return restless
-
-    def close(self) -> None:
-        """Disconnect from PyBullet (also done when the scene is garbage-collected)."""
-        self.scene.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 @dataclass(frozen=True)
