@@ -100,6 +100,38 @@ def knocked_out_beyond_mm(
     return space_mm / 2 + shape.outer_radius_mm  # cleared
 
 
+@dataclass(frozen=True)
+class LayoutBounds:
+    """What the early verdict's checks need of a layout, in any engine: the piggy's
+    and the bale's outlines, how far from its space's centre a piggy is surely out
+    (mm), and each piggy's space's centre (mm)."""
+
+    shape: PiggyShape
+    bale_outline: PiggyShape
+    beyond_mm: float
+    centres: dict[str, tuple[float, ...]]
+
+    @classmethod
+    def of(cls, scene) -> LayoutBounds:
+        """From a scene of either engine (its piggy model, design, board, layout and
+        hit rule)."""
+        from models.meshes import hay_bale
+
+        shape = PiggyShape.of(list(scene.model.parts_mm))
+        bale = scene.design.bale
+        outline = hay_bale(bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm)
+        board, layout = scene.board, scene.layout
+        return cls(
+            shape,
+            PiggyShape.of([outline.vertices]),
+            knocked_out_beyond_mm(shape, board.space_mm, board.line_mm, scene.hit_rule),
+            {
+                p: tuple(map(float, board.space_center_mm(layout.space_of(p))))
+                for p in layout.piggies
+            },
+        )
+
+
 def travel_mm(motion: Motion, shape: PiggyShape, friction: float, axis: int) -> tuple[float, float]:
     """How far (mm) the piggy could still travel against friction ``friction`` (the
     product of its and the surface's coefficients): ``(back, anywhere)``, where

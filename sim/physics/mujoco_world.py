@@ -27,9 +27,8 @@ from models.layout import Layout
 from sim.physics.ballistics import direction, drag_constant_per_mm, release_point_mm
 from sim.physics.bodies import pair_friction
 from sim.physics.early_verdict import (
+    LayoutBounds,
     Motion,
-    PiggyShape,
-    knocked_out_beyond_mm,
     reach_mm,
     sealed_reach_mm,
 )
@@ -431,26 +430,11 @@ class _EarlyVerdict:
     scene: which woken piggies are sealed, and whether the bale is spent."""
 
     def __init__(self, scene: MujocoScene):
-        from models.meshes import hay_bale
-
         self.scene = scene
         m = scene.mj_model
-        self._shape = PiggyShape.of(list(scene.model.parts_mm))
-        bale = scene.design.bale
-        self._bale_outline = PiggyShape.of(
-            [
-                hay_bale(
-                    bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm
-                ).vertices
-            ]
-        )
-        board, layout = scene.board, scene.layout
-        self._beyond_mm = knocked_out_beyond_mm(
-            self._shape, board.space_mm, board.line_mm, scene.hit_rule
-        )
-        self._centres = {
-            p: tuple(map(float, board.space_center_mm(layout.space_of(p)))) for p in layout.piggies
-        }
+        bounds = LayoutBounds.of(scene)
+        self._shape, self._bale_outline = bounds.shape, bounds.bale_outline
+        self._beyond_mm, self._centres = bounds.beyond_mm, bounds.centres
         self._ground = {g for g in range(m.ngeom) if scene.geom_names[g] in ("board", "table")}
         self._board = {g for g in range(m.ngeom) if scene.geom_names[g] == "board"}
         self._others_of: dict[int, np.ndarray] = {}
@@ -464,7 +448,7 @@ class _EarlyVerdict:
             float(max(inertia) / (piggy_mass * 1e-3)) * 1e6 if scene.piggy_bodies else 0.0
         )
         bale_inertia = m.body_inertia[scene.bale]
-        self._bale_gyration = float(max(bale_inertia) / (bale.mass_g * 1e-3)) * 1e6
+        self._bale_gyration = float(max(bale_inertia) / (scene.design.bale.mass_g * 1e-3)) * 1e6
 
     def _touching(self, body: int, geoms: set[int]) -> bool:
         m, data = self.scene.mj_model, self.scene.data

@@ -9,12 +9,10 @@ the scene's Bullet and asks it what lies near. Lengths inside are cm, as in
 
 from __future__ import annotations
 
-from models.meshes import hay_bale
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.early_verdict import (
+    LayoutBounds,
     Motion,
-    PiggyShape,
-    knocked_out_beyond_mm,
     reach_mm,
     sealed_reach_mm,
 )
@@ -33,22 +31,9 @@ class EarlyVerdict:
     def __init__(self, scene: Scene):
         self.scene = scene
         self._ground = scene.ground
-        self._shape = PiggyShape.of(list(scene.model.parts_mm))
-        bale = scene.design.bale
-        self._bale_outline = PiggyShape.of(
-            [
-                hay_bale(
-                    bale.length_mm, bale.width_mm, bale.height_mm, bale.corner_radius_mm
-                ).vertices
-            ]
-        )
-        board, layout = scene.board, scene.layout
-        self._beyond_mm = knocked_out_beyond_mm(
-            self._shape, board.space_mm, board.line_mm, scene.hit_rule
-        )
-        self._space_centres = {
-            p: tuple(map(float, board.space_center_mm(layout.space_of(p)))) for p in layout.piggies
-        }
+        bounds = LayoutBounds.of(scene)
+        self._shape, self._bale_outline = bounds.shape, bounds.bale_outline
+        self._beyond_mm, self._space_centres = bounds.beyond_mm, bounds.centres
 
     def _nothing_near(self, body: int, position_cm, reach_cm: float) -> bool:
         """Nothing but the body itself, the board and the table within ``reach_cm`` of
