@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import trimesh
 
+from sim.physics.engines import installed
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -59,6 +61,7 @@ def test_bench_child_compares_issue_18s_and_31s_changes_on_the_same_shots():
         "both",
         "bale verdict (as hit maps)",
         "a new bale each shot",
+        *(["MuJoCo (as hit maps)"] if installed("mujoco") else []),
     ]
     shots = figures["child_shots"]
     assert shots == len(figures["child_spaces"])
@@ -67,6 +70,8 @@ def test_bench_child_compares_issue_18s_and_31s_changes_on_the_same_shots():
         assert rows[label]["same_verdicts"] == rows[label]["same_strikes"] == shots
     assert figures["child_bale_reused"]["same_shots"] == shots
     assert figures["child_bale_reused"]["speed_vs_new_bale"] > 0
+    if installed("mujoco"):  # MuJoCo fired the same shots, timed in the same run
+        assert figures["child_mujoco_vs_bullet"] > 0
 
 
 @pytest.mark.slow
