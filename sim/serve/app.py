@@ -32,7 +32,7 @@ from sim.cli.common import SEED_MAX
 from sim.cli.hitmap import PRECISION_CAP, SAMPLER
 from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
-from sim.serve.pool import Workers
+from sim.serve.pool import WorkerLost, Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.serve.uploads import Uploads, known_boards
 from sim.studies.space_shots import MapRule, SweepSpec, check_targets
@@ -289,7 +289,7 @@ class Server:
                 }
                 if done:
                     return
-        except InputError as exc:
+        except (InputError, WorkerLost) as exc:
             sandbox.estimate = {"running": False, "error": str(exc)}
         finally:
             if self.tasks.get(key) is asyncio.current_task():

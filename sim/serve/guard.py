@@ -1,7 +1,7 @@
 """What every request to the sandbox's app goes through: the token (``?token=`` or
 the ``X-Piggy-Token`` header; without it 403 and nothing else), a cap on the body,
 and every refusal (:class:`~models.errors.InputError`) as one line of JSON with
-status 400, which the page shows.
+status 400, which the page shows (a worker lost under a request: 503).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 from models.errors import InputError
 from models.files import MAX_FILE_BYTES, parse_json
 from models.text import shown
+from sim.serve.pool import WorkerLost
 
 #: The largest request body, bytes: an upload of the largest board, design or layout
 #: file the command line reads, as JSON text.
@@ -67,6 +68,8 @@ class Guard:
             )(scope, receive, send)
         except InputError as exc:
             await _refuse(400, str(exc))(scope, receive, send)
+        except WorkerLost as exc:  # the pool has been replaced: the next request is served
+            await _refuse(503, str(exc))(scope, receive, send)
         except Exception as exc:  # a failure of ours: one line for the page, and the app goes on
             await _refuse(500, f"internal error: {type(exc).__name__}: {exc}")(scope, receive, send)
 

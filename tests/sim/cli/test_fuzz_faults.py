@@ -1,0 +1,207 @@
+"""The hostile pass's fourth round (issue 33), class by class: a result never rests
+on stale inputs (one content identity for every input file), a dead worker never
+takes the service down, a study survives its crashes, files a user brings are read
+safely, and signals stop every long command the same way. What each class promises
+is written down in docs/robustness.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from models.board import BOARDS_DIR
+from models.design import load_design
+from sim.cli import build_parser
+from sim.studies import design_tools, hitmap
+from tests.helpers import cli_spec
+from tests.sim.cli.fuzz_support import HITMAP, refused
+
+
+# --- a result never rests on stale inputs ------------------------------------------------------
+def _board_copy(folder: Path, name: str = "b.toml") -> Path:
+    path = folder / name
+    shutil.copy(BOARDS_DIR / "stock.toml", path)
+    return path
+
+
+def _thicker(board: Path) -> None:
+    text = board.read_text()
+    assert "thickness_mm = 6.0" in text
+    board.write_text(text.replace("thickness_mm = 6.0", "thickness_mm = 9.0"))
+
+
+def _keys(board: Path, tmp_path: Path) -> tuple[str, Path, dict]:
+    """What a sweep's parts, the compare cache and a design search are keyed by, on
+    ``board``."""
+    from sim.cli.optimise import _search_of
+
+    spec = cli_spec([*HITMAP, "--board", str(board), "--out", "h.csv"])
+    cached = design_tools.cached_hitmap_path(spec, load_design("stock"), tmp_path)
+    optimise = ["design", "optimise", "stock", "--param", "pivot_height=40:120"]
+    where = ["--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "best.toml")]
+    args = build_parser().parse_args(
+        [*optimise, "--board", str(board), "--spaces", "r8c3", "--shots", "3", *where]
+    )
+    search = _search_of(args)[0]
+    return hitmap.Output.of(spec, tmp_path / "h.csv").key, cached, search.settings()
+
+
+def test_a_board_edited_keys_parts_caches_and_studies_anew_and_a_copy_does_not(tmp_path):
+    pytest.importorskip("optuna")
+    board = _board_copy(tmp_path)
+    before = _keys(board, tmp_path)
+    moved = _board_copy(tmp_path, "moved.toml")  # the same content, another path
+    assert _keys(moved, tmp_path) == before
+    _thicker(board)
+    after = _keys(board, tmp_path)
+    assert [a != b for a, b in zip(after, before, strict=True)] == [True, True, True]
+
+
+def test_a_design_edited_keys_a_sweep_anew(tmp_path):
+    design = tmp_path / "d.toml"
+    design.write_text('name = "d"\n[launcher]\npivot_height_mm = 60.0\n')
+    spec = cli_spec([*HITMAP, "--design", str(design), "--out", "h.csv"])
+    key = spec.key()
+    design.write_text('name = "d"\n[launcher]\npivot_height_mm = 61.0\n')
+    assert spec.key() != key
+    assert (
+        dataclasses.replace(spec, design="").key()
+        == dataclasses.replace(cli_spec([*HITMAP, "--out", "h.csv"]), design="").key()
+    )
+
+
+def test_hitmap_resume_refuses_the_parts_of_a_board_since_edited(capsys, tmp_path):
+    from sim.studies.parts import parts_folder, write_part
+
+    board = _board_copy(tmp_path)
+    argv = [*HITMAP, "--board", str(board), "--out", str(tmp_path / "h.csv"), "--resume"]
+    spec = cli_spec(argv)
+    folder = parts_folder(tmp_path / "h.csv")
+    folder.mkdir()
+    write_part(folder, spec.key(), hitmap.run_space(spec, "r8c3"))
+    _thicker(board)
+    refused(capsys, argv, "was made by a sweep with other settings", tmp_path)
+
+
+# --- the service survives its workers -----------------------------------------------------------
+def _load_serve():
+    import importlib.util
+
+    from tests.helpers import ROOT
+
+    spec = importlib.util.spec_from_file_location("load_serve", ROOT / "scripts" / "load_serve.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _pid_then_wait(pid_file: str, go: str) -> str:
+    """A job that says which worker runs it, then waits to be told to end."""
+    import os
+    import time
+
+    Path(pid_file).write_text(str(os.getpid()))
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    return "done"
+
+
+def _shot() -> str:
+    return "shot"
+
+
+def _wait_for(path: Path, cap_s: float = 300.0) -> str:
+    import time
+
+    end = time.monotonic() + cap_s
+    while time.monotonic() < end:
+        if path.exists() and path.read_text():
+            return path.read_text()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} was not written within {cap_s:g} s")
+
+
+def test_a_worker_killed_under_a_request_fails_that_one_on_one_line_and_the_next_runs(tmp_path):
+    import asyncio
+    import os
+    import signal
+
+    pytest.importorskip("starlette")
+    from sim.serve.pool import WorkerLost, Workers
+
+    pid_file, go = tmp_path / "pid", tmp_path / "go"
+
+    async def scenario():
+        workers = Workers(2)
+        try:
+            running = asyncio.create_task(workers.run("a", _pid_then_wait, str(pid_file), str(go)))
+            pid = int(await asyncio.to_thread(_wait_for, pid_file))
+            os.kill(pid, signal.SIGKILL)
+            with pytest.raises(WorkerLost) as lost:
+                await running
+            return str(lost.value), await asyncio.wait_for(workers.run("b", _shot), 300)
+        finally:
+            go.touch()
+            workers.close()
+
+    message, shot = asyncio.run(scenario())
+    assert "a worker process died" in message and "\n" not in message and shot == "shot"
+
+
+@pytest.fixture
+def served(tmp_path):
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    layout = tmp_path / "layout.json"
+    layout.write_text('{"board": "stock", "stacks": {"r9c3": ["blue-1"]}}')
+    server = _load_serve().Served("--workers", "2", "--layout", str(layout))
+    yield server
+    if server.process.poll() is None:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_server_whose_workers_are_killed_answers_the_next_shot_and_stops_on_ctrl_c(served):
+    import psutil
+
+    status, state = served.request("/api/new", {})
+    sid = state["id"]
+    served.request(f"/api/{sid}/aim", {"at": "blue-1"})
+    status, first = served.request(f"/api/{sid}/fire", {"seed": 7})
+    assert status == 200
+    workers = [
+        p
+        for p in psutil.Process(served.process.pid).children(recursive=True)
+        if "resource_tracker" not in " ".join(p.cmdline())
+    ]
+    assert workers
+    for worker in workers:
+        worker.kill()
+    psutil.wait_procs(workers, timeout=60)
+    status, again = served.request(f"/api/{sid}/fire", {"seed": 7})
+    assert status == 200 and again["shot"] == first["shot"]
+    code, left = served.stop()
+    assert code == 130 and not left
+
+
+@pytest.mark.slow
+def test_a_client_reading_to_the_end_of_its_connection_gets_it(served):
+    """The first connection is open while the workers start: none may keep a copy."""
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(served.base)
+    with socket.create_connection((where.hostname, where.port), timeout=300) as client:
+        client.sendall(
+            b"POST /api/new HTTP/1.0\r\nX-Piggy-Token: "
+            + served.token.encode()
+            + b"\r\nContent-Length: 2\r\n\r\n{}"
+        )
+        reply = b""
+        while chunk := client.recv(65536):  # to the end of the connection
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.1 200") and b'"poses"' in reply
