@@ -33,6 +33,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 def cmd_design_optimise(args) -> int:
     from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
+    from sim.studies.study_storage import redacted
 
     search, verify_spec, cache, out = _search_of(args)
     name = check_label(args.study, "--study", 100) if args.study else search.default_study()
@@ -59,7 +60,7 @@ def cmd_design_optimise(args) -> int:
     spec, objectives = search.spec, search.objectives
     made_by = {
         "study": name,
-        "storage": _redacted(storage),
+        "storage": redacted(storage),
         "base": search.base.name,
         "aimer": spec.aimer.name,
         "seed": spec.seed,
@@ -109,7 +110,7 @@ def cmd_design_optimise(args) -> int:
     )
     summary = {
         "study": name,
-        "storage": _redacted(storage),
+        "storage": redacted(storage),
         "objectives": objectives,
         "trials": len(trials),
         "new_trials": len(trials) - before,
@@ -324,13 +325,6 @@ def _hitmap_provenance(spec) -> dict:
         for k, v in space_shots.provenance(spec).items()
         if k not in ("design", "design_file", "design_sha256")
     }
-
-
-def _redacted(url: str) -> str:
-    """A storage URL with its password hidden."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def add_design_optimise(design_sub, design_test_options) -> None:

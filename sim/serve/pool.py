@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from sim.serve import jobs
+from sim.studies.workers import stop_workers
 
 
 class WorkerLost(Exception):
@@ -56,7 +57,7 @@ class Workers:
         """Put a fresh pool in the place of ``broken`` (once, however many requests
         found it broken)."""
         if self._pool is broken:
-            _stop(broken)
+            stop_workers(broken)
             self._pool = self._new_pool()
 
     async def run(self, owner: str, fn, *args):
@@ -90,16 +91,4 @@ class Workers:
 
     def close(self) -> None:
         """Stop the workers now, dropping what waits."""
-        _stop(self._pool)
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now: a running estimate is not waited for (the pool's own
-    shutdown would), its worker is terminated."""
-    processes = list((pool._processes or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=5)
+        stop_workers(self._pool)

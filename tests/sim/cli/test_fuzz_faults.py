@@ -205,3 +205,154 @@ def test_a_client_reading_to_the_end_of_its_connection_gets_it(served):
         while chunk := client.recv(65536):  # to the end of the connection
             reply += chunk
     assert reply.startswith(b"HTTP/1.1 200") and b'"poses"' in reply
+
+
+# --- a study survives its crashes and its company; signals stop long commands ---------------------
+def _optimise_argv(tmp_path: Path, db: str, *extra: str) -> list[str]:
+    return [
+        *("design", "optimise", "stock", "--param", "pivot_height=40:120"),
+        *("--spaces", "r9c1,r10c3", "--shots", "4", "--workers", "1", "--trials", "1"),
+        *("--study", "s", "--storage", f"sqlite:///{tmp_path / db}", "--json"),
+        *("--cache", str(tmp_path / "cache"), "--out", str(tmp_path / f"{db}.toml"), *extra),
+    ]
+
+
+def _piggy(argv: list[str], cwd: Path, ignore_sigint: bool = False):
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", *argv],
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        # as a shell starts a background job: SIGINT ignored, which piggy must undo
+        preexec_fn=_ignore_sigint if ignore_sigint else None,
+    )
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _until(found, what: str, cap_s: float = 300.0):
+    import time
+
+    end = time.monotonic() + cap_s
+    while time.monotonic() < end:
+        if value := found():
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{what} did not happen within {cap_s:g} s")
+
+
+def _claimed_trial(db: Path) -> bool:
+    """Whether a trial of the study in ``db`` is running and has said which process runs it."""
+    import sqlite3
+
+    if not db.exists():
+        return False
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+            return bool(
+                connection.execute(
+                    "SELECT COUNT(*) FROM trials JOIN trial_user_attributes USING (trial_id) "
+                    "WHERE trials.state = 'RUNNING' AND trial_user_attributes.key = 'process'"
+                ).fetchone()[0]
+            )
+    except sqlite3.Error:  # not made yet, or being written
+        return False
+
+
+def _best(capsys, argv: list[str]) -> tuple:
+    import json
+
+    from tests.helpers import run
+
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    best = json.loads(out)["best"]
+    return best["params"], best["objective"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGINT"])
+def test_a_study_killed_in_its_base_trial_resumes_to_the_best_an_unkilled_one_picks(
+    capsys, tmp_path, how
+):
+    import signal
+
+    pytest.importorskip("optuna")
+    unkilled = _best(capsys, _optimise_argv(tmp_path, "a.db"))
+    process = _piggy(_optimise_argv(tmp_path, "b.db"), tmp_path, ignore_sigint=True)
+    _until(lambda: _claimed_trial(tmp_path / "b.db"), "trial 0 running")
+    process.send_signal(getattr(signal, how))
+    code = process.wait(timeout=300)
+    err = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    if how == "SIGINT":
+        assert (code, err) == (130, "piggy: interrupted\n")
+    assert _best(capsys, _optimise_argv(tmp_path, "b.db")) == unkilled
+
+
+@pytest.mark.slow
+def test_two_optimisers_started_at_once_on_a_new_study_both_run_and_share_it(capsys, tmp_path):
+    import json
+
+    optuna = pytest.importorskip("optuna")
+    argv = _optimise_argv(tmp_path, "new.db")
+    both = [_piggy(argv, tmp_path) for _ in range(2)]
+    ended = [(p.wait(timeout=600), p.stdout.read(), p.stderr.read()) for p in both]
+    for p in both:
+        p.stdout.close()
+        p.stderr.close()
+    assert [code for code, _, _ in ended] == [0, 0], ended
+    assert max(json.loads(out)["trials"] for _, out, _ in ended) == 2
+    study = optuna.load_study(study_name="s", storage=f"sqlite:///{tmp_path / 'new.db'}")
+    trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    heights = [t.params["launcher.pivot_height_mm"] for t in trials]
+    assert len(trials) == 2 and heights.count(70.0) == 1  # BASE measured once
+
+
+def test_a_storage_refused_never_shows_its_password(capsys, tmp_path):
+    pytest.importorskip("optuna")
+    argv = _optimise_argv(tmp_path, "x.db")
+    argv[argv.index("--storage") + 1] = "mysql://piggy:hunter2secret@127.0.0.1:1/db"
+    err = refused(capsys, argv, "cannot open the study storage mysql://piggy:***@", tmp_path)
+    assert "hunter2secret" not in err
+
+
+def test_a_read_only_sqlite_storage_is_refused_before_any_shot(capsys, tmp_path):
+    pytest.importorskip("optuna")
+    argv = _optimise_argv(tmp_path, "x.db")
+    argv[argv.index("--storage") + 1] += "?mode=ro"
+    refused(capsys, argv, "is read-only (mode=ro)", tmp_path)
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_a_hit_map_started_with_it_ignored_stops_it_and_keeps_its_parts(capsys, tmp_path):
+    import signal
+
+    from tests.helpers import run
+
+    argv = [*HITMAP, "--spaces", "r8c3,r9c5,r10c1", "--shots", "200", "--workers", "2"]
+    argv += ["--sampler", "mc", "--out", str(tmp_path / "h.csv")]
+    process = _piggy(argv, tmp_path, ignore_sigint=True)
+    parts = tmp_path / "h.csv.parts"
+    _until(lambda: list(parts.glob("r*.json")), "a space finished")
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=120) == 130
+    assert process.stderr.read() == "piggy: interrupted\n"
+    process.stdout.close()
+    process.stderr.close()
+    assert not (tmp_path / "h.csv").exists() and list(parts.glob("r*.json"))
+    code, _, err = run(capsys, *argv, "--resume")
+    assert code == 0 and "piggy: resumed: " in err and (tmp_path / "h.csv").exists()
