@@ -40,6 +40,7 @@ from pathlib import Path
 
 from models.design import Design
 from models.errors import InputError
+from models.files import make_folder
 from models.text import shown
 from sim.studies import design_search, optimise_trial, racing, study_storage
 from sim.studies.search_settings import Search
@@ -72,8 +73,7 @@ def default_storage() -> str:
     """An SQLite file in the user's cache folder (platformdirs)."""
     from platformdirs import user_cache_path
 
-    folder = user_cache_path("go-piggy-go")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(user_cache_path("go-piggy-go"), "the user cache folder")
     return f"sqlite:///{folder / 'optimise.sqlite3'}"
 
 

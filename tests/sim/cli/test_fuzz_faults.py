@@ -356,3 +356,138 @@ def test_ctrl_c_to_a_hit_map_started_with_it_ignored_stops_it_and_keeps_its_part
     assert not (tmp_path / "h.csv").exists() and list(parts.glob("r*.json"))
     code, _, err = run(capsys, *argv, "--resume")
     assert code == 0 and "piggy: resumed: " in err and (tmp_path / "h.csv").exists()
+
+
+# --- files a user brings, read safely ------------------------------------------------------------
+def _mesh_design(folder: Path, mesh: str) -> str:
+    path = folder / "own.toml"
+    path.write_text(f'name = "own"\n[bale]\nmesh = "{mesh}"\n')
+    return str(path)
+
+
+def _box_obj() -> str:
+    import trimesh
+
+    return trimesh.creation.box(extents=(7, 11, 6)).export(file_type="obj")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda f: (f / "loop.stl").symlink_to(f / "loop.stl") or "loop.stl", "symbolic links"),
+        (lambda f: "bale\\u0000.stl", "contains a NUL character"),
+        (lambda f: "b" * 300 + ".stl", "is too long"),
+    ],
+    ids=["symlink loop", "NUL", "name too long"],
+)
+def test_a_mesh_path_that_cannot_be_resolved_is_one_line(capsys, tmp_path, make, message):
+    design = _mesh_design(tmp_path, make(tmp_path))
+    refused(capsys, ["design", "check", design], message)
+
+
+@pytest.mark.parametrize("suffix", ["obj", "stl"])
+def test_a_mesh_with_a_comment_not_in_utf8_is_read(capsys, tmp_path, suffix):
+    import trimesh
+
+    from tests.helpers import run
+
+    box = trimesh.creation.box(extents=(7, 11, 6))
+    if suffix == "obj":
+        data = b"# made by caf\xe9 CAD\n" + _box_obj().encode()
+    else:
+        text = box.export(file_type="stl_ascii")
+        data = text.replace("solid", "solid caf\xe9", 1).encode("latin-1")
+    (tmp_path / f"bale.{suffix}").write_bytes(data)
+    code, out, err = run(capsys, "design", "check", _mesh_design(tmp_path, f"bale.{suffix}"))
+    assert code == 0 and "bale mesh" in out, err
+
+
+@pytest.mark.slow
+def test_a_file_an_obj_names_is_never_opened(tmp_path):
+    """Its mtllib a FIFO no one writes: opened, it would wait for ever."""
+    import os
+
+    os.mkfifo(tmp_path / "box.mtl")
+    (tmp_path / "bale.obj").write_text("mtllib box.mtl\nusemtl red\n" + _box_obj())
+    process = _piggy(["design", "check", _mesh_design(tmp_path, "bale.obj")], tmp_path)
+    assert process.wait(timeout=300) == 0, process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+
+
+def test_a_glb_whose_geometry_is_in_another_file_is_refused(capsys, tmp_path):
+    import json
+    import struct
+
+    import trimesh
+
+    glb = trimesh.creation.box(extents=(7, 11, 6)).export(file_type="glb")
+    length = struct.unpack("<I", glb[12:16])[0]
+    gltf = json.loads(glb[20 : 20 + length])
+    gltf["buffers"][0]["uri"] = "/dev/zero"
+    text = json.dumps(gltf).encode()
+    text += b" " * (-len(text) % 4)
+    rest = glb[20 + length :]
+    head = struct.pack("<4sII", b"glTF", 2, 20 + len(text) + len(rest))
+    (tmp_path / "bale.glb").write_bytes(
+        head + struct.pack("<I4s", len(text), b"JSON") + text + rest
+    )
+    design = _mesh_design(tmp_path, "bale.glb")
+    refused(capsys, ["design", "check", design], "its geometry is in another file")
+
+
+def test_coordinates_near_overflow_are_refused_on_one_line(capsys, tmp_path):
+    import trimesh
+
+    box = trimesh.creation.box(extents=(7, 11, 6))
+    lines = [f"v {x * 1e299:.6g} {y * 1e299:.6g} {z * 1e299:.6g}" for x, y, z in box.vertices]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in box.faces]
+    (tmp_path / "bale.obj").write_text("\n".join(lines) + "\n")
+    refused(capsys, ["design", "check", _mesh_design(tmp_path, "bale.obj")], "not finite")
+
+
+@pytest.fixture
+def ring(tmp_path):
+    import trimesh
+
+    from models.mesh_files import read_mesh_file
+
+    path = tmp_path / "ring.stl"
+    trimesh.creation.annulus(r_min=3, r_max=5, height=4).export(path)
+    return read_mesh_file(path, "mm", "bale")
+
+
+def test_a_user_cache_folder_that_is_a_file_is_one_line(monkeypatch, tmp_path, ring):
+    from models import decompose
+    from models.errors import InputError
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "go-piggy-go").write_text("not a folder")
+    monkeypatch.setattr(decompose, "_coacd", lambda *a: pytest.fail("decomposed first"))
+    with pytest.raises(InputError, match="cannot make the mesh cache folder") as caught:
+        decompose.collision_parts(ring, decompose.DecompositionSettings())
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["o part-0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n", "o part-0\nv 1 2 3\nf 1 2 9\n", ""],
+    ids=["flat", "a face past its vertices", "no part"],
+)
+def test_a_mesh_parts_cache_edited_and_checksummed_again_is_measured_again(
+    monkeypatch, tmp_path, ring, body
+):
+    import hashlib
+
+    from models import decompose
+
+    settings = decompose.DecompositionSettings()
+    header = f"# {ring.sha256} bale {settings.key()}"
+    digest = hashlib.sha256(settings.key().encode()).hexdigest()[:8]
+    cached = tmp_path / f"bale-{ring.sha256[:16]}-{digest}.obj"
+    cached.write_text(f"{header}\n# body {hashlib.sha256(body.encode()).hexdigest()}\n{body}")
+    hull = ring.mesh.convex_hull
+    monkeypatch.setattr(decompose, "_coacd", lambda *a: [hull])
+    (part,) = decompose.collision_parts(ring, settings, tmp_path)
+    assert part.volume > 0 and cached.read_text() != body
