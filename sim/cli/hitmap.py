@@ -35,10 +35,10 @@ PRECISION_CAP = 1000
 SAMPLER = "rqmc"
 
 
-def check_precision(value: float | None) -> float | None:
+def check_precision(value: float | None, option: str = "--precision") -> float | None:
     if value is not None and not 0 < value < 0.5:
         raise InputError(
-            f"--precision {value:g} is out of range: it is the half-width of "
+            f"{option} {value:g} is out of range: it is the half-width of "
             "the 95 % interval of a probability, between 0 and 0.5 (e.g. 0.05)"
         )
     return value

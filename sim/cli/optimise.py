@@ -4,6 +4,7 @@ and reach constraints, then check it against BASE with the paired comparison."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -149,7 +150,7 @@ def _search_of(args):
     base = load_design(args.base)
     objectives = design_search.parse_objectives(args.objective)
     params = design_search.parse_params(args.param, base)
-    out = check_output(args.out, "--out", (".toml",))
+    out = _check_out(args.out, args.base)
     if args.table:
         check_output(args.table, "--table", datafiles.SUFFIXES)
     if args.plot:
@@ -187,10 +188,25 @@ def _search_of(args):
     verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
         spec,
         seed=(spec.seed + 1) % (SEED_MAX + 1),
-        precision=check_precision(args.verify_precision) or spec.precision,
+        precision=check_precision(args.verify_precision, "--verify-precision") or spec.precision,
         shots=max(spec.shots, PRECISION_CAP) if args.verify_precision else spec.shots,
     )
     return search, verify_spec, cache, out
+
+
+def _check_out(text: str, base: str) -> Path:
+    """``--out``: a TOML file to write, and not BASE's own file (the design the search
+    must beat would be overwritten)."""
+    from models.design import DESIGNS_DIR
+    from models.files import resolve_named_file
+
+    out = check_output(text, "--out", (".toml",))
+    if out.exists() and os.path.samefile(out, resolve_named_file(base, DESIGNS_DIR, "design")):
+        raise InputError(
+            f"--out {shown(text)} is BASE's own file: the best design would overwrite "
+            "the design it is measured against; give another file name"
+        )
+    return out
 
 
 def _chosen(search, best: list, full: dict[int, dict]) -> int:

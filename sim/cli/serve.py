@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import ipaddress
 import os
 import socket
 import sys
@@ -55,7 +56,7 @@ def cmd_serve(args) -> int:
             "docs/serve.md)",
             file=sys.stderr,
         )
-    server = Server(stacks, workers=args.workers, board=board, design=design)
+    server = Server(stacks, workers=args.workers, board=board, design=design, hosts=_hosts(args))
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Open http://{host}:{port}/?token={server.token}", flush=True)
     # uvicorn's own logging setup (dictConfig) would close and replace every handler
@@ -65,6 +66,20 @@ def cmd_serve(args) -> int:
     )
     uvicorn.Server(config).run(sockets=[listening])
     return 0
+
+
+def _hosts(args) -> frozenset[str] | None:
+    """The Host names a server on loopback answers to: the local names and those of
+    ``--allow-host``; None (any) on another address, which the user chose to open."""
+    from sim.serve.guard import LOCAL_HOSTS, host_name
+
+    try:
+        loopback = ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = args.host == "localhost"
+    if not loopback:
+        return None
+    return LOCAL_HOSTS | {host_name(name) for name in args.allow_host or ()}
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -111,6 +126,14 @@ def add_serve(sub) -> None:
         default=LOOPBACK,
         help=f"address to listen on (default {LOOPBACK}, this machine only; "
         "another prints a warning)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
+        "this machine only (repeatable; requests naming another are refused, against DNS "
+        "rebinding)",
     )
     p.add_argument(
         "--board", help="board name or path (default: the layout file's own board, else stock)"

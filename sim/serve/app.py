@@ -46,7 +46,8 @@ class Server:
     """The app's state: the token, the tabs' sandboxes, the workers, the uploads.
 
     ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
-    workers load) are what a new tab starts with."""
+    workers load) are what a new tab starts with; ``hosts``, the Host names answered
+    (None: any)."""
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class Server:
         token: str | None = None,
         capacity: int = 32,
         idle_s: float = 1800.0,
+        hosts: frozenset[str] | None = None,
     ):
         self.token = token or secrets.token_urlsafe(24)
         self.store = Store(capacity, idle_s)
@@ -66,6 +68,7 @@ class Server:
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.uploads = Uploads()
+        self.hosts = hosts
 
     @property
     def running_workers(self) -> Workers:
@@ -95,7 +98,7 @@ class Server:
             Route("/api/{sid}/{action}", self.act, methods=["POST"]),
         ]
         app = Starlette(routes=routes, lifespan=lifespan)
-        app.add_middleware(Guard, token=self.token)
+        app.add_middleware(Guard, token=self.token, hosts=self.hosts)
         return app
 
     # --- pages and reads ------------------------------------------------------------
@@ -210,7 +213,10 @@ class Server:
 
     async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         seed = _seed(body)
-        noise = not body.get("exact", False)
+        exact = body.get("exact", False)
+        if not isinstance(exact, bool):  # "no" is not false
+            raise InputError(f"'exact' must be true or false, got {shown(exact)}")
+        noise = not exact
         shot = await self.running_workers.run(
             key,
             jobs.fire,

@@ -18,7 +18,7 @@ from models.design import load_design
 from sim.cli import build_parser
 from sim.studies import design_tools, hitmap
 from tests.helpers import cli_spec
-from tests.sim.cli.fuzz_support import HITMAP, refused
+from tests.sim.cli.fuzz_support import HITMAP, NOT_ASCII_NUMBERS, refused
 
 
 # --- a result never rests on stale inputs ------------------------------------------------------
@@ -491,3 +491,62 @@ def test_a_mesh_parts_cache_edited_and_checksummed_again_is_measured_again(
     monkeypatch.setattr(decompose, "_coacd", lambda *a: [hull])
     (part,) = decompose.collision_parts(ring, settings, tmp_path)
     assert part.volume > 0 and cached.read_text() != body
+
+
+# --- smaller ones -------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", NOT_ASCII_NUMBERS)
+def test_optimise_param_takes_ascii_digits_only(capsys, tmp_path, text):
+    pytest.importorskip("optuna")
+    argv = ["design", "optimise", "stock", "--param", f"pivot_height={text}:120"]
+    refused(
+        capsys, [*argv, "--cache", str(tmp_path / "c")], "must look like FIELD=LOW:HIGH", tmp_path
+    )
+
+
+def test_optimise_will_not_write_the_best_over_base(capsys, tmp_path):
+    pytest.importorskip("optuna")
+    base = tmp_path / "mine.toml"
+    shutil.copy(BOARDS_DIR.parent / "designs" / "stock.toml", base)
+    before = base.read_bytes()
+    argv = ["design", "optimise", str(base), "--param", "pivot_height=40:120", "--out", str(base)]
+    refused(capsys, [*argv, "--cache", str(tmp_path / "c")], "is BASE's own file", tmp_path)
+    assert base.read_bytes() == before
+
+
+def test_verify_precision_is_named_in_its_refusal(capsys, tmp_path):
+    pytest.importorskip("optuna")
+    argv = ["design", "optimise", "stock", "--param", "pivot_height=40:120"]
+    argv += ["--verify-precision", "0.7", "--cache", str(tmp_path / "c")]
+    refused(capsys, argv, "--verify-precision 0.7 is out of range", tmp_path)
+
+
+def _post(served, path: str, raw: bytes, host: str | None = None) -> tuple[int, dict]:
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    where = urlsplit(served.base)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=300)
+    headers = {"X-Piggy-Token": served.token, "Content-Type": "application/json"}
+    connection.request("POST", path, raw, headers | ({"Host": host} if host else {}))
+    reply = connection.getresponse()
+    status, body = reply.status, reply.read()
+    connection.close()
+    return status, json.loads(body) if body else {}
+
+
+@pytest.mark.slow
+def test_the_server_checks_types_text_and_the_host_name(served):
+    status, state = _post(served, "/api/new", b"{}")
+    sid = state["id"]
+    _post(served, f"/api/{sid}/aim", b'{"at": "blue-1"}')
+    status, reply = _post(served, f"/api/{sid}/fire", b'{"exact": "no"}')
+    assert status == 400 and "'exact' must be true or false" in reply["error"]
+    upload = b'{"kind": "layout", "text": "{\\"stacks\\": {\\"r9c5\\": [\\"\\ud800\\"]}}"}'
+    status, reply = _post(served, f"/api/{sid}/upload", upload)
+    assert status == 400 and "lone surrogate" in reply["error"] and "\n" not in reply["error"]
+    status, reply = _post(served, f"/api/{sid}/aim", b'{"at": "blue-1"}', host="evil.example")
+    assert status == 403 and "Host names" in reply["error"]
+    port = served.base.rsplit(":", 1)[1]
+    for name in (f"localhost:{port}", f"127.0.0.1:{port}"):
+        assert _post(served, f"/api/{sid}/aim", b'{"at": "blue-1"}', host=name)[0] == 200
