@@ -14,6 +14,7 @@ from sim.cli.common import (
     aimer_args,
     board_reference,
     check_output,
+    check_table_output,
     engine_arg,
     finite_number,
     json_out,
@@ -151,9 +152,9 @@ def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     args.design = designs[0]
     out = Path(args.out or default_out(args))
     fmt = datafiles.format_of(out, args.format)
-    check_output(out, "--out", datafiles.SUFFIXES)
+    check_table_output(out, "--out", fmt)
     if args.per_shot:
-        check_output(hitmap.per_shot_path(out), "--per-shot file", datafiles.SUFFIXES)
+        check_table_output(hitmap.per_shot_path(out), "--per-shot file", fmt)
     if args.plot:
         check_output(args.plot, "--plot", (".png",))
     return out, fmt

@@ -16,6 +16,7 @@ from sim.cli.common import (
     SEED_MAX,
     check_output,
     check_output_folder,
+    check_table_output,
     finite_number,
     json_out,
     load_layout_args,
@@ -142,7 +143,7 @@ def cmd_design_optimise(args) -> int:
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
-    from sim.studies import datafiles, design_search, design_tools, optimise, racing
+    from sim.studies import design_search, design_tools, optimise, racing
     from sim.studies.safety import SafetyLimits
     from sim.studies.search_settings import Search
 
@@ -152,7 +153,7 @@ def _search_of(args):
     params = design_search.parse_params(args.param, base)
     out = _check_out(args.out, args.base)
     if args.table:
-        check_output(args.table, "--table", datafiles.SUFFIXES)
+        check_table_output(args.table, "--table")
     if args.plot:
         check_output(args.plot, "--plot", (".png",))
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")

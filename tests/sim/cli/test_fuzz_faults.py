@@ -550,3 +550,25 @@ def test_the_server_checks_types_text_and_the_host_name(served):
     port = served.base.rsplit(":", 1)[1]
     for name in (f"localhost:{port}", f"127.0.0.1:{port}"):
         assert _post(served, f"/api/{sid}/aim", b'{"at": "blue-1"}', host=name)[0] == 200
+
+
+def test_a_woolfy_piglet_that_laps_back_to_the_start_has_left_it():
+    import referee
+
+    squares = {"wolf_squares": "3", "wolf_start": 3, "pot_exits": "3"}
+    houses = {"straw_square": 1, "stick_square": 2, "brick_square": 4}
+    game = referee.load_game("woolfy", track_length=6, die_faces="6", **squares, **houses)
+    state = game.new_initial_state()
+    for action in ("roll blue", "die 6", "move blue 0"):
+        state.apply_action(action)
+    assert state.where["blue"] == 0 and state.left_start == ["blue"]
+
+
+def test_scripted_shots_with_no_probability_after_the_colon_are_refused(capsys, tmp_path):
+    argv = ["tournament", "go-piggy-go", "--seats", "greedy,random", "--shots", "scripted:"]
+    refused(capsys, argv, "the hit probability must be a number 0-1", tmp_path)
+
+
+def test_a_csv_whose_sidecar_path_is_a_folder_is_refused_before_any_shot(capsys, tmp_path):
+    (tmp_path / "h.csv.json").mkdir()
+    refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")], "--out's sidecar", tmp_path)
