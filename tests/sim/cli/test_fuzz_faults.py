@@ -125,6 +125,7 @@ def _wait_for(path: Path, cap_s: float = 300.0) -> str:
     raise AssertionError(f"{path} was not written within {cap_s:g} s")
 
 
+@pytest.mark.slow
 def test_a_worker_killed_under_a_request_fails_that_one_on_one_line_and_the_next_runs(tmp_path):
     import asyncio
     import os
