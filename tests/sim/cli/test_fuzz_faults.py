@@ -573,3 +573,75 @@ def test_scripted_shots_with_no_probability_after_the_colon_are_refused(capsys, 
 def test_a_csv_whose_sidecar_path_is_a_folder_is_refused_before_any_shot(capsys, tmp_path):
     (tmp_path / "h.csv.json").mkdir()
     refused(capsys, [*HITMAP, "--out", str(tmp_path / "h.csv")], "--out's sidecar", tmp_path)
+
+
+# --- saved states that could never happen: the By Golly! log against the rest ------------------
+def _by_golly_states(seed: int, players: int = 3, **params):
+    """The states of a seeded random By Golly! game, as saved (JSON objects), in order."""
+    import json
+    import random
+
+    import referee
+
+    game = referee.load_game("by_golly", players=players, **params)
+    rng, state = random.Random(seed), game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            action = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+        else:
+            action = rng.choice(state.legal_actions())
+        state.apply_action(action)
+        yield game, json.loads(state.to_json())
+
+
+def _first_state(found):
+    return next((game, data) for game, data in _by_golly_states(3) if found(data["events"]))
+
+
+def _draw_to_itself(events: list) -> None:
+    draw = next(e for e in events if e[0] == "draw")
+    draw[1] = draw[2]
+
+
+def _reveal_changed(events: list) -> None:
+    from referee.by_golly_terms import RUN_CARDS
+
+    reveal = next(e for e in events if e[0] == "reveal")
+    reveal[2] = next(c for c in RUN_CARDS if c != reveal[2])
+
+
+@pytest.mark.parametrize(
+    ("needs", "change", "message"),
+    [
+        (lambda events: any(e[0] == "draw" for e in events), _draw_to_itself, "draws from another"),
+        (
+            lambda events: sum(e[0] == "hide" for e in events) >= 2,
+            _reveal_changed,
+            "where the run held",
+        ),
+    ],
+    ids=["a draw from a seat to itself", "a card turned over that was not there"],
+)
+def test_a_by_golly_log_that_play_could_not_make_is_refused(needs, change, message):
+    import json
+
+    from models.errors import InputError
+
+    game, data = _first_state(needs)
+    game.state_from_json(json.dumps(data))  # as saved: read
+    change(data["events"])
+    with pytest.raises(InputError, match=message) as caught:
+        game.state_from_json(json.dumps(data))
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("seed", "params"),
+    [(1, {"max_turns": 60}), *((seed, {"max_turns": 12, "players": 2}) for seed in range(2, 9))],
+)
+def test_every_state_a_by_golly_game_passes_through_is_read_back(seed, params):
+    import json
+
+    for game, data in _by_golly_states(seed, **params):
+        game.state_from_json(json.dumps(data))
