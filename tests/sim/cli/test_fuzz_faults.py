@@ -645,3 +645,9 @@ def test_every_state_a_by_golly_game_passes_through_is_read_back(seed, params):
 
     for game, data in _by_golly_states(seed, **params):
         game.state_from_json(json.dumps(data))
+
+
+def test_a_4k_mp4_at_slow_motion_20_is_refused_before_the_shot(capsys, tmp_path):
+    argv = ["shoot", "--yaw", "0", "--pitch", "10", "--mp4", str(tmp_path / "big.mp4")]
+    argv += ["--size", "3840x2160", "--slowmo", "20"]
+    refused(capsys, argv, "billion pixels to draw", tmp_path)
