@@ -169,15 +169,19 @@ def _binary_stl(data: bytes) -> bool:
 
 
 def _check_self_contained(data: bytes, where: str) -> None:
-    """A GLB's buffers must be in the file: one that names another file (``uri``)
-    is refused, as physics reads geometry from the file itself only."""
+    """A GLB's buffers must be in the file (its binary chunk, or a ``data:`` URI):
+    one that names another file (``uri``) is refused, as physics reads geometry
+    from the file itself only."""
     try:
         length = int.from_bytes(data[12:16], "little")
         gltf = json.loads(data[20 : 20 + length]) if data[16:20] == b"JSON" else {}
     except ValueError:
         return  # not a GLB: trimesh says so
     buffers = gltf.get("buffers", []) if isinstance(gltf, dict) else []
-    if any(isinstance(b, dict) and "uri" in b for b in buffers if isinstance(buffers, list)):
+    named = (
+        [b.get("uri") for b in buffers if isinstance(b, dict)] if isinstance(buffers, list) else []
+    )
+    if any(uri is not None and not str(uri).startswith("data:") for uri in named):
         raise InputError(
             f"{where}: its geometry is in another file (a buffer 'uri'): piggy reads a "
             "mesh from its own file only; export a self-contained GLB"
