@@ -137,8 +137,9 @@ def _compare(args) -> _Compared:
         for index, engine in enumerate(engines)
     ]
     progress(None)
-    across = [
-        AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))
+    across = [  # with one engine, nothing to set side by side
+        AcrossEngines(engines, tuple(run[1][i] for run in runs))
+        for i in range(len(runs[0][1]) if len(engines) > 1 else 0)
     ]
     made_by = design_tools.comparison_provenance(spec, args.designs, runs[0][2])
     made_by |= design_tools.rule_provenance(
@@ -153,7 +154,7 @@ def _compare(args) -> _Compared:
         designs,
         engines,
         runs,
-        across if len(engines) > 1 else [],
+        across,
         made_by,
         workers,
         cache,
