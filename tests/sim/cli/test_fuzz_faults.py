@@ -198,7 +198,7 @@ def test_a_client_reading_to_the_end_of_its_connection_gets_it(served):
     where = urlsplit(served.base)
     with socket.create_connection((where.hostname, where.port), timeout=300) as client:
         client.sendall(
-            b"POST /api/new HTTP/1.0\r\nX-Piggy-Token: "
+            b"POST /api/new HTTP/1.0\r\nHost: 127.0.0.1\r\nX-Piggy-Token: "
             + served.token.encode()
             + b"\r\nContent-Length: 2\r\n\r\n{}"
         )
