@@ -5,7 +5,9 @@ by CoACD (docs/physics.md says why CoACD and not PyBullet's V-HACD), with a fixe
 seed, in a child process under a time cap, at most the part cap of them. The parts
 are cached in the user cache folder under the mesh's sha256 and the settings; a
 cached file is used only when the sha256 and settings written inside it, and the
-checksum of its parts, match (its name is never trusted).
+checksum of its parts, match (its name is never trusted), and its parts are
+whole convex solids (a file edited and checksummed again is measured again); a
+cache folder that cannot be made is refused on one line.
 
 Mass properties come from the closed mesh itself (a solid of uniform density), not
 from the parts, whose hulls bridge the mesh's hollows.
@@ -14,7 +16,6 @@ from the parts, whose hulls bridge the mesh's hollows.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,12 +26,15 @@ import numpy as np
 import trimesh
 
 from models.errors import InputError
+from models.files import make_folder, read_text, write_text_atomic
 from models.hulls import simplified_hull
 from models.mesh_files import MESH_MODEL_VERSION, MeshFile
 from models.meshes import MassProperties, obj_text, parse_obj
 
 #: Seconds one decomposition may take before it is refused.
 DECOMPOSE_TIME_CAP_S = 120.0
+#: The largest cached parts file read (a mesh's parts, far below).
+MAX_CACHE_BYTES = 64 * 2**20
 #: A mesh whose hull is bigger than it by no more than this share is convex.
 CONVEX_TOLERANCE = 1e-4
 
@@ -83,14 +87,12 @@ def collision_parts(
     cached = folder / f"{mesh_file.part}-{mesh_file.sha256[:16]}-{settings_hash}.obj"
     parts = _read_cached(cached, header)
     if parts is None:
+        make_folder(folder, "the mesh cache folder")  # before the work it would keep
         parts = [simplified_hull(p.vertices) for p in _coacd(mesh, settings, mesh_file.path.name)]
         body = obj_text({f"part-{i}": p for i, p in enumerate(parts)})
-        folder.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256(body.encode()).hexdigest()
         # one temporary file per process: two workers may decompose the same mesh at once
-        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-        tmp.write_text(f"{header}\n# body {digest}\n{body}")
-        tmp.replace(cached)
+        write_text_atomic(cached, f"{header}\n# body {digest}\n{body}")
         # as read back from the file, so that a first run and a cached one agree
         parts = [p.convex_hull for p in parse_obj(body).values()]
     return parts
@@ -106,12 +108,18 @@ def _read_cached(path: Path, header: str) -> list[trimesh.Trimesh] | None:
     """The cached parts, when the file is for this mesh and these settings and its
     body is intact; else ``None``."""
     try:
-        first, second, body = path.read_text().split("\n", 2)
-    except (OSError, ValueError):
+        first, second, body = read_text(path, "mesh cache", MAX_CACHE_BYTES).split("\n", 2)
+    except (InputError, ValueError):  # not there, not a file, not text, too large
         return None
     if first != header or second != f"# body {hashlib.sha256(body.encode()).hexdigest()}":
         return None
-    return [p.convex_hull for p in parse_obj(body).values()]
+    try:  # a body edited and its checksum made again: parts that may be anything
+        with np.errstate(all="ignore"):
+            parts = [p.convex_hull for p in parse_obj(body).values()]
+    except Exception:  # trimesh's and qhull's many kinds: measured again
+        return None
+    whole = all(np.all(np.isfinite(p.vertices)) and p.volume > 0 for p in parts)
+    return parts if parts and whole else None
 
 
 def _coacd(
@@ -163,10 +171,8 @@ def parts_obj_file(parts: list[np.ndarray], cache_dir: Path | None = None) -> Pa
         (cache_dir or _user_cache()) / "shapes" / f"{hashlib.sha256(text.encode()).hexdigest()}.obj"
     )
     if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
+        make_folder(path.parent, "the mesh cache folder")
+        write_text_atomic(path, text)
     return path
 
 

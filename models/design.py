@@ -31,8 +31,9 @@ from models.design_parts import (
     spring_speed_mm_s,
 )
 from models.errors import InputError
-from models.files import known_names, read_toml, resolve_named_file
+from models.files import known_names, read_bytes, read_toml, resolve_named_file
 from models.mesh_files import (
+    MAX_MESH_BYTES,
     MESH_MODEL_VERSION,
     check_design_meshes,
     check_mesh_field,
@@ -103,7 +104,8 @@ def design_toml(design: Design) -> str:
             for key, value in values.items():
                 line = f"{key} = {_toml_value(value)}"
                 if key == "mesh":
-                    digest = hashlib.sha256(Path(value).read_bytes()).hexdigest()
+                    data = read_bytes(value, f"'{section}.mesh'", MAX_MESH_BYTES)
+                    digest = hashlib.sha256(data).hexdigest()
                     line += f"  # sha256 {digest}, mesh model {MESH_MODEL_VERSION}"
                 lines.append(line)
     return "\n".join(lines) + "\n"

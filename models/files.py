@@ -310,3 +310,17 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
         tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write {shown(os.fspath(path))}: {exc.strerror}") from None
     return path
+
+
+def make_folder(folder: Path, what: str) -> Path:
+    """Make ``folder`` (and its missing parents) where the work writes; one that cannot
+    be made (a file in its place or in a parent's, no permission) is refused on one
+    line naming it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            f"cannot make {what} {shown(os.fspath(folder))} ({exc.strerror or type(exc).__name__}):"
+            " move what is in its way, or point XDG_CACHE_HOME elsewhere"
+        ) from None
+    return folder

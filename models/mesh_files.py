@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
+import json
+import os
 import warnings
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from models.errors import InputError
+from models.files import check_path_text, read_bytes
+from models.text import shown
 
 if TYPE_CHECKING:
     import trimesh
@@ -42,6 +46,9 @@ MESH_UNITS_MM = {"mm": 1.0, "cm": 10.0, "m": 1000.0, "in": 25.4}
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".glb")
 #: The largest mesh file read, bytes (a binary STL of MAX_FACES faces is 10 MB).
 MAX_MESH_BYTES = 64 * 2**20
+#: The largest coordinate read, in the file's units: far beyond any toy part in
+#: any unit, and far from float overflow when squared and cubed (volumes, inertias).
+MAX_COORDINATE = 1e9
 #: The most faces a mesh may have: more is refused (decimate it in CAD first).
 MAX_FACES = 200_000
 #: Plausible size of each part, as (smallest, largest) of its largest side, mm. A
@@ -78,42 +85,49 @@ class MeshFile:
 def read_mesh_file(path: str | Path, units: str, part: str) -> MeshFile:
     """Read, check, repair and place one mesh; bad ones raise :class:`InputError`.
 
+    The file is read as every input file is (models/files.py: a regular file within
+    :data:`MAX_MESH_BYTES`; a path that cannot be resolved, a FIFO or a device is
+    refused on one line), and its geometry parsed from those bytes alone: a file it
+    names (an OBJ's ``mtllib``, a GLB's buffer ``uri``) is never opened.
+
     Parameters
     ----------
     path : the mesh file (STL, OBJ, PLY or GLB).
     units : its length unit, a key of :data:`MESH_UNITS_MM`.
     part : ``bale``, ``piggy`` or ``tractor`` (its frame and plausible size).
     """
-    path = Path(path).resolve()
-    if not path.is_file():
-        raise InputError(f"'{part}.mesh': no such file {path}")
+    text = os.fspath(path)
+    field_name = f"'{part}.mesh'"
+    check_path_text(text, field_name)
+    path = Path(os.path.abspath(text))
+    if not os.path.lexists(path):
+        raise InputError(f"{field_name}: no such file {shown(os.fspath(path))}")
     if path.suffix.lower() not in MESH_SUFFIXES:
         raise InputError(
-            f"'{part}.mesh' {path.name}: not a mesh file (read: {', '.join(MESH_SUFFIXES)})"
+            f"{field_name} {shown(path.name)}: not a mesh file (read: {', '.join(MESH_SUFFIXES)})"
         )
-    if path.stat().st_size > MAX_MESH_BYTES:
-        raise InputError(
-            f"'{part}.mesh' {path.name}: over {MAX_MESH_BYTES // 2**20} MiB: decimate it in "
-            f"your CAD tool"
-        )
-    data = path.read_bytes()
-    return _read_mesh_bytes(path, hashlib.sha256(data).hexdigest(), units, part)
+    data = read_bytes(path, field_name, MAX_MESH_BYTES)
+    key = (path, hashlib.sha256(data).hexdigest(), units, part)
+    if key not in _READ:  # once per file content (the sha256 is part of the key)
+        while len(_READ) >= MAX_READ:
+            del _READ[next(iter(_READ))]
+        _READ[key] = _mesh_of(*key, data)
+    _READ[key] = _READ.pop(key)  # the most recently used goes last
+    return _READ[key]
 
 
-@lru_cache(maxsize=32)
-def _read_mesh_bytes(path: Path, sha256: str, units: str, part: str) -> MeshFile:
-    """:func:`read_mesh_file` once per file content (the sha256 is part of the key)."""
-    import numpy as np  # here, as in the other mesh functions: the command line
-    import trimesh  # starts without them
+#: Meshes read, by (file, sha256, units, part), the most recently used last.
+_READ: dict[tuple, MeshFile] = {}
+MAX_READ = 32
 
-    where = f"'{part}.mesh' {path.name}"
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            loaded = trimesh.load(path, force="mesh", process=True)
-    except Exception as error:  # trimesh raises many kinds on a bad file
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InputError(f"{where}: cannot read it as a mesh ({first})") from None
+
+def _mesh_of(path: Path, sha256: str, units: str, part: str, data: bytes) -> MeshFile:
+    """The checked mesh in a file's bytes."""
+    import numpy as np  # here: the command line starts without them
+    import trimesh
+
+    where = f"'{part}.mesh' {shown(path.name)}"
+    loaded = _parse(data, path.suffix.lower().lstrip("."), where)
     if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
         raise InputError(f"{where}: not a mesh (no triangles in it)")
     mesh = loaded
@@ -122,12 +136,74 @@ def _read_mesh_bytes(path: Path, sha256: str, units: str, part: str) -> MeshFile
             f"{where}: {len(mesh.faces)} faces, over the limit of {MAX_FACES}: "
             f"decimate it in your CAD tool"
         )
-    with np.errstate(invalid="ignore", divide="ignore"):  # a flat mesh's centre is 0/0
+    _check_finite(mesh, where)
+    with np.errstate(all="ignore"):  # a flat mesh's centre is 0/0
         notes = _make_closed(mesh, where)
     mesh.apply_scale(MESH_UNITS_MM[units])
     _check_size(mesh, units, part, where)
     _place_in_frame(mesh, part)
     return MeshFile(part, path, sha256, mesh, tuple(notes))
+
+
+def _parse(data: bytes, file_type: str, where: str) -> Any:
+    """The geometry in a mesh file's bytes, and nothing it names: trimesh is given
+    the bytes without a way to open other files. Text formats are decoded here, what
+    is not UTF-8 (a comment's Latin-1, say) replaced, so that trimesh needs no
+    character-set guesser."""
+    import numpy as np
+    import trimesh
+
+    if file_type == "glb":
+        _check_self_contained(data, where)
+    elif file_type == "obj" or (file_type == "stl" and not _binary_stl(data)):
+        data = data.decode("utf-8", errors="replace").encode("utf-8")
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return trimesh.load(
+                file_obj=io.BytesIO(data), file_type=file_type, force="mesh", process=True
+            )
+    except Exception as error:  # trimesh raises many kinds on a bad file
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(f"{where}: cannot read it as a mesh ({shown(first)})") from None
+
+
+def _binary_stl(data: bytes) -> bool:
+    """Whether ``data`` is a binary STL: its size is what its triangle count says."""
+    return len(data) >= 84 and len(data) == 84 + 50 * int.from_bytes(data[80:84], "little")
+
+
+def _check_self_contained(data: bytes, where: str) -> None:
+    """A GLB's buffers must be in the file (its binary chunk, or a ``data:`` URI):
+    one that names another file (``uri``) is refused, as physics reads geometry
+    from the file itself only."""
+    try:
+        length = int.from_bytes(data[12:16], "little")
+        gltf = json.loads(data[20 : 20 + length]) if data[16:20] == b"JSON" else {}
+    except ValueError:
+        return  # not a GLB: trimesh says so
+    buffers = gltf.get("buffers", []) if isinstance(gltf, dict) else []
+    named = (
+        [b.get("uri") for b in buffers if isinstance(b, dict)] if isinstance(buffers, list) else []
+    )
+    if any(uri is not None and not str(uri).startswith("data:") for uri in named):
+        raise InputError(
+            f"{where}: its geometry is in another file (a buffer 'uri'): piggy reads a "
+            "mesh from its own file only; export a self-contained GLB"
+        )
+
+
+def _check_finite(mesh: trimesh.Trimesh, where: str) -> None:
+    """Coordinates must be finite and far from float overflow (a millimetre mesh
+    squared, cubed and scaled stays finite)."""
+    import numpy as np
+
+    vertices = np.asarray(mesh.vertices)
+    if not np.all(np.isfinite(vertices)) or np.abs(vertices).max(initial=0.0) > MAX_COORDINATE:
+        raise InputError(
+            f"{where}: has coordinates that are not finite numbers or beyond "
+            f"{MAX_COORDINATE:g} in size: check 'mesh_units' ({', '.join(MESH_UNITS_MM)})"
+        )
 
 
 def _make_closed(mesh: trimesh.Trimesh, where: str) -> list[str]:
@@ -212,8 +288,9 @@ def resolve_mesh_paths(sections: dict[str, Any], folder: Path) -> dict[str, Any]
     for part in MESH_PARTS:
         mesh = sections[part].mesh
         if mesh is not None:
-            path = (folder / Path(mesh).expanduser()).resolve()
-            resolved[part] = dataclasses.replace(sections[part], mesh=str(path))
+            check_path_text(mesh, f"'{part}.mesh'")  # a NUL, a name too long: one line
+            path = os.path.abspath(folder / Path(mesh).expanduser())  # links left to the reader
+            resolved[part] = dataclasses.replace(sections[part], mesh=path)
     bale = resolved["bale"]
     if bale.mesh is not None:
         width, length, height = read_mesh_file(bale.mesh, bale.mesh_units, "bale").size_mm

@@ -298,7 +298,7 @@ class ByGollyState(State):
 
     def _end_turn(self) -> None:
         self.events.append(["hide"])  # every run card face down again (ruling 5)
-        self.face_up = []
+        self.face_up, self.swaps_left = [], 0
         stack, hand = self.stacks[self.player], self.hands[self.player]
         refill = max(0, HAND - len(hand))
         hand.extend(stack[:refill])

@@ -98,6 +98,7 @@ def load(state: ByGollyState, data: dict) -> None:
         return
     _check_phase(state, field)
     _check_log(state, field)
+    _check_history(state, field)
 
 
 def _is_event(event, players: int) -> bool:
@@ -219,3 +220,40 @@ def _check_log(state: ByGollyState, field: Fields) -> None:
         f"the cards face up {state.face_up} do not match those the log shows "
         f"turned over this turn ({order})",
     )
+
+
+def _check_history(state: ByGollyState, field: Fields) -> None:
+    """The whole log as play makes it, turn by turn: a draw is the player of its turn
+    taking from another seat; a card turned over was face down; a swap is of two
+    face-up cards; and each card turned over is the one its position held then (the
+    run as it is now, the later swaps undone)."""
+    n, last = state.game.num_players, state.turn - 1 if state.capped else state.turn
+    turn, up = 0, set[int]()
+    for event in state.events:
+        if event[0] == "hide":
+            turn, up = turn + 1, set()
+        elif event[0] == "draw":
+            player = (state.player - (last - turn)) % n
+            field.require(
+                event[2] == player != event[1],
+                f"the log's turn {turn} has a draw from seat {event[1]} to seat {event[2]}: "
+                f"the player of that turn, seat {player}, draws from another seat",
+            )
+        elif event[0] == "reveal":
+            field.require(event[1] not in up, f"the log's turn {turn} turns over {event[1]} twice")
+            up.add(event[1])
+        else:
+            field.require(
+                {event[1], event[2]} <= up,
+                f"the log's turn {turn} swaps {event[1]} and {event[2]}, not both face up",
+            )
+    run = list(state.run)
+    for event in reversed(state.events):
+        if event[0] == "swap":
+            run[event[1]], run[event[2]] = run[event[2]], run[event[1]]
+        elif event[0] == "reveal":
+            field.require(
+                run[event[1]] == event[2],
+                f"the log turns over {event[2]} at position {event[1]}, where the run held "
+                f"{run[event[1]]}",
+            )

@@ -306,6 +306,8 @@ class WoolfyState(State):
 
     def _land(self, piglet: str, destination: str) -> None:
         game = self.game
+        if self.where[piglet] == game.params["start_square"] and piglet not in self.left_start:
+            self.left_start.append(piglet)  # a move leaves the start, even a lap back to it
         if destination in HOUSES:
             self.where[piglet] = destination
             return

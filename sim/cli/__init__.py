@@ -3,14 +3,16 @@
 Conventions (docs/architecture.md, "The command line"): every command has
 ``--help``; commands that report take ``--json``; anything random takes
 ``--seed``. Exit codes: 0 success, 2 bad input (one line on stderr naming the
-problem), 1 an internal failure.
+problem), 1 an internal failure, 130 interrupted (Ctrl-C, SIGINT).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 
 from models.errors import InputError
 from models.text import shown
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _interruptible()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -67,3 +70,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _interruptible() -> None:
+    """Ctrl-C (SIGINT, from a terminal or ``kill -INT``) stops every command the same
+    way: KeyboardInterrupt, what resume needs kept, "piggy: interrupted", exit 130;
+    even when piggy was started with SIGINT ignored (a shell's background job)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)

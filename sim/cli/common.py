@@ -230,6 +230,18 @@ def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) ->
     return path
 
 
+def check_table_output(path: str | Path, what: str, fmt: str | None = None) -> Path:
+    """A data file to be written (:func:`check_output`, a table's suffixes), and for
+    CSV its sidecar ``<file>.json`` too, so that neither is found unwritable after
+    the work (with the table already written)."""
+    from sim.studies import datafiles
+
+    out = check_output(path, what, datafiles.SUFFIXES)
+    if datafiles.format_of(out, fmt) == "csv":
+        check_output(datafiles.sidecar_path(out), f"{what}'s sidecar")
+    return out
+
+
 def check_output_folder(path: str | Path, what: str) -> Path:
     """A folder to write into (made, with its missing parents, when the work writes),
     checked before any work: the nearest part of it that exists must be a folder in

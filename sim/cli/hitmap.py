@@ -15,6 +15,7 @@ from sim.cli.common import (
     aimer_args,
     board_reference,
     check_output,
+    check_table_output,
     engine_arg,
     finite_number,
     json_out,
@@ -34,10 +35,10 @@ PRECISION_CAP = 1000
 SAMPLER = "rqmc"
 
 
-def check_precision(value: float | None) -> float | None:
+def check_precision(value: float | None, option: str = "--precision") -> float | None:
     if value is not None and not 0 < value < 0.5:
         raise InputError(
-            f"--precision {value:g} is out of range: it is the half-width of "
+            f"{option} {value:g} is out of range: it is the half-width of "
             "the 95 % interval of a probability, between 0 and 0.5 (e.g. 0.05)"
         )
     return value
@@ -152,11 +153,11 @@ def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     args.design = designs[0]
     out = Path(args.out or default_out(args))
     fmt = datafiles.format_of(out, args.format)
-    check_output(out, "--out", datafiles.SUFFIXES)
+    check_table_output(out, "--out", fmt)
     if args.per_shot:
         from sim.studies import hitmap
 
-        check_output(hitmap.per_shot_path(out), "--per-shot file", datafiles.SUFFIXES)
+        check_table_output(hitmap.per_shot_path(out), "--per-shot file", fmt)
     if args.plot:
         check_output(args.plot, "--plot", (".png",))
     return out, fmt

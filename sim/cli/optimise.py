@@ -4,6 +4,7 @@ and reach constraints, then check it against BASE with the paired comparison."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -15,6 +16,7 @@ from sim.cli.common import (
     SEED_MAX,
     check_output,
     check_output_folder,
+    check_table_output,
     finite_number,
     json_out,
     load_layout_args,
@@ -33,6 +35,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 def cmd_design_optimise(args) -> int:
     load_design(args.base)  # first: a mistyped name is told at once, before Optuna loads
     from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
+    from sim.studies.study_storage import redacted
 
     search, verify_spec, cache, out = _search_of(args)
     name = check_label(args.study, "--study", 100) if args.study else search.default_study()
@@ -59,7 +62,7 @@ def cmd_design_optimise(args) -> int:
     spec, objectives = search.spec, search.objectives
     made_by = {
         "study": name,
-        "storage": _redacted(storage),
+        "storage": redacted(storage),
         "base": search.base.name,
         "aimer": spec.aimer.name,
         "seed": spec.seed,
@@ -111,7 +114,7 @@ def cmd_design_optimise(args) -> int:
     )
     summary = {
         "study": name,
-        "storage": _redacted(storage),
+        "storage": redacted(storage),
         "objectives": objectives,
         "trials": len(trials),
         "new_trials": len(trials) - before,
@@ -143,7 +146,7 @@ def cmd_design_optimise(args) -> int:
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
-    from sim.studies import datafiles, design_search, design_tools, optimise, racing
+    from sim.studies import design_search, design_tools, optimise, racing
     from sim.studies.safety import SafetyLimits
     from sim.studies.search_settings import Search
 
@@ -151,9 +154,9 @@ def _search_of(args):
     base = load_design(args.base)
     objectives = design_search.parse_objectives(args.objective)
     params = design_search.parse_params(args.param, base)
-    out = check_output(args.out, "--out", (".toml",))
+    out = _check_out(args.out, args.base)
     if args.table:
-        check_output(args.table, "--table", datafiles.SUFFIXES)
+        check_table_output(args.table, "--table")
     if args.plot:
         check_output(args.plot, "--plot", (".png",))
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
@@ -189,10 +192,25 @@ def _search_of(args):
     verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
         spec,
         seed=(spec.seed + 1) % (SEED_MAX + 1),
-        precision=check_precision(args.verify_precision) or spec.precision,
+        precision=check_precision(args.verify_precision, "--verify-precision") or spec.precision,
         shots=max(spec.shots, PRECISION_CAP) if args.verify_precision else spec.shots,
     )
     return search, verify_spec, cache, out
+
+
+def _check_out(text: str, base: str) -> Path:
+    """``--out``: a TOML file to write, and not BASE's own file (the design the search
+    must beat would be overwritten)."""
+    from models.design import DESIGNS_DIR
+    from models.files import resolve_named_file
+
+    out = check_output(text, "--out", (".toml",))
+    if out.exists() and os.path.samefile(out, resolve_named_file(base, DESIGNS_DIR, "design")):
+        raise InputError(
+            f"--out {shown(text)} is BASE's own file: the best design would overwrite "
+            "the design it is measured against; give another file name"
+        )
+    return out
 
 
 def _chosen(search, best: list, full: dict[int, dict]) -> int:
@@ -327,13 +345,6 @@ def _hitmap_provenance(spec) -> dict:
         for k, v in space_shots.provenance(spec).items()
         if k not in ("design", "design_file", "design_sha256")
     }
-
-
-def _redacted(url: str) -> str:
-    """A storage URL with its password hidden."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def add_design_optimise(design_sub, design_test_options) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import ipaddress
 import os
 import signal
 import socket
@@ -58,7 +59,14 @@ def cmd_serve(args) -> int:
             "docs/serve.md)",
             file=sys.stderr,
         )
-    server = Server(stacks, workers=args.workers, board=board, design=design, engine=engine)
+    server = Server(
+        stacks,
+        workers=args.workers,
+        board=board,
+        design=design,
+        engine=engine,
+        hosts=_hosts(args),
+    )
     host = f"[{args.host}]" if ":" in args.host else args.host
     # uvicorn's own logging setup (dictConfig) would close and replace every handler
     # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
@@ -95,6 +103,20 @@ def _serve_until_interrupted(serving, listening: socket.socket, url: str) -> Non
         signal.signal(signal.SIGINT, previous)
     if interrupted:
         raise KeyboardInterrupt
+
+
+def _hosts(args) -> frozenset[str] | None:
+    """The Host names a server on loopback answers to: the local names and those of
+    ``--allow-host``; None (any) on another address, which the user chose to open."""
+    from sim.serve.guard import LOCAL_HOSTS, host_name
+
+    try:
+        loopback = ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = args.host == "localhost"
+    if not loopback:
+        return None
+    return LOCAL_HOSTS | {host_name(name) for name in args.allow_host or ()}
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -141,6 +163,14 @@ def add_serve(sub) -> None:
         default=LOOPBACK,
         help=f"address to listen on (default {LOOPBACK}, this machine only; "
         "another prints a warning)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
+        "this machine only (repeatable; requests naming another are refused, against DNS "
+        "rebinding)",
     )
     p.add_argument(
         "--board", help="board name or path (default: the layout file's own board, else stock)"

@@ -86,7 +86,7 @@ def make_resolver(
             },
         )
     if shots == "scripted" or shots.startswith("scripted:"):
-        p = shots.partition(":")[2] or "0.5"
+        p = shots.partition(":")[2] if ":" in shots else "0.5"  # "scripted:" names no P
         probability = ascii_decimal(p.strip())
         if probability is None or not 0.0 <= probability <= 1.0:
             raise InputError(

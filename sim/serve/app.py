@@ -32,7 +32,7 @@ from sim.cli.common import SEED_MAX
 from sim.cli.hitmap import PRECISION_CAP, SAMPLER
 from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
-from sim.serve.pool import Workers
+from sim.serve.pool import WorkerLost, Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.serve.uploads import Uploads, known_boards
 from sim.studies.space_shots import MapRule, SweepSpec, check_targets
@@ -47,7 +47,8 @@ class Server:
 
     ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
     workers load) are what a new tab starts with; ``engine`` simulates every tab's
-    shots and estimates ("": each design's own engine)."""
+    shots and estimates ("": each design's own engine); ``hosts``, the Host names
+    answered (None: any)."""
 
     def __init__(
         self,
@@ -59,6 +60,7 @@ class Server:
         capacity: int = 32,
         idle_s: float = 1800.0,
         engine: str = "",
+        hosts: frozenset[str] | None = None,
     ):
         self.token = token or secrets.token_urlsafe(24)
         self.store = Store(capacity, idle_s)
@@ -69,6 +71,7 @@ class Server:
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.uploads = Uploads()
+        self.hosts = hosts
 
     @property
     def running_workers(self) -> Workers:
@@ -98,7 +101,7 @@ class Server:
             Route("/api/{sid}/{action}", self.act, methods=["POST"]),
         ]
         app = Starlette(routes=routes, lifespan=lifespan)
-        app.add_middleware(Guard, token=self.token)
+        app.add_middleware(Guard, token=self.token, hosts=self.hosts)
         return app
 
     # --- pages and reads ------------------------------------------------------------
@@ -213,7 +216,10 @@ class Server:
 
     async def _fire(self, key: str, sandbox: Sandbox, body: dict) -> dict:
         seed = _seed(body)
-        noise = not body.get("exact", False)
+        exact = body.get("exact", False)
+        if not isinstance(exact, bool):  # "no" is not false
+            raise InputError(f"'exact' must be true or false, got {shown(exact)}")
+        noise = not exact
         shot = await self.running_workers.run(
             key,
             jobs.fire,
@@ -294,7 +300,7 @@ class Server:
                 }
                 if done:
                     return
-        except InputError as exc:
+        except (InputError, WorkerLost) as exc:
             sandbox.estimate = {"running": False, "error": str(exc)}
         finally:
             if self.tasks.get(key) is asyncio.current_task():

@@ -5,15 +5,35 @@ so estimates may take all the workers but one, and a FIRE from any tab always
 finds a worker soon. Work still waiting when its tab closes is dropped. The
 workers die with the server (:mod:`sim.studies.workers`) and ignore Ctrl-C: the
 server stops them.
+
+- **Faults.** A worker that dies (``kill -9``, the out-of-memory killer) breaks its
+  pool: the request it ran, and any other in flight on that pool, gets one line
+  (:class:`WorkerLost`, status 503), and a fresh pool takes the next one.
+- **Connections.** Workers are spawned, not forked: a forked worker would keep a copy
+  of every socket the server had open when it started (a client's connection, which
+  that client would then wait on for ever).
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from sim.serve import jobs
+from sim.studies.workers import stop_workers
+
+
+class WorkerLost(Exception):
+    """A worker died while it worked on a request; the pool has been replaced."""
+
+    def __init__(self):
+        super().__init__(
+            "a worker process died while it worked on this request (killed, or out of "
+            "memory); a new one has taken its place: try again"
+        )
 
 
 class Workers:
@@ -21,18 +41,41 @@ class Workers:
 
     def __init__(self, size: int):
         self.size = max(2, size)
-        self._pool = ProcessPoolExecutor(
-            max_workers=self.size, initializer=jobs.start_worker, initargs=(os.getpid(),)
-        )
+        self._pool = self._new_pool()
         self._estimates = asyncio.Semaphore(self.size - 1)
         self._waiting: dict[str, set] = {}
 
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.size,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=jobs.start_worker,
+            initargs=(os.getpid(),),
+        )
+
+    def _renew(self, broken: ProcessPoolExecutor) -> None:
+        """Put a fresh pool in the place of ``broken`` (once, however many requests
+        found it broken)."""
+        if self._pool is broken:
+            stop_workers(broken)
+            self._pool = self._new_pool()
+
     async def run(self, owner: str, fn, *args):
-        """``fn(*args)`` in a worker, for the tab ``owner``; its value."""
-        future = self._pool.submit(fn, *args)
+        """``fn(*args)`` in a worker, for the tab ``owner``; its value. A worker dying
+        under it raises :class:`WorkerLost`."""
+        pool = self._pool
+        try:
+            future = pool.submit(fn, *args)
+        except BrokenProcessPool:  # broken since the last request: renew, then run
+            self._renew(pool)
+            pool = self._pool
+            future = pool.submit(fn, *args)
         self._waiting.setdefault(owner, set()).add(future)
         try:
             return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            self._renew(pool)
+            raise WorkerLost from None
         finally:
             self._waiting.get(owner, set()).discard(future)
 
@@ -47,12 +90,5 @@ class Workers:
             future.cancel()
 
     def close(self) -> None:
-        """Stop the workers now, dropping what waits: a running estimate is not
-        waited for (the pool's own shutdown would), its worker is terminated."""
-        processes = list((self._pool._processes or {}).values())
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(timeout=5)
+        """Stop the workers now, dropping what waits."""
+        stop_workers(self._pool)

@@ -34,6 +34,7 @@ import numpy as np
 from models.board import Board, space_name
 from models.design import RANGES, Design, design_from_dict, design_toml
 from models.errors import InputError
+from models.numbers import ascii_decimal
 from models.stats import Z_95, mean_interval
 from models.text import shown
 from sim.defaults import OBJECTIVES
@@ -91,10 +92,8 @@ def parse_param(text: str, base: Design) -> SearchParam:
     field = field_of(name.strip())
     pieces = span.split(":")
     scale = pieces[2].strip() if len(pieces) == 3 else ""
-    try:
-        low, high = float(pieces[0]), float(pieces[1])
-    except (ValueError, IndexError):
-        low = high = math.nan
+    bounds = [ascii_decimal(p.strip()) for p in pieces[:2]]  # ASCII digits only
+    low, high = (b if b is not None else math.nan for b in [*bounds, None][:2])
     if (
         len(pieces) > 3
         or scale not in ("", "log", "int")

@@ -21,7 +21,8 @@ safety and reach, ranked cheaply and verified properly.
 - **Storage.** Any storage URL Optuna takes (default: an SQLite file in the user's
   cache folder); the study keeps the search's settings, and a study resumed under
   other settings is refused. Several processes or machines may add trials to one
-  study through a shared database.
+  study through a shared database, and a trial whose process died is tried again
+  (sim/studies/study_storage.py).
 - **Best.** The feasible trial with the best value (one objective), or the
   feasible Pareto front (several).
 """
@@ -39,8 +40,9 @@ from pathlib import Path
 
 from models.design import Design
 from models.errors import InputError, install_hint
+from models.files import make_folder
 from models.text import shown
-from sim.studies import design_search, optimise_trial, racing
+from sim.studies import design_search, optimise_trial, racing, study_storage
 from sim.studies.search_settings import Search
 from sim.studies.workers import Pool, process_pool
 
@@ -64,7 +66,7 @@ def optuna_module():
         raise InputError(
             f"piggy design optimise needs Optuna, an optional extra: {install_hint('optimise')}"
         ) from None
-    optuna.logging.set_verbosity(logging.WARNING)
+    optuna.logging.set_verbosity(logging.ERROR)  # a trial cut short by Ctrl-C: no traceback
     return optuna
 
 
@@ -72,24 +74,25 @@ def default_storage() -> str:
     """An SQLite file in the user's cache folder (platformdirs)."""
     from platformdirs import user_cache_path
 
-    folder = user_cache_path("go-piggy-go")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(user_cache_path("go-piggy-go"), "the user cache folder")
     return f"sqlite:///{folder / 'optimise.sqlite3'}"
 
 
 def open_study(search: Search, storage_url: str, name: str, search_seed: int):
     """The study (made, or resumed when one of that name is there), its sampler seeded
-    from ``search_seed`` and the trials it already holds; refused, on one line, when
-    the storage cannot be opened or the study was made with other settings."""
+    from ``search_seed``, its lost trials queued again (sim/studies/study_storage.py);
+    refused, on one line, when the storage cannot be opened or the study was made
+    with other settings."""
     optuna = optuna_module()
-    try:
-        storage = optuna.storages.RDBStorage(storage_url)
-        existing = {s.study_name: s for s in optuna.get_all_study_summaries(storage)}
-    except Exception as exc:  # sqlalchemy's and the database drivers' own errors
-        raise InputError(
-            f"cannot open the study storage {shown(storage_url)}: "
-            f"{shown(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}"
-        ) from None
+    with study_storage.creating(storage_url):
+        storage, existing = study_storage.open_storage(optuna, storage_url)
+        study = _study(optuna, search, storage, existing, name, search_seed)
+        study_storage.retry_lost(optuna, study)
+    return study
+
+
+def _study(optuna, search: Search, storage, existing: dict, name: str, search_seed: int):
+    """:func:`open_study`'s study, under the storage's creation lock."""
     settings = search.settings()
     done = 0
     if name in existing:
@@ -160,6 +163,7 @@ def run(
     fired: dict[int, dict[str, tuple]] = {}
 
     def objective(trial):
+        study_storage.claim(trial)
         values = {p.field: _suggest(trial, p) for p in search.params}
         outcome, shots = optimise_trial.measure(search, values, trial, pool, cache)
         fired[trial.number] = shots

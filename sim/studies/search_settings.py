@@ -3,6 +3,7 @@ checked before any shot, and what a study's trials depend on."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -33,7 +34,7 @@ class Search:
             "base_sha256": datafiles.sha256_text(design_toml(self.base)),
             "params": [p.to_dict() for p in self.params],
             "objectives": self.objectives,
-            "hitmaps": json.loads(self.spec.key()) | {"design": ""},
+            "hitmaps": json.loads(dataclasses.replace(self.spec, design="").key()),
             "limits": [self.limits.kinetic_energy_j, self.limits.kinetic_energy_per_area_j_m2],
             "min_reach": self.min_reach,
             "fidelity": self.fidelity,

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from models import identity
 from models.aimer import Aimer
 from models.board import Board, load_board
 from models.design import design_identity, load_design
@@ -74,10 +75,15 @@ class SweepSpec:
     engine: str = ""  # the physics engine, where not the design's own (--engine)
 
     def key(self) -> str:
-        """The settings as text. Plain Monte Carlo leaves the sampler out, and the
-        design's own engine the engine: their key (and so their parts and cached maps)
-        is what it was before there was a choice."""
+        """The settings as text, the board and design by their content, not their
+        names (models/identity.py): a file edited since makes another key, so no part,
+        cached map or study made from the old file is reused. The layout is its stacks
+        (its name is only for the record). Plain Monte Carlo leaves the sampler out, and
+        the design's own engine the engine."""
         settings = asdict(self)
+        for name in ("board", "design", "layout"):
+            del settings[name]
+        settings["inputs"] = identity.inputs(self.board, self.design)
         if self.sampler == "mc":
             del settings["sampler"]
         if not self.engine:

@@ -18,7 +18,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 #: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h).
@@ -53,14 +55,36 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes, each exiting when this process dies.
+@contextmanager
+def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of ``workers`` processes, each exiting when this process dies; left
+    normally, it waits for its work; left by an exception (Ctrl-C's
+    KeyboardInterrupt), it stops its workers at once (:func:`stop_workers`), so that
+    an interrupted command ends promptly with what it kept.
 
     Use it within one thread (``with process_pool(n) as pool: ...``): the kernel
     sends the signal when the *thread* that started a worker ends."""
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
     )
+    try:
+        yield pool
+    except BaseException:
+        stop_workers(pool)
+        raise
+    pool.shutdown()
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now, dropping what waits: work running is not waited
+    for (the pool's own shutdown would), its worker is terminated."""
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
 
 
 @dataclass(frozen=True)

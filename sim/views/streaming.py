@@ -6,7 +6,8 @@ encoder (nothing kept) and, reduced to the GIF's palette (one byte a pixel), to 
 GIF's frames, which the GIF format needs whole at the end. So an MP4 takes the
 memory of one frame whatever its length, and a GIF one byte a pixel a frame: at
 most :data:`MAX_GIF_BYTES`, checked before the shot is fired from the longest
-recording the design allows (:func:`check_video_memory`).
+recording the design allows (:func:`check_video_memory`), as is the time to draw
+any video: at most :data:`MAX_VIDEO_PIXELS` pixels in all.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from sim.views.video_files import check_video, check_video_path, replacing
 
 #: The most memory a GIF's frames may take (one byte a pixel a frame), bytes.
 MAX_GIF_BYTES = 2 * 2**30
+#: The most pixels a video may have to draw, all frames together: drawing is the
+#: cost (a 1920x1080 shot at --slowmo 20 is 5 billion; 4K at 20, 20 billion, hours).
+MAX_VIDEO_PIXELS = 2**33
 #: Frames drawn first for the GIF's palette (the last one among them).
 PALETTE_SAMPLE = 8
 
@@ -42,12 +46,17 @@ def check_video_memory(
     design: Design, size: tuple[int, int], slowmo: float, gif: bool, fps: int = render.DEFAULT_FPS
 ) -> None:
     """Refuse, on one line with the estimate, a GIF whose frames could take more than
-    :data:`MAX_GIF_BYTES`; an MP4 is streamed and always fits."""
-    if not gif:
-        return
+    :data:`MAX_GIF_BYTES` (an MP4 is streamed and always fits in memory), and any
+    video with more than :data:`MAX_VIDEO_PIXELS` to draw."""
     frames = most_frames(design, fps, slowmo)
     needed = frames * size[0] * size[1]
-    if needed > MAX_GIF_BYTES:
+    if needed > MAX_VIDEO_PIXELS and not (gif and needed > MAX_GIF_BYTES):
+        raise InputError(
+            f"a {size[0]}x{size[1]} video at --slowmo {slowmo:g} may hold {frames} frames, "
+            f"{needed / 1e9:.1f} billion pixels to draw (at most {MAX_VIDEO_PIXELS / 1e9:.1f}): "
+            "choose a smaller --size or --slowmo"
+        )
+    if gif and needed > MAX_GIF_BYTES:
         raise InputError(
             f"--gif: a {size[0]}x{size[1]} GIF at --slowmo {slowmo:g} may hold "
             f"{frames} frames, about {needed / 2**30:.1f} GiB of memory (at most "

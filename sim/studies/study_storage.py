@@ -1,0 +1,160 @@
+"""Where a design search keeps its study: an Optuna RDB storage, opened so that a
+study survives its crashes and its company.
+
+- **Crashes.** Every trial beats a heartbeat into the storage and says which
+  process runs it. A trial whose process died (``kill -9``, Ctrl-C, a machine
+  lost) is failed and tried again with the same values, once its process is known
+  dead (a process of this machine: at once) or its heartbeat is older than
+  :data:`GRACE_S` (any machine): Optuna's heartbeat and
+  ``RetryHeartbeatStaleTrialCallback``. Trial 0, BASE itself, is retried as any other, so a
+  study killed in any trial resumes to the best design an unkilled one picks.
+- **Company.** Several processes may open one new study at the same instant: on an
+  SQLite file, the schema and the study are made under a lock on the file, so each
+  finds the other's (a study's BASE trial is queued once).
+- **Secrets.** A storage URL is only ever shown with its password hidden.
+- **Refusals.** A storage that cannot hold trials (``?mode=ro``) is refused on one
+  line before any shot.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+from models.errors import InputError
+from models.text import shown
+
+#: Seconds between a running trial's heartbeats, and since the last one after
+#: which a trial of another machine counts as lost.
+HEARTBEAT_S = 10
+GRACE_S = 30
+#: Times a lost trial is tried again.
+MAX_RETRY = 2
+#: The user attribute that says which process runs a trial: [host, pid].
+PROCESS_ATTR = "process"
+
+
+def redacted(url: str) -> str:
+    """A storage URL as it may be shown: its password hidden (a text that is no URL
+    at all, shown up to its scheme)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # sqlalchemy's ArgumentError, and whatever else a bad URL raises
+        return url.split("://")[0] + "://..." if "://" in url else url
+
+
+def _password(url: str) -> str | None:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).password
+    except Exception:
+        return None
+
+
+def _refusal(url: str, exc: BaseException) -> InputError:
+    """The one line for a storage that cannot be opened, its password nowhere in it."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    password = _password(url)
+    if password:
+        reason = reason.replace(password, "***")
+    return InputError(f"cannot open the study storage {shown(redacted(url))}: {shown(reason)}")
+
+
+def _sqlite_file(url: str) -> str | None:
+    """The file of an SQLite storage URL (None for another database, or in memory);
+    a read-only one is refused."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise _refusal(url, exc) from None
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    if parsed.query.get("mode") == "ro":
+        raise InputError(
+            f"the study storage {shown(redacted(url))} is read-only (mode=ro): a design "
+            "search writes its trials there; give a storage it may write"
+        )
+    return parsed.database if parsed.database not in (None, "", ":memory:") else None
+
+
+@contextmanager
+def creating(url: str) -> Iterator[None]:
+    """Hold the storage's creation lock (an SQLite file's: the file itself, made if
+    missing; no lock elsewhere) while its schema and a study are made."""
+    path = _sqlite_file(url)
+    if path is None:
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise _refusal(url, exc) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # SQLite's own locks are fcntl's: independent
+        yield
+    finally:
+        os.close(fd)
+
+
+def open_storage(optuna, url: str):
+    """The storage, with heartbeats and retries, and its studies by name."""
+    try:
+        with warnings.catch_warnings():  # heartbeats are "experimental" (Optuna 5)
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            retry = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRY)
+            storage = optuna.storages.RDBStorage(
+                url,
+                heartbeat_interval=HEARTBEAT_S,
+                grace_period=GRACE_S,
+                heartbeat_stale_trial_callback=retry,
+            )
+        return storage, {s.study_name: s for s in optuna.get_all_study_summaries(storage)}
+    except Exception as exc:  # sqlalchemy's and the database drivers' own errors
+        raise _refusal(url, exc) from None
+
+
+def claim(trial) -> None:
+    """Say, in the storage, which process runs ``trial``."""
+    trial.set_user_attr(PROCESS_ATTR, [socket.gethostname(), os.getpid()])
+
+
+def _dead_here(trial) -> bool:
+    """Whether a running trial's process was of this machine and is gone."""
+    host, pid = (trial.user_attrs.get(PROCESS_ATTR) or [None, None])[:2]
+    if host != socket.gethostname() or not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def retry_lost(optuna, study) -> None:
+    """Fail the running trials whose process on this machine is dead, and queue each
+    failed trial again with its values (at most :data:`MAX_RETRY` times), unless it
+    has been already. Run under :func:`creating`, so that two processes resuming at
+    once queue it once."""
+    states = optuna.trial.TrialState
+    storage = study._storage
+    for trial in study.get_trials(deepcopy=False, states=(states.RUNNING,)):
+        if _dead_here(trial):
+            with suppress(optuna.exceptions.UpdateFinishedTrialError):  # it ended meanwhile
+                storage.set_trial_state_values(trial._trial_id, state=states.FAIL)
+    trials = study.get_trials(deepcopy=False)
+    retried = {n for t in trials for n in t.system_attrs.get("retry_history", [])}
+    retry = storage.get_heartbeat_stale_trial_callback()
+    for trial in trials:
+        if trial.state == states.FAIL and trial.number not in retried:
+            retry(study, trial)
