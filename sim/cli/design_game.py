@@ -13,6 +13,7 @@ from models.layout import load_layout
 from sim.cli.common import (
     aimer_args,
     check_output_folder,
+    engine_arg,
     finite_number,
     json_out,
     offset_progress,
@@ -237,6 +238,7 @@ def add_design_game(design_sub) -> None:
     sampler_arg(q)
     seed_arg(q, "root seed of the hit maps' shots and of the games")
     workers_arg(q, "local worker processes for the hit maps (default: all cores)")
+    engine_arg(q)
     q.add_argument(
         "--cache",
         help="folder of cached hit maps, shared with design compare "

@@ -206,12 +206,16 @@ def test_bench_grazing_reports_every_figure_as_json():
         "all three",
     ]
     assert all(row["speed_vs_before"] > 0 for row in figures["grazing_variants"])
-    assert variants[-2:] == [
+    mujoco = installed("mujoco")  # MuJoCo fires the same shots, last, where installed
+    assert variants[-3 if mujoco else -2 :] == [
         "design 'stock', as hit maps use it",
         "as hit maps, a new bale each shot",
+        *(["MuJoCo, as hit maps use it"] if mujoco else []),
     ]
     reused = figures["grazing_bale_reused"]  # the same bytes, so no shot differs
     assert (reused["a_only"], reused["b_only"], reused["agreement"]) == (0, 0, 1.0)
+    if mujoco:  # against Bullet and the reference, by P
+        assert set(figures["grazing_mujoco"]) >= {"vs_bullet", "vs_reference", "p_mujoco"}
 
 
 @pytest.mark.slow
