@@ -10,6 +10,10 @@ another test module or from ``conftest.py``.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +31,25 @@ if TYPE_CHECKING:
 
 #: The checkout's root folder (the one holding pyproject.toml).
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def piggy_process(argv: list[str], cwd: Path, ignore_sigint: bool = False) -> subprocess.Popen:
+    """``piggy ARGV`` in a process of its own, run from ``cwd``, its output piped;
+    ``ignore_sigint``: started as a shell starts a background job, Ctrl-C ignored
+    (which piggy must undo)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", *argv],
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_ignore_sigint if ignore_sigint else None,
+    )
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

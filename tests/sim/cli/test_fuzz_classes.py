@@ -12,9 +12,7 @@ Parts, caches and saved states checked by shape are in
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from models.errors import InputError
 from referee.bots import make_bot
 from sim.cli import main
 from sim.cli.terminal import human_seat
-from tests.helpers import ROOT, closed_form_shots, run
+from tests.helpers import closed_form_shots, piggy_process, run
 from tests.referee.positions import position
 from tests.sim.cli.fuzz_support import ESC, HITMAP, NOT_ASCII_NUMBERS, SHOOT, refused
 
@@ -155,17 +153,6 @@ def test_empty_and_padded_names_are_refused(capsys, tmp_path, argv, message):
 
 
 # --- two runs, one output ----------------------------------------------------------------
-
-
-def piggy_process(argv: list[str], cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", *argv],
-        cwd=cwd,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
 
 
 @pytest.mark.slow

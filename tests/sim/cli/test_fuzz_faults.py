@@ -17,7 +17,7 @@ from models.board import BOARDS_DIR
 from models.design import load_design
 from sim.cli import build_parser
 from sim.studies import design_tools, hitmap
-from tests.helpers import cli_spec
+from tests.helpers import cli_spec, piggy_process
 from tests.sim.cli.fuzz_support import HITMAP, NOT_ASCII_NUMBERS, refused
 
 
@@ -218,31 +218,6 @@ def _optimise_argv(tmp_path: Path, db: str, *extra: str) -> list[str]:
     ]
 
 
-def _piggy(argv: list[str], cwd: Path, ignore_sigint: bool = False):
-    import os
-    import subprocess
-    import sys
-
-    from tests.helpers import ROOT
-
-    return subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", *argv],
-        cwd=cwd,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        # as a shell starts a background job: SIGINT ignored, which piggy must undo
-        preexec_fn=_ignore_sigint if ignore_sigint else None,
-    )
-
-
-def _ignore_sigint() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _until(found, what: str, cap_s: float = 300.0):
     import time
 
@@ -292,7 +267,7 @@ def test_a_study_killed_in_its_base_trial_resumes_to_the_best_an_unkilled_one_pi
 
     pytest.importorskip("optuna")
     unkilled = _best(capsys, _optimise_argv(tmp_path, "a.db"))
-    process = _piggy(_optimise_argv(tmp_path, "b.db"), tmp_path, ignore_sigint=True)
+    process = piggy_process(_optimise_argv(tmp_path, "b.db"), tmp_path, ignore_sigint=True)
     _until(lambda: _claimed_trial(tmp_path / "b.db"), "trial 0 running")
     process.send_signal(getattr(signal, how))
     code = process.wait(timeout=300)
@@ -310,7 +285,7 @@ def test_two_optimisers_started_at_once_on_a_new_study_both_run_and_share_it(cap
 
     optuna = pytest.importorskip("optuna")
     argv = _optimise_argv(tmp_path, "new.db")
-    both = [_piggy(argv, tmp_path) for _ in range(2)]
+    both = [piggy_process(argv, tmp_path) for _ in range(2)]
     ended = [(p.wait(timeout=600), p.stdout.read(), p.stderr.read()) for p in both]
     for p in both:
         p.stdout.close()
@@ -346,7 +321,7 @@ def test_ctrl_c_to_a_hit_map_started_with_it_ignored_stops_it_and_keeps_its_part
 
     argv = [*HITMAP, "--spaces", "r8c3,r9c5,r10c1", "--shots", "200", "--workers", "2"]
     argv += ["--sampler", "mc", "--out", str(tmp_path / "h.csv")]
-    process = _piggy(argv, tmp_path, ignore_sigint=True)
+    process = piggy_process(argv, tmp_path, ignore_sigint=True)
     parts = tmp_path / "h.csv.parts"
     _until(lambda: list(parts.glob("r*.json")), "a space finished")
     process.send_signal(signal.SIGINT)
@@ -410,7 +385,7 @@ def test_a_file_an_obj_names_is_never_opened(tmp_path):
 
     os.mkfifo(tmp_path / "box.mtl")
     (tmp_path / "bale.obj").write_text("mtllib box.mtl\nusemtl red\n" + _box_obj())
-    process = _piggy(["design", "check", _mesh_design(tmp_path, "bale.obj")], tmp_path)
+    process = piggy_process(["design", "check", _mesh_design(tmp_path, "bale.obj")], tmp_path)
     assert process.wait(timeout=300) == 0, process.stderr.read()
     process.stdout.close()
     process.stderr.close()
