@@ -110,7 +110,14 @@ def seed_arg(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def workers_arg(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--workers`` (local processes) and ``--scheduler`` (a Dask cluster instead)."""
     p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), help=help_text)
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on this Dask distributed cluster instead (tcp://host:8786; its workers "
+        "started with --nthreads 1; see docs/cluster.md)",
+    )
 
 
 def world_args(p: argparse.ArgumentParser, layout: bool = True, design_help: str = "") -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from models.board import Board
     from models.design import Design
+    from sim.studies.cluster import Workers
     from sim.studies.compare import Comparison
     from sim.studies.engines_verdict import AcrossEngines
     from sim.studies.space_shots import SweepSpec
@@ -82,7 +83,7 @@ class _Compared:
     runs: list[tuple[list[dict], list[Comparison], list[list[dict]]]]
     across: list[AcrossEngines]
     made_by: dict
-    workers: int
+    workers: Workers
     cache: Path
 
     @property

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from models.design import load_design
 from models.errors import InputError
@@ -28,6 +29,9 @@ from sim.cli.common import (
     world_args,
 )
 from sim.defaults import MAX_SHOTS
+
+if TYPE_CHECKING:
+    from sim.studies.cluster import Workers
 
 #: Cap on shots per space when ``--precision`` is given without ``--shots``.
 PRECISION_CAP = 1000
@@ -85,8 +89,15 @@ def first_design(given) -> str:
     return given or "stock"
 
 
-def workers_of(args) -> int:
-    """``--workers``, or every core."""
+def workers_of(args) -> Workers:
+    """Where the study runs: the Dask cluster of ``--scheduler``, or ``--workers``
+    local processes (default: every core)."""
+    from sim.studies.cluster import Cluster
+
+    if args.scheduler:
+        if args.workers:
+            raise InputError("--workers and --scheduler: give one (the cluster has its own)")
+        return Cluster(args.scheduler)
     return args.workers or os.cpu_count() or 1
 
 
@@ -106,9 +117,7 @@ def cmd_hitmap(args) -> int:
             load_design(name)  # each checked before any shot
         return scan(args, spec, designs, out, fmt, workers)
     progress = progress_bar(len(spec.spaces), not args.json, unit="space")
-    outcome = hitmap.run_sweep(
-        spec, out, fmt, workers, args.resume, args.per_shot, progress, scheduler=args.scheduler
-    )
+    outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress)
     progress(None)
     rows = outcome.rows
     if args.resume:
@@ -321,12 +330,6 @@ def add_hitmap(sub) -> None:
         "(yaw and pitch alike), e.g. 0:6:7: a table, --json, --plot",
     )
     workers_arg(p, "local worker processes (default: all cores)")
-    p.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="run on this Dask distributed cluster instead (tcp://host:8786; start "
-        "its workers with --nthreads 1)",
-    )
     p.add_argument("--out", help="output file: .parquet or .csv (default hitmap.parquet)")
     p.add_argument("--format", help="parquet or csv (default: from the --out suffix, else parquet)")
     p.add_argument(

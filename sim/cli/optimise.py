@@ -29,6 +29,9 @@ from sim.defaults import MAX_SHOTS, OBJECTIVES
 #: The precision of every trial's hit map when neither --shots nor --precision is given.
 DEFAULT_PRECISION = 0.1
 MAX_TRIALS = 10_000
+#: Trials measured at once on a cluster unless --in-flight says otherwise; and at most.
+DEFAULT_IN_FLIGHT_ON_CLUSTER = 2
+MAX_IN_FLIGHT = 64
 _LIMIT = finite_number(0, 1e9, above=True)
 
 
@@ -36,6 +39,7 @@ def cmd_design_optimise(args) -> int:
     load_design(args.base)  # first: a mistyped name is told at once, before Optuna loads
     from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
     from sim.studies.study_storage import redacted
+    from sim.studies.workers import pool_for
 
     search, verify_spec, cache, out = _search_of(args)
     name = check_label(args.study, "--study", 100) if args.study else search.default_study()
@@ -47,9 +51,15 @@ def cmd_design_optimise(args) -> int:
     if before and not args.json:
         print(f"piggy: resuming study {shown(name)}: {before} trials already", file=sys.stderr)
     workers = workers_of(args)
-    with optimise.workers_pool(workers) as pool:
-        progress = progress_bar(args.trials, not args.json, unit="trial")
-        fired = optimise.run(search, study, args.trials, pool, cache, progress)
+    in_flight = _in_flight(args, workers)
+    with pool_for(workers if in_flight == 1 else _at_least_two(workers)) as pool:
+        progress = progress_bar(
+            args.trials,
+            not args.json,
+            unit="trial",
+            label=f"{in_flight} trials in flight" if in_flight > 1 else None,
+        )
+        fired = optimise.run(search, study, args.trials, pool, cache, progress, in_flight)
         progress(None)
         trials = optimise.finished(study)
         again = progress_bar(None, not args.json, unit="trial", label="full precision")
@@ -123,6 +133,7 @@ def cmd_design_optimise(args) -> int:
         "infeasible": dict(sorted(infeasible.items())),
         "fidelity": search.fidelity,
         "pruner": search.pruner if search.raced else "none",
+        "in_flight": in_flight,
         "full_precision_trials": sorted(full),
         "shots": _shots(trials, before, full, fired, verification),
         "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
@@ -141,6 +152,19 @@ def cmd_design_optimise(args) -> int:
         if path:
             print(f"Wrote {shown(path)}")
     return 0
+
+
+def _in_flight(args, workers) -> int:
+    """``--in-flight``: trials measured at once (default 1; 2 on a cluster)."""
+    if args.in_flight is not None:
+        return args.in_flight
+    return 1 if isinstance(workers, int) else DEFAULT_IN_FLIGHT_ON_CLUSTER
+
+
+def _at_least_two(workers):
+    """Trials in flight need worker processes, even where ``--workers 1`` asks for
+    one: each trial's thread here waits on them, and a world is not shared."""
+    return max(2, workers) if isinstance(workers, int) else workers
 
 
 def _search_of(args):
@@ -381,6 +405,14 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         type=whole_number(1, MAX_TRIALS),
         default=20,
         help="trials to add to the study (default 20)",
+    )
+    q.add_argument(
+        "--in-flight",
+        type=whole_number(1, MAX_IN_FLIGHT),
+        metavar="N",
+        help="trials measured at once, asked for together (TPE's constant liar) and "
+        "told in order, so that the study depends on N, not on timing (default 1; "
+        f"{DEFAULT_IN_FLIGHT_ON_CLUSTER} with --scheduler)",
     )
     q.add_argument(
         "--min-reach",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from models.errors import InputError
 from models.text import shown
@@ -12,8 +13,11 @@ from sim.cli.common import json_out, offset_progress, progress_bar
 from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
 
+if TYPE_CHECKING:
+    from sim.studies.cluster import Workers
 
-def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> int:
+
+def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: Workers) -> int:
     """Measure, write the data file (one row per design, space and spread, with what
     made it), draw, and print the table."""
     from sim.studies import datafiles, owner, scan, space_shots
@@ -23,10 +27,8 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: int) -> i
         raise InputError(
             "--aim-sd-scan measures the spaces of --spaces (e.g. --spaces r8c3,r10c1): name a few"
         )
-    if args.resume or args.per_shot or args.scheduler or spec.precision:
-        raise InputError(
-            "--aim-sd-scan takes none of --resume, --per-shot, --scheduler, --precision"
-        )
+    if args.resume or args.per_shot or spec.precision:
+        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --precision")
     if len(set(designs)) != len(designs):
         raise InputError("--design names the same design twice")
     progress = progress_bar(len(values) * len(designs), not args.json, unit="spread")

@@ -8,6 +8,9 @@ import os
 import signal
 import socket
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from models.board import BOARDS_DIR, load_board
 from models.design import known_designs, load_design
@@ -18,6 +21,9 @@ from models.text import shown
 from sim.cli.common import board_reference, engine_arg, load_layout_args, whole_number
 from sim.cli.demo import DEMO_LAYOUT
 from sim.physics.engines import check_engine
+
+if TYPE_CHECKING:
+    from sim.studies.workers import Pool
 
 #: What the web extra brings; without it the command says how to get it.
 WEB_EXTRA = install_hint("web")
@@ -59,23 +65,39 @@ def cmd_serve(args) -> int:
             "docs/serve.md)",
             file=sys.stderr,
         )
-    server = Server(
-        stacks,
-        workers=args.workers,
-        board=board,
-        design=design,
-        engine=engine,
-        hosts=_hosts(args),
-    )
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    # uvicorn's own logging setup (dictConfig) would close and replace every handler
-    # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
-    config = uvicorn.Config(
-        server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
-    )
-    url = f"http://{host}:{port}/?token={server.token}"
-    _serve_until_interrupted(uvicorn.Server(config), listening, url)
+    with _estimates_on(args) as cluster:
+        server = Server(
+            stacks,
+            workers=args.workers,
+            board=board,
+            design=design,
+            engine=engine,
+            hosts=_hosts(args),
+            cluster=cluster,
+        )
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        # uvicorn's own logging setup (dictConfig) would close and replace every handler
+        # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
+        config = uvicorn.Config(
+            server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
+        )
+        url = f"http://{host}:{port}/?token={server.token}"
+        _serve_until_interrupted(uvicorn.Server(config), listening, url)
     return 0
+
+
+@contextmanager
+def _estimates_on(args) -> Iterator[Pool | None]:
+    """The Dask cluster of ``--scheduler``, connected and checked before the server
+    starts (sim/studies/cluster.py); None without it."""
+    if not args.scheduler:
+        yield None
+        return
+    from sim.studies.cluster import Cluster
+    from sim.studies.workers import pool_for
+
+    with pool_for(Cluster(args.scheduler)) as pool:
+        yield pool
 
 
 def _serve_until_interrupted(serving, listening: socket.socket, url: str) -> None:
@@ -184,6 +206,12 @@ def add_serve(sub) -> None:
         type=whole_number(2, 64),
         default=max(2, min(4, os.cpu_count() or 2)),
         help="worker processes for shots and estimates, 2 to 64 (default: the CPUs, 2 to 4)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help='run the estimates ("how likely?") on this Dask distributed cluster '
+        "(tcp://host:8786; its workers started with --nthreads 1; docs/cluster.md)",
     )
     engine_arg(p)
     p.set_defaults(func=cmd_serve)

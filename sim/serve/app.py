@@ -32,10 +32,11 @@ from sim.cli.common import SEED_MAX
 from sim.cli.hitmap import PRECISION_CAP, SAMPLER
 from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
-from sim.serve.pool import WorkerLost, Workers
+from sim.serve.pool import ClusterLost, WorkerLost, Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.serve.uploads import Uploads, known_boards
 from sim.studies.space_shots import MapRule, SweepSpec, check_targets
+from sim.studies.workers import Pool
 from sim.views import viewer
 
 #: "How likely?": the precisions offered (half-width of the 95 % interval).
@@ -48,7 +49,8 @@ class Server:
     ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
     workers load) are what a new tab starts with; ``engine`` simulates every tab's
     shots and estimates ("": each design's own engine); ``hosts``, the Host names
-    answered (None: any)."""
+    answered (None: any); ``cluster``, a Dask cluster's pool the estimates run on
+    (None: the workers here)."""
 
     def __init__(
         self,
@@ -61,10 +63,12 @@ class Server:
         idle_s: float = 1800.0,
         engine: str = "",
         hosts: frozenset[str] | None = None,
+        cluster: Pool | None = None,
     ):
         self.token = token or secrets.token_urlsafe(24)
         self.store = Store(capacity, idle_s)
         self.workers_wanted = workers
+        self.cluster = cluster
         self.workers: Workers | None = None
         self.defaults = (board, design, stacks)
         self.engine = engine
@@ -83,7 +87,7 @@ class Server:
     def app(self) -> Starlette:
         @asynccontextmanager
         async def lifespan(_app):
-            self.workers = Workers(self.workers_wanted)
+            self.workers = Workers(self.workers_wanted, self.cluster)
             try:
                 yield
             finally:
@@ -300,7 +304,7 @@ class Server:
                 }
                 if done:
                     return
-        except (InputError, WorkerLost) as exc:
+        except (InputError, WorkerLost, ClusterLost) as exc:
             sandbox.estimate = {"running": False, "error": str(exc)}
         finally:
             if self.tasks.get(key) is asyncio.current_task():

@@ -28,6 +28,7 @@ from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import compare, datafiles, hitmap, paired, space_shots
+from sim.studies.cluster import Workers
 from sim.studies.design_search import field_of
 from sim.studies.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 
@@ -64,7 +65,7 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
 def design_parts(
     spec: hitmap.SweepSpec,
     design: Design,
-    workers: int,
+    workers: Workers,
     cache: Path,
     progress: Callable[[int], None] | None = None,
 ) -> list[MeasuredSpace]:
@@ -193,7 +194,7 @@ def paired_maps(
     spec: hitmap.SweepSpec,
     designs: list[Design],
     rule: PairedRule,
-    workers: int,
+    workers: Workers,
     cache: Path,
     progress: Callable[[int], None] | None = None,
 ) -> list[list[MeasuredSpace]]:
@@ -264,7 +265,7 @@ def compare_designs(
     spec: hitmap.SweepSpec,
     board: Board,
     designs: list[Design],
-    workers: int,
+    workers: Workers,
     cache: Path,
     progress: Callable[[int, int], None] | None = None,
     rule: str = "per-map",
@@ -298,7 +299,7 @@ def compare_designs(
 def _maps_one_by_one(
     spec: hitmap.SweepSpec,
     designs: list[Design],
-    workers: int,
+    workers: Workers,
     cache: Path,
     progress: Callable[[int, int], None] | None,
 ) -> list[list[MeasuredSpace]]:

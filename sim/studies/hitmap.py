@@ -14,8 +14,8 @@ One space's measurement (its seeds, its precision, its shots and its row) is
   spaces, whole or not at all, with what made it (sim/studies/datafiles.py).
 - **Executors.** ``run_parts`` is the one seam: local worker processes (which die
   with their parent: sim/studies/workers.py), or a Dask distributed cluster
-  (``scheduler``); either way each worker process builds its PyBullet world once.
-  Another engine would be one more branch there.
+  (``workers`` a :class:`~sim.studies.cluster.Cluster`); either way each worker
+  process builds its PyBullet world once.
 - **Bounds.** The final file is assembled one part at a time.
 """
 
@@ -30,10 +30,11 @@ from functools import partial
 from pathlib import Path
 
 from models.board import Board, load_board, space_name
-from models.errors import InputError, install_hint
+from models.errors import InputError
 from models.layout import check_piggy
 from models.text import shown
 from sim.studies import datafiles, owner, parts
+from sim.studies.cluster import Workers
 from sim.studies.records import Expected, SpaceShots
 from sim.studies.space_shots import (
     ARCS,
@@ -46,7 +47,7 @@ from sim.studies.space_shots import (
     run_space,
     summarise,
 )
-from sim.studies.workers import process_pool
+from sim.studies.workers import Pool, pool_for
 
 #: What callers take from here: the sweep, and the settings and the one space it runs
 #: (defined in sim/studies/space_shots.py).
@@ -62,6 +63,7 @@ __all__ = [
     "one_space",
     "parts_folder",
     "per_shot_path",
+    "run_on",
     "run_outputs",
     "run_parts",
     "run_space",
@@ -80,54 +82,37 @@ Job = Callable[[str], tuple[SpaceShots, ...]]
 def run_parts(
     job: Job,
     names: list[str],
-    workers: int,
+    workers: Workers,
     on_parts: Callable[[tuple[SpaceShots, ...]], None],
-    scheduler: str | None = None,
 ) -> None:
     """Run ``job`` on every space with ``workers`` local processes (1: in this
-    process) or on the Dask cluster at ``scheduler``, calling ``on_parts`` here as
-    each space finishes, in whatever order. ``job`` must pickle (a module-level
+    process) or on a Dask cluster (sim/studies/cluster.py), calling ``on_parts`` here
+    as each space finishes, in whatever order. ``job`` must pickle (a module-level
     function, or a :func:`functools.partial` of one)."""
-    if scheduler:
-        _run_on_dask(job, names, scheduler, on_parts)
-        return
-    if workers <= 1 or len(names) <= 1:
+    with pool_for(workers, len(names)) as pool:
+        run_on(pool, job, names, on_parts)
+
+
+def run_on(
+    pool: Pool | None,
+    job: Job,
+    names: list[str],
+    on_parts: Callable[[tuple[SpaceShots, ...]], None],
+) -> None:
+    """:func:`run_parts` on a pool already open (None: in this process), for a study
+    that runs several sets of spaces on one."""
+    if pool is None:
         for name in names:
             on_parts(job(name))
         return
-    with process_pool(min(workers, len(names))) as pool:
-        futures = [pool.submit(job, name) for name in names]
-        for future in as_completed(futures):
-            on_parts(future.result())
+    futures = [pool.executor.submit(job, name) for name in names]
+    for future in as_completed(futures):
+        on_parts(future.result())
 
 
 def one_space(spec: SweepSpec, name: str) -> tuple[SpaceShots]:
     """A hit map's job: the space's part (:func:`run_space`)."""
     return (run_space(spec, name),)
-
-
-def _run_on_dask(
-    job: Job, names: list[str], scheduler: str, on_parts: Callable[[tuple[SpaceShots, ...]], None]
-) -> None:
-    """Parts as Dask tasks. Start the workers with one thread each
-    (``dask worker ADDRESS --nthreads 1``): a PyBullet world is not shared by threads."""
-    try:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
-    except ImportError:
-        raise InputError(
-            f"--scheduler needs Dask, an optional extra: {install_hint('cluster')}"
-        ) from None
-    try:
-        client = Client(scheduler, timeout="10s")
-    except OSError as exc:
-        raise InputError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
-    try:
-        futures = client.map(job, names, pure=False)
-        for future in dask_completed(futures):
-            on_parts(future.result())
-    finally:
-        client.close()
 
 
 # --- a whole sweep --------------------------------------------------------------------------
@@ -165,25 +150,23 @@ def sweep(
     spec: SweepSpec,
     out: Path,
     fmt: str = "parquet",
-    workers: int = 1,
+    workers: Workers = 1,
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[[int], None] | None = None,
-    scheduler: str | None = None,
 ) -> list[dict]:
     """:func:`run_sweep`, returning only the hit map's rows."""
-    return run_sweep(spec, out, fmt, workers, resume, per_shot, progress, scheduler).rows
+    return run_sweep(spec, out, fmt, workers, resume, per_shot, progress).rows
 
 
 def run_sweep(
     spec: SweepSpec,
     out: Path,
     fmt: str = "parquet",
-    workers: int = 1,
+    workers: Workers = 1,
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[[int], None] | None = None,
-    scheduler: str | None = None,
 ) -> SweepOutcome:
     """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``), each
     file with what made it. Finished spaces are kept in ``<out>.parts/``
@@ -192,18 +175,17 @@ def run_sweep(
     spaces finished."""
     outputs = [Output.of(spec, out)]
     job = partial(one_space, spec)
-    return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress, scheduler)[0]
+    return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress)[0]
 
 
 def run_outputs(
     outputs: list[Output],
     fmt: str,
     job: Job,
-    workers: int = 1,
+    workers: Workers = 1,
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[[int], None] | None = None,
-    scheduler: str | None = None,
 ) -> list[SweepOutcome]:
     """:func:`run_sweep` for several hit maps of the same spaces measured together,
     ``job`` giving each space's part of every one (a paired comparison's designs):
@@ -213,18 +195,17 @@ def run_outputs(
         for output in outputs:
             owning.enter_context(owner.owned(output.path))
         fmt = datafiles.format_of(outputs[0].path, fmt)
-        return _owned_sweep(outputs, fmt, job, workers, resume, per_shot, progress, scheduler)
+        return _owned_sweep(outputs, fmt, job, workers, resume, per_shot, progress)
 
 
 def _owned_sweep(
     outputs: list[Output],
     fmt: str,
     job: Job,
-    workers: int,
+    workers: Workers,
     resume: bool,
     per_shot: bool,
     progress: Callable[[int], None] | None,
-    scheduler: str | None,
 ) -> list[SweepOutcome]:
     """:func:`run_outputs`, once this run owns every output."""
     spaces = outputs[0].spec.spaces
@@ -248,7 +229,7 @@ def _owned_sweep(
             progress(finished)
 
     try:
-        run_parts(job, todo, workers, keep, scheduler)
+        run_parts(job, todo, workers, keep)
     finally:
         for folder in folders:
             if not parts.part_files(folder):  # nothing kept: leave nothing behind

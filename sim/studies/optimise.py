@@ -35,7 +35,7 @@ import logging
 import math
 import warnings
 from collections.abc import Callable
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from models.design import Design
@@ -44,7 +44,7 @@ from models.files import make_folder
 from models.text import shown
 from sim.studies import design_search, optimise_trial, racing, study_storage
 from sim.studies.search_settings import Search
-from sim.studies.workers import Pool, process_pool
+from sim.studies.workers import Pool
 
 #: The fewest feasible trials the importances are given for (fewer: not shown).
 MIN_IMPORTANCE_TRIALS = 10
@@ -107,7 +107,9 @@ def _study(optuna, search: Search, storage, existing: dict, name: str, search_se
     directions = [design_search.OBJECTIVES[o][0] for o in search.objectives]
     seed = (search_seed + done) % 2**32  # a resumed study draws new points
     if len(directions) == 1:
-        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=TPE_STARTUP)
+        sampler = optuna.samplers.TPESampler(  # the liar: trials in flight are told apart
+            seed=seed, n_startup_trials=TPE_STARTUP, constant_liar=True
+        )
     else:
         sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=NSGA_POPULATION)
     with warnings.catch_warnings():  # its note that it is experimental (since Optuna 3.6)
@@ -152,42 +154,92 @@ def run(
     search: Search,
     study,
     trials: int,
-    pool,
+    pool: Pool | None,
     cache: Path,
     progress: Callable[[int, int], None] | None = None,
+    in_flight: int = 1,
 ) -> dict[int, dict[str, tuple]]:
-    """Add ``trials`` trials to ``study``, one after another, each trial's spaces on
-    the worker ``pool`` (:func:`workers_pool`; None: in this process).
-    ``progress(done, total)`` counts trials. Returns each new trial's low-fidelity
-    shots by space (to go on from)."""
+    """Add ``trials`` trials to ``study``, ``in_flight`` at a time, each trial's spaces
+    on the worker ``pool`` (:func:`sim.studies.workers.pool_for`; None: in this
+    process, one trial at a time). ``progress(done, total)`` counts trials. Returns
+    each new trial's low-fidelity shots by space (to go on from).
+
+    Optuna's ask and tell: a batch of ``in_flight`` trials is asked for at once (TPE's
+    constant liar keeps them apart), measured together (a thread each here, their
+    spaces on the pool) and told in their numbers' order when the batch is done, so
+    what the sampler and the pruner see, and so the study, depends on the seed and
+    ``in_flight`` alone, never on which trial finished first."""
+    if in_flight > 1 and pool is None:
+        raise ValueError("trials in flight need a worker pool: their worlds are not shared")
     fired: dict[int, dict[str, tuple]] = {}
-
-    def objective(trial):
-        study_storage.claim(trial)
-        values = {p.field: _suggest(trial, p) for p in search.params}
-        outcome, shots = optimise_trial.measure(search, values, trial, pool, cache)
-        fired[trial.number] = shots
-        for key, value in outcome.items():
-            trial.set_user_attr(key, value)
-        for key, value in zip(CONSTRAINTS, outcome["constraints"], strict=True):
-            trial.set_constraint(key, value)  # above 0: broken; the samplers read them
-        if progress:
-            progress(len(fired), trials)
-        return [outcome["objectives"][o][0] for o in search.objectives]
-
-    study.optimize(objective, n_trials=trials)
+    while len(fired) < trials:
+        batch = [_ask(search, study) for _ in range(min(in_flight, trials - len(fired)))]
+        try:
+            outcomes = _measure_together(search, batch, pool, cache)
+        except BaseException:  # Ctrl-C, a worker's refusal: the batch is failed, kept
+            for trial, _ in batch:
+                study.tell(trial, state=optuna_module().trial.TrialState.FAIL)
+            raise
+        for (trial, _), (outcome, shots) in zip(batch, outcomes, strict=True):
+            fired[trial.number] = shots
+            _record(search, trial, outcome, [t.number for t, _ in batch])
+            study.tell(trial, [outcome["objectives"][o][0] for o in search.objectives])
+            if progress:
+                progress(len(fired), trials)
     return fired
 
 
-@contextmanager
-def workers_pool(workers: int):
-    """Worker processes for the whole search (their worlds kept between trials), or
-    None to fire in this process."""
-    if workers <= 1:
-        yield None
-        return
-    with process_pool(workers) as executor:
-        yield Pool(executor, workers)
+def _measure_together(search: Search, batch: list, pool: Pool | None, cache: Path) -> list:
+    """Each trial of ``batch`` measured, a thread each when there are several (the
+    threads only wait on the pool's workers); on an error the threads are left to end
+    as the pool's jobs are stopped."""
+    if len(batch) == 1:
+        ((trial, values),) = batch
+        return [_measured(search, trial, values, pool, cache)]
+    threads = ThreadPoolExecutor(len(batch), thread_name_prefix="piggy-trial")
+    try:
+        measuring = [
+            threads.submit(_measured, search, trial, values, pool, cache) for trial, values in batch
+        ]
+        return [m.result() for m in measuring]
+    finally:
+        threads.shutdown(wait=False, cancel_futures=True)
+
+
+def _ask(search: Search, study) -> tuple:
+    """A new trial and its values, suggested now (in the order trials are asked for:
+    a batch's later trials see its earlier ones as running), its stale trials of dead
+    processes failed first as Optuna's own loop does."""
+    optuna = optuna_module()
+    from optuna.storages._heartbeat import is_heartbeat_enabled  # what Optuna's loop asks
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        # its note that heartbeats are meant for its own loop: _measured beats them
+        warnings.filterwarnings("ignore", "Heartbeat of storage", UserWarning)
+        if is_heartbeat_enabled(study._storage):
+            optuna.storages.fail_stale_trials(study)
+        trial = study.ask()
+    study_storage.claim(trial)
+    return trial, {p.field: _suggest(trial, p) for p in search.params}
+
+
+def _measured(search: Search, trial, values: dict, pool: Pool | None, cache: Path) -> tuple:
+    """:func:`optimise_trial.measure`, beating the trial's heartbeat into the storage
+    meanwhile (Optuna's own loop does; its ask and tell leave it to the caller)."""
+    from optuna.storages._heartbeat import get_heartbeat_thread
+
+    with get_heartbeat_thread(trial._trial_id, trial.study._storage):
+        return optimise_trial.measure(search, values, trial, pool, cache)
+
+
+def _record(search: Search, trial, outcome: dict, batch: list[int]) -> None:
+    """A measured trial's figures, constraints and batch in the study."""
+    for key, value in outcome.items():
+        trial.set_user_attr(key, value)
+    trial.set_user_attr("batch", batch)
+    for key, value in zip(CONSTRAINTS, outcome["constraints"], strict=True):
+        trial.set_constraint(key, value)  # above 0: broken; the samplers read them
 
 
 # --- what the study found ---------------------------------------------------------------------
@@ -252,7 +304,8 @@ def ranked(search: Search, trials: list) -> list:
 def trial_rows(search: Search, trials: list, full: dict[int, dict] | None = None) -> list[dict]:
     """One row per trial: its fields, objectives with intervals (at the search's
     fidelity; for a pruned trial, its estimate), how it was measured (shots a space,
-    spaces fired, pruned and against which trial), the figures at full precision
+    spaces fired, pruned and against which trial, the first trial of its batch and
+    how many trials were measured with it, itself included), the figures at full precision
     where it was measured again, safety figures, reach, feasibility and reason."""
     rows = []
     for t in trials:
@@ -267,6 +320,8 @@ def trial_rows(search: Search, trials: list, full: dict[int, dict] | None = None
                 "spaces_fired": a.get("spaces_fired"),
                 "pruned": bool(a.get("pruned")),
                 "pruned_against": a.get("pruned_against"),
+                "batch": min(a.get("batch") or [t.number]),
+                "in_flight": len(a.get("batch") or [t.number]),
             }
         )
         measured = (full or {}).get(t.number)

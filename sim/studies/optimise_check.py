@@ -21,6 +21,7 @@ from models.design import design_toml
 from models.files import write_text_atomic
 from models.text import shown
 from sim.studies import design_search, design_tools, optimise
+from sim.studies.cluster import Workers
 from sim.studies.hitmap import SweepSpec
 from sim.studies.safety import safety_report
 
@@ -30,7 +31,7 @@ def verify(
     trial,
     design,
     spec: SweepSpec,
-    workers: int,
+    workers: Workers,
     cache: Path,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict:

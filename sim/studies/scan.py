@@ -19,7 +19,9 @@ from models.aimer import MAX_SD_DEG
 from models.design import load_design
 from models.errors import InputError
 from sim.studies import hitmap, rqmc
+from sim.studies.cluster import Workers
 from sim.studies.records import SpaceShots
+from sim.studies.workers import Pool, pool_for
 
 
 def parse_scan(text: str) -> np.ndarray:
@@ -33,37 +35,44 @@ def parse_scan(text: str) -> np.ndarray:
 
 
 def aim_sd_scan(
-    spec: hitmap.SweepSpec, values: np.ndarray, workers: int = 1, progress=None
+    spec: hitmap.SweepSpec, values: np.ndarray, workers: Workers = 1, progress=None
 ) -> list[dict]:
     """One row per (space, spread): P(target) and its 95 % interval (Wilson's, or
     the RQMC sampler's: sim/studies/rqmc.py)."""
     rows: list[dict] = []
     aimer = spec.aimer
+    with pool_for(workers, len(spec.spaces)) as pool:  # one pool for every spread
+        for step, sd in enumerate(values):
+            rows += _spread(dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd)), pool)
+            if progress:
+                progress(step + 1)
+    return rows
+
+
+def _spread(spec: hitmap.SweepSpec, pool: Pool | None) -> list[dict]:
+    """One aim spread's rows, one per space."""
+    rows: list[dict] = []
     design = load_design(spec.design).name
-    for step, sd in enumerate(values):
-        point = dataclasses.replace(spec, aimer=aimer.with_spread(sd, sd))
-        parts: dict[str, SpaceShots] = {}
-        job = partial(hitmap.one_space, point)
-        hitmap.run_parts(job, list(spec.spaces), workers, partial(_keep, parts))
-        for name in spec.spaces:
-            shots = parts[name].shots
-            p, low, high = (
-                rqmc.proportion(shots, lambda r: r.target_knocked) if shots else (None, None, None)
-            )
-            rows.append(
-                {
-                    "design": design,
-                    "space": name,
-                    "aim_sd_deg": round(float(sd), 4),
-                    "reachable": parts[name].reachable,
-                    "shots": len(shots),
-                    "p_target": round(p, 6) if p is not None else None,
-                    "p_target_ci_low": None if low is None else round(low, 6),
-                    "p_target_ci_high": None if high is None else round(high, 6),
-                }
-            )
-        if progress:
-            progress(step + 1)
+    sd = spec.aimer.yaw_sd_deg
+    parts: dict[str, SpaceShots] = {}
+    hitmap.run_on(pool, partial(hitmap.one_space, spec), list(spec.spaces), partial(_keep, parts))
+    for name in spec.spaces:
+        shots = parts[name].shots
+        p, low, high = (
+            rqmc.proportion(shots, lambda r: r.target_knocked) if shots else (None, None, None)
+        )
+        rows.append(
+            {
+                "design": design,
+                "space": name,
+                "aim_sd_deg": round(float(sd), 4),
+                "reachable": parts[name].reachable,
+                "shots": len(shots),
+                "p_target": round(p, 6) if p is not None else None,
+                "p_target_ci_low": None if low is None else round(low, 6),
+                "p_target_ci_high": None if high is None else round(high, 6),
+            }
+        )
     return rows
 
 

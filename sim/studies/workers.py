@@ -19,9 +19,13 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim.studies.cluster import Workers
 
 #: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h).
 _PR_SET_PDEATHSIG = 1
@@ -62,12 +66,16 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     KeyboardInterrupt), it stops its workers at once (:func:`stop_workers`), so that
     an interrupted command ends promptly with what it kept.
 
-    Use it within one thread (``with process_pool(n) as pool: ...``): the kernel
-    sends the signal when the *thread* that started a worker ends."""
+    The workers are started at once by the thread that opens the pool: the kernel
+    sends the signal when the *thread* that started a worker ends, and a study may
+    hand jobs to the pool from threads of its own (trials in flight)."""
     pool = ProcessPoolExecutor(
         max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
     )
     try:
+        # started now, by this thread (where processes fork, all of them at the first
+        # job): started by a study's other thread, they would die as it ends
+        pool.submit(int).result()
         yield pool
     except BaseException:
         stop_workers(pool)
@@ -89,8 +97,30 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
 
 @dataclass(frozen=True)
 class Pool:
-    """Worker processes kept for a whole study (their worlds with them), and how
-    many: as many jobs are kept in flight."""
+    """Workers kept for a whole study (their worlds with them), and how many: as
+    many jobs are kept in flight. Local processes, or a Dask cluster's workers."""
 
-    executor: ProcessPoolExecutor
+    executor: Executor
     size: int
+
+
+@contextmanager
+def pool_for(workers: Workers, jobs: int | None = None) -> Iterator[Pool | None]:
+    """Where a study's jobs run: ``workers`` local processes (at most ``jobs`` of them;
+    None when one process would do: the jobs run in this one), or the Dask cluster it
+    names (sim/studies/cluster.py), connected and checked before any job."""
+    if not isinstance(workers, int):
+        from sim.studies import cluster
+
+        with (
+            cluster.connected(workers) as client,
+            cluster.losing_scheduler(client, workers),
+        ):
+            yield Pool(cluster.ClusterExecutor(client), cluster.threads(client))
+        return
+    size = min(workers, jobs) if jobs is not None else workers
+    if size <= 1:
+        yield None
+        return
+    with process_pool(size) as executor:
+        yield Pool(executor, size)
