@@ -84,6 +84,7 @@ def open_study(search: Search, storage_url: str, name: str, search_seed: int):
     refused, on one line, when the storage cannot be opened or the study was made
     with other settings."""
     optuna = optuna_module()
+    storage_url = study_storage.with_driver(storage_url)
     with study_storage.creating(storage_url):
         storage, existing = study_storage.open_storage(optuna, storage_url)
         study = _study(optuna, search, storage, existing, name, search_seed)

@@ -8,9 +8,10 @@ study survives its crashes and its company.
   :data:`GRACE_S` (any machine): Optuna's heartbeat and
   ``RetryHeartbeatStaleTrialCallback``. Trial 0, BASE itself, is retried as any other, so a
   study killed in any trial resumes to the best design an unkilled one picks.
-- **Company.** Several processes may open one new study at the same instant: on an
-  SQLite file, the schema and the study are made under a lock on the file, so each
-  finds the other's (a study's BASE trial is queued once).
+- **Company.** Several processes may open one new study at the same instant: the
+  schema and the study are made under a lock (an SQLite file's lock on the file, a
+  PostgreSQL or MySQL server's advisory lock), so each finds the other's (a study's
+  BASE trial is queued once).
 - **Secrets.** A storage URL is only ever shown with its password hidden.
 - **Refusals.** A storage that cannot hold trials (``?mode=ro``) is refused on one
   line before any shot.
@@ -25,7 +26,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
-from models.errors import InputError
+from models.errors import InputError, install_hint
 from models.text import shown
 
 #: Seconds between a running trial's heartbeats, and since the last one after
@@ -36,6 +37,9 @@ GRACE_S = 30
 MAX_RETRY = 2
 #: The user attribute that says which process runs a trial: [host, pid].
 PROCESS_ATTR = "process"
+#: The key of the PostgreSQL advisory lock under which studies are made (any number
+#: no other program on the database uses: "piggy" in ASCII).
+ADVISORY_LOCK = 0x7069676779
 
 
 def redacted(url: str) -> str:
@@ -56,6 +60,33 @@ def _password(url: str) -> str | None:
         return make_url(url).password
     except Exception:
         return None
+
+
+def with_driver(url: str) -> str:
+    """A storage URL with the database driver that is installed: a plain
+    ``postgresql://`` means psycopg2 to SQLAlchemy; where only psycopg (3, the
+    ``cluster`` extra's) is there, it is named. Without either, one line saying how
+    to install it."""
+    from importlib.util import find_spec
+
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise _refusal(url, exc) from None
+    if parsed.get_backend_name() != "postgresql":
+        return url
+    driver = parsed.get_driver_name()
+    module = {"psycopg2": "psycopg2", "psycopg": "psycopg"}.get(driver, driver)
+    if find_spec(module) is not None:
+        return url
+    if parsed.drivername == "postgresql" and find_spec("psycopg") is not None:
+        return parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+    raise InputError(
+        f"the study storage {shown(redacted(url))} needs a PostgreSQL driver ({module}): "
+        f"{install_hint('cluster')}"
+    )
 
 
 def _refusal(url: str, exc: BaseException) -> InputError:
@@ -89,10 +120,12 @@ def _sqlite_file(url: str) -> str | None:
 @contextmanager
 def creating(url: str) -> Iterator[None]:
     """Hold the storage's creation lock (an SQLite file's: the file itself, made if
-    missing; no lock elsewhere) while its schema and a study are made."""
+    missing; a PostgreSQL database's: an advisory lock of its own; none elsewhere)
+    while its schema and a study are made."""
     path = _sqlite_file(url)
     if path is None:
-        yield
+        with _database_lock(url):
+            yield
         return
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -103,6 +136,45 @@ def creating(url: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+@contextmanager
+def _database_lock(url: str) -> Iterator[None]:
+    """PostgreSQL's session-level advisory lock :data:`ADVISORY_LOCK` (a MySQL
+    server's named lock alike), held on a connection of its own; no lock for
+    another database."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
+
+    backend = make_url(url).get_backend_name()
+    statements = {
+        "postgresql": (
+            f"SELECT pg_advisory_lock({ADVISORY_LOCK})",
+            f"SELECT pg_advisory_unlock({ADVISORY_LOCK})",
+        ),
+        "mysql": (
+            "SELECT GET_LOCK('piggy-study-storage', -1)",
+            "SELECT RELEASE_LOCK('piggy-study-storage')",
+        ),
+    }
+    if backend not in statements:
+        yield
+        return
+    lock, unlock = statements[backend]
+    try:
+        engine = create_engine(url, poolclass=NullPool)
+        connection = engine.connect()
+        connection.execute(text(lock))
+    except Exception as exc:  # the driver missing, the server refusing, a bad URL
+        raise _refusal(url, exc) from None
+    try:
+        yield
+    finally:
+        with suppress(Exception):  # the lock ends with the connection anyway
+            connection.execute(text(unlock))
+        connection.close()
+        engine.dispose()
 
 
 def open_storage(optuna, url: str):
