@@ -18,7 +18,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from models.errors import InputError
 from models.files import check_path_text, read_bytes
@@ -26,8 +26,6 @@ from models.text import shown
 
 if TYPE_CHECKING:
     import trimesh
-
-    from models.design import Design
 
 #: The parts a design may give a mesh for.
 MESH_PARTS = ("bale", "piggy", "tractor")
@@ -300,7 +298,34 @@ def resolve_mesh_paths(sections: dict[str, Any], folder: Path) -> dict[str, Any]
     return resolved
 
 
-def design_meshes(design: Design) -> dict[str, MeshFile]:
+class MeshFields(Protocol):
+    """A design section's mesh fields (``Bale``, ``Piggy`` and ``Tractor`` in
+    models/design_parts.py), as this module reads them."""
+
+    @property
+    def mesh(self) -> str | None: ...
+    @property
+    def mesh_units(self) -> str: ...
+    @property
+    def mesh_threshold(self) -> float: ...
+    @property
+    def mesh_max_parts(self) -> int: ...
+
+
+class MeshedDesign(Protocol):
+    """A design as this module reads it: the sections that may give a mesh (one of
+    :data:`MESH_PARTS` each). Named by its fields, not by importing ``Design``: the
+    design's modules import this one, which stands below them."""
+
+    @property
+    def bale(self) -> MeshFields: ...
+    @property
+    def piggy(self) -> MeshFields: ...
+    @property
+    def tractor(self) -> MeshFields: ...
+
+
+def design_meshes(design: MeshedDesign) -> dict[str, MeshFile]:
     """The design's own meshes, checked, by part (only the parts that give one)."""
     meshes = {}
     for part in MESH_PARTS:
@@ -310,12 +335,12 @@ def design_meshes(design: Design) -> dict[str, MeshFile]:
     return meshes
 
 
-def check_design_meshes(design: Design) -> None:
+def check_design_meshes(design: MeshedDesign) -> None:
     """Read and check every mesh of a design (:class:`InputError` on a bad one)."""
     design_meshes(design)
 
 
-def mesh_identity(design: Design) -> dict[str, dict]:
+def mesh_identity(design: MeshedDesign) -> dict[str, dict]:
     """What identifies each of a design's meshes: its file, the sha256 of its bytes,
     its units, the decomposition's settings and :data:`MESH_MODEL_VERSION`; empty without
     meshes."""

@@ -4,14 +4,15 @@ and the fields that go with it, and the public log agreeing with the cards face 
 (docs/rules/by-golly.md).
 
 Below the game's module (referee.by_golly), which plays from the position this
-reads: the state is named here for the type checker only, and the cards and phases
-come from referee.by_golly_terms.
+reads: what it needs of the state and the game is named here by their fields
+(:class:`ByGollyPosition`, :class:`ByGollyRules`), never by importing the module
+that imports this one; the cards and phases come from referee.by_golly_terms.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from referee.by_golly_terms import (
     ANIMAL_CARDS,
@@ -37,14 +38,44 @@ from referee.by_golly_terms import (
 )
 from referee.validate import FLAG, Fields, Spec, is_whole, list_of, one_of, or_none, shown, whole
 
-if TYPE_CHECKING:
-    from referee.by_golly import ByGollyState
+
+class ByGollyRules(Protocol):
+    """What the reader needs of the game (referee.by_golly's ``ByGollyGame``)."""
+
+    params: dict[str, Any]
+    deal_size: int
+
+    @property
+    def num_players(self) -> int: ...
+
+
+class ByGollyPosition(Protocol):
+    """The state as the reader fills it in (referee.by_golly's ``ByGollyState``): its
+    fields, so that the type checker holds the state to them where it is passed."""
+
+    @property
+    def game(self) -> ByGollyRules: ...
+
+    run: list[str]
+    face_up: list[int]
+    hands: list[list[str]]
+    stacks: list[list[str]]
+    events: list[list]
+    phase: str
+    player: int
+    played: str | None
+    draws_left: int
+    swaps_left: int
+    turn: int
+    winner: int | None
+    capped: bool
+
 
 _ANIMAL = one_of(*ANIMALS)
 _CARDS = list_of(_ANIMAL, 0, sum(ANIMAL_CARDS.values()))
 
 
-def load(state: ByGollyState, data: dict) -> None:
+def load(state: ByGollyPosition, data: dict) -> None:
     """Set ``state`` from a saved state's fields, or a one-line InputError."""
     game, field = state.game, Fields("by_golly", data)
     n = game.num_players
@@ -123,7 +154,7 @@ def _is_position(value) -> bool:
     return is_whole(value) and 0 <= value < RUN_SIZE
 
 
-def _check_cards(state: ByGollyState, field: Fields) -> None:
+def _check_cards(state: ByGollyPosition, field: Fields) -> None:
     """At most 3 of each animal; the deal, while it lasts, round and round."""
     game, phase = state.game, state.phase
     cards = Counter(c for pile in (*state.hands, *state.stacks) for c in pile)
@@ -157,7 +188,7 @@ def _check_cards(state: ByGollyState, field: Fields) -> None:
         field.require(total <= dealt, f"{total} animal cards in play, but {dealt} were dealt")
 
 
-def _check_phase(state: ByGollyState, field: Fields) -> None:
+def _check_phase(state: ByGollyPosition, field: Fields) -> None:
     """The fields each phase goes with."""
     phase, run, up, played = state.phase, state.run, state.face_up, state.played
     last = run[up[-1]] if up else None
@@ -194,7 +225,7 @@ def _check_phase(state: ByGollyState, field: Fields) -> None:
         )
 
 
-def _check_log(state: ByGollyState, field: Fields) -> None:
+def _check_log(state: ByGollyPosition, field: Fields) -> None:
     """The public log: one "hide" per turn ended, and since the last one, the cards
     turned over (moved by any swaps) are those face up now."""
     events = state.events
@@ -222,7 +253,7 @@ def _check_log(state: ByGollyState, field: Fields) -> None:
     )
 
 
-def _check_history(state: ByGollyState, field: Fields) -> None:
+def _check_history(state: ByGollyPosition, field: Fields) -> None:
     """The whole log as play makes it, turn by turn: a draw is the player of its turn
     taking from another seat; a card turned over was face down; a swap is of two
     face-up cards; and each card turned over is the one its position held then (the

@@ -4,26 +4,59 @@ must satisfy: the piggies in play, each on one place, the stacks agreeing with t
 pieces and at most two high, checkpoints passed, and the phase, die, target and end
 going together (docs/rules/go-piggy-go.md).
 
-Below the game's module, which plays from a position this one reads: the state is
-named here for the type checker only.
+Below the game's module, which plays from a position this one reads: what it needs
+of the state and the game is named here by their fields (:class:`GoPiggyGoPosition`,
+:class:`GoPiggyGoRules`), never by importing the module that imports this one.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from models.grid import PLACES, TROUGH, Space, space_name
+from models.grid import PLACES, TROUGH, Board, Space, space_name
+from referee.board_steps import Steps
 from referee.validate import FLAG, OBJECT, Fields, one_of, or_none, shown, whole
-
-if TYPE_CHECKING:
-    from referee.go_piggy_go import GoPiggyGoState
 
 #: The phases of a turn: the die is rolled, a piggy moves, a shot's outcome is
 #: awaited (after the tractor face), the game is over.
 PHASE_ROLL, PHASE_MOVE, PHASE_SHOT, PHASE_OVER = "roll", "move", "shot", "over"
 
 
-def load(state: GoPiggyGoState, data: dict) -> None:
+class GoPiggyGoRules(Protocol):
+    """What the reader needs of the game (referee.go_piggy_go's ``GoPiggyGoGame``)."""
+
+    params: dict[str, Any]
+    faces: list[str]
+    board: Board
+    geometry: Steps
+
+    @property
+    def num_players(self) -> int: ...
+
+    def piggies_of(self, seat: int) -> list[str]: ...
+
+
+class GoPiggyGoPosition(Protocol):
+    """The state as the reader fills it in (referee.go_piggy_go's ``GoPiggyGoState``):
+    its fields, so that the type checker holds the state to them where it is passed."""
+
+    @property
+    def game(self) -> GoPiggyGoRules: ...
+
+    place: dict[str, Space | str]
+    stacks: dict[Space, list[str]]
+    passed: dict[str, int]
+    phase: str
+    player: int
+    die: str | None
+    target: str | None
+    turn: int
+    shots_fired: int
+    winner: int | None
+    capped: bool
+
+
+def load(state: GoPiggyGoPosition, data: dict) -> None:
     """Set ``state`` from a saved state's fields, or a one-line InputError."""
     game, field = state.game, Fields("go_piggy_go", data)
     by_name, board = game.geometry.by_name, game.board
@@ -64,7 +97,7 @@ def load(state: GoPiggyGoState, data: dict) -> None:
     _load_turn(state, field)
 
 
-def _load_stacks(state: GoPiggyGoState, raw: dict, field: Fields) -> dict[Space, list[str]]:
+def _load_stacks(state: GoPiggyGoPosition, raw: dict, field: Fields) -> dict[Space, list[str]]:
     """The stacks, which must hold every piggy on the board and nobody else."""
     by_name, stacks, seen = state.game.geometry.by_name, {}, set()
     for name, stack in raw.items():
@@ -95,7 +128,7 @@ def _load_stacks(state: GoPiggyGoState, raw: dict, field: Fields) -> dict[Space,
     return stacks
 
 
-def _load_turn(state: GoPiggyGoState, field: Fields) -> None:
+def _load_turn(state: GoPiggyGoPosition, field: Fields) -> None:
     """Whose turn, the die, the shot, the end: each consistent with the others."""
     game = state.game
     n, cap = game.num_players, game.params["max_turns"]

@@ -4,13 +4,14 @@ or in the pot, the start square left in order, the phase and the fields that go
 with it, and the result agreeing with where the piglets are (docs/rules/woolfy.md).
 
 Below the game's module (referee.woolfy), which plays from the position this reads:
-the state is named here for the type checker only, and the terms come from
-referee.woolfy_terms.
+what it needs of the state and the game is named here by their fields
+(:class:`WoolfyPosition`, :class:`WoolfyRules`), never by importing the module that
+imports this one; the terms come from referee.woolfy_terms.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from referee.validate import (
     FLAG,
@@ -26,11 +27,46 @@ from referee.validate import (
 )
 from referee.woolfy_terms import CHOOSE, DIE, HOUSE, HOUSES, MOVE, OVER, PIGLETS, POT
 
-if TYPE_CHECKING:
-    from referee.woolfy import WoolfyState
+
+class WoolfyRules(Protocol):
+    """What the reader needs of the game (referee.woolfy's ``WoolfyGame``)."""
+
+    params: dict[str, Any]
+    length: int
+    wolf_squares: tuple[int, ...]
+    capacity: dict[str, int]
+    die: list[tuple[str, float]]
+
+    @property
+    def num_players(self) -> int: ...
 
 
-def load(state: WoolfyState, data: dict) -> None:
+class WoolfyPosition(Protocol):
+    """The state as the reader fills it in (referee.woolfy's ``WoolfyState``): its
+    fields, so that the type checker holds the state to them where it is passed."""
+
+    @property
+    def game(self) -> WoolfyRules: ...
+
+    where: dict[str, int | str]
+    wolf: int
+    brick: int
+    left_start: list[str]
+    last_die: str | None
+    rescue_armed: bool
+    phase: str
+    player: int
+    chosen: str | None
+    rolled: str | None
+    rescuing: bool
+    turn: int
+    result: str | None
+    capped: bool
+
+    def in_house(self, house: str) -> list[str]: ...
+
+
+def load(state: WoolfyPosition, data: dict) -> None:
     """Set ``state`` from a saved state's fields, or a one-line InputError."""
     game, field = state.game, Fields("woolfy", data)
     p, cap = game.params, game.params["max_turns"]

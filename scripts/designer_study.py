@@ -39,7 +39,7 @@ from sim.studies import paired as sim_paired
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
-from sim.views.report_page import report_html
+from sim.views.report_page import page_data, report_html
 
 VARY = {"friction": 0.2, "restitution": 0.2, "mass": 0.1}
 
@@ -145,14 +145,16 @@ def main() -> None:
     page = write_text_atomic(
         cache / "report.html",
         report_html(
-            report.build(
-                paired,
-                board,
-                [stock, fast],
-                versus,
-                [base_map, fast_map],
-                made_by,
-                DIFFERENCE_SCALE,
+            page_data(
+                report.build(
+                    paired,
+                    board,
+                    [stock, fast],
+                    versus,
+                    [base_map, fast_map],
+                    made_by,
+                    DIFFERENCE_SCALE,
+                )
             )
         ),
     )

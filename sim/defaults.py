@@ -9,6 +9,12 @@ from __future__ import annotations
 #: written whole to its part file (20,000 shots give P within about ±0.007).
 MAX_SHOTS = 20_000
 
+#: Cap on shots per space when ``--precision`` is given without ``--shots`` (the
+#: command line's and the sandbox server's).
+PRECISION_CAP = 1000
+#: How a space's shots are drawn unless ``--sampler`` says otherwise (sim/studies/rqmc.py).
+SAMPLER = "rqmc"
+
 #: The seats of a design game by default: two bots that fire when the hit table says
 #: it pays, two that assume every shot hits half the time (both use the tractor).
 DEFAULT_SEATS = ("expected-gain", "expected-gain", "greedy", "greedy")

@@ -5,10 +5,9 @@ exists, nothing points outside it), and its dependencies point one way
 
 from __future__ import annotations
 
-import ast
+import importlib.util
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -154,78 +153,21 @@ def test_dangling_references_are_found():
 
 
 # --- imports --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Import:
-    """One import in a module: what it names, whether it runs when the module is
-    imported (at module level, not under ``if TYPE_CHECKING``), and whether it ever
-    runs (anywhere but under ``if TYPE_CHECKING``: a function's import runs when the
-    function is called)."""
-
-    name: str
-    at_import: bool
-    runs: bool = True
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+def _layer_graph_script():
+    """scripts/layer_graph.py, which reads the imports for these rules and draws the
+    layer graph of docs/architecture.md from the same reading."""
+    spec = importlib.util.spec_from_file_location(
+        "layer_graph", ROOT / "scripts" / "layer_graph.py"
     )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def module_imports(source: str, module: str, is_package: bool, modules: set[str]) -> list[Import]:
-    """The imports of a module's source. ``from a import b`` names ``a.b`` when that is
-    one of ``modules``, else ``a``; relative imports are resolved against ``module``."""
-    found: list[Import] = []
-
-    def visit(node: ast.AST, at_import: bool, runs: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Import):
-                found.extend(Import(alias.name, at_import, runs) for alias in child.names)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    package = module if is_package else module.rpartition(".")[0]
-                    for _ in range(child.level - 1):
-                        package = package.rpartition(".")[0]
-                    base = f"{package}.{base}".rstrip(".")
-                for alias in child.names:
-                    full = f"{base}.{alias.name}"
-                    found.append(Import(full if full in modules else base, at_import, runs))
-            elif isinstance(child, ast.If) and _is_type_checking(child):
-                visit(child, False, False)  # never runs: names for the type checker
-            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                visit(child, False, runs)  # runs when called
-            else:
-                visit(child, at_import, runs)
-
-    visit(ast.parse(source), True, True)
-    return found
-
-
-def project_sources(root: Path = ROOT) -> dict[str, tuple[str, bool]]:
-    """Every module of the packages: dotted name -> (source, is a package)."""
-    sources = {}
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            parts = path.relative_to(root).with_suffix("").parts
-            is_package = parts[-1] == "__init__"
-            name = ".".join(parts[:-1] if is_package else parts)
-            sources[name] = (path.read_text(encoding="utf-8"), is_package)
-    return sources
-
-
-def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, list[Import]]:
-    modules = set(sources)
-    return {
-        name: module_imports(source, name, is_package, modules)
-        for name, (source, is_package) in sources.items()
-    }
-
-
-def _within(name: str, prefix: str) -> bool:
-    return name == prefix or name.startswith(prefix + ".")
-
+layer_graph = _layer_graph_script()
+module_imports, project_sources = layer_graph.module_imports, layer_graph.project_sources
+import_graph, within = layer_graph.import_graph, layer_graph.within
 
 #: (modules, what they must not import, why): docs/architecture.md, "The parts".
 RULES = (
@@ -233,34 +175,43 @@ RULES = (
     ("referee", ("sim", "pybullet"), "the rules never need the physics"),
     (
         "sim.physics",
-        ("sim.views", "sim.studies", "sim.cli", "matplotlib"),
-        "the physics never imports pictures, studies or the command line",
+        ("sim.views", "sim.studies", "sim.serve", "sim.cli", "matplotlib"),
+        "the physics never imports pictures, studies, the server or the command line",
     ),
+    (
+        "sim.studies",
+        ("sim.views", "sim.serve", "sim.cli"),
+        "a study returns data: the views draw it, the server and the command line run it",
+    ),
+    ("sim.serve", ("sim.cli",), "the server stands beside the command line, not on it"),
 )
 
 
-def layer_violations(graph: dict[str, list[Import]]) -> list[str]:
-    """``module imports name`` for every import, at any depth, that a rule forbids."""
+def layer_violations(graph: dict[str, list[str]]) -> list[str]:
+    """``module imports name`` for every import that a rule forbids: every import
+    counts, at the top, in a function, or under ``if TYPE_CHECKING:`` (a type
+    checker's name for a module above is a dependency on it all the same)."""
     found = []
     for module, imports in sorted(graph.items()):
         for part, forbidden, _why in RULES:
-            if not _within(module, part):
+            if not within(module, part):
                 continue
             for imported in imports:
-                if any(_within(imported.name, f) for f in forbidden):
-                    found.append(f"{module} imports {imported.name}")
+                if any(within(imported, f) for f in forbidden):
+                    found.append(f"{module} imports {imported}")
     return found
 
 
-def import_cycles(graph: dict[str, list[Import]]) -> list[list[str]]:
+def import_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
     """The cycles of imports among the project's modules, each as the path that closes
-    it (``[a, b, a]``). Every import that runs counts, a function's too: one moved
-    into a function to dodge a cycle at import time still ties the two modules
-    together. Only a type checker's names (``if TYPE_CHECKING:``) are left out."""
+    it (``[a, b, a]``). Every import counts: a function's (one moved into a function to
+    dodge a cycle at import time still ties the two modules together) and a type
+    checker's (a module naming a type of one that imports it, where the type belongs
+    below both)."""
     edges = {
         # a module's import of itself (sim.cli.demo's, to call its own function by
         # its full name) ties it to nothing else
-        module: sorted({i.name for i in imports if i.runs and i.name in graph} - {module})
+        module: sorted({name for name in imports if name in graph} - {module})
         for module, imports in graph.items()
     }
     cycles, state = [], {}  # state: 1 on the current path, 2 finished
@@ -295,14 +246,15 @@ def test_no_import_cycle(graph):
 
 def test_the_graph_sees_the_real_imports(graph):
     """Sanity of the parser on known imports, so that an empty list of violations means
-    something: a lazy import inside a function, a module-level one, a TYPE_CHECKING one."""
-    shoot = {(i.name, i.at_import, i.runs) for i in graph["sim.physics.shoot"]}
-    assert ("sim.physics.world", True, True) in shoot
-    assert ("sim.physics.aim", True, True) in shoot
-    calibrate = {(i.name, i.at_import, i.runs) for i in graph["sim.cli.calibrate"]}
-    assert ("sim.studies.calibration", False, True) in calibrate  # in cmd_calibrate
-    bots = {(i.name, i.at_import, i.runs) for i in graph["referee.bots"]}
-    assert ("referee.go_piggy_go", False, False) in bots  # under TYPE_CHECKING
+    something: a module-level import, a lazy one inside a function, a TYPE_CHECKING one."""
+    assert {"sim.physics.world", "sim.physics.aim"} <= set(graph["sim.physics.shoot"])
+    assert "sim.studies.calibration" in graph["sim.cli.calibrate"]  # in cmd_calibrate
+    assert "referee.go_piggy_go" in graph["referee.bots"]  # under TYPE_CHECKING
+
+
+#: A type checker's import, as the project writes it and as ``typing.`` spells it.
+_TYPED = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    {}\n"
+_TYPED_ATTRIBUTE = "import typing\n\nif typing.TYPE_CHECKING:\n    {}\n"
 
 
 @pytest.mark.parametrize(
@@ -310,11 +262,29 @@ def test_the_graph_sees_the_real_imports(graph):
     [
         ("models", "from sim.physics.world import World\n", "sim.physics.world"),
         ("models", "def f():\n    import referee\n", "referee"),
+        ("models", _TYPED.format("from referee.api import State"), "referee.api"),
         ("referee", "import pybullet\n", "pybullet"),
         ("referee", "from sim import resolver\n", "sim.resolver"),
+        ("referee", _TYPED_ATTRIBUTE.format("from sim.physics import world"), "sim.physics.world"),
         ("sim.physics", "def f():\n    import matplotlib.pyplot as plt\n", "matplotlib.pyplot"),
         ("sim.physics", "from ..views import render\n", "sim.views.render"),
         ("sim.physics", "from sim.cli import main\n", "sim.cli"),
+        ("sim.physics", _TYPED.format("from sim.serve.app import make_app"), "sim.serve.app"),
+        ("sim.studies", "from sim.views import viewer\n", "sim.views.viewer"),
+        (
+            "sim.studies",
+            "def f():\n    from ..views.pictures import figure_png\n",
+            "sim.views.pictures",
+        ),
+        (
+            "sim.studies",
+            _TYPED.format("from sim.views.viewer import shot_data"),
+            "sim.views.viewer",
+        ),
+        ("sim.studies", _TYPED.format("from sim.cli.common import Parser"), "sim.cli.common"),
+        ("sim.studies", "from sim.serve import jobs\n", "sim.serve.jobs"),
+        ("sim.serve", "from sim.cli.common import MAX_WORKERS\n", "sim.cli.common"),
+        ("sim.serve", _TYPED_ATTRIBUTE.format("import sim.cli.hitmap"), "sim.cli.hitmap"),
     ],
 )
 def test_layer_violations_are_found(graph, package, source, imported):
@@ -323,16 +293,36 @@ def test_layer_violations_are_found(graph, package, source, imported):
     assert layer_violations(planted) == [f"{module} imports {imported}"]
 
 
-def with_source(graph, module: str, source: str) -> dict[str, list[Import]]:
+def test_layer_violations_are_found_in_a_tree_of_files(tmp_path):
+    """The checker on files, read as the real tree is: a study that names a view's
+    type for the type checker only is an upward import all the same."""
+    for package in ("models", "referee", "sim", "sim/studies", "sim/views"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    study, view = "planted_study", "planted_view"  # in files of a temporary tree
+    (tmp_path / "sim" / "views" / f"{view}.py").write_text("def draw(): ...\n")
+    (tmp_path / "sim" / "studies" / f"{study}.py").write_text(
+        "from __future__ import annotations\n\n" + _TYPED.format(f"from sim.views import {view}")
+    )
+    assert layer_violations(import_graph(project_sources(tmp_path))) == [
+        f"sim.studies.{study} imports sim.views.{view}"
+    ]
+
+
+def with_source(graph, module: str, source: str) -> dict[str, list[str]]:
     """The project's import graph with ``module``'s source replaced (the rest is the
     shared graph, parsed once: parsing the whole tree again costs half a second)."""
     is_package = (ROOT / module.replace(".", "/") / "__init__.py").is_file()
     return {**graph, module: module_imports(source, module, is_package, set(graph))}
 
 
+def _source(module: str) -> str:
+    return (ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
+
+
 def test_import_cycles_are_found(graph):
     module = "sim.physics.ballistics"
-    source = (ROOT / "sim" / "physics" / "ballistics.py").read_text(encoding="utf-8")
+    source = _source(module)
     planted = with_source(graph, module, source + "\nfrom sim.physics import aim\n")
     (cycle,) = import_cycles(planted)  # where it is entered depends on the graph
     assert cycle[0] == cycle[-1] and set(cycle) == {"sim.physics.aim", module}
@@ -340,9 +330,74 @@ def test_import_cycles_are_found(graph):
     planted = with_source(graph, module, source + "\ndef f():\n    from sim.physics import aim\n")
     (cycle,) = import_cycles(planted)
     assert set(cycle) == {"sim.physics.aim", module}
-    # a type checker's import never runs: it names a type, it ties nothing at run time
-    typed = "\nimport typing\n\nif typing.TYPE_CHECKING:\n    from sim.physics import aim\n"
-    assert import_cycles(with_source(graph, module, source + typed)) == []
+    # and so is a type checker's: the type it names belongs below both modules
+    planted = with_source(
+        graph, module, source + _TYPED_ATTRIBUTE.format("from sim.physics import aim")
+    )
+    (cycle,) = import_cycles(planted)
+    assert set(cycle) == {"sim.physics.aim", module}
+
+
+@pytest.mark.parametrize(
+    ("reader", "game", "name"),
+    [
+        ("referee.woolfy_load", "referee.woolfy", "WoolfyState"),
+        ("referee.by_golly_load", "referee.by_golly", "ByGollyState"),
+        ("referee.go_piggy_go_load", "referee.go_piggy_go", "GoPiggyGoState"),
+        ("models.mesh_files", "models.design", "Design"),
+    ],
+)
+def test_a_type_back_to_an_importer_is_a_cycle(graph, reader, game, name):
+    """The back-reference a file split once left (a saved-state reader naming the state
+    of the game module that imports it, the mesh reader naming the design) is refused."""
+    assert reader in graph[game]  # the module above imports the reader
+    typed = "\n" + _TYPED.format(f"from {game} import {name}")
+    cycles = import_cycles(with_source(graph, reader, _source(reader) + typed))
+    assert any({reader, game} <= set(cycle) for cycle in cycles), cycles
+
+
+# --- the layer graph of docs/architecture.md ------------------------------------------
+def test_the_documents_layer_graph_is_the_codes(graph):
+    """docs/architecture.md's layer graph is what scripts/layer_graph.py reads from the
+    code now (``python scripts/layer_graph.py --write`` remakes it)."""
+    document = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    made = layer_graph.render(layer_graph.layer_edges(graph))
+    assert layer_graph.with_graph(document, made) == document, (
+        "docs/architecture.md: its layer graph is stale: run scripts/layer_graph.py --write"
+    )
+
+
+def test_no_layer_arrow_points_up(graph):
+    assert layer_graph.upward(layer_graph.layer_edges(graph)) == []
+    assert layer_graph.unplaced(graph) == []
+
+
+def test_the_layer_graph_shows_a_planted_upward_arrow(graph):
+    """An upward import, a type checker's one, shows as an arrow up, and the document's
+    graph is then stale."""
+    module = "sim.studies." + "planted"
+    source = _TYPED.format("from sim.views import viewer")
+    planted = {**graph, module: module_imports(source, module, False, {*graph, module})}
+    edges = layer_graph.layer_edges(planted)
+    assert layer_graph.upward(edges) == ["sim.studies → sim.views"]
+    document = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert layer_graph.with_graph(document, layer_graph.render(edges)) != document
+    # a module of sim/ beside the layers is told, not left out of the graph
+    loose = "sim." + "planted"
+    beside = {**graph, loose: module_imports("import sim.physics\n", loose, False, set(graph))}
+    assert layer_graph.unplaced(beside) == [loose]
+
+
+def test_layer_graph_check_exits_1_when_the_document_is_stale(tmp_path, monkeypatch, capsys):
+    document = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    copy = tmp_path / "architecture.md"
+    copy.write_text(document.replace("models (", "models (1", 1), encoding="utf-8")
+    monkeypatch.setattr(layer_graph, "DOCUMENT", copy)
+    assert layer_graph.main(["--check"]) == 1
+    assert "stale" in capsys.readouterr().err
+    assert layer_graph.main(["--write"]) == 0
+    assert copy.read_text(encoding="utf-8") == document
+    assert layer_graph.main(["--check"]) == 0
 
 
 def test_every_package_is_installed():

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from models.errors import InputError, install_hint
 from models.files import check_path_text, read_json, resolve_named_file
 from models.numbers import ascii_decimal, ascii_whole
+from models.seeds import SEED_MAX
 from models.text import shown
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from models.design import Design
     from models.layout import Layout
 
-#: The largest seed: seeds are written into data files as 64-bit integers.
-SEED_MAX = 2**63 - 1
 #: Local worker processes at most (each builds its own PyBullet world).
 MAX_WORKERS = 256
 
@@ -103,7 +102,7 @@ def engine_arg(p: argparse.ArgumentParser) -> None:
 
 
 def seed_arg(p: argparse.ArgumentParser, what: str) -> None:
-    """The ``--seed`` option: 0 to :data:`SEED_MAX`."""
+    """The ``--seed`` option: 0 to :data:`models.seeds.SEED_MAX`."""
     p.add_argument(
         "--seed", type=whole_number(0, SEED_MAX), default=0, help=f"{what} (0 to 2^63-1, default 0)"
     )

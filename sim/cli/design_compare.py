@@ -293,7 +293,7 @@ def _write_report(path, c: _Compared, args, across) -> None:
     """The shareable page: its shots recorded (a few seconds), then written atomically."""
     from models.files import write_text_atomic
     from sim.studies import design_tools, paired, report
-    from sim.views.report_page import report_html
+    from sim.views.report_page import page_data, report_html
 
     comparison = c.comparisons[0]
     with waiting("recording the page's shots", not args.json):
@@ -302,9 +302,10 @@ def _write_report(path, c: _Compared, args, across) -> None:
             maps = design_tools.paired_maps(c.spec, c.designs, sequential, c.workers, c.cache)
         else:
             maps = [design_tools.design_parts(c.spec, d, c.workers, c.cache) for d in c.designs]
-        data = report.build(
+        recorded = report.build(
             c.spec, c.board, c.designs, comparison, maps, c.made_by, args.scale, across
         )
+        data = page_data(recorded)
     write_text_atomic(path, report_html(data))
 
 

@@ -22,8 +22,8 @@ from sim.cli.common import (
     whole_number,
     workers_arg,
 )
-from sim.cli.hitmap import PRECISION_CAP, sampler_arg, sweep_spec, workers_of
-from sim.defaults import DEFAULT_SEATS, MAX_SHOTS
+from sim.cli.hitmap import sampler_arg, sweep_spec, workers_of
+from sim.defaults import DEFAULT_SEATS, MAX_SHOTS, PRECISION_CAP
 
 #: The hit maps' default precision: affordable for a whole board (a few thousand
 #: shots a design) and fine enough for a game, whose shots average over many spaces.

@@ -28,15 +28,10 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
-from sim.defaults import MAX_SHOTS
+from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER
 
 if TYPE_CHECKING:
     from sim.studies.cluster import Workers
-
-#: Cap on shots per space when ``--precision`` is given without ``--shots``.
-PRECISION_CAP = 1000
-#: How a space's shots are drawn unless ``--sampler`` says otherwise (sim/studies/rqmc.py).
-SAMPLER = "rqmc"
 
 
 def check_precision(value: float | None, option: str = "--precision") -> float | None:

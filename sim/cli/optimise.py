@@ -11,9 +11,9 @@ from pathlib import Path
 
 from models.design import load_design
 from models.errors import InputError, check_label
+from models.seeds import SEED_MAX
 from models.text import shown
 from sim.cli.common import (
-    SEED_MAX,
     check_output,
     check_output_folder,
     check_table_output,
@@ -23,8 +23,8 @@ from sim.cli.common import (
     progress_bar,
     whole_number,
 )
-from sim.cli.hitmap import PRECISION_CAP, check_precision, sweep_spec, workers_of
-from sim.defaults import MAX_SHOTS, OBJECTIVES
+from sim.cli.hitmap import check_precision, sweep_spec, workers_of
+from sim.defaults import MAX_SHOTS, OBJECTIVES, PRECISION_CAP
 
 #: The precision of every trial's hit map when neither --shots nor --precision is given.
 DEFAULT_PRECISION = 0.1

@@ -27,9 +27,9 @@ from models.aimer import known_aimers, load_aimer
 from models.board import load_board
 from models.design import known_designs, load_design
 from models.errors import InputError
+from models.seeds import SEED_MAX
 from models.text import shown
-from sim.cli.common import SEED_MAX
-from sim.cli.hitmap import PRECISION_CAP, SAMPLER
+from sim.defaults import PRECISION_CAP, SAMPLER
 from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
 from sim.serve.pool import ClusterLost, WorkerLost, Workers

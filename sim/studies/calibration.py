@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from sim.studies.calibration_checks import (
     check_precision,
     refuse,
 )
+from sim.studies.calibration_result import CalibrationResult, Estimate
 from sim.studies.fitted_file import fitted_design
 from sim.studies.likelihood import Undetermined, covariance, minimise, profile_upper_bound
 from sim.studies.shots_csv import MeasuredShots
@@ -64,58 +65,6 @@ _ZERO_SPREAD_LOG = -math.log(1000.0)
 #: Mahalanobis distance² above which a shot is listed as an outlier (χ², 2 d.o.f., 0.999).
 _OUTLIER_D2 = 13.8155
 _DEG = math.pi / 180
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One fitted parameter, in its unit: the value and its standard error; a
-    spread that fits as zero has no standard error but a one-sided 95 % upper
-    bound from the profile likelihood."""
-
-    value: float
-    se: float | None
-    upper_95: float | None = None
-
-    def to_dict(self) -> dict:
-        out = {"value": round(self.value, 4), "se": None if self.se is None else round(self.se, 4)}
-        if self.upper_95 is not None:
-            out["upper_95"] = round(self.upper_95, 4)
-        return out
-
-
-@dataclass(frozen=True)
-class CalibrationResult:
-    """The fit: estimates, the fitted design, and each shot's predicted landing."""
-
-    base: Design
-    design: Design  # the base design with the fitted launcher
-    shots: MeasuredShots
-    estimates: dict[str, Estimate]  # by PARAMETERS
-    covariance: np.ndarray  # of PARAMETERS, (6, 6)
-    log_likelihood: float
-    measurement_sd_mm: float
-    predicted_mm: np.ndarray  # mean landing of each shot under the fit, (n, 2)
-    predicted_cov_mm2: np.ndarray  # its covariance, (n, 2, 2)
-    outlier_rows: tuple[int, ...]  # CSV rows (the header is row 1) far off the fit
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict:
-        base = self.base.launcher
-        return {
-            "shots": len(self.shots),
-            "source": self.shots.source,
-            "pitches_deg": sorted({round(float(p), 2) for p in self.shots.pitch_deg}),
-            "base_design": self.base.name,
-            "fitted_design": self.design.name,
-            "parameters": {
-                name: {**e.to_dict(), "base": getattr(base, name, 0.0)}
-                for name, e in self.estimates.items()
-            },
-            "log_likelihood": round(self.log_likelihood, 3),
-            "measurement_sd_mm": self.measurement_sd_mm,
-            "outlier_rows": list(self.outlier_rows),
-            "notes": list(self.notes),
-        }
 
 
 class _Model:

@@ -13,7 +13,7 @@ from models.errors import InputError
 from sim.studies.shots_csv import MeasuredShots
 
 if TYPE_CHECKING:
-    from sim.studies.calibration import CalibrationResult
+    from sim.studies.calibration_result import CalibrationResult
 
 LABELS = {
     "muzzle_speed_mm_s": "muzzle speed",

@@ -3,7 +3,8 @@ sim/views/calibration_picture.py)."""
 
 from __future__ import annotations
 
-from sim.studies.calibration import LABELS, CalibrationResult
+from sim.studies.calibration import LABELS
+from sim.studies.calibration_result import CalibrationResult
 
 
 def format_calibration(result: CalibrationResult) -> str:

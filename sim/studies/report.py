@@ -1,13 +1,13 @@
 """The shareable report of two designs compared shot for shot
-(``piggy design compare A B --html report.html``): what goes into the page.
+(``piggy design compare A B --html report.html``): what goes into the page, as data;
+sim/views/report_page.py draws it.
 
-The page (sim/views/report_page.py) is one self-contained file: the verdict (the
-board mean first, then the spaces counted), the difference map and both hit maps
-as pictures inside it, the per-space table (with why the paired rule stopped at
-each space), what made it (the rule and δ among it), and for a few spaces a
-representative shot of each design in the 3D viewer (sim/views/viewer.py). A page
-cannot fire shots once it is sent, so the shots it shows are recorded when it is
-written: for at most
+The page is one self-contained file: the verdict (the board mean first, then the
+spaces counted), the difference map and both hit maps as pictures inside it, the
+per-space table (with why the paired rule stopped at each space), what made it (the
+rule and δ among it), and for a few spaces a representative shot of each design in
+the 3D viewer (sim/views/viewer.py). A page cannot fire shots once it is sent, so
+the shots it shows are recorded when it is written: for at most
 :data:`MAX_SPACES_RECORDED` spaces, the significant ones first, then the largest
 differences. At each such space the shot shown is a **discordant pair** where
 there is one (the same seed, so the same launcher error, aiming error and
@@ -19,6 +19,7 @@ recording on; their seeds make them the very shots of the hit maps.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -155,6 +156,25 @@ def rule_provenance(spec: hitmap.SweepSpec, comparison: compare.Comparison) -> d
     return design_tools.rule_provenance(paired.paired_rule(spec, comparison.delta))
 
 
+@dataclass(frozen=True)
+class Report:
+    """What the page shows, computed but not drawn (sim/views/report_page.py draws it:
+    the studies stand below the views and hand them data only).
+
+    ``contents`` is the page's data as JSON, but for each recorded shot's side, whose
+    ``result`` is the replayed shot (a ``ShotResult``, recorded) where the page holds
+    its 3D drawing; the other fields are what the pictures are drawn from."""
+
+    contents: dict
+    board: Board
+    designs: list[Design]
+    comparison: compare.Comparison
+    maps: list[list[MeasuredSpace]]
+    made_by: dict
+    scale: float
+    across: AcrossEngines | None = None
+
+
 def build(
     spec: hitmap.SweepSpec,
     board: Board,
@@ -164,17 +184,14 @@ def build(
     made_by: dict,
     scale: float,
     across: AcrossEngines | None = None,
-) -> dict:
-    """Everything the page shows (sim/views/report_page.py), shots recorded: the
-    board-mean verdict and the spaces counted, the rule and δ, a row per space (with
-    why the paired rule stopped there), the shots, the pictures and what made it
-    (``made_by``, with the rule's constants where it does not record them); with
-    ``across``, what every engine's verdict is, space by space and on average."""
+) -> Report:
+    """Everything the page shows, shots recorded: the board-mean verdict and the spaces
+    counted, the rule and δ, a row per space (with why the paired rule stopped there),
+    the shots fired again, and what made it (``made_by``, with the rule's constants
+    where it does not record them); with ``across``, what every engine's verdict is,
+    space by space and on average. The pictures are left to the page
+    (sim/views/report_page.py's ``page_data``)."""
     from sim.physics.engines import make_world
-    from sim.views import viewer
-    from sim.views.design_pictures import difference_figure
-    from sim.views.hitmap_picture import heatmap_figure
-    from sim.views.pictures import figure_png
 
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = [
@@ -209,34 +226,22 @@ def build(
                 part = part_a if side == "a" else part_b
                 recorded = part.shots[index].target_knocked
                 shots[name][side] = {
-                    "data": viewer.shot_data(board, design, result),
+                    "result": result,
                     "title": f"{design.name} at {name}: knocked out {knocked}",
                     "knocked": knocked,
                     "struck": " → ".join(result.contacts) or "nothing",
                     # the replay is the hit map's shot: the same seed, the same outcome
                     "as_recorded": (part.target in result.knocked) == recorded,
                 }
-    title_tail = compare.study_title(made_by)
-    pictures = {
-        "difference": figure_png(difference_figure(board, comparison, made_by, scale, across))
-    }
-    for side, design, measured in zip("ab", designs, maps, strict=True):
-        pictures[side] = figure_png(
-            heatmap_figure(
-                board,
-                [m.row.to_dict() for m in measured],
-                f"{design.name}: P(target knocked out)\n{title_tail}",
-            )
-        )
-    return (
+    contents = (
         verdict_data(comparison)
         | {
             "rows": rows,
             "shots": shots,
-            "pictures": pictures,
             "provenance": rule_provenance(spec, comparison) | made_by,
             "max_recorded": MAX_SPACES_RECORDED,
             "few_pairs": FEW_SHOTS,
         }
         | ({"engines": across.to_dict()} if across else {})
     )
+    return Report(contents, board, designs, comparison, maps, made_by, scale, across)

@@ -1,6 +1,7 @@
 """The design report page: one self-contained HTML file that a designer can send to
 a colleague (``piggy design compare A B --html report.html``; its contents are
-gathered by sim/studies/report.py).
+gathered by sim/studies/report.py, and drawn here: the pictures, and the recorded
+shots as the 3D viewer's data).
 
 No network and no server: the pictures are PNG data URIs, the table's rows and the
 recorded shots are JSON inside the page, and its script is inline. The table sorts
@@ -13,9 +14,18 @@ from __future__ import annotations
 
 import html
 import json
+from typing import TYPE_CHECKING
 
-from sim.studies import verdict_words
+from sim.studies import compare, verdict_words
 from sim.views import viewer
+from sim.views.design_pictures import difference_figure
+from sim.views.hitmap_picture import heatmap_figure
+from sim.views.pictures import figure_png
+
+if TYPE_CHECKING:
+    from models.board import Board
+    from models.design import Design
+    from sim.studies.report import Report
 
 
 def _json(value) -> str:
@@ -174,8 +184,45 @@ def _rows(data: dict) -> list[dict]:
     ]
 
 
+def page_data(report: Report) -> dict:
+    """The page's data (what :func:`report_html` writes out): the report's contents,
+    each recorded shot drawn for the 3D viewer in place of its ``ShotResult``, and the
+    pictures as PNG data URIs: the difference map and each design's hit map."""
+    board = report.board
+    shots = {
+        name: shot
+        | {
+            side: _drawn(board, design, shot[side])
+            for side, design in zip("ab", report.designs, strict=True)
+        }
+        for name, shot in report.contents["shots"].items()
+    }
+    title_tail = compare.study_title(report.made_by)
+    pictures = {
+        "difference": figure_png(
+            difference_figure(board, report.comparison, report.made_by, report.scale, report.across)
+        )
+    }
+    for side, design, measured in zip("ab", report.designs, report.maps, strict=True):
+        pictures[side] = figure_png(
+            heatmap_figure(
+                board,
+                [m.row.to_dict() for m in measured],
+                f"{design.name}: P(target knocked out)\n{title_tail}",
+            )
+        )
+    return report.contents | {"shots": shots, "pictures": pictures}
+
+
+def _drawn(board: Board, design: Design, side: dict) -> dict:
+    """One design's side of a recorded shot as the page holds it: the shot drawn for
+    the 3D viewer (``data``, first, where its ``ShotResult`` stood), then the rest."""
+    drawn = {"data": viewer.shot_data(board, design, side["result"])}
+    return drawn | {k: v for k, v in side.items() if k != "result"}
+
+
 def report_html(data: dict) -> str:
-    """The page's text, from :func:`sim.studies.report.build`'s dict."""
+    """The page's text, from :func:`page_data`'s dict."""
     a, b = html.escape(data["design_a"]), html.escape(data["design_b"])
     p_head, tests = _test_words(data)
     paired = data.get("rule") == "paired"

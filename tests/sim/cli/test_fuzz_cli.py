@@ -37,8 +37,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.errors import InputError
+from models.seeds import SEED_MAX
 from sim.cli import build_parser
-from sim.cli.common import MAX_WORKERS, SEED_MAX
+from sim.cli.common import MAX_WORKERS
 from sim.studies.hitmap import MAX_SHOTS
 from tests.helpers import ROOT, RULES_BOARD, run
 from tests.sim.cli.fuzz_support import files_under

@@ -206,7 +206,7 @@ def per_map_rows(rows):
 
 def page_of(rows, rule="paired", delta=0.05, sampler=None, mean=(0.04, 0.03, 0.05)) -> str:
     """The report page of a comparison of ``rows`` (stock against wide-bale), as
-    report.build would make it, with blank pictures and no shot recorded."""
+    report.build and page_data would make it, with blank pictures and no shot recorded."""
     comparison = compare.Comparison("stock", "wide-bale", rows, "(text verdict)", mean, rule, delta)
     why = {"dead": "", "outcomes": "knocked 50 %, stayed 50 %"}
     made_by = {"aimer": "child", "seed": 0, "designs": []}
