@@ -17,13 +17,15 @@ from models.layout import layout_from_dict
 from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
-from sim.physics.engines import make_world
 from sim.physics.results import ShotResult
 from sim.physics.world import World
+from sim.physics.world_cache import WORLDS
 
 
 class PhysicalResolver:
-    """Shots resolved in PyBullet. One world per board, built on the first shot.
+    """Shots resolved in PyBullet, in the process's world for the board and design
+    (sim/physics/world_cache.py: built on the first shot, shared with whatever else
+    in the process fires in it; every shot stands the game's position first).
 
     ``last`` holds the most recent :class:`~sim.physics.world.ShotResult` (``None`` after
     a target out of reach), for showing what happened.
@@ -39,15 +41,12 @@ class PhysicalResolver:
     ):
         self.design, self.hit_rule, self.seed, self.arc = design, hit_rule, seed, arc
         self.aimer = aimer
-        self._world: World | None = None
+        self._boards: set[Board] = set()  # the boards shot on, whose worlds close() lets go
         self.last: ShotResult | None = None
 
     def _world_for(self, board: Board) -> World:
-        if self._world is None or self._world.board != board:
-            if self._world is not None:
-                self._world.close()
-            self._world = make_world(board, self.design, hit_rule=self.hit_rule)
-        return self._world
+        self._boards.add(board)
+        return WORLDS.world(board, self.design, hit_rule=self.hit_rule)
 
     def outcomes(
         self,
@@ -70,6 +69,8 @@ class PhysicalResolver:
         return [(tuple(result.knocked), 1.0)]
 
     def close(self) -> None:
-        if self._world is not None:
-            self._world.close()
-            self._world = None
+        """Close the worlds this resolver shot in now, rather than when the cache lets
+        them go (another user of one builds it again)."""
+        for board in self._boards:
+            WORLDS.discard(board, self.design, hit_rule=self.hit_rule)
+        self._boards.clear()

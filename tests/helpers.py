@@ -1,7 +1,7 @@
 """What several test modules share: the checkout's root, running ``piggy`` in this
 process, the small boards made for tests, the sweep settings a command line makes,
-measured shots drawn from the calibration's closed forms, and a comparison's row
-made by hand.
+measured shots drawn from the calibration's closed forms, a comparison's row made
+by hand, and the count of PyBullet connections open.
 
 Test modules import from here (or from a named helper module: ``tests/browser.py``,
 ``tests/referee/positions.py``, ``tests/sim/cli/fuzz_support.py``), never from
@@ -196,3 +196,16 @@ def comparison_row(
         significant=significant,
         stop=stop,
     )
+
+
+#: pybullet's most connections at once (MAX_PHYSICS_CLIENTS in its pybullet.c).
+_MAX_PYBULLET_CLIENTS = 1024
+
+
+def pybullet_connections() -> int:
+    """How many PyBullet connections this process has open: one per live Bullet world
+    (a closed world's id is handed to the next connection, so an id alone cannot say
+    whether its world was closed)."""
+    import pybullet as pb
+
+    return sum(pb.isConnected(client) for client in range(_MAX_PYBULLET_CLIENTS))

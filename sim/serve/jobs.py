@@ -1,6 +1,7 @@
 """What the sandbox's worker processes do: stand a layout, solve an aim, fire a
 shot, measure how likely a hit is. Plain functions of plain values (they travel
-to the workers); each worker keeps one PyBullet world per board and design.
+to the workers); each worker keeps its worlds in its world cache
+(sim/physics/world_cache.py), shared with the hit-map estimates it measures.
 
 A shot is :mod:`sim.physics.shoot`'s, as ``piggy shoot`` fires it: the same aim,
 seed and noise give the same shot JSON and the same words. An estimate is one look
@@ -23,10 +24,6 @@ from sim.studies.records import ShotRow
 from sim.studies.space_shots import SweepSpec, advance, summarise
 from sim.studies.workers import die_with_parent
 
-#: Each worker's worlds, (board, design, hit rule, engine) -> World; a few at most.
-_WORLDS: dict = {}
-_MAX_WORLDS = 4
-
 
 def start_worker(parent_pid: int) -> None:
     """Run in each worker as it starts: die with the server; leave Ctrl-C to it (the
@@ -38,16 +35,11 @@ def start_worker(parent_pid: int) -> None:
 def _world(board: str, design: str, stacks: dict, engine: str, hit_rule: str = "touches-line"):
     """The worker's world for ``board`` and ``design`` on ``engine`` ("": the design's
     own), its layout set to ``stacks``."""
-    from sim.physics.engines import make_world
+    from sim.physics.world_cache import WORLDS
 
-    key = (board, design, hit_rule, engine)
-    if key not in _WORLDS:
-        while len(_WORLDS) >= _MAX_WORLDS:
-            _WORLDS.pop(next(iter(_WORLDS))).close()
-        _WORLDS[key] = make_world(
-            load_board(board), load_design(design), hit_rule=hit_rule, engine=engine or None
-        )
-    world = _WORLDS[key]
+    world = WORLDS.world(
+        load_board(board), load_design(design), hit_rule=hit_rule, engine=engine or None
+    )
     world.set_layout(
         layout_from_dict({"stacks": stacks}, board=world.board, source="the sandbox's layout")
     )

@@ -71,6 +71,15 @@ def expected(spec: SweepSpec, name: str) -> Expected:
 def compare_space(specs: tuple[SweepSpec, ...], rule: PairedRule, name: str) -> tuple:
     """Every design's part at space ``name``: ``specs[0]`` is design A's settings,
     the others each design B's (they differ in their design only)."""
+    from sim.physics.world_cache import WORLDS
+
+    # every design's world is held while the others fire: none may be let go (closed)
+    # to make room for another, however many designs there are
+    with WORLDS.room_for(len(specs)):
+        return _compare_space(specs, rule, name)
+
+
+def _compare_space(specs: tuple[SweepSpec, ...], rule: PairedRule, name: str) -> tuple:
     worlds = [world_for(spec) for spec in specs]
     aimed = [aim_at_space(w, spec, name) for w, spec in zip(worlds, specs, strict=True)]
     reach = [aim is not None for _, aim in aimed]

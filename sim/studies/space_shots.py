@@ -180,34 +180,21 @@ def engine_provenance(spec: SweepSpec) -> dict:
 
 
 # --- one part: one space ------------------------------------------------------------------
-#: Worlds kept per process, the least recently used let go first (a design search
-#: measures a new design every trial, and a world holds its scene's meshes); one let
-#: go is closed when nothing uses it any more (a scene disconnects when collected).
-MAX_WORLDS = 4
-_WORLDS: dict = {}  # per process: (board, design, hit rule) -> World, most recent last
-
-
 def world_for(spec: SweepSpec):
-    """This process's world for the spec's board, design, hit rule and engine, built
-    once."""
-    from sim.physics.engines import make_world
+    """This process's world for the spec's board, design, hit rule and engine, from
+    the process's world cache (sim/physics/world_cache.py): built once, reused by
+    every space and shot that asks for it while it is kept."""
+    from sim.physics.world_cache import WORLDS
 
-    key = (spec.board, spec.design, spec.hit_rule, spec.engine)
-    if key in _WORLDS:
-        _WORLDS[key] = _WORLDS.pop(key)  # the most recently used goes last
-        return _WORLDS[key]
-    while len(_WORLDS) >= MAX_WORLDS:
-        del _WORLDS[next(iter(_WORLDS))]
     # a hit map counts verdicts and strikes: a shot may end once the bale can strike
     # nothing more (docs/physics.md, "Speed")
-    _WORLDS[key] = make_world(
+    return WORLDS.world(
         load_board(spec.board),
         load_design(spec.design),
         hit_rule=spec.hit_rule,
         bale_to_rest=False,
         engine=spec.engine or None,
     )
-    return _WORLDS[key]
 
 
 def check_targets(spec: SweepSpec) -> None:

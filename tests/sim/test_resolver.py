@@ -7,6 +7,7 @@ from models.design import load_design
 from referee.bots import make_bot
 from referee.match import play
 from referee.records import record_lines, replay
+from sim.physics.world_cache import WORLDS
 from sim.resolver import PhysicalResolver
 
 
@@ -28,6 +29,25 @@ def test_physical_resolver_is_reproducible_and_seeded_by_shot_number(board):
     resolver.outcomes(board, stacks, 0, "pink-1", 5)
     assert resolver.last.speed_mm_s != speed  # another shot, other noise
     resolver.close()
+
+
+def test_resolvers_of_one_design_share_its_world_and_close_lets_it_go(board):
+    WORLDS.clear()
+    first, second = (
+        PhysicalResolver(load_design("stock"), seed=3),
+        PhysicalResolver(load_design("stock"), seed=5),
+    )
+    stacks = {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}
+    outcome = first.outcomes(board, stacks, 0, "pink-1", 4)
+    speed = first.last.speed_mm_s
+    second.outcomes(board, {"r9c5": ["blue-1"]}, 0, "blue-1", 0)
+    assert len(WORLDS) == 1  # the second fired in the first's world
+    # another layout and shot fired in it between: the same shot again
+    assert first.outcomes(board, stacks, 0, "pink-1", 4) == outcome
+    assert first.last.speed_mm_s == speed
+    first.close()
+    assert len(WORLDS) == 0
+    second.close()  # its world is gone already: nothing to do
 
 
 def test_out_of_reach_target_knocks_nobody(tmp_path):

@@ -12,6 +12,7 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
 from sim.physics.world import World
+from sim.physics.world_cache import WORLDS
 from sim.studies import design_tools, paired
 from sim.studies.hitmap import SweepSpec
 from tests.helpers import run
@@ -134,3 +135,17 @@ def test_the_per_map_rule_keeps_todays_maps(tmp_path):
     alone = design_tools.design_parts(dataclasses.replace(settings), designs[1], 1, tmp_path)
     assert maps[1] == [m.row.to_dict() for m in alone]
     assert comparisons[0].rule == "per-map" and "stop" not in comparisons[0].spaces[0].to_dict()
+
+
+def test_more_designs_than_the_world_cache_keeps_are_each_fired_in_their_own_world(monkeypatch):
+    """compare_space holds every design's world while the others fire: with room for
+    one world only, none is closed under it, and the parts are those of a roomy cache."""
+    specs = (spec(shots=40, sampler="mc"), spec(design="fast-spring", shots=40, sampler="mc"))
+    rule = paired.paired_rule(specs[0], 0.1)
+    WORLDS.clear()
+    roomy = paired.compare_space(specs, rule, "r2c3")
+    WORLDS.clear()
+    monkeypatch.setattr(WORLDS, "bound", 1)
+    assert paired.compare_space(specs, rule, "r2c3") == roomy
+    assert len(WORLDS) == 1
+    WORLDS.clear()
