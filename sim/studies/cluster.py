@@ -186,10 +186,10 @@ def _answers(cluster: Cluster) -> None:
         comm = await connect(cluster.address, timeout=CONNECT_TIMEOUT_S)
         await comm.close()
 
-    try:
-        asyncio.run(handshake())
+    try:  # the whole handshake bounded: a port that accepts and never answers waits on it
+        asyncio.run(asyncio.wait_for(handshake(), CONNECT_TIMEOUT_S))
     except Exception as exc:  # refused, timed out, or something else answering there
-        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        reason = str(exc).splitlines()[0][:200] if str(exc) else "no answer"
         raise InputError(
             f"cannot reach the Dask scheduler at {shown(cluster.address)} within "
             f"{CONNECT_TIMEOUT_S:g} s ({shown(reason)})"

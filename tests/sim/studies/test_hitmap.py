@@ -19,6 +19,7 @@ from referee.match import sample_chance
 from referee.shots import TableResolver
 from sim.cli import main
 from sim.studies import hitmap
+from sim.studies.cluster import Cluster
 from sim.studies.hitmap import (
     SweepSpec,
     parts_folder,
@@ -400,12 +401,12 @@ def test_a_sweep_on_a_dask_local_cluster_matches_the_local_run(tmp_path):
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
-        sweep(spec(), on_dask, "csv", scheduler=cluster.scheduler_address)
+        sweep(spec(), on_dask, "csv", workers=Cluster(cluster.scheduler_address))
     assert on_dask.read_bytes() == local.read_bytes()
 
 
 @pytest.mark.slow
 def test_an_unreachable_scheduler_is_a_clear_error_and_blocks_nothing(tmp_path):
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
-        sweep(spec(), tmp_path / "x.csv", "csv", scheduler="tcp://127.0.0.1:9")
+        sweep(spec(), tmp_path / "x.csv", "csv", workers=Cluster("tcp://127.0.0.1:9"))
     sweep(spec(spaces=("r8c3",)), tmp_path / "x.csv", "csv")  # a plain rerun is not refused
