@@ -288,7 +288,7 @@ class MujocoWorld(SceneQueries):
             frames.append(self._frame(bale_in_play))
         scene.check_stable()
         piggies = dict(self.judge.at_rest)
-        piggies.update(self.judge.judge(sorted(woken)))
+        piggies.update(self.judge.verdicts(sorted(woken)))
         yaw, pitch, speed, materials = fired
         rest = scene.position_mm(bale) if left_at is None else left_at
         return ShotResult(

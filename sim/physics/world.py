@@ -304,7 +304,7 @@ class World(SceneQueries):
         if recorder and step % record_every:
             recorder.take(bale_in_play)
         piggies = dict(self.judge.at_rest)
-        piggies.update(self.judge.judge(sorted(stand_ins.disturbed)))
+        piggies.update(self.judge.verdicts(sorted(stand_ins.disturbed)))
         points = contacts.points_mm
         return ShotResult(
             yaw_deg=fired.yaw_deg,

@@ -21,7 +21,7 @@ from sim.physics.early_verdict import (
     touch_radius_mm,
     travel_mm,
 )
-from sim.physics.knockout import judge, transform
+from sim.physics.knockout import transform, verdict_on
 from sim.physics.world import World
 
 #: The piggy's parts about its centre of mass, as the world simulates it.
@@ -57,7 +57,9 @@ def test_past_the_threshold_the_piggy_is_out_in_every_orientation(board, rule):
         offset[axis % 2] = (beyond + 0.01) * (1 if side else -1)
         position = np.append(centre, 15.0) + offset
         parts = [transform(v, position, rotation) for v in PARTS]
-        verdict = judge(parts, centre, board.space_mm, board.line_mm, board.surface_extent_mm, rule)
+        verdict = verdict_on(
+            parts, centre, board.space_mm, board.line_mm, board.surface_extent_mm, rule
+        )
         assert verdict.knocked, (i, verdict.reason)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from models.errors import InputError
 from models.meshes import load_parts
-from sim.physics.knockout import FELL_OFF_DEPTH_MM, FURTHER_MM, judge, transform
+from sim.physics.knockout import FELL_OFF_DEPTH_MM, FURTHER_MM, transform, verdict_on
 
 PARTS = [m.vertices for m in load_parts("piggy").values()]
 
@@ -23,7 +23,7 @@ def posed(board, space, shift=(0.0, 0.0, 0.0), yaw_deg=0.0, roll_deg=0.0):
 
 
 def verdict(board, parts, rule="touches-line", space=(8, 1)):
-    return judge(
+    return verdict_on(
         parts,
         board.space_center_mm(space),
         board.space_mm,
@@ -100,7 +100,7 @@ SMALL_SPACE_MM = 40.0
 
 
 def small_space_verdict(parts, start, rule="touches-line"):
-    return judge(
+    return verdict_on(
         parts, (0.0, 0.0), SMALL_SPACE_MM, 2.0, (-1e4, 1e4, -1e4, 1e4), rule, start_parts_mm=start
     )
 
@@ -137,7 +137,7 @@ def test_a_piggy_on_the_outline_is_knocked_out_when_pushed_further_past_it():
 
 def test_a_piggy_that_stood_clear_is_knocked_out_when_it_touches_the_line(board):
     standing = posed(board, (8, 1))
-    touching = judge(
+    touching = verdict_on(
         posed(board, (8, 1), shift=(0.0, 5.0, 0.0)),
         board.space_center_mm((8, 1)),
         board.space_mm,
@@ -181,7 +181,7 @@ def test_a_piggy_on_one_side_pushed_across_its_space_is_knocked_out(board):
     length = max(float(np.max(np.abs(np.vstack(start)[:, 1] - centre[1]))), 1.0)
     on_plus = posed(board, (8, 1), shift=(0.0, half_line - length + 0.2, 0.0))
     on_minus = posed(board, (8, 1), shift=(0.0, -(half_line - length + 0.2), 0.0))
-    v = judge(
+    v = verdict_on(
         on_minus,
         centre,
         board.space_mm,

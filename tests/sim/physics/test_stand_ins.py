@@ -81,7 +81,7 @@ def test_the_judge_knocks_out_a_piggy_pushed_off_its_space_and_says_how_far(scen
     pushed = (start.position_mm + np.array([board.space_mm, 0.0, 0.0])) * CM_PER_MM
     orientation = scene.call(pb.getBasePositionAndOrientation, body)[1]
     scene.call(pb.resetBasePositionAndOrientation, body, pushed.tolist(), orientation)
-    verdict = judge.judge(["gold-1"])["gold-1"]
+    verdict = judge.verdicts(["gold-1"])["gold-1"]
     assert verdict.knocked
     assert verdict.moved_mm == pytest.approx(board.space_mm)
     assert verdict.start_pose is start
