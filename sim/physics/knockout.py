@@ -43,14 +43,15 @@ FURTHER_MM = 0.5
 class Verdict:
     """Whether one piggy is knocked out, and why.
 
-    ``reach_mm``: how far the piggy's footprint reaches from the centre of its space
-    (the larger of the x and y extents, mm); ``line_starts_mm``: where the outline
+    ``extent_mm``: how far the piggy's footprint reaches from the centre of its space
+    (the larger of the x and y extents, mm; not the launcher's reach,
+    :func:`sim.physics.aim.reach_mm`); ``line_starts_mm``: where the outline
     begins, measured the same way.
     """
 
     knocked: bool
     reason: str
-    reach_mm: float
+    extent_mm: float
     line_starts_mm: float
 
 
@@ -104,7 +105,7 @@ def verdict_on(
     off_surface = not (x_min <= centre[0] <= x_max and y_min <= centre[1] <= y_max)
     if off_surface or all_vertices[:, 2].min() < -FELL_OFF_DEPTH_MM:
         return Verdict(
-            True, "fell off the board", _reach(all_vertices, space_centre_mm), line_starts
+            True, "fell off the board", _extent(all_vertices, space_centre_mm), line_starts
         )
     if hit_rule == "touches-line":
         return touches_line_verdict(all_vertices, space_centre_mm, line_starts, start_parts_mm)
@@ -121,12 +122,12 @@ def touches_line_verdict(
     stacked, (n, 3), mm): out when the shot moved some part onto a side of the
     outline it did not reach before, or :data:`FURTHER_MM` further past a side it
     already touched (module docstring)."""
-    reach = _reach(vertices, space_centre_mm)
-    if reach < line_starts_mm:
+    extent = _extent(vertices, space_centre_mm)
+    if extent < line_starts_mm:
         return Verdict(
             False,
-            f"inside its space, {line_starts_mm - reach:.1f} mm clear of the outline",
-            reach,
+            f"inside its space, {line_starts_mm - extent:.1f} mm clear of the outline",
+            extent,
             line_starts_mm,
         )
     now = _side_reaches(vertices, space_centre_mm)
@@ -143,7 +144,7 @@ def touches_line_verdict(
             f"touches the outline of its space on its {SIDES[side]} "
             f"side ({now[side] - line_starts_mm:.1f} mm onto or past the "
             "line)",
-            reach,
+            extent,
             line_starts_mm,
         )
     further = [i for i in range(4) if now[i] >= line_starts_mm and now[i] >= before[i] + FURTHER_MM]
@@ -154,7 +155,7 @@ def touches_line_verdict(
             f"pushed {now[side] - before[side]:.1f} mm further past the "
             f"outline it already touched, on its {SIDES[side]} side "
             f"({now[side] - line_starts_mm:.1f} mm onto or past the line)",
-            reach,
+            extent,
             line_starts_mm,
         )
     return Verdict(
@@ -162,7 +163,7 @@ def touches_line_verdict(
         "on the outline where it stood before the shot "
         f"({float(np.max(before)) - line_starts_mm:.1f} mm onto it), not moved "
         "out of its space",
-        reach,
+        extent,
         line_starts_mm,
     )
 
@@ -173,14 +174,14 @@ def cleared_verdict(
     """The ``cleared`` rule on a piggy still on the board: out only when no convex
     part overlaps the space's square (which ends at the centre of its outline)
     any more. ``line_starts_mm`` is only reported in the verdict."""
-    reach = _reach(np.vstack(parts_world_mm), space_centre_mm)
+    extent = _extent(np.vstack(parts_world_mm), space_centre_mm)
     overlap = max(
         _overlap_with_square(part[:, :2] - space_centre_mm, space_mm / 2) for part in parts_world_mm
     )
     if overlap <= 0:
-        return Verdict(True, "wholly outside its space", reach, line_starts_mm)
+        return Verdict(True, "wholly outside its space", extent, line_starts_mm)
     return Verdict(
-        False, f"still {overlap:.1f} mm over its space (cleared rule)", reach, line_starts_mm
+        False, f"still {overlap:.1f} mm over its space (cleared rule)", extent, line_starts_mm
     )
 
 
@@ -195,7 +196,7 @@ def _side_reaches(vertices: np.ndarray, space_centre_mm) -> np.ndarray:
     return np.array([d[:, 0].max(), -d[:, 0].min(), d[:, 1].max(), -d[:, 1].min()])
 
 
-def _reach(vertices: np.ndarray, space_centre_mm) -> float:
+def _extent(vertices: np.ndarray, space_centre_mm) -> float:
     """How far a footprint reaches from its space's centre: the largest |dx| or |dy|, mm."""
     return float(np.max(np.abs(vertices[:, :2] - np.asarray(space_centre_mm, float))))
 

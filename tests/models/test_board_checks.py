@@ -10,7 +10,7 @@ from models.board import board_from_dict, load_board
 from models.board_checks import (
     MIN_CLEARANCE_MM,
     min_space_mm,
-    piggy_reach_mm,
+    piggy_extent_mm,
     spaces_cut_off_from_trough,
 )
 from models.errors import InputError
@@ -45,7 +45,7 @@ def test_the_shipped_and_test_boards_pass():
 # --- spaces large enough for a piggy -------------------------------------------------
 def test_piggy_reach_is_its_footprint_from_the_mesh():
     vertices = np.vstack([p.vertices for p in load_parts("piggy").values()])
-    assert piggy_reach_mm() == pytest.approx(np.abs(vertices[:, :2]).max(), abs=1e-3)
+    assert piggy_extent_mm() == pytest.approx(np.abs(vertices[:, :2]).max(), abs=1e-3)
 
 
 def test_spaces_too_small_for_a_piggy_are_refused_with_the_minimum():
@@ -71,7 +71,7 @@ def test_the_minimum_space_keeps_a_centred_piggy_in_under_the_hit_rule(line_mm):
     size = min_space_mm(line_mm)
     verdict = verdict_on(parts, (0.0, 0.0), size, line_mm, extent)
     assert not verdict.knocked
-    assert verdict.line_starts_mm - verdict.reach_mm == pytest.approx(MIN_CLEARANCE_MM)
+    assert verdict.line_starts_mm - verdict.extent_mm == pytest.approx(MIN_CLEARANCE_MM)
     for turned in (np.rot90(np.eye(3)[:2, :2]),):  # facing left or right
         rotation = np.eye(3)
         rotation[:2, :2] = turned

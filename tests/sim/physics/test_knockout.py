@@ -41,7 +41,7 @@ def test_standing_in_its_space_is_not_knocked(board, rule):
 @pytest.mark.parametrize("rule", ["touches-line", "cleared"])
 def test_jostled_inside_its_space_is_not_knocked(board, rule):
     v = verdict(board, posed(board, (8, 1), shift=(2.0, 2.0, 0.0), yaw_deg=5.0), rule)
-    assert not v.knocked and v.reach_mm < v.line_starts_mm
+    assert not v.knocked and v.extent_mm < v.line_starts_mm
 
 
 def test_touching_the_line_knocks_out_under_the_sheets_rule_only(board):
@@ -76,7 +76,7 @@ def test_tipped_onto_its_side_in_the_middle_counts_as_inside(board):
     centre = np.append(board.space_center_mm((8, 1)), 11.5)
     parts = [transform(v, centre + np.array([-17.5, 0.0, 0.0]), on_side) for v in PARTS]
     v = verdict(board, parts)
-    assert not v.knocked and v.reach_mm < v.line_starts_mm
+    assert not v.knocked and v.extent_mm < v.line_starts_mm
 
 
 @pytest.mark.parametrize("rule", ["touches-line", "cleared"])
@@ -116,7 +116,7 @@ def at_origin(shift=(0.0, 0.0, 0.0), yaw_deg=0.0):
 def test_a_piggy_nobody_moved_is_not_knocked_out_even_on_the_outline():
     standing = at_origin()
     alone = small_space_verdict(standing, None)
-    assert alone.knocked and alone.reach_mm - alone.line_starts_mm == pytest.approx(2.8, abs=0.1)
+    assert alone.knocked and alone.extent_mm - alone.line_starts_mm == pytest.approx(2.8, abs=0.1)
     unmoved = small_space_verdict(standing, standing)
     assert not unmoved.knocked and "where it stood before the shot" in unmoved.reason
     jostled = small_space_verdict(at_origin(shift=(0.0, 0.3, 0.0)), standing)
@@ -168,7 +168,7 @@ def test_a_piggy_on_one_side_pushed_onto_the_opposite_side_is_knocked_out():
     standing = at_origin()
     across = small_space_verdict(at_origin(yaw_deg=90.0, shift=(0.0, 0.0, 0.0)), standing)
     before = small_space_verdict(standing, None)
-    assert across.reach_mm <= before.reach_mm + FURTHER_MM  # no further, by one number
+    assert across.extent_mm <= before.extent_mm + FURTHER_MM  # no further, by one number
     assert across.knocked and "touches the outline of its space on its +x side" in across.reason
 
 
