@@ -38,7 +38,7 @@ MIN_CLEARANCE_MM = 1.0
 
 
 @lru_cache(maxsize=1)
-def piggy_reach_mm() -> float:
+def piggy_extent_mm() -> float:
     """How far a piggy standing in the middle of a space reaches from its centre
     toward the outline, mm: the larger of its half width and half length (piggies
     stand square to the grid, facing their space's forward direction)."""
@@ -48,7 +48,7 @@ def piggy_reach_mm() -> float:
 def min_space_mm(line_mm: float) -> float:
     """The smallest ``space_mm`` whose piggies stand :data:`MIN_CLEARANCE_MM` clear
     of an outline ``line_mm`` wide (centred on the boundary), mm."""
-    return 2 * (piggy_reach_mm() + MIN_CLEARANCE_MM) + line_mm
+    return 2 * (piggy_extent_mm() + MIN_CLEARANCE_MM) + line_mm
 
 
 def forward_steps(
@@ -98,11 +98,11 @@ def spaces_cut_off_from_trough(board: Board) -> list[Space]:
 
 def check_board(board: Board, where: str) -> None:
     """Raise :class:`InputError` (prefixed ``where``) for the first whole-board problem."""
-    reach, line_starts = piggy_reach_mm(), board.space_mm / 2 - board.line_mm / 2
-    if line_starts - reach < MIN_CLEARANCE_MM:
+    extent, line_starts = piggy_extent_mm(), board.space_mm / 2 - board.line_mm / 2
+    if line_starts - extent < MIN_CLEARANCE_MM:
         raise InputError(
             f"{where}: spaces of {board.space_mm:g} mm are too small for a piggy: one standing "
-            f"in the middle reaches {reach:g} mm from the centre and the outline begins "
+            f"in the middle reaches {extent:g} mm from the centre and the outline begins "
             f"{line_starts:g} mm from it; with line_mm = {board.line_mm:g}, 'space_mm' must be "
             f"at least {math.ceil(min_space_mm(board.line_mm) * 10) / 10:g}"
         )

@@ -79,6 +79,7 @@ def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tup
                 shots=shots,
                 seed=seed,
                 aimer=unwrapped.aimer,
+                sampler="mc",  # the baselines as measured before RQMC was the default
             ),
             space,
         )

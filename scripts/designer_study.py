@@ -112,6 +112,7 @@ def main() -> None:
         seed=0,
         aimer=load_aimer("child"),
         precision=args.precision,
+        sampler="mc",  # docs/hitmap.md's plain Monte Carlo figures (--sampler mc)
     )
     stock, fast = load_design("stock"), load_design("fast-spring")
 

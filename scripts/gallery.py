@@ -106,6 +106,7 @@ def hit_map(out: Path, shots: int, workers: int) -> None:
         spaces=hitmap.check_spaces(board, None, {}),
         shots=shots,
         seed=SEED,
+        sampler="mc",  # the gallery's pictures as they were before RQMC was the default
     )
     with tempfile.TemporaryDirectory() as folder:
         rows = hitmap.sweep(spec, Path(folder) / "hitmap.csv", fmt="csv", workers=workers)

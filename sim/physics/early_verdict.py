@@ -37,8 +37,8 @@ no physics here, so the rule is tested on states made by hand.
 
 The bale has an early verdict of its own, for worlds that need not follow it to
 rest (hit maps): lying on the board with nothing but the board within
-:func:`reach_mm`, it can strike nothing more. The questions to Bullet (what is
-near, what touches) are :mod:`sim.physics.sealing`.
+:func:`touch_radius_mm`, it can strike nothing more. The questions to Bullet (what is
+near, what touches) are :mod:`sim.physics.early_verdict_bullet`.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def travel_mm(motion: Motion, shape: PiggyShape, friction: float, axis: int) -> 
 def outward_axis(motion: Motion, space_centre_mm, beyond_mm: float) -> int | None:
     """The axis (0: x, 1: y) along which the centre is past ``beyond_mm`` from its
     space's centre and moving away from it; ``None`` when there is none. Being past
-    is necessary for :func:`sealed_reach_mm` and cheap: looked at first."""
+    is necessary for :func:`sealed_touch_radius_mm` and cheap: looked at first."""
     for axis in (0, 1):
         offset = motion.centre_mm[axis] - space_centre_mm[axis]
         if abs(offset) >= beyond_mm and offset * motion.velocity_mm_s[axis] > 0:
@@ -161,7 +161,7 @@ def outward_axis(motion: Motion, space_centre_mm, beyond_mm: float) -> int | Non
     return None
 
 
-def sealed_reach_mm(
+def sealed_touch_radius_mm(
     motion: Motion, space_centre_mm, shape: PiggyShape, friction: float, beyond_mm: float
 ) -> float | None:
     """Conditions 2 and 3 of the module docstring, for a piggy knocked out whatever its
@@ -177,10 +177,11 @@ def sealed_reach_mm(
     return shape.outer_radius_mm + anywhere
 
 
-def reach_mm(motion: Motion, shape: PiggyShape, friction: float) -> float:
+def touch_radius_mm(motion: Motion, shape: PiggyShape, friction: float) -> float:
     """How far from its centre (mm) a body lying on the ground could still touch
     something: the sphere that holds every vertex plus the distance it could still
     travel in any direction against friction ``friction`` (:func:`travel_mm`). The
     bale's early verdict: with nothing but the board within it, the bale can strike
-    nothing more."""
+    nothing more. (A radius around the body, not the launcher's reach across the
+    board, :func:`sim.physics.aim.reach_mm`.)"""
     return shape.outer_radius_mm + travel_mm(motion, shape, friction, 0)[1]

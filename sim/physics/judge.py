@@ -28,13 +28,13 @@ class Judge:
         self.scene = scene
         self._start_poses = {n: scene.piggy_pose(n) for n in scene.piggy_bodies}
         self._start_parts_mm = {n: scene.model.parts_at(p) for n, p in self._start_poses.items()}
-        self.at_rest = self.judge(scene.layout.piggies)
+        self.at_rest = self.verdicts(scene.layout.piggies)
 
     def knocked_out(self, piggy: str, against_start: bool = True) -> knockout.Verdict:
         """The knock-out test on a piggy as it stands now, against where it stood
         before the shot (or, ``against_start=False``, on its own place alone)."""
         scene, board = self.scene, self.scene.board
-        return knockout.judge(
+        return knockout.verdict_on(
             scene.model.parts_at(scene.piggy_pose(piggy)),
             board.space_center_mm(scene.layout.space_of(piggy)),
             board.space_mm,
@@ -44,7 +44,7 @@ class Judge:
             self._start_parts_mm[piggy] if against_start else None,
         )
 
-    def judge(self, piggies: Iterable[str]) -> dict[str, PiggyResult]:
+    def verdicts(self, piggies: Iterable[str]) -> dict[str, PiggyResult]:
         """The verdict on each of these piggies as it stands now, with how far it
         moved (mm, its centre of mass across the board) and how far it tilts (deg)."""
         scene, results = self.scene, {}

@@ -43,14 +43,15 @@ FURTHER_MM = 0.5
 class Verdict:
     """Whether one piggy is knocked out, and why.
 
-    ``reach_mm``: how far the piggy's footprint reaches from the centre of its space
-    (the larger of the x and y extents, mm); ``line_starts_mm``: where the outline
+    ``extent_mm``: how far the piggy's footprint reaches from the centre of its space
+    (the larger of the x and y extents, mm; not the launcher's reach,
+    :func:`sim.physics.aim.reach_mm`); ``line_starts_mm``: where the outline
     begins, measured the same way.
     """
 
     knocked: bool
     reason: str
-    reach_mm: float
+    extent_mm: float
     line_starts_mm: float
 
 
@@ -67,7 +68,7 @@ def transform(vertices: np.ndarray, position: np.ndarray, rotation: np.ndarray) 
     return vertices @ rotation.T + position
 
 
-def judge(
+def verdict_on(
     parts_world_mm: list[np.ndarray],
     space_centre_mm,
     space_mm: float,
@@ -76,7 +77,9 @@ def judge(
     hit_rule: str = "touches-line",
     start_parts_mm: list[np.ndarray] | None = None,
 ) -> Verdict:
-    """Apply the knocked-out test to one piggy.
+    """Apply the knocked-out test to one piggy: off the board is out under either
+    rule, else the hit rule decides (:func:`touches_line_verdict`,
+    :func:`cleared_verdict`).
 
     Parameters
     ----------
@@ -91,75 +94,94 @@ def judge(
     hit_rule : str
         ``touches-line`` or ``cleared``.
     start_parts_mm : list of (n_i, 3) arrays, optional
-        The same parts where the piggy stood before the shot; without them the
-        piggy is taken to have stood clear of its outline.
+        The same parts where the piggy stood before the shot (``touches-line`` only);
+        without them the piggy is taken to have stood clear of its outline.
     """
     check_hit_rule(hit_rule)
     all_vertices = np.vstack(parts_world_mm)
-    half = space_mm / 2
-    line_starts = half - line_mm / 2
-    reach = _reach(all_vertices, space_centre_mm)
-
+    line_starts = space_mm / 2 - line_mm / 2
     centre = all_vertices.mean(axis=0)
     x_min, x_max, y_min, y_max = surface_extent_mm
     off_surface = not (x_min <= centre[0] <= x_max and y_min <= centre[1] <= y_max)
     if off_surface or all_vertices[:, 2].min() < -FELL_OFF_DEPTH_MM:
-        return Verdict(True, "fell off the board", reach, line_starts)
-
-    if hit_rule == "touches-line":
-        if reach < line_starts:
-            return Verdict(
-                False,
-                f"inside its space, {line_starts - reach:.1f} mm clear of the outline",
-                reach,
-                line_starts,
-            )
-        now = _side_reaches(all_vertices, space_centre_mm)
-        before = (
-            np.full(4, -np.inf)
-            if start_parts_mm is None
-            else _side_reaches(np.vstack(start_parts_mm), space_centre_mm)
+        return Verdict(
+            True, "fell off the board", _extent(all_vertices, space_centre_mm), line_starts
         )
-        new = [i for i in range(4) if now[i] >= line_starts > before[i]]
-        if new:  # the side it reaches furthest past, of those it did not touch before
-            side = max(new, key=lambda i: now[i])
-            return Verdict(
-                True,
-                f"touches the outline of its space on its {SIDES[side]} "
-                f"side ({now[side] - line_starts:.1f} mm onto or past the "
-                "line)",
-                reach,
-                line_starts,
-            )
-        further = [
-            i for i in range(4) if now[i] >= line_starts and now[i] >= before[i] + FURTHER_MM
-        ]
-        if further:
-            side = max(further, key=lambda i: now[i] - before[i])
-            return Verdict(
-                True,
-                f"pushed {now[side] - before[side]:.1f} mm further past the "
-                f"outline it already touched, on its {SIDES[side]} side "
-                f"({now[side] - line_starts:.1f} mm onto or past the line)",
-                reach,
-                line_starts,
-            )
+    if hit_rule == "touches-line":
+        return touches_line_verdict(all_vertices, space_centre_mm, line_starts, start_parts_mm)
+    return cleared_verdict(parts_world_mm, space_centre_mm, space_mm, line_starts)
+
+
+def touches_line_verdict(
+    vertices: np.ndarray,
+    space_centre_mm,
+    line_starts_mm: float,
+    start_parts_mm: list[np.ndarray] | None = None,
+) -> Verdict:
+    """The ``touches-line`` rule on a piggy still on the board (its parts' vertices
+    stacked, (n, 3), mm): out when the shot moved some part onto a side of the
+    outline it did not reach before, or :data:`FURTHER_MM` further past a side it
+    already touched (module docstring)."""
+    extent = _extent(vertices, space_centre_mm)
+    if extent < line_starts_mm:
         return Verdict(
             False,
-            "on the outline where it stood before the shot "
-            f"({float(np.max(before)) - line_starts:.1f} mm onto it), not moved "
-            "out of its space",
-            reach,
-            line_starts,
+            f"inside its space, {line_starts_mm - extent:.1f} mm clear of the outline",
+            extent,
+            line_starts_mm,
         )
+    now = _side_reaches(vertices, space_centre_mm)
+    before = (
+        np.full(4, -np.inf)
+        if start_parts_mm is None
+        else _side_reaches(np.vstack(start_parts_mm), space_centre_mm)
+    )
+    new = [i for i in range(4) if now[i] >= line_starts_mm > before[i]]
+    if new:  # the side it reaches furthest past, of those it did not touch before
+        side = max(new, key=lambda i: now[i])
+        return Verdict(
+            True,
+            f"touches the outline of its space on its {SIDES[side]} "
+            f"side ({now[side] - line_starts_mm:.1f} mm onto or past the "
+            "line)",
+            extent,
+            line_starts_mm,
+        )
+    further = [i for i in range(4) if now[i] >= line_starts_mm and now[i] >= before[i] + FURTHER_MM]
+    if further:
+        side = max(further, key=lambda i: now[i] - before[i])
+        return Verdict(
+            True,
+            f"pushed {now[side] - before[side]:.1f} mm further past the "
+            f"outline it already touched, on its {SIDES[side]} side "
+            f"({now[side] - line_starts_mm:.1f} mm onto or past the line)",
+            extent,
+            line_starts_mm,
+        )
+    return Verdict(
+        False,
+        "on the outline where it stood before the shot "
+        f"({float(np.max(before)) - line_starts_mm:.1f} mm onto it), not moved "
+        "out of its space",
+        extent,
+        line_starts_mm,
+    )
 
+
+def cleared_verdict(
+    parts_world_mm: list[np.ndarray], space_centre_mm, space_mm: float, line_starts_mm: float
+) -> Verdict:
+    """The ``cleared`` rule on a piggy still on the board: out only when no convex
+    part overlaps the space's square (which ends at the centre of its outline)
+    any more. ``line_starts_mm`` is only reported in the verdict."""
+    extent = _extent(np.vstack(parts_world_mm), space_centre_mm)
     overlap = max(
-        _overlap_with_square(part[:, :2] - space_centre_mm, half) for part in parts_world_mm
+        _overlap_with_square(part[:, :2] - space_centre_mm, space_mm / 2) for part in parts_world_mm
     )
     if overlap <= 0:
-        return Verdict(True, "wholly outside its space", reach, line_starts)
+        return Verdict(True, "wholly outside its space", extent, line_starts_mm)
     return Verdict(
-        False, f"still {overlap:.1f} mm over its space (cleared rule)", reach, line_starts
+        False, f"still {overlap:.1f} mm over its space (cleared rule)", extent, line_starts_mm
     )
 
 
@@ -174,7 +196,7 @@ def _side_reaches(vertices: np.ndarray, space_centre_mm) -> np.ndarray:
     return np.array([d[:, 0].max(), -d[:, 0].min(), d[:, 1].max(), -d[:, 1].min()])
 
 
-def _reach(vertices: np.ndarray, space_centre_mm) -> float:
+def _extent(vertices: np.ndarray, space_centre_mm) -> float:
     """How far a footprint reaches from its space's centre: the largest |dx| or |dy|, mm."""
     return float(np.max(np.abs(vertices[:, :2] - np.asarray(space_centre_mm, float))))
 

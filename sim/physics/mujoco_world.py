@@ -29,8 +29,8 @@ from sim.physics.bodies import pair_friction
 from sim.physics.early_verdict import (
     LayoutBounds,
     Motion,
-    reach_mm,
-    sealed_reach_mm,
+    sealed_touch_radius_mm,
+    touch_radius_mm,
 )
 from sim.physics.judge import Judge
 from sim.physics.materials import NOMINAL, Materials
@@ -288,7 +288,7 @@ class MujocoWorld(SceneQueries):
             frames.append(self._frame(bale_in_play))
         scene.check_stable()
         piggies = dict(self.judge.at_rest)
-        piggies.update(self.judge.judge(sorted(woken)))
+        piggies.update(self.judge.verdicts(sorted(woken)))
         yaw, pitch, speed, materials = fired
         rest = scene.position_mm(bale) if left_at is None else left_at
         return ShotResult(
@@ -460,13 +460,13 @@ class _EarlyVerdict:
                 return True
         return False
 
-    def _nothing_near(self, body: int, reach_mm: float) -> bool:
-        """Nothing but the body itself, the board and the table within ``reach_mm`` of
+    def _nothing_near(self, body: int, radius_mm: float) -> bool:
+        """Nothing but the body itself, the board and the table within ``radius_mm`` of
         its centre (bounding spheres: a generous test)."""
         m, data = self.scene.mj_model, self.scene.data
         others = self._others(body)
         apart = np.linalg.norm(data.geom_xpos[others] - data.xpos[body], axis=1)
-        return bool(np.all(apart - m.geom_rbound[others] >= reach_mm * 1e-3))
+        return bool(np.all(apart - m.geom_rbound[others] >= radius_mm * 1e-3))
 
     def _others(self, body: int) -> np.ndarray:
         """The geoms other than the body's own, the board's and the table's."""
@@ -492,7 +492,7 @@ class _EarlyVerdict:
                 continue
             velocity, spin = scene.velocity(body)
             motion = Motion(tuple(position), tuple(velocity), tuple(spin), self._piggy_gyration)
-            reach = sealed_reach_mm(motion, centre, self._shape, friction, self._beyond_mm)
+            reach = sealed_touch_radius_mm(motion, centre, self._shape, friction, self._beyond_mm)
             if reach is None or not self._touching(body, self._ground):
                 continue
             if self._nothing_near(body, reach):
@@ -509,7 +509,7 @@ class _EarlyVerdict:
             return False
         velocity, spin = scene.velocity(bale)
         motion = Motion(tuple(position), tuple(velocity), tuple(spin), self._bale_gyration)
-        reach = reach_mm(motion, self._bale_outline, friction)
+        reach = touch_radius_mm(motion, self._bale_outline, friction)
         x0, x1, y0, y1 = scene.board.surface_extent_mm
         x, y, _ = position
         if not (x0 + reach <= x <= x1 - reach and y0 + reach <= y <= y1 - reach):

@@ -70,11 +70,6 @@ class StandIns:
         self.look_at = 0
 
     @property
-    def proxies(self) -> dict[str, int]:
-        """Piggy -> its static stand-in body (parked while the piggy is awake)."""
-        return dict(self._proxies)
-
-    @property
     def parking_slots(self) -> int:
         """Parking slots the stand-ins use (slot 0 is the bale's, then one for each
         piggy); slots beyond are free."""

@@ -248,7 +248,7 @@ class WarpBatch:
                     yaw_deg=launch.yaw_deg,
                     pitch_deg=launch.pitch_deg,
                     speed_mm_s=launch.speed_mm_s,
-                    piggies=judge.judge(piggies) if stable[i] else {},
+                    piggies=judge.verdicts(piggies) if stable[i] else {},
                     settled=bool(settled[i]),
                     sim_time_s=float(steps[i]) * scene.dt,
                     stable=bool(stable[i]),

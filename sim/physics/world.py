@@ -10,7 +10,7 @@ ruling 7; :mod:`sim.physics.knockout`).
 A shot runs through small parts with one job each: the stand-ins
 (:mod:`sim.physics.stand_ins`), the drag, the contact log, the recorder, the bale's
 leaving play and the rest detector (:mod:`sim.physics.shot_parts`), the early
-verdict (:mod:`sim.physics.sealing`) and the judge (:mod:`sim.physics.judge`);
+verdict (:mod:`sim.physics.early_verdict_bullet`) and the judge (:mod:`sim.physics.judge`);
 docs/architecture.md draws how they meet.
 Lengths inside are cm (see :mod:`sim.physics.scene`); every interface speaks mm, g, s
 and degrees.
@@ -30,13 +30,13 @@ from models.design import Design
 from models.layout import Layout
 from sim.physics.ballistics import direction, release_point_mm
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.early_verdict_bullet import EarlyVerdict
 from sim.physics.judge import Judge
 from sim.physics.materials import Materials
 from sim.physics.noise import Deviates, fired_with
 from sim.physics.results import ShotResult
 from sim.physics.scene import REST_CHECK_EVERY, Scene
 from sim.physics.scene_queries import SceneQueries
-from sim.physics.sealing import EarlyVerdict
 from sim.physics.shot_parts import (
     ContactLog,
     Drag,
@@ -304,7 +304,7 @@ class World(SceneQueries):
         if recorder and step % record_every:
             recorder.take(bale_in_play)
         piggies = dict(self.judge.at_rest)
-        piggies.update(self.judge.judge(sorted(stand_ins.disturbed)))
+        piggies.update(self.judge.verdicts(sorted(stand_ins.disturbed)))
         points = contacts.points_mm
         return ShotResult(
             yaw_deg=fired.yaw_deg,

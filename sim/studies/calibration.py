@@ -35,8 +35,8 @@ from sim.studies.calibration_checks import (
     ADVICE,
     LABELS,
     MAX_EVALUATIONS,
+    check_determined,
     check_enough,
-    check_precision,
     refuse,
 )
 from sim.studies.calibration_result import CalibrationResult, Estimate
@@ -219,7 +219,7 @@ def calibrate(
                 "as written); measure 5 pitches x 8 shots, low shots and high "
                 "arcs, marked to a few mm"
             ) from None
-    check_precision(result)
+    check_determined(result)
     return result
 
 

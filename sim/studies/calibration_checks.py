@@ -86,7 +86,7 @@ def check_enough(shots: MeasuredShots) -> None:
         )
 
 
-def check_precision(result: CalibrationResult) -> None:
+def check_determined(result: CalibrationResult) -> None:
     """Refuse, on one line saying what to measure, a fit that leaves the speed, its
     spread or a scale offset undetermined beyond the stated bounds."""
     e = result.estimates

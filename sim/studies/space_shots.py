@@ -71,7 +71,7 @@ class SweepSpec:
     precision: float | None = None
     hit_rule: str = "touches-line"
     layout: str = ""  # what the user named for the layout, for the record
-    sampler: str = "mc"  # "rqmc" (the command line's default) or "mc" (sim/studies/rqmc.py)
+    sampler: str = "rqmc"  # piggy hitmap's default; or "mc": plain Monte Carlo (rqmc.py)
     engine: str = ""  # the physics engine, where not the design's own (--engine)
 
     def key(self) -> str:
@@ -110,11 +110,6 @@ def shot_noise(spec: SweepSpec, space: tuple[int, int], row: ShotRow) -> dict:
 def _deviates(z: np.ndarray) -> Deviates:
     """One RQMC point's (3 + vary,) standard deviates as a shot's errors."""
     return Deviates(float(z[0]), float(z[1]), float(z[2]), vary=tuple(map(float, z[3:])))
-
-
-def shot_seeds(root_seed: int, space: tuple[int, int], shots: int) -> list[int]:
-    """The seeds of one space's first ``shots`` shots."""
-    return [shot_seed(root_seed, space, i) for i in range(shots)]
 
 
 def expected_part(spec: SweepSpec, name: str) -> Expected:

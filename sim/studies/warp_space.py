@@ -22,7 +22,7 @@ from sim.physics.mujoco_world import MujocoWorld
 from sim.physics.noise import vary_dims
 from sim.physics.warp_batch import BatchShot, WarpBatch
 from sim.studies import rqmc
-from sim.studies.space_shots import SweepSpec, _deviates, aim_at_space, shot_seeds
+from sim.studies.space_shots import SweepSpec, _deviates, aim_at_space, shot_seed
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def space_noises(spec: SweepSpec, name: str) -> list[dict]:
         raise InputError("a warp batch fires a fixed number of shots: no precision")
     space = load_board(spec.board).parse_space(name)
     if spec.sampler != "rqmc":
-        return [{"seed": s} for s in shot_seeds(spec.seed, space, spec.shots)]
+        return [{"seed": shot_seed(spec.seed, space, i)} for i in range(spec.shots)]
     scrambles, _, points = rqmc.plan(spec.shots, None)
     dims = 3 + vary_dims(spec.vary)
     noises = []

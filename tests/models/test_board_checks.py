@@ -10,7 +10,7 @@ from models.board import board_from_dict, load_board
 from models.board_checks import (
     MIN_CLEARANCE_MM,
     min_space_mm,
-    piggy_reach_mm,
+    piggy_extent_mm,
     spaces_cut_off_from_trough,
 )
 from models.errors import InputError
@@ -45,7 +45,7 @@ def test_the_shipped_and_test_boards_pass():
 # --- spaces large enough for a piggy -------------------------------------------------
 def test_piggy_reach_is_its_footprint_from_the_mesh():
     vertices = np.vstack([p.vertices for p in load_parts("piggy").values()])
-    assert piggy_reach_mm() == pytest.approx(np.abs(vertices[:, :2]).max(), abs=1e-3)
+    assert piggy_extent_mm() == pytest.approx(np.abs(vertices[:, :2]).max(), abs=1e-3)
 
 
 def test_spaces_too_small_for_a_piggy_are_refused_with_the_minimum():
@@ -64,19 +64,21 @@ def test_the_minimum_space_keeps_a_centred_piggy_in_under_the_hit_rule(line_mm):
     """Against the knocked-out test itself: at the minimum a piggy standing in the
     middle of its space is inside it, MIN_CLEARANCE_MM clear; 2 mm less and it
     would count as knocked out before any shot."""
-    from sim.physics.knockout import judge
+    from sim.physics.knockout import verdict_on
 
     parts = [p.vertices for p in load_parts("piggy").values()]
     extent = (-1e4, 1e4, -1e4, 1e4)
     size = min_space_mm(line_mm)
-    verdict = judge(parts, (0.0, 0.0), size, line_mm, extent)
+    verdict = verdict_on(parts, (0.0, 0.0), size, line_mm, extent)
     assert not verdict.knocked
-    assert verdict.line_starts_mm - verdict.reach_mm == pytest.approx(MIN_CLEARANCE_MM)
+    assert verdict.line_starts_mm - verdict.extent_mm == pytest.approx(MIN_CLEARANCE_MM)
     for turned in (np.rot90(np.eye(3)[:2, :2]),):  # facing left or right
         rotation = np.eye(3)
         rotation[:2, :2] = turned
-        assert not judge([v @ rotation.T for v in parts], (0.0, 0.0), size, line_mm, extent).knocked
-    assert judge(parts, (0.0, 0.0), size - 2 * MIN_CLEARANCE_MM - 0.1, line_mm, extent).knocked
+        assert not verdict_on(
+            [v @ rotation.T for v in parts], (0.0, 0.0), size, line_mm, extent
+        ).knocked
+    assert verdict_on(parts, (0.0, 0.0), size - 2 * MIN_CLEARANCE_MM - 0.1, line_mm, extent).knocked
 
 
 # --- the tractor ------------------------------------------------------------------------

@@ -17,11 +17,11 @@ from sim.physics.early_verdict import (
     Motion,
     PiggyShape,
     knocked_out_beyond_mm,
-    reach_mm,
-    sealed_reach_mm,
+    sealed_touch_radius_mm,
+    touch_radius_mm,
     travel_mm,
 )
-from sim.physics.knockout import judge, transform
+from sim.physics.knockout import transform, verdict_on
 from sim.physics.world import World
 
 #: The piggy's parts about its centre of mass, as the world simulates it.
@@ -57,7 +57,9 @@ def test_past_the_threshold_the_piggy_is_out_in_every_orientation(board, rule):
         offset[axis % 2] = (beyond + 0.01) * (1 if side else -1)
         position = np.append(centre, 15.0) + offset
         parts = [transform(v, position, rotation) for v in PARTS]
-        verdict = judge(parts, centre, board.space_mm, board.line_mm, board.surface_extent_mm, rule)
+        verdict = verdict_on(
+            parts, centre, board.space_mm, board.line_mm, board.surface_extent_mm, rule
+        )
         assert verdict.knocked, (i, verdict.reason)
 
 
@@ -87,7 +89,7 @@ def test_sealed_only_past_the_line_moving_away_with_little_to_bring_it_back(boar
     at = (centre[0] + beyond + 5.0, centre[1], lying)
 
     def reach(**kwargs):
-        return sealed_reach_mm(motion(at, **kwargs), centre, SHAPE, 0.3, beyond)
+        return sealed_touch_radius_mm(motion(at, **kwargs), centre, SHAPE, 0.3, beyond)
 
     away = reach(velocity=(200.0, 0, 0))
     assert away == pytest.approx(SHAPE.outer_radius_mm + 200.0**2 / (2 * 0.3 * GRAVITY_MM_S2))
@@ -95,23 +97,27 @@ def test_sealed_only_past_the_line_moving_away_with_little_to_bring_it_back(boar
     assert reach(velocity=(200.0, 0, 0), spin=(0, 0, 30.0)) is None  # spin enough to return
     assert reach(velocity=(200.0, 200.0, 0)) is None  # sideways: enough to turn 5 mm back
     upright = (at[0], at[1], SHAPE.inner_radius_mm + 8.0)  # could still fall over
-    assert sealed_reach_mm(motion(upright, (200.0, 0, 0)), centre, SHAPE, 0.3, beyond) is None
+    assert (
+        sealed_touch_radius_mm(motion(upright, (200.0, 0, 0)), centre, SHAPE, 0.3, beyond) is None
+    )
     inside = (centre[0] + beyond - 1.0, centre[1], lying)
-    assert sealed_reach_mm(motion(inside, (200.0, 0, 0)), centre, SHAPE, 0.3, beyond) is None
+    assert sealed_touch_radius_mm(motion(inside, (200.0, 0, 0)), centre, SHAPE, 0.3, beyond) is None
 
 
 def test_reach_of_a_sliding_body_is_its_outline_plus_the_friction_closed_form():
     """At rest on the ground: its outer radius. Sliding at 500 mm/s with mu 0.25 and
     lying as low as it can: that plus v^2 / (2 mu g); raised 2 mm: g * 2 mm more energy."""
     lying = SHAPE.inner_radius_mm
-    assert reach_mm(motion((0, 0, lying)), SHAPE, 0.25) == pytest.approx(SHAPE.outer_radius_mm)
+    assert touch_radius_mm(motion((0, 0, lying)), SHAPE, 0.25) == pytest.approx(
+        SHAPE.outer_radius_mm
+    )
     slide = 500.0**2 / (2 * 0.25 * GRAVITY_MM_S2)
-    assert reach_mm(motion((0, 0, lying), (300.0, 400.0, 0)), SHAPE, 0.25) == pytest.approx(
+    assert touch_radius_mm(motion((0, 0, lying), (300.0, 400.0, 0)), SHAPE, 0.25) == pytest.approx(
         SHAPE.outer_radius_mm + slide
     )
-    assert reach_mm(motion((0, 0, lying + 2.0), (300.0, 400.0, 0)), SHAPE, 0.25) == pytest.approx(
-        SHAPE.outer_radius_mm + slide + 2.0 / 0.25
-    )
+    assert touch_radius_mm(
+        motion((0, 0, lying + 2.0), (300.0, 400.0, 0)), SHAPE, 0.25
+    ) == pytest.approx(SHAPE.outer_radius_mm + slide + 2.0 / 0.25)
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ ENGINE = {
     "sim.physics.scene",
     "sim.physics.stand_ins",
     "sim.physics.shot_parts",
-    "sim.physics.sealing",
+    "sim.physics.early_verdict_bullet",
     "sim.physics.judge",
 }
 #: The sandbox is PyBullet's own window on a live simulation.

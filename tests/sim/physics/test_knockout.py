@@ -7,7 +7,7 @@ import pytest
 
 from models.errors import InputError
 from models.meshes import load_parts
-from sim.physics.knockout import FELL_OFF_DEPTH_MM, FURTHER_MM, judge, transform
+from sim.physics.knockout import FELL_OFF_DEPTH_MM, FURTHER_MM, transform, verdict_on
 
 PARTS = [m.vertices for m in load_parts("piggy").values()]
 
@@ -23,7 +23,7 @@ def posed(board, space, shift=(0.0, 0.0, 0.0), yaw_deg=0.0, roll_deg=0.0):
 
 
 def verdict(board, parts, rule="touches-line", space=(8, 1)):
-    return judge(
+    return verdict_on(
         parts,
         board.space_center_mm(space),
         board.space_mm,
@@ -41,7 +41,7 @@ def test_standing_in_its_space_is_not_knocked(board, rule):
 @pytest.mark.parametrize("rule", ["touches-line", "cleared"])
 def test_jostled_inside_its_space_is_not_knocked(board, rule):
     v = verdict(board, posed(board, (8, 1), shift=(2.0, 2.0, 0.0), yaw_deg=5.0), rule)
-    assert not v.knocked and v.reach_mm < v.line_starts_mm
+    assert not v.knocked and v.extent_mm < v.line_starts_mm
 
 
 def test_touching_the_line_knocks_out_under_the_sheets_rule_only(board):
@@ -76,7 +76,7 @@ def test_tipped_onto_its_side_in_the_middle_counts_as_inside(board):
     centre = np.append(board.space_center_mm((8, 1)), 11.5)
     parts = [transform(v, centre + np.array([-17.5, 0.0, 0.0]), on_side) for v in PARTS]
     v = verdict(board, parts)
-    assert not v.knocked and v.reach_mm < v.line_starts_mm
+    assert not v.knocked and v.extent_mm < v.line_starts_mm
 
 
 @pytest.mark.parametrize("rule", ["touches-line", "cleared"])
@@ -100,7 +100,7 @@ SMALL_SPACE_MM = 40.0
 
 
 def small_space_verdict(parts, start, rule="touches-line"):
-    return judge(
+    return verdict_on(
         parts, (0.0, 0.0), SMALL_SPACE_MM, 2.0, (-1e4, 1e4, -1e4, 1e4), rule, start_parts_mm=start
     )
 
@@ -116,7 +116,7 @@ def at_origin(shift=(0.0, 0.0, 0.0), yaw_deg=0.0):
 def test_a_piggy_nobody_moved_is_not_knocked_out_even_on_the_outline():
     standing = at_origin()
     alone = small_space_verdict(standing, None)
-    assert alone.knocked and alone.reach_mm - alone.line_starts_mm == pytest.approx(2.8, abs=0.1)
+    assert alone.knocked and alone.extent_mm - alone.line_starts_mm == pytest.approx(2.8, abs=0.1)
     unmoved = small_space_verdict(standing, standing)
     assert not unmoved.knocked and "where it stood before the shot" in unmoved.reason
     jostled = small_space_verdict(at_origin(shift=(0.0, 0.3, 0.0)), standing)
@@ -137,7 +137,7 @@ def test_a_piggy_on_the_outline_is_knocked_out_when_pushed_further_past_it():
 
 def test_a_piggy_that_stood_clear_is_knocked_out_when_it_touches_the_line(board):
     standing = posed(board, (8, 1))
-    touching = judge(
+    touching = verdict_on(
         posed(board, (8, 1), shift=(0.0, 5.0, 0.0)),
         board.space_center_mm((8, 1)),
         board.space_mm,
@@ -168,7 +168,7 @@ def test_a_piggy_on_one_side_pushed_onto_the_opposite_side_is_knocked_out():
     standing = at_origin()
     across = small_space_verdict(at_origin(yaw_deg=90.0, shift=(0.0, 0.0, 0.0)), standing)
     before = small_space_verdict(standing, None)
-    assert across.reach_mm <= before.reach_mm + FURTHER_MM  # no further, by one number
+    assert across.extent_mm <= before.extent_mm + FURTHER_MM  # no further, by one number
     assert across.knocked and "touches the outline of its space on its +x side" in across.reason
 
 
@@ -181,7 +181,7 @@ def test_a_piggy_on_one_side_pushed_across_its_space_is_knocked_out(board):
     length = max(float(np.max(np.abs(np.vstack(start)[:, 1] - centre[1]))), 1.0)
     on_plus = posed(board, (8, 1), shift=(0.0, half_line - length + 0.2, 0.0))
     on_minus = posed(board, (8, 1), shift=(0.0, -(half_line - length + 0.2), 0.0))
-    v = judge(
+    v = verdict_on(
         on_minus,
         centre,
         board.space_mm,

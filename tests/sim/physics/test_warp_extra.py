@@ -36,12 +36,14 @@ def test_a_batch_fires_the_hit_maps_shots():
     """The noise a batch fires at a space is the hit map's, shot for shot."""
     from models.board import load_board
     from sim.studies import rqmc
-    from sim.studies.space_shots import SweepSpec, shot_seeds
+    from sim.studies.space_shots import SweepSpec, shot_seed
     from sim.studies.warp_space import space_noises
 
-    spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=40)
+    spec = SweepSpec(
+        board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=40, sampler="mc"
+    )
     space = load_board("stock").parse_space("r0c3")
-    assert space_noises(spec, "r0c3") == [{"seed": s} for s in shot_seeds(0, space, 40)]
+    assert space_noises(spec, "r0c3") == [{"seed": shot_seed(0, space, i)} for i in range(40)]
     rq = SweepSpec(**{**spec.__dict__, "sampler": "rqmc"})
     noises = space_noises(rq, "r0c3")
     scrambles, _, points = rqmc.plan(40, None)

@@ -272,9 +272,9 @@ def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, desig
         def look() -> None:
             scene = world.scene
             movers = {scene.names[b]: b for b in [scene.bale, *world.stand_ins.woken.values()]}
-            for name, proxy in world.stand_ins.proxies.items():
-                if scene.piggy_bodies[name] != proxy:
-                    continue  # woken: its stand-in is parked
+            for name, proxy in scene.piggy_bodies.items():
+                if name in world.stand_ins.woken:
+                    continue  # its body is dynamic, its stand-in parked
                 box = pb.getAABB(proxy, physicsClientId=world.client)
                 overlaps.extend(
                     (shot, name, mover)

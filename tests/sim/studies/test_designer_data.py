@@ -47,6 +47,7 @@ def spec(**changes):
             "spaces": ("r5c1",),
             "shots": 2,
             "seed": 3,
+            "sampler": "mc",
             **changes,
         }
     )

@@ -28,7 +28,7 @@ from sim.studies.hitmap import (
     sweep,
 )
 from sim.studies.parts import write_part
-from sim.studies.space_shots import shot_seeds
+from sim.studies.space_shots import shot_seed
 from tests.helpers import cli_spec
 from tests.referee.positions import position
 
@@ -44,6 +44,7 @@ def spec(**changes):
             "spaces": SPACES,
             "shots": 3,
             "seed": 7,
+            "sampler": "mc",
             **changes,
         }
     )
@@ -63,8 +64,12 @@ def test_wilson_intervals_cover_the_truth_about_95_percent_of_the_time():
 
 
 def test_seeds_depend_on_the_root_seed_and_the_space_only():
-    assert shot_seeds(5, (2, 1), 4) == shot_seeds(5, (2, 1), 4) != shot_seeds(6, (2, 1), 4)
-    assert shot_seeds(5, (2, 1), 4) != shot_seeds(5, (1, 2), 4)
+    def seeds(root, space):
+        return [shot_seed(root, space, i) for i in range(4)]
+
+    assert seeds(5, (2, 1)) == seeds(5, (2, 1)) != seeds(6, (2, 1))
+    assert seeds(5, (2, 1)) != seeds(5, (1, 2))
+    assert len(set(seeds(5, (2, 1)))) == 4
 
 
 @pytest.mark.slow

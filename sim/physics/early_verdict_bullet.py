@@ -1,7 +1,9 @@
-"""The engine's early verdict (docs/physics.md, "The early verdict"): which moving
-piggies are sealed, and whether the bale can strike anything more.
+"""The Bullet engine's early verdict (docs/physics.md, "The early verdict"): which
+moving piggies are sealed, and whether the bale can strike anything more.
 
-The rules themselves, with no physics, are :mod:`sim.physics.early_verdict`; this
+The rules themselves, with no physics, are :mod:`sim.physics.early_verdict`, shared
+with the MuJoCo engine (whose checks are in :mod:`sim.physics.mujoco_world`); they
+stay apart from this module so that neither they nor MuJoCo import PyBullet. This
 part of the engine (:class:`sim.physics.world.World`) reads the bodies' states from
 the scene's Bullet and asks it what lies near. Lengths inside are cm, as in
 :mod:`sim.physics.scene`.
@@ -13,8 +15,8 @@ from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.early_verdict import (
     LayoutBounds,
     Motion,
-    reach_mm,
-    sealed_reach_mm,
+    sealed_touch_radius_mm,
+    touch_radius_mm,
 )
 from sim.physics.scene import Scene
 
@@ -68,7 +70,7 @@ class EarlyVerdict:
                 tuple(spin),
                 max(inertia) / mass / CM_PER_MM**2,
             )
-            reach = sealed_reach_mm(
+            reach = sealed_touch_radius_mm(
                 motion, centre, self._shape, friction * ground_friction, self._beyond_mm
             )
             if reach is None or not any(
@@ -83,7 +85,7 @@ class EarlyVerdict:
         self, bale: int, position, friction: float, gyration_sq_mm2: float, surface_cm
     ) -> bool:
         """The bale's early verdict: it lies on the board, and nothing but the board,
-        not even the board's edge, is within its reach (``early_verdict.reach_mm``),
+        not even the board's edge, is within its reach (``early_verdict.touch_radius_mm``),
         so it can strike nothing more. ``position`` is its centre now, cm; ``friction``
         the product of its and the ground's coefficients."""
         if position[2] > self._bale_outline.outer_radius_mm * CM_PER_MM:
@@ -95,7 +97,7 @@ class EarlyVerdict:
             tuple(spin),
             gyration_sq_mm2,
         )
-        reach = reach_mm(motion, self._bale_outline, friction) * CM_PER_MM
+        reach = touch_radius_mm(motion, self._bale_outline, friction) * CM_PER_MM
         x, y, _ = position
         if not (
             surface_cm[0] + reach <= x <= surface_cm[1] - reach
