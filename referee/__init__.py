@@ -15,7 +15,7 @@ from referee.api import CHANCE, TERMINAL, Game, IllegalAction, State
 from referee.by_golly import ByGollyGame
 from referee.go_piggy_go import GoPiggyGoGame
 from referee.pig_out import PigOutGame
-from referee.validate import shown
+from referee.validate import quoted
 from referee.woolfy import WoolfyGame
 
 #: Registered games by canonical name.
@@ -43,7 +43,7 @@ def canonical_name(name: str) -> str:
     that are not text) are refused."""
     key = name.lower().replace("-", "_") if isinstance(name, str) else None
     if key not in GAMES:
-        raise InputError(f"unknown game {shown(name)}: games are {', '.join(sorted(GAMES))}")
+        raise InputError(f"unknown game {quoted(name)}: games are {', '.join(sorted(GAMES))}")
     return key
 
 

@@ -19,7 +19,7 @@ from typing import ClassVar, Self
 
 from models.errors import InputError
 from models.files import parse_json
-from referee.validate import Spec, check_params, shown
+from referee.validate import Spec, check_params, quoted
 
 #: ``current_player()`` at a chance node, and at the end (OpenSpiel's values).
 CHANCE = -1
@@ -40,7 +40,7 @@ class IllegalAction(InputError):
     def __init__(self, action: str, legal: list[str]):
         self.action, self.legal = action, legal
         listed = ", ".join(legal[:40]) + (f", ... ({len(legal)} in all)" if len(legal) > 40 else "")
-        super().__init__(f"{shown(action)} is not legal here; legal: {listed or 'nothing'}")
+        super().__init__(f"{quoted(action)} is not legal here; legal: {listed or 'nothing'}")
 
 
 class Game(ABC):
@@ -88,13 +88,13 @@ class Game(ABC):
         if not isinstance(data, dict) or data.get("game") != self.name:
             raise InputError(
                 f'{where}: not a {self.name} state (its "game" is '
-                f"{shown(data.get('game') if isinstance(data, dict) else data)})"
+                f"{quoted(data.get('game') if isinstance(data, dict) else data)})"
             )
         state = self.new_initial_state()
         expected = {"game", "params", "history", *state._to_dict()}
         for key in sorted(set(data) ^ expected):
             raise InputError(
-                f"{where}: {'unknown' if key in data else 'missing'} field {shown(key)}"
+                f"{where}: {'unknown' if key in data else 'missing'} field {quoted(key)}"
             )
         self._check_state_params(data["params"], where)
         history = data["history"]
@@ -111,11 +111,11 @@ class Game(ABC):
         if params == mine:
             return
         if not isinstance(params, dict):
-            raise InputError(f"{where}: field 'params' must be an object, got {shown(params)}")
+            raise InputError(f"{where}: field 'params' must be an object, got {quoted(params)}")
         key = min(set(params) ^ set(mine) or {k for k in mine if params[k] != mine[k]})
         raise InputError(
-            f"{where}: saved with {key}={shown(params.get(key))}, but this game "
-            f"has {key}={shown(mine.get(key))}"
+            f"{where}: saved with {key}={quoted(params.get(key))}, but this game "
+            f"has {key}={quoted(mine.get(key))}"
         )
 
     def _replayed(self, loaded: State, history: list[str], where: str) -> State:
@@ -126,7 +126,7 @@ class Game(ABC):
                 state.apply_action(action)
             except InputError as exc:
                 raise InputError(
-                    f"{where}: history action {number} {shown(action)} cannot "
+                    f"{where}: history action {number} {quoted(action)} cannot "
                     f"be played there ({exc})"
                 ) from None
         replayed = json.loads(json.dumps(state._to_dict()))
@@ -134,8 +134,8 @@ class Game(ABC):
         for key in sorted(replayed):
             if json.loads(json.dumps(saved[key])) != replayed[key]:
                 raise InputError(
-                    f"{where}: field '{key}' = {shown(saved[key])} does not match "
-                    f"the history, which gives {shown(replayed[key])}"
+                    f"{where}: field '{key}' = {quoted(saved[key])} does not match "
+                    f"the history, which gives {quoted(replayed[key])}"
                 )
         return state
 
@@ -299,7 +299,7 @@ def _parse_json(text: str, where: str):
     """JSON text, or a one-line InputError (malformed, a key twice in one object, NaN,
     nested too deeply, numbers of thousands of digits)."""
     if not isinstance(text, str | bytes):
-        raise InputError(f"{where}: expected JSON text, got {shown(text)}")
+        raise InputError(f"{where}: expected JSON text, got {quoted(text)}")
     try:
         return parse_json(text if isinstance(text, str) else text.decode(), where)
     except UnicodeDecodeError:

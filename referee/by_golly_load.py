@@ -36,7 +36,7 @@ from referee.by_golly_terms import (
     SWAP,
     TURN,
 )
-from referee.validate import FLAG, Fields, Spec, is_whole, list_of, one_of, or_none, shown, whole
+from referee.validate import FLAG, Fields, Spec, is_whole, list_of, one_of, or_none, quoted, whole
 
 
 class ByGollyRules(Protocol):
@@ -214,7 +214,7 @@ def _check_phase(state: ByGollyPosition, field: Fields) -> None:
     field.require(
         not broken,
         f"phase {phase} does not go with {broken[0] if broken else ''} "
-        f"(played {shown(played)}, face up {up}, draws left "
+        f"(played {quoted(played)}, face up {up}, draws left "
         f"{state.draws_left}, swaps left {state.swaps_left})",
     )
     for seat, hand in enumerate(state.hands):

@@ -26,7 +26,7 @@ from referee.validate import (
     is_whole,
     listed,
     one_of,
-    shown,
+    quoted,
     text,
     whole,
     whole_text,
@@ -83,12 +83,12 @@ class GoPiggyGoGame(Game):
         if len(set(faces)) != len(faces):
             raise InputError(
                 f"go_piggy_go: parameter 'die_faces' must list distinct faces, "
-                f"got {shown(p['die_faces'])}"
+                f"got {quoted(p['die_faces'])}"
             )
         if all(f == "tractor" for f in faces) and p["tractor_move"] == 0:
             raise InputError(
                 "go_piggy_go: no face of the die moves a piggy (die_faces "
-                f"{shown(p['die_faces'])} with tractor_move 0): the game could "
+                f"{quoted(p['die_faces'])} with tractor_move 0): the game could "
                 "never end; give a number face or a tractor_move of 1 or more"
             )
         if p["first_player"] >= p["players"]:
@@ -99,7 +99,7 @@ class GoPiggyGoGame(Game):
         if resolver is not None and not callable(getattr(resolver, "outcomes", None)):
             raise InputError(
                 f"go_piggy_go: 'resolver' must be a shot resolver (an object with "
-                f"an outcomes(...) method), got {shown(resolver)}"
+                f"an outcomes(...) method), got {quoted(resolver)}"
             )
         self.faces = faces
         self.board = load_board(p["board"])

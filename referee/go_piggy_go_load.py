@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from models.grid import PLACES, TROUGH, Board, Space, space_name
 from referee.board_steps import Steps
-from referee.validate import FLAG, OBJECT, Fields, one_of, or_none, shown, whole
+from referee.validate import FLAG, OBJECT, Fields, one_of, or_none, quoted, whole
 
 #: The phases of a turn: the die is rolled, a piggy moves, a shot's outcome is
 #: awaited (after the tractor face), the game is over.
@@ -65,14 +65,14 @@ def load(state: GoPiggyGoPosition, data: dict) -> None:
         field.require(
             False,
             f"{'unknown' if piggy in pieces else 'missing'} piggy "
-            f"{shown(piggy)} in 'pieces' (the piggies in play are "
+            f"{quoted(piggy)} in 'pieces' (the piggies in play are "
             f"{', '.join(sorted(state.place))})",
         )
     for piggy, where in pieces.items():
         field.require(
             where in PLACES or where in by_name,
-            f"{piggy} is on {shown(where)}: not a pit, the trough or a space "
-            f"of board {shown(board.name)}",
+            f"{piggy} is on {quoted(where)}: not a pit, the trough or a space "
+            f"of board {quoted(board.name)}",
         )
         state.place[piggy] = by_name.get(where, where)
     state.stacks = _load_stacks(state, field("stacks", OBJECT), field)
@@ -103,11 +103,11 @@ def _load_stacks(state: GoPiggyGoPosition, raw: dict, field: Fields) -> dict[Spa
     for name, stack in raw.items():
         field.require(
             name in by_name,
-            f"a stack on {shown(name)}, not a space of board {shown(state.game.board.name)}",
+            f"a stack on {quoted(name)}, not a space of board {quoted(state.game.board.name)}",
         )
         field.require(
             isinstance(stack, list) and 1 <= len(stack) <= 2,
-            f"the stack on {name} must list 1 or 2 piggies, got {shown(stack)}",
+            f"the stack on {name} must list 1 or 2 piggies, got {quoted(stack)}",
         )
         for piggy in stack:
             field.require(
@@ -115,7 +115,7 @@ def _load_stacks(state: GoPiggyGoPosition, raw: dict, field: Fields) -> dict[Spa
                 and piggy in state.place
                 and piggy not in seen
                 and state.place[piggy] == by_name[name],
-                f"the stack on {name} lists {shown(piggy)}, which 'pieces' "
+                f"the stack on {name} lists {quoted(piggy)}, which 'pieces' "
                 "does not put there (or lists twice)",
             )
             seen.add(piggy)
@@ -143,7 +143,7 @@ def _load_turn(state: GoPiggyGoPosition, field: Fields) -> None:
     phase, over = state.phase, state.phase == PHASE_OVER
     field.require(
         (state.die is None) == (phase == PHASE_ROLL) or over,
-        f"die {shown(state.die)} in phase {phase}",
+        f"die {quoted(state.die)} in phase {phase}",
     )
     field.require(
         (state.target is not None) == (phase == PHASE_SHOT)
@@ -151,19 +151,19 @@ def _load_turn(state: GoPiggyGoPosition, field: Fields) -> None:
             phase != PHASE_SHOT
             or (state.die == "tractor" and isinstance(state.place[state.target], tuple))
         ),
-        f"target {shown(state.target)} in phase {phase} with die {state.die}",
+        f"target {quoted(state.target)} in phase {phase} with die {state.die}",
     )
     field.require(
         over == (state.capped or state.winner is not None)
         and not (state.capped and state.winner is not None)
         and state.capped == (state.turn >= cap),
-        f"phase {phase}, winner {shown(state.winner)}, capped {state.capped} and "
+        f"phase {phase}, winner {quoted(state.winner)}, capped {state.capped} and "
         f"turn {state.turn} of {cap} do not go together",
     )
     complete = [s for s in range(n) if all(state.place[p] == TROUGH for p in game.piggies_of(s))]
     field.require(
         complete == [] if state.winner is None else state.winner in complete,
-        f"winner {shown(state.winner)} with seats {complete} in the trough",
+        f"winner {quoted(state.winner)} with seats {complete} in the trough",
     )
     if state.winner is not None:  # the mover's last move took a piggy of theirs in
         first = min(complete, key=lambda s: (s - state.player) % n)
@@ -172,7 +172,7 @@ def _load_turn(state: GoPiggyGoPosition, field: Fields) -> None:
             and state.winner == first
             and any(state.place[p] == TROUGH for p in game.piggies_of(state.player)),
             f"winner {state.winner} after seat {state.player}'s move with die "
-            f"{shown(state.die)}: a game is won by the move that takes the last "
+            f"{quoted(state.die)}: a game is won by the move that takes the last "
             "piggy into the trough (the mover's own, carrying any on top), and the "
             "first seat from the mover with all three there wins",
         )

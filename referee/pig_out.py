@@ -29,7 +29,7 @@ from referee.validate import (
     listed,
     one_of,
     or_none,
-    shown,
+    quoted,
     whole,
     whole_text,
 )
@@ -120,7 +120,7 @@ class PigOutGame(Game):
         if len(self.pig_faces) == FACES:
             raise InputError(
                 "pig_out: parameter 'pig_faces' must leave a face that scores, "
-                f"got {shown(p['pig_faces'])}"
+                f"got {quoted(p['pig_faces'])}"
             )
         first = p["first_player"]
         if first != "roll" and first >= players:
@@ -330,14 +330,14 @@ class PigOutState(State):
             over == (self.capped or self.winner is not None)
             and not (self.capped and self.winner is not None)
             and self.capped == (self.turn >= cap),
-            f"phase {phase}, winner {shown(self.winner)}, capped {self.capped} and "
+            f"phase {phase}, winner {quoted(self.winner)}, capped {self.capped} and "
             f"turn {self.turn} of {cap} do not go together",
         )
         reached = [s for s, score in enumerate(self.scores) if score >= target]
         field.require(
             reached == ([] if self.winner is None else [self.winner]),
             f"scores {self.scores} reach the target {target} but the winner is "
-            f"{shown(self.winner)}",
+            f"{quoted(self.winner)}",
         )
 
     def _load_rolloff(self, field: Fields) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from models.errors import InputError
 from models.files import parse_json, write_text_atomic
 from referee.api import State
-from referee.validate import printable, shown
+from referee.validate import printable, quoted
 
 
 def record_lines(state: State) -> list[str]:
@@ -50,23 +50,25 @@ def read_record(path: str | Path) -> tuple[str, dict, list[str]]:
         raise InputError(f"{where} is empty")
     (number, head), actions = values[0], values[1:]
     if not isinstance(head, dict):
-        raise InputError(f"{where}: line {number} must be {HEAD}, got {shown(head)}")
+        raise InputError(f"{where}: line {number} must be {HEAD}, got {quoted(head)}")
     for key in sorted(set(head) - {"game", "params"}):
         raise InputError(
-            f"{where}: line {number}: unknown key {shown(key)} (the first line is {HEAD})"
+            f"{where}: line {number}: unknown key {quoted(key)} (the first line is {HEAD})"
         )
     name, params = head.get("game"), head.get("params", {})
     if not isinstance(name, str):
-        raise InputError(f"{where}: line {number}: 'game' must be a game's name, got {shown(name)}")
+        raise InputError(
+            f"{where}: line {number}: 'game' must be a game's name, got {quoted(name)}"
+        )
     if not isinstance(params, dict):
         raise InputError(
             f"{where}: line {number}: 'params' must be an object of "
-            f"game parameters, got {shown(params)}"
+            f"game parameters, got {quoted(params)}"
         )
     for number, action in actions:
         if not isinstance(action, str):
             raise InputError(
-                f"{where}: line {number} must be an action string, got {shown(action)}"
+                f"{where}: line {number} must be an action string, got {quoted(action)}"
             )
     return name, params, [action for _, action in actions]
 
@@ -104,5 +106,5 @@ def replay(name: str, params: dict, actions: list[str], **game_options) -> Itera
         try:
             state.apply_action(action)
         except InputError as exc:
-            raise InputError(f"record action {number} ({shown(action)}): {exc}") from None
+            raise InputError(f"record action {number} ({quoted(action)}): {exc}") from None
         yield state

@@ -27,7 +27,7 @@ from models.board import Board, parse_space_name
 from models.errors import InputError
 from models.layout import check_piggy
 from models.tables import read_table
-from referee.validate import shown
+from referee.validate import quoted
 
 #: A space's name as the board writes it: no leading zeros, no more than 3 digits.
 SPACE_NAME = re.compile(r"r(0|[1-9][0-9]{0,2})c(0|[1-9][0-9]{0,2})")
@@ -59,7 +59,7 @@ class ScriptedResolver:
 
     def __init__(self, hit_probability: float = 0.5, script: list[list[str]] | None = None):
         if not _is_probability(hit_probability):
-            raise InputError(f"hit probability {shown(hit_probability)} is not a number in [0, 1]")
+            raise InputError(f"hit probability {quoted(hit_probability)} is not a number in [0, 1]")
         for outcome in script or []:
             for piggy in outcome:
                 check_piggy(piggy)
@@ -88,9 +88,9 @@ class TableResolver:
             raise InputError(f"{source}: the hit map has no space in reach")
         for space, p in probabilities.items():
             if not isinstance(space, str) or not SPACE_NAME.fullmatch(space):
-                raise InputError(f"{source}: {shown(space)} is not a space name like r8c3")
+                raise InputError(f"{source}: {quoted(space)} is not a space name like r8c3")
             if not _is_probability(p):
-                raise InputError(f"{source}: P = {shown(p)} for {space} is not a number in [0, 1]")
+                raise InputError(f"{source}: P = {quoted(p)} for {space} is not a number in [0, 1]")
         self.probabilities, self.source = dict(probabilities), source
 
     @classmethod
@@ -98,7 +98,7 @@ class TableResolver:
         """From a hit map file, CSV or Parquet (``piggy hitmap``; its rows read by
         :func:`models.tables.read_table`, held to :meth:`from_rows`): the one reader of
         hit maps, for the command line and the OpenSpiel game alike."""
-        return cls.from_rows(read_table(path), source=f"hit map {shown(os.fspath(path))}")
+        return cls.from_rows(read_table(path), source=f"hit map {quoted(os.fspath(path))}")
 
     @classmethod
     def from_rows(cls, rows: list[dict], source: str) -> TableResolver:
@@ -111,7 +111,7 @@ class TableResolver:
             if rows and column not in rows[0]:
                 raise InputError(
                     f"{source}: no '{column}' column (columns: "
-                    f"{shown(', '.join(map(str, rows[0])))})"
+                    f"{quoted(', '.join(map(str, rows[0])))})"
                 )
         probabilities: dict[str, float] = {}
         seen = set()
@@ -119,7 +119,7 @@ class TableResolver:
             space = row.get("space")
             if not isinstance(space, str) or not SPACE_NAME.fullmatch(space):
                 raise InputError(
-                    f"{source}: row {number}: {shown(space)} is not a space name like r8c3"
+                    f"{source}: row {number}: {quoted(space)} is not a space name like r8c3"
                 )
             if space in seen:
                 raise InputError(f"{source}: space {space} is listed twice (row {number})")
@@ -128,13 +128,13 @@ class TableResolver:
                 if not _is_probability(row.get("p_target")):
                     raise InputError(
                         f"{source}: row {number}: p_target "
-                        f"{shown(row.get('p_target'))} is not a number in [0, 1]"
+                        f"{quoted(row.get('p_target'))} is not a number in [0, 1]"
                     )
                 probabilities[space] = float(row["p_target"])
             elif row.get("reachable") is not False and row.get("reachable") is not None:
                 raise InputError(
                     f"{source}: row {number}: reachable "
-                    f"{shown(row.get('reachable'))} is not true or false"
+                    f"{quoted(row.get('reachable'))} is not true or false"
                 )
         return cls(probabilities, source)
 
@@ -145,7 +145,7 @@ class TableResolver:
             row, col = parse_space_name(space)
             if not (row < board.rows and col < board.cols):
                 raise InputError(
-                    f"{self.source}: {space} is off board {shown(board.name)} "
+                    f"{self.source}: {space} is off board {quoted(board.name)} "
                     f"(rows 0-{board.rows - 1}, columns 0-{board.cols - 1}): "
                     "the hit map was made for another board"
                 )

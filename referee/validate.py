@@ -2,8 +2,8 @@
 record's first line, ``--param name=value``) and the fields of saved states.
 
 Every refusal is a one-line :class:`~models.errors.InputError` that names the
-parameter or field, the value (shown safely: quoted, escaped, shortened) and what
-is allowed.
+parameter or field, the value (:func:`quoted`: as a literal, escaped, shortened)
+and what is allowed.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import TypeGuard
 
 from models.errors import InputError
 
-#: Values are shown in messages up to this many characters.
-SHOWN_CHARS = 40
+#: Values are quoted in messages up to this many characters.
+QUOTED_CHARS = 40
 #: A number written with more digits than this is refused before Python converts it
 #: (its own limit, 4300 digits, raises a ValueError, and no parameter needs more).
 MAX_DIGITS = 30
@@ -27,10 +27,13 @@ MAX_TURNS_LIMIT = 10**9
 _WHOLE_RE = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
 
 
-def shown(value) -> str:
+def quoted(value) -> str:
     """``value`` for a one-line message: quoted and escaped (newlines and terminal
     control characters included), long text shortened, huge numbers and large
-    containers described instead of printed."""
+    containers described instead of printed. A value read from a parameter or a
+    state's field is shown as the literal it was (``'abc'``, ``true``, ``null``), so
+    that a string is told from a number (:func:`models.text.shown` writes a name or a
+    path as it is, unquoted)."""
     if isinstance(value, bool) or value is None:
         return "true" if value is True else "false" if value is False else "null"
     if isinstance(value, int):
@@ -40,9 +43,9 @@ def shown(value) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
-        if len(value) <= SHOWN_CHARS:
+        if len(value) <= QUOTED_CHARS:
             return repr(value)
-        return f"{value[:SHOWN_CHARS]!r}... ({len(value)} characters)"
+        return f"{value[:QUOTED_CHARS]!r}... ({len(value)} characters)"
     if isinstance(value, list | dict | tuple):
         kind = "an object" if isinstance(value, dict) else "a list"
         if len(value) <= 4 and all(
@@ -50,11 +53,11 @@ def shown(value) -> str:
             for v in (value.values() if isinstance(value, dict) else value)
         ):
             text = (
-                "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}"
+                "{" + ", ".join(f"{quoted(k)}: {quoted(v)}" for k, v in value.items()) + "}"
                 if isinstance(value, dict)
-                else "[" + ", ".join(map(shown, value)) + "]"
+                else "[" + ", ".join(map(quoted, value)) + "]"
             )
-            if len(text) <= 2 * SHOWN_CHARS:
+            if len(text) <= 2 * QUOTED_CHARS:
                 return text
         return f"{kind} of {len(value)} items"
     return f"a {type(value).__name__}"
@@ -102,7 +105,7 @@ class Spec:
         """``value`` if accepted, else a one-line InputError: "<where> '<key>' must be
         <allowed>, got <value>"."""
         if not self.accepts(value):
-            raise InputError(f"{where} '{key}' must be {self.allowed}, got {shown(value)}")
+            raise InputError(f"{where} '{key}' must be {self.allowed}, got {quoted(value)}")
         return value
 
 
@@ -155,7 +158,7 @@ def check_params(game: str, specs: dict[str, Spec], params: dict) -> None:
     for key, value in params.items():
         if key not in specs:
             raise InputError(
-                f"{game}: unknown parameter {shown(key)} (allowed: {', '.join(sorted(specs))})"
+                f"{game}: unknown parameter {quoted(key)} (allowed: {', '.join(sorted(specs))})"
             )
         specs[key].check(f"{game}: parameter", key, value)
 
@@ -190,12 +193,12 @@ def parse_params(items: list[str] | None) -> dict:
     for item in items or []:
         m = _PARAM_RE.fullmatch(item)
         if not m:
-            raise InputError(f"--param {shown(item)} must look like name=value")
+            raise InputError(f"--param {quoted(item)} must look like name=value")
         key, value = m.groups()
         try:
             params[key] = parse_param_value(value)
         except InputError as exc:
-            raise InputError(f"--param {key}={shown(value)}: {exc}") from None
+            raise InputError(f"--param {key}={quoted(value)}: {exc}") from None
     return params
 
 

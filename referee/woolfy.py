@@ -26,7 +26,7 @@ from referee.validate import (
     list_items,
     listed,
     one_of,
-    shown,
+    quoted,
     whole,
     whole_text,
 )
@@ -113,7 +113,7 @@ class WoolfyGame(Game):
         for key, values in squares.items():
             if max(values) >= length or len(set(values)) != len(values):
                 raise InputError(
-                    f"woolfy: parameter '{key}' = {shown(p[key])} must be distinct "
+                    f"woolfy: parameter '{key}' = {quoted(p[key])} must be distinct "
                     f"squares 0-{length - 1} (track_length {length})"
                 )
         self.wolf_squares = tuple(sorted(squares["wolf_squares"]))

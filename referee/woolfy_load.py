@@ -22,7 +22,7 @@ from referee.validate import (
     list_of,
     one_of,
     or_none,
-    shown,
+    quoted,
     whole,
 )
 from referee.woolfy_terms import CHOOSE, DIE, HOUSE, HOUSES, MOVE, OVER, PIGLETS, POT
@@ -101,7 +101,7 @@ def load(state: WoolfyPosition, data: dict) -> None:
         and all(
             state.where[pig] == p["start_square"] or pig in state.left_start for pig in PIGLETS
         ),
-        f"'left_start' {shown(state.left_start)} must list, in the order "
+        f"'left_start' {quoted(state.left_start)} must list, in the order "
         f"{', '.join(PIGLETS)}, every piglet that is off the start square",
     )
     piglet = or_none(one_of(*PIGLETS), "none")
@@ -128,8 +128,8 @@ def load(state: WoolfyPosition, data: dict) -> None:
         and (phase != HOUSE or state.rolled == "house")
         and (phase != MOVE or state.rolled != "house")
         and (chosen is None or (state.where[chosen] == POT) == state.rescuing),
-        f"phase {phase} with piglet {shown(chosen)} (rescuing {state.rescuing}) "
-        f"and roll {shown(state.rolled)}",
+        f"phase {phase} with piglet {quoted(chosen)} (rescuing {state.rescuing}) "
+        f"and roll {quoted(state.rolled)}",
     )
     places = list(state.where.values())
     won, potted = places.count("brick") == len(places), places.count(POT) == len(places)
@@ -139,6 +139,6 @@ def load(state: WoolfyPosition, data: dict) -> None:
         (phase == OVER) == (state.result is not None)
         and state.result == ends
         and state.capped == capped,
-        f"result {shown(state.result)} (capped {state.capped}) in phase {phase}, "
+        f"result {quoted(state.result)} (capped {state.capped}) in phase {phase}, "
         f"turn {state.turn} of {cap}, with the piglets at {places}",
     )
