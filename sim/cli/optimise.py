@@ -127,7 +127,7 @@ def cmd_design_optimise(args) -> int:
         "storage": redacted(storage),
         "objectives": objectives,
         "trials": len(trials),
-        "new_trials": len(trials) - before,
+        "new_trials": len(fired),  # this run's: others may add to a shared study meanwhile
         "feasible_trials": sum(r["feasible"] for r in rows),
         "pruned_trials": sum(r["pruned"] for r in rows),
         "infeasible": dict(sorted(infeasible.items())),
@@ -135,7 +135,7 @@ def cmd_design_optimise(args) -> int:
         "pruner": search.pruner if search.raced else "none",
         "in_flight": in_flight,
         "full_precision_trials": sorted(full),
-        "shots": _shots(trials, before, full, fired, verification),
+        "shots": _shots(trials, full, fired, verification),
         "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
         "verification": verification,
         "importances": importances,
@@ -254,10 +254,10 @@ def _figures(trial, full: dict[int, dict]) -> dict:
     return measured["objectives"] if measured else trial.user_attrs["objectives"]
 
 
-def _shots(trials: list, before: int, full: dict, fired: dict, verification: dict | None) -> dict:
+def _shots(trials: list, full: dict, fired: dict, verification: dict | None) -> dict:
     """The shots this run fired: the new trials' at low fidelity, the few best's at
     full precision beyond those (the ones measured now), and the verification's."""
-    new = {t.number for t in trials[before:]}
+    new = set(fired)  # the trials this run measured
     search = sum(t.user_attrs.get("shots") or 0 for t in trials if t.number in new)
     again = sum(
         figures["shots"] - sum(len(rows) for rows in fired.get(number, {}).values())

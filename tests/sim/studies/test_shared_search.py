@@ -1,0 +1,70 @@
+"""One design search shared by several optimiser processes through a real PostgreSQL
+server (tests/postgres.py starts and stops it): no trial lost or numbered twice,
+BASE tried once, and the best design the one the study's trials make best."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.postgres import postgres_server
+
+optuna = pytest.importorskip("optuna")
+
+pytestmark = pytest.mark.slow
+
+#: Generous cap on a search process (a busy machine), s.
+SEARCH_S = 600
+STUDY = "shared"
+
+
+def search(url: str, folder: Path, seed: int, trials: int) -> subprocess.Popen:
+    """An optimiser process adding ``trials`` trials to the shared study."""
+    folder.mkdir(exist_ok=True)
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "sim.cli", "design", "optimise", "stock"),
+            *("--spaces", "r9c1,r1c5", "--shots", "6", "--workers", "1"),
+            *("--param", "pivot_height=60:100", "--trials", str(trials), "--remeasure", "0"),
+            *("--storage", url, "--study", STUDY, "--search-seed", str(seed)),
+            *("--cache", str(folder / "cache"), "--out", str(folder / "best.toml"), "--json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finished(process: subprocess.Popen) -> dict:
+    out, err = process.communicate(timeout=SEARCH_S)
+    assert process.returncode == 0, err
+    return json.loads(out)
+
+
+def test_two_searches_share_one_study_on_postgresql(tmp_path):
+    with postgres_server() as url:
+        first = search(url, tmp_path / "a", seed=1, trials=3)
+        second = search(url, tmp_path / "b", seed=2, trials=3)
+        done = [finished(first), finished(second)]
+        assert [d["new_trials"] for d in done] == [3, 3]
+        study = optuna.load_study(study_name=STUDY, storage=url)
+        trials = study.get_trials()
+        # every trial kept, numbered once, each run by one of the two processes
+        assert [t.number for t in trials] == list(range(6))
+        assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
+        pids = [t.user_attrs["process"][1] for t in trials]
+        assert sorted(set(pids)) == sorted({first.pid, second.pid})
+        assert pids.count(first.pid) == pids.count(second.pid) == 3
+        # BASE (pivot 70 lies in the range) queued once, though both made the study
+        assert sum(t.params["launcher.pivot_height_mm"] == 70.0 for t in trials) == 1
+        # a third process resuming the study picks the best of all its trials
+        third = finished(search(url, tmp_path / "c", seed=3, trials=1))
+        trials = optuna.load_study(study_name=STUDY, storage=url).get_trials()
+    candidates = [t for t in trials if t.user_attrs["feasible"] and not t.user_attrs["pruned"]]
+    best = max(candidates, key=lambda t: (t.values[0], -t.number))
+    assert third["trials"] == 7 and third["best"]["trial"] == best.number
+    assert third["best"]["params"] == best.params
