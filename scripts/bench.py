@@ -1,6 +1,6 @@
 """Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
-    python scripts/bench.py [--only shots|grazing|child|own-piggy|games|answer|startup]
+    python scripts/bench.py [--only shots|grazing|child|own-piggy|games|answer|startup|cluster]
                             [--shots 240] [--naive-shots 240] [--grazing-shots 20]
                             [--grazing-reference-shots N] [--child-shots 30]
                             [--own-piggy-shots 50] [--own-piggy-design DESIGN]
@@ -33,6 +33,10 @@ child-aimed shots a second on one core.
 
 Startup (scripts/bench_startup.py): the median time and CPU time of ``piggy --help``
 over 10 runs, and the CPU time of a typo'd ``design compare`` (a fast start).
+
+Cluster (scripts/bench_cluster.py): each study that fires shots on a Dask
+LocalCluster of 1 and of 2 single-threaded workers: seconds, speed-up, efficiency;
+and the hit map on 2 local processes for what the cluster costs. About 3 minutes.
 
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
@@ -106,7 +110,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=("shots", "grazing", "child", "own-piggy", "games", "answer", "startup"),
+        choices=("shots", "grazing", "child", "own-piggy", "games", "answer", "startup", "cluster"),
         help="run one section only",
     )
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
@@ -243,6 +247,10 @@ def main() -> int:
                 trials=args.optimise_trials,
             )
         )
+    if args.only in (None, "cluster"):
+        from bench_cluster import bench_cluster
+
+        report.update(bench_cluster(args.json))
     if args.json:
         print(json.dumps(report))
     return 0
