@@ -805,6 +805,7 @@ NUMERIC = [
             ("--verify-precision", finite()),
             ("--fidelity", whole(1, MAX_SHOTS)),
             ("--remeasure", whole(0, 100)),
+            ("--in-flight", whole(1, 64)),
             ("--trials", whole(1, 10_000)),
             ("--min-reach", whole(1, 100_000)),
             ("--limit-energy-j", finite(0, 1e9, above=True)),
