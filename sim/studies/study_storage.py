@@ -69,16 +69,10 @@ def with_driver(url: str) -> str:
     to install it."""
     from importlib.util import find_spec
 
-    from sqlalchemy.engine import make_url
-
-    try:
-        parsed = make_url(url)
-    except Exception as exc:
-        raise _refusal(url, exc) from None
+    parsed = _parsed(url)
     if parsed.get_backend_name() != "postgresql":
         return url
-    driver = parsed.get_driver_name()
-    module = {"psycopg2": "psycopg2", "psycopg": "psycopg"}.get(driver, driver)
+    module = parsed.get_driver_name()  # SQLAlchemy 2.1: psycopg; 2.0: psycopg2
     if find_spec(module) is not None:
         return url
     if parsed.drivername == "postgresql" and find_spec("psycopg") is not None:
@@ -98,15 +92,20 @@ def _refusal(url: str, exc: BaseException) -> InputError:
     return InputError(f"cannot open the study storage {shown(redacted(url))}: {shown(reason)}")
 
 
-def _sqlite_file(url: str) -> str | None:
-    """The file of an SQLite storage URL (None for another database, or in memory);
-    a read-only one is refused."""
+def _parsed(url: str):
+    """SQLAlchemy's reading of a storage URL, or the one line refusing it."""
     from sqlalchemy.engine import make_url
 
     try:
-        parsed = make_url(url)
+        return make_url(url)
     except Exception as exc:
         raise _refusal(url, exc) from None
+
+
+def _sqlite_file(url: str) -> str | None:
+    """The file of an SQLite storage URL (None for another database, or in memory);
+    a read-only one is refused."""
+    parsed = _parsed(url)
     if parsed.get_backend_name() != "sqlite":
         return None
     if parsed.query.get("mode") == "ro":
@@ -144,10 +143,9 @@ def _database_lock(url: str) -> Iterator[None]:
     server's named lock alike), held on a connection of its own; no lock for
     another database."""
     from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
     from sqlalchemy.pool import NullPool
 
-    backend = make_url(url).get_backend_name()
+    backend = _parsed(url).get_backend_name()
     statements = {
         "postgresql": (
             f"SELECT pg_advisory_lock({ADVISORY_LOCK})",

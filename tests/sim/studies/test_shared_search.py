@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from models.errors import InputError
 from tests.postgres import postgres_server
 
 optuna = pytest.importorskip("optuna")
-
-pytestmark = pytest.mark.slow
 
 #: Generous cap on a search process (a busy machine), s.
 SEARCH_S = 600
@@ -45,6 +44,7 @@ def finished(process: subprocess.Popen) -> dict:
     return json.loads(out)
 
 
+@pytest.mark.slow
 def test_two_searches_share_one_study_on_postgresql(tmp_path):
     with postgres_server() as url:
         first = search(url, tmp_path / "a", seed=1, trials=3)
@@ -68,3 +68,26 @@ def test_two_searches_share_one_study_on_postgresql(tmp_path):
     best = max(candidates, key=lambda t: (t.values[0], -t.number))
     assert third["trials"] == 7 and third["best"]["trial"] == best.number
     assert third["best"]["params"] == best.params
+
+
+def test_a_plain_postgresql_url_uses_the_driver_installed(monkeypatch):
+    from sqlalchemy.engine import make_url
+
+    from sim.studies import study_storage
+
+    installed = {"psycopg"}
+    monkeypatch.setattr(
+        "importlib.util.find_spec", lambda name: object() if name in installed else None
+    )
+    url = "postgresql://piggy:secret@db.example/piggy"
+    # psycopg (the cluster extra's) whichever SQLAlchemy's default for a plain URL
+    assert make_url(study_storage.with_driver(url)).get_driver_name() == "psycopg"
+    assert study_storage.with_driver("sqlite:///s.db") == "sqlite:///s.db"
+    installed.clear()
+    with pytest.raises(InputError) as refused:
+        study_storage.with_driver(url)
+    message = str(refused.value)
+    assert (
+        "needs a PostgreSQL driver (psycopg" in message and "pip install -e '.[cluster]'" in message
+    )
+    assert "secret" not in message
