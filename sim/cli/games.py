@@ -121,8 +121,6 @@ def _check_players(args, seats: list[str] | None) -> None:
 
 
 def cmd_tournament(args) -> int:
-    from referee.bots import make_bot
-    from referee.match import tournament
     from sim.cli import terminal
 
     bots = split_seats(args.seats)
@@ -132,6 +130,22 @@ def cmd_tournament(args) -> int:
     args.players = len(bots)
     game, shots = terminal.build_game(args.game, args)
     terminal.check_bot_memory(game, bots)
+    result = _play_tournament(args, game, bots, shots)
+    data = result.to_dict()
+    if args.json:
+        json_out(data)
+        return 0
+    _print_tournament(args, game, bots, shots, result.cooperative, data)
+    return 0
+
+
+def _play_tournament(args, game, bots: list[str], shots: dict | None):
+    """The tournament of ``bots`` (referee.match.tournament), with the tractor's use
+    over its games for Go Piggy Go!"""
+    from referee.bots import make_bot
+    from referee.go_piggy_go import tractor_use
+    from referee.match import tournament
+
     for name in set(bots):
         make_bot(name, game)  # refuse unknown bots before playing
     fired = knocks = 0
@@ -139,8 +153,8 @@ def cmd_tournament(args) -> int:
 
     def on_game(index, state):
         nonlocal fired, knocks
-        fired += sum(a.startswith("fire ") for a in state.history)
-        knocks += sum(a.startswith("knock ") and a != "knock none" for a in state.history)
+        shot, knocked = tractor_use(state.history)
+        fired, knocks = fired + shot, knocks + knocked
         progress(index + 1)
 
     result = tournament(
@@ -158,14 +172,16 @@ def cmd_tournament(args) -> int:
             "tractor_shots_per_game": round(fired / args.games, 3),
             "shots_knocking_out_fraction": round(knocks / fired, 4) if fired else None,
         }
-    data = result.to_dict()
-    if args.json:
-        json_out(data)
-        return 0
+    return result
+
+
+def _print_tournament(args, game, bots, shots, cooperative: bool, data: dict) -> None:
+    from sim.cli import terminal
+
     print(f"{game.name}: {args.games} games, seats {', '.join(bots)} (rotated)")
     if shots:
         print(f"  {terminal.shots_line(shots)}")
-    if result.cooperative:
+    if cooperative:
         team = data["team"]
         lo, hi = team["ci95"]
         print(
@@ -187,10 +203,9 @@ def cmd_tournament(args) -> int:
             f"  tractor shots per game {data['tractor_shots_per_game']:.1f}; shots knocking "
             f"a piggy out {'-' if knocking is None else f'{knocking:.2f}'}"
         )
-    return 0
 
 
-def _game_options(p, tournament: bool = False) -> None:
+def add_game_options(p, tournament: bool = False) -> None:
     """The options every game command takes."""
     from sim.cli.terminal import DEFAULT_BOTS, bots_help
 
@@ -255,7 +270,7 @@ def add_play(sub) -> None:
         description="Play a game at the terminal: human seats type a number or "
         "an action; bot seats play by themselves.",
     )
-    _game_options(p)
+    add_game_options(p)
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON Lines)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play)
@@ -269,7 +284,7 @@ def add_tournament(sub) -> None:
         description="Play many games between bots, rotating the seats, and "
         "report win rates with 95 % Wilson intervals.",
     )
-    _game_options(p, tournament=True)
+    add_game_options(p, tournament=True)
     p.add_argument(
         "--games",
         type=whole_number(1, MAX_GAMES),

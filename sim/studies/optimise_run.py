@@ -2,8 +2,8 @@
 resumed), its trials run, the best measured again at full precision, their design
 files written, the chosen one verified against BASE on new shots, the fields'
 importances, and a summary. A plain function, so that a notebook runs the same
-search as the command line with the same defaults (docs/optimise.md, "From Python");
-the command line only parses, calls this and prints.
+search as the command line (sim/studies/plain.py: with its defaults, docs/optimise.md,
+"From Python"); the command line only parses, calls this and prints.
 """
 
 from __future__ import annotations
@@ -13,15 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.aimer import load_aimer
-from models.board import load_board
 from models.design import load_design
 from models.seeds import SEED_MAX
 from models.text import shown
-from sim.defaults import IN_FLIGHT_ON_CLUSTER, OBJECTIVES, PRECISION_CAP, SEARCH_PRECISION
-from sim.studies import design_search, hitmap, racing
+from sim.defaults import IN_FLIGHT_ON_CLUSTER, OBJECTIVES, PRECISION_CAP
+from sim.studies import hitmap, racing
 from sim.studies.cluster import Workers
-from sim.studies.safety import SafetyLimits
 from sim.studies.search_settings import Search
 
 
@@ -57,48 +54,7 @@ def make_search(
     return search, verify_spec
 
 
-def plain_search(
-    base: str,
-    params: list[str],
-    spaces: list[str],
-    objective: str = "mean-p",
-    precision: float | None = SEARCH_PRECISION,
-    shots: int | None = None,
-    seed: int = 0,
-    aimer: str = "child",
-) -> tuple[Search, hitmap.SweepSpec]:
-    """The search of ``piggy design optimise BASE --param ... --spaces ...`` with the
-    command line's defaults for everything else (the stock board and layout, a child
-    aiming, ±0.1, the safety limits of design check, every space in reach), and the
-    settings of its final comparison: what :func:`run_search` takes."""
-    design, board = load_design(base), load_board("stock")
-    spec = hitmap.SweepSpec(
-        board="stock",
-        design=base,
-        stacks={},
-        spaces=hitmap.check_spaces(board, ",".join(spaces), {}),
-        shots=shots if shots is not None else (PRECISION_CAP if precision else 50),
-        seed=seed,
-        aimer=load_aimer(aimer),
-        precision=precision,
-    )
-    objectives = design_search.parse_objectives(objective)
-    design_search.check_objectives(board, spec.spaces, objectives)
-    search = Search(
-        design,
-        design_search.parse_params(params, design),
-        objectives,
-        spec,
-        board,
-        SafetyLimits(),
-        0,
-        pruner=racing.check_pruner("wilcoxon"),
-        remeasure=racing.REMEASURE,
-    )
-    return make_search(search, None, None)
-
-
-def in_flight_of(in_flight: int | None, workers: Workers) -> int:
+def _in_flight(in_flight: int | None, workers: Workers) -> int:
     """Trials measured at once: as asked, else 1 locally and
     :data:`~sim.defaults.IN_FLIGHT_ON_CLUSTER` on a cluster."""
     if in_flight is not None:
@@ -113,7 +69,7 @@ def run_search(
     trials: int = 20,
     in_flight: int | None = None,
     workers: Workers = 1,
-    cache: Path | None = None,
+    cache: str | Path | None = None,
     out: str | Path = "best-design.toml",
     storage: str | None = None,
     study: str | None = None,
@@ -132,7 +88,7 @@ def run_search(
     from sim.studies.workers import pool_for
 
     bars = bars or (lambda total, unit, label=None: lambda done, total=None: None)
-    cache = cache or cache_folder(None)
+    cache = Path(cache) if cache else cache_folder(None)
     name = study or search.default_study()
     storage = storage or optimise.default_storage()
     opened = optimise.open_study(
@@ -141,7 +97,7 @@ def run_search(
     before = len(optimise.finished(opened))
     if before and report:
         report(f"resuming study {shown(name)}: {before} trials already")
-    in_flight = in_flight_of(in_flight, workers)
+    in_flight = _in_flight(in_flight, workers)
     with pool_for(workers if in_flight == 1 else _at_least_two(workers)) as pool:
         progress = bars(trials, "trial", f"{in_flight} trials in flight" if in_flight > 1 else None)
         fired = optimise.run(search, opened, trials, pool, cache, progress, in_flight)

@@ -806,6 +806,7 @@ NUMERIC = [
             ("--fidelity", whole(1, MAX_SHOTS)),
             ("--remeasure", whole(0, 100)),
             ("--trials", whole(1, 10_000)),
+            ("--in-flight", whole(1, 64)),
             ("--min-reach", whole(1, 100_000)),
             ("--limit-energy-j", finite(0, 1e9, above=True)),
             ("--limit-energy-per-area-j-m2", finite(0, 1e9, above=True)),
