@@ -521,15 +521,15 @@ def test_long_functions_are_found():
     def lines(count: int, indent: str = "    ") -> str:
         return "".join(f"{indent}x{i} = {i}\n" for i in range(count))
 
-    most = CLI_FUNCTION_LINES
+    most, name = CLI_FUNCTION_LINES, "/".join(("sim", "cli", "planted.py"))
     planted = {
-        "sim/cli/planted.py": f"def fits():\n{lines(most - 1)}\n"
+        name: f"def fits():\n{lines(most - 1)}\n"
         f"def long():\n{lines(most)}\n"
         f"def add_options(p):\n{lines(2 * most)}\n"
         # a method, its decorator counted
         f"class A:\n    @staticmethod\n    def decorated():\n{lines(most - 1, ' ' * 8)}",
     }
     assert long_functions(planted) == [
-        f"sim/cli/planted.py: long ({most + 1} lines)",
-        f"sim/cli/planted.py: decorated ({most + 1} lines)",
+        f"{name}: long ({most + 1} lines)",
+        f"{name}: decorated ({most + 1} lines)",
     ]

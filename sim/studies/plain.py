@@ -87,7 +87,7 @@ def search(
     objective: str = "mean-p",
     trials: int = 20,
     shots: int | None = None,
-    precision: float | None = SEARCH_PRECISION,
+    precision: float | None = None,
     seed: int = 0,
     aimer: str = "child",
     **run,
@@ -95,7 +95,8 @@ def search(
     """``piggy design optimise BASE --param FIELD=LOW:HIGH ...``: ``trials`` trials
     of the search over ``params`` (``FIELD=LOW:HIGH[:log|:int]``) within the safety
     limits of design check and every space in reach, the best measured again and
-    verified against BASE; ``run`` is :func:`~sim.studies.optimise_run.run_search`'s
+    verified against BASE. Each trial's hit map is to ±0.1 unless ``shots`` or
+    ``precision`` says otherwise; ``run`` is :func:`~sim.studies.optimise_run.run_search`'s
     (``out``, ``storage``, ``study``, ``workers``, ``cache``, ``table``, ...)."""
     from sim.studies import design_search, racing
     from sim.studies.optimise_run import make_search, run_search
@@ -103,6 +104,8 @@ def search(
     from sim.studies.search_settings import Search
 
     design = load_design(base)
+    if precision is None and shots is None:
+        precision = SEARCH_PRECISION
     spec = plain_spec(base, spaces, shots, precision, seed, aimer)
     objectives = design_search.parse_objectives(objective)
     board = load_board(spec.board)
