@@ -147,6 +147,14 @@ def add_design(sub) -> None:
     design_sub = p.add_subparsers(
         dest="design_command", metavar="ACTION", parser_class=Parser, required=True
     )
+    _add_design_check(design_sub)
+    add_design_compare(design_sub)
+    add_design_optimise(design_sub, design_test_options)
+    add_design_game(design_sub)
+
+
+def _add_design_check(design_sub) -> None:
+    """The ``design check`` action."""
     q = design_sub.add_parser(
         "check",
         help="validate a design file and summarise it",
@@ -181,7 +189,3 @@ def add_design(sub) -> None:
         "J/m² (default 1600; indicative)",
     )
     q.set_defaults(func=cmd_design_check)
-
-    add_design_compare(design_sub)
-    add_design_optimise(design_sub, design_test_options)
-    add_design_game(design_sub)

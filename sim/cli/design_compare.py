@@ -372,7 +372,7 @@ def cmd_design_sweep(args) -> int:
 
 
 def add_design_compare(design_sub) -> None:
-    """The ``design compare`` and ``design sweep`` actions of the ``design`` command."""
+    """The ``design compare`` action of the ``design`` command, and ``design sweep``."""
     q = design_sub.add_parser(
         "compare",
         help="designs fired with the same shots, compared",
@@ -390,6 +390,14 @@ def add_design_compare(design_sub) -> None:
     )
     q.add_argument("designs", nargs="+", help="design names or TOML files")
     design_test_options(q)
+    _add_rule_options(q)
+    _add_report_options(q)
+    q.set_defaults(func=cmd_design_compare)
+    _add_design_sweep(design_sub)
+
+
+def _add_rule_options(q) -> None:
+    """When a space stops, and in which engines."""
     q.add_argument(
         "--rule",
         default="paired",
@@ -411,6 +419,10 @@ def add_design_compare(design_sub) -> None:
         "and say which verdicts are robust: the same sign and significance in every "
         "engine (the maps, figures and page show the first engine's)",
     )
+
+
+def _add_report_options(q) -> None:
+    """The shared page and the difference map's scale."""
     q.add_argument(
         "--html",
         metavar="FILE.html",
@@ -425,8 +437,10 @@ def add_design_compare(design_sub) -> None:
         help=f"the difference map's colours span ±P (default {DIFFERENCE_SCALE:g}, the same "
         "on every map)",
     )
-    q.set_defaults(func=cmd_design_compare)
 
+
+def _add_design_sweep(design_sub) -> None:
+    """The ``design sweep`` action."""
     q = design_sub.add_parser(
         "sweep",
         help="vary one design parameter, plot the figures",

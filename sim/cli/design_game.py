@@ -175,6 +175,20 @@ def add_design_game(design_sub) -> None:
         "the same seeds.",
     )
     q.add_argument("designs", nargs="+", help="design names or TOML files")
+    _add_tournament_options(q)
+    _add_hitmap_options(q)
+    q.add_argument(
+        "--cache",
+        help="folder of cached hit maps, shared with design compare "
+        "(default: the user's cache folder, "
+        "~/.cache/go-piggy-go/hitmaps on Linux)",
+    )
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.set_defaults(func=cmd_design_game)
+
+
+def _add_tournament_options(q) -> None:
+    """The games each design plays: how many, the seats, the game's parameters, the board."""
     q.add_argument(
         "--games",
         type=whole_number(1, MAX_GAMES),
@@ -196,6 +210,11 @@ def add_design_game(design_sub) -> None:
         help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
     )
     q.add_argument("--board", default="stock", help="board name or path (default: stock)")
+
+
+def _add_hitmap_options(q) -> None:
+    """The hit maps the games are played on: their shots, precision, hit rule,
+    aimer, sampler, seed, workers and engine."""
     q.add_argument(
         "--shots",
         type=whole_number(1, MAX_SHOTS),
@@ -221,11 +240,3 @@ def add_design_game(design_sub) -> None:
     seed_arg(q, "root seed of the hit maps' shots and of the games")
     workers_arg(q, "local worker processes for the hit maps (default: all cores)")
     engine_arg(q)
-    q.add_argument(
-        "--cache",
-        help="folder of cached hit maps, shared with design compare "
-        "(default: the user's cache folder, "
-        "~/.cache/go-piggy-go/hitmaps on Linux)",
-    )
-    q.add_argument("--json", action="store_true", help="machine-readable output")
-    q.set_defaults(func=cmd_design_game)

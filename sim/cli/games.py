@@ -205,7 +205,7 @@ def _print_tournament(args, game, bots, shots, cooperative: bool, data: dict) ->
         )
 
 
-def add_game_options(p, tournament: bool = False) -> None:
+def _game_options(p, tournament: bool = False) -> None:
     """The options every game command takes."""
     from sim.cli.terminal import DEFAULT_BOTS, bots_help
 
@@ -228,6 +228,18 @@ def add_game_options(p, tournament: bool = False) -> None:
         )
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
     p.add_argument("--design", default="stock", help="launcher design for physical shots")
+    _shot_options(p, tournament)
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
+    )
+    seed_arg(p, "seed of dice, shots and bots")
+
+
+def _shot_options(p, tournament: bool) -> None:
+    """How a Go Piggy Go! shot is decided: the resolver, the hit rule, who aims."""
     p.add_argument(
         "--shots",
         default="scripted" if tournament else "physics",
@@ -253,13 +265,6 @@ def add_game_options(p, tournament: bool = False) -> None:
         metavar="YAW,PITCH",
         help="the aimer's spread for physical shots, 1 sd in degrees",
     )
-    p.add_argument(
-        "--param",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
-    )
-    seed_arg(p, "seed of dice, shots and bots")
 
 
 def add_play(sub) -> None:
@@ -270,7 +275,7 @@ def add_play(sub) -> None:
         description="Play a game at the terminal: human seats type a number or "
         "an action; bot seats play by themselves.",
     )
-    add_game_options(p)
+    _game_options(p)
     p.add_argument("--record", metavar="FILE", help="write the game record (JSON Lines)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play)
@@ -284,7 +289,7 @@ def add_tournament(sub) -> None:
         description="Play many games between bots, rotating the seats, and "
         "report win rates with 95 % Wilson intervals.",
     )
-    add_game_options(p, tournament=True)
+    _game_options(p, tournament=True)
     p.add_argument(
         "--games",
         type=whole_number(1, MAX_GAMES),

@@ -35,6 +35,7 @@ def cmd_design_optimise(args) -> int:
     from sim.studies.optimise_run import run_search
 
     search, verify_spec, cache, out = _search_of(args)
+    study = check_label(args.study, "--study", 100) if args.study else None
     run = run_search(
         search,
         verify_spec,
@@ -44,7 +45,7 @@ def cmd_design_optimise(args) -> int:
         cache=cache,
         out=out,
         storage=args.storage,
-        study=check_label(args.study, "--study", 100) if args.study else None,
+        study=study,
         search_seed=args.search_seed,
         table=args.table,
         bars=lambda total, unit, label=None: progress_bar(total, not args.json, unit, label),
@@ -222,6 +223,21 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         + ".",
     )
     q.add_argument("base", help="the design to start from and beat (name or TOML file)")
+    _add_search_options(q)
+    _add_constraint_options(q)
+    _add_study_options(q)
+    _add_precision_options(q)
+    _add_output_options(q)
+    design_test_options(
+        q,
+        plot_help="the search: objective per trial, the fields' "
+        "importances, the Pareto front with several objectives",
+    )
+    q.set_defaults(func=cmd_design_optimise)
+
+
+def _add_search_options(q) -> None:
+    """The fields searched, the objectives and the trials."""
     q.add_argument(
         "--param",
         action="append",
@@ -250,6 +266,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         "told in order, so that the study depends on N, not on timing (default 1; "
         f"{IN_FLIGHT_ON_CLUSTER} with --scheduler)",
     )
+
+
+def _add_constraint_options(q) -> None:
+    """What a design must meet: the spaces in reach, the safety limits."""
     q.add_argument(
         "--min-reach",
         type=whole_number(1, 100_000),
@@ -268,6 +288,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         metavar="J_M2",
         help="limit of that energy per area of its smallest face, J/m² (default 1600)",
     )
+
+
+def _add_study_options(q) -> None:
+    """Where the study is kept, its name and its sampler's seed."""
     q.add_argument(
         "--storage",
         metavar="URL",
@@ -286,6 +310,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         help="seed of the search's sampler (default: --seed); give each machine its "
         "own when several work on one study",
     )
+
+
+def _add_precision_options(q) -> None:
+    """How precisely trials are measured, raced, measured again and verified."""
     q.add_argument(
         "--fidelity",
         type=whole_number(1, MAX_SHOTS),
@@ -315,6 +343,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         metavar="HALF_WIDTH",
         help="precision of the final comparison with BASE (default: the search's)",
     )
+
+
+def _add_output_options(q) -> None:
+    """The best design's file and the trials' table."""
     q.add_argument(
         "--out",
         default="best-design.toml",
@@ -322,9 +354,3 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         help="the best design's file (default best-design.toml)",
     )
     q.add_argument("--table", metavar="FILE", help="the trials: .parquet or .csv")
-    design_test_options(
-        q,
-        plot_help="the search: objective per trial, the fields' "
-        "importances, the Pareto front with several objectives",
-    )
-    q.set_defaults(func=cmd_design_optimise)

@@ -178,26 +178,7 @@ def add_serve(sub) -> None:
         "display needed here; Ctrl-C stops it. Needs the web "
         f"extra ({WEB_EXTRA}).",
     )
-    p.add_argument(
-        "--port",
-        type=whole_number(0, 65535),
-        default=8765,
-        help="port to listen on, 0 for any free one (default 8765)",
-    )
-    p.add_argument(
-        "--host",
-        default=LOOPBACK,
-        help=f"address to listen on (default {LOOPBACK}, this machine only; "
-        "another prints a warning)",
-    )
-    p.add_argument(
-        "--allow-host",
-        action="append",
-        metavar="NAME",
-        help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
-        "this machine only (repeatable; requests naming another are refused, against DNS "
-        "rebinding)",
-    )
+    _add_address_options(p)
     p.add_argument(
         "--board", help="board name or path (default: the layout file's own board, else stock)"
     )
@@ -219,3 +200,27 @@ def add_serve(sub) -> None:
     )
     engine_arg(p)
     p.set_defaults(func=cmd_serve)
+
+
+def _add_address_options(p) -> None:
+    """Where the server listens and which Host names it answers to."""
+    p.add_argument(
+        "--port",
+        type=whole_number(0, 65535),
+        default=8765,
+        help="port to listen on, 0 for any free one (default 8765)",
+    )
+    p.add_argument(
+        "--host",
+        default=LOOPBACK,
+        help=f"address to listen on (default {LOOPBACK}, this machine only; "
+        "another prints a warning)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
+        "this machine only (repeatable; requests naming another are refused, against DNS "
+        "rebinding)",
+    )

@@ -210,6 +210,15 @@ def add_shoot(sub) -> None:
         "the physics, which piggies were knocked out of their spaces.",
     )
     world_args(p)
+    _add_aim_options(p)
+    _add_picture_options(p)
+    p.add_argument("--json", action="store_true", help="print the shot JSON")
+    p.set_defaults(func=cmd_shoot)
+
+
+def _add_aim_options(p) -> None:
+    """How the shot is aimed (by hand or at a target), its noise, the aimer, the hit
+    rule and the engine."""
     p.add_argument(
         "--yaw",
         type=finite_number(),
@@ -242,6 +251,10 @@ def add_shoot(sub) -> None:
         help="knocked out when touching the outline (default) or wholly outside",
     )
     engine_arg(p)
+
+
+def _add_picture_options(p) -> None:
+    """The shot's picture, videos and 3D page, and how the videos are made."""
     p.add_argument(
         "--png",
         metavar="FILE",
@@ -264,8 +277,6 @@ def add_shoot(sub) -> None:
         help="videos play this many times slower than real time, 0.1 to 20 (default 3)",
     )
     p.add_argument("--size", default="640x480", help="video frame size (default 640x480)")
-    p.add_argument("--json", action="store_true", help="print the shot JSON")
-    p.set_defaults(func=cmd_shoot)
 
 
 def add_aim(sub) -> None:
