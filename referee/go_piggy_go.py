@@ -361,5 +361,13 @@ class GoPiggyGoState(State):
         return "\n".join(lines)
 
 
+def tractor_use(history: list[str]) -> tuple[int, int]:
+    """A game's tractor shots (its ``fire`` actions) and, of them, those that knocked
+    a piggy out (a ``knock`` other than ``knock none``)."""
+    fired = sum(a.startswith("fire ") for a in history)
+    knocks = sum(a.startswith("knock ") and a != "knock none" for a in history)
+    return fired, knocks
+
+
 def _knock_string(knocked) -> str:
     return "knock " + (",".join(sorted(knocked)) if knocked else "none")

@@ -178,6 +178,17 @@ def first_player_win_probability(win) -> float:
     return float(win[0, 0, 0])
 
 
+def hold_at_win_probabilities(game: PigOutGame, holds: list[int]) -> dict[int, float]:
+    """For each ``hold_at`` of ``holds``, the first player's win probability when both
+    players hold at it; one table in memory at a time."""
+    found = {}
+    for n in holds:
+        held, _, _ = evaluate_hold_at(game, n)
+        found[n] = first_player_win_probability(held)
+        del held
+    return found
+
+
 @lru_cache(maxsize=4)
 def _solved(params_key: tuple):
     _, roll, _ = solve(PigOutGame(**dict(params_key)))

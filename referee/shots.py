@@ -12,7 +12,8 @@ that uses randomness can seed it from the game and stay reproducible.
 
 Here: :class:`ScriptedResolver` for tests and quick simulations. The physical
 resolver (a PyBullet shot) is ``sim.resolver.PhysicalResolver``; the referee
-never imports it.
+never imports it. :func:`parse_shots` reads the one grammar that names a resolver
+(``--shots`` on the command line, ``shots=`` of the OpenSpiel games).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Protocol
 from models.board import Board, parse_space_name
 from models.errors import InputError
 from models.layout import check_piggy
+from models.numbers import ascii_decimal
 from models.tables import read_table
 from referee.validate import quoted
 
@@ -168,3 +170,20 @@ def _is_probability(p) -> bool:
         and math.isfinite(p)
         and 0.0 <= p <= 1.0
     )
+
+
+def parse_shots(text: str) -> tuple[str, str | float | None] | None:
+    """What ``text`` names: ``("physics", None)``, ``("scripted", P)`` (``scripted``
+    alone: 0.5; P None where ``scripted:P`` spells no number 0-1 in ASCII digits;
+    ``scripted:`` names none) or ``("table", FILE)`` (FILE as written, maybe empty);
+    None for none of these. Each caller words its own refusals: the command line's
+    name its option, the OpenSpiel games' their parameter."""
+    kind, colon, rest = text.partition(":")
+    if text == "physics":
+        return "physics", None
+    if kind == "scripted":
+        p = ascii_decimal(rest.strip()) if colon else 0.5
+        return "scripted", p if p is not None and 0.0 <= p <= 1.0 else None
+    if kind == "table" and colon:
+        return "table", rest
+    return None

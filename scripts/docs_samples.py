@@ -71,7 +71,7 @@ def _with_layout(layout: dict, shown_as: str, *argv: str) -> str:
 
 
 def demo_shot() -> str:
-    from sim.cli.demo import DEMO_LAYOUT
+    from sim.studies.demo import DEMO_LAYOUT
 
     return _fenced(
         "text",

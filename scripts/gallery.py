@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 from models.board import load_board  # noqa: E402
 from models.design import load_design  # noqa: E402
 from models.layout import layout_from_dict  # noqa: E402
-from sim.cli import demo  # noqa: E402
 from sim.defaults import CAMERAS  # noqa: E402
 from sim.physics import shoot  # noqa: E402
+from sim.studies import demo  # noqa: E402
 from sim.views import shot_picture  # noqa: E402
 
 #: Every picture the script makes: file name in the output folder -> what it shows.

@@ -30,6 +30,12 @@ OBJECTIVES = {
     "energy": ("minimize", "the bale's kinetic energy at the muzzle, J"),
 }
 
+#: ``design optimise``: the precision of every trial's hit map when neither --shots nor
+#: --precision is given, and the trials measured at once on a cluster unless
+#: --in-flight says otherwise.
+SEARCH_PRECISION = 0.1
+IN_FLIGHT_ON_CLUSTER = 2
+
 #: The difference map's colour scale by default: ±0.5, the same on every map, so that a
 #: colour means the same difference on every picture.
 DIFFERENCE_SCALE = 0.5

@@ -10,9 +10,9 @@ replays the same.
 
 from __future__ import annotations
 
-from models.aimer import PERFECT, Aimer
+from models.aimer import PERFECT, Aimer, load_aimer, parse_aim_sd
 from models.board import Board
-from models.design import Design
+from models.design import Design, load_design
 from models.layout import layout_from_dict
 from models.seeds import split_seed
 from sim.physics import shoot
@@ -74,3 +74,26 @@ class PhysicalResolver:
         for board in self._boards:
             WORLDS.discard(board, self.design, hit_rule=self.hit_rule)
         self._boards.clear()
+
+
+def physical_resolver(
+    design_name: str,
+    hit_rule: str,
+    seed: int,
+    aimer_name: str | None = None,
+    aim_sd: str | None = None,
+) -> tuple[PhysicalResolver, dict]:
+    """``--shots physics``: the resolver of the design ``design_name``, aimed by
+    ``aimer_name`` (default ``child``, the toy's user) at its spread or ``aim_sd``
+    (``YAW,PITCH``), and what decides its shots, for the output."""
+    aimer = load_aimer(aimer_name or "child")
+    if aim_sd is not None:
+        aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
+    design = load_design(design_name)
+    resolver = PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer)
+    return resolver, {
+        "resolver": "physics",
+        "design": design.name,
+        "aimer": aimer.name,
+        "hit_rule": hit_rule,
+    }

@@ -481,3 +481,55 @@ def test_modules_left_out_are_found():
         "sim/physics/scene.py",
         "sim/views/render.py",
     ]
+
+
+# --- the command line -------------------------------------------------------------------
+#: The most lines a function of the command line may have: it parses, calls a study and
+#: prints; a longer one holds work that belongs below it (sim/studies/, referee/,
+#: models/), where a notebook can call it.
+CLI_FUNCTION_LINES = 39
+
+
+def long_functions(files: dict[str, str], most: int = CLI_FUNCTION_LINES) -> list[str]:
+    """``file: name (N lines)`` for every function (methods and nested ones too) of
+    ``files`` (path -> source) longer than ``most`` lines, its decorators and
+    docstring counted; a command's options too are declared a group at a time."""
+    import ast
+
+    found = []
+    for name, source in sorted(files.items()):
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            lines = (node.end_lineno or node.lineno) - first + 1
+            if lines > most:
+                found.append(f"{name}: {node.name} ({lines} lines)")
+    return found
+
+
+def test_the_command_line_only_parses_calls_and_prints():
+    files = {
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted((ROOT / "sim" / "cli").glob("*.py"))
+    }
+    assert long_functions(files) == []
+
+
+def test_long_functions_are_found():
+    def lines(count: int, indent: str = "    ") -> str:
+        return "".join(f"{indent}x{i} = {i}\n" for i in range(count))
+
+    most, name = CLI_FUNCTION_LINES, "/".join(("sim", "cli", "planted.py"))
+    planted = {
+        name: f"def fits():\n{lines(most - 1)}\n"
+        f"def long():\n{lines(most)}\n"
+        f"def add_options(p):\n{lines(most)}\n"
+        # a method, its decorator counted
+        f"class A:\n    @staticmethod\n    def decorated():\n{lines(most - 1, ' ' * 8)}",
+    }
+    assert long_functions(planted) == [
+        f"{name}: long ({most + 1} lines)",
+        f"{name}: add_options ({most + 1} lines)",
+        f"{name}: decorated ({most + 1} lines)",
+    ]

@@ -28,7 +28,7 @@ from models.errors import InputError
 from referee.by_golly import DEFAULTS as BY_GOLLY
 from referee.go_piggy_go import DEFAULTS as GO_PIGGY_GO
 from referee.pig_out import DEFAULTS as PIG_OUT
-from referee.shots import ScriptedResolver, TableResolver
+from referee.shots import ScriptedResolver, TableResolver, parse_shots
 from referee.woolfy import DEFAULTS as WOOLFY
 
 LIST_SEPARATOR = ";"
@@ -111,21 +111,19 @@ def _pig_out_presets(params: dict) -> None:
 
 
 def make_resolver(text: str):
-    """``scripted``, ``scripted:P`` or ``table:FILE`` -> a shot resolver."""
+    """``scripted``, ``scripted:P`` or ``table:FILE`` (referee.shots.parse_shots's
+    grammar, less ``physics``) -> a shot resolver."""
     if not isinstance(text, str):
         raise InputError(
             f"go_piggy_go: 'shots' must be scripted, scripted:P or table:FILE, got {text!r}"
         )
-    kind, _, rest = text.partition(":")
-    if kind == "scripted":
-        try:
-            return ScriptedResolver(hit_probability=float(rest or 0.5))
-        except ValueError:
-            raise InputError(
-                f"go_piggy_go: shots={text}: the hit probability must be a number 0-1"
-            ) from None
-    if kind == "table" and rest:
-        return TableResolver.from_file(rest)
+    named = parse_shots(text)
+    if named is not None and named[0] == "scripted":
+        if named[1] is None:
+            raise InputError(f"go_piggy_go: shots={text}: the hit probability must be a number 0-1")
+        return ScriptedResolver(hit_probability=float(named[1]))
+    if named is not None and named[0] == "table" and named[1]:
+        return TableResolver.from_file(str(named[1]))
     raise InputError(
         f"go_piggy_go: unknown shots '{text}': allowed are scripted, scripted:P, "
         "table:FILE (physical shots need PyBullet, which the referee never imports)"

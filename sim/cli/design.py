@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import replace
-from typing import Any
 
 from models.board import load_board
 from models.design import RANGES, load_design
@@ -31,24 +30,13 @@ def cmd_design_check(args) -> int:
     png = check_output(args.png, "--png", (".png",)) if args.png else None
     design = load_design(args.file)
     board = load_board(args.board)
-    from models.mesh_report import format_mesh_report, mesh_report
-    from sim.physics.aim import reach_mm
+    from models.mesh_report import mesh_report
+    from sim.physics.aim import board_reach
 
     meshes = mesh_report(design, board.space_mm)
     if png is not None:
         _write_mesh_picture(design, png)
-    near, far = reach_mm(design, design.bale.height_mm / 2)
-    lands = math.isfinite(near)
-    reach: dict[str, Any] = (
-        board_reach(board, near, far)
-        if lands
-        else {
-            "board": board.name,
-            "reach_on_board_mm": None,
-            "reach_reason": "the bale never comes down to the board within the pitch range",
-        }
-    )
-    launcher = design.launcher
+    near, far, reach = board_reach(design, board)
     report = _safety(design, args)
     if args.json:
         from models.design import design_identity
@@ -59,25 +47,37 @@ def cmd_design_check(args) -> int:
                 "valid": True,
                 "design": design.to_dict(),
                 **identity,
-                "reach_open_ground_mm": [round(near, 1), round(far, 1)] if lands else None,
+                "reach_open_ground_mm": [round(near, 1), round(far, 1)]
+                if math.isfinite(near)
+                else None,
                 **reach,
-                "speed_from_spring": launcher.has_spring,
+                "speed_from_spring": design.launcher.has_spring,
                 **({"meshes": meshes} if meshes else {}),
                 **{k: v for k, v in report.to_dict().items() if k != "design"},
             }
         )
         return 0
+    _print_check(args, design, meshes, (near, far), reach, report)
+    return 0
+
+
+def _print_check(args, design, meshes, landing: tuple[float, float], reach: dict, report) -> None:
+    """The design, its meshes, its reach on the board and on open ground, its spring
+    and its safety, as ``design check`` prints them."""
+    from models.mesh_report import format_mesh_report
+    from sim.studies.safety import format_safety
+
     _print_design(design, args.file)
     for line in format_mesh_report(meshes):
         print(f"  {line}")
-    if png is not None:
+    if args.png:
         print(f"  Wrote {shown(args.png)} (the meshes and their collision parts)")
-    if not lands:
+    if reach["reach_on_board_mm"] is None:
         print(f"  {reach['reach_reason']}")
-        return 0
+        return
     low, high = reach["reach_on_board_mm"]
     print(
-        f"  reach on board '{board.name}': {len(reach['spaces_in_reach'])} of "
+        f"  reach on board '{reach['board']}': {len(reach['spaces_in_reach'])} of "
         f"{reach['spaces']} spaces, {low:.1f} to {high:.1f} mm from the tractor (its spaces: "
         f"{reach['board_span_mm'][0]:.1f} to {reach['board_span_mm'][1]:.1f} mm)"
     )
@@ -85,16 +85,13 @@ def cmd_design_check(args) -> int:
         if reach[kind]:
             print(f"  {kind.replace('_', ' ')}: {', '.join(reach[kind])}")
     print(
-        f"  on open ground, past the board, the bale lands {near:.1f} to {far:.1f} mm from "
-        "the tractor"
+        f"  on open ground, past the board, the bale lands {landing[0]:.1f} to "
+        f"{landing[1]:.1f} mm from the tractor"
     )
-    if launcher.has_spring:
-        print(f"  {spring_line(launcher)}")
-    from sim.studies.safety import format_safety
-
+    if design.launcher.has_spring:
+        print(f"  {spring_line(design.launcher)}")
     for line in format_safety(report):
         print(f"  {line}")
-    return 0
 
 
 def _print_design(design, given: str) -> None:
@@ -144,30 +141,20 @@ def _safety(design, args):
     return safety_report(design, limits)
 
 
-def board_reach(board, near_mm: float, far_mm: float) -> dict:
-    """Which spaces' centres lie within the design's landing distances, and those
-    distances clipped to the board's spaces (mm)."""
-    from models.board import space_name
-
-    distance = {space_name(s): math.hypot(*board.space_center_mm(s)) for s in board.spaces}
-    span = (min(distance.values()), max(distance.values()))
-    return {
-        "board": board.name,
-        "board_span_mm": [round(v, 1) for v in span],
-        "reach_on_board_mm": [round(max(near_mm, span[0]), 1), round(min(far_mm, span[1]), 1)],
-        "spaces": len(distance),
-        "spaces_in_reach": [n for n, d in distance.items() if near_mm <= d <= far_mm],
-        "too_close": [n for n, d in distance.items() if d < near_mm],
-        "too_far": [n for n, d in distance.items() if d > far_mm],
-    }
-
-
 def add_design(sub) -> None:
     """The ``design`` command and its actions."""
     p = sub.add_parser("design", help="launcher designs: check, compare, sweep, optimise, game")
     design_sub = p.add_subparsers(
         dest="design_command", metavar="ACTION", parser_class=Parser, required=True
     )
+    _add_design_check(design_sub)
+    add_design_compare(design_sub)
+    add_design_optimise(design_sub, design_test_options)
+    add_design_game(design_sub)
+
+
+def _add_design_check(design_sub) -> None:
+    """The ``design check`` action."""
     q = design_sub.add_parser(
         "check",
         help="validate a design file and summarise it",
@@ -202,7 +189,3 @@ def add_design(sub) -> None:
         "J/m² (default 1600; indicative)",
     )
     q.set_defaults(func=cmd_design_check)
-
-    add_design_compare(design_sub)
-    add_design_optimise(design_sub, design_test_options)
-    add_design_game(design_sub)

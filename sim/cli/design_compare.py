@@ -4,7 +4,6 @@ side by side (compare), or one design field varied over a range (sweep)."""
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
 from typing import TYPE_CHECKING
 
 from models.design import load_design, load_designs
@@ -109,8 +108,7 @@ def _compare(args) -> _Compared:
     """Every input checked, then the designs fired in each engine and compared."""
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
     from sim.physics.engines import with_engine
-    from sim.studies import design_tools, paired
-    from sim.studies.engines_verdict import AcrossEngines
+    from sim.studies.engines_verdict import compare_in_engines
 
     args.design = args.designs[0]
     if args.html:
@@ -120,43 +118,20 @@ def _compare(args) -> _Compared:
     board, spec, workers, cache = _design_test_args(args)
     rule, delta = _rule_of(args, spec)
     engines = _engines_of(args, spec, designs)
-    # the engine is the designs' own from here (keyed by their content, as any field)
-    spec = dataclasses.replace(spec, engine="")
     progress = progress_bar(None, not args.json, unit="space")
-    runs = [
-        design_tools.compare_designs(
-            spec,
-            board,
-            [with_engine(d, engine) for d in designs],
-            workers,
-            cache,
-            progress and partial(_engine_progress, progress, index, len(engines)),
-            rule,
-            delta,
-        )
-        for index, engine in enumerate(engines)
-    ]
+    done = compare_in_engines(
+        spec, board, designs, args.designs, engines, workers, cache, progress, rule, delta
+    )
     progress(None)
-    across = (
-        [AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))]
-        if len(engines) > 1
-        else []
-    )
-    made_by = design_tools.comparison_provenance(spec, args.designs, runs[0][2])
-    made_by |= design_tools.rule_provenance(
-        paired.paired_rule(spec, delta) if rule == "paired" and len(designs) > 1 else None
-    )
-    if len(engines) > 1:
-        made_by["engines"] = list(engines)
     designs = [with_engine(d, engines[0]) for d in designs]
     return _Compared(
-        spec,
+        done.spec,
         board,
         designs,
         engines,
-        runs,
-        across,
-        made_by,
+        done.runs,
+        done.across,
+        done.made_by,
         workers,
         cache,
     )
@@ -258,11 +233,6 @@ def _engines_of(args, spec, designs) -> tuple[str, ...]:
             f"{shown(args.engines)}"
         )
     return tuple(check_engine(e) for e in engines)
-
-
-def _engine_progress(progress, index: int, engines: int, done: int, total: int) -> None:
-    """Spaces finished over every engine's comparison."""
-    progress(index * total + done, engines * total)
 
 
 def _rule_of(args, spec) -> tuple[str, float | None]:
@@ -402,7 +372,7 @@ def cmd_design_sweep(args) -> int:
 
 
 def add_design_compare(design_sub) -> None:
-    """The ``design compare`` and ``design sweep`` actions of the ``design`` command."""
+    """The ``design compare`` action of the ``design`` command, and ``design sweep``."""
     q = design_sub.add_parser(
         "compare",
         help="designs fired with the same shots, compared",
@@ -420,6 +390,14 @@ def add_design_compare(design_sub) -> None:
     )
     q.add_argument("designs", nargs="+", help="design names or TOML files")
     design_test_options(q)
+    _add_rule_options(q)
+    _add_report_options(q)
+    q.set_defaults(func=cmd_design_compare)
+    _add_design_sweep(design_sub)
+
+
+def _add_rule_options(q) -> None:
+    """When a space stops, and in which engines."""
     q.add_argument(
         "--rule",
         default="paired",
@@ -441,6 +419,10 @@ def add_design_compare(design_sub) -> None:
         "and say which verdicts are robust: the same sign and significance in every "
         "engine (the maps, figures and page show the first engine's)",
     )
+
+
+def _add_report_options(q) -> None:
+    """The shared page and the difference map's scale."""
     q.add_argument(
         "--html",
         metavar="FILE.html",
@@ -455,8 +437,10 @@ def add_design_compare(design_sub) -> None:
         help=f"the difference map's colours span ±P (default {DIFFERENCE_SCALE:g}, the same "
         "on every map)",
     )
-    q.set_defaults(func=cmd_design_compare)
 
+
+def _add_design_sweep(design_sub) -> None:
+    """The ``design sweep`` action."""
     q = design_sub.add_parser(
         "sweep",
         help="vary one design parameter, plot the figures",

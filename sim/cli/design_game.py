@@ -16,7 +16,6 @@ from sim.cli.common import (
     engine_arg,
     finite_number,
     json_out,
-    offset_progress,
     progress_bar,
     seed_arg,
     whole_number,
@@ -33,22 +32,57 @@ MAX_GAMES = 1_000_000
 
 def cmd_design_game(args) -> int:
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
-    from referee import load_game
-    from sim.cli.terminal import parse_params
-    from sim.studies import design_game, design_tools
+    from sim.studies import design_game
 
     # Everything is checked before the first shot.
     seats = design_game.check_seats([s.strip() for s in args.seats.split(",")])
+    params = _game_params(args, len(seats))
+    workers, cache, board, spec = _hitmap_settings(args)
+    shooting = progress_bar(
+        len(spec.spaces) * len(designs), not args.json, unit="space", label="hit maps"
+    )
+    tables, maps = design_game.design_maps(spec, board, designs, workers, cache, shooting)
+    shooting(None)
+    progress = progress_bar(args.games * len(designs), not args.json, label="games")
+    settings = {"games": args.games, "seats": seats, "seed": args.seed, "params": params}
+    results = design_game.play_designs(designs, tables, maps, settings, progress)
+    progress(None)
+    settings["hitmap"] = {
+        "aimer": spec.aimer.name,
+        "sampler": spec.sampler,
+        "precision": spec.precision,
+        "shots_cap" if spec.precision else "shots": spec.shots,
+    }
+    if args.json:
+        json_out(settings | {"designs": results})
+        return 0
+    _print_table(settings, results)
+    return 0
+
+
+def _game_params(args, players: int) -> dict:
+    """``--param``'s game parameters on ``--board``, refused at once if the game
+    would refuse them; ``players`` and ``board`` are the design game's own."""
+    from referee import load_game
+    from sim.cli.terminal import parse_params
+
     params = parse_params(args.param)
     for fixed, by in (("players", "--seats"), ("board", "--board")):
         if fixed in params:
             raise InputError(f"--param {fixed}: given by {by} in a design game")
     params["board"] = args.board
-    load_game("go_piggy_go", **params, players=len(seats))  # refuses a bad parameter
+    load_game("go_piggy_go", **params, players=players)  # refuses a bad parameter
+    return params
+
+
+def _hitmap_settings(args):
+    """Where the hit maps run, their cache, the board, and their settings: design
+    compare's, whole board, empty, so that they are the same cache entries."""
+    from sim.studies import design_tools
+
     workers = workers_of(args)
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     board = load_board(args.board)
-    # The hit maps of design compare, whole board, empty: the same cache entries.
     args.design, args.layout, args.spaces, args.arc, args.vary = (
         args.designs[0],
         "empty",
@@ -56,65 +90,7 @@ def cmd_design_game(args) -> int:
         "best",
         None,
     )
-    spec = sweep_spec(args, load_layout("empty", board=board))
-
-    tables, maps = [], []
-    spaces = len(spec.spaces)
-    shooting = progress_bar(spaces * len(designs), not args.json, unit="space", label="hit maps")
-    for k, design in enumerate(designs):
-        measured = design_tools.design_parts(
-            spec, design, workers, cache, offset_progress(shooting, k * spaces)
-        )
-        rows = [m.row.to_dict() for m in measured]
-        path = design_tools.cached_hitmap_path(spec, design, cache)
-        tables.append(design_game.table_of(board, rows, f"hit map {path}"))
-        maps.append(
-            {
-                "file": str(path),
-                "spaces": len(rows),
-                "in_reach": sum(1 for r in rows if r["reachable"]),
-                "shots": sum(int(r["shots"]) for r in rows),
-            }
-        )
-    shooting(None)
-    progress = progress_bar(args.games * len(designs), not args.json, label="games")
-    results = []
-    for k, (design, table, made) in enumerate(zip(designs, tables, maps, strict=True)):
-        figures, tournament = design_game.play_design(
-            table,
-            seats,
-            args.games,
-            args.seed,
-            params,
-            on_game=offset_progress(progress, k * args.games),
-        )
-        mean_p = sum(table.values()) / len(table)
-        results.append(
-            {
-                "design": design.name,
-                "hitmap": made | {"mean_p_over_board": round(mean_p, 4)},
-                **design_game.summary(figures, len(seats)),
-                "win_rates": tournament["win_rates"],
-            }
-        )
-    progress(None)
-    settings = {
-        "games": args.games,
-        "seats": seats,
-        "seed": args.seed,
-        "params": params,
-        "hitmap": {
-            "aimer": spec.aimer.name,
-            "sampler": spec.sampler,
-            "precision": spec.precision,
-            "shots_cap" if spec.precision else "shots": spec.shots,
-        },
-    }
-    if args.json:
-        json_out(settings | {"designs": results})
-        return 0
-    _print_table(settings, results)
-    return 0
+    return workers, cache, board, sweep_spec(args, load_layout("empty", board=board))
 
 
 def _win_rate_cell(bot: str) -> Callable[[dict], str]:
@@ -144,6 +120,21 @@ def _print_table(settings: dict, results: list[dict]) -> None:
         f"(rotated), seed {settings['seed']}"
     )
     width = max(24, *(len(r["design"]) + 2 for r in results))
+    lines = _lines(results)
+    label_width = max(len(label) for label, _ in lines) + 2
+    print(f"{'':{label_width}s}" + "".join(f"{r['design']:>{width}s}" for r in results))
+    for label, cell in lines:
+        print(f"{label:{label_width}s}" + "".join(f"{cell(r):>{width}s}" for r in results))
+    print(
+        "[95 % intervals] Leader: the player furthest along (the rows of their three "
+        "piggies) when a shot is fired;\nknocked back: the shot knocks out a leader's piggy. "
+        "A space out of reach has P = 0. Bot wins are per seat played."
+    )
+    print("Hit maps: " + ", ".join(r["hitmap"]["file"] for r in results))
+
+
+def _lines(results: list[dict]) -> list[tuple[str, Callable[[dict], str]]]:
+    """The table's rows: a label, and the cell of a design's results."""
     lines = [
         ("spaces in reach", lambda r: f"{r['hitmap']['in_reach']}/{r['hitmap']['spaces']}"),
         ("mean P(knocked out)", lambda r: f"{r['hitmap']['mean_p_over_board']:.2f}"),
@@ -167,16 +158,7 @@ def _print_table(settings: dict, results: list[dict]) -> None:
             )
         )
     lines.append(("undecided games", lambda r: str(r["undecided"])))
-    label_width = max(len(label) for label, _ in lines) + 2
-    print(f"{'':{label_width}s}" + "".join(f"{r['design']:>{width}s}" for r in results))
-    for label, cell in lines:
-        print(f"{label:{label_width}s}" + "".join(f"{cell(r):>{width}s}" for r in results))
-    print(
-        "[95 % intervals] Leader: the player furthest along (the rows of their three "
-        "piggies) when a shot is fired;\nknocked back: the shot knocks out a leader's piggy. "
-        "A space out of reach has P = 0. Bot wins are per seat played."
-    )
-    print("Hit maps: " + ", ".join(r["hitmap"]["file"] for r in results))
+    return lines
 
 
 def add_design_game(design_sub) -> None:
@@ -193,6 +175,20 @@ def add_design_game(design_sub) -> None:
         "the same seeds.",
     )
     q.add_argument("designs", nargs="+", help="design names or TOML files")
+    _add_tournament_options(q)
+    _add_hitmap_options(q)
+    q.add_argument(
+        "--cache",
+        help="folder of cached hit maps, shared with design compare "
+        "(default: the user's cache folder, "
+        "~/.cache/go-piggy-go/hitmaps on Linux)",
+    )
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.set_defaults(func=cmd_design_game)
+
+
+def _add_tournament_options(q) -> None:
+    """The games each design plays: how many, the seats, the game's parameters, the board."""
     q.add_argument(
         "--games",
         type=whole_number(1, MAX_GAMES),
@@ -214,6 +210,11 @@ def add_design_game(design_sub) -> None:
         help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
     )
     q.add_argument("--board", default="stock", help="board name or path (default: stock)")
+
+
+def _add_hitmap_options(q) -> None:
+    """The hit maps the games are played on: their shots, precision, hit rule,
+    aimer, sampler, seed, workers and engine."""
     q.add_argument(
         "--shots",
         type=whole_number(1, MAX_SHOTS),
@@ -239,11 +240,3 @@ def add_design_game(design_sub) -> None:
     seed_arg(q, "root seed of the hit maps' shots and of the games")
     workers_arg(q, "local worker processes for the hit maps (default: all cores)")
     engine_arg(q)
-    q.add_argument(
-        "--cache",
-        help="folder of cached hit maps, shared with design compare "
-        "(default: the user's cache folder, "
-        "~/.cache/go-piggy-go/hitmaps on Linux)",
-    )
-    q.add_argument("--json", action="store_true", help="machine-readable output")
-    q.set_defaults(func=cmd_design_game)

@@ -121,8 +121,6 @@ def _check_players(args, seats: list[str] | None) -> None:
 
 
 def cmd_tournament(args) -> int:
-    from referee.bots import make_bot
-    from referee.match import tournament
     from sim.cli import terminal
 
     bots = split_seats(args.seats)
@@ -132,6 +130,22 @@ def cmd_tournament(args) -> int:
     args.players = len(bots)
     game, shots = terminal.build_game(args.game, args)
     terminal.check_bot_memory(game, bots)
+    result = _play_tournament(args, game, bots, shots)
+    data = result.to_dict()
+    if args.json:
+        json_out(data)
+        return 0
+    _print_tournament(args, game, bots, shots, result.cooperative, data)
+    return 0
+
+
+def _play_tournament(args, game, bots: list[str], shots: dict | None):
+    """The tournament of ``bots`` (referee.match.tournament), with the tractor's use
+    over its games for Go Piggy Go!"""
+    from referee.bots import make_bot
+    from referee.go_piggy_go import tractor_use
+    from referee.match import tournament
+
     for name in set(bots):
         make_bot(name, game)  # refuse unknown bots before playing
     fired = knocks = 0
@@ -139,8 +153,8 @@ def cmd_tournament(args) -> int:
 
     def on_game(index, state):
         nonlocal fired, knocks
-        fired += sum(a.startswith("fire ") for a in state.history)
-        knocks += sum(a.startswith("knock ") and a != "knock none" for a in state.history)
+        shot, knocked = tractor_use(state.history)
+        fired, knocks = fired + shot, knocks + knocked
         progress(index + 1)
 
     result = tournament(
@@ -158,14 +172,16 @@ def cmd_tournament(args) -> int:
             "tractor_shots_per_game": round(fired / args.games, 3),
             "shots_knocking_out_fraction": round(knocks / fired, 4) if fired else None,
         }
-    data = result.to_dict()
-    if args.json:
-        json_out(data)
-        return 0
+    return result
+
+
+def _print_tournament(args, game, bots, shots, cooperative: bool, data: dict) -> None:
+    from sim.cli import terminal
+
     print(f"{game.name}: {args.games} games, seats {', '.join(bots)} (rotated)")
     if shots:
         print(f"  {terminal.shots_line(shots)}")
-    if result.cooperative:
+    if cooperative:
         team = data["team"]
         lo, hi = team["ci95"]
         print(
@@ -187,7 +203,6 @@ def cmd_tournament(args) -> int:
             f"  tractor shots per game {data['tractor_shots_per_game']:.1f}; shots knocking "
             f"a piggy out {'-' if knocking is None else f'{knocking:.2f}'}"
         )
-    return 0
 
 
 def _game_options(p, tournament: bool = False) -> None:
@@ -213,6 +228,18 @@ def _game_options(p, tournament: bool = False) -> None:
         )
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
     p.add_argument("--design", default="stock", help="launcher design for physical shots")
+    _shot_options(p, tournament)
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
+    )
+    seed_arg(p, "seed of dice, shots and bots")
+
+
+def _shot_options(p, tournament: bool) -> None:
+    """How a Go Piggy Go! shot is decided: the resolver, the hit rule, who aims."""
     p.add_argument(
         "--shots",
         default="scripted" if tournament else "physics",
@@ -238,13 +265,6 @@ def _game_options(p, tournament: bool = False) -> None:
         metavar="YAW,PITCH",
         help="the aimer's spread for physical shots, 1 sd in degrees",
     )
-    p.add_argument(
-        "--param",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a game parameter, e.g. --param die_faces=1,2,3,tractor (repeatable)",
-    )
-    seed_arg(p, "seed of dice, shots and bots")
 
 
 def add_play(sub) -> None:

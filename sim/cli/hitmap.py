@@ -116,25 +116,14 @@ def cmd_hitmap(args) -> int:
     progress(None)
     rows = outcome.rows
     if args.resume:
-        print(
-            f"piggy: resumed: {outcome.reused} of {len(rows)} spaces reused from "
-            f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
-            file=sys.stderr,
-        )
+        _print_resumed(outcome, out)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         return _none_in_reach(args, design.name, rows, out)
     summary = _summary(spec, out, outcome, reachable)
     sampling = _sampling(spec, summary["shots_per_space"])
     if args.plot:
-        from sim.views.hitmap_picture import save_heatmap
-
-        save_heatmap(
-            layout.board,
-            rows,
-            args.plot,
-            f"design '{design.name}', aimer {summary['aimer']}: P(target knocked out), {sampling}",
-        )
+        _plot(args.plot, layout.board, rows, design.name, summary["aimer"], sampling)
     if args.per_shot:
         summary["per_shot_file"] = str(hitmap.per_shot_path(out))
     if args.json:
@@ -142,6 +131,23 @@ def cmd_hitmap(args) -> int:
         return 0
     _print_summary(summary, sampling, args.plot)
     return 0
+
+
+def _print_resumed(outcome, out: Path) -> None:
+    from sim.studies import hitmap
+
+    print(
+        f"piggy: resumed: {outcome.reused} of {len(outcome.rows)} spaces reused from "
+        f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
+        file=sys.stderr,
+    )
+
+
+def _plot(path: str, board, rows: list[dict], design: str, aimer: str, sampling: str) -> None:
+    from sim.views.hitmap_picture import save_heatmap
+
+    title = f"design '{design}', aimer {aimer}: P(target knocked out), {sampling}"
+    save_heatmap(board, rows, path, title)
 
 
 def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:

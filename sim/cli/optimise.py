@@ -3,10 +3,8 @@ and reach constraints, then check it against BASE with the paired comparison."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 
 from models.design import load_design
@@ -24,168 +22,92 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.hitmap import check_precision, sweep_spec, workers_of
-from sim.defaults import MAX_SHOTS, OBJECTIVES, PRECISION_CAP
+from sim.defaults import IN_FLIGHT_ON_CLUSTER, MAX_SHOTS, OBJECTIVES, SEARCH_PRECISION
 
-#: The precision of every trial's hit map when neither --shots nor --precision is given.
-DEFAULT_PRECISION = 0.1
 MAX_TRIALS = 10_000
-#: Trials measured at once on a cluster unless --in-flight says otherwise; and at most.
-DEFAULT_IN_FLIGHT_ON_CLUSTER = 2
+#: Most trials measured at once (--in-flight).
 MAX_IN_FLIGHT = 64
 _LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_optimise(args) -> int:
     load_design(args.base)  # first: a mistyped name is told at once, before Optuna loads
-    from sim.studies import datafiles, design_search, optimise, optimise_check, optimise_trial
-    from sim.studies.study_storage import redacted
-    from sim.studies.workers import pool_for
+    from sim.studies.optimise_run import run_search
 
     search, verify_spec, cache, out = _search_of(args)
-    name = check_label(args.study, "--study", 100) if args.study else search.default_study()
-    storage = args.storage or optimise.default_storage()
-    study = optimise.open_study(
-        search, storage, name, search.spec.seed if args.search_seed is None else args.search_seed
+    study = check_label(args.study, "--study", 100) if args.study else None
+    run = run_search(
+        search,
+        verify_spec,
+        trials=args.trials,
+        in_flight=args.in_flight,
+        workers=workers_of(args),
+        cache=cache,
+        out=out,
+        storage=args.storage,
+        study=study,
+        search_seed=args.search_seed,
+        table=args.table,
+        bars=lambda total, unit, label=None: progress_bar(total, not args.json, unit, label),
+        report=None if args.json else lambda line: print(f"piggy: {line}", file=sys.stderr),
     )
-    before = len(optimise.finished(study))
-    if before and not args.json:
-        print(f"piggy: resuming study {shown(name)}: {before} trials already", file=sys.stderr)
-    workers = workers_of(args)
-    in_flight = _in_flight(args, workers)
-    with pool_for(workers if in_flight == 1 else _at_least_two(workers)) as pool:
-        progress = progress_bar(
-            args.trials,
-            not args.json,
-            unit="trial",
-            label=f"{in_flight} trials in flight" if in_flight > 1 else None,
-        )
-        fired = optimise.run(search, study, args.trials, pool, cache, progress, in_flight)
-        progress(None)
-        trials = optimise.finished(study)
-        again = progress_bar(None, not args.json, unit="trial", label="full precision")
-        full = optimise_trial.remeasure(
-            search, study, optimise.ranked(search, trials), fired, pool, cache, again
-        )
-        again(None)
-    best = optimise.best_trials(search, trials, full)
-    rows = optimise.trial_rows(search, trials, full)
-    spec, objectives = search.spec, search.objectives
-    made_by = {
-        "study": name,
-        "storage": redacted(storage),
-        "base": search.base.name,
-        "aimer": spec.aimer.name,
-        "seed": spec.seed,
-        "objectives": objectives,
-    }
-    entries = _write_designs(search, best, full, out, made_by)
-    verification = None
-    if best:
-        check = progress_bar(None, not args.json, unit="space", label="verifying")
-        chosen = best[_chosen(search, best, full)]
-        verification = optimise_check.verify(
-            search,
-            chosen,
-            load_design(entries[best.index(chosen)]["design_file"]),
-            verify_spec,
-            workers,
-            cache,
-            check,
-        )
-        check(None)
-    importances, importance_trials = optimise.importances(study, search, trials)
-    if args.table:
-        datafiles.write_table(
-            rows,
-            args.table,
-            datafiles.format_of(args.table),  # the suffix says which
-            made_by
-            | {"params": [p.to_dict() for p in search.params], "hitmaps": _hitmap_provenance(spec)},
-        )
     if args.plot:
-        from sim.views.optimise_pictures import search_figure
-        from sim.views.pictures import save_figure
-
-        maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in objectives]
-        save_figure(
-            search_figure(
-                rows,
-                objectives,
-                maximise,
-                (importances, importance_trials),
-                [t.number for t in best],
-                f"piggy design optimise {search.base.name}: study {name}, aimer {spec.aimer.name}"
-                + (f"; best: {entries[_chosen(search, best, full)]['design']}" if best else ""),
-            ),
-            args.plot,
-        )
-    infeasible = Counter(
-        t.user_attrs.get("reason_key") for t in trials if not t.user_attrs.get("feasible")
-    )
-    summary = {
-        "study": name,
-        "storage": redacted(storage),
-        "objectives": objectives,
-        "trials": len(trials),
-        "new_trials": len(fired),  # this run's: others may add to a shared study meanwhile
-        "feasible_trials": sum(r["feasible"] for r in rows),
-        "pruned_trials": sum(r["pruned"] for r in rows),
-        "infeasible": dict(sorted(infeasible.items())),
-        "fidelity": search.fidelity,
-        "pruner": search.pruner if search.raced else "none",
-        "in_flight": in_flight,
-        "full_precision_trials": sorted(full),
-        "shots": _shots(trials, full, fired, verification),
-        "best": (entries if len(objectives) > 1 else entries[0]) if entries else None,
-        "verification": verification,
-        "importances": importances,
-        "importance_trials": importance_trials,
-        "table": args.table,
-        "plot": args.plot,
-        "cache": str(cache),
-    }
+        _plot(run, args.plot)
+    summary = run.summary | {"table": args.table, "plot": args.plot, "cache": str(cache)}
     if args.json:
         json_out(summary)
         return 0
-    _print_summary(summary, search, best, verification)
-    for path in [e["design_file"] for e in entries] + [args.table, args.plot]:
+    _print_summary(summary, search, run.best, summary["verification"])
+    best = summary["best"] if isinstance(summary["best"], list) else [summary["best"]]
+    for path in [e["design_file"] for e in best if e] + [args.table, args.plot]:
         if path:
             print(f"Wrote {shown(path)}")
     return 0
 
 
-def _in_flight(args, workers) -> int:
-    """``--in-flight``: trials measured at once (default 1; 2 on a cluster)."""
-    if args.in_flight is not None:
-        return args.in_flight
-    return 1 if isinstance(workers, int) else DEFAULT_IN_FLIGHT_ON_CLUSTER
+def _plot(run, path: str) -> None:
+    """The picture of the search (a view of its rows and importances)."""
+    from sim.studies import design_search
+    from sim.views.optimise_pictures import search_figure
+    from sim.views.pictures import save_figure
 
-
-def _at_least_two(workers):
-    """Trials in flight need worker processes, even where ``--workers 1`` asks for
-    one: each trial's thread here waits on them, and a world is not shared."""
-    return max(2, workers) if isinstance(workers, int) else workers
+    search, summary = run.search, run.summary
+    maximise = [design_search.OBJECTIVES[o][0] == "maximize" for o in search.objectives]
+    best = summary["best"] if isinstance(summary["best"], list) else [summary["best"]]
+    title = (
+        f"piggy design optimise {search.base.name}: study {summary['study']}, "
+        f"aimer {search.spec.aimer.name}"
+    )
+    if run.best:
+        title += f"; best: {best[run.chosen]['design']}"
+    save_figure(
+        search_figure(
+            run.rows,
+            search.objectives,
+            maximise,
+            run.importances,
+            [t.number for t in run.best],
+            title,
+        ),
+        path,
+    )
 
 
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
     from sim.studies import design_search, design_tools, optimise, racing
-    from sim.studies.safety import SafetyLimits
+    from sim.studies.optimise_run import make_search
     from sim.studies.search_settings import Search
 
     optimise.optuna_module()
     base = load_design(args.base)
     objectives = design_search.parse_objectives(args.objective)
     params = design_search.parse_params(args.param, base)
-    out = _check_out(args.out, args.base)
-    if args.table:
-        check_table_output(args.table, "--table")
-    if args.plot:
-        check_output(args.plot, "--plot", (".png",))
+    out = _check_outputs(args)
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     if args.precision is None and args.shots is None:
-        args.precision = DEFAULT_PRECISION
+        args.precision = SEARCH_PRECISION
     args.design = args.base
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
@@ -194,100 +116,50 @@ def _search_of(args):
         raise InputError(
             f"--min-reach {args.min_reach} is more than the {len(spec.spaces)} spaces searched"
         )
-    limits = SafetyLimits(
-        kinetic_energy_j=args.limit_energy_j or SafetyLimits.kinetic_energy_j,
-        kinetic_energy_per_area_j_m2=(
-            args.limit_energy_per_area_j_m2 or SafetyLimits.kinetic_energy_per_area_j_m2
-        ),
-    )
     search = Search(
         base,
         params,
         objectives,
         spec,
         layout.board,
-        limits,
+        _limits(args),
         args.min_reach or 0,
         pruner=racing.check_pruner(args.pruner),
         remeasure=args.remeasure,
     )
-    fidelity = racing.check_fidelity(args.fidelity, spec, len(search.fired_spaces))
-    search = dataclasses.replace(search, fidelity=fidelity)
-    verify_spec = dataclasses.replace(  # new shots: the search's seed + 1
-        spec,
-        seed=(spec.seed + 1) % (SEED_MAX + 1),
-        precision=check_precision(args.verify_precision, "--verify-precision") or spec.precision,
-        shots=max(spec.shots, PRECISION_CAP) if args.verify_precision else spec.shots,
+    verify_precision = check_precision(args.verify_precision, "--verify-precision")
+    return (*make_search(search, args.fidelity, verify_precision), cache, out)
+
+
+def _limits(args):
+    """The safety limits of ``--limit-energy-j`` and ``--limit-energy-per-area-j-m2``."""
+    from sim.studies.safety import SafetyLimits
+
+    return SafetyLimits(
+        kinetic_energy_j=args.limit_energy_j or SafetyLimits.kinetic_energy_j,
+        kinetic_energy_per_area_j_m2=(
+            args.limit_energy_per_area_j_m2 or SafetyLimits.kinetic_energy_per_area_j_m2
+        ),
     )
-    return search, verify_spec, cache, out
 
 
-def _check_out(text: str, base: str) -> Path:
-    """``--out``: a TOML file to write, and not BASE's own file (the design the search
-    must beat would be overwritten)."""
+def _check_outputs(args) -> Path:
+    """``--table`` and ``--plot`` writable; ``--out``: a TOML file to write, and not
+    BASE's own file (the design the search must beat would be overwritten)."""
     from models.design import DESIGNS_DIR
     from models.files import resolve_named_file
 
-    out = check_output(text, "--out", (".toml",))
-    if out.exists() and os.path.samefile(out, resolve_named_file(base, DESIGNS_DIR, "design")):
+    out = check_output(args.out, "--out", (".toml",))
+    if out.exists() and os.path.samefile(out, resolve_named_file(args.base, DESIGNS_DIR, "design")):
         raise InputError(
-            f"--out {shown(text)} is BASE's own file: the best design would overwrite "
+            f"--out {shown(args.out)} is BASE's own file: the best design would overwrite "
             "the design it is measured against; give another file name"
         )
+    if args.table:
+        check_table_output(args.table, "--table")
+    if args.plot:
+        check_output(args.plot, "--plot", (".png",))
     return out
-
-
-def _chosen(search, best: list, full: dict[int, dict]) -> int:
-    """Of the best trials, the one best on the first objective (at full precision
-    where measured so; the earliest of equals)."""
-    sign = 1 if OBJECTIVES[search.objectives[0]][0] == "maximize" else -1
-    return max(
-        range(len(best)),
-        key=lambda i: (sign * _figures(best[i], full)[search.objectives[0]][0], -best[i].number),
-    )
-
-
-def _figures(trial, full: dict[int, dict]) -> dict:
-    """A trial's objectives with their intervals: at full precision where it was
-    measured so, else at the search's fidelity."""
-    measured = full.get(trial.number)
-    return measured["objectives"] if measured else trial.user_attrs["objectives"]
-
-
-def _shots(trials: list, full: dict, fired: dict, verification: dict | None) -> dict:
-    """The shots this run fired: the new trials' at low fidelity, the few best's at
-    full precision beyond those (the ones measured now), and the verification's."""
-    new = set(fired)  # the trials this run measured
-    search = sum(t.user_attrs.get("shots") or 0 for t in trials if t.number in new)
-    again = sum(
-        figures["shots"] - sum(len(rows) for rows in fired.get(number, {}).values())
-        for number, figures in full.items()
-        if number in fired
-    )
-    checked = verification["shots_fired"] if verification else 0
-    return {"search": search, "full_precision": again, "verification": checked}
-
-
-def _write_designs(search, best: list, full: dict, out: Path, made_by: dict) -> list[dict]:
-    """Each best trial's design file (the one best on the first objective at ``out``,
-    the others beside it as ``<stem>-trial<N>``), and its entry in ``best``."""
-    from sim.studies import optimise, optimise_check
-
-    chosen = _chosen(search, best, full) if best else None
-    entries = []
-    for index, trial in enumerate(best):
-        path = (
-            out if index == chosen else out.with_name(f"{out.stem}-trial{trial.number}{out.suffix}")
-        )
-        design = optimise.trial_design(search, trial)
-        figures = _figures(trial, full)
-        optimise_check.write_best(path, design, made_by | _made_by_trial(trial, figures))
-        entries.append(
-            _entry(trial, figures, search.objectives, path, len(search.objectives) > 1)
-            | {"design": design.name}
-            | {"fidelity": "full precision" if trial.number in full else "search"}
-        )
-    return entries
 
 
 def _print_summary(summary: dict, search, best: list, verification: dict | None) -> None:
@@ -336,41 +208,6 @@ def _sampling(verification: dict) -> str:
     return f"±{precision:g}" if precision else f"{verification['shots']} shots a space"
 
 
-def _entry(trial, figures: dict, objectives: list[str], path: Path, several: bool) -> dict:
-    if several:
-        pick = {i: {o: figures[o][i] for o in objectives} for i in range(3)}
-    else:
-        pick = {i: figures[objectives[0]][i] for i in range(3)}
-    return {
-        "trial": trial.number,
-        "params": dict(trial.params),
-        "objective": pick[0],
-        "objective_ci_low": pick[1],
-        "objective_ci_high": pick[2],
-        "design_file": str(path),
-        "in_reach": trial.user_attrs.get("in_reach"),
-        "safety": trial.user_attrs.get("safety"),
-        "figures": figures,
-    }
-
-
-def _made_by_trial(trial, figures: dict) -> dict:
-    return {
-        "trial": trial.number,
-        **{o: f"{v:.4g} [{lo:.4g}, {hi:.4g}] (95 %)" for o, (v, lo, hi) in figures.items()},
-    }
-
-
-def _hitmap_provenance(spec) -> dict:
-    from sim.studies import space_shots
-
-    return {
-        k: v
-        for k, v in space_shots.provenance(spec).items()
-        if k not in ("design", "design_file", "design_sha256")
-    }
-
-
 def add_design_optimise(design_sub, design_test_options) -> None:
     """The ``design optimise`` action; ``design_test_options`` adds the options it
     shares with ``design compare``."""
@@ -386,6 +223,21 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         + ".",
     )
     q.add_argument("base", help="the design to start from and beat (name or TOML file)")
+    _add_search_options(q)
+    _add_constraint_options(q)
+    _add_study_options(q)
+    _add_precision_options(q)
+    _add_output_options(q)
+    design_test_options(
+        q,
+        plot_help="the search: objective per trial, the fields' "
+        "importances, the Pareto front with several objectives",
+    )
+    q.set_defaults(func=cmd_design_optimise)
+
+
+def _add_search_options(q) -> None:
+    """The fields searched, the objectives and the trials."""
     q.add_argument(
         "--param",
         action="append",
@@ -412,8 +264,12 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         metavar="N",
         help="trials measured at once, asked for together (TPE's constant liar) and "
         "told in order, so that the study depends on N, not on timing (default 1; "
-        f"{DEFAULT_IN_FLIGHT_ON_CLUSTER} with --scheduler)",
+        f"{IN_FLIGHT_ON_CLUSTER} with --scheduler)",
     )
+
+
+def _add_constraint_options(q) -> None:
+    """What a design must meet: the spaces in reach, the safety limits."""
     q.add_argument(
         "--min-reach",
         type=whole_number(1, 100_000),
@@ -432,6 +288,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         metavar="J_M2",
         help="limit of that energy per area of its smallest face, J/m² (default 1600)",
     )
+
+
+def _add_study_options(q) -> None:
+    """Where the study is kept, its name and its sampler's seed."""
     q.add_argument(
         "--storage",
         metavar="URL",
@@ -450,6 +310,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         help="seed of the search's sampler (default: --seed); give each machine its "
         "own when several work on one study",
     )
+
+
+def _add_precision_options(q) -> None:
+    """How precisely trials are measured, raced, measured again and verified."""
     q.add_argument(
         "--fidelity",
         type=whole_number(1, MAX_SHOTS),
@@ -479,6 +343,10 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         metavar="HALF_WIDTH",
         help="precision of the final comparison with BASE (default: the search's)",
     )
+
+
+def _add_output_options(q) -> None:
+    """The best design's file and the trials' table."""
     q.add_argument(
         "--out",
         default="best-design.toml",
@@ -486,9 +354,3 @@ def add_design_optimise(design_sub, design_test_options) -> None:
         help="the best design's file (default best-design.toml)",
     )
     q.add_argument("--table", metavar="FILE", help="the trials: .parquet or .csv")
-    design_test_options(
-        q,
-        plot_help="the search: objective per trial, the fields' "
-        "importances, the Pareto front with several objectives",
-    )
-    q.set_defaults(func=cmd_design_optimise)

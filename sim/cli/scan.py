@@ -3,13 +3,12 @@ for one design or several overlaid (``--design`` more than once)."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from models.errors import InputError
 from models.text import shown
-from sim.cli.common import json_out, offset_progress, progress_bar
+from sim.cli.common import json_out, progress_bar
 from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
 
@@ -18,37 +17,14 @@ if TYPE_CHECKING:
 
 
 def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: Workers) -> int:
-    """Measure, write the data file (one row per design, space and spread, with what
-    made it), draw, and print the table."""
-    from sim.studies import datafiles, owner, scan, space_shots
+    """Measure and write the data file (sim/studies/scan.py), draw, and print the
+    table."""
+    from sim.studies import scan
 
     values = scan.parse_scan(args.aim_sd_scan)
-    if not args.spaces:
-        raise InputError(
-            "--aim-sd-scan measures the spaces of --spaces (e.g. --spaces r8c3,r10c1): name a few"
-        )
-    if args.resume or args.per_shot or spec.precision:
-        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --precision")
-    if len(set(designs)) != len(designs):
-        raise InputError("--design names the same design twice")
+    _check(args, spec, designs)
     progress = progress_bar(len(values) * len(designs), not args.json, unit="spread")
-    made_by = space_shots.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
-    if len(designs) > 1:
-        made_by["designs"] = [
-            space_shots.provenance(dataclasses.replace(spec, design=name))["design_file"]
-            for name in designs
-        ]
-    rows = []
-    with owner.owned(out):  # one run at a time writes an output
-        for k, name in enumerate(designs):
-            rows += scan.aim_sd_scan(
-                dataclasses.replace(spec, design=name),
-                values,
-                workers,
-                offset_progress(progress, k * len(values)),
-            )
-        progress(None)
-        datafiles.write_table(rows, out, fmt, made_by)
+    rows, made_by = scan.scan_designs(spec, designs, values, out, fmt, workers, progress)
     if args.plot:
         title = (
             f"P(target knocked out) against the aim spread, {spec.shots} shots a point"
@@ -70,6 +46,19 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: Workers) 
         if path:
             print(f"Wrote {shown(path)}")
     return 0
+
+
+def _check(args, spec, designs: list[str]) -> None:
+    """What ``--aim-sd-scan`` refuses: no ``--spaces``, options of a single map, a
+    design named twice."""
+    if not args.spaces:
+        raise InputError(
+            "--aim-sd-scan measures the spaces of --spaces (e.g. --spaces r8c3,r10c1): name a few"
+        )
+    if args.resume or args.per_shot or spec.precision:
+        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --precision")
+    if len(set(designs)) != len(designs):
+        raise InputError("--design names the same design twice")
 
 
 def _print_table(design: str, rows: list[dict], names: list[str], values, several: bool) -> None:

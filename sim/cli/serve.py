@@ -16,11 +16,10 @@ from models.board import BOARDS_DIR, load_board
 from models.design import known_designs, load_design
 from models.errors import InputError, install_hint
 from models.files import known_names
-from models.layout import layout_from_dict
 from models.text import shown
 from sim.cli.common import board_reference, engine_arg, load_layout_args, whole_number
-from sim.cli.demo import DEMO_LAYOUT
 from sim.physics.engines import check_engine
+from sim.studies.demo import demo_stacks
 
 if TYPE_CHECKING:
     from sim.studies.workers import Pool
@@ -42,29 +41,11 @@ def cmd_serve(args) -> int:
             f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
         ) from None
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
-    if args.layout:
-        stacks = load_layout_args(args).to_dict()["stacks"]
-        board = board_reference(args)
-    else:
-        board = args.board or "stock"
-        on = load_board(board)
-        try:  # the demo's piggies, where they fit on the board
-            stacks = layout_from_dict(DEMO_LAYOUT, board=on, source="the demo layout").to_dict()[
-                "stacks"
-            ]
-        except InputError:
-            stacks = {}
-    if board not in known_names(BOARDS_DIR):
-        board = os.path.abspath(board)
+    board, stacks = _scene_of(args)
     listening = _bind(args.host, args.port)
     port = listening.getsockname()[1]
     if args.host != LOOPBACK:
-        print(
-            f"piggy serve: warning: listening on {shown(args.host)}, not only this machine: "
-            "anyone who can reach it and has the URL can use it (an SSH tunnel is safer: "
-            "docs/serve.md)",
-            file=sys.stderr,
-        )
+        _warn_open(args.host)
     with _estimates_on(args) as cluster:
         server = Server(
             stacks,
@@ -84,6 +65,29 @@ def cmd_serve(args) -> int:
         url = f"http://{host}:{port}/?token={server.token}"
         _serve_until_interrupted(uvicorn.Server(config), listening, url)
     return 0
+
+
+def _warn_open(host: str) -> None:
+    print(
+        f"piggy serve: warning: listening on {shown(host)}, not only this machine: "
+        "anyone who can reach it and has the URL can use it (an SSH tunnel is safer: "
+        "docs/serve.md)",
+        file=sys.stderr,
+    )
+
+
+def _scene_of(args) -> tuple[str, dict[str, list[str]]]:
+    """The board (a name, or a path from the root) and the stacks the server starts
+    with: ``--layout``'s, else the demo's piggies where they fit on ``--board``."""
+    if args.layout:
+        stacks = load_layout_args(args).to_dict()["stacks"]
+        board = board_reference(args)
+    else:
+        board = args.board or "stock"
+        stacks = demo_stacks(load_board(board))
+    if board not in known_names(BOARDS_DIR):
+        board = os.path.abspath(board)
+    return board, stacks
 
 
 @contextmanager
@@ -174,26 +178,7 @@ def add_serve(sub) -> None:
         "display needed here; Ctrl-C stops it. Needs the web "
         f"extra ({WEB_EXTRA}).",
     )
-    p.add_argument(
-        "--port",
-        type=whole_number(0, 65535),
-        default=8765,
-        help="port to listen on, 0 for any free one (default 8765)",
-    )
-    p.add_argument(
-        "--host",
-        default=LOOPBACK,
-        help=f"address to listen on (default {LOOPBACK}, this machine only; "
-        "another prints a warning)",
-    )
-    p.add_argument(
-        "--allow-host",
-        action="append",
-        metavar="NAME",
-        help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
-        "this machine only (repeatable; requests naming another are refused, against DNS "
-        "rebinding)",
-    )
+    _add_address_options(p)
     p.add_argument(
         "--board", help="board name or path (default: the layout file's own board, else stock)"
     )
@@ -215,3 +200,27 @@ def add_serve(sub) -> None:
     )
     engine_arg(p)
     p.set_defaults(func=cmd_serve)
+
+
+def _add_address_options(p) -> None:
+    """Where the server listens and which Host names it answers to."""
+    p.add_argument(
+        "--port",
+        type=whole_number(0, 65535),
+        default=8765,
+        help="port to listen on, 0 for any free one (default 8765)",
+    )
+    p.add_argument(
+        "--host",
+        default=LOOPBACK,
+        help=f"address to listen on (default {LOOPBACK}, this machine only; "
+        "another prints a warning)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
+        "this machine only (repeatable; requests naming another are refused, against DNS "
+        "rebinding)",
+    )

@@ -25,17 +25,12 @@ from sim.cli.common import (
     whole_number,
     world_args,
 )
-from sim.cli.demo import DEMO_LAYOUT
 from sim.defaults import CAMERAS
+from sim.studies.demo import DEMO_LAYOUT
 
 
 def cmd_shoot(args) -> int:
-    if args.at is None and (args.yaw is None or args.pitch is None):
-        raise InputError("piggy shoot: give --yaw and --pitch, or --at <space|piggy>")
-    if args.at is not None and (args.yaw is not None or args.pitch is not None):
-        raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
-    if args.arc is not None and args.at is None:
-        raise InputError("piggy shoot: --arc chooses the solver's arc: it goes with --at")
+    _check_aim_args(args)
     if args.png:
         check_output(args.png, "--png", (".png",))
     videos = _check_video_args(args)
@@ -44,12 +39,39 @@ def cmd_shoot(args) -> int:
     # PyBullet and the pictures are imported once the input is read: a mistake is
     # told at once (a fast start, CONTRIBUTING.md)
     from sim.physics import shoot
-    from sim.physics.engines import check_engine, make_world
 
     if videos:
         from sim.views.streaming import check_video_memory
 
         check_video_memory(design, args.frame_size, args.slowmo, gif="gif" in videos)
+    shot_aim, result, data = _fire(args, (board, design, layout), aimer, bool(args.png or videos))
+    written = _write_videos(board, design, result, args, videos)
+    if args.json:
+        json_out(data)
+    else:
+        print(shoot.describe(shot_aim, result, board))
+        for path in ([args.png] if args.png else []) + written:
+            print(f"Wrote {shown(path)}")
+    return 0
+
+
+def _check_aim_args(args) -> None:
+    """``--at``, or ``--yaw`` and ``--pitch``; ``--arc`` only with ``--at``."""
+    if args.at is None and (args.yaw is None or args.pitch is None):
+        raise InputError("piggy shoot: give --yaw and --pitch, or --at <space|piggy>")
+    if args.at is not None and (args.yaw is not None or args.pitch is not None):
+        raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
+    if args.arc is not None and args.at is None:
+        raise InputError("piggy shoot: --arc chooses the solver's arc: it goes with --at")
+
+
+def _fire(args, scene, aimer, record: bool):
+    """The shot of the command line in a world of ``scene`` (board, design, layout):
+    its aim, its result and its report; its picture written with ``--png``."""
+    from sim.physics import shoot
+    from sim.physics.engines import check_engine, make_world
+
+    board, design, layout = scene
     engine = check_engine(args.engine) if args.engine else None
     with make_world(board, design, layout, hit_rule=args.hit_rule, engine=engine) as world:
         if args.at is not None:
@@ -60,12 +82,7 @@ def cmd_shoot(args) -> int:
             shot_aim = shoot.Aim(args.yaw, args.pitch)
         noise = not args.exact
         result = shoot.fire(
-            world,
-            shot_aim,
-            seed=args.seed,
-            noise=noise,
-            aimer=aimer,
-            record=bool(args.png or videos),
+            world, shot_aim, seed=args.seed, noise=noise, aimer=aimer, record=record
         )
         data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
         if args.png:
@@ -73,14 +90,7 @@ def cmd_shoot(args) -> int:
             from sim.views.shot_picture import shot_figure
 
             save_figure(shot_figure(board, design, result), args.png)
-    written = _write_videos(board, design, result, args, videos)
-    if args.json:
-        json_out(data)
-    else:
-        print(shoot.describe(shot_aim, result, board))
-        for path in ([args.png] if args.png else []) + written:
-            print(f"Wrote {shown(path)}")
-    return 0
+    return shot_aim, result, data
 
 
 def _check_video_args(args) -> dict[str, str]:
@@ -200,6 +210,15 @@ def add_shoot(sub) -> None:
         "the physics, which piggies were knocked out of their spaces.",
     )
     world_args(p)
+    _add_aim_options(p)
+    _add_picture_options(p)
+    p.add_argument("--json", action="store_true", help="print the shot JSON")
+    p.set_defaults(func=cmd_shoot)
+
+
+def _add_aim_options(p) -> None:
+    """How the shot is aimed (by hand or at a target), its noise, the aimer, the hit
+    rule and the engine."""
     p.add_argument(
         "--yaw",
         type=finite_number(),
@@ -232,6 +251,10 @@ def add_shoot(sub) -> None:
         help="knocked out when touching the outline (default) or wholly outside",
     )
     engine_arg(p)
+
+
+def _add_picture_options(p) -> None:
+    """The shot's picture, videos and 3D page, and how the videos are made."""
     p.add_argument(
         "--png",
         metavar="FILE",
@@ -254,8 +277,6 @@ def add_shoot(sub) -> None:
         help="videos play this many times slower than real time, 0.1 to 20 (default 3)",
     )
     p.add_argument("--size", default="640x480", help="video frame size (default 640x480)")
-    p.add_argument("--json", action="store_true", help="print the shot JSON")
-    p.set_defaults(func=cmd_shoot)
 
 
 def add_aim(sub) -> None:

@@ -14,25 +14,10 @@ from sim.cli.common import json_out, progress_bar, whole_number
 
 
 def cmd_solve(args) -> int:
-    from referee import canonical_name, pig_solver
-    from referee.pig_out import PigOutGame
-    from referee.validate import parse_params
+    from referee import pig_solver
 
-    if canonical_name(args.game) != "pig_out":
-        raise InputError(f"piggy solve: only pig_out can be solved, not {shown(args.game)}")
-    params = parse_params(args.param)
-    if args.preset:
-        params["preset"] = args.preset
-    game = PigOutGame(**params)
-    if game.params["cards"] and game.params["deck"] == "physical":
-        raise InputError(
-            "piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "
-            "left are part of the state): add --param deck=infinite to solve the "
-            "same game with the cards drawn with replacement (minutes at target "
-            "400), or use --preset pig for classic Pig (seconds)"
-        )
-    target = game.params["target"]
-    note = pig_solver.solve_note(target, "piggy solve")
+    game = _game_of(args)
+    note = pig_solver.solve_note(game.params["target"], "piggy solve")
     if note:
         print(f"piggy: note: {note}", file=sys.stderr)
     progress = progress_bar(None, not args.json, unit="sweep", label="solving")
@@ -51,15 +36,41 @@ def cmd_solve(args) -> int:
         "solve_time_s": round(elapsed, 2),
     }
     del win, roll  # one table in memory at a time
-    for n in args.hold_at or []:
-        held, _, _ = pig_solver.evaluate_hold_at(game, n)
-        result.setdefault("hold_at_first_player_win_probability", {})[str(n)] = round(
-            pig_solver.first_player_win_probability(held), 6
-        )
-        del held
+    if args.hold_at:
+        held = pig_solver.hold_at_win_probabilities(game, args.hold_at)
+        result["hold_at_first_player_win_probability"] = {
+            str(n): round(p, 6) for n, p in held.items()
+        }
     if args.json:
         json_out(result)
         return 0
+    _print_solved(result, game, elapsed)
+    return 0
+
+
+def _game_of(args):
+    """The game of ``GAME``, ``--param`` and ``--preset``: Pig-Out, and solvable."""
+    from referee import canonical_name
+    from referee.pig_out import PigOutGame
+    from referee.validate import parse_params
+
+    if canonical_name(args.game) != "pig_out":
+        raise InputError(f"piggy solve: only pig_out can be solved, not {shown(args.game)}")
+    params = parse_params(args.param)
+    if args.preset:
+        params["preset"] = args.preset
+    game = PigOutGame(**params)
+    if game.params["cards"] and game.params["deck"] == "physical":
+        raise InputError(
+            "piggy solve: Pig-Out 2's physical deck cannot be solved (the cards "
+            "left are part of the state): add --param deck=infinite to solve the "
+            "same game with the cards drawn with replacement (minutes at target "
+            "400), or use --preset pig for classic Pig (seconds)"
+        )
+    return game
+
+
+def _print_solved(result: dict, game, elapsed: float) -> None:
     # Four decimals: these are exact values of the game, not estimates, and the
     # published ones (0.5306, 0.5347) differ in the third.
     print(
@@ -68,11 +79,10 @@ def cmd_solve(args) -> int:
     )
     print(
         f"  policy over {result['policy_states']:,} states ({result['rolling_states']:,} roll), "
-        f"{iterations} sweeps, {elapsed:.1f} s"
+        f"{result['iterations']} sweeps, {elapsed:.1f} s"
     )
     for n, p in result.get("hold_at_first_player_win_probability", {}).items():
         print(f"  both holding at {n}: the first player wins {p:.4f}")
-    return 0
 
 
 def _sweep_progress(progress, tolerance: float = 1e-12):

@@ -9,16 +9,15 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from models.design import load_design
 from models.errors import InputError
 from models.files import check_input_file
-from models.numbers import ascii_decimal, ascii_whole
+from models.numbers import ascii_whole
 from models.text import shown
 from referee import canonical_name, load_game
 from referee.api import Game, State
 from referee.bots import make_bot
 from referee.go_piggy_go import GoPiggyGoState
-from referee.shots import ScriptedResolver, TableResolver
+from referee.shots import ScriptedResolver, TableResolver, parse_shots
 from referee.validate import parse_params
 
 #: ANSI colours for the seats' piggies on a terminal.
@@ -46,57 +45,50 @@ def make_resolver(
     aim_sd: str | None = None,
 ):
     """``physics``, ``scripted``, ``scripted:P`` (the target knocked out with P) or
-    ``table:FILE`` (the probabilities of a hit map file): the resolver, and a dict
-    saying what decides the shots (for the output: ``resolver`` and its settings).
+    ``table:FILE`` (the probabilities of a hit map file; referee.shots.parse_shots
+    reads the grammar): the resolver, and a dict saying what decides the shots (for
+    the output: ``resolver`` and its settings).
 
     Physical shots are aimed by ``aimer_name`` (default ``child``, the toy's user);
     a table was measured with an aimer of its own, and naming another is refused."""
-    if shots.startswith("table:"):
-        from sim.studies.datafiles import read_provenance
-
-        path = shots[len("table:") :]
-        check_input_file(path, "table")  # a regular file within the cap, before reading it
-        made_with = read_provenance(path).get("aimer")
-        if aimer_name is not None and made_with is not None and aimer_name != made_with:
-            raise InputError(
-                f"{path} was measured with aimer '{made_with}', not "
-                f"'{aimer_name}': measure a hit map with --aimer {aimer_name}"
-            )
-        if aim_sd is not None:
-            raise InputError(
-                "--aim-sd does not apply to a table: its hit map was measured with its own aimer"
-            )
-        resolver = TableResolver.from_file(path)
-        return resolver, {"resolver": "table", "file": path, "aimer": made_with}
-    if shots == "physics":
-        from models.aimer import load_aimer, parse_aim_sd
-        from sim.resolver import PhysicalResolver
-
-        aimer = load_aimer(aimer_name or "child")
-        if aim_sd is not None:
-            aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
-        design = load_design(design_name)
-        return (
-            PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer),
-            {
-                "resolver": "physics",
-                "design": design.name,
-                "aimer": aimer.name,
-                "hit_rule": hit_rule,
-            },
+    named = parse_shots(shots)
+    if named is None:
+        raise InputError(
+            f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, table:FILE"
         )
-    if shots == "scripted" or shots.startswith("scripted:"):
-        p = shots.partition(":")[2] if ":" in shots else "0.5"  # "scripted:" names no P
-        probability = ascii_decimal(p.strip())
-        if probability is None or not 0.0 <= probability <= 1.0:
-            raise InputError(
-                f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"
-            )
-        scripted = ScriptedResolver(hit_probability=probability)
-        return scripted, {"resolver": "scripted", "hit_probability": scripted.hit_probability}
-    raise InputError(
-        f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, table:FILE"
-    )
+    kind, value = named
+    if kind == "table":
+        return _table_resolver(str(value), aimer_name, aim_sd)
+    if kind == "physics":
+        from sim.resolver import physical_resolver
+
+        return physical_resolver(design_name, hit_rule, seed, aimer_name, aim_sd)
+    if value is None:
+        raise InputError(
+            f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"
+        )
+    scripted = ScriptedResolver(hit_probability=float(value))
+    return scripted, {"resolver": "scripted", "hit_probability": scripted.hit_probability}
+
+
+def _table_resolver(path: str, aimer_name: str | None, aim_sd: str | None):
+    """``table:FILE``'s resolver and what decides its shots; refused with an aimer or
+    a spread other than the one its hit map was measured with."""
+    from sim.studies.datafiles import read_provenance
+
+    check_input_file(path, "table")  # a regular file within the cap, before reading it
+    made_with = read_provenance(path).get("aimer")
+    if aimer_name is not None and made_with is not None and aimer_name != made_with:
+        raise InputError(
+            f"{path} was measured with aimer '{made_with}', not "
+            f"'{aimer_name}': measure a hit map with --aimer {aimer_name}"
+        )
+    if aim_sd is not None:
+        raise InputError(
+            "--aim-sd does not apply to a table: its hit map was measured with its own aimer"
+        )
+    resolver = TableResolver.from_file(path)
+    return resolver, {"resolver": "table", "file": path, "aimer": made_with}
 
 
 def shots_line(shots: dict | None) -> str | None:

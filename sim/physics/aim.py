@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.board import Board, space_name
 from models.design import Design
 from models.errors import InputError
 from sim.physics.ballistics import (
@@ -136,3 +137,36 @@ def _landing_with_drag(design: Design, pitch: float, height_mm: float) -> float:
         else:
             far = mid
     return near
+
+
+def board_reach(design: Design, board: Board) -> tuple[float, float, dict]:
+    """The design's landing distances on open ground (:func:`reach_mm`, the bale's
+    centre at half its height; infinite where it never comes down), and which of
+    ``board``'s spaces' centres lie within them, with the distances clipped to the
+    board's spaces (mm): what ``piggy design check`` reports."""
+    near_mm, far_mm = reach_mm(design, design.bale.height_mm / 2)
+    if not math.isfinite(near_mm):
+        return (
+            near_mm,
+            far_mm,
+            {
+                "board": board.name,
+                "reach_on_board_mm": None,
+                "reach_reason": "the bale never comes down to the board within the pitch range",
+            },
+        )
+    distance = {space_name(s): math.hypot(*board.space_center_mm(s)) for s in board.spaces}
+    span = (min(distance.values()), max(distance.values()))
+    return (
+        near_mm,
+        far_mm,
+        {
+            "board": board.name,
+            "board_span_mm": [round(v, 1) for v in span],
+            "reach_on_board_mm": [round(max(near_mm, span[0]), 1), round(min(far_mm, span[1]), 1)],
+            "spaces": len(distance),
+            "spaces_in_reach": [n for n, d in distance.items() if near_mm <= d <= far_mm],
+            "too_close": [n for n, d in distance.items() if d < near_mm],
+            "too_far": [n for n, d in distance.items() if d > far_mm],
+        },
+    )

@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +41,68 @@ from referee import load_game
 from referee.bots import GoPiggyGoGreedyBot, bot_names, make_bot
 from referee.match import tournament
 from referee.shots import TableResolver
+
+
+def design_maps(
+    spec, board: Board, designs: list, workers, cache: Path, progress=None
+) -> tuple[list[dict[str, float]], list[dict]]:
+    """Each design's hit map of ``spec`` (design compare's, from its cache at ``cache``
+    when there): its table (space -> P) and what it is (file, spaces, in reach,
+    shots). ``progress`` counts spaces over every design."""
+    from sim.studies import design_tools
+
+    tables, maps = [], []
+    spaces = len(spec.spaces)
+    for k, design in enumerate(designs):
+        measured = design_tools.design_parts(
+            spec, design, workers, cache, progress and partial(_offset, progress, k * spaces)
+        )
+        rows = [m.row.to_dict() for m in measured]
+        path = design_tools.cached_hitmap_path(spec, design, cache)
+        tables.append(table_of(board, rows, f"hit map {path}"))
+        maps.append(
+            {
+                "file": str(path),
+                "spaces": len(rows),
+                "in_reach": sum(1 for r in rows if r["reachable"]),
+                "shots": sum(int(r["shots"]) for r in rows),
+            }
+        )
+    return tables, maps
+
+
+def play_designs(
+    designs: list, tables: list, maps: list[dict], settings: dict, progress=None
+) -> list[dict]:
+    """Each design's tournaments on its table (``settings``: games, seats, seed and
+    the game's params, every design the same seeds): its hit map, the game's figures
+    and each bot's win rate. ``progress`` counts games over every design."""
+    games, seats = settings["games"], settings["seats"]
+    results = []
+    for k, (design, table, made) in enumerate(zip(designs, tables, maps, strict=True)):
+        figures, played = play_design(
+            table,
+            seats,
+            games,
+            settings["seed"],
+            settings["params"],
+            on_game=progress and partial(_offset, progress, k * games),
+        )
+        mean_p = sum(table.values()) / len(table)
+        results.append(
+            {
+                "design": design.name,
+                "hitmap": made | {"mean_p_over_board": round(mean_p, 4)},
+                **summary(figures, len(seats)),
+                "win_rates": played["win_rates"],
+            }
+        )
+    return results
+
+
+def _offset(progress, offset: int, done: int) -> None:
+    """``progress`` of a count over every design, told one design's count."""
+    progress(offset + done)
 
 
 def table_of(board: Board, rows: list[dict], source: str) -> dict[str, float]:

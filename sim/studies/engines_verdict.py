@@ -17,11 +17,19 @@ solving contacts.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
+from models.board import Board
+from models.design import Design
 from sim.studies import verdict_words
 from sim.studies.compare import Comparison
 from sim.studies.records import ComparisonRow
+
+if TYPE_CHECKING:
+    from sim.studies.space_shots import SweepSpec
 
 #: The outcomes of a space a robust count is kept of, in the order the verdict says them.
 AGREED = ("more", "fewer", "within", "undecided", "not_detected")
@@ -35,6 +43,71 @@ _AVERAGE_WORDS = {
 }
 #: How many of the spaces the engines disagree on the verdict names.
 NAMED = 6
+
+
+@dataclass(frozen=True)
+class EngineRuns:
+    """``design compare`` in one engine or several: the settings (the engine left to
+    the designs), each engine's run (figures, comparisons, hit-map rows), each
+    comparison's verdicts across the engines (none in one engine), what made them."""
+
+    spec: SweepSpec
+    runs: list[tuple]
+    across: list[AcrossEngines]
+    made_by: dict
+
+
+def compare_in_engines(
+    spec: SweepSpec,
+    board: Board,
+    designs: list[Design],
+    names: list[str],
+    engines: tuple[str, ...],
+    workers,
+    cache,
+    progress=None,
+    rule: str = "per-map",
+    delta: float | None = None,
+) -> EngineRuns:
+    """``design compare`` of ``designs`` (``names`` as given) in each engine of
+    ``engines``, the designs fired in it (sim/studies/design_tools.py's
+    ``compare_designs``). ``progress(done, total)`` counts spaces over every
+    engine."""
+    from sim.physics.engines import with_engine
+    from sim.studies import design_tools, paired
+
+    # the engine is the designs' own from here (keyed by their content, as any field)
+    spec = dataclasses.replace(spec, engine="")
+    runs = [
+        design_tools.compare_designs(
+            spec,
+            board,
+            [with_engine(d, engine) for d in designs],
+            workers,
+            cache,
+            progress and partial(_engine_progress, progress, index, len(engines)),
+            rule,
+            delta,
+        )
+        for index, engine in enumerate(engines)
+    ]
+    across = (
+        [AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))]
+        if len(engines) > 1
+        else []
+    )
+    made_by = design_tools.comparison_provenance(spec, names, runs[0][2])
+    made_by |= design_tools.rule_provenance(
+        paired.paired_rule(spec, delta) if rule == "paired" and len(designs) > 1 else None
+    )
+    if len(engines) > 1:
+        made_by["engines"] = list(engines)
+    return EngineRuns(spec, runs, across, made_by)
+
+
+def _engine_progress(progress, index: int, engines: int, done: int, total: int) -> None:
+    """Spaces finished over every engine's comparison."""
+    progress(index * total + done, engines * total)
 
 
 def space_verdict(comparison: Comparison, row: ComparisonRow) -> str:

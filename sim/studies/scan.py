@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +33,47 @@ def parse_scan(text: str) -> np.ndarray:
     if values.min() < 0 or values.max() > MAX_SD_DEG:
         raise InputError(f"--aim-sd-scan: spreads must lie in [0, {MAX_SD_DEG:g}] degrees")
     return values
+
+
+def scan_designs(
+    spec: hitmap.SweepSpec,
+    designs: list[str],
+    values: np.ndarray,
+    out: Path,
+    fmt: str,
+    workers: Workers = 1,
+    progress=None,
+) -> tuple[list[dict], dict]:
+    """Each design of ``designs`` scanned in turn (``spec``'s own design left aside),
+    the rows written to ``out`` (one per design, space and spread) with what made
+    them; returns the rows and that record. ``progress`` counts spreads over every
+    design."""
+    from sim.studies import datafiles, owner, space_shots
+
+    made_by = space_shots.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
+    if len(designs) > 1:
+        made_by["designs"] = [
+            space_shots.provenance(dataclasses.replace(spec, design=name))["design_file"]
+            for name in designs
+        ]
+    rows = []
+    with owner.owned(out):  # one run at a time writes an output
+        for k, name in enumerate(designs):
+            rows += aim_sd_scan(
+                dataclasses.replace(spec, design=name),
+                values,
+                workers,
+                progress and partial(_offset, progress, k * len(values)),
+            )
+        if progress:
+            progress(None)
+        datafiles.write_table(rows, out, fmt, made_by)
+    return rows, made_by
+
+
+def _offset(progress, offset: int, done: int) -> None:
+    """``progress`` of a count over every design, told one design's count."""
+    progress(offset + done)
 
 
 def aim_sd_scan(

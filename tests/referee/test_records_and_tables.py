@@ -7,7 +7,7 @@ import referee
 from models.errors import InputError
 from referee import records
 from referee.records import read_record, replay
-from referee.shots import TableResolver
+from referee.shots import TableResolver, parse_shots
 
 HEAD = '{"game": "pig_out", "params": {"preset": "pig"}}'
 
@@ -127,3 +127,26 @@ def test_a_hit_map_of_another_board_is_refused_when_the_game_is_loaded():
         "for another board",
     ):
         referee.load_game("go_piggy_go", resolver=resolver)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("physics", ("physics", None)),
+        ("scripted", ("scripted", 0.5)),
+        ("scripted:0.8", ("scripted", 0.8)),
+        ("scripted: 1", ("scripted", 1.0)),
+        ("scripted:", ("scripted", None)),  # names no P
+        ("scripted:1.5", ("scripted", None)),
+        ("scripted:nan", ("scripted", None)),
+        ("scripted:٠.٥", ("scripted", None)),  # other scripts' digits
+        ("table:hits.csv", ("table", "hits.csv")),
+        ("table:", ("table", "")),  # the caller says what is missing
+        ("table", None),
+        ("physics:2", None),
+        ("dice", None),
+    ],
+)
+def test_one_grammar_names_a_resolver(text, named):
+    """The command line's --shots and the OpenSpiel games' shots= read this grammar."""
+    assert parse_shots(text) == named

@@ -211,7 +211,7 @@ def test_every_command_has_help(capsys, argv):
 
 def test_a_shots_text_says_repeated_strikes_once_with_their_count(capsys, tmp_path):
     """The demo's shot strikes the board twice on r8c3 in a row: said once, ×2."""
-    from sim.cli.demo import DEMO_LAYOUT
+    from sim.studies.demo import DEMO_LAYOUT
 
     layout = tmp_path / "layout.json"
     layout.write_text(json.dumps(DEMO_LAYOUT))

@@ -807,6 +807,7 @@ NUMERIC = [
             ("--remeasure", whole(0, 100)),
             ("--in-flight", whole(1, 64)),
             ("--trials", whole(1, 10_000)),
+            ("--in-flight", whole(1, 64)),
             ("--min-reach", whole(1, 100_000)),
             ("--limit-energy-j", finite(0, 1e9, above=True)),
             ("--limit-energy-per-area-j-m2", finite(0, 1e9, above=True)),

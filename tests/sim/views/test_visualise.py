@@ -9,9 +9,10 @@ import pytest
 from PIL import Image
 
 from models.layout import layout_from_dict
-from sim.cli import demo, main
+from sim.cli import main
 from sim.physics import shoot
 from sim.physics.world import World
+from sim.studies import demo
 from sim.views import framing, labels, render
 from sim.views.render import CAMERAS, ShotRenderer
 from tests import browser

@@ -1,0 +1,125 @@
+"""The design studies from plain arguments, with the command line's defaults: what a
+notebook calls to get what ``piggy design compare`` and ``piggy design optimise``
+give, without building their settings by hand (docs/optimise.md, "From Python").
+
+Every default is the command line's: the stock board, the empty layout, a child
+aiming, 50 shots a space (the cap 1000 with a precision), seed 0, the paired rule,
+every core, the user's cache folder. Only what the command line reads from options
+is set here; the studies themselves are sim/studies/design_tools.py's and
+sim/studies/optimise_run.py's.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from models.aimer import load_aimer
+from models.board import load_board
+from models.design import load_design
+from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
+from sim.studies import hitmap
+from sim.studies.cluster import Workers
+from sim.studies.optimise_run import SearchRun
+
+
+def plain_spec(
+    design: str = "stock",
+    spaces: list[str] | None = None,
+    shots: int | None = None,
+    precision: float | None = None,
+    seed: int = 0,
+    aimer: str = "child",
+) -> hitmap.SweepSpec:
+    """The hit maps' settings of ``--design``, ``--spaces`` (default: every space),
+    ``--shots``, ``--precision``, ``--seed`` and ``--aimer``, checked, on the stock
+    board's empty layout (the design studies' default)."""
+    board = load_board("stock")
+    spec = hitmap.SweepSpec(
+        board="stock",
+        design=design,
+        stacks={},
+        spaces=hitmap.check_spaces(board, ",".join(spaces) if spaces else None, {}),
+        shots=shots if shots is not None else (PRECISION_CAP if precision else 50),
+        seed=seed,
+        aimer=load_aimer(aimer),
+        precision=precision,
+        layout="empty",
+    )
+    hitmap.check_targets(spec)
+    return spec
+
+
+def compare(
+    designs: list[str],
+    spaces: list[str] | None = None,
+    shots: int | None = None,
+    precision: float | None = None,
+    seed: int = 0,
+    aimer: str = "child",
+    rule: str = "paired",
+    delta: float | None = None,
+    workers: Workers | None = None,
+    cache: str | Path | None = None,
+):
+    """``piggy design compare DESIGNS...``: each design's figures, each design after
+    the first compared with the first shot for shot (``sim.studies.compare.Comparison``)
+    and the hit maps' rows; δ of the paired rule is ``delta``, else the precision."""
+    from sim.studies import design_tools, paired
+
+    spec = plain_spec(designs[0], spaces, shots, precision, seed, aimer)
+    return design_tools.compare_designs(
+        spec,
+        load_board(spec.board),
+        [load_design(d) for d in designs],
+        workers or os.cpu_count() or 1,
+        design_tools.cache_folder(str(cache) if cache else None),
+        None,
+        paired.check_rule(rule),
+        delta if delta is not None else spec.precision,
+    )
+
+
+def search(
+    base: str,
+    params: list[str],
+    spaces: list[str] | None = None,
+    objective: str = "mean-p",
+    trials: int = 20,
+    shots: int | None = None,
+    precision: float | None = None,
+    seed: int = 0,
+    aimer: str = "child",
+    **run,
+) -> SearchRun:
+    """``piggy design optimise BASE --param FIELD=LOW:HIGH ...``: ``trials`` trials
+    of the search over ``params`` (``FIELD=LOW:HIGH[:log|:int]``) within the safety
+    limits of design check and every space in reach, the best measured again and
+    verified against BASE. Each trial's hit map is to ±0.1 unless ``shots`` or
+    ``precision`` says otherwise; ``run`` is :func:`~sim.studies.optimise_run.run_search`'s
+    (``out``, ``storage``, ``study``, ``workers``, ``cache``, ``table``, ...)."""
+    from sim.studies import design_search, racing
+    from sim.studies.optimise_run import make_search, run_search
+    from sim.studies.safety import SafetyLimits
+    from sim.studies.search_settings import Search
+
+    design = load_design(base)
+    if precision is None and shots is None:
+        precision = SEARCH_PRECISION
+    spec = plain_spec(base, spaces, shots, precision, seed, aimer)
+    objectives = design_search.parse_objectives(objective)
+    board = load_board(spec.board)
+    design_search.check_objectives(board, spec.spaces, objectives)
+    settings = Search(
+        design,
+        design_search.parse_params(params, design),
+        objectives,
+        spec,
+        board,
+        SafetyLimits(),
+        0,
+        pruner=racing.check_pruner("wilcoxon"),
+        remeasure=racing.REMEASURE,
+    )
+    run.setdefault("workers", os.cpu_count() or 1)
+    return run_search(*make_search(settings, None, None), trials=trials, **run)
