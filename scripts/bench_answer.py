@@ -38,7 +38,7 @@ from models.board import load_board, space_name
 from models.design import load_design
 from models.stats import sequential_bias
 from sim.physics.engines import installed
-from sim.studies import design_tools, hitmap
+from sim.studies import design_tools, hitmap, space_shots
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
 CAP = 1000
@@ -50,10 +50,10 @@ SEARCHES = {
 }
 
 
-def board_spec(precision: float, spaces: tuple | None = None) -> hitmap.SweepSpec:
+def board_spec(precision: float, spaces: tuple | None = None) -> space_shots.SweepSpec:
     """The answer's sweep: ``spaces`` (default: every space of the stock board)."""
     board = load_board("stock")
-    return hitmap.SweepSpec(
+    return space_shots.SweepSpec(
         board="stock",
         design="stock",
         stacks={},
@@ -65,7 +65,7 @@ def board_spec(precision: float, spaces: tuple | None = None) -> hitmap.SweepSpe
     )
 
 
-def timed_board(spec: hitmap.SweepSpec, workers: int) -> tuple[float, list[dict]]:
+def timed_board(spec: space_shots.SweepSpec, workers: int) -> tuple[float, list[dict]]:
     """The board's sweep, cold: (wall seconds, rows)."""
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
@@ -85,7 +85,9 @@ def bench_answer(
     spec = board_spec(precision, spaces)
     answer_seconds, rows = timed_board(spec, workers)
     reached = [r for r in rows if r["reachable"]]
-    mc_shots = sum(sequential_bias(r["p_target"], precision, hitmap.BATCH, CAP)[1] for r in reached)
+    mc_shots = sum(
+        sequential_bias(r["p_target"], precision, space_shots.BATCH, CAP)[1] for r in reached
+    )
     figures = {
         "answer_seconds": round(answer_seconds, 1),
         "answer_shots": sum(r["shots"] for r in reached),
@@ -145,7 +147,7 @@ def bench_answer(
             flush=True,
         )
     figures.update(bench_optimise(trials, spec.spaces if spaces else None, workers, quiet))
-    child = hitmap.SweepSpec(
+    child = space_shots.SweepSpec(
         board="stock",
         design="stock",
         stacks={},
@@ -154,9 +156,9 @@ def bench_answer(
         aimer=load_aimer("child"),
         sampler="mc",  # the shots a second as measured before RQMC was the default
     )
-    hitmap.run_space(child, "r0c3")  # the world built and warm
+    space_shots.run_space(child, "r0c3")  # the world built and warm
     start = time.perf_counter()
-    hitmap.run_space(child, "r0c3")
+    space_shots.run_space(child, "r0c3")
     figures["shots_per_s_child"] = round(child_shots / (time.perf_counter() - start), 1)
     if not quiet:
         print(f"child-aimed shots, one core: {figures['shots_per_s_child']} a second")

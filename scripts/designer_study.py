@@ -34,7 +34,7 @@ from models.design import load_design
 from models.files import write_text_atomic
 from models.stats import wilson_interval
 from sim.defaults import DIFFERENCE_SCALE
-from sim.studies import compare, design_tools, hitmap, report
+from sim.studies import compare, design_tools, report, space_shots
 from sim.studies import paired as sim_paired
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
@@ -103,7 +103,7 @@ def main() -> None:
     args = parser.parse_args()
     cache, pictures = Path(args.out), Path(args.pictures)
     board = load_board("stock")
-    spec = hitmap.SweepSpec(
+    spec = space_shots.SweepSpec(
         board="stock",
         design="stock",
         stacks={},

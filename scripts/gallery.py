@@ -95,11 +95,11 @@ def still(out: Path, world, result) -> None:
 
 
 def hit_map(out: Path, shots: int, workers: int) -> None:
-    from sim.studies import hitmap
+    from sim.studies import hitmap, space_shots
     from sim.views.hitmap_picture import save_heatmap
 
     board = load_board("stock")
-    spec = hitmap.SweepSpec(
+    spec = space_shots.SweepSpec(
         board="stock",
         design="stock",
         stacks={},

@@ -31,7 +31,7 @@ from scipy import stats
 
 from models.stats import precision_reached, sequential_bias, wilson_bounds
 from sim.studies import rqmc
-from sim.studies.hitmap import BATCH
+from sim.studies.space_shots import BATCH
 
 #: Plain Monte Carlo's cap, for its expected shots (as ``piggy hitmap --precision``).
 CAP = 1000

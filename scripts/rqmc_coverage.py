@@ -37,8 +37,8 @@ from models.aimer import load_aimer
 from models.files import write_text_atomic
 from models.stats import sequential_bias, wilson_interval
 from sim.studies import rqmc
-from sim.studies.hitmap import BATCH, SweepSpec, run_space
 from sim.studies.rqmc import proportion
+from sim.studies.space_shots import BATCH, SweepSpec, run_space
 from sim.studies.workers import process_pool
 
 SPACES = "r7c3,r9c2,r0c3,r10c6,r2c1,r4c1"

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import pytest
 
     from models.design import Design
-    from sim.studies.hitmap import SweepSpec
     from sim.studies.shots_csv import MeasuredShots
+    from sim.studies.space_shots import SweepSpec
 
 #: The checkout's root folder (the one holding pyproject.toml).
 ROOT = Path(__file__).resolve().parents[1]

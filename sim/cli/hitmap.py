@@ -44,19 +44,19 @@ def check_precision(value: float | None, option: str = "--precision") -> float |
 
 
 def sweep_spec(args, layout):
-    """The :class:`~sim.studies.hitmap.SweepSpec` of the options shared by ``hitmap`` and
+    """The :class:`~sim.studies.space_shots.SweepSpec` of the options shared by ``hitmap`` and
     the design studies, on ``layout`` and its board; everything checked before a shot
     is fired."""
     from sim.physics.engines import check_engine
     from sim.physics.materials import parse_vary
-    from sim.studies import hitmap
+    from sim.studies import hitmap, space_shots
     from sim.studies.rqmc import check_sampler
 
-    if args.arc not in hitmap.ARCS:
-        raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(hitmap.ARCS)}")
+    if args.arc not in space_shots.ARCS:
+        raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(space_shots.ARCS)}")
     precision = check_precision(args.precision)
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
-    spec = hitmap.SweepSpec(
+    spec = space_shots.SweepSpec(
         board=board_reference(args),
         design=first_design(args.design),
         stacks=layout.to_dict()["stacks"],
@@ -72,7 +72,7 @@ def sweep_spec(args, layout):
         sampler=check_sampler(args.sampler),
         engine=check_engine(args.engine) if args.engine else "",
     )
-    hitmap.check_targets(spec)
+    space_shots.check_targets(spec)
     return spec
 
 

@@ -82,9 +82,9 @@ def demo_shot(seed: int = 0) -> DemoShot:
 def demo_hitmap(out: Path, seed: int = 0) -> list[dict]:
     """The small hit map (a child aiming at a lone piggy on each of
     :data:`HITMAP_SPACES`), written to ``out`` as CSV; its rows."""
-    from sim.studies import hitmap
+    from sim.studies import hitmap, space_shots
 
-    spec = hitmap.SweepSpec(
+    spec = space_shots.SweepSpec(
         board="stock",
         design="stock",
         stacks={},

@@ -37,7 +37,9 @@ from sim.studies.records import Expected, MeasuredSpace, ShapeError, SpaceShots,
 CACHE_FORMAT = 2
 
 
-def comparison_provenance(spec: hitmap.SweepSpec, names: list[str], maps: list[list[dict]]) -> dict:
+def comparison_provenance(
+    spec: space_shots.SweepSpec, names: list[str], maps: list[list[dict]]
+) -> dict:
     """What made a comparison: the hit maps' settings, and per design (``names`` as
     given) its identity (:func:`design_identity`) and the shots it fired."""
     made_by = {
@@ -52,7 +54,7 @@ def comparison_provenance(spec: hitmap.SweepSpec, names: list[str], maps: list[l
     return made_by
 
 
-def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> Path:
+def cached_hitmap_path(spec: space_shots.SweepSpec, design: Design, cache: Path) -> Path:
     """Where the cache keeps a design's hit map measured with ``spec``'s settings (a
     hit map file: ``--shots table:FILE`` reads it). The key leaves out ``spec.design``
     (the first design named, which the sweep replaces): a design's map is found
@@ -63,7 +65,7 @@ def cached_hitmap_path(spec: hitmap.SweepSpec, design: Design, cache: Path) -> P
 
 
 def design_parts(
-    spec: hitmap.SweepSpec,
+    spec: space_shots.SweepSpec,
     design: Design,
     workers: Workers,
     cache: Path,
@@ -95,14 +97,16 @@ def design_parts(
     return measured
 
 
-def cached_parts(spec: hitmap.SweepSpec, design: Design, cache: Path) -> list[MeasuredSpace] | None:
+def cached_parts(
+    spec: space_shots.SweepSpec, design: Design, cache: Path
+) -> list[MeasuredSpace] | None:
     """A design's hit map from the cache (None when it has not been measured)."""
     out = cached_hitmap_path(spec, design, cache)
     return read_cached(spec, out, partial(space_shots.expected_part, spec))
 
 
 def read_cached(
-    spec: hitmap.SweepSpec, out: Path, expected: Callable[[str], Expected]
+    spec: space_shots.SweepSpec, out: Path, expected: Callable[[str], Expected]
 ) -> list[MeasuredSpace] | None:
     """The hit map ``out`` of the cache (None when it is not there), each space's
     shots read back through their type (sim/studies/records.py) as ``expected``
@@ -132,7 +136,7 @@ def read_cached(
         except ShapeError as exc:
             problem = f"space {name}: {exc}"
             break
-        if not _same_summary(summary, hitmap.summarise(part, board)):
+        if not _same_summary(summary, space_shots.summarise(part, board)):
             problem = f"space {name}: the row of {name} does not match its shots"
             break
         found.append(MeasuredSpace(part, summary))
@@ -146,7 +150,7 @@ def read_cached(
 
 # --- the sequential paired rule's maps --------------------------------------------------------
 def paired_outputs(
-    spec: hitmap.SweepSpec, designs: list[Design], rule: PairedRule, cache: Path
+    spec: space_shots.SweepSpec, designs: list[Design], rule: PairedRule, cache: Path
 ) -> list[hitmap.Output]:
     """Each design's hit map of a comparison by the paired rule: cached under a key of
     everything that made them (the settings, the rule, every design of the
@@ -191,7 +195,7 @@ def rule_provenance(rule: PairedRule | None) -> dict:
 
 
 def paired_maps(
-    spec: hitmap.SweepSpec,
+    spec: space_shots.SweepSpec,
     designs: list[Design],
     rule: PairedRule,
     workers: Workers,
@@ -262,7 +266,7 @@ def figures(board: Board, design: Design, measured: list[MeasuredSpace]) -> dict
 
 
 def compare_designs(
-    spec: hitmap.SweepSpec,
+    spec: space_shots.SweepSpec,
     board: Board,
     designs: list[Design],
     workers: Workers,
@@ -297,7 +301,7 @@ def compare_designs(
 
 
 def _maps_one_by_one(
-    spec: hitmap.SweepSpec,
+    spec: space_shots.SweepSpec,
     designs: list[Design],
     workers: Workers,
     cache: Path,

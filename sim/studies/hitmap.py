@@ -37,42 +37,13 @@ from sim.studies import datafiles, owner, parts
 from sim.studies.cluster import Workers
 from sim.studies.records import Expected, SpaceShots
 from sim.studies.space_shots import (
-    ARCS,
-    BATCH,
-    MAX_SHOTS,
     SweepSpec,
-    check_targets,
     expected_part,
     provenance,
     run_space,
     summarise,
 )
 from sim.studies.workers import Pool, pool_for
-
-#: What callers take from here: the sweep, and the settings and the one space it runs
-#: (defined in sim/studies/space_shots.py).
-__all__ = [
-    "ARCS",
-    "BATCH",
-    "MAX_SHOTS",
-    "Output",
-    "SweepOutcome",
-    "SweepSpec",
-    "check_spaces",
-    "check_targets",
-    "one_space",
-    "parts_folder",
-    "per_shot_path",
-    "run_on",
-    "run_outputs",
-    "run_parts",
-    "run_space",
-    "run_sweep",
-    "shots_fired",
-    "summarise",
-    "sweep",
-]
-
 
 # --- executors -------------------------------------------------------------------------------
 #: A sweep's unit of work: a space's name -> its parts, one per file the sweep writes.

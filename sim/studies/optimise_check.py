@@ -22,8 +22,8 @@ from models.files import write_text_atomic
 from models.text import shown
 from sim.studies import design_search, design_tools, optimise
 from sim.studies.cluster import Workers
-from sim.studies.hitmap import SweepSpec
 from sim.studies.safety import safety_report
+from sim.studies.space_shots import SweepSpec
 
 
 def verify(

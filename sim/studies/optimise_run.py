@@ -17,7 +17,7 @@ from models.design import load_design
 from models.seeds import SEED_MAX
 from models.text import shown
 from sim.defaults import IN_FLIGHT_ON_CLUSTER, OBJECTIVES, PRECISION_CAP
-from sim.studies import hitmap, racing
+from sim.studies import racing, space_shots
 from sim.studies.cluster import Workers
 from sim.studies.search_settings import Search
 
@@ -37,7 +37,7 @@ class SearchRun:
 
 def make_search(
     search: Search, fidelity: int | None, verify_precision: float | None
-) -> tuple[Search, hitmap.SweepSpec]:
+) -> tuple[Search, space_shots.SweepSpec]:
     """``search`` at its fidelity (``--fidelity``, checked against its spaces), and
     the settings of the final comparison with BASE: new shots (the search's seed + 1)
     at ``verify_precision``, or at the search's precision when not given."""
@@ -64,7 +64,7 @@ def _in_flight(in_flight: int | None, workers: Workers) -> int:
 
 def run_search(
     search: Search,
-    verify_spec: hitmap.SweepSpec,
+    verify_spec: space_shots.SweepSpec,
     *,
     trials: int = 20,
     in_flight: int | None = None,
@@ -300,10 +300,8 @@ def _made_by_trial(trial, figures: dict) -> dict:
     }
 
 
-def _provenance(spec: hitmap.SweepSpec) -> dict:
+def _provenance(spec: space_shots.SweepSpec) -> dict:
     """The table's record of the hit maps' settings, less the design (each trial's own)."""
-    from sim.studies import space_shots
-
     return {
         k: v
         for k, v in space_shots.provenance(spec).items()

@@ -3,7 +3,7 @@ an interrupted sweep keeps what it finished and ``--resume`` does the rest.
 
 A part file holds its space's part (sim/studies/records.py: the space, whether it
 is in reach, and its shots) with two checksums: the sha256 of the settings of the sweep that made it
-(:meth:`~sim.studies.hitmap.SweepSpec.key`: the board and design by content
+(:meth:`~sim.studies.space_shots.SweepSpec.key`: the board and design by content
 (models/identity.py), the layout's stacks, spaces, shots, seed, aimer, ``--vary``,
 precision, hit rule) and the sha256 of its own part. A
 resumed sweep uses a part only if both match, and it is read back through its type

@@ -18,7 +18,7 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
 from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
-from sim.studies import hitmap
+from sim.studies import hitmap, space_shots
 from sim.studies.cluster import Workers
 from sim.studies.optimise_run import SearchRun
 
@@ -30,12 +30,12 @@ def plain_spec(
     precision: float | None = None,
     seed: int = 0,
     aimer: str = "child",
-) -> hitmap.SweepSpec:
+) -> space_shots.SweepSpec:
     """The hit maps' settings of ``--design``, ``--spaces`` (default: every space),
     ``--shots``, ``--precision``, ``--seed`` and ``--aimer``, checked, on the stock
     board's empty layout (the design studies' default)."""
     board = load_board("stock")
-    spec = hitmap.SweepSpec(
+    spec = space_shots.SweepSpec(
         board="stock",
         design=design,
         stacks={},
@@ -46,7 +46,7 @@ def plain_spec(
         precision=precision,
         layout="empty",
     )
-    hitmap.check_targets(spec)
+    space_shots.check_targets(spec)
     return spec
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies import compare, design_tools, hitmap, paired, space_shots
+from sim.studies import compare, design_tools, paired, space_shots
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.engines_verdict import AcrossEngines
 from sim.studies.records import (
@@ -70,7 +70,7 @@ def representative_shot(
     return 0, "no discordant pair at this space: the first shot"
 
 
-def replay(world, spec: hitmap.SweepSpec, name: str, row: ShotRow):
+def replay(world, spec: space_shots.SweepSpec, name: str, row: ShotRow):
     """Fire the shot of space ``name`` whose hit-map row is ``row`` again, recording;
     ``world`` holds the design."""
     from sim.physics import shoot
@@ -147,7 +147,7 @@ def verdict_data(comparison: compare.Comparison) -> dict:
     }
 
 
-def rule_provenance(spec: hitmap.SweepSpec, comparison: compare.Comparison) -> dict:
+def rule_provenance(spec: space_shots.SweepSpec, comparison: compare.Comparison) -> dict:
     """The comparison's rule as the paired maps' provenance records it (its constants
     and looks: design_tools.rule_provenance), the paired rule made again from ``spec``
     and δ as ``design compare`` made it."""
@@ -176,7 +176,7 @@ class Report:
 
 
 def build(
-    spec: hitmap.SweepSpec,
+    spec: space_shots.SweepSpec,
     board: Board,
     designs: list[Design],
     comparison: compare.Comparison,

@@ -19,7 +19,7 @@ import numpy as np
 from models.aimer import MAX_SD_DEG
 from models.design import load_design
 from models.errors import InputError
-from sim.studies import hitmap, rqmc
+from sim.studies import hitmap, rqmc, space_shots
 from sim.studies.cluster import Workers
 from sim.studies.records import SpaceShots
 from sim.studies.workers import Pool, pool_for
@@ -36,7 +36,7 @@ def parse_scan(text: str) -> np.ndarray:
 
 
 def scan_designs(
-    spec: hitmap.SweepSpec,
+    spec: space_shots.SweepSpec,
     designs: list[str],
     values: np.ndarray,
     out: Path,
@@ -48,7 +48,7 @@ def scan_designs(
     the rows written to ``out`` (one per design, space and spread) with what made
     them; returns the rows and that record. ``progress`` counts spreads over every
     design."""
-    from sim.studies import datafiles, owner, space_shots
+    from sim.studies import datafiles, owner
 
     made_by = space_shots.provenance(spec) | {"aim_sd_scan_deg": [float(v) for v in values]}
     if len(designs) > 1:
@@ -77,7 +77,7 @@ def _offset(progress, offset: int, done: int) -> None:
 
 
 def aim_sd_scan(
-    spec: hitmap.SweepSpec, values: np.ndarray, workers: Workers = 1, progress=None
+    spec: space_shots.SweepSpec, values: np.ndarray, workers: Workers = 1, progress=None
 ) -> list[dict]:
     """One row per (space, spread): P(target) and its 95 % interval (Wilson's, or
     the RQMC sampler's: sim/studies/rqmc.py)."""
@@ -91,7 +91,7 @@ def aim_sd_scan(
     return rows
 
 
-def _spread(spec: hitmap.SweepSpec, pool: Pool | None) -> list[dict]:
+def _spread(spec: space_shots.SweepSpec, pool: Pool | None) -> list[dict]:
     """One aim spread's rows, one per space."""
     rows: list[dict] = []
     design = load_design(spec.design).name

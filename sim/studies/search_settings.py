@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from models.board import Board
 from models.design import Design, design_toml
-from sim.studies import datafiles, design_search, hitmap, racing
+from sim.studies import datafiles, design_search, racing, space_shots
 from sim.studies.safety import SafetyLimits
 
 
@@ -20,7 +20,7 @@ class Search:
     base: Design
     params: list
     objectives: list
-    spec: hitmap.SweepSpec
+    spec: space_shots.SweepSpec
     board: Board
     limits: SafetyLimits
     min_reach: int

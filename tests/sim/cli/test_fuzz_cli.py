@@ -40,7 +40,7 @@ from models.errors import InputError
 from models.seeds import SEED_MAX
 from sim.cli import build_parser
 from sim.cli.common import MAX_WORKERS
-from sim.studies.hitmap import MAX_SHOTS
+from sim.studies.space_shots import MAX_SHOTS
 from tests.helpers import ROOT, RULES_BOARD, run
 from tests.sim.cli.fuzz_support import files_under
 

@@ -22,7 +22,8 @@ import pytest
 from models.errors import InputError
 from sim.studies import cluster
 from sim.studies.cluster import Cluster
-from sim.studies.hitmap import SweepSpec, one_space, run_sweep
+from sim.studies.hitmap import one_space, run_sweep
+from sim.studies.space_shots import SweepSpec
 from tests.helpers import run
 
 distributed = pytest.importorskip("dask.distributed")

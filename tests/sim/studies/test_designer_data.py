@@ -16,7 +16,8 @@ from sim.physics.bullet import pb
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.physics.world import World
 from sim.studies.datafiles import read_provenance
-from sim.studies.hitmap import SweepSpec, sweep
+from sim.studies.hitmap import sweep
+from sim.studies.space_shots import SweepSpec
 from tests.helpers import run
 
 PROVENANCE_KEYS = {

@@ -20,15 +20,9 @@ from referee.shots import TableResolver
 from sim.cli import main
 from sim.studies import hitmap
 from sim.studies.cluster import Cluster
-from sim.studies.hitmap import (
-    SweepSpec,
-    parts_folder,
-    run_space,
-    run_sweep,
-    sweep,
-)
+from sim.studies.hitmap import parts_folder, run_sweep, sweep
 from sim.studies.parts import write_part
-from sim.studies.space_shots import shot_seed
+from sim.studies.space_shots import SweepSpec, run_space, shot_seed
 from tests.helpers import cli_spec
 from tests.referee.positions import position
 

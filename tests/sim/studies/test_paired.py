@@ -14,7 +14,7 @@ from models.design import design_from_dict, design_toml, load_design
 from sim.physics.world import World
 from sim.physics.world_cache import WORLDS
 from sim.studies import design_tools, paired
-from sim.studies.hitmap import SweepSpec
+from sim.studies.space_shots import SweepSpec
 from tests.helpers import run
 
 

@@ -19,8 +19,8 @@ from sim.physics.shoot import solve_aim
 from sim.physics.world import World
 from sim.studies import compare, rqmc
 from sim.studies.datafiles import read_provenance
-from sim.studies.hitmap import SweepSpec, run_space, sweep
-from sim.studies.space_shots import normalised_yaw, shot_seed
+from sim.studies.hitmap import sweep
+from sim.studies.space_shots import SweepSpec, normalised_yaw, run_space, shot_seed
 
 CHILD = load_aimer("child")
 
