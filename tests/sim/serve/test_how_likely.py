@@ -16,77 +16,7 @@ from tests.helpers import run
 pytest.importorskip("starlette")
 
 from sim.serve.app import Server  # after the check: it needs starlette
-
-LAYOUT = {"board": "stock", "stacks": {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}}
-#: Generous caps on waits (a busy machine), never a fixed sleep.
-WAIT_S = 600
-
-
-class InProcess:
-    """A :class:`Server`'s app called in this process as an ASGI server calls it: its
-    lifespan started on entry (the workers) and stopped on exit, then requests."""
-
-    def __init__(self, server: Server):
-        self.server = server
-        self.app = server.app()
-        self._to_app: asyncio.Queue = asyncio.Queue()
-        self._from_app: asyncio.Queue = asyncio.Queue()
-        self._lifespan: asyncio.Task | None = None
-
-    async def __aenter__(self) -> InProcess:
-        scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
-        self._lifespan = asyncio.create_task(self.app(scope, self._to_app.get, self._from_app.put))
-        await self._to_app.put({"type": "lifespan.startup"})
-        message = await asyncio.wait_for(self._from_app.get(), WAIT_S)
-        assert message["type"] == "lifespan.startup.complete", message
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        await self._to_app.put({"type": "lifespan.shutdown"})
-        message = await asyncio.wait_for(self._from_app.get(), WAIT_S)
-        assert message["type"] == "lifespan.shutdown.complete", message
-        assert self._lifespan is not None
-        await self._lifespan
-
-    async def request(self, path: str, body: object = None) -> tuple[int, dict]:
-        """(status, JSON reply) of a GET, or of a POST of ``body`` as JSON."""
-        data = b"" if body is None else json.dumps(body).encode()
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET" if body is None else "POST",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": b"",
-            "root_path": "",
-            "headers": [
-                (b"x-piggy-token", self.server.token.encode()),
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(data)).encode()),
-            ],
-            "client": ("127.0.0.1", 1),
-            "server": ("127.0.0.1", 80),
-        }
-        answered = asyncio.Event()
-        bodies: list[dict] = [{"type": "http.request", "body": data, "more_body": False}]
-        sent: list[dict] = []
-
-        async def receive() -> dict:
-            if bodies:
-                return bodies.pop()
-            await answered.wait()
-            return {"type": "http.disconnect"}
-
-        async def send(message: dict) -> None:
-            sent.append(message)
-
-        await asyncio.wait_for(self.app(scope, receive, send), WAIT_S)
-        answered.set()
-        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-        content = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-        return status, json.loads(content)
+from tests.sim.serve.in_process import LAYOUT, WAIT_S, InProcess, aimed_sandbox
 
 
 class Looks:
@@ -118,21 +48,11 @@ class Looks:
             await asyncio.wait_for(self.sent.wait(), WAIT_S)
 
 
-async def _sandbox(client: InProcess) -> str:
-    status, state = await client.request("/api/new", {})
-    assert status == 200
-    sid = state["id"]
-    for action, body in (("choose", {"aimer": "child"}), ("aim", {"at": "blue-1"})):
-        status, reply = await client.request(f"/api/{sid}/{action}", body)
-        assert status == 200, reply
-    return sid
-
-
 async def _measure(seed: int, precision: float) -> tuple[dict, dict, list[tuple[int, dict]]]:
     """ "How likely?" run to its end: what it answered at the start and at the end, and
     its looks."""
     async with InProcess(Server(LAYOUT["stacks"], workers=2)) as client:
-        sid = await _sandbox(client)
+        sid = await aimed_sandbox(client)
         looks = Looks(client, sid)
         status, started = await client.request(
             f"/api/{sid}/likely", {"precision": precision, "seed": seed}
@@ -179,7 +99,7 @@ async def _cancelled() -> tuple[list, list, dict, bool]:
     """A long estimate replaced by a new one after its second look is sent; the new
     one's tab closed after its first look is sent."""
     async with InProcess(Server(LAYOUT["stacks"], workers=2)) as client:
-        sid = await _sandbox(client)
+        sid = await aimed_sandbox(client)
         looks = Looks(client, sid)
         await client.request(f"/api/{sid}/likely", {"precision": 0.05, "seed": 1})
         first = client.server.tasks[sid]

@@ -169,11 +169,11 @@ def test_serves_estimates_on_a_cluster_are_the_local_estimates(scheduler):
     pytest.importorskip("starlette")
     from sim.serve.app import Server
     from sim.studies.workers import pool_for
-    from tests.sim.serve.test_how_likely import LAYOUT, InProcess, _sandbox
+    from tests.sim.serve.in_process import LAYOUT, InProcess, aimed_sandbox
 
     async def estimate(pool) -> dict:
         async with InProcess(Server(LAYOUT["stacks"], workers=2, cluster=pool)) as client:
-            sid = await _sandbox(client)
+            sid = await aimed_sandbox(client)
             await client.request(f"/api/{sid}/likely", {"precision": 0.2, "seed": 3})
             await asyncio.wait_for(client.server.tasks[sid], WAIT_S)
             return (await client.request(f"/api/{sid}/likely"))[1]
