@@ -65,7 +65,7 @@ def bench_cluster(quiet: bool) -> dict:
     seconds: dict[str, dict[int, float]] = {name: {} for name in STUDIES}
     for workers in (1, 2):
         with LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster:
             timed(STUDIES["hitmap"], "--scheduler", cluster.scheduler_address)  # warm workers
             for name, argv in STUDIES.items():

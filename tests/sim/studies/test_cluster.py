@@ -50,7 +50,7 @@ def spec(**changes) -> SweepSpec:
 
 def local_cluster(workers: int = 2, threads: int = 1):
     return distributed.LocalCluster(
-        n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None
+        n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=":0"
     )
 
 

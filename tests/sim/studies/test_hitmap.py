@@ -398,7 +398,7 @@ def test_a_sweep_on_a_dask_local_cluster_matches_the_local_run(tmp_path):
     on_dask = tmp_path / "dask.csv"
     sweep(spec(), local, "csv", workers=1)
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         sweep(spec(), on_dask, "csv", workers=Cluster(cluster.scheduler_address))
     assert on_dask.read_bytes() == local.read_bytes()
