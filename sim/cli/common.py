@@ -144,6 +144,18 @@ def world_args(p: argparse.ArgumentParser, layout: bool = True, design_help: str
         )
 
 
+def sandbox_scene_args(p: argparse.ArgumentParser) -> None:
+    """``--board``, ``--design`` and ``--layout`` of the two sandboxes (the window and
+    the browser's): one design, the demo's piggies by default."""
+    p.add_argument(
+        "--board", help="board name or path (default: the layout file's own board, else stock)"
+    )
+    p.add_argument("--design", default="stock", help="launcher design (default: stock)")
+    p.add_argument(
+        "--layout", help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)"
+    )
+
+
 def json_out(data: dict) -> None:
     """``data`` as JSON on standard output. NaN and infinities are refused (they are
     not JSON): a number that cannot be computed is written as null, with a reason."""

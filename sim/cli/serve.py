@@ -17,7 +17,13 @@ from models.design import known_designs, load_design
 from models.errors import InputError, install_hint
 from models.files import known_names
 from models.text import shown
-from sim.cli.common import board_reference, engine_arg, load_layout_args, whole_number
+from sim.cli.common import (
+    board_reference,
+    engine_arg,
+    load_layout_args,
+    sandbox_scene_args,
+    whole_number,
+)
 from sim.physics.engines import check_engine
 from sim.studies.demo import demo_stacks
 
@@ -179,13 +185,7 @@ def add_serve(sub) -> None:
         f"extra ({WEB_EXTRA}).",
     )
     _add_address_options(p)
-    p.add_argument(
-        "--board", help="board name or path (default: the layout file's own board, else stock)"
-    )
-    p.add_argument("--design", default="stock", help="launcher design (default: stock)")
-    p.add_argument(
-        "--layout", help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)"
-    )
+    sandbox_scene_args(p)
     p.add_argument(
         "--workers",
         type=whole_number(2, 64),

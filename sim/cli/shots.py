@@ -20,6 +20,7 @@ from sim.cli.common import (
     load_layout_args,
     load_scene,
     progress_bar,
+    sandbox_scene_args,
     seed_arg,
     waiting,
     whole_number,
@@ -301,13 +302,7 @@ def add_sandbox(sub) -> None:
         "and pitch, FIRE and reset buttons, and the knock-out "
         "verdict after each shot. Needs a display (xvfb-run works).",
     )
-    p.add_argument(
-        "--board", help="board name or path (default: the layout file's own board, else stock)"
-    )
-    p.add_argument("--design", default="stock", help="launcher design (default: stock)")
-    p.add_argument(
-        "--layout", help="layout JSON file, 'empty' or 'crowded' (default: the demo's piggies)"
-    )
+    sandbox_scene_args(p)
     p.add_argument(
         "--seconds",
         type=finite_number(0, 7 * 24 * 3600, above=True),
