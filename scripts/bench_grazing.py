@@ -39,9 +39,9 @@ from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from models.stats import wilson_interval
 from sim.physics import aim
+from sim.physics.bullet.world import World
 from sim.physics.engines import installed
-from sim.physics.mujoco_world import MujocoWorld
-from sim.physics.world import World
+from sim.physics.mujoco.world import MujocoWorld
 
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
 ISSUE_10 = "issue 10's engine"

@@ -27,7 +27,7 @@ from models.board import load_board
 from models.design import Design, load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.world import World
+from sim.physics.bullet.world import World
 from sim.studies.space_shots import TARGET, shot_seed
 
 #: The example design with an own piggy.

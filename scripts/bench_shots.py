@@ -30,7 +30,7 @@ from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from sim.physics import aim
 from sim.physics.bullet import pb
-from sim.physics.world import World
+from sim.physics.bullet.world import World
 
 #: How far every aim is moved to see how sensitive the reference's verdicts are, degrees.
 AIM_NUDGE_DEG = 0.01

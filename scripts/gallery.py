@@ -62,7 +62,7 @@ SEED = 0
 
 def demo_shot():
     """The demo's shot (recorded), the world it was fired in, its picture."""
-    from sim.physics.world import World
+    from sim.physics.bullet.world import World
 
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")

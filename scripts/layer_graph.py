@@ -42,6 +42,8 @@ LAYERS = (
     "sim.colours",
     "sim.defaults",
     "sim.physics",
+    "sim.physics.bullet",
+    "sim.physics.mujoco",
     "sim.resolver",
     "sim.studies",
     "sim.views",

@@ -3,7 +3,8 @@
     python scripts/validate_physics.py [--design stock] [--pitches 12]
 
 Exit 1 if any row is outside both 1 % and the integrator bound (see
-sim/physics/validation.py for the derivation). tests/sim/physics/test_validation.py checks the same.
+sim/physics/bullet/validation.py for the derivation).
+tests/sim/physics/test_validation.py checks the same.
 """
 
 import argparse
@@ -11,7 +12,7 @@ import sys
 
 from models.board import load_board
 from models.design import load_design
-from sim.physics.validation import default_pitches, format_table, range_table
+from sim.physics.bullet.validation import default_pitches, format_table, range_table
 
 
 def main() -> int:

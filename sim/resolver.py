@@ -17,8 +17,8 @@ from models.layout import layout_from_dict
 from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
+from sim.physics.bullet.world import World
 from sim.physics.results import ShotResult
-from sim.physics.world import World
 from sim.physics.world_cache import WORLDS
 
 
@@ -27,7 +27,7 @@ class PhysicalResolver:
     (sim/physics/world_cache.py: built on the first shot, shared with whatever else
     in the process fires in it; every shot stands the game's position first).
 
-    ``last`` holds the most recent :class:`~sim.physics.world.ShotResult` (``None`` after
+    ``last`` holds the most recent :class:`~sim.physics.bullet.world.ShotResult` (``None`` after
     a target out of reach), for showing what happened.
     """
 

@@ -47,7 +47,7 @@ def tracked_text_files(root: Path = ROOT) -> dict[str, str]:
 #: A path from the repository's root: a top-level folder, then a path in it.
 _TOP = "|".join((*PACKAGES, "scripts", "tests", "docs"))
 _PATH_RE = re.compile(rf"(?<![\w./-])(?:{_TOP})/[\w./*<>-]*")
-#: A dotted module path in one of the packages: ``sim.physics.world``.
+#: A dotted module path in one of the packages: ``sim.physics.bullet.world``.
 _MODULE_RE = re.compile(rf"(?<![\w./-])(?:{'|'.join(PACKAGES)})(?:\.[a-z_][a-z0-9_]*)+")
 #: The target of a Markdown link or image, relative to the Markdown file.
 _LINK_RE = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
@@ -141,7 +141,7 @@ def test_dangling_references_are_found():
         f"rulings in {OUTSIDE_NAMES[1]}.\n",
         module: f'"""Board frame ({OUTSIDE_NAMES[0]}, "Units").\n'
         "As in docs/rules/<game>.md and models/boards/*.toml;\n"
-        'World is sim.physics.world.World; docs/formats.md."""\n',
+        'World is sim.physics.bullet.world.World; docs/formats.md."""\n',
     }
     assert dangling_references(planted) == [
         f"{doc}: mentions {OUTSIDE_NAMES[1]}, which is outside the repository",
@@ -177,6 +177,16 @@ RULES = (
         "sim.physics",
         ("sim.views", "sim.studies", "sim.serve", "sim.cli", "matplotlib"),
         "the physics never imports pictures, studies, the server or the command line",
+    ),
+    (
+        "sim.physics.mujoco",
+        ("sim.physics.bullet", "pybullet"),
+        "the MuJoCo engine runs without PyBullet (its adapter reads the engine-neutral core)",
+    ),
+    (
+        "sim.physics.bullet",
+        ("sim.physics.mujoco", "mujoco"),
+        "the Bullet engine runs without MuJoCo",
     ),
     (
         "sim.studies",
@@ -247,7 +257,7 @@ def test_no_import_cycle(graph):
 def test_the_graph_sees_the_real_imports(graph):
     """Sanity of the parser on known imports, so that an empty list of violations means
     something: a module-level import, a lazy one inside a function, a TYPE_CHECKING one."""
-    assert {"sim.physics.world", "sim.physics.aim"} <= set(graph["sim.physics.shoot"])
+    assert {"sim.physics.engine", "sim.physics.aim"} <= set(graph["sim.physics.shoot"])
     assert "sim.studies.calibration" in graph["sim.cli.calibrate"]  # in cmd_calibrate
     assert "referee.go_piggy_go" in graph["referee.bots"]  # under TYPE_CHECKING
 
@@ -260,12 +270,12 @@ _TYPED_ATTRIBUTE = "import typing\n\nif typing.TYPE_CHECKING:\n    {}\n"
 @pytest.mark.parametrize(
     ("package", "source", "imported"),
     [
-        ("models", "from sim.physics.world import World\n", "sim.physics.world"),
+        ("models", "from sim.physics.bullet.world import World\n", "sim.physics.bullet.world"),
         ("models", "def f():\n    import referee\n", "referee"),
         ("models", _TYPED.format("from referee.api import State"), "referee.api"),
         ("referee", "import pybullet\n", "pybullet"),
         ("referee", "from sim import resolver\n", "sim.resolver"),
-        ("referee", _TYPED_ATTRIBUTE.format("from sim.physics import world"), "sim.physics.world"),
+        ("referee", _TYPED_ATTRIBUTE.format("from sim.physics import aim"), "sim.physics.aim"),
         ("sim.physics", "def f():\n    import matplotlib.pyplot as plt\n", "matplotlib.pyplot"),
         ("sim.physics", "from ..views import render\n", "sim.views.render"),
         ("sim.physics", "from sim.cli import main\n", "sim.cli"),
@@ -422,7 +432,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 def package_modules(root: Path = ROOT) -> list[str]:
     """Every Python module of the packages, as a path from the root
-    (``sim/physics/world.py``), packages' ``__init__.py`` included."""
+    (``sim/physics/bullet/world.py``), packages' ``__init__.py`` included."""
     return [
         path.relative_to(root).as_posix()
         for package in PACKAGES
@@ -431,10 +441,10 @@ def package_modules(root: Path = ROOT) -> list[str]:
 
 
 def modules_named(text: str) -> set[str]:
-    """The module paths that ``text`` names: by path (``sim/physics/world.py``), or by
-    dotted name (``sim.physics.world``, also at the head of an attribute's,
-    ``sim.physics.world.World``); a package's folder (``sim/envs/``) or dotted name
-    (``sim.envs``) names its ``__init__.py``."""
+    """The module paths that ``text`` names: by path (``sim/physics/bullet/world.py``),
+    or by dotted name (``sim.physics.bullet.world``, also at the head of an
+    attribute's, ``sim.physics.bullet.world.World``); a package's folder
+    (``sim/envs/``) or dotted name (``sim.envs``) names its ``__init__.py``."""
     named = set()
     for match in _PATH_RE.finditer(text):
         path = match.group().rstrip(".,:;")
@@ -464,13 +474,13 @@ def test_modules_left_out_are_found():
         "models/board.py",
         "models/board_checks.py",
         "sim/envs/__init__.py",
-        "sim/physics/scene.py",
-        "sim/physics/world.py",
+        "sim/physics/bullet/scene.py",
+        "sim/physics/bullet/world.py",
         "sim/studies/hitmap.py",
         "sim/views/render.py",
     ]
     text = (
-        "| `sim/physics/world.py` | the engine; `sim.studies.hitmap.run_sweep` |\n"
+        "| `sim/physics/bullet/world.py` | the engine; `sim.studies.hitmap.run_sweep` |\n"
         "The package sim/envs/, and models/board_checks.py.\n"
         # none of these names a module: a file name alone, a longer dotted name, a path
         # inside another word (planted in pieces, so that this file mentions neither)
@@ -478,7 +488,7 @@ def test_modules_left_out_are_found():
     )
     assert modules_left_out(text, modules) == [
         "models/board.py",
-        "sim/physics/scene.py",
+        "sim/physics/bullet/scene.py",
         "sim/views/render.py",
     ]
 

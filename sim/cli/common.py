@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from models.design import Design
     from models.layout import Layout
 
-#: Local worker processes at most (each builds its own PyBullet world).
+#: Local worker processes at most (each builds its own physics world).
 MAX_WORKERS = 256
 
 

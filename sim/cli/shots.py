@@ -118,12 +118,13 @@ def _check_video_args(args) -> dict[str, str]:
 
 
 def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[str]:
-    from sim.views.render import ShotRenderer
-    from sim.views.streaming import write_videos
-
     written = []
     show = not args.json
     if "gif" in videos or "mp4" in videos:
+        # PyBullet's renderer: imported only for a video (a MuJoCo shot runs without it)
+        from sim.views.render import ShotRenderer
+        from sim.views.streaming import write_videos
+
         progress = progress_bar(None, show, unit="frame", label="rendering")
         with ShotRenderer(board, design, size=args.frame_size) as renderer:
             written += write_videos(
@@ -147,7 +148,7 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
 def cmd_aim(args) -> int:
     board, design, layout = load_scene(args)
     from sim.physics import aim, shoot
-    from sim.physics.world import World
+    from sim.physics.bullet.world import World
 
     with World(board, design, layout) as world:
         point, label = shoot.target_point(world, args.at)

@@ -28,9 +28,9 @@ from models.layout import MAX_STACK
 from models.meshes import load_piggy_mass
 from sim.envs.episodes import Episode, TargetSampler, occupancy, parse_layout
 from sim.physics.aim import solve
+from sim.physics.engine import ShotEngine
 from sim.physics.engines import make_world
 from sim.physics.results import Recording, ShotResult
-from sim.physics.world import World
 from sim.views.render import CAMERAS, DEFAULT_SIZE, ShotRenderer
 
 #: Steps between two recorded poses of a shot, when frames are to be drawn.
@@ -129,7 +129,7 @@ class AimEnv(gymnasium.Env):
                 ),
             }
         )
-        self.world: World | None = make_world(self.board, self.design, hit_rule=hit_rule)
+        self.world: ShotEngine | None = make_world(self.board, self.design, hit_rule=hit_rule)
         self._renderer: ShotRenderer | None = None
         self._episode: Episode | None = None
         self._observation: dict | None = None

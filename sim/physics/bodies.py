@@ -1,8 +1,8 @@
 """What a scene is made of, for any engine: the static boxes (board, table,
 fences), the tractor's, the piggy's and the bale's convex parts, their masses and
 inertias, and the contact coefficients of each pair of materials. No engine here:
-the Bullet scene (:mod:`sim.physics.scene`, :mod:`sim.physics.scene_shapes`) and
-the MuJoCo one (:mod:`sim.physics.mujoco_scene`) are both built from these, so the
+the Bullet scene (:mod:`sim.physics.bullet.scene`, :mod:`sim.physics.bullet.scene_shapes`) and
+the MuJoCo one (:mod:`sim.physics.mujoco.scene`) are both built from these, so the
 two cannot hold two copies of the toy (tests/sim/physics/test_mujoco.py compares
 what each engine built with them). mm, g and radians, as named.
 """

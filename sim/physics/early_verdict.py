@@ -38,7 +38,7 @@ no physics here, so the rule is tested on states made by hand.
 The bale has an early verdict of its own, for worlds that need not follow it to
 rest (hit maps): lying on the board with nothing but the board within
 :func:`touch_radius_mm`, it can strike nothing more. The questions to Bullet (what is
-near, what touches) are :mod:`sim.physics.early_verdict_bullet`.
+near, what touches) are :mod:`sim.physics.bullet.early_verdict`.
 """
 
 from __future__ import annotations

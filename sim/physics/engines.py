@@ -1,33 +1,72 @@
-"""The physics engines a shot can run on: Bullet (:class:`sim.physics.world.World`,
-the default) and MuJoCo (:class:`sim.physics.mujoco_world.MujocoWorld`, an optional
-extra). Both are built from the same data (:mod:`sim.physics.bodies`), fire the same
-shot and return the same :class:`~sim.physics.results.ShotResult`; a design names
-its engine (``[physics] engine``) and ``--engine`` chooses another."""
+"""The physics engines a shot can run on, and the registry that names them: Bullet
+(:class:`sim.physics.bullet.world.World`, the default) and MuJoCo
+(:class:`sim.physics.mujoco.world.MujocoWorld`, an optional extra). Every engine is
+an adapter in its own folder, built from the same data (:mod:`sim.physics.bodies`),
+firing the same :class:`~sim.physics.launch.Launch` and returning the same
+:class:`~sim.physics.results.ShotResult` through the engine-neutral core
+(:mod:`sim.physics.engine`); a design names its engine (``[physics] engine``) and
+``--engine`` chooses another.
+
+The registry names each engine's world by its module path, imported only when
+that engine is asked for: nothing here imports PyBullet or MuJoCo, and an engine
+that is not installed is refused on one line naming what installs it
+(docs/architecture.md, "A third engine").
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import importlib
+from dataclasses import dataclass
 
 from models.board import Board
 from models.design import ENGINES, Design
 from models.errors import InputError, install_hint
 from models.layout import Layout
 from models.text import shown
+from sim.physics.engine import ShotEngine
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine of the registry: its name (a design's ``[physics] engine``), its
+    world as ``module:class``, the module that imports what it needs (PyBullet is
+    imported quietly by :mod:`sim.physics.bullet`) and what that is called in
+    messages, and the optional extra that installs it (None: one of the project's
+    own dependencies)."""
+
+    name: str
+    world: str
+    needs: str
+    called: str
+    extra: str | None
+
+
+#: The engines, one line each (their names are models.design.ENGINES, in this order).
+REGISTRY = {
+    engine.name: engine
+    for engine in (
+        Engine("bullet", "sim.physics.bullet.world:World", "sim.physics.bullet", "PyBullet", None),
+        Engine("mujoco", "sim.physics.mujoco.world:MujocoWorld", "mujoco", "MuJoCo", "mujoco"),
+    )
+}
 
 
 def check_engine(name: str) -> str:
-    """An engine's name, refused on one line when it is unknown or, for MuJoCo, not
-    installed (with the command that installs it)."""
+    """An engine's name, refused on one line when it is unknown or not installed
+    (with the command that installs it)."""
     if name not in ENGINES:
         raise InputError(f"unknown engine {shown(name)}: allowed are {', '.join(ENGINES)}")
-    if name == "mujoco":
-        try:
-            import mujoco  # noqa: F401
-        except ImportError:
-            raise InputError(
-                f"the mujoco engine needs MuJoCo, an optional extra: {install_hint('mujoco')}"
-            ) from None
+    engine = REGISTRY[name]
+    try:
+        importlib.import_module(engine.needs)
+    except ImportError:
+        how = (
+            f"an optional extra: {install_hint(engine.extra)}"
+            if engine.extra
+            else "a dependency of the project: pip install -e . in a checkout"
+        )
+        raise InputError(f"the {name} engine needs {engine.called}, {how}") from None
     return name
 
 
@@ -57,14 +96,11 @@ def make_world(
     hit_rule: str = "touches-line",
     bale_to_rest: bool = True,
     engine: str | None = None,
-) -> Any:
-    """A shot engine on the design's engine (or ``engine``), built like
-    :class:`sim.physics.world.World`."""
+) -> ShotEngine:
+    """A shot engine on the design's engine (or ``engine``), built as each engine's
+    world is: ``World(board, design, layout, hit_rule=..., bale_to_rest=...)``."""
     design = with_engine(design, engine)
-    if check_engine(design.physics.engine) == "mujoco":
-        from sim.physics.mujoco_world import MujocoWorld
-
-        return MujocoWorld(board, design, layout, hit_rule=hit_rule, bale_to_rest=bale_to_rest)
-    from sim.physics.world import World
-
-    return World(board, design, layout, hit_rule=hit_rule, bale_to_rest=bale_to_rest)
+    module, name = REGISTRY[check_engine(design.physics.engine)].world.split(":")
+    world = getattr(importlib.import_module(module), name)
+    built: ShotEngine = world(board, design, layout, hit_rule=hit_rule, bale_to_rest=bale_to_rest)
+    return built

@@ -2,7 +2,7 @@
 boxes, the piggy's model in its principal frame, where a layout's piggies are put
 down, and a piggy's collision parts at any pose.
 
-The engine (:mod:`sim.physics.scene`) builds its bodies from these, and the views
+The engine (:mod:`sim.physics.bullet.scene`) builds its bodies from these, and the views
 draw from them and from a shot's result, so that a picture never needs a live
 simulation. Board frame, mm, radians inside, as named.
 """

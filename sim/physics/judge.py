@@ -13,22 +13,29 @@ import numpy as np
 
 from models.board import space_name
 from sim.physics import knockout
+from sim.physics.engine import JudgedScene
 from sim.physics.results import PiggyResult
-from sim.physics.scene import Scene
 
 
 class Judge:
-    """Judges a scene's piggies against their poses when it was made.
+    """Judges a scene's piggies (any engine's) against their poses when it was made.
 
     Make one once the layout has settled and its piggies stand where every shot
     starts from; :attr:`at_rest` holds the verdicts on the layout as it stands (a
     piggy no shot disturbs keeps its verdict)."""
 
-    def __init__(self, scene: Scene):
+    def __init__(self, scene: JudgedScene):
         self.scene = scene
         self._start_poses = {n: scene.piggy_pose(n) for n in scene.piggy_bodies}
         self._start_parts_mm = {n: scene.model.parts_at(p) for n, p in self._start_poses.items()}
         self.at_rest = self.verdicts(scene.layout.piggies)
+
+    def after_shot(self, disturbed: Iterable[str]) -> dict[str, PiggyResult]:
+        """Every piggy's verdict after a shot: the ``disturbed`` ones judged as they
+        stand now, the others keeping their verdicts on the layout."""
+        piggies = dict(self.at_rest)
+        piggies.update(self.verdicts(sorted(disturbed)))
+        return piggies
 
     def knocked_out(self, piggy: str, against_start: bool = True) -> knockout.Verdict:
         """The knock-out test on a piggy as it stands now, against where it stood

@@ -1,6 +1,6 @@
-"""One shot, end to end: pick the aim (by hand or with the aim solver), fire it in
-a :class:`~sim.physics.world.World`, and report it as JSON or text (its picture is
-:func:`sim.views.shot_picture.shot_figure`).
+"""One shot, end to end: pick the aim (by hand or with the aim solver), fire it on
+any engine (:class:`~sim.physics.engine.ShotEngine`), and report it as JSON or text
+(its picture is :func:`sim.views.shot_picture.shot_figure`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from models.board import Board, space_name
 from models.errors import InputError
 from models.layout import check_piggy
 from sim.physics import aim
+from sim.physics.engine import ShotEngine
 from sim.physics.noise import Deviates
 from sim.physics.results import ShotResult
-from sim.physics.world import World
 
 #: Yaw may be given in either sense of turning, once round.
 YAW_RANGE_DEG = (-360.0, 360.0)
@@ -49,7 +49,7 @@ class Aim:
         return out
 
 
-def target_point(world: World, name: str) -> tuple[np.ndarray, str]:
+def target_point(world: ShotEngine, name: str) -> tuple[np.ndarray, str]:
     """The point to aim at for a space or piggy name, mm; and a label for messages.
 
     A piggy: its centre as it stands (``PiggyModel.centre_at``). A space with
@@ -67,7 +67,7 @@ def target_point(world: World, name: str) -> tuple[np.ndarray, str]:
     return np.array([x, y, world.design.bale.height_mm / 2]), name
 
 
-def solve_aim(world: World, at: str, arc: str = "low", strict: bool = False) -> Aim:
+def solve_aim(world: ShotEngine, at: str, arc: str = "low", strict: bool = False) -> Aim:
     """The solver's aim at a space or piggy. When the asked arc does not exist: the
     other one, or with ``strict`` an :class:`InputError` saying which arcs there are."""
     if arc not in ARCS:
@@ -86,7 +86,7 @@ def solve_aim(world: World, at: str, arc: str = "low", strict: bool = False) -> 
     return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, (x, y, z))
 
 
-def check_angles(world: World, yaw_deg: float, pitch_deg: float) -> None:
+def check_angles(world: ShotEngine, yaw_deg: float, pitch_deg: float) -> None:
     """Raise :class:`InputError` for a yaw or pitch the tractor cannot take."""
     lo, hi = YAW_RANGE_DEG
     if not (math.isfinite(yaw_deg) and lo <= yaw_deg <= hi):
@@ -103,7 +103,7 @@ def check_angles(world: World, yaw_deg: float, pitch_deg: float) -> None:
 
 
 def fire(
-    world: World,
+    world: ShotEngine,
     shot_aim: Aim,
     *,
     seed: int = 0,
@@ -114,7 +114,7 @@ def fire(
     record: bool = False,
 ) -> ShotResult:
     """Fire one shot with an aim; ``record`` keeps the bale's path for pictures;
-    ``vary`` and ``deviates`` as in :meth:`World.shoot`."""
+    ``vary`` and ``deviates`` as in :meth:`ShotEngine.shoot`."""
     check_angles(world, shot_aim.yaw_deg, shot_aim.pitch_deg)
     return world.shoot(
         shot_aim.yaw_deg,
@@ -129,7 +129,7 @@ def fire(
 
 
 def report(
-    world: World,
+    world: ShotEngine,
     shot_aim: Aim,
     result: ShotResult,
     *,

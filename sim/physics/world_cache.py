@@ -17,8 +17,8 @@ cache for them all, not one each.
   another key, never the old world; the same content reached by another name or
   path shares a world.
 - **Bound.** At most :data:`BOUND` worlds, the least recently used let go first.
-- **Eviction.** A world let go is closed at once (its PyBullet connection
-  disconnected), not when the garbage collector gets to it.
+- **Eviction.** A world let go is closed at once (a Bullet world's PyBullet
+  connection disconnected), not when the garbage collector gets to it.
 
 Not thread-safe, as a world itself is not: each process (a worker) has its own.
 """

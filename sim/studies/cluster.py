@@ -7,7 +7,7 @@ local worker processes: the same jobs, the same parts, the same files.
   progress bars, resume and the output locks are the local run's.
 - **Before any work.** The scheduler must answer within :data:`CONNECT_TIMEOUT_S`
   and have a worker within :data:`WORKERS_TIMEOUT_S`; every worker must run one
-  thread (a PyBullet world is not thread-safe), and the same code as the driver
+  thread (a world, Bullet's or MuJoCo's, is not thread-safe), and the same code as the driver
   (the package's version and a sha256 of its sources and data,
   :func:`code_identity`). Each is refused on one line.
 - **On the workers.** Every job runs through :func:`run_checked`: the first job of
@@ -93,7 +93,7 @@ def code_identity() -> str:
 
 # --- on the workers ---------------------------------------------------------------------------
 #: One job at a time in a worker process: a worker started with several threads would
-#: otherwise step one PyBullet world from two of them.
+#: otherwise step one world (Bullet's or MuJoCo's) from two of them.
 _ONE_AT_A_TIME = threading.Lock()
 #: What this worker process has checked already: (code, settings' keys) pairs.
 _CHECKED: set[tuple[str, tuple[str, ...]]] = set()

@@ -68,7 +68,7 @@ class DemoShot:
 def demo_shot(seed: int = 0) -> DemoShot:
     """The solver-aimed shot at :data:`DEMO_TARGET`, recorded, with its report."""
     from sim.physics import shoot
-    from sim.physics.world import World
+    from sim.physics.bullet.world import World
 
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout")

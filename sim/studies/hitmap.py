@@ -15,7 +15,7 @@ One space's measurement (its seeds, its precision, its shots and its row) is
 - **Executors.** ``run_parts`` is the one seam: local worker processes (which die
   with their parent: sim/studies/workers.py), or a Dask distributed cluster
   (``workers`` a :class:`~sim.studies.cluster.Cluster`); either way each worker
-  process builds its PyBullet world once.
+  process builds its world (Bullet's or MuJoCo's) once.
 - **Bounds.** The final file is assembled one part at a time.
 """
 

@@ -1,4 +1,4 @@
-"""Measured shots made by the sandbox itself: PyBullet shots on an empty board,
+"""Measured shots made by the sandbox itself: simulated shots on an empty board,
 written as a person with a tape measure would (the settings they used, where the
 bale first touched the board). The calibration's test and the example file
 docs/examples/measured-shots.csv are made this way.

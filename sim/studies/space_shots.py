@@ -169,7 +169,7 @@ def engine_provenance(spec: SweepSpec) -> dict:
     engine = spec.engine or load_design(spec.design).physics.engine
     if engine == "bullet":
         return {}
-    from sim.physics.mujoco_scene import SETTINGS
+    from sim.physics.mujoco.scene import SETTINGS
 
     return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)}
 

@@ -1,5 +1,5 @@
 """One hit map space's shots fired as one MuJoCo Warp batch (the gpu extra,
-:mod:`sim.physics.warp_batch`; docs/gpu.md): the space's layout and aim as
+:mod:`sim.physics.mujoco.warp_batch`; docs/gpu.md): the space's layout and aim as
 ``piggy hitmap`` sets them (:func:`sim.studies.space_shots.aim_at_space`), its
 shots' noise as the hit map draws it (plain Monte Carlo's seeds, or RQMC's
 scrambled points), every shot at once. A fixed number of shots (no ``precision``:
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
-from sim.physics.mujoco_world import MujocoWorld
+from sim.physics.mujoco.warp_batch import BatchShot, WarpBatch
+from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.noise import vary_dims
-from sim.physics.warp_batch import BatchShot, WarpBatch
 from sim.studies import rqmc
 from sim.studies.space_shots import SweepSpec, _deviates, aim_at_space, shot_seed
 
@@ -28,7 +28,7 @@ from sim.studies.space_shots import SweepSpec, _deviates, aim_at_space, shot_see
 @dataclass(frozen=True)
 class SpaceBatch:
     """One space's shots from a batch: its target, the aim (None: out of reach, no
-    shot) and each shot's :class:`~sim.physics.warp_batch.BatchShot`, in the hit
+    shot) and each shot's :class:`~sim.physics.mujoco.warp_batch.BatchShot`, in the hit
     map's order (shot i, or scramble by scramble, point by point)."""
 
     space: str

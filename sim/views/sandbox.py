@@ -17,7 +17,7 @@ from models.design import Design
 from models.errors import InputError
 from models.layout import Layout
 from sim.physics.bullet import pb
-from sim.physics.world import World
+from sim.physics.bullet.world import WindowedWorld
 
 #: Seconds between two looks at the sliders and buttons.
 _POLL_S = 0.05
@@ -84,7 +84,7 @@ def run_sandbox(
 def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> int:
     from sim.views.textures import add_board_top, board_texture_png
 
-    world = World(board, design, layout, gui=True)  # drawn once built (Scene.set_layout)
+    world = WindowedWorld(board, design, layout)  # drawn once built (Scene.set_layout)
     client = world.client
     launcher = design.launcher
     shots = 0

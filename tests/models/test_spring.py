@@ -124,7 +124,7 @@ def test_bad_spring_launchers_get_one_line(launcher, message):
 
 def test_the_physics_fires_at_the_derived_speed():
     from models.board import load_board
-    from sim.physics.world import World
+    from sim.physics.bullet.world import World
 
     design = load_design("spring-stock")
     with World(load_board("stock"), design) as world:

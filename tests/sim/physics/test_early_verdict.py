@@ -13,6 +13,7 @@ from models.layout import layout_from_dict, load_layout
 from models.meshes import load_parts
 from sim.physics import aim
 from sim.physics.ballistics import GRAVITY_MM_S2
+from sim.physics.bullet.world import World
 from sim.physics.early_verdict import (
     Motion,
     PiggyShape,
@@ -22,7 +23,6 @@ from sim.physics.early_verdict import (
     travel_mm,
 )
 from sim.physics.knockout import transform, verdict_on
-from sim.physics.world import World
 
 #: The piggy's parts about its centre of mass, as the world simulates it.
 PARTS = [m.vertices for m in load_parts("piggy_principal").values()]

@@ -4,13 +4,20 @@
 import ast
 from pathlib import Path
 
-#: The engine's modules: those that hold or drive a live PyBullet simulation.
+#: The engines' modules: those that hold or drive a live simulation, Bullet's or
+#: MuJoCo's (sim.physics.bullet itself, PyBullet imported quietly, is the renderer's
+#: too).
 ENGINE = {
-    "sim.physics.world",
-    "sim.physics.scene",
-    "sim.physics.stand_ins",
-    "sim.physics.shot_parts",
-    "sim.physics.early_verdict_bullet",
+    "sim.physics.bullet.world",
+    "sim.physics.bullet.scene",
+    "sim.physics.bullet.stand_ins",
+    "sim.physics.bullet.shot_parts",
+    "sim.physics.bullet.early_verdict",
+    "sim.physics.mujoco.world",
+    "sim.physics.mujoco.scene",
+    "sim.physics.mujoco.early_verdict",
+    "sim.physics.mujoco.free_flight",
+    "sim.physics.mujoco.warp_batch",
     "sim.physics.judge",
 }
 #: The sandbox is PyBullet's own window on a live simulation.
@@ -44,10 +51,10 @@ def test_no_view_imports_the_engine():
 
 def test_a_view_importing_the_engine_is_found(tmp_path):
     (tmp_path / "picture.py").write_text(
-        "def draw(result):\n    from sim.physics.world import World\n"
+        "def draw(result):\n    from sim.physics.bullet.world import World\n"
     )
-    (tmp_path / "other.py").write_text("from sim.physics import scene\n")
+    (tmp_path / "other.py").write_text("from sim.physics.mujoco import scene\n")
     assert engine_imports(tmp_path) == [
-        "other.py imports sim.physics.scene",
-        "picture.py imports sim.physics.world",
+        "other.py imports sim.physics.mujoco.scene",
+        "picture.py imports sim.physics.bullet.world",
     ]

@@ -20,14 +20,14 @@ from sim.physics import shoot
 from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bodies import pair_friction, pair_restitution
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.bullet.world import World
 from sim.physics.engines import make_world
-from sim.physics.world import World
 from sim.studies import hitmap
 from sim.studies.space_shots import TARGET, SweepSpec
 
 mujoco = pytest.importorskip("mujoco")
 
-from sim.physics.mujoco_world import MujocoWorld  # noqa: E402  (needs mujoco)
+from sim.physics.mujoco.world import MujocoWorld  # noqa: E402  (needs mujoco)
 
 M_PER_MM = 1e-3
 

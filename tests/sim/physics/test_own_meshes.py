@@ -14,10 +14,10 @@ from models.design import load_design
 from models.errors import InputError
 from models.layout import Layout
 from sim.physics.bullet import pb
+from sim.physics.bullet.scene import Scene
+from sim.physics.bullet.validation import default_pitches, range_table
+from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
-from sim.physics.scene import Scene
-from sim.physics.validation import default_pitches, range_table
-from sim.physics.world import World
 
 PIGGY_NAMES = [f"{c}-{i}" for c in ("green", "gold", "pink", "blue") for i in (1, 2, 3)]
 

@@ -9,8 +9,8 @@ import pytest
 
 from models.layout import layout_from_dict
 from sim.physics.ballistics import direction
+from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
-from sim.physics.world import World
 
 
 @pytest.fixture(scope="module")

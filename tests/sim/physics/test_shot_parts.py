@@ -8,8 +8,8 @@ import pytest
 
 from sim.physics.ballistics import drag_constant_per_mm
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.scene import REST_CHECK_EVERY, Scene, parking_cm
-from sim.physics.shot_parts import ContactLog, Drag, OutOfPlay, Recorder, RestDetector
+from sim.physics.bullet.scene import REST_CHECK_EVERY, Scene, parking_cm
+from sim.physics.bullet.shot_parts import ContactLog, Drag, OutOfPlay, RestDetector, recorder
 
 
 @pytest.fixture
@@ -70,17 +70,18 @@ def test_a_rattling_bale_strikes_the_board_once_where_it_lies(scene, design):
 
 def test_the_recorder_keeps_every_pose_it_took_in_mm(scene):
     place(scene, (10.0, 20.0, 300.0))
-    recorder = Recorder(scene, every=5)
-    recorder.take(True)
-    for _ in range(5):
+    frames = recorder(scene, every=5)
+    frames.take(True)
+    for step in range(1, 8):
         scene.call(pb.stepSimulation)
-    recorder.take(False)
-    recording = recorder.recording()
-    assert recording.frames == 2
+        frames.stepped(step, step < 5)
+    frames.finish(7, False)  # the shot ended between two frames: its end is kept
+    recording = frames.recording()
+    assert recording.frames == 3
     assert recording.dt_s == pytest.approx(5 * scene.dt)
     assert recording.bale_mm[0] == pytest.approx([10.0, 20.0, 300.0])
     assert recording.bale_mm[1][2] < 300.0  # falling
-    assert list(recording.bale_in_play) == [True, False]
+    assert list(recording.bale_in_play) == [True, False, False]
     assert recording.piggies_mm == {}
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from models.layout import layout_from_dict
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.bullet.scene import Scene
+from sim.physics.bullet.stand_ins import StandIns
 from sim.physics.judge import Judge
-from sim.physics.scene import Scene
-from sim.physics.stand_ins import StandIns
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
-"""Simulated flight against closed-form ballistics (sim/physics/validation.py states the bound)."""
+"""Simulated flight against closed-form ballistics (sim/physics/bullet/validation.py
+states the bound)."""
 
 import pytest
 
 from models.design import load_design
-from sim.physics.validation import default_pitches, range_table
+from sim.physics.bullet.validation import default_pitches, range_table
 
 
 @pytest.mark.parametrize("name", ["stock", "fast-spring"])
@@ -26,8 +27,8 @@ def test_dragged_flight_matches_the_integrated_drag_equation(board):
     import math
 
     from sim.physics.aim import _landing_with_drag
-    from sim.physics.validation import lowest_point_height_mm, open_board
-    from sim.physics.world import World
+    from sim.physics.bullet.validation import lowest_point_height_mm, open_board
+    from sim.physics.bullet.world import World
 
     design = load_design("stock")
     dragged = dataclasses.replace(

@@ -1,4 +1,4 @@
-"""MuJoCo Warp's batch (the gpu extra, sim/physics/warp_batch.py), on the CPU device:
+"""MuJoCo Warp's batch (the gpu extra, sim/physics/mujoco/warp_batch.py), on the CPU device:
 the batch's model is the MuJoCo scene's, a batch of a few shots comes back whole
 and judged, and the same seeds give the same results twice. CI does not install
 MuJoCo Warp: these skip there (the missing extra's message is tested in
@@ -16,8 +16,9 @@ from models.design import load_design
 from models.errors import InputError
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.mujoco_world import MujocoWorld, launch_state
-from sim.physics.warp_batch import WarpBatch
+from sim.physics.launch import launch_state
+from sim.physics.mujoco.warp_batch import WarpBatch
+from sim.physics.mujoco.world import MujocoWorld
 
 pytestmark = pytest.mark.slow  # Warp's kernels compile once (~1 min), cached after
 SEEDS = [{"seed": 11}, {"seed": 12}]

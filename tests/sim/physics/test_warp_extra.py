@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from models.errors import InputError
-from sim.physics import warp_batch
+from sim.physics.mujoco import warp_batch
 
 
 @pytest.mark.parametrize("missing", ["mujoco_warp", "warp"])

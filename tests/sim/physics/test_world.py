@@ -16,8 +16,8 @@ from models.layout import ALL_PIGGIES, layout_from_dict, load_layout
 from sim.physics import aim
 from sim.physics.ballistics import GRAVITY_MM_S2, direction, release_point_mm
 from sim.physics.bullet import pb
-from sim.physics.validation import open_board
-from sim.physics.world import World
+from sim.physics.bullet.validation import open_board
+from sim.physics.bullet.world import World
 
 
 def layout(board, stacks):
@@ -259,11 +259,11 @@ def _boxes_overlap(a, b) -> bool:
 
 @pytest.mark.slow
 def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, design):
-    """The engine's safety margin (sim/physics/stand_ins.py, StandIns.wake_near): a stand-in is
-    woken while anything moving is still two steps' travel away from its bounding
-    box, so after every step of 24 crowded shots no moving body's box overlaps a
-    stand-in's (piggies of one stack start touching, and are left out). Waking only
-    on overlap would let it happen in every shot."""
+    """The engine's safety margin (sim/physics/bullet/stand_ins.py, StandIns.wake_near):
+    a stand-in is woken while anything moving is still two steps' travel away from its
+    bounding box, so after every step of 24 crowded shots no moving body's box overlaps
+    a stand-in's (piggies of one stack start touching, and are left out). Waking only on
+    overlap would let it happen in every shot."""
     crowded = load_layout("crowded", board)
     overlaps = []
     with World(board, design, crowded) as world:
@@ -305,7 +305,7 @@ def test_crowded_shots_are_the_same_bytes_whatever_the_hash_seed(tmp_path):
         "from models.design import load_design\n"
         "from models.layout import ALL_PIGGIES, load_layout\n"
         "from sim.physics import aim\n"
-        "from sim.physics.world import World\n"
+        "from sim.physics.bullet.world import World\n"
         "board, design = load_board('stock'), load_design('stock')\n"
         "with World(board, design, load_layout('crowded', board)) as w:\n"
         "    aims = [aim.solve(design, w.piggy_centre_mm(p))[0] for p in ALL_PIGGIES]\n"

@@ -13,8 +13,8 @@ from models.board import load_board
 from models.design import load_design
 from models.tables import read_table
 from sim.physics.bullet import pb
+from sim.physics.bullet.world import World
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
-from sim.physics.world import World
 from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import sweep
 from sim.studies.space_shots import SweepSpec

@@ -11,7 +11,7 @@ import pytest
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
-from sim.physics.world import World
+from sim.physics.bullet.world import World
 from sim.physics.world_cache import WORLDS
 from sim.studies import design_tools, paired
 from sim.studies.space_shots import SweepSpec

@@ -8,7 +8,7 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import design_toml, load_design
 from models.errors import InputError
-from sim.physics.world import World
+from sim.physics.bullet.world import World
 from sim.studies import design_search, racing
 from sim.studies.space_shots import SweepSpec, advance, aim_at_space, run_space, world_for
 

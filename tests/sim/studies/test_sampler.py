@@ -14,9 +14,9 @@ from models.design import load_design
 from models.layout import layout_from_dict
 from models.tables import read_table
 from sim.cli import main
+from sim.physics.bullet.world import World
 from sim.physics.noise import Deviates
 from sim.physics.shoot import solve_aim
-from sim.physics.world import World
 from sim.studies import compare, rqmc
 from sim.studies.datafiles import read_provenance
 from sim.studies.hitmap import sweep

@@ -19,8 +19,8 @@ from models.mesh_files import read_mesh_file
 from models.meshes import ASSETS_DIR, load_parts, parse_obj
 from sim.physics import shoot
 from sim.physics.bullet import pb
+from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
-from sim.physics.world import World
 from sim.views import viewer
 from sim.views.pictures import PIGGY_COLOURS
 from sim.views.render import ShotRenderer

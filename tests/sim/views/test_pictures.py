@@ -9,8 +9,8 @@ from matplotlib.text import Text
 
 from models.layout import layout_from_dict
 from sim.physics import shoot
+from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
-from sim.physics.world import World
 from sim.studies import demo
 from sim.views import hitmap_picture, pictures, shot_picture
 

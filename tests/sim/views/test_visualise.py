@@ -11,7 +11,7 @@ from PIL import Image
 from models.layout import layout_from_dict
 from sim.cli import main
 from sim.physics import shoot
-from sim.physics.world import World
+from sim.physics.bullet.world import World
 from sim.studies import demo
 from sim.views import framing, labels, render
 from sim.views.render import CAMERAS, ShotRenderer

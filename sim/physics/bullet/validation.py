@@ -31,7 +31,7 @@ import numpy as np
 from models.board import Board
 from models.design import Design
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
-from sim.physics.world import World
+from sim.physics.bullet.world import World
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""PyBullet, imported quietly, and the unit of length inside it.
+"""The Bullet engine (the default): an adapter of the engine-neutral core
+(:mod:`sim.physics.engine`). Nothing here imports MuJoCo. This module holds
+PyBullet, imported quietly, and the unit of length inside it.
 
 PyBullet's C module prints its build time to standard error when it is
 imported, which clutters every command's output and its one-line errors; it is
@@ -8,7 +10,7 @@ muted at the file descriptor level for the import.
 import os
 import sys
 
-#: Lengths inside PyBullet are centimetres (see sim.physics.scene for why): cm per mm.
+#: Lengths inside PyBullet are centimetres (see sim.physics.bullet.scene for why): cm per mm.
 CM_PER_MM = 0.1
 
 

@@ -6,7 +6,7 @@ A static stand-in costs Bullet nothing a step; a dynamic piggy costs a lot. A
 stand-in that comes within two steps' travel of a moving body's bounding box is
 swapped for a dynamic body, at rest, before anything can touch it; a woken piggy
 at rest, with nothing in play near it, goes back to its stand-in where it lies.
-Lengths inside are cm, as in :mod:`sim.physics.scene`.
+Lengths inside are cm, as in :mod:`sim.physics.bullet.scene`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable
 
 from sim.physics.bullet import pb
-from sim.physics.scene import REST_CHECK_EVERY, Scene, parking_cm
+from sim.physics.bullet.scene import REST_CHECK_EVERY, Scene, parking_cm
 
 #: A bounding box: its (low, high) corners, cm.
 Box = tuple[tuple[float, float, float], tuple[float, float, float]]

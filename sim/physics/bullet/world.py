@@ -1,4 +1,4 @@
-"""The stand-in shot engine: it holds a :class:`~sim.physics.scene.Scene`, fires bales
+"""The stand-in shot engine: it holds a :class:`~sim.physics.bullet.scene.Scene`, fires bales
 in it and judges.
 
 Build a :class:`World` once, then fire many shots from it: each shot starts from
@@ -8,81 +8,62 @@ tractor, releases the bale at the muzzle and steps until everything is at rest
 ruling 7; :mod:`sim.physics.knockout`).
 
 A shot runs through small parts with one job each: the stand-ins
-(:mod:`sim.physics.stand_ins`), the drag, the contact log, the recorder, the bale's
-leaving play and the rest detector (:mod:`sim.physics.shot_parts`), the early
-verdict (:mod:`sim.physics.early_verdict_bullet`) and the judge (:mod:`sim.physics.judge`);
+(:mod:`sim.physics.bullet.stand_ins`), the drag, the contact log, the recorder, the bale's
+leaving play and the rest detector (:mod:`sim.physics.bullet.shot_parts`), the early
+verdict (:mod:`sim.physics.bullet.early_verdict`) and the judge (:mod:`sim.physics.judge`);
 docs/architecture.md draws how they meet.
-Lengths inside are cm (see :mod:`sim.physics.scene`); every interface speaks mm, g, s
+Lengths inside are cm (see :mod:`sim.physics.bullet.scene`); every interface speaks mm, g, s
 and degrees.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 
-import numpy as np
-
-from models.aimer import PERFECT, Aimer
 from models.board import Board
 from models.design import Design
 from models.layout import Layout
-from sim.physics.ballistics import direction, release_point_mm
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.early_verdict_bullet import EarlyVerdict
-from sim.physics.judge import Judge
-from sim.physics.materials import Materials
-from sim.physics.noise import Deviates, fired_with
-from sim.physics.results import ShotResult
-from sim.physics.scene import REST_CHECK_EVERY, Scene
-from sim.physics.scene_queries import SceneQueries
-from sim.physics.shot_parts import (
+from sim.physics.bullet.early_verdict import EarlyVerdict
+from sim.physics.bullet.scene import REST_CHECK_EVERY, Scene
+from sim.physics.bullet.shot_parts import (
     ContactLog,
     Drag,
     OutOfPlay,
-    Recorder,
     RestDetector,
     ShotLimits,
+    recorder,
 )
-from sim.physics.stand_ins import StandIns
+from sim.physics.bullet.stand_ins import StandIns
+from sim.physics.engine import FiringEngine
+from sim.physics.judge import Judge
+from sim.physics.launch import Launch
+from sim.physics.materials import Materials
+from sim.physics.results import ShotResult
+from sim.physics.shot_core import shot_result
 
-#: A point or a velocity (3,): x, y, z.
-Vector = Sequence[float] | np.ndarray
 
-
-class World(SceneQueries):
+class World(FiringEngine):
     """The stand-in shot engine, holding the scene it fires in (Bullet's: the MuJoCo
-    engine is :class:`sim.physics.mujoco_world.MujocoWorld`).
+    engine is :class:`sim.physics.mujoco.world.MujocoWorld`).
 
-    Built like a scene (``World(board, design, layout, hit_rule=..., gui=...)``);
+    Built as every engine is (:class:`~sim.physics.engine.FiringEngine`);
     :meth:`shoot` fires from the tractor, :meth:`launch` from anywhere.
-
-    ``bale_to_rest=False`` makes a world for studies that count verdicts and strikes
-    only: a shot may then end while the bale still slides, once nothing but the board
-    is within its reach (it can strike nothing more, so every verdict and every
-    strike but its last touches of the board are the same; ``rest_mm`` is then where
-    it was, and ``sim_time_s`` shorter; docs/physics.md, "The bale's early verdict").
+    :class:`WindowedWorld` is one drawn in PyBullet's window (the sandbox).
     """
 
     scene: Scene
     engine = "bullet"
+    #: Whether the scene is drawn in PyBullet's own window.
+    gui = False
 
-    def __init__(
-        self,
-        board: Board,
-        design: Design,
-        layout: Layout | None = None,
-        *,
-        hit_rule: str = "touches-line",
-        gui: bool = False,
-        bale_to_rest: bool = True,
-    ):
-        self.bale_to_rest = bale_to_rest
-        self.scene = Scene(board, design, layout, hit_rule=hit_rule, gui=gui)
-        self._prepare_layout()
+    def _make_scene(
+        self, board: Board, design: Design, layout: Layout | None, hit_rule: str
+    ) -> Scene:
+        return Scene(board, design, layout, hit_rule=hit_rule, gui=self.gui)
 
-    # --- the scene's data, for callers (the rest: SceneQueries) --------------------
+    # --- the scene's data, for callers (the rest: FiringEngine) --------------------
     @property
     def client(self) -> int:
         return self.scene.client
@@ -165,102 +146,27 @@ class World(SceneQueries):
             )
         self.stand_ins.apply_materials()
 
-    # --- shots ------------------------------------------------------------------------
-    def shoot(
-        self,
-        yaw_deg: float,
-        pitch_deg: float,
-        *,
-        seed: int | None = 0,
-        noise: bool = True,
-        aimer: Aimer = PERFECT,
-        vary: dict[str, float] | None = None,
-        deviates: Deviates | None = None,
-        record_every: int = 0,
-        on_step: Callable[[], None] | None = None,
-    ) -> ShotResult:
-        """Turn and tilt the tractor, fire one bale, and judge every piggy.
+    # --- shots (``shoot`` and ``launch``: FiringEngine) ------------------------------
+    def turn(self, yaw_deg: float, pitch_deg: float) -> list[float]:
+        return list(pb.getQuaternionFromEuler([math.radians(pitch_deg), 0, math.radians(yaw_deg)]))
 
-        Parameters
-        ----------
-        yaw_deg, pitch_deg : the aim asked for, degrees; pitch within the design's range.
-        seed : seeds the shot's noise: the launcher's spread (speed, turret and tilt
-            play), then the aimer's error, then the ``vary`` factors, drawn in that
-            order so that adding an aimer or ``vary`` leaves the earlier draws as they
-            were (sim/physics/noise.py).
-        noise : ``False`` fires exactly as asked at the mean speed, nominal materials.
-        aimer : the person aiming (models/aimer.py); the default aims perfectly.
-        vary : relative half-ranges of the guessed physical parameters
-            (sim/physics/materials.py), one factor each drawn per shot.
-        deviates : the shot's errors given as standard deviates instead of drawn from
-            ``seed`` (a sampler's point: sim/physics/noise.py).
-        record_every : record every body's pose every this many steps (0: not at all).
-        on_step : called after every step (the sandbox uses it to play in real time).
-        """
-        yaw_deg, pitch_deg, speed, materials = fired_with(
-            self.design.launcher,
-            yaw_deg,
-            pitch_deg,
-            seed=seed,
-            noise=noise,
-            aimer=aimer,
-            vary=vary,
-            deviates=deviates,
-        )
-        self._set_materials(materials)
-        self._reset(yaw_deg)
-        release = release_point_mm(self.design, yaw_deg, pitch_deg)
-        velocity = speed * direction(yaw_deg, pitch_deg)
-        orientation = pb.getQuaternionFromEuler([math.radians(pitch_deg), 0, math.radians(yaw_deg)])
-        fired = _Fired(yaw_deg, pitch_deg, speed, materials)
-        return self._run(release, velocity, orientation, fired, record_every, on_step)
-
-    def launch(
-        self,
-        position_mm: Vector,
-        velocity_mm_s: Vector,
-        orientation: Sequence[float] = (0, 0, 0, 1),
-        *,
-        record_every: int = 0,
-        reset: bool = True,
-        on_step: Callable[[], None] | None = None,
-    ) -> ShotResult:
-        """Release the bale anywhere with any velocity (mm, mm/s), run, and judge.
-
-        :meth:`shoot` is this with the bale at the muzzle; tests use it directly to
-        fire from close range or under a piggy's belly. The result's aim is the
-        velocity's heading (yaw 0 along +y, positive toward -x) and its climb.
-        """
-        if reset:
-            self._reset()
-        vx, vy, vz = (float(v) for v in velocity_mm_s)
-        fired = _Fired(
-            math.degrees(math.atan2(-vx, vy)),
-            math.degrees(math.atan2(vz, math.hypot(vx, vy))),
-            float(np.linalg.norm(velocity_mm_s)),
-            self.scene.materials,
-        )
-        return self._run(position_mm, velocity_mm_s, orientation, fired, record_every, on_step)
+    def _start(self, launch: Launch) -> None:
+        self._set_materials(launch.materials)
+        self._reset(launch.yaw_deg)
 
     def _run(
-        self,
-        position_mm: Vector,
-        velocity_mm_s: Vector,
-        orientation: Sequence[float],
-        fired: _Fired,
-        record_every: int,
-        on_step: Callable[[], None] | None,
+        self, launch: Launch, record_every: int, on_step: Callable[[], None] | None
     ) -> ShotResult:
         """Release the bale, step the parts until everything is at rest (or the time
         cap), and judge."""
         scene, stand_ins = self.scene, self.stand_ins
         bale, client, dt = scene.bale, scene.client, scene.dt
-        position_mm = list(position_mm)
+        velocity_mm_s = launch.velocity_mm_s
         scene.call(
             pb.resetBasePositionAndOrientation,
             bale,
-            [c * CM_PER_MM for c in position_mm],
-            list(orientation),
+            [c * CM_PER_MM for c in launch.release_mm],
+            launch.orientation,
         )
         scene.call(pb.resetBaseVelocity, bale, [v * CM_PER_MM for v in velocity_mm_s], [0, 0, 0])
         limits = ShotLimits.of(scene, self.design, velocity_mm_s)
@@ -270,11 +176,11 @@ class World(SceneQueries):
             RestDetector(scene, self.design),
         )
         out_of_play = OutOfPlay(scene)
-        recorder = Recorder(scene, record_every) if record_every else None
+        frames = recorder(scene, record_every) if record_every else None
         bale_in_play, bale_cm = True, (math.nan, math.nan, math.nan)
         quiet: dict[str, int] = {}  # woken piggy -> steps it has been at rest
-        if recorder:
-            recorder.take(True)
+        if frames:
+            frames.take(True)
         step = 0
         settled = False
         while step < limits.max_steps:
@@ -291,8 +197,8 @@ class World(SceneQueries):
                 on_step()
             if bale_in_play:
                 contacts.read(bale, step)
-            if recorder and step % record_every == 0:
-                recorder.take(bale_in_play)
+            if frames:
+                frames.stepped(step, bale_in_play)
             if step % REST_CHECK_EVERY:
                 continue
             if bale_in_play:
@@ -301,28 +207,17 @@ class World(SceneQueries):
             if rest.settled(restless):
                 settled = True
                 break
-        if recorder and step % record_every:
-            recorder.take(bale_in_play)
-        piggies = dict(self.judge.at_rest)
-        piggies.update(self.judge.verdicts(sorted(stand_ins.disturbed)))
-        points = contacts.points_mm
-        return ShotResult(
-            yaw_deg=fired.yaw_deg,
-            pitch_deg=fired.pitch_deg,
-            speed_mm_s=fired.speed_mm_s,
-            release_mm=position_mm,
-            first_contact_mm=points[0] if points else None,
-            first_contact_with=contacts.struck[0] if contacts.struck else None,
-            first_contact_centre_mm=contacts.first_centre_mm,
-            rest_mm=list(out_of_play.rest_mm(bale)),
-            contacts=contacts.struck,
-            contact_points_mm=points,
+        if frames:
+            frames.finish(step, bale_in_play)
+        return shot_result(
+            launch,
+            contacts,
+            rest_mm=out_of_play.rest_mm(bale),
             sim_time_s=step * dt,
             settled=settled,
-            piggies=piggies,
+            piggies=self.judge.after_shot(stand_ins.disturbed),
             hit_rule=self.hit_rule,
-            recording=recorder.recording() if recorder else None,
-            materials=fired.materials,
+            recorder=frames,
         )
 
     def _restless(
@@ -364,11 +259,7 @@ class World(SceneQueries):
         return restless
 
 
-@dataclass(frozen=True)
-class _Fired:
-    """The aim (degrees), speed (mm/s) and materials a shot was fired with."""
+class WindowedWorld(World):
+    """A Bullet world drawn in PyBullet's own window (the sandbox, sim/views/sandbox.py)."""
 
-    yaw_deg: float
-    pitch_deg: float
-    speed_mm_s: float
-    materials: Materials
+    gui = True

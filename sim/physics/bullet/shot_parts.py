@@ -2,16 +2,18 @@
 strikes, the recorder of poses, the bale's leaving play, and the rest detector;
 and the limits the step loop keeps to.
 
-The engine (:class:`sim.physics.world.World`) makes a new set for each shot and
-calls them in its step loop; each reads the scene's Bullet and keeps its own
-state, so that each can be tested on its own. Lengths inside are cm, as in
-:mod:`sim.physics.scene`; what they hand out is mm.
+The engine (:class:`sim.physics.bullet.world.World`) makes a new set for each shot and
+calls them in its step loop; each reads the scene's Bullet (the engine-neutral
+parts they feed, the strike log, the rest clock and the recorder, are in
+:mod:`sim.physics.shot_core`) and keeps its own state, so that each can be tested
+on its own. Lengths inside are cm, as in :mod:`sim.physics.bullet.scene`; what
+they hand out is mm.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -20,11 +22,9 @@ import numpy as np
 from models.design import Design
 from sim.physics.ballistics import GRAVITY_MM_S2, drag_constant_per_mm
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.results import Recording
-from sim.physics.scene import REST_CHECK_EVERY, Scene
+from sim.physics.bullet.scene import REST_CHECK_EVERY, Scene
+from sim.physics.shot_core import Recorder, RestClock, StrikeLog
 
-#: Touches of one body less than this apart are one strike (a rattling bale), s.
-STRIKE_GAP_S = 0.02
 #: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)
 #: A woken piggy at rest this long goes back to its stand-in (two checks for rest), s.
@@ -93,37 +93,6 @@ class Drag:
         )
 
 
-class StrikeLog:
-    """The bale's strikes, in order: what it struck and where (mm), and where its
-    centre was at the first one. Touches of one thing less than ``gap_steps`` steps
-    apart are one strike (a rattling bale). Any engine's contacts are logged so."""
-
-    def __init__(self, gap_steps: int):
-        self._gap_steps = gap_steps
-        self._last_touch: dict[object, int] = {}
-        self.struck: list[str] = []
-        self.points_mm: list[list[float]] = []
-        self.first_centre_mm: list[float] | None = None
-
-    def touch(
-        self,
-        key: object,
-        name: str,
-        step: int,
-        point_mm: Callable[[], list[float]],
-        centre_mm: Callable[[], list[float]],
-    ) -> None:
-        """A pushing contact with the thing ``key`` (called ``name``) in step ``step``
-        (counted from 1); ``point_mm()`` gives where it is, ``centre_mm()`` the bale's
-        centre now (asked only of a new strike)."""
-        if step - self._last_touch.get(key, -self._gap_steps) >= self._gap_steps:
-            self.struck.append(name)
-            self.points_mm.append(point_mm())
-            if self.first_centre_mm is None:
-                self.first_centre_mm = centre_mm()
-        self._last_touch[key] = step
-
-
 class ContactLog(StrikeLog):
     """The bale's strikes in a Bullet scene (:class:`StrikeLog`).
 
@@ -131,7 +100,7 @@ class ContactLog(StrikeLog):
     (speculative contacts), which have no normal force."""
 
     def __init__(self, scene: Scene):
-        super().__init__(max(1, round(STRIKE_GAP_S / scene.dt)))
+        super().__init__(StrikeLog.gap_steps(scene.dt))
         self._scene = scene
 
     def read(self, bale: int, step: int) -> None:
@@ -153,35 +122,16 @@ def _in_mm(point_cm) -> list[float]:
     return [x / CM_PER_MM for x in point_cm]
 
 
-class Recorder:
-    """The poses of the bale and the piggies every ``every`` steps, for pictures
-    and replays. The piggies are followed by name, whichever body stands for each."""
+def recorder(scene: Scene, every: int) -> Recorder:
+    """The engine-neutral recorder on a Bullet scene: the bale's and the piggies'
+    poses (cm, followed by name, whichever body stands for each piggy)."""
+    names = list(scene.piggy_bodies)
 
-    def __init__(self, scene: Scene, every: int):
-        self._scene = scene
-        self.every = every
-        self._names = list(scene.piggy_bodies)
-        self._frames: list[tuple[bool, list[tuple[list[float], list[float]]]]] = []
+    def poses() -> list[tuple[Sequence[float], Sequence[float]]]:
+        bodies = [scene.bale, *(scene.piggy_bodies[n] for n in names)]
+        return [pb.getBasePositionAndOrientation(b, physicsClientId=scene.client) for b in bodies]
 
-    def take(self, bale_in_play: bool) -> None:
-        """Record every pose now."""
-        scene = self._scene
-        bodies = [scene.bale, *(scene.piggy_bodies[n] for n in self._names)]
-        poses = [pb.getBasePositionAndOrientation(b, physicsClientId=scene.client) for b in bodies]
-        self._frames.append((bale_in_play, poses))
-
-    def recording(self) -> Recording:
-        """What was recorded: positions in mm, quaternions, every ``every`` steps."""
-        positions = np.array([[p for p, _ in poses] for _, poses in self._frames]) / CM_PER_MM
-        quats = np.array([[q for _, q in poses] for _, poses in self._frames])
-        return Recording(
-            dt_s=self.every * self._scene.dt,
-            bale_mm=positions[:, 0],
-            bale_quat=quats[:, 0],
-            bale_in_play=np.array([in_play for in_play, _ in self._frames]),
-            piggies_mm={n: positions[:, i + 1] for i, n in enumerate(self._names)},
-            piggies_quat={n: quats[:, i + 1] for i, n in enumerate(self._names)},
-        )
+    return Recorder(every, scene.dt, names, poses, CM_PER_MM)
 
 
 class OutOfPlay:
@@ -219,8 +169,7 @@ class RestDetector:
         self._scene = scene
         self._speed_cm_s = physics.rest_speed_mm_s * CM_PER_MM
         self._spin_rad_s = math.radians(physics.rest_spin_deg_s)
-        self._steps_needed = max(1, round(physics.rest_time_s / scene.dt))
-        self._steps = 0
+        self.clock = RestClock(design, scene.dt, REST_CHECK_EVERY)
 
     def restless(self, bodies: list[int]) -> set[int]:
         """Those of these bodies that move or spin faster than at rest."""
@@ -230,8 +179,4 @@ class RestDetector:
     def settled(self, restless: set[int]) -> bool:
         """Count one check (every ``REST_CHECK_EVERY`` steps) with these restless;
         whether everything has now been at rest for the design's rest time."""
-        if restless:
-            self._steps = 0
-            return False
-        self._steps += REST_CHECK_EVERY
-        return self._steps >= self._steps_needed
+        return self.clock.settled(bool(restless))

@@ -3,9 +3,9 @@
 :class:`Scene` builds every body from a board, a design and a layout, lets the
 layout's piggies settle, and answers questions about where things are: a piggy's
 pose, whether it is at rest. It is the registry of the bodies: the engine that
-fires bales in it (:class:`sim.physics.world.World`) and that engine's parts make, swap and park
-bodies through it. What it builds from is static data (:mod:`sim.physics.geometry`),
-which the views draw from too.
+fires bales in it (:class:`sim.physics.bullet.world.World`) and that engine's parts
+make, swap and park bodies through it. What it builds from is static data
+(:mod:`sim.physics.geometry`), which the views draw from too.
 
 Inside the physics lengths are centimetres and masses grams (CGS): Bullet's
 built-in tolerances (contact thresholds, collision margins, sleeping speeds) are
@@ -38,10 +38,10 @@ from sim.colours import BALE_RGBA, FENCE_RGBA, PIGGY_RGBA, TRACTOR_RGBA
 from sim.physics import knockout
 from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.bullet.scene_shapes import make_shapes
 from sim.physics.geometry import BodyPose, PiggyModel, quaternion_from_matrix
 from sim.physics.materials import NOMINAL
 from sim.physics.own_bodies import own_bale_inertia_g_mm2
-from sim.physics.scene_shapes import make_shapes
 
 #: Where bodies out of play wait, in the air far from the board and the table:
 #: slot i is at this corner plus i times the spacing along x, cm.

@@ -1,4 +1,4 @@
-"""The collision shapes of a :class:`sim.physics.scene.Scene`: board, table, fences,
+"""The collision shapes of a :class:`sim.physics.bullet.scene.Scene`: board, table, fences,
 tractor, piggy and bale, made on the scene's PyBullet client from a board, a design
 and the piggy's model (lengths in mm here, cm inside Bullet).
 

@@ -2,23 +2,23 @@
 moving piggies are sealed, and whether the bale can strike anything more.
 
 The rules themselves, with no physics, are :mod:`sim.physics.early_verdict`, shared
-with the MuJoCo engine (whose checks are in :mod:`sim.physics.mujoco_world`); they
+with the MuJoCo engine (whose checks are in :mod:`sim.physics.mujoco.world`); they
 stay apart from this module so that neither they nor MuJoCo import PyBullet. This
-part of the engine (:class:`sim.physics.world.World`) reads the bodies' states from
+part of the engine (:class:`sim.physics.bullet.world.World`) reads the bodies' states from
 the scene's Bullet and asks it what lies near. Lengths inside are cm, as in
-:mod:`sim.physics.scene`.
+:mod:`sim.physics.bullet.scene`.
 """
 
 from __future__ import annotations
 
 from sim.physics.bullet import CM_PER_MM, pb
+from sim.physics.bullet.scene import Scene
 from sim.physics.early_verdict import (
     LayoutBounds,
     Motion,
     sealed_touch_radius_mm,
     touch_radius_mm,
 )
-from sim.physics.scene import Scene
 
 #: A point or vector (x, y, z), cm.
 Vector = tuple[float, float, float] | list[float]

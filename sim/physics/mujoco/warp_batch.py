@@ -2,23 +2,24 @@
 lockstep on MuJoCo Warp (``mujoco_warp``), for a hit map's space. docs/gpu.md says
 what was measured.
 
-- **The same model.** The batch is built from a :class:`~sim.physics.mujoco_world.
-  MujocoWorld`: its :class:`~sim.physics.mujoco_scene.MujocoScene`'s ``MjModel``
+- **The same model.** The batch is built from a :class:`~sim.physics.mujoco.world.
+  MujocoWorld`: its :class:`~sim.physics.mujoco.scene.MujocoScene`'s ``MjModel``
   (the MJCF written from :mod:`sim.physics.bodies`), copied and handed to
   ``mujoco_warp.put_model``; no second description of the toy. A new layout on the
   world (``set_layout``) is a new model, taken up at the next batch.
-- **The same launch.** Each shot's launch is :func:`~sim.physics.mujoco_world.
-  launch_state`'s (the errors from its seed or its RQMC deviates), put into the
-  world's own ``MjData`` by the world's own reset, placement and tractor turn, then
-  copied into that shot's row of the batch: each world starts from the settled
-  layout exactly as :meth:`MujocoWorld.shoot` starts.
-- **The same rest rule, checked on the batch.** Every :data:`~sim.physics.
-  mujoco_world.REST_CHECK_S` of simulated time the batch's poses are read back: a
-  world whose piggies and bale (unless out of play: then parked, as the CPU engine
-  parks it) went no farther than the rest speed and turned no more than the rest
-  spin allow since the last check, for the design's ``rest_time_s``, is done, and
-  its poses then are its final ones; the batch stops when every world is done or at
-  ``max_time_s``. Worlds done early keep stepping (lockstep) but are not read again.
+- **The same launch.** Each shot's launch is
+  :func:`~sim.physics.launch.launch_state`'s (the errors from its seed or its RQMC
+  deviates), put into the world's own ``MjData`` by the world's own reset, placement
+  and tractor turn, then copied into that shot's row of the batch: each world starts
+  from the settled layout exactly as :meth:`MujocoWorld.shoot` starts.
+- **The same rest rule, checked on the batch.** Every
+  :data:`~sim.physics.shot_core.REST_CHECK_S` of simulated time the batch's poses
+  are read back: a world whose piggies and bale (unless out of play: then parked, as
+  the CPU engine parks it) went no farther than the rest speed and turned no more
+  than the rest spin allow since the last check, for the design's ``rest_time_s``,
+  is done, and its poses then are its final ones; the batch stops when every world
+  is done or at ``max_time_s``. Worlds done early keep stepping (lockstep) but are
+  not read again.
 - **The same judge.** Every world's final piggy poses go through
   :class:`sim.physics.judge.Judge` (the knock-out test of :mod:`sim.physics.knockout`
   against the settled poses).
@@ -66,11 +67,14 @@ from models.aimer import PERFECT, Aimer
 from models.errors import InputError
 from sim.physics.geometry import BodyPose
 from sim.physics.judge import Judge
+from sim.physics.launch import launch_state
 from sim.physics.materials import NOMINAL
-from sim.physics.mujoco_scene import M_PER_MM, MujocoScene
-from sim.physics.mujoco_world import REST_CHECK_S, MujocoWorld, launch_state
+from sim.physics.mujoco.mjcf import M_PER_MM
+from sim.physics.mujoco.scene import MujocoScene
+from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.noise import Deviates
 from sim.physics.results import PiggyResult
+from sim.physics.shot_core import REST_CHECK_S
 
 #: Contacts allowed per world at least, and beyond twice the settled layout's
 #: (MuJoCo Warp's arrays are sized up front; a batch that overflows them is refused,
@@ -188,7 +192,7 @@ class WarpBatch:
             model.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_SLEEP)
         with warnings.catch_warnings():
             # the surfaces carry friction 0 on purpose (a contact takes the larger
-            # of its two geoms', the piggy's: mujoco_scene.py); MuJoCo Warp warns
+            # of its two geoms', the piggy's: mujoco/mjcf.py); MuJoCo Warp warns
             warnings.simplefilter("ignore", UserWarning)
             with wp.ScopedDevice(self.device):
                 self._warp_model = mjw.put_model(model)
@@ -238,7 +242,7 @@ class WarpBatch:
         world.reset()
         final, steps, settled, stable = self._run(rows)
         judge_view = _BatchPoses(scene)
-        judge = Judge(judge_view)  # type: ignore[arg-type]  # reads a scene's poses
+        judge = Judge(judge_view)
         piggies = list(judge.at_rest)
         results = []
         for i, launch in enumerate(launches):
@@ -276,8 +280,7 @@ class WarpBatch:
         bale = scene.bale
         piggy_bodies = np.array(sorted(scene.piggy_bodies.values()), dtype=int)
         bodies = np.concatenate([piggy_bodies, [bale]])
-        q_bale = int(scene._qpos_of[bale])
-        v_bale = int(scene._qvel_of[bale])
+        q_bale, v_bale = scene.addresses(bale)
         parked = scene.data.qpos[q_bale : q_bale + 7].copy()  # world.reset() parks it
         x0, x1, y0, y1 = (v * M_PER_MM for v in scene.board.surface_extent_mm)
         nbody = self.mj_model.nbody
