@@ -19,7 +19,7 @@ from models.board import Board
 from models.design import Design
 from models.layout import Layout
 from sim.physics.geometry import BodyPose, PiggyModel
-from sim.physics.launch import Launch, euler_turn, launch_from, launch_state
+from sim.physics.launch import AimedShot, Launch, euler_turn, launch_from, launch_state
 from sim.physics.materials import Materials
 from sim.physics.noise import Deviates
 from sim.physics.results import ShotResult
@@ -95,6 +95,8 @@ class ShotEngine(Protocol):
         reset: bool = True,
         on_step: Callable[[], None] | None = None,
     ) -> ShotResult: ...
+
+    def fire(self, shots: Sequence[AimedShot]) -> list[ShotResult]: ...
 
     def set_layout(self, layout: Layout) -> None: ...
 
@@ -223,6 +225,22 @@ class FiringEngine(ABC):
         )
         self._start(launch)
         return self._run(launch, record_every, on_step)
+
+    def fire(self, shots: Sequence[AimedShot]) -> list[ShotResult]:
+        """Fire these shots (a space's, or a look's), their results in the same order:
+        each the same as :meth:`shoot` gives it. Here one by one; an engine that
+        steps shots together overrides this."""
+        return [
+            self.shoot(
+                shot.yaw_deg,
+                shot.pitch_deg,
+                seed=shot.seed,
+                aimer=shot.aimer,
+                vary=shot.vary,
+                deviates=shot.deviates,
+            )
+            for shot in shots
+        ]
 
     def launch(
         self,

@@ -39,6 +39,20 @@ class Launch:
     orientation: list[float]
 
 
+@dataclass(frozen=True)
+class AimedShot:
+    """A shot asked of an engine, before its noise is drawn: the aim (degrees) and
+    how its errors are drawn, as :meth:`sim.physics.engine.FiringEngine.shoot`'s
+    arguments (``seed``, or a sampler's ``deviates``; the aimer; ``vary``)."""
+
+    yaw_deg: float
+    pitch_deg: float
+    seed: int | None = 0
+    deviates: Deviates | None = None
+    aimer: Aimer = PERFECT
+    vary: dict[str, float] | None = None
+
+
 def euler_turn(yaw_deg: float, pitch_deg: float) -> list[float]:
     """(x, y, z, w) of a turn about x by ``pitch_deg``, then about z by ``yaw_deg``
     (the order of Bullet's Euler angles [pitch, 0, yaw])."""

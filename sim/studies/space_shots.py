@@ -35,6 +35,7 @@ from models.seeds import split_seed
 from models.stats import precision_reached
 from sim.defaults import MAX_SHOTS
 from sim.physics.aim import OutOfReach
+from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates, vary_dims
 from sim.studies import datafiles, rqmc
 from sim.studies.dead_zones import dead_zone, first_struck, shot_outcome
@@ -96,15 +97,55 @@ def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
     return split_seed(root_seed, *space, spawn_key=(index,))
 
 
+@dataclass(frozen=True)
+class PlannedShot:
+    """One shot of a space's noise plan: its row's number, the seed its row records
+    (its own, plain Monte Carlo; its scramble's, RQMC) with the scramble and point,
+    and how it draws its errors (:meth:`sim.physics.engine.FiringEngine.shoot`'s
+    ``seed=`` or ``deviates=``)."""
+
+    index: int
+    seed: int
+    noise: dict
+    scramble: int | None = None
+    point: int | None = None
+
+
+def noise_plan(
+    spec: SweepSpec, space: tuple[int, int], fired: int, rounds: int
+) -> list[PlannedShot]:
+    """The one noise plan of a space: the shots that take it from ``fired`` shots to
+    ``rounds`` rounds, in the order the hit map fires them (plain Monte Carlo's shot
+    i from its own seed; RQMC's points scramble by scramble, each scramble's next
+    points in order). The same shots whatever the looks between."""
+    if spec.sampler != "rqmc":
+        seeds = ((i, shot_seed(spec.seed, space, i)) for i in range(fired, rounds))
+        return [PlannedShot(i, seed, {"seed": seed}) for i, seed in seeds]
+    scrambles, _, _ = rqmc.plan(spec.shots, spec.precision)
+    done = fired // scrambles
+    plan: list[PlannedShot] = []
+    for r in range(scrambles):
+        seed = rqmc.scramble_seed(spec.seed, space, r)
+        for j, noise in enumerate(_scramble_noises(spec, seed, rounds)[done:], start=done):
+            plan.append(PlannedShot(fired + len(plan), seed, noise, r, j))
+    return plan
+
+
 def shot_noise(spec: SweepSpec, space: tuple[int, int], row: ShotRow) -> dict:
-    """How the shot of hit-map row ``row`` drew its errors, as :meth:`World.shoot`'s
-    keyword arguments: its seed (plain Monte Carlo), or its scramble's point (RQMC)."""
+    """How the shot of hit-map row ``row`` drew its errors (its
+    :class:`PlannedShot`'s noise): its seed (plain Monte Carlo), or its scramble's
+    point (RQMC)."""
     if spec.sampler != "rqmc":
         return {"seed": shot_seed(spec.seed, space, row.shot)}
     assert row.scramble is not None and row.point is not None  # an RQMC sweep's row
     seed = rqmc.scramble_seed(spec.seed, space, row.scramble)
-    points = rqmc.scramble_points(seed, 3 + vary_dims(spec.vary), row.point + 1)
-    return {"deviates": _deviates(rqmc.to_deviates(points)[row.point])}
+    return _scramble_noises(spec, seed, row.point + 1)[row.point]
+
+
+def _scramble_noises(spec: SweepSpec, scramble_seed: int, points: int) -> list[dict]:
+    """The first ``points`` points of one RQMC scramble as shots' ``deviates=``."""
+    z = rqmc.to_deviates(rqmc.scramble_points(scramble_seed, 3 + vary_dims(spec.vary), points))
+    return [{"deviates": _deviates(point)} for point in z]
 
 
 def _deviates(z: np.ndarray) -> Deviates:
@@ -315,36 +356,22 @@ def _target_knocked(row: ShotRow) -> bool:
 def fire_rounds(
     spec: SweepSpec, world, aim, name: str, target: str, rows: list[ShotRow], rounds: int
 ) -> list[ShotRow]:
-    """``rows`` with the shots added that make them ``rounds`` rounds: plain Monte
-    Carlo's shots i from their own seeds; RQMC's points, scramble by scramble, each
-    scramble's next points in order (a row names its scramble and point; its seed is
-    the scramble's). The same shots in the same order whatever the looks between."""
-    rows = list(rows)
-    space = world.board.parse_space(name)
-    if spec.sampler != "rqmc":
-        for index in range(len(rows), rounds):
-            seed = shot_seed(spec.seed, space, index)
-            result = world.shoot(
-                aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=spec.aimer, vary=spec.vary
-            )
-            rows.append(_shot_row(name, index, seed, target, result))
-        return rows
-    scrambles, _, _ = rqmc.plan(spec.shots, spec.precision)
-    fired = len(rows) // scrambles
-    dims = 3 + vary_dims(spec.vary)
-    for r in range(scrambles):
-        seed = rqmc.scramble_seed(spec.seed, space, r)
-        deviates = rqmc.to_deviates(rqmc.scramble_points(seed, dims, rounds))
-        for j in range(fired, rounds):
-            result = world.shoot(
-                aim.yaw_deg,
-                aim.pitch_deg,
-                aimer=spec.aimer,
-                vary=spec.vary,
-                deviates=_deviates(deviates[j]),
-            )
-            rows.append(_shot_row(name, len(rows), seed, target, result, r, j))
-    return rows
+    """``rows`` with the shots added that make them ``rounds`` rounds (the space's
+    :func:`noise_plan`), fired together by the engine (:meth:`ShotEngine.fire`: one
+    batch where it has one, else shot by shot). A row names its scramble and point;
+    its seed is the scramble's. The same shots in the same order whatever the looks
+    between."""
+    plan = noise_plan(spec, world.board.parse_space(name), len(rows), rounds)
+    shots = [
+        AimedShot(aim.yaw_deg, aim.pitch_deg, aimer=spec.aimer, vary=spec.vary, **p.noise)
+        for p in plan
+    ]
+    results = world.fire(shots)
+    fired = [
+        _shot_row(name, p.index, p.seed, target, result, p.scramble, p.point)
+        for p, result in zip(plan, results, strict=True)
+    ]
+    return [*rows, *fired]
 
 
 def _shot_row(

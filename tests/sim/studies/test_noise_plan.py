@@ -1,0 +1,115 @@
+"""A space's one noise plan (sim/studies/space_shots.py): the same shots whatever the
+looks between, each row's noise found again from the row, and a look's shots handed
+to the engine together (ShotEngine.fire)."""
+
+import dataclasses
+
+import pytest
+
+from models.aimer import load_aimer
+from models.board import load_board
+from sim.physics.engines import make_world
+from sim.studies import rqmc
+from sim.studies.space_shots import (
+    SweepSpec,
+    aim_at_space,
+    fire_rounds,
+    noise_plan,
+    shot_noise,
+    shot_seed,
+)
+
+SPACE = (2, 3)
+
+
+def spec(sampler: str, shots: int = 40) -> SweepSpec:
+    return SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=("r2c3",),
+        shots=shots,
+        seed=5,
+        aimer=load_aimer("child"),
+        sampler=sampler,
+        vary={"friction": 0.1},
+    )
+
+
+@pytest.mark.parametrize("sampler", ["mc", "rqmc"])
+def test_the_plan_is_the_same_whatever_the_looks_between(sampler):
+    sweep = spec(sampler)
+    streams = rqmc.plan(sweep.shots, None)[0] if sampler == "rqmc" else 1
+    whole = noise_plan(sweep, SPACE, 0, 6)
+    first = noise_plan(sweep, SPACE, 0, 2)
+    assert len(first) == 2 * streams and len(whole) == 6 * streams
+    rest = noise_plan(sweep, SPACE, len(first), 6)
+    by_row = {p.index: p for p in first + rest}
+    assert sorted(by_row) == list(range(6 * streams))
+
+    # rows are numbered in firing order: the same shots, whichever the looks
+    def shots(plan):
+        return sorted((p.scramble or 0, p.point or 0, p.seed, repr(p.noise)) for p in plan)
+
+    assert shots(first + rest) == shots(whole)
+    if sampler == "mc":
+        assert first + rest == whole
+
+
+def test_plain_monte_carlo_shots_draw_from_their_own_seeds():
+    plan = noise_plan(spec("mc"), SPACE, 3, 5)
+    assert [(p.index, p.seed, p.noise) for p in plan] == [
+        (i, shot_seed(5, SPACE, i), {"seed": shot_seed(5, SPACE, i)}) for i in (3, 4)
+    ]
+
+
+@pytest.mark.parametrize("sampler", ["mc", "rqmc"])
+def test_a_rows_noise_is_its_planned_shots(sampler):
+    sweep = spec(sampler)
+    for planned in noise_plan(sweep, SPACE, 0, 4):
+        row = _Row(planned.index, planned.scramble, planned.point)
+        assert shot_noise(sweep, SPACE, row) == planned.noise
+
+
+@dataclasses.dataclass
+class _Row:
+    shot: int
+    scramble: int | None
+    point: int | None
+
+
+@pytest.mark.parametrize("engine", ["bullet", "mujoco"])
+def test_a_look_hands_its_shots_to_the_engine_together(engine):
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    sweep = spec("rqmc", shots=20)
+    world = make_world(load_board("stock"), _design(), bale_to_rest=False, engine=engine)
+    target, aim = aim_at_space(world, sweep, "r2c3")
+    calls = []
+    fire = world.fire
+
+    def counted(shots):
+        calls.append(len(shots))
+        return fire(shots)
+
+    world.fire = counted
+    rows = fire_rounds(sweep, world, aim, "r2c3", target, [], 1)
+    rows = fire_rounds(sweep, world, aim, "r2c3", target, rows, 2)
+    streams = rqmc.plan(sweep.shots, None)[0]
+    assert calls == [streams, streams]
+    one_by_one = [
+        world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=sweep.aimer, vary=sweep.vary, **p.noise)
+        for p in noise_plan(sweep, SPACE, 0, 2)
+    ]
+    by_point = {(row.scramble, row.point): row for row in rows}
+    assert len(by_point) == 2 * streams
+    for p, shot in zip(noise_plan(sweep, SPACE, 0, 2), one_by_one, strict=True):
+        row = by_point[p.scramble, p.point]
+        assert (row.knocked, row.speed_mm_s) == (",".join(shot.knocked), round(shot.speed_mm_s, 2))
+    world.close()
+
+
+def _design():
+    from models.design import load_design
+
+    return load_design("stock")
