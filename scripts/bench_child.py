@@ -17,7 +17,11 @@ and whether every shot is the same bytes (the whole shot's JSON).
 With MuJoCo installed, MuJoCo as hit maps use it fires the same shots too (issue 32):
 ``child_mujoco_vs_bullet`` is Bullet's CPU time over MuJoCo's, both as hit maps use
 them. Its verdicts are not expected to match Bullet's shot by shot (shots are chaotic
-at the knife edge): the engines are compared by their P (docs/physics.md).
+at the knife edge): the engines are compared by their P (docs/physics.md). The
+stepping-only ceiling (issue 41) is MuJoCo's CPU time for each shot's steps alone:
+from the shot's start, as many steps as the shot took, in one call with no Python
+between; ``child_mujoco_of_ceiling`` is that time over the shot's own (1: every CPU
+second spent stepping), ``child_ceiling_vs_bullet`` Bullet's over it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.bullet.world import World
 from sim.physics.engines import installed
+from sim.physics.launch import launch_state
 from sim.physics.mujoco.world import MujocoWorld
 from sim.studies.space_shots import TARGET, shot_seed
 
@@ -91,6 +96,7 @@ def bench_child(per_space: int, quiet: bool) -> dict:
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     same_verdicts, same_strikes = dict.fromkeys(labels, 0), dict.fromkeys(labels, 0)
     same_bytes = 0  # shots the reused bale fires as a new bale does, byte for byte
+    ceiling = 0.0  # MuJoCo's CPU time for the shots' steps alone
     hits = {label: dict.fromkeys(SPACES, 0) for label in labels}
     turn = 0
     for name in SPACES:
@@ -116,6 +122,9 @@ def bench_child(per_space: int, quiet: bool) -> dict:
             same_bytes += json.dumps(results[AS_HIT_MAPS].to_dict()) == json.dumps(
                 results[NEW_BALE].to_dict()
             )
+            if MUJOCO in worlds:
+                launch = launch_state(design, aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+                ceiling += stepping_alone(worlds[MUJOCO], launch, results[MUJOCO].sim_time_s)
     for world in worlds.values():
         world.close()
     shots = per_space * len(SPACES)
@@ -141,9 +150,23 @@ def bench_child(per_space: int, quiet: bool) -> dict:
     }
     if MUJOCO in cpu:
         figures["child_mujoco_vs_bullet"] = round(cpu[AS_HIT_MAPS] / cpu[MUJOCO], 3)
+        figures["child_mujoco_of_ceiling"] = round(ceiling / cpu[MUJOCO], 3)
+        figures["child_ceiling_vs_bullet"] = round(cpu[AS_HIT_MAPS] / ceiling, 3)
     if not quiet:
         print_child(figures)
     return figures
+
+
+def stepping_alone(world: MujocoWorld, launch, sim_time_s: float) -> float:
+    """CPU seconds MuJoCo takes for a shot's steps alone: from the shot's start
+    (``launch``), as many steps as the shot simulated, in one call."""
+    scene = world.scene
+    world.reset(launch.yaw_deg)
+    scene.place(scene.bale, launch.release_mm, launch.orientation, launch.velocity_mm_s)
+    scene.forward()
+    start = time.process_time()
+    scene.step(round(sim_time_s / scene.dt))
+    return time.process_time() - start
 
 
 def print_child(figures: dict) -> None:
@@ -173,4 +196,8 @@ def print_child(figures: dict) -> None:
         print(
             f"  MuJoCo against Bullet, both as hit maps: {figures['child_mujoco_vs_bullet']:.2f}x "
             "the shots a CPU second"
+        )
+        print(
+            f"  MuJoCo's steps alone (the ceiling): {figures['child_ceiling_vs_bullet']:.2f}x "
+            f"Bullet; MuJoCo as hit maps runs at {figures['child_mujoco_of_ceiling']:.0%} of it"
         )

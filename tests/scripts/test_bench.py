@@ -72,6 +72,8 @@ def test_bench_child_compares_issue_18s_and_31s_changes_on_the_same_shots():
     assert figures["child_bale_reused"]["speed_vs_new_bale"] > 0
     if installed("mujoco"):  # MuJoCo fired the same shots, timed in the same run
         assert figures["child_mujoco_vs_bullet"] > 0
+        assert figures["child_mujoco_of_ceiling"] > 0  # the steps alone, timed
+        assert figures["child_ceiling_vs_bullet"] > 0
 
 
 @pytest.mark.slow
