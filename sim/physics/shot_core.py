@@ -66,20 +66,24 @@ class StrikeLog:
 
 class RestClock:
     """The rest rule: a shot ends once nothing has moved for the design's rest time,
-    counted at the checks for rest (every ``check_every`` steps of ``dt`` s)."""
+    counted at the checks for rest (every ``check_every`` steps of ``dt`` s). One
+    shot's clock, or with ``shots`` the clocks of a batch's shots at once."""
 
-    def __init__(self, design: Design, dt: float, check_every: int):
+    def __init__(self, design: Design, dt: float, check_every: int, shots: int | None = None):
         self._check_every = check_every
         self._steps_needed = max(1, round(design.physics.rest_time_s / dt))
-        self._steps = 0
+        self._steps = np.zeros(() if shots is None else (shots,), dtype=int)
 
     def settled(self, moving: bool) -> bool:
         """Count one check with something still ``moving`` or not; whether everything
         has now been at rest for the design's rest time."""
-        if moving:
-            self._steps = 0
-            return False
-        self._steps += self._check_every
+        return bool(self.settled_each(np.asarray(moving)))
+
+    def settled_each(self, moving: np.ndarray, steps: int | None = None) -> np.ndarray:
+        """:meth:`settled` for each shot of a batch: ``moving`` (shots,) bool, the
+        check coming ``steps`` steps after the last (None: ``check_every``; fewer at
+        the time cap)."""
+        self._steps = np.where(moving, 0, self._steps + (steps or self._check_every))
         return self._steps >= self._steps_needed
 
 

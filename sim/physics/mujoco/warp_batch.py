@@ -74,7 +74,7 @@ from sim.physics.mujoco.scene import MujocoScene
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.noise import Deviates
 from sim.physics.results import PiggyResult
-from sim.physics.shot_core import REST_CHECK_S
+from sim.physics.shot_core import REST_CHECK_S, RestClock
 
 #: Contacts allowed per world at least, and beyond twice the settled layout's
 #: (MuJoCo Warp's arrays are sized up front; a batch that overflows them is refused,
@@ -274,7 +274,6 @@ class WarpBatch:
         dt = scene.dt
         check_every = max(1, round(REST_CHECK_S / dt))
         max_steps = round(physics.max_time_s / dt)
-        rest_needed = max(1, round(physics.rest_time_s / dt))
         step_mm = physics.rest_speed_mm_s * M_PER_MM * check_every * dt
         step_turn = math.radians(physics.rest_spin_deg_s) * check_every * dt
         bale = scene.bale
@@ -290,7 +289,7 @@ class WarpBatch:
         done = np.zeros(n, dtype=bool)
         stable = np.ones(n, dtype=bool)
         in_play = np.ones(n, dtype=bool)
-        quiet = np.zeros(n, dtype=int)
+        rest = RestClock(world.design, dt, check_every, shots=n)
         rested = np.zeros(n, dtype=bool)
         last: tuple[np.ndarray, np.ndarray] | None = None
         with wp.ScopedDevice(self.device):
@@ -341,8 +340,7 @@ class WarpBatch:
                     body_still[:, -1] |= ~in_play  # the bale out of play counts as still
                     still = body_still.all(axis=1)
                 last = (xpos, xquat)
-                quiet = np.where(still, quiet + k, 0)
-                newly = ~done & (quiet >= rest_needed)
+                newly = ~done & rest.settled_each(~still, k)
                 final_xpos[newly], final_xmat[newly] = xpos[newly], xmat[newly]
                 end[newly], done[newly], rested[newly] = step, True, True
                 final_xpos[~done], final_xmat[~done] = xpos[~done], xmat[~done]

@@ -169,3 +169,18 @@ def test_a_bullet_shot_runs_without_mujoco(tmp_path):
     shot = piggy(["shoot", "--at", "r2c3", "--json"], without("mujoco", tmp_path))
     assert shot.returncode == 0, shot.stderr
     assert "engine" not in json.loads(shot.stdout)
+
+
+def test_a_batchs_rest_clocks_count_each_shot_on_its_own():
+    design = load_design("stock")
+    clocks = RestClock(design, 0.001, 10, shots=3)
+    checks = math.ceil(round(design.physics.rest_time_s / 0.001) / 10)
+    moving = np.array([False, True, False])
+    for _ in range(checks - 1):
+        assert not clocks.settled_each(moving).any()
+    assert list(clocks.settled_each(moving)) == [True, False, True]
+    # a check cut short at the time cap counts only the steps it came after
+    short = RestClock(design, 0.001, 10, shots=1)
+    for _ in range(checks - 1):
+        short.settled_each(np.array([False]))
+    assert not short.settled_each(np.array([False]), steps=1).any()
