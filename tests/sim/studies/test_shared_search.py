@@ -91,3 +91,89 @@ def test_a_plain_postgresql_url_uses_the_driver_installed(monkeypatch):
         "needs a PostgreSQL driver (psycopg" in message and "pip install -e '.[cluster]'" in message
     )
     assert "secret" not in message
+
+
+def _trial_states(url: str) -> list[str]:
+    """The states of the study's trials as the database holds them (none yet: []), a
+    running trial's ``RUNNING`` once it beats its heartbeat (measured: its values
+    drawn)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import ProgrammingError
+    from sqlalchemy.pool import NullPool
+
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                text(
+                    "SELECT state, EXISTS (SELECT 1 FROM trial_heartbeats h "
+                    "WHERE h.trial_id = t.trial_id) FROM trials t ORDER BY number"
+                )
+            )
+            states = [(str(state).rsplit(".", 1)[-1], beating) for state, beating in rows]
+            return [
+                state if beating or state != "RUNNING" else "ASKED" for state, beating in states
+            ]
+    except ProgrammingError:  # the schema not made yet
+        return []
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_a_postgresql_server_stopped_mid_trial_is_one_line_and_the_study_resumes(tmp_path):
+    from tests.postgres import postgres
+
+    with postgres() as server:
+        running = search(server.url, tmp_path / "a", seed=1, trials=500)
+        try:
+            # a trial finished, the next one running: stop the server under it
+            for _ in range(SEARCH_S * 20):  # a cap on the polls, not a timer
+                states = _trial_states(server.url)
+                if "COMPLETE" in states and states[-1] == "RUNNING":
+                    break
+                assert running.poll() is None, running.communicate()
+            server.stop()
+            out, err = running.communicate(timeout=SEARCH_S)
+        finally:
+            running.kill()
+        lines = err.strip().splitlines()
+        assert running.returncode == 2 and out == "" and len(lines) == 1, err
+        assert lines[0].startswith(f"piggy: error: lost the study storage {server.url} (")
+        assert "run the same command when it is back to resume the study" in lines[0]
+        # the study intact: its finished trials there; resumed, the lost one runs again
+        server.start()
+        kept = _trial_states(server.url)
+        assert kept.count("COMPLETE") >= 1 and kept[-1] == "RUNNING"
+        again = finished(search(server.url, tmp_path / "b", seed=1, trials=1))
+        trials = optuna.load_study(study_name=STUDY, storage=server.url).get_trials()
+    assert trials[len(kept) - 1].state == optuna.trial.TrialState.FAIL
+    assert again["trials"] == kept.count("COMPLETE") + 1
+    assert trials[-1].params == trials[len(kept) - 1].params  # the lost trial queued again
+
+
+def test_an_sqlite_storage_whose_disk_is_full_is_one_line_and_other_errors_pass(tmp_path):
+    from sqlalchemy import event
+
+    from sim.studies.study_storage import losing_storage
+
+    url = f"sqlite:///{tmp_path / 'full.db'}"
+    storage = optuna.storages.RDBStorage(url)
+    study = optuna.create_study(storage=storage, study_name="full")
+    with storage.engine.connect() as connection:
+        pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
+
+    # SQLite's own "disk full" (SQLITE_FULL): the file may grow no further
+    @event.listens_for(storage.engine, "connect")
+    def no_more_pages(connection, _):
+        connection.execute(f"PRAGMA max_page_count = {pages}")
+
+    storage.engine.dispose()
+    with pytest.raises(InputError) as refused, losing_storage(url):
+        for number in range(10_000):  # a cap: the file is full long before
+            study.enqueue_trial({"x": number}, user_attrs={"pad": "x" * 10_000})
+    message = str(refused.value)
+    assert message.startswith(f"lost the study storage {url} (database or disk is full)")
+    assert "resume the study" in message
+    with pytest.raises(ValueError, match="not the storage's"), losing_storage(url):
+        raise ValueError("not the storage's")
