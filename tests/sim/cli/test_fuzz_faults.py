@@ -619,7 +619,10 @@ def test_every_state_a_by_golly_game_passes_through_is_read_back(seed, params):
     import json
 
     for game, data in _by_golly_states(seed, **params):
-        game.state_from_json(json.dumps(data))
+        # as it is, with its history replayed, and as a position alone: the same state
+        assert json.loads(game.state_from_json(json.dumps(data)).to_json()) == data
+        position = {**data, "history": []}
+        assert json.loads(game.state_from_json(json.dumps(position)).to_json()) == position
 
 
 def test_a_4k_mp4_at_slow_motion_20_is_refused_before_the_shot(capsys, tmp_path):
