@@ -629,3 +629,28 @@ def test_a_4k_mp4_at_slow_motion_20_is_refused_before_the_shot(capsys, tmp_path)
     argv = ["shoot", "--yaw", "0", "--pitch", "10", "--mp4", str(tmp_path / "big.mp4")]
     argv += ["--size", "3840x2160", "--slowmo", "20"]
     refused(capsys, argv, "billion pixels to draw", tmp_path)
+
+
+def _closed_port() -> int:
+    """A port of the loopback that nothing listens on (bound, then let go)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["design", "compare", "stock", "fast-spring"],
+        ["design", "compare", "stock", "fast-spring", "--rule", "per-map"],
+        ["design", "sweep", "--param", "pivot_height=60:80:2"],
+    ],
+    ids=["compare, paired", "compare, per map", "sweep"],
+)
+def test_an_unreachable_scheduler_writes_nothing_into_the_cache(capsys, tmp_path, command):
+    pytest.importorskip("dask.distributed")
+    argv = [*command, "--spaces", "r8c3", "--shots", "10", "--cache", str(tmp_path / "cache")]
+    argv += ["--scheduler", f"tcp://127.0.0.1:{_closed_port()}"]
+    refused(capsys, argv, "cannot reach the Dask scheduler", tmp_path)
