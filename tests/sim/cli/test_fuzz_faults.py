@@ -654,3 +654,17 @@ def test_an_unreachable_scheduler_writes_nothing_into_the_cache(capsys, tmp_path
     argv = [*command, "--spaces", "r8c3", "--shots", "10", "--cache", str(tmp_path / "cache")]
     argv += ["--scheduler", f"tcp://127.0.0.1:{_closed_port()}"]
     refused(capsys, argv, "cannot reach the Dask scheduler", tmp_path)
+
+
+@pytest.mark.parametrize("objective", ["mean-p,energy", "flat"])
+def test_a_wilcoxon_pruner_asked_for_where_trials_do_not_race_is_refused(
+    capsys, tmp_path, objective
+):
+    pytest.importorskip("optuna")
+    argv = ["design", "optimise", "stock", "--param", "pivot_height=60:100", "--trials", "1"]
+    argv += ["--objective", objective, "--pruner", "wilcoxon", "--spaces", "r8c3,r2c3"]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", "--cache", str(tmp_path / "c")]
+    argv += ["--out", str(tmp_path / "best.toml")]
+    refused(
+        capsys, argv, f"and --objective {objective} does not race: leave --pruner out", tmp_path
+    )
