@@ -446,14 +446,38 @@ def test_a_user_cache_folder_that_is_a_file_is_one_line(monkeypatch, tmp_path, r
     assert "\n" not in str(caught.value)
 
 
+def _cube_obj(size: float) -> str:
+    """A cube of side ``size`` as the body of a mesh-parts cache: one part."""
+    corners = [(x, y, z) for x in (0, size) for y in (0, size) for z in (0, size)]
+    faces = ((1, 2, 4), (1, 4, 3), (5, 7, 8), (5, 8, 6), (1, 5, 6), (1, 6, 2))
+    faces += ((3, 4, 8), (3, 8, 7), (1, 3, 7), (1, 7, 5), (2, 6, 8), (2, 8, 4))
+    vertices = "".join(f"v {x:g} {y:g} {z:g}\n" for x, y, z in corners)
+    return "o part-0\n" + vertices + "".join(f"f {a} {b} {c}\n" for a, b, c in faces)
+
+
 @pytest.mark.parametrize(
     "body",
-    ["o part-0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n", "o part-0\nv 1 2 3\nf 1 2 9\n", ""],
-    ids=["flat", "a face past its vertices", "no part"],
+    [
+        "o part-0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n",
+        "o part-0\nv 1 2 3\nf 1 2 9\n",
+        "",
+        _cube_obj(1e30),
+        _cube_obj(1e200),
+        "o part-0\nv 0 0 0\nv 1e30 1e30 1e30\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n",
+    ],
+    ids=[
+        "flat",
+        "a face past its vertices",
+        "no part",
+        "a cube of 1e30",
+        "a cube of 1e200",
+        "a sliver to 1e30",
+    ],
 )
 def test_a_mesh_parts_cache_edited_and_checksummed_again_is_measured_again(
-    monkeypatch, tmp_path, ring, body
+    monkeypatch, tmp_path, ring, body, recwarn
 ):
+    """Measured again, without a word: no warning (numpy's overflow) reaches stderr."""
     import hashlib
 
     from models import decompose
@@ -467,6 +491,8 @@ def test_a_mesh_parts_cache_edited_and_checksummed_again_is_measured_again(
     monkeypatch.setattr(decompose, "_coacd", lambda *a: [hull])
     (part,) = decompose.collision_parts(ring, settings, tmp_path)
     assert part.volume > 0 and cached.read_text() != body
+    assert part.bounds[1].max() < 10  # the ring's own parts, not the cube's
+    assert [str(w.message) for w in recwarn] == []
 
 
 # --- smaller ones -------------------------------------------------------------------------------
