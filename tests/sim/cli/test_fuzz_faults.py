@@ -74,6 +74,19 @@ def test_a_design_edited_keys_a_sweep_anew(tmp_path):
     )
 
 
+def test_an_edited_board_of_the_same_name_as_its_layout_s_says_which_is_which(capsys, tmp_path):
+    board = _board_copy(tmp_path)  # still named "stock"
+    _thicker(board)
+    layout = tmp_path / "l.json"
+    layout.write_text('{"board": "stock", "stacks": {"r8c3": ["green-1"]}}')
+    argv = ["shoot", "--yaw", "0", "--pitch", "10", "--board", str(board), "--layout", str(layout)]
+    err = refused(capsys, argv, f"the layout is for board 'stock' of {BOARDS_DIR / 'stock.toml'}")
+    assert (
+        "the board given is another of the same name (thickness_mm 6.0 in the layout's, "
+        "9.0 in the one given)" in err
+    )
+
+
 def test_hitmap_resume_refuses_the_parts_of_a_board_since_edited(capsys, tmp_path):
     from sim.studies.parts import parts_folder, write_part
 
