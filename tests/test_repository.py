@@ -437,6 +437,7 @@ def _declared(requirements: list[str]) -> set[str]:
     }
 
 
+@pytest.mark.slow
 def test_every_package_the_tests_import_is_declared_for_them():
     """What the tests import is in the project's dependencies or its ``dev`` extra,
     not only pulled in by another package (psutil came with dask, SQLAlchemy with

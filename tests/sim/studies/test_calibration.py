@@ -231,6 +231,7 @@ def test_the_fitted_file_keeps_the_bases_comments_and_says_what_the_fit_found(tm
     assert load_design(path).launcher == result.design.launcher
 
 
+@pytest.mark.slow
 def test_a_marking_error_that_hides_every_spread_fits_in_a_few_times_the_work(monkeypatch):
     """At a marking error of 50 mm the example's spreads all fit as zero, each with a
     profile upper bound; the work (likelihood evaluations, a count, not a clock) stays

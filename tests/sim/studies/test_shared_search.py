@@ -174,6 +174,7 @@ def test_a_postgresql_server_stopped_mid_trial_is_one_line_and_the_study_resumes
     assert trials[-1].params == trials[len(kept) - 1].params  # the lost trial queued again
 
 
+@pytest.mark.slow
 def test_an_sqlite_storage_whose_disk_is_full_is_one_line_and_other_errors_pass(tmp_path):
     from sqlalchemy import event
 
@@ -237,6 +238,7 @@ def _trial_of_another_host(search, study, heartbeat_age_s: float):
     return trial
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stale", [True, False], ids=["stale", "beating"])
 def test_a_trial_of_another_host_is_tried_again_once_its_heartbeat_is_stale(tmp_path, stale):
     from sim.studies import optimise
