@@ -85,7 +85,7 @@ def collision_parts(
     header = f"# {mesh_file.sha256} {mesh_file.part} {settings.key()}"
     settings_hash = hashlib.sha256(settings.key().encode()).hexdigest()[:8]
     cached = folder / f"{mesh_file.part}-{mesh_file.sha256[:16]}-{settings_hash}.obj"
-    parts = _read_cached(cached, header)
+    parts = _read_cached(cached, header, mesh.bounds)
     if parts is None:
         make_folder(folder, "the mesh cache folder")  # before the work it would keep
         parts = [simplified_hull(p.vertices) for p in _coacd(mesh, settings, mesh_file.path.name)]
@@ -104,9 +104,9 @@ def _user_cache() -> Path:
     return user_cache_path("go-piggy-go") / "meshes"
 
 
-def _read_cached(path: Path, header: str) -> list[trimesh.Trimesh] | None:
-    """The cached parts, when the file is for this mesh and these settings and its
-    body is intact; else ``None``."""
+def _read_cached(path: Path, header: str, bounds: np.ndarray) -> list[trimesh.Trimesh] | None:
+    """The cached parts, when the file is for this mesh (of ``bounds``) and these
+    settings, its body is intact and its parts could be this mesh's; else ``None``."""
     try:
         first, second, body = read_text(path, "mesh cache", MAX_CACHE_BYTES).split("\n", 2)
     except (InputError, ValueError):  # not there, not a file, not text, too large
@@ -114,12 +114,25 @@ def _read_cached(path: Path, header: str) -> list[trimesh.Trimesh] | None:
     if first != header or second != f"# body {hashlib.sha256(body.encode()).hexdigest()}":
         return None
     try:  # a body edited and its checksum made again: parts that may be anything
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # huge or flat ones overflow: refused, quietly
             parts = [p.convex_hull for p in parse_obj(body).values()]
+            whole = all(_could_be_a_part(p, bounds) for p in parts)
     except Exception:  # trimesh's and qhull's many kinds: measured again
         return None
-    whole = all(np.all(np.isfinite(p.vertices)) and p.volume > 0 for p in parts)
     return parts if parts and whole else None
+
+
+def _could_be_a_part(part: trimesh.Trimesh, bounds: np.ndarray) -> bool:
+    """Whether ``part`` could be a collision part of a mesh of ``bounds``: finite, of a
+    volume, and near the mesh (within its box grown by its size on every side: a
+    convex part of its decomposition hugs the mesh, give or take the simplification)."""
+    size = float(np.max(bounds[1] - bounds[0]))
+    return bool(
+        np.all(np.isfinite(part.vertices))
+        and np.all(part.bounds[0] >= bounds[0] - size)
+        and np.all(part.bounds[1] <= bounds[1] + size)
+        and part.volume > 0
+    )
 
 
 def _coacd(

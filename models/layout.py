@@ -9,7 +9,7 @@ the caller gives one; when both are there they must be the same board.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from models.board import BOARDS_DIR, Board, Space, board_from_dict, load_board, space_name
@@ -94,11 +94,28 @@ def choose_board(
     if board is None:
         return own if own is not None else load_board("stock")
     if own is not None and own != board:
+        if own.name == board.name:  # one name, two boards: say which is which
+            path = resolve_named_file(data["board"], BOARDS_DIR, "board", base_dir=base_dir)
+            raise InputError(
+                f"{source}: the layout is for board '{shown(own.name)}' of "
+                f"{shown(os.fspath(path))}, and the board given is another of the same "
+                f"name ({_first_difference(own, board)}): give one board, or the same"
+            )
         raise InputError(
             f"{source}: the layout is for board '{shown(own.name)}', not for the "
             f"board given ('{shown(board.name)}'): give one board, or the same"
         )
     return board
+
+
+def _first_difference(layouts: Board, given: Board) -> str:
+    """The first field in which two different boards differ, as the layout's and the
+    given one's."""
+    name = next(f.name for f in fields(Board) if getattr(layouts, f.name) != getattr(given, f.name))
+    theirs, ours = getattr(layouts, name), getattr(given, name)
+    if isinstance(theirs, (frozenset, dict)):  # sets of spaces: not worth printing
+        return f"their {name} differ"
+    return f"{name} {shown(theirs)} in the layout's, {shown(ours)} in the one given"
 
 
 def layout_from_dict(

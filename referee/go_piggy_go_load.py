@@ -145,6 +145,11 @@ def _load_turn(state: GoPiggyGoPosition, field: Fields) -> None:
         (state.die is None) == (phase == PHASE_ROLL) or over,
         f"die {quoted(state.die)} in phase {phase}",
     )
+    field.require(  # the cap ends a turn, and the die goes with it
+        not (state.capped and state.die is not None),
+        f"die {quoted(state.die)} in a game capped after {state.turn} turns: a capped "
+        "game ends as a turn does, with no die left",
+    )
     field.require(
         (state.target is not None) == (phase == PHASE_SHOT)
         and (

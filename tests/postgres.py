@@ -14,7 +14,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -43,10 +43,38 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+class Server:
+    """A running server: its SQLAlchemy URL, and its stop and start again (the tests of a
+    database lost mid-search)."""
+
+    def __init__(self, binaries: Path, data: Path, as_user: list[str], options: str, port: int):
+        self.url = f"postgresql+psycopg://piggy@127.0.0.1:{port}/postgres"
+        self._run = lambda *command: subprocess.run(
+            [*as_user, *command], check=True, capture_output=True, timeout=START_S
+        )
+        self._pg_ctl = (str(binaries / "pg_ctl"), "-D", str(data))
+        self._start = ("-o", options, "-l", str(data / "log"), "-t", str(START_S), "-w", "start")
+
+    def start(self) -> None:
+        self._run(*self._pg_ctl, *self._start)
+
+    def stop(self) -> None:
+        """Stopped at once, as a server lost is: its clients' connections cut."""
+        self._run(*self._pg_ctl, "-m", "immediate", "-w", "stop")
+
+
 @contextmanager
 def postgres_server() -> Iterator[str]:
     """A running server; yields its SQLAlchemy URL (psycopg 3, user ``piggy``, trusted
     on the loopback). Skips, saying why, where PostgreSQL or psycopg is missing."""
+    with postgres() as server:
+        yield server.url
+
+
+@contextmanager
+def postgres() -> Iterator[Server]:
+    """A running :class:`Server`, stopped and removed afterwards; skips as
+    :func:`postgres_server`."""
     pytest.importorskip("psycopg", reason="psycopg (the cluster extra's driver) is missing")
     binaries = _binaries()
     if binaries is None:
@@ -67,21 +95,17 @@ def postgres_server() -> Iterator[str]:
         if owner is not None:
             os.chown(made, owner.pw_uid, owner.pw_gid)
     port = _free_port()
-
-    def run(*command: str) -> None:
-        subprocess.run([*as_user, *command], check=True, capture_output=True, timeout=START_S)
-
+    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+    server = Server(binaries, data, as_user, options, port)
     try:
-        run(str(binaries / "initdb"), "-D", str(data), "-U", "piggy", "-A", "trust", "--no-sync")
-        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-        run(
-            str(binaries / "pg_ctl"),
-            *("-D", str(data), "-o", options, "-l", str(data / "log"), "-t", str(START_S)),
-            *("-w", "start"),
+        server._run(
+            str(binaries / "initdb"), "-D", str(data), "-U", "piggy", "-A", "trust", "--no-sync"
         )
+        server.start()
         try:
-            yield f"postgresql+psycopg://piggy@127.0.0.1:{port}/postgres"
+            yield server
         finally:
-            run(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+            with suppress(subprocess.CalledProcessError):  # a test may have stopped it
+                server.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)

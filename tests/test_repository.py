@@ -426,6 +426,48 @@ def test_every_package_is_installed():
     assert listed == folders
 
 
+def _imported_at_top(folder: Path) -> set[str]:
+    """The top-level modules the Python files under ``folder`` import (absolutely)."""
+    import ast
+
+    found: set[str] = set()
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def _declared(requirements: list[str]) -> set[str]:
+    """The distributions a list of requirements names, normalised (PEP 503)."""
+    return {
+        re.split(r"[\[<>=!~ ;]", r, maxsplit=1)[0].lower().replace("_", "-") for r in requirements
+    }
+
+
+@pytest.mark.slow
+def test_every_package_the_tests_import_is_declared_for_them():
+    """What the tests import is in the project's dependencies or its ``dev`` extra,
+    not only pulled in by another package (psutil came with dask, SQLAlchemy with
+    Optuna); a module not installed here is left to the tests that import it."""
+    import sys
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = _declared(project["dependencies"] + project["optional-dependencies"]["dev"])
+    ours = {*PACKAGES, "tests", *(p.stem for p in (ROOT / "scripts").glob("*.py"))}
+    distributions = packages_distributions()
+    undeclared = {
+        module: distributions[module]
+        for module in _imported_at_top(ROOT / "tests") - set(sys.stdlib_module_names) - ours
+        if module in distributions and not _declared(distributions[module]) & declared
+    }
+    assert not undeclared, f"imported by the tests, declared nowhere: {undeclared}"
+
+
 # --- the architecture document ----------------------------------------------------------
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 

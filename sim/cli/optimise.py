@@ -124,7 +124,7 @@ def _search_of(args):
         layout.board,
         _limits(args),
         args.min_reach or 0,
-        pruner=racing.check_pruner(args.pruner),
+        pruner=racing.check_pruner(args.pruner, objectives),
         remeasure=args.remeasure,
     )
     verify_precision = check_precision(args.verify_precision, "--verify-precision")
@@ -324,10 +324,10 @@ def _add_precision_options(q) -> None:
     )
     q.add_argument(
         "--pruner",
-        default="wilcoxon",
         metavar="NAME",
         help="wilcoxon (default: a trial surely worse than the best so far stops, "
-        "space by space) or none; one objective (mean-p, far-rows) only",
+        "space by space) or none; one objective (mean-p, far-rows) only: refused "
+        "with others",
     )
     q.add_argument(
         "--remeasure",

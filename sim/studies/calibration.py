@@ -270,7 +270,10 @@ def _fit(
     estimates = {}
     for i, name in enumerate(PARAMETERS):
         if i in at_zero:
-            log_upper = profile_upper_bound(negative_log_likelihood, q, nll_min, i, start[i])
+            held = tuple(j for j in at_zero if j != i)  # the other spreads at zero
+            log_upper = profile_upper_bound(
+                negative_log_likelihood, q, nll_min, i, start[i], held=held
+            )
             estimates[name] = Estimate(0.0, None, math.exp(log_upper))
         else:
             estimates[name] = Estimate(float(values[i]), float(math.sqrt(covariance_natural[i, i])))

@@ -279,6 +279,7 @@ def compare_designs(
     shot for shot, and the hit-map rows. ``rule``: "per-map" (each design's map to
     ±precision on its own) or "paired" (the sequential paired rule with δ ``delta``:
     sim/studies/paired.py). ``progress(done, total)`` counts spaces finished."""
+    _cluster_checked(workers)
     if rule == "paired" and len(designs) > 1:
         sequential = paired.paired_rule(spec, delta)
         outputs = paired_outputs(spec, designs, sequential, cache)
@@ -298,6 +299,17 @@ def compare_designs(
         for d, p in zip(designs[1:], parts[1:], strict=True)
     ]
     return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]
+
+
+def _cluster_checked(workers: Workers) -> None:
+    """A Dask cluster connected and checked now, before the cache is written (its
+    design files): one refused (unreachable, without workers, of other code) leaves
+    nothing there. The sweeps connect again; a local pool needs no check."""
+    if not isinstance(workers, int):
+        from sim.studies.workers import pool_for
+
+        with pool_for(workers):
+            pass
 
 
 def _maps_one_by_one(

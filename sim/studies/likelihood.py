@@ -74,21 +74,28 @@ def covariance(nll, q: np.ndarray, free: list[int]) -> np.ndarray:
 
 
 def profile_upper_bound(
-    nll, q: np.ndarray, nll_min: float, index: int, guess: float, rise: float = PROFILE_RISE_95
+    nll,
+    q: np.ndarray,
+    nll_min: float,
+    index: int,
+    guess: float,
+    rise: float = PROFILE_RISE_95,
+    held: tuple[int, ...] = (),
 ) -> float:
     """Where the profile of ``nll`` in parameter ``index`` (the others minimised
-    again at each value) has risen by ``rise`` above ``nll_min``, searching upward
-    from ``guess - 8``; for a parameter whose estimate sits at the bottom of its
-    range (a log sd at -inf). Returns the parameter's value there (bisection to
-    about 0.2 % of a unit)."""
-    others = [i for i in range(len(q)) if i != index]
+    again at each value, but those ``held`` at their values in ``q``) has risen by
+    ``rise`` above ``nll_min``, searching upward from ``guess - 8``; for a parameter
+    whose estimate sits at the bottom of its range (a log sd at -inf). Returns the
+    parameter's value there (bisection to about 0.2 % of a unit). Hold the others
+    at the bottom of their range: a simplex started at -inf never settles."""
+    others = [i for i in range(len(q)) if i != index and i not in held]
     rest = q[others].copy()
 
     def above(value: float) -> bool:
         nonlocal rest
 
         def with_fixed(x):
-            full = np.empty(len(q))
+            full = q.copy()
             full[others], full[index] = x, value
             return nll(full)
 

@@ -36,7 +36,6 @@ import math
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from pathlib import Path
 
 from models.design import Design
@@ -228,19 +227,9 @@ def _ask(search: Search, study) -> tuple:
 
 def _measured(search: Search, trial, values: dict, pool: Pool | None, cache: Path) -> tuple:
     """:func:`optimise_trial.measure`, beating the trial's heartbeat into the storage
-    meanwhile (Optuna's own loop does; its ask and tell leave it to the caller)."""
-    from optuna.storages._heartbeat import get_heartbeat_thread
-
-    heartbeat = get_heartbeat_thread(trial._trial_id, trial.study._storage)
-    try:
-        heartbeat.start()
+    meanwhile (:func:`study_storage.beating`)."""
+    with study_storage.beating(trial.study._storage, trial._trial_id):
         return optimise_trial.measure(search, values, trial, pool, cache)
-    finally:
-        # joined whatever happened, even a Ctrl-C inside start() (which waits for the
-        # thread to run: as a context manager it would be left beating, and the
-        # process, waiting on it, would never end); one not started yet has nothing
-        with suppress(AssertionError, RuntimeError):
-            heartbeat.join()
 
 
 def _record(search: Search, trial, outcome: dict, batch: list[int]) -> None:

@@ -85,6 +85,7 @@ def run_search(
     callback (none by default); ``report`` is told that a study is resumed."""
     from sim.studies import optimise, optimise_trial
     from sim.studies.design_tools import cache_folder
+    from sim.studies.study_storage import losing_storage
     from sim.studies.workers import pool_for
 
     bars = bars or (lambda total, unit, label=None: lambda done, total=None: None)
@@ -93,7 +94,10 @@ def run_search(
     storage = storage or optimise.default_storage()
     in_flight = _in_flight(in_flight, workers)
     # the workers first: a cluster refused leaves no study made for nothing
-    with pool_for(workers if in_flight == 1 else _at_least_two(workers)) as pool:
+    with (
+        pool_for(workers if in_flight == 1 else _at_least_two(workers)) as pool,
+        losing_storage(storage),
+    ):
         opened = optimise.open_study(
             search, storage, name, search.spec.seed if search_seed is None else search_seed
         )
@@ -111,9 +115,10 @@ def run_search(
         again(None)
     measured = _Measured(search, opened, done, fired, full)
     made_by = _made_by(search, name, storage)
-    return _finish(
-        measured, made_by, Path(out), in_flight, (workers, cache, verify_spec, bars), table
-    )
+    with losing_storage(storage):
+        return _finish(
+            measured, made_by, Path(out), in_flight, (workers, cache, verify_spec, bars), table
+        )
 
 
 @dataclass

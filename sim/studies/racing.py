@@ -80,9 +80,29 @@ REMEASURE = 2
 Result = TypeVar("Result")
 
 
-def check_pruner(name: str) -> str:
+#: The objectives a trial races on: one of the mean kind, a P a space averaged.
+RACED_OBJECTIVES = ("mean-p", "far-rows")
+
+
+def races(objectives: list[str]) -> bool:
+    """Whether trials of these objectives race (one objective, of the mean kind)."""
+    return len(objectives) == 1 and objectives[0] in RACED_OBJECTIVES
+
+
+def check_pruner(name: str | None, objectives: list[str] | None = None) -> str:
+    """The pruner ``--pruner`` names (None: not given, wilcoxon where trials race).
+    The Wilcoxon pruner asked for by name where ``objectives`` do not race is refused,
+    not ignored without a word."""
+    if name is None:
+        return "wilcoxon"
     if name not in PRUNERS:
         raise InputError(f"unknown pruner '{name}': allowed are {', '.join(PRUNERS)}")
+    if name == "wilcoxon" and objectives is not None and not races(objectives):
+        raise InputError(
+            f"--pruner wilcoxon races one objective of the mean kind "
+            f"({' or '.join(RACED_OBJECTIVES)}), and --objective {','.join(objectives)} "
+            "does not race: leave --pruner out or give --pruner none"
+        )
     return name
 
 

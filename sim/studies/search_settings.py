@@ -44,11 +44,7 @@ class Search:
     @property
     def raced(self) -> bool:
         """Whether trials race (one mean-type objective, and a pruner asked for)."""
-        return (
-            self.pruner != "none"
-            and len(self.objectives) == 1
-            and self.objectives[0] in ("mean-p", "far-rows")
-        )
+        return self.pruner != "none" and racing.races(self.objectives)
 
     @property
     def fired_spaces(self) -> tuple[str, ...]:

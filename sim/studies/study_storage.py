@@ -15,6 +15,10 @@ study survives its crashes and its company.
 - **Secrets.** A storage URL is only ever shown with its password hidden.
 - **Refusals.** A storage that cannot hold trials (``?mode=ro``) is refused on one
   line before any shot.
+- **Faults.** A storage lost mid-search (a PostgreSQL server stopped, a connection
+  reset, SQLite's disk full) ends the search with one line naming the storage
+  (:func:`losing_storage`); the trials it finished stay in the study, and the trial
+  it was running is queued again when the study is resumed.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -228,3 +233,71 @@ def retry_lost(optuna, study) -> None:
     for trial in trials:
         if trial.state == states.FAIL and trial.number not in retried:
             retry(study, trial)
+
+
+def _fault(exc: BaseException) -> BaseException | None:
+    """The database's own error behind ``exc`` when ``exc`` says the storage was lost
+    or cannot be written (SQLAlchemy's OperationalError and InterfaceError: the
+    server gone, the connection reset, the disk full), as raised or wrapped in
+    Optuna's StorageInternalError; None for any other error."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    seen: BaseException | None = exc
+    for _ in range(8):  # a short chain: StorageInternalError from OperationalError
+        if seen is None:
+            return None
+        if isinstance(seen, (OperationalError, InterfaceError)):
+            return seen.orig if isinstance(seen.orig, BaseException) else seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+@contextmanager
+def losing_storage(url: str) -> Iterator[None]:
+    """Turn the storage lost mid-search into one line naming it (its password hidden)
+    and how to go on; what the study holds stays there."""
+    try:
+        yield
+    except Exception as exc:
+        fault = _fault(exc)
+        if fault is None:
+            raise
+        reason = (str(fault).strip().splitlines() or [type(fault).__name__])[0]
+        password = _password(url)
+        if password:
+            reason = reason.replace(password, "***")
+        raise InputError(
+            f"lost the study storage {shown(redacted(url))} ({shown(reason)}): the trials "
+            "finished are kept in it; run the same command when it is back to resume the study"
+        ) from None
+
+
+@contextmanager
+def beating(storage, trial_id: int) -> Iterator[None]:
+    """Beat a trial's heartbeat into ``storage`` every :data:`HEARTBEAT_S` from a
+    thread while the body runs (Optuna's own loop does; its ask and tell leave it to
+    the caller). A storage lost stops the beats quietly: the body meets the loss on
+    its next write and says so (:func:`losing_storage`)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while True:
+            try:
+                storage.record_heartbeat(trial_id)
+            except Exception as exc:
+                if _fault(exc) is None:
+                    raise
+                return
+            if stop.wait(storage.get_heartbeat_interval()):
+                return
+
+    thread = threading.Thread(target=beat, name="piggy-heartbeat", daemon=True)
+    try:
+        thread.start()
+        yield
+    finally:
+        # joined whatever happened, even a Ctrl-C inside start() (which waits for the
+        # thread to run); one not started yet has nothing to join
+        stop.set()
+        with suppress(RuntimeError):
+            thread.join()

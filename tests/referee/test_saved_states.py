@@ -92,6 +92,10 @@ def go_position(make_game):
         (lambda d: d.update(die="9"), "field 'die' must be one of 1, 2, 3, 4, 5, tractor"),
         (lambda d: d.update(phase="shot", target="green-2"), "target 'green-2' in phase shot"),
         (lambda d: d.update(winner=0), "phase move, winner 0"),
+        (
+            lambda d: d.update(phase="over", capped=True, turn=d["params"]["max_turns"]),
+            "die 'tractor' in a game capped after",
+        ),
     ],
 )
 def test_go_piggy_go_refuses_corrupted_positions(make_game, change, expected):
@@ -338,3 +342,51 @@ def test_check_corruptions_catches_a_loader_that_trusts_its_input(name, monkeypa
     monkeypatch.setattr(cls, "_load", trusting_load)
     with pytest.raises(AssertionError, match="was accepted"):
         checks.check_corruptions_refused(state)
+
+
+#: The random legal states read back per game, and the settings they are played under:
+#: short caps, so that capped ends are among them, and more seats.
+READ_BACK_STATES = 5_000
+READ_BACK_SETTINGS = {
+    "go_piggy_go": ({"max_turns": 30}, {"players": 4}),
+    "pig_out": ({"max_turns": 30}, {"players": 3}),
+    "woolfy": ({"max_turns": 30}, {}),
+    "by_golly": ({"max_turns": 12}, {"players": 4, "max_turns": 60}),
+}
+
+
+def random_states(name: str, count: int, seed: int, **params):
+    """``count`` states random play passes through (games played one after another),
+    each as soon as it is reached."""
+    game = referee.load_game(name, **params)
+    rng, state = np.random.default_rng(seed), game.new_initial_state()
+    for _ in range(count):
+        if state.is_terminal():
+            state = game.new_initial_state()
+        legal = state.legal_actions()
+        state.apply_action(
+            sample_chance(state, rng)
+            if state.is_chance_node()
+            else legal[int(rng.integers(len(legal)))]
+        )
+        yield state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(READ_BACK_SETTINGS))
+def test_five_thousand_random_legal_states_are_read_back_as_they_are(name):
+    settings = READ_BACK_SETTINGS[name]
+    ends = set()
+    for seed, params in enumerate(settings):
+        for state in random_states(name, READ_BACK_STATES // len(settings), seed, **params):
+            game, data = state.game, json.loads(state.to_json())
+            # with its history (replayed) and as a position alone, the same state
+            assert json.loads(game.state_from_json(state.to_json()).to_json()) == data
+            position = game.state_from_json(checks.position_json(state))
+            assert json.loads(position.to_json()) == {**data, "history": []}
+            ends.add(
+                (data.get("capped"), data.get("winner") is not None)
+                if state.is_terminal()
+                else None
+            )
+    assert {None, (True, False)} <= ends  # games under way and capped ends among them

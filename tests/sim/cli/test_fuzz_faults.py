@@ -74,6 +74,19 @@ def test_a_design_edited_keys_a_sweep_anew(tmp_path):
     )
 
 
+def test_an_edited_board_of_the_same_name_as_its_layout_s_says_which_is_which(capsys, tmp_path):
+    board = _board_copy(tmp_path)  # still named "stock"
+    _thicker(board)
+    layout = tmp_path / "l.json"
+    layout.write_text('{"board": "stock", "stacks": {"r8c3": ["green-1"]}}')
+    argv = ["shoot", "--yaw", "0", "--pitch", "10", "--board", str(board), "--layout", str(layout)]
+    err = refused(capsys, argv, f"the layout is for board 'stock' of {BOARDS_DIR / 'stock.toml'}")
+    assert (
+        "the board given is another of the same name (thickness_mm 6.0 in the layout's, "
+        "9.0 in the one given)" in err
+    )
+
+
 def test_hitmap_resume_refuses_the_parts_of_a_board_since_edited(capsys, tmp_path):
     from sim.studies.parts import parts_folder, write_part
 
@@ -446,14 +459,38 @@ def test_a_user_cache_folder_that_is_a_file_is_one_line(monkeypatch, tmp_path, r
     assert "\n" not in str(caught.value)
 
 
+def _cube_obj(size: float) -> str:
+    """A cube of side ``size`` as the body of a mesh-parts cache: one part."""
+    corners = [(x, y, z) for x in (0, size) for y in (0, size) for z in (0, size)]
+    faces = ((1, 2, 4), (1, 4, 3), (5, 7, 8), (5, 8, 6), (1, 5, 6), (1, 6, 2))
+    faces += ((3, 4, 8), (3, 8, 7), (1, 3, 7), (1, 7, 5), (2, 6, 8), (2, 8, 4))
+    vertices = "".join(f"v {x:g} {y:g} {z:g}\n" for x, y, z in corners)
+    return "o part-0\n" + vertices + "".join(f"f {a} {b} {c}\n" for a, b, c in faces)
+
+
 @pytest.mark.parametrize(
     "body",
-    ["o part-0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n", "o part-0\nv 1 2 3\nf 1 2 9\n", ""],
-    ids=["flat", "a face past its vertices", "no part"],
+    [
+        "o part-0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n",
+        "o part-0\nv 1 2 3\nf 1 2 9\n",
+        "",
+        _cube_obj(1e30),
+        _cube_obj(1e200),
+        "o part-0\nv 0 0 0\nv 1e30 1e30 1e30\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n",
+    ],
+    ids=[
+        "flat",
+        "a face past its vertices",
+        "no part",
+        "a cube of 1e30",
+        "a cube of 1e200",
+        "a sliver to 1e30",
+    ],
 )
 def test_a_mesh_parts_cache_edited_and_checksummed_again_is_measured_again(
-    monkeypatch, tmp_path, ring, body
+    monkeypatch, tmp_path, ring, body, recwarn
 ):
+    """Measured again, without a word: no warning (numpy's overflow) reaches stderr."""
     import hashlib
 
     from models import decompose
@@ -467,6 +504,8 @@ def test_a_mesh_parts_cache_edited_and_checksummed_again_is_measured_again(
     monkeypatch.setattr(decompose, "_coacd", lambda *a: [hull])
     (part,) = decompose.collision_parts(ring, settings, tmp_path)
     assert part.volume > 0 and cached.read_text() != body
+    assert part.bounds[1].max() < 10  # the ring's own parts, not the cube's
+    assert [str(w.message) for w in recwarn] == []
 
 
 # --- smaller ones -------------------------------------------------------------------------------
@@ -619,10 +658,53 @@ def test_every_state_a_by_golly_game_passes_through_is_read_back(seed, params):
     import json
 
     for game, data in _by_golly_states(seed, **params):
-        game.state_from_json(json.dumps(data))
+        # as it is, with its history replayed, and as a position alone: the same state
+        assert json.loads(game.state_from_json(json.dumps(data)).to_json()) == data
+        position = {**data, "history": []}
+        assert json.loads(game.state_from_json(json.dumps(position)).to_json()) == position
 
 
 def test_a_4k_mp4_at_slow_motion_20_is_refused_before_the_shot(capsys, tmp_path):
     argv = ["shoot", "--yaw", "0", "--pitch", "10", "--mp4", str(tmp_path / "big.mp4")]
     argv += ["--size", "3840x2160", "--slowmo", "20"]
     refused(capsys, argv, "billion pixels to draw", tmp_path)
+
+
+def _closed_port() -> int:
+    """A port of the loopback that nothing listens on (bound, then let go)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["design", "compare", "stock", "fast-spring"],
+        ["design", "compare", "stock", "fast-spring", "--rule", "per-map"],
+        ["design", "sweep", "--param", "pivot_height=60:80:2"],
+    ],
+    ids=["compare, paired", "compare, per map", "sweep"],
+)
+def test_an_unreachable_scheduler_writes_nothing_into_the_cache(capsys, tmp_path, command):
+    pytest.importorskip("dask.distributed")
+    argv = [*command, "--spaces", "r8c3", "--shots", "10", "--cache", str(tmp_path / "cache")]
+    argv += ["--scheduler", f"tcp://127.0.0.1:{_closed_port()}"]
+    refused(capsys, argv, "cannot reach the Dask scheduler", tmp_path)
+
+
+@pytest.mark.parametrize("objective", ["mean-p,energy", "flat"])
+def test_a_wilcoxon_pruner_asked_for_where_trials_do_not_race_is_refused(
+    capsys, tmp_path, objective
+):
+    pytest.importorskip("optuna")
+    argv = ["design", "optimise", "stock", "--param", "pivot_height=60:100", "--trials", "1"]
+    argv += ["--objective", objective, "--pruner", "wilcoxon", "--spaces", "r8c3,r2c3"]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", "--cache", str(tmp_path / "c")]
+    argv += ["--out", str(tmp_path / "best.toml")]
+    refused(
+        capsys, argv, f"and --objective {objective} does not race: leave --pruner out", tmp_path
+    )

@@ -229,3 +229,29 @@ def test_the_fitted_file_keeps_the_bases_comments_and_says_what_the_fit_found(tm
         assert f"#   {name} = {estimate.value:.4g} ± {estimate.se:.2g}" in text
     assert not re.search(r"\d\.\d{6,}", text)  # no 16-digit floats
     assert load_design(path).launcher == result.design.launcher
+
+
+@pytest.mark.slow
+def test_a_marking_error_that_hides_every_spread_fits_in_a_few_times_the_work(monkeypatch):
+    """At a marking error of 50 mm the example's spreads all fit as zero, each with a
+    profile upper bound; the work (likelihood evaluations, a count, not a clock) stays
+    within a few times the default fit's, where the bounds once started their
+    simplexes at -inf and ran into the evaluations' cap (MAX_EVALUATIONS)."""
+    from sim.studies import calibration
+
+    evaluations = []
+    counted = calibration._Model.negative_log_likelihood
+    monkeypatch.setattr(
+        calibration._Model,
+        "negative_log_likelihood",
+        lambda self, q: evaluations.append(1) or counted(self, q),
+    )
+    shots = read_shots("docs/examples/measured-shots.csv")
+    calibrate(shots, load_design("stock"))
+    default = len(evaluations)
+    evaluations.clear()
+    result = calibrate(shots, load_design("stock"), measurement_sd_mm=50.0)
+    assert len(evaluations) < 10 * default
+    for name in ("speed_sd_mm_s", "yaw_sd_deg", "pitch_sd_deg"):
+        estimate = result.estimates[name]
+        assert estimate.value == 0.0 and 0 < estimate.upper_95 < math.inf

@@ -291,9 +291,18 @@ def test_workers_of_other_code_are_refused_on_one_line(tmp_path):
         client.run(exec, other)  # on the worker only
         with pytest.raises(InputError) as refused:
             run_sweep(spec(), tmp_path / "x.csv", "csv", workers=Cluster(running.scheduler_address))
+        # refused before any work: no job ever reached the scheduler, no part was kept
+        assert client.run_on_scheduler(_tasks_ever) == 0
+    assert not (tmp_path / "x.csv.parts").exists()
     message = str(refused.value)
     assert "runs other code than this command: piggy 9.9.9 (other) there" in message
     assert "\n" not in message
+
+
+def _tasks_ever(dask_scheduler) -> int:
+    """The task transitions a scheduler has made since it started (run on it): 0 until
+    it is given a task."""
+    return dask_scheduler.transition_counter
 
 
 def test_a_job_refuses_on_a_worker_with_other_code_or_other_files(tmp_path):

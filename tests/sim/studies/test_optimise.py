@@ -315,3 +315,35 @@ def test_a_trial_out_of_reach_fires_no_shot(capsys, tmp_path):
     data = optimise(capsys, tmp_path, "--param", "muzzle_speed=300:400", "--trials", "2")
     assert data["feasible_trials"] == 0 and data["infeasible"] == {"reach": 2}
     assert data["shots"] == {"search": 0, "full_precision": 0, "verification": 0}
+
+
+@pytest.mark.slow
+def test_the_wilcoxon_pruner_stops_a_surely_worse_trial_of_a_real_study(tmp_path):
+    """A real study on real shots: BASE, then a launcher ten times as unsteady
+    (``yaw_sd`` 10° against 0.8°), whose first 8 spaces all hit less often: raced
+    against BASE, it stops there, short of the search's 9 spaces."""
+    from models.board import load_board
+    from sim.studies import optimise, racing
+    from sim.studies.plain import plain_spec
+    from sim.studies.safety import SafetyLimits
+    from sim.studies.search_settings import Search
+
+    spaces = ["r2c0", "r2c2", "r2c4", "r3c1", "r3c3", "r4c0", "r4c5", "r5c1", "r5c6"]
+    base = load_design("stock")
+    search = Search(
+        base,
+        parse_params(["yaw_sd=0:10"], base),
+        ["mean-p"],
+        plain_spec("stock", spaces, 10),
+        load_board("stock"),
+        SafetyLimits(),
+        0,
+    )
+    assert search.raced and len(spaces) - 1 == racing.PRUNE_AFTER
+    study = optimise.open_study(search, f"sqlite:///{tmp_path / 's.db'}", "raced", 0)
+    study.enqueue_trial({"launcher.yaw_sd_deg": 10.0})
+    optimise.run(search, study, 2, None, tmp_path / "cache")
+    base_trial, unsteady = (t.user_attrs for t in study.get_trials())
+    assert not base_trial["pruned"] and base_trial["spaces_fired"] == len(spaces)
+    assert unsteady["pruned"] and unsteady["pruned_against"] == 0
+    assert unsteady["spaces_fired"] == racing.PRUNE_AFTER < len(spaces)

@@ -5,6 +5,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -38,26 +39,62 @@ def test_sandbox_without_a_display_is_a_clear_error():
 @pytest.fixture(scope="module")
 def display():
     """A virtual X server on a free display number (Xvfb picks it: tests of other
-    checkouts may run at the same time)."""
+    checkouts may run at the same time). Skipped only where Xvfb is not installed."""
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         pytest.skip("Xvfb is not installed here (.ci/run installs it)")
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        [xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24"],
-        pass_fds=(write,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    with os.fdopen(read) as numbers:
-        number = numbers.readline().strip()
-    if not number:
-        server.terminate()
-        pytest.skip("Xvfb did not start")
+    server, number = start_xvfb(xvfb)
     yield f":{number}"
     server.terminate()
     server.wait(timeout=10)
+
+
+def start_xvfb(xvfb: str) -> tuple[subprocess.Popen, str]:
+    """The X server ``xvfb`` started, and its display number; one installed that does
+    not start fails the test that needs it (a broken machine must not pass as green)."""
+    read, write = os.pipe()
+    with tempfile.TemporaryFile("w+") as log:
+        server = subprocess.Popen(
+            [xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24"],
+            pass_fds=(write,),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+        os.close(write)
+        with os.fdopen(read) as numbers:
+            number = numbers.readline().strip()  # empty: it ended without one
+        if not number:
+            server.terminate()
+            server.wait(timeout=10)
+            log.seek(0)
+            said = " ".join(log.read().split())[-300:]
+            pytest.fail(f"Xvfb did not start (exit {server.returncode}): {said}")
+    return server, number
+
+
+def screen_of(display: str) -> np.ndarray:
+    """The X screen's pixels (RGB); a screen that cannot be read fails the test."""
+    from PIL import ImageGrab
+
+    try:
+        return np.asarray(ImageGrab.grab(xdisplay=display).convert("RGB"))
+    except OSError as exc:
+        pytest.fail(f"cannot read the X screen of {display} ({exc})")
+
+
+def test_an_xvfb_that_does_not_start_or_a_screen_not_read_fails(tmp_path):
+    """Failed, not skipped (a skip, raised as an exception too, is caught here)."""
+    broken = tmp_path / "Xvfb"
+    broken.write_text("#!/bin/sh\necho 'no screens found' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(BaseException) as outcome:
+        start_xvfb(str(broken))
+    assert outcome.type is pytest.fail.Exception
+    assert str(outcome.value) == "Xvfb did not start (exit 1): no screens found"
+    with pytest.raises(BaseException) as outcome:
+        screen_of(":9876")  # no server there
+    assert outcome.type is pytest.fail.Exception
+    assert str(outcome.value).startswith("cannot read the X screen of :9876")
 
 
 def sandbox(display, *argv):
@@ -102,7 +139,6 @@ def painted(view: np.ndarray, rgb) -> float:
 def test_sandbox_window_shows_the_board_without_debug_panes(display):
     """Every wait is on an event, under a generous cap (--seconds 600 closes the window
     whatever happens): its first words, then its first frame; then Ctrl+C closes it."""
-    grab = pytest.importorskip("PIL.ImageGrab")
     process = sandbox(display, "--seconds", "600")
     opened = process.stdout.readline()
     assert opened.startswith("Sandbox open"), (
@@ -113,10 +149,10 @@ def test_sandbox_window_shows_the_board_without_debug_panes(display):
     screen = None
     while process.poll() is None:
         try:
-            screen = np.asarray(grab.grab(xdisplay=display).convert("RGB"))
-        except OSError as exc:
+            screen = screen_of(display)
+        except pytest.fail.Exception:
             process.kill()
-            pytest.skip(f"cannot read the X screen ({exc})")
+            raise
         if screen[50:640, 260:760].mean() > 30:
             break
         time.sleep(0.5)
