@@ -13,6 +13,7 @@ file here: boards, designs and aimers by known name, or uploaded as text
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import secrets
 from contextlib import asynccontextmanager
@@ -34,6 +35,7 @@ from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
 from sim.serve.pool import ClusterLost, WorkerLost, Workers
 from sim.serve.sessions import Sandbox, Store
+from sim.serve.sources import Sources
 from sim.serve.uploads import Uploads, known_boards
 from sim.studies.space_shots import MapRule, SweepSpec, check_targets
 from sim.studies.workers import Pool
@@ -46,15 +48,16 @@ PRECISIONS = (0.2, 0.1, 0.05)
 class Server:
     """The app's state: the token, the tabs' sandboxes, the workers, the uploads.
 
-    ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
-    workers load) are what a new tab starts with; ``engine`` simulates every tab's
+    ``board``, ``design`` (names or paths) and ``layout`` (None: the demo's piggies;
+    ``empty``, ``crowded``, a path, or the stacks) are what a new tab starts with, read
+    for it by content (:mod:`sim.serve.sources`); ``engine`` simulates every tab's
     shots and estimates ("": each design's own engine); ``hosts``, the Host names
     answered (None: any); ``cluster``, a Dask cluster's pool the estimates run on
     (None: the workers here)."""
 
     def __init__(
         self,
-        stacks: dict,
+        layout: str | dict | None = None,
         workers: int = 2,
         board: str = "stock",
         design: str = "stock",
@@ -70,7 +73,7 @@ class Server:
         self.workers_wanted = workers
         self.cluster = cluster
         self.workers: Workers | None = None
-        self.defaults = (board, design, stacks)
+        self.sources = Sources(board, design, layout)
         self.engine = engine
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
@@ -95,6 +98,7 @@ class Server:
                     task.cancel()
                 self.workers.close()
                 self.uploads.cleanup()
+                self.sources.cleanup()
 
         routes = [
             Route("/", self.page),
@@ -113,13 +117,14 @@ class Server:
         return HTMLResponse(_sandbox_page())
 
     async def new(self, request: Request) -> Response:
-        board, design, stacks = self.defaults
+        start = await asyncio.to_thread(self.sources.read)  # the files as they are now
         sandbox = Sandbox(
-            board=board,
-            design=design,
-            stacks=stacks,
-            board_label=load_board(board).name,
-            design_label=load_design(design).name,
+            board=start.board,
+            design=start.design,
+            stacks=start.stacks,
+            board_label=start.board_label,
+            design_label=start.design_label,
+            files=start.files,
         )
         key, gone = self.store.add(sandbox)
         for old in gone:
@@ -338,7 +343,8 @@ class Server:
             "stacks": sandbox.stacks,
             "aim": sandbox.aim,
             "undo": len(sandbox.history),
-            "scene_key": f"{sandbox.board}|{sandbox.design}",
+            "scene_key": _scene_key(sandbox),
+            "changed": self.sources.changed(sandbox.files),
             "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
             "known": {"board": known_boards(), "design": known_designs(), "aimer": known_aimers()},
             "precisions": PRECISIONS,
@@ -355,6 +361,12 @@ def _seed(body: dict) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
         raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to {SEED_MAX}")
     return seed
+
+
+def _scene_key(sandbox: Sandbox) -> str:
+    """What the page's scene is drawn from: the board and design as the workers load
+    them (known names, or copies named by their content)."""
+    return hashlib.sha256(f"{sandbox.board}|{sandbox.design}".encode()).hexdigest()[:16]
 
 
 @lru_cache(maxsize=8)

@@ -27,8 +27,10 @@ ARCS = ("auto", "low", "high")
 @dataclass
 class Sandbox:
     """One tab's sandbox. ``board`` and ``design`` are what the workers load: a known
-    name, or the server's own copy of an uploaded file (never a path the browser
-    gave); ``*_label`` is what the page shows."""
+    name, or the server's own copy of a file given to the server or uploaded, named
+    by its content (never a path the browser gave); ``*_label`` is what the page
+    shows; ``files``, the files read from disk when the tab opened
+    (:mod:`sim.serve.sources`)."""
 
     board: str
     design: str
@@ -41,6 +43,7 @@ class Sandbox:
     start: dict = field(default_factory=dict)
     last_shot: dict | None = None
     estimate: dict | None = None
+    files: tuple[tuple[str, str], ...] = ()  # the files read for it: (path, sha256)
     used: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:

@@ -78,7 +78,8 @@ async function show(state) {
   $('aimText').textContent = state.aim.at
     ? `aimed at ${state.aim.at} (${state.solved ? state.solved.arc + ' arc' : 'no aim'})`
     : 'aimed by hand';
-  if (state.aim_error) say(state.aim_error);
+  // a file the tab opened with, edited since: said until the page is reloaded
+  say([state.changed, state.aim_error].filter(Boolean).join(' · '));
   $('undo').disabled = !state.undo;
 }
 

@@ -16,36 +16,7 @@ from tests.helpers import run
 pytest.importorskip("starlette")
 
 from sim.serve.app import Server  # after the check: it needs starlette
-from tests.sim.serve.in_process import LAYOUT, WAIT_S, InProcess, aimed_sandbox
-
-
-class Looks:
-    """Every look the app sends to its workers, recorded as it is sent: the seed of the
-    estimate, the shots already fired that it goes on from, and the progress the page
-    read just before (``GET /api/<id>/likely``)."""
-
-    def __init__(self, client: InProcess, sid: str):
-        self.seen: list[tuple[int, int, dict]] = []
-        self.sent = asyncio.Event()
-        workers = client.server.running_workers
-        original = workers.run_estimate
-
-        async def recorded(owner, fn, spec, space, fired):
-            _, progress = await client.request(f"/api/{sid}/likely")
-            self.seen.append((spec.seed, len(fired), progress))
-            self.sent.set()
-            return await original(owner, fn, spec, space, fired)
-
-        workers.run_estimate = recorded
-
-    def of(self, seed: int) -> list[tuple[int, dict]]:
-        return [(fired, progress) for s, fired, progress in self.seen if s == seed]
-
-    async def until(self, seed: int, count: int) -> None:
-        """Wait until ``count`` looks of the estimate with ``seed`` have been sent."""
-        while len(self.of(seed)) < count:
-            self.sent.clear()
-            await asyncio.wait_for(self.sent.wait(), WAIT_S)
+from tests.sim.serve.in_process import LAYOUT, WAIT_S, InProcess, Looks, aimed_sandbox
 
 
 async def _measure(seed: int, precision: float) -> tuple[dict, dict, list[tuple[int, dict]]]:
