@@ -142,3 +142,27 @@ def test_a_file_broken_on_disk_refuses_new_tabs_on_one_line_and_open_ones_go_on(
     assert still_status == 200 and state["stacks"] == LAYOUT["stacks"]
     assert state["changed"].startswith("b.toml changed on disk")
     assert scene_status == 200
+
+
+def test_a_designs_mesh_is_kept_with_it_and_its_edit_is_told(tmp_path):
+    """A design read for a tab keeps its mesh's content too (a copy beside the
+    design's), and an edit of the mesh is told as an edit of the design is."""
+    from models.design import load_design
+    from sim.serve.sources import Sources
+
+    for name in ("wide-piggy.toml", "wide-piggy.obj"):
+        _copy(ROOT / "models" / "designs" / name, tmp_path, name)
+    sources = Sources(design=str(tmp_path / "wide-piggy.toml"))
+    try:
+        start = sources.read()
+        kept = load_design(start.design).piggy.mesh
+        assert kept != str(tmp_path / "wide-piggy.obj")
+        assert Path(kept).read_bytes() == (tmp_path / "wide-piggy.obj").read_bytes()
+        assert sources.changed(start.files) is None
+        with (tmp_path / "wide-piggy.obj").open("a") as mesh:
+            mesh.write("# edited\n")
+        told = sources.changed(start.files)
+        assert told is not None and told.startswith("wide-piggy.obj changed on disk")
+        assert Path(kept).read_bytes() != (tmp_path / "wide-piggy.obj").read_bytes()
+    finally:
+        sources.cleanup()
