@@ -37,7 +37,7 @@ from sim.serve.pool import ClusterLost, WorkerLost, Workers
 from sim.serve.sessions import Sandbox, Store
 from sim.serve.sources import Sources
 from sim.serve.uploads import Uploads, known_boards
-from sim.studies.space_shots import MapRule, SweepSpec, check_targets
+from sim.studies.space_shots import MapRule, SweepSpec, target_and_stacks
 from sim.studies.workers import Pool
 from sim.views import viewer
 
@@ -251,10 +251,7 @@ class Server:
                 f"precision {shown(precision)} is not offered: allowed are "
                 f"{', '.join(f'{p:g}' for p in PRECISIONS)}"
             )
-        at = sandbox.aim.get("at")
-        if at is None:
-            raise InputError("aim at a space or a piggy first: 'how likely?' measures a target")
-        space = next((s for s, stack in sandbox.stacks.items() if at in stack), at)
+        space, target, lone = sandbox.measured()
         # what `piggy hitmap --spaces S --precision P --seed N --aimer A --layout L`
         # measures (sim/cli/hitmap.py, sweep_spec): the same sampler and cap, the
         # same shots, the same P
@@ -271,7 +268,7 @@ class Server:
             sampler=SAMPLER,
             engine=self.engine,
         )
-        check_targets(spec)
+        target_and_stacks(spec, space, target)  # refused now, before any shot
         if key in self.tasks:
             self.tasks.pop(key).cancel()
         rule = MapRule.of(spec)
@@ -279,17 +276,21 @@ class Server:
         sandbox.estimate = {
             "running": True,
             "space": space,
+            "target": target,
+            "label": f"a lone piggy on {space}" if lone else f"{target} on {space}",
             "shots": 0,
             "most": most,
             "precision": precision,
         }
-        self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, space, most))
+        measured = {k: sandbox.estimate[k] for k in ("space", "target", "label")}
+        self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, measured, most))
         return sandbox.estimate
 
     async def _estimate(
-        self, key: str, sandbox: Sandbox, spec: SweepSpec, space: str, most: int
+        self, key: str, sandbox: Sandbox, spec: SweepSpec, measured: dict, most: int
     ) -> None:
-        """Measure the space by the hit map's own rule, one look a job, each look going
+        """Measure the space (``measured``: its space, target and label) by the hit
+        map's own rule, one look a job, each look going
         on from the shots already fired (none is fired twice) and shown as it ends,
         until the rule stops: the shots and P of ``piggy hitmap`` on that space. A new
         estimate or the tab's closing cancels this at the next look."""
@@ -297,12 +298,13 @@ class Server:
         try:
             while True:
                 look = await self.running_workers.run_estimate(
-                    key, jobs.estimate, spec, space, fired
+                    key, jobs.estimate, spec, measured["space"], fired, measured["target"]
                 )
                 fired += look.pop("rows")
                 done = look.pop("done")
                 sandbox.estimate = {
                     **look,
+                    "label": measured["label"],
                     "running": not done,
                     "most": most,
                     "precision": spec.precision,

@@ -193,13 +193,13 @@ async function watchEstimate(estimate) {
     bar.value = Math.min(1, (estimate.shots || 0) / estimate.most);
     if (estimate.p !== undefined && estimate.p !== null) {
       const [lo, hi] = estimate.interval;
-      text.textContent = `${estimate.target} on ${estimate.space}: P(knocked out) = ` +
+      text.textContent = `${estimate.label}: P(knocked out) = ` +
         `${estimate.p.toFixed(2)} (95 % interval ${lo.toFixed(2)}–${hi.toFixed(2)}), ` +
         `${estimate.shots} shots${estimate.running ? '…' : ''}`;
     } else if (estimate.reachable === false) {
       text.textContent = `${estimate.space} is out of reach of this design`;
     } else {
-      text.textContent = `measuring ${estimate.space}…`;
+      text.textContent = `measuring ${estimate.label}…`;
     }
     if (!estimate.running) { bar.value = 1; return; }
     await new Promise(r => setTimeout(r, 500));

@@ -95,11 +95,11 @@ class Looks:
         workers = client.server.running_workers
         original = workers.run_estimate
 
-        async def recorded(owner, fn, spec, space, fired):
+        async def recorded(owner, fn, spec, space, fired, *target):
             _, progress = await client.request(f"/api/{sid}/likely")
             self.seen.append((spec.seed, len(fired), progress))
             self.sent.set()
-            return await original(owner, fn, spec, space, fired)
+            return await original(owner, fn, spec, space, fired, *target)
 
         workers.run_estimate = recorded
 
