@@ -15,7 +15,7 @@ import functools
 import os
 import signal
 
-from models.aimer import load_aimer
+from models.aimer import aimed_by, load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
@@ -107,7 +107,7 @@ def fire(
     replay = shot_data(world.board, world.design, result, with_scene=False)
     return {
         "shot": data,
-        "text": shoot.describe(shot_aim, result, world.board),
+        "text": f"{aimed_by(shot_aimer)}\n{shoot.describe(shot_aim, result, world.board)}",
         "replay": replay,
         "pid": os.getpid(),
     }

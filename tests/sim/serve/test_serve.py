@@ -290,6 +290,27 @@ def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     assert "$('fireAimer').textContent = 'aimed by: ' + state.aimer" in script
 
 
+def test_shoot_and_the_sandbox_say_who_aimed_first_in_their_words(served, tmp_path, capsys):
+    """`piggy shoot` aims as perfect by default, the sandbox as child: one seed gives
+    two shots, and each one's words begin by naming its aimer."""
+    sid = new_sandbox(served)
+    served.request(f"/api/{sid}/aim", {"at": "blue-1"})
+    status, fired = served.request(f"/api/{sid}/fire", {"seed": 4})
+    assert status == 200, fired
+    child = "Aimed by: child (aim spread (1 sd) yaw 3 deg, pitch 3.5 deg)"
+    assert fired["text"].splitlines()[0] == child
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(LAYOUT))
+    shoot = ["shoot", "--layout", str(layout), "--at", "blue-1", "--seed", "4"]
+    assert main(shoot) == 0
+    by_default = capsys.readouterr().out
+    assert by_default.splitlines()[0] == (
+        "Aimed by: perfect (no aim error: the launcher's own noise only)"
+    )
+    assert main([*shoot, "--aimer", "child"]) == 0
+    assert capsys.readouterr().out == fired["text"] + "\n" != by_default
+
+
 def test_uploads_are_checked_then_used_and_saves_come_back(served):
     sid = new_sandbox(served)
     status, state = served.request(
