@@ -346,7 +346,7 @@ class Server:
             "aim": sandbox.aim,
             "undo": len(sandbox.history),
             "scene_key": _scene_key(sandbox),
-            "changed": self.sources.changed(sandbox.files),
+            "changed": await asyncio.to_thread(self.sources.changed, sandbox.files),
             "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
             "known": {"board": known_boards(), "design": known_designs(), "aimer": known_aimers()},
             "precisions": PRECISIONS,
