@@ -279,6 +279,33 @@ def test_the_crowded_layouts_first_view_shows_the_whole_board_and_no_name_over_a
             assert apart, (name, [round(v) for v in (x, y, w, h)])
 
 
+@pytest.mark.slow
+def test_the_page_says_when_a_file_it_opened_with_changed_on_disk(tmp_path):
+    """b.toml edited while a tab is open: at its next change the page says so above
+    the board, and the tab keeps drawing what it opened with."""
+    board = tmp_path / "b.toml"
+    board.write_text((ROOT / "models" / "boards" / "stock.toml").read_text())
+    server = load_serve.Served("--workers", "2", "--board", str(board))
+    try:
+        with browser.Browser(tmp_path / "profile") as page:
+            page.open(server.url)
+            page.wait_for("sandbox.view && sandbox.state")
+            key = page.run("sandbox.sceneKey")
+            assert page.run("document.querySelector('#message').textContent") == ""
+            board.write_text(
+                board.read_text().replace("fence_height_mm = 22.0", "fence_height_mm = 30.0")
+            )
+            page.run("act(sandbox.state.id + '/aim', {yaw_deg: 5, pitch_deg: 20})")
+            message = page.wait_for("document.querySelector('#message').textContent")
+            assert page.run("sandbox.sceneKey") == key and page.errors == []
+    finally:
+        server.stop()
+    assert message == (
+        "b.toml changed on disk: reload the page for a tab with the new content "
+        "(this tab keeps what it opened with)"
+    )
+
+
 def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     """The sandbox's default aimer is the hit maps' (child), and the page names the
     aimer beside FIRE."""
