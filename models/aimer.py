@@ -54,6 +54,23 @@ class Aimer:
 
 PERFECT = Aimer()
 
+
+def aimed_by(aimer: Aimer) -> str:
+    """The line that names who aimed a shot, first in its words: ``piggy shoot`` aims
+    as ``perfect`` by default and the sandbox in the browser as ``child`` (the hit
+    maps' aimer), so one seed fires two different shots, and the words say which."""
+    errors = [
+        f"{what} {value:+g} deg"
+        for what, value in (("yaw bias", aimer.yaw_bias_deg), ("pitch bias", aimer.pitch_bias_deg))
+        if value
+    ]
+    if aimer.yaw_sd_deg or aimer.pitch_sd_deg:
+        spread = f"yaw {aimer.yaw_sd_deg:g} deg, pitch {aimer.pitch_sd_deg:g} deg"
+        errors.insert(0, f"aim spread (1 sd) {spread}")
+    said = ", ".join(errors) or "no aim error: the launcher's own noise only"
+    return f"Aimed by: {aimer.name} ({said})"
+
+
 _RANGES = {
     "yaw_sd_deg": (0.0, MAX_SD_DEG),
     "pitch_sd_deg": (0.0, MAX_SD_DEG),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import errno
 import ipaddress
 import os
@@ -25,7 +26,8 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.physics.engines import check_engine
-from sim.studies.demo import demo_stacks
+from sim.serve.hosts import LOCAL_HOSTS, allowed_host
+from sim.serve.sources import LAYOUT_WORDS
 
 if TYPE_CHECKING:
     from sim.studies.workers import Pool
@@ -47,14 +49,14 @@ def cmd_serve(args) -> int:
             f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
         ) from None
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
-    board, stacks = _scene_of(args)
+    board, layout = _scene_of(args)
     listening = _bind(args.host, args.port)
     port = listening.getsockname()[1]
     if args.host != LOOPBACK:
         _warn_open(args.host)
     with _estimates_on(args) as cluster:
         server = Server(
-            stacks,
+            layout,
             workers=args.workers,
             board=board,
             design=design,
@@ -82,18 +84,23 @@ def _warn_open(host: str) -> None:
     )
 
 
-def _scene_of(args) -> tuple[str, dict[str, list[str]]]:
-    """The board (a name, or a path from the root) and the stacks the server starts
-    with: ``--layout``'s, else the demo's piggies where they fit on ``--board``."""
+def _scene_of(args) -> tuple[str, str | None]:
+    """The board (a name, or a path from the root) and the layout (``empty``,
+    ``crowded``, a path from the root, or None: the demo's piggies where they fit on
+    the board) each new tab reads (sim/serve/sources.py), checked now: a bad file is
+    refused before the server starts."""
     if args.layout:
-        stacks = load_layout_args(args).to_dict()["stacks"]
+        load_layout_args(args)
         board = board_reference(args)
     else:
         board = args.board or "stock"
-        stacks = demo_stacks(load_board(board))
+        load_board(board)
     if board not in known_names(BOARDS_DIR):
         board = os.path.abspath(board)
-    return board, stacks
+    layout = args.layout
+    if layout and layout not in LAYOUT_WORDS:
+        layout = os.path.abspath(layout)
+    return board, layout
 
 
 @contextmanager
@@ -140,15 +147,21 @@ def _serve_until_interrupted(serving, listening: socket.socket, url: str) -> Non
 def _hosts(args) -> frozenset[str] | None:
     """The Host names a server on loopback answers to: the local names and those of
     ``--allow-host``; None (any) on another address, which the user chose to open."""
-    from sim.serve.guard import LOCAL_HOSTS, host_name
-
     try:
         loopback = ipaddress.ip_address(args.host).is_loopback
     except ValueError:
         loopback = args.host == "localhost"
     if not loopback:
         return None
-    return LOCAL_HOSTS | {host_name(name) for name in args.allow_host or ()}
+    return LOCAL_HOSTS | frozenset(args.allow_host or ())
+
+
+def _allowed_host(text: str) -> str:
+    """An argparse ``type``: a host name or an IP literal (sim/serve/hosts.py)."""
+    try:
+        return allowed_host(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -220,6 +233,7 @@ def _add_address_options(p) -> None:
         "--allow-host",
         action="append",
         metavar="NAME",
+        type=_allowed_host,
         help="a Host name to answer besides localhost, 127.0.0.1 and [::1] when listening on "
         "this machine only (repeatable; requests naming another are refused, against DNS "
         "rebinding)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
+from models.aimer import aimed_by
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
@@ -50,6 +51,7 @@ def cmd_shoot(args) -> int:
     if args.json:
         json_out(data)
     else:
+        print(aimed_by(aimer))  # the sandbox's default aimer is another: say whose shot
         print(shoot.describe(shot_aim, result, board))
         for path in ([args.png] if args.png else []) + written:
             print(f"Wrote {shown(path)}")

@@ -13,6 +13,7 @@ file here: boards, designs and aimers by known name, or uploaded as text
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import secrets
 from contextlib import asynccontextmanager
@@ -34,8 +35,9 @@ from sim.serve import jobs
 from sim.serve.guard import Guard, json_body
 from sim.serve.pool import ClusterLost, WorkerLost, Workers
 from sim.serve.sessions import Sandbox, Store
+from sim.serve.sources import Sources
 from sim.serve.uploads import Uploads, known_boards
-from sim.studies.space_shots import MapRule, SweepSpec, check_targets
+from sim.studies.space_shots import MapRule, SweepSpec, target_and_stacks
 from sim.studies.workers import Pool
 from sim.views import viewer
 
@@ -46,15 +48,16 @@ PRECISIONS = (0.2, 0.1, 0.05)
 class Server:
     """The app's state: the token, the tabs' sandboxes, the workers, the uploads.
 
-    ``stacks`` (space name -> piggies), ``board`` and ``design`` (names or paths the
-    workers load) are what a new tab starts with; ``engine`` simulates every tab's
+    ``board``, ``design`` (names or paths) and ``layout`` (None: the demo's piggies;
+    ``empty``, ``crowded``, a path, or the stacks) are what a new tab starts with, read
+    for it by content (:mod:`sim.serve.sources`); ``engine`` simulates every tab's
     shots and estimates ("": each design's own engine); ``hosts``, the Host names
     answered (None: any); ``cluster``, a Dask cluster's pool the estimates run on
     (None: the workers here)."""
 
     def __init__(
         self,
-        stacks: dict,
+        layout: str | dict | None = None,
         workers: int = 2,
         board: str = "stock",
         design: str = "stock",
@@ -70,7 +73,7 @@ class Server:
         self.workers_wanted = workers
         self.cluster = cluster
         self.workers: Workers | None = None
-        self.defaults = (board, design, stacks)
+        self.sources = Sources(board, design, layout)
         self.engine = engine
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
@@ -95,6 +98,7 @@ class Server:
                     task.cancel()
                 self.workers.close()
                 self.uploads.cleanup()
+                self.sources.cleanup()
 
         routes = [
             Route("/", self.page),
@@ -113,13 +117,14 @@ class Server:
         return HTMLResponse(_sandbox_page())
 
     async def new(self, request: Request) -> Response:
-        board, design, stacks = self.defaults
+        start = await asyncio.to_thread(self.sources.read)  # the files as they are now
         sandbox = Sandbox(
-            board=board,
-            design=design,
-            stacks=stacks,
-            board_label=load_board(board).name,
-            design_label=load_design(design).name,
+            board=start.board,
+            design=start.design,
+            stacks=start.stacks,
+            board_label=start.board_label,
+            design_label=start.design_label,
+            files=start.files,
         )
         key, gone = self.store.add(sandbox)
         for old in gone:
@@ -246,10 +251,7 @@ class Server:
                 f"precision {shown(precision)} is not offered: allowed are "
                 f"{', '.join(f'{p:g}' for p in PRECISIONS)}"
             )
-        at = sandbox.aim.get("at")
-        if at is None:
-            raise InputError("aim at a space or a piggy first: 'how likely?' measures a target")
-        space = next((s for s, stack in sandbox.stacks.items() if at in stack), at)
+        space, target, lone = sandbox.measured()
         # what `piggy hitmap --spaces S --precision P --seed N --aimer A --layout L`
         # measures (sim/cli/hitmap.py, sweep_spec): the same sampler and cap, the
         # same shots, the same P
@@ -266,7 +268,7 @@ class Server:
             sampler=SAMPLER,
             engine=self.engine,
         )
-        check_targets(spec)
+        target_and_stacks(spec, space, target)  # refused now, before any shot
         if key in self.tasks:
             self.tasks.pop(key).cancel()
         rule = MapRule.of(spec)
@@ -274,17 +276,21 @@ class Server:
         sandbox.estimate = {
             "running": True,
             "space": space,
+            "target": target,
+            "label": f"a lone piggy on {space}" if lone else f"{target} on {space}",
             "shots": 0,
             "most": most,
             "precision": precision,
         }
-        self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, space, most))
+        measured = {k: sandbox.estimate[k] for k in ("space", "target", "label")}
+        self.tasks[key] = asyncio.create_task(self._estimate(key, sandbox, spec, measured, most))
         return sandbox.estimate
 
     async def _estimate(
-        self, key: str, sandbox: Sandbox, spec: SweepSpec, space: str, most: int
+        self, key: str, sandbox: Sandbox, spec: SweepSpec, measured: dict, most: int
     ) -> None:
-        """Measure the space by the hit map's own rule, one look a job, each look going
+        """Measure the space (``measured``: its space, target and label) by the hit
+        map's own rule, one look a job, each look going
         on from the shots already fired (none is fired twice) and shown as it ends,
         until the rule stops: the shots and P of ``piggy hitmap`` on that space. A new
         estimate or the tab's closing cancels this at the next look."""
@@ -292,12 +298,13 @@ class Server:
         try:
             while True:
                 look = await self.running_workers.run_estimate(
-                    key, jobs.estimate, spec, space, fired
+                    key, jobs.estimate, spec, measured["space"], fired, measured["target"]
                 )
                 fired += look.pop("rows")
                 done = look.pop("done")
                 sandbox.estimate = {
                     **look,
+                    "label": measured["label"],
                     "running": not done,
                     "most": most,
                     "precision": spec.precision,
@@ -338,7 +345,8 @@ class Server:
             "stacks": sandbox.stacks,
             "aim": sandbox.aim,
             "undo": len(sandbox.history),
-            "scene_key": f"{sandbox.board}|{sandbox.design}",
+            "scene_key": _scene_key(sandbox),
+            "changed": await asyncio.to_thread(self.sources.changed, sandbox.files),
             "pitch_range": [design.launcher.pitch_min_deg, design.launcher.pitch_max_deg],
             "known": {"board": known_boards(), "design": known_designs(), "aimer": known_aimers()},
             "precisions": PRECISIONS,
@@ -355,6 +363,12 @@ def _seed(body: dict) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
         raise InputError(f"seed {shown(seed)} is out of range: a whole number from 0 to {SEED_MAX}")
     return seed
+
+
+def _scene_key(sandbox: Sandbox) -> str:
+    """What the page's scene is drawn from: the board and design as the workers load
+    them (known names, or copies named by their content)."""
+    return hashlib.sha256(f"{sandbox.board}|{sandbox.design}".encode()).hexdigest()[:16]
 
 
 @lru_cache(maxsize=8)

@@ -1,5 +1,5 @@
 """What every request to the sandbox's app goes through: on loopback, a local Host
-name (:data:`LOCAL_HOSTS`, against DNS rebinding); the token (``?token=`` or
+name (:mod:`sim.serve.hosts`, against DNS rebinding); the token (``?token=`` or
 the ``X-Piggy-Token`` header; without it 403 and nothing else), a cap on the body,
 and every refusal (:class:`~models.errors.InputError`) as one line of JSON with
 status 400, which the page shows (a worker lost under a request: 503).
@@ -16,24 +16,13 @@ from starlette.responses import JSONResponse, Response
 from models.errors import InputError
 from models.files import MAX_FILE_BYTES, parse_json
 from models.text import shown
+from sim.serve.hosts import host_name
 from sim.serve.pool import WorkerLost
 
 #: The largest request body, bytes: an upload of the largest board, design or layout
 #: file the command line reads, as JSON text.
 MAX_BODY_BYTES = 2 * max(MAX_FILE_BYTES[k] for k in ("board", "design", "layout"))
 TOKEN_HEADER = "x-piggy-token"
-#: The Host names a server on the loopback address answers to (as Jupyter does,
-#: against DNS rebinding: a page of another site whose name resolves to 127.0.0.1
-#: sends its own name).
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
-
-
-def host_name(header: str) -> str:
-    """A Host header's name, lower case, without its port (``[::1]:8765`` -> ``[::1]``)."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header.split("]", 1)[0] + "]"
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
 async def json_body(request: Request) -> dict:

@@ -15,7 +15,7 @@ import functools
 import os
 import signal
 
-from models.aimer import load_aimer
+from models.aimer import aimed_by, load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
@@ -107,21 +107,22 @@ def fire(
     replay = shot_data(world.board, world.design, result, with_scene=False)
     return {
         "shot": data,
-        "text": shoot.describe(shot_aim, result, world.board),
+        "text": f"{aimed_by(shot_aimer)}\n{shoot.describe(shot_aim, result, world.board)}",
         "replay": replay,
         "pid": os.getpid(),
     }
 
 
 @plain_errors
-def estimate(spec: SweepSpec, space: str, fired: tuple[ShotRow, ...]) -> dict:
-    """One look of the hit map's rule at ``space`` (:func:`advance`), going on from
+def estimate(spec: SweepSpec, space: str, fired: tuple[ShotRow, ...], target: str) -> dict:
+    """One look of the hit map's rule at ``space`` and its ``target`` (:func:`advance`:
+    the piggy aimed at, or the one stood alone on an empty space), going on from
     the shots ``fired`` at earlier looks: the shots it added (``rows``), and what the
     hit map would say of the space now: the shots so far, P(target knocked out) and
     its 95 % interval (:func:`summarise`, RQMC's interval with the RQMC sampler).
     ``done``: the rule has stopped (the precision or the cap reached, or the space out
     of reach)."""
-    part, stopped = advance(spec, space, fired, looks=1)
+    part, stopped = advance(spec, space, fired, looks=1, target=target)
     row = summarise(part, load_board(spec.board))
     return {
         "rows": part.shots[len(fired) :],

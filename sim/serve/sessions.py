@@ -18,6 +18,7 @@ from models.board import load_board
 from models.errors import InputError
 from models.layout import COLOURS, check_piggy, layout_from_dict
 from models.text import shown
+from sim.studies.space_shots import TARGET
 
 #: Steps undo can take back.
 MAX_HISTORY = 50
@@ -27,8 +28,10 @@ ARCS = ("auto", "low", "high")
 @dataclass
 class Sandbox:
     """One tab's sandbox. ``board`` and ``design`` are what the workers load: a known
-    name, or the server's own copy of an uploaded file (never a path the browser
-    gave); ``*_label`` is what the page shows."""
+    name, or the server's own copy of a file given to the server or uploaded, named
+    by its content (never a path the browser gave); ``*_label`` is what the page
+    shows; ``files``, the files read from disk when the tab opened
+    (:mod:`sim.serve.sources`)."""
 
     board: str
     design: str
@@ -41,6 +44,7 @@ class Sandbox:
     start: dict = field(default_factory=dict)
     last_shot: dict | None = None
     estimate: dict | None = None
+    files: tuple[tuple[str, str], ...] = ()  # the files read for it: (path, sha256)
     used: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
@@ -144,6 +148,28 @@ class Sandbox:
             aim = {k: _number(data.get(k), k) for k in ("yaw_deg", "pitch_deg")}
         self.remember()
         self.aim = aim
+
+    def measured(self) -> tuple[str, str, bool]:
+        """What "how likely?" measures for the aim: (space, piggy, whether it stands
+        alone there for the measurement). The piggy aimed at, on its space (at the
+        bottom of a stack too); on a space, its top piggy, or on an empty one a piggy
+        not on the board, stood there alone (the hit maps' gold-1 where it is free)."""
+        at = self.aim.get("at")
+        if at is None:
+            raise InputError("aim at a space or a piggy first: 'how likely?' measures a target")
+        for space, stack in self.stacks.items():
+            if at in stack:
+                return space, at, False
+        if self.stacks.get(at):
+            return at, self.stacks[at][-1], False
+        on_board = {p for stack in self.stacks.values() for p in stack}
+        free = [f"{c}-{n}" for c in COLOURS for n in (1, 2, 3) if f"{c}-{n}" not in on_board]
+        if not free:
+            raise InputError(
+                f"every piggy is on the board: 'how likely?' on the empty {at} stands one "
+                "there alone, so take one off first"
+            )
+        return at, TARGET if TARGET in free else free[0], True
 
 
 def _number(value: object, what: str) -> float:

@@ -241,27 +241,32 @@ def check_targets(spec: SweepSpec) -> None:
         target_and_stacks(spec, name)
 
 
-def target_and_stacks(spec: SweepSpec, name: str) -> tuple[str, dict]:
+def target_and_stacks(spec: SweepSpec, name: str, target: str | None = None) -> tuple[str, dict]:
     """The piggy aimed at on a space, and the layout it is fired at: the base layout's
-    top piggy there, or :data:`TARGET` added alone on an empty space."""
+    top piggy there, or :data:`TARGET` added alone on an empty space. ``target``
+    (the sandbox's "how likely?") names another: a piggy of the space's stack (the
+    bottom one of two), or the piggy stood alone on an empty space."""
     stacks = {s: list(p) for s, p in spec.stacks.items()}
     if stacks.get(name):
-        return stacks[name][-1], stacks
-    if any(TARGET in pigs for pigs in stacks.values()):
-        raise InputError(
-            f"the layout already has {TARGET}, the piggy a sweep stands on empty spaces"
-        )
-    stacks[name] = [TARGET]
-    return TARGET, stacks
+        if target is None:
+            return stacks[name][-1], stacks
+        if target not in stacks[name]:
+            raise InputError(f"{target} is not on {name}: it has {', '.join(stacks[name])}")
+        return target, stacks
+    lone = target or TARGET
+    if any(lone in pigs for pigs in stacks.values()):
+        raise InputError(f"the layout already has {lone}, the piggy a sweep stands on empty spaces")
+    stacks[name] = [lone]
+    return lone, stacks
 
 
-def aim_at_space(world, spec: SweepSpec, name: str):
-    """Set ``world`` up for a space's shots: its layout with the target there. Returns
-    the target and the aim the sweep fires with (None where the arc asked for does not
-    reach)."""
+def aim_at_space(world, spec: SweepSpec, name: str, target: str | None = None):
+    """Set ``world`` up for a space's shots: its layout with the target there
+    (:func:`target_and_stacks`). Returns the target and the aim the sweep fires with
+    (None where the arc asked for does not reach)."""
     from sim.physics import shoot
 
-    target, stacks = target_and_stacks(spec, name)
+    target, stacks = target_and_stacks(spec, name, target)
     world.set_layout(layout_from_dict({"stacks": stacks}, board=world.board, source="sweep layout"))
     try:
         aim = shoot.solve_aim(world, target, "low" if spec.arc == "best" else spec.arc)
@@ -276,14 +281,19 @@ def run_space(spec: SweepSpec, name: str) -> SpaceShots:
 
 
 def advance(
-    spec: SweepSpec, name: str, fired: tuple[ShotRow, ...] = (), looks: int | None = None
+    spec: SweepSpec,
+    name: str,
+    fired: tuple[ShotRow, ...] = (),
+    looks: int | None = None,
+    target: str | None = None,
 ) -> tuple[SpaceShots, bool]:
     """One space's part measured by :class:`MapRule`, going on from the shots
     ``fired`` (the rule's own first shots at that space, from an earlier call) for at
-    most ``looks`` more looks (None: until the rule stops). Returns the part and
-    whether the rule has stopped. Shot for shot the same as one call to the end."""
+    most ``looks`` more looks (None: until the rule stops), at ``target``
+    (:func:`target_and_stacks`). Returns the part and whether the rule has stopped.
+    Shot for shot the same as one call to the end."""
     world = world_for(spec)
-    target, aim = aim_at_space(world, spec, name)
+    target, aim = aim_at_space(world, spec, name, target)
     if aim is None:
         return SpaceShots(name, False, None, target, ()), True
     rule = MapRule.of(spec)

@@ -148,6 +148,37 @@ class Board3D {
     this.controls.update();
   }
 
+  // A point of the board frame (mm) on the view: CSS pixels from its top left corner.
+  toScreen(p) {
+    this.camera.updateMatrixWorld();
+    const v = new THREE.Vector3(p[0], p[1], p[2]).project(this.camera);
+    return [(v.x + 1) / 2 * this.container.clientWidth,
+            (1 - v.y) / 2 * this.container.clientHeight];
+  }
+
+  // Each piggy's outline on the view, [x, y, width, height] in CSS pixels: what a name
+  // must not cover.
+  piggyBoxes() {
+    const v = this.S.piggy.v, lo = [0, 1, 2].map(k => Infinity), hi = lo.map(() => -Infinity);
+    for (let i = 0; i < v.length; i++) {
+      lo[i % 3] = Math.min(lo[i % 3], v[i]); hi[i % 3] = Math.max(hi[i % 3], v[i]);
+    }
+    const boxes = {};
+    for (const [name, mesh] of Object.entries(this.piggies)) {
+      mesh.updateMatrixWorld();
+      const xs = [], ys = [];
+      for (const x of [lo[0], hi[0]]) for (const y of [lo[1], hi[1]])
+        for (const z of [lo[2], hi[2]]) {
+          const p = new THREE.Vector3(x, y, z).applyMatrix4(mesh.matrixWorld);
+          const [sx, sy] = this.toScreen([p.x, p.y, p.z]);
+          xs.push(sx); ys.push(sy);
+        }
+      const left = Math.min(...xs), top = Math.min(...ys);
+      boxes[name] = [left, top, Math.max(...xs) - left, Math.max(...ys) - top];
+    }
+    return boxes;
+  }
+
   setAim(yawDeg, pitchDeg) {
     const yaw = yawDeg * Math.PI / 180, pitch = pitchDeg * Math.PI / 180;
     this.tractor.quaternion.set(...board3dYawPitch(yaw, 0));
@@ -240,8 +271,8 @@ class Board3D {
   }
 
   // The trail, then each piggy's name over it; those marked in this.tags in red with a ring. A tag
-  // that would overlap one already drawn goes to the nearest clear place of a fan round its piggy
-  // (beside it, then up and to either side), its leader line showing whose it is.
+  // that would overlap one already drawn, or any piggy, goes to the nearest clear place of a fan
+  // round its piggy (beside it, then up and to either side), its leader line showing whose it is.
   _overlay() {
     const ratio = window.devicePixelRatio || 1, ctx = this.overlay.getContext('2d');
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
@@ -264,8 +295,12 @@ class Board3D {
       return {name, x, y, z, top, out: Boolean(this.tags[name])};
     }).filter(t => t.z > 1).sort((a, b) => a.top[1] - b.top[1]);
     const focal = h / (2 * Math.tan(this.camera.fov * Math.PI / 360));
-    const clear = box => !placed.some(b => box[0] < b[0] + b[2] + 2 && b[0] < box[0] + box[2] + 2 &&
-                                            box[1] < b[1] + b[3] + 1 && b[1] < box[1] + box[3] + 1);
+    const meets = (box, b, gap) => box[0] < b[0] + b[2] + gap && b[0] < box[0] + box[2] + gap &&
+                                   box[1] < b[1] + b[3] + gap && b[1] < box[1] + box[3] + gap;
+    // clear of the names drawn and of every piggy seen (a crowded corner: never over one)
+    const seen = Object.entries(this.piggyBoxes()).filter(([name]) => tags.some(t => t.name === name))
+      .map(([, b]) => b);
+    const clear = box => !placed.some(b => meets(box, b, 1.5)) && !seen.some(b => meets(box, b, 0));
     for (const t of tags) {
       const text = t.out ? t.name + ' OUT' : t.name, tw = ctx.measureText(text).width + 8;
       const spots = [];

@@ -78,15 +78,36 @@ async function show(state) {
   $('aimText').textContent = state.aim.at
     ? `aimed at ${state.aim.at} (${state.solved ? state.solved.arc + ' arc' : 'no aim'})`
     : 'aimed by hand';
-  if (state.aim_error) say(state.aim_error);
+  // a file the tab opened with, edited since: said until the page is reloaded
+  say([state.changed, state.aim_error].filter(Boolean).join(' · '));
   $('undo').disabled = !state.undo;
 }
 
-function wholeBoard(scene) {  // the camera on the whole board, from behind the pit
-  const [x0, x1, y0, y1] = scene.extent_mm;
-  sandbox.view.setCamera({target_mm: [(x0 + x1) / 2, (y0 + y1) / 2 + 40, 0],
-                          dist_mm: 1.3 * Math.max(x1 - x0, y1 - y0), az: -Math.PI / 2,
-                          el: 1.0});
+// The camera on the whole board from behind the pit: as near as it can be with every
+// edge in view (row 0 clear of the timeline below it, room for the far piggies' names
+// above), the board in the middle of that room.
+function wholeBoard(scene) {
+  const [x0, x1, y0, y1] = scene.extent_mm, view = sandbox.view;
+  const w = view.container.clientWidth, h = view.container.clientHeight;
+  const corners = [x0, x1].flatMap(x => [y0, y1].map(y => [x, y, 0]));
+  const [above, below, beside] = [56, 12, 12];  // px: names over the far row; edges
+  let dist = Math.max(x1 - x0, y1 - y0), cy = (y0 + y1) / 2;
+  const place = () => {
+    view.setCamera({target_mm: [(x0 + x1) / 2, cy, 0], dist_mm: dist, az: -Math.PI / 2,
+                    el: 1.0});
+    const on = corners.map(p => view.toScreen(p)), xs = on.map(p => p[0]), ys = on.map(p => p[1]);
+    return {top: Math.min(...ys), bottom: Math.max(...ys), left: Math.min(...xs),
+            right: Math.max(...xs)};
+  };
+  const fits = e => e.top >= above && e.bottom <= h - below && e.left >= beside &&
+                    e.right <= w - beside;
+  for (let round = 0; round < 4; round++) {
+    dist *= 0.5;
+    while (!fits(place()) && dist < 1e5) dist *= 1.02;
+    const e = place(), perMm = (e.bottom - e.top) / (y1 - y0);
+    cy += ((above + h - below) / 2 - (e.top + e.bottom) / 2) / perMm;  // down: look further
+  }
+  while (!fits(place()) && dist < 1e5) dist *= 1.02;
 }
 
 async function clicked(event) {
@@ -192,13 +213,13 @@ async function watchEstimate(estimate) {
     bar.value = Math.min(1, (estimate.shots || 0) / estimate.most);
     if (estimate.p !== undefined && estimate.p !== null) {
       const [lo, hi] = estimate.interval;
-      text.textContent = `${estimate.target} on ${estimate.space}: P(knocked out) = ` +
+      text.textContent = `${estimate.label}: P(knocked out) = ` +
         `${estimate.p.toFixed(2)} (95 % interval ${lo.toFixed(2)}–${hi.toFixed(2)}), ` +
         `${estimate.shots} shots${estimate.running ? '…' : ''}`;
     } else if (estimate.reachable === false) {
       text.textContent = `${estimate.space} is out of reach of this design`;
     } else {
-      text.textContent = `measuring ${estimate.space}…`;
+      text.textContent = `measuring ${estimate.label}…`;
     }
     if (!estimate.running) { bar.value = 1; return; }
     await new Promise(r => setTimeout(r, 500));

@@ -84,6 +84,35 @@ class InProcess:
         return status, json.loads(content)
 
 
+class Looks:
+    """Every look the app sends to its workers, recorded as it is sent: the seed of the
+    estimate, the shots already fired that it goes on from, and the progress the page
+    read just before (``GET /api/<id>/likely``)."""
+
+    def __init__(self, client: InProcess, sid: str):
+        self.seen: list[tuple[int, int, dict]] = []
+        self.sent = asyncio.Event()
+        workers = client.server.running_workers
+        original = workers.run_estimate
+
+        async def recorded(owner, fn, spec, space, fired, *target):
+            _, progress = await client.request(f"/api/{sid}/likely")
+            self.seen.append((spec.seed, len(fired), progress))
+            self.sent.set()
+            return await original(owner, fn, spec, space, fired, *target)
+
+        workers.run_estimate = recorded
+
+    def of(self, seed: int) -> list[tuple[int, dict]]:
+        return [(fired, progress) for s, fired, progress in self.seen if s == seed]
+
+    async def until(self, seed: int, count: int) -> None:
+        """Wait until ``count`` looks of the estimate with ``seed`` have been sent."""
+        while len(self.of(seed)) < count:
+            self.sent.clear()
+            await asyncio.wait_for(self.sent.wait(), WAIT_S)
+
+
 async def aimed_sandbox(client: InProcess) -> str:
     """A new tab's sandbox, a child aiming at blue-1; its id."""
     status, state = await client.request("/api/new", {})

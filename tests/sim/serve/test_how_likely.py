@@ -11,41 +11,12 @@ import json
 
 import pytest
 
-from tests.helpers import run
+from tests.helpers import ROOT, run
 
 pytest.importorskip("starlette")
 
 from sim.serve.app import Server  # after the check: it needs starlette
-from tests.sim.serve.in_process import LAYOUT, WAIT_S, InProcess, aimed_sandbox
-
-
-class Looks:
-    """Every look the app sends to its workers, recorded as it is sent: the seed of the
-    estimate, the shots already fired that it goes on from, and the progress the page
-    read just before (``GET /api/<id>/likely``)."""
-
-    def __init__(self, client: InProcess, sid: str):
-        self.seen: list[tuple[int, int, dict]] = []
-        self.sent = asyncio.Event()
-        workers = client.server.running_workers
-        original = workers.run_estimate
-
-        async def recorded(owner, fn, spec, space, fired):
-            _, progress = await client.request(f"/api/{sid}/likely")
-            self.seen.append((spec.seed, len(fired), progress))
-            self.sent.set()
-            return await original(owner, fn, spec, space, fired)
-
-        workers.run_estimate = recorded
-
-    def of(self, seed: int) -> list[tuple[int, dict]]:
-        return [(fired, progress) for s, fired, progress in self.seen if s == seed]
-
-    async def until(self, seed: int, count: int) -> None:
-        """Wait until ``count`` looks of the estimate with ``seed`` have been sent."""
-        while len(self.of(seed)) < count:
-            self.sent.clear()
-            await asyncio.wait_for(self.sent.wait(), WAIT_S)
+from tests.sim.serve.in_process import LAYOUT, WAIT_S, InProcess, Looks, aimed_sandbox
 
 
 async def _measure(seed: int, precision: float) -> tuple[dict, dict, list[tuple[int, dict]]]:
@@ -80,7 +51,10 @@ def test_how_likely_is_the_hit_maps_measurement_reported_look_by_look(tmp_path, 
     assert code == 0, err
     hitmap = json.loads(out)
     assert hitmap["sampler"] == "rqmc" and hitmap["in_reach"] == 1
-    assert started == {"running": True, "space": "r9c3", "shots": 0, "most": 1000, "precision": 0.1}
+    assert started == {
+        **{"running": True, "space": "r9c3", "target": "blue-1", "label": "blue-1 on r9c3"},
+        **{"shots": 0, "most": 1000, "precision": 0.1},
+    }
     assert final["running"] is False and final["target"] == "blue-1"
     assert final["shots"] == hitmap["shots"]
     assert final["p"] == hitmap["worst_p_target"]
@@ -122,3 +96,57 @@ def test_a_new_estimate_or_a_closed_tab_stops_the_last_at_its_next_look():
     assert cancelled and tasks == {}
     assert [fired for fired, _ in first] == [0, 20]  # no look sent after the new one
     assert [fired for fired, _ in second] == [0]  # nor after the tab closed
+
+
+async def _aimed_at(at: str) -> tuple[dict, dict]:
+    """ "How likely?" at precision 0.2 aimed at ``at`` on :data:`LAYOUT`: what it
+    answered at the start and at the end."""
+    async with InProcess(Server(LAYOUT["stacks"], workers=2)) as client:
+        sid = await aimed_sandbox(client)
+        status, reply = await client.request(f"/api/{sid}/aim", {"at": at})
+        assert status == 200, reply
+        status, started = await client.request(f"/api/{sid}/likely", {"precision": 0.2})
+        assert status == 200, started
+        await asyncio.wait_for(client.server.tasks[sid], WAIT_S)
+        return started, (await client.request(f"/api/{sid}/likely"))[1]
+
+
+@pytest.mark.slow
+def test_how_likely_measures_the_piggy_aimed_at_under_another():
+    """gold-2 at the bottom of r8c3, pink-1 on it: gold-2 is measured (it measured
+    pink-1, the top piggy, the hit map's target on that space)."""
+    started, final = asyncio.run(_aimed_at("gold-2"))
+    assert started["label"] == "gold-2 on r8c3" and started["target"] == "gold-2"
+    assert final["running"] is False and final["target"] == "gold-2" and final["shots"] > 0
+    assert final["label"] == "gold-2 on r8c3"
+
+
+@pytest.mark.slow
+def test_how_likely_on_an_empty_space_says_a_lone_piggy():
+    """On an empty space the measurement stands a piggy there alone (the hit maps'
+    gold-1, not on this board): the page says "a lone piggy on r0c3", not gold-1."""
+    started, final = asyncio.run(_aimed_at("r0c3"))
+    assert started["label"] == final["label"] == "a lone piggy on r0c3"
+    assert final["running"] is False and final["space"] == "r0c3" and final["shots"] > 0
+    script = (ROOT / "sim" / "views" / "web" / "sandbox.js").read_text()
+    assert "${estimate.label}: P(knocked out)" in script
+
+
+def test_an_empty_space_is_measured_with_a_piggy_that_is_not_on_the_board():
+    """gold-1 on the board: another free piggy stands alone on the empty space; with
+    all twelve on the board, one line says to take one off."""
+    from models.errors import InputError
+    from models.layout import CROWDED_STACKS
+    from sim.serve.sessions import Sandbox
+
+    sandbox = Sandbox("stock", "stock", {"r3c6": ["gold-1"], "r8c3": ["gold-2", "pink-1"]})
+    sandbox.set_aim({"at": "r0c3"})
+    assert sandbox.measured() == ("r0c3", "green-1", True)
+    sandbox.set_aim({"at": "gold-2"})
+    assert sandbox.measured() == ("r8c3", "gold-2", False)
+    sandbox.set_aim({"at": "r8c3"})
+    assert sandbox.measured() == ("r8c3", "pink-1", False)
+    crowded = Sandbox("stock", "stock", {s: list(p) for s, p in CROWDED_STACKS.items()})
+    crowded.set_aim({"at": "r0c3"})
+    with pytest.raises(InputError, match=r"every piggy is on the board: .* take one off first"):
+        crowded.measured()

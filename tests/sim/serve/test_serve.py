@@ -230,6 +230,82 @@ def test_the_first_views_names_do_not_overlap(tmp_path):
         assert len(column) <= 2, [[round(v) for v in b] for b in boxes]
 
 
+#: In the page: the view's size, the board's corners and each piggy's outline (every
+#: vertex of its mesh) on the view, and the names' boxes, in CSS pixels.
+_SEEN = """(() => {
+  const v = sandbox.view, w = v.container.clientWidth, h = v.container.clientHeight;
+  const screen = (x, y, z) => {
+    const q = new THREE.Vector3(x, y, z).project(v.camera);
+    return [(q.x + 1) / 2 * w, (1 - q.y) / 2 * h];
+  };
+  const [x0, x1, y0, y1] = v.S.extent_mm;
+  const corners = [[x0, y0], [x1, y0], [x0, y1], [x1, y1]].map(([x, y]) => screen(x, y, 0));
+  const piggies = {};
+  for (const [name, mesh] of Object.entries(v.piggies)) {
+    mesh.updateMatrixWorld();
+    const at = mesh.geometry.attributes.position, xs = [], ys = [];
+    for (let i = 0; i < at.count; i++) {
+      const p = new THREE.Vector3(at.getX(i), at.getY(i), at.getZ(i))
+        .applyMatrix4(mesh.matrixWorld);
+      const [x, y] = screen(p.x, p.y, p.z);
+      xs.push(x); ys.push(y);
+    }
+    piggies[name] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  }
+  return {w, h, corners, piggies, names: v.tagBoxes};
+})()"""
+
+
+@pytest.mark.slow
+def test_the_crowded_layouts_first_view_shows_the_whole_board_and_no_name_over_a_piggy(tmp_path):
+    """All twelve piggies, four of them in the r8 corner's stacks and spaces: the first
+    view has every corner of the board in it (row 0 was cut off under the timeline),
+    and no name box covers any piggy (one sat over a piggy in the r8 corner)."""
+    server = load_serve.Served("--workers", "2", "--layout", "crowded")
+    try:
+        with browser.Browser(tmp_path / "profile") as page:
+            page.open(server.url)
+            page.wait_for("sandbox.view && Object.keys(sandbox.view.piggies).length === 12")
+            page.wait_for("(sandbox.view.tagBoxes || []).length === 12")
+            seen = page.run(_SEEN)
+            assert page.errors == []
+    finally:
+        server.stop()
+    for x, y in seen["corners"]:
+        assert 0 <= x <= seen["w"] and 0 <= y <= seen["h"], seen["corners"]
+    for x, y, w, h in seen["names"]:
+        for name, (left, top, right, bottom) in seen["piggies"].items():
+            apart = x + w <= left or right <= x or y + h <= top or bottom <= y
+            assert apart, (name, [round(v) for v in (x, y, w, h)])
+
+
+@pytest.mark.slow
+def test_the_page_says_when_a_file_it_opened_with_changed_on_disk(tmp_path):
+    """b.toml edited while a tab is open: at its next change the page says so above
+    the board, and the tab keeps drawing what it opened with."""
+    board = tmp_path / "b.toml"
+    board.write_text((ROOT / "models" / "boards" / "stock.toml").read_text())
+    server = load_serve.Served("--workers", "2", "--board", str(board))
+    try:
+        with browser.Browser(tmp_path / "profile") as page:
+            page.open(server.url)
+            page.wait_for("sandbox.view && sandbox.state")
+            key = page.run("sandbox.sceneKey")
+            assert page.run("document.querySelector('#message').textContent") == ""
+            board.write_text(
+                board.read_text().replace("fence_height_mm = 22.0", "fence_height_mm = 30.0")
+            )
+            page.run("act(sandbox.state.id + '/aim', {yaw_deg: 5, pitch_deg: 20})")
+            message = page.wait_for("document.querySelector('#message').textContent")
+            assert page.run("sandbox.sceneKey") == key and page.errors == []
+    finally:
+        server.stop()
+    assert message == (
+        "b.toml changed on disk: reload the page for a tab with the new content "
+        "(this tab keeps what it opened with)"
+    )
+
+
 def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     """The sandbox's default aimer is the hit maps' (child), and the page names the
     aimer beside FIRE."""
@@ -239,6 +315,27 @@ def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     assert '<button id="fire">FIRE</button>' in page and 'id="fireAimer"' in page
     script = (ROOT / "sim" / "views" / "web" / "sandbox.js").read_text()
     assert "$('fireAimer').textContent = 'aimed by: ' + state.aimer" in script
+
+
+def test_shoot_and_the_sandbox_say_who_aimed_first_in_their_words(served, tmp_path, capsys):
+    """`piggy shoot` aims as perfect by default, the sandbox as child: one seed gives
+    two shots, and each one's words begin by naming its aimer."""
+    sid = new_sandbox(served)
+    served.request(f"/api/{sid}/aim", {"at": "blue-1"})
+    status, fired = served.request(f"/api/{sid}/fire", {"seed": 4})
+    assert status == 200, fired
+    child = "Aimed by: child (aim spread (1 sd) yaw 3 deg, pitch 3.5 deg)"
+    assert fired["text"].splitlines()[0] == child
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(LAYOUT))
+    shoot = ["shoot", "--layout", str(layout), "--at", "blue-1", "--seed", "4"]
+    assert main(shoot) == 0
+    by_default = capsys.readouterr().out
+    assert by_default.splitlines()[0] == (
+        "Aimed by: perfect (no aim error: the launcher's own noise only)"
+    )
+    assert main([*shoot, "--aimer", "child"]) == 0
+    assert capsys.readouterr().out == fired["text"] + "\n" != by_default
 
 
 def test_uploads_are_checked_then_used_and_saves_come_back(served):
