@@ -119,7 +119,7 @@ def bench_answer(
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
         _, comparisons, maps = design_tools.compare_designs(
-            spec, board, designs, workers, Path(folder), rule="paired", delta=precision
+            spec, board, designs, workers, Path(folder)
         )
         figures["compare_seconds"] = round(time.perf_counter() - start, 1)
     rows = [row.to_dict() for row in comparisons[0].spaces]

@@ -129,7 +129,7 @@ def difference_figure(
     cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
     for row in comparison.spaces:
         outcome = verdict_words.space_outcome(
-            comparison.rule, row.significant, row.stop, row.diff is not None
+            comparison.rule.name, row.significant, row.stop, row.diff is not None
         )
         _draw_space(ax, board, row, outcome, cmap(norm(row.diff or 0.0)))
     for space in across.differing() if across else []:
@@ -275,13 +275,20 @@ def _headline(
         color=colour,
     )
     spaces = verdict_words.spaces_line(
-        a, b, compare.space_counts(comparison.spaces), comparison.rule, comparison.delta
+        a, b, compare.space_counts(comparison.spaces), comparison.rule.name, comparison.delta
     )
-    rule = (
-        f"paired rule, δ {comparison.delta:g}"
-        if comparison.rule == "paired" and comparison.delta is not None
-        else f"{comparison.rule} rule"
+    rule = f"{comparison.rule.name} rule" + (
+        f", δ {comparison.delta:g}" if comparison.delta is not None else ""
     )
+    if comparison.stopped is not None:
+        spaces += (
+            ". "
+            + verdict_words.mean_stop_words(
+                comparison.stopped.to_dict(), comparison.delta, len(comparison.spaces)
+            ).capitalize()
+        )
+        if comparison.rule.budget_s is not None:
+            rule += f", budget {comparison.rule.budget_s:g} s"
     drawn = f", as {across.engines[0]} measured it" if across else ""
     small = [
         f"P({b}) - P({a}) space by space, the same shots ({rule}){drawn}",
@@ -298,7 +305,21 @@ def _legend(ax, comparison: Comparison, cmap, norm, across: AcrossEngines | None
     delta = comparison.delta
     full, light = cmap(norm(0.3)), _faded(cmap(norm(0.3)))
     b = comparison.design_b
-    if comparison.rule == "paired":
+    if comparison.rule.name == "mean":
+        entries = [
+            (
+                Patch(facecolor=full, edgecolor="black", linewidth=2.0),
+                f"* full colour, outlined: the sign is decided where the board mean stopped, "
+                f"{b} knocks out more (blue) or fewer (red): family-wise 95 % over the spaces "
+                "and looks, Holm",
+            ),
+            (
+                Patch(facecolor=light, edgecolor="none"),
+                "? faded: not decided at this budget (its interval in the table and the "
+                "JSON; never 'no difference')",
+            ),
+        ]
+    elif comparison.rule.name == "spaces":
         entries = [
             (
                 Patch(facecolor=full, edgecolor="black", linewidth=2.0),

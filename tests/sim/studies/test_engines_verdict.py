@@ -9,14 +9,15 @@ import pytest
 
 from sim.cli import main
 from sim.studies.compare import Comparison
+from sim.studies.comparison_rule import ComparisonRule
 from sim.studies.engines_verdict import AcrossEngines
 from sim.views.design_pictures import difference_figure
 from sim.views.report_page import report_html
 from tests.helpers import comparison_row
 
 
-def comparison(rows, mean_diff, delta=0.1) -> Comparison:
-    return Comparison("stock", "wide", rows, "", mean_diff, "paired", delta)
+def comparison(rows, mean_diff, delta=0.02) -> Comparison:
+    return Comparison("stock", "wide", rows, "", mean_diff, ComparisonRule("spaces", delta))
 
 
 BULLET = comparison(
@@ -46,7 +47,7 @@ def test_the_same_verdicts_in_both_engines_are_robust():
         "Robust across bullet and mujoco: on average wide knocks out more than stock in "
         "every engine (bullet +0.040 [+0.030, +0.050] (95 %); mujoco +0.040"
     )
-    assert "every engine finds wide more on 2, fewer on 1, the same within ±0.1 on 1" in (
+    assert "every engine finds wide more on 2, fewer on 1, the same within ±0.02 on 1" in (
         across.verdict
     )
     assert across.verdict.endswith("they differ on 0")
@@ -56,14 +57,14 @@ def test_a_sign_or_a_significance_one_engine_alone_gives_is_not_robust():
     rows = list(BULLET.spaces)
     rows[0] = comparison_row("r1c1", 0.04, False, stop="cap")  # undecided in MuJoCo
     rows[3] = comparison_row("r1c4", -0.15, True, stop="sign")  # the other sign
-    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.01, 0.03))
+    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.005, 0.015))
     across = AcrossEngines(("bullet", "mujoco"), (BULLET, mujoco))
     assert across.on_average is None and not across.robust_on_average
     assert across.differing() == ["r1c1", "r1c4"]
     assert across.counts()["differ"] == 2 and across.counts()["fewer"] == 1
     assert across.verdict.startswith(
         "Not robust across bullet and mujoco: on average the engines differ "
-        "(bullet more; mujoco the same within ±0.1)"
+        "(bullet more; mujoco the same within ±0.02)"
     )
     assert across.verdict.endswith("they differ on 2 (r1c1, r1c4)")
     spaces = {r["space"]: r for r in across.to_dict()["spaces"]}
@@ -77,7 +78,7 @@ def test_the_difference_map_says_robust_or_not_and_marks_the_disagreements():
 
     rows = list(BULLET.spaces)
     rows[3] = comparison_row("r1c4", -0.15, True, stop="sign")
-    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.01, 0.03))
+    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.005, 0.015))
     board = load_board("stock")
     robust = difference_figure(board, BULLET, None, 0.3, AcrossEngines(("b", "m"), (BULLET,) * 2))
     split = difference_figure(board, BULLET, None, 0.3, AcrossEngines(("b", "m"), (BULLET, mujoco)))
@@ -176,7 +177,7 @@ def test_a_page_without_engines_has_no_engine_column():
             "only_a": 0,
             "only_b": 0,
         },
-        "rule": "paired",
+        "rule": "spaces",
         "delta": 0.1,
         "rows": [],
         "shots": {},
