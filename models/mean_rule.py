@@ -81,7 +81,9 @@ class BoardMean:
 class MeanRule:
     """The board-mean rule for ``spaces`` spaces. ``cap``: the most pairs a space;
     ``delta``: δ of the mean (None: no stop as equivalent); ``streams``: pairs come
-    this many at a time (an RQMC sweep's scrambles; 1 for plain Monte Carlo)."""
+    this many at a time (an RQMC sweep's scrambles; 1 for plain Monte Carlo);
+    ``first``, ``board_first``: the first look's pairs a space and over the board,
+    at least."""
 
     cap: int
     delta: float | None
@@ -89,10 +91,11 @@ class MeanRule:
     streams: int = 1
     alpha: float = ALPHA
     first: int = FIRST_PAIRS
+    board_first: int = FIRST_BOARD_PAIRS
 
     def looks(self) -> tuple[int, ...]:
         """The pairs a space at each look, in order (the last is the cap)."""
-        wanted = max(self.first, math.ceil(FIRST_BOARD_PAIRS / max(self.spaces, 1)))
+        wanted = max(self.first, math.ceil(self.board_first / max(self.spaces, 1)))
         pairs = self.streams * math.ceil(wanted / self.streams)
         out: list[int] = []
         while pairs < self.cap:

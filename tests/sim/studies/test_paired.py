@@ -47,8 +47,9 @@ def compared(tmp_path_factory):
 @pytest.mark.slow
 def test_pairs_are_the_same_points_and_each_stops_where_the_rule_says(compared):
     cache, designs, (_, comparisons, _) = compared
-    rule = comparison_rule(spec(), "spaces", 0.1).spaces
-    maps = design_tools.paired_maps(spec(), designs, rule, 1, cache)
+    full = comparison_rule(spec(), "spaces", 0.1)
+    rule = full.spaces
+    maps = design_tools.paired_maps(spec(), designs, full, 1, cache)
     for a, b, row in zip(maps[0], maps[1], comparisons[0].spaces, strict=True):
         shots_a, shots_b = a.part.shots, b.part.shots
         assert len(shots_a) == len(shots_b) == row.shots  # two designs: A stops with B
@@ -114,6 +115,8 @@ def test_the_verdict_leads_with_the_board_mean_in_text_and_json(capsys, tmp_path
         "1",
         "--cache",
         str(tmp_path),
+        "--rule",
+        "spaces",
     )
     code, text, _ = run(capsys, *argv)
     assert code == 0
