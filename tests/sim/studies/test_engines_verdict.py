@@ -8,6 +8,7 @@ import json
 import pytest
 
 from sim.cli import main
+from sim.studies import verdict_words
 from sim.studies.compare import Comparison
 from sim.studies.comparison_rule import ComparisonRule
 from sim.studies.engines_verdict import AcrossEngines
@@ -190,3 +191,31 @@ def test_a_page_without_engines_has_no_engine_column():
     across = AcrossEngines(("bullet", "mujoco"), (BULLET, BULLET)).to_dict()
     page = report_html(data | {"engines": across})
     assert ">engines</th>" in page and "Robust across bullet and mujoco" in page
+
+
+def test_the_same_sign_at_sizes_whose_intervals_do_not_overlap_is_said_so():
+    """Bullet +0.09 [+0.07, +0.11] against MuJoCo +0.046 [+0.029, +0.063]: both more,
+    their intervals apart, not the same size; overlapping intervals stay robust (the
+    issue's own Bullet interval, [+0.06, +0.11], touches MuJoCo's by 0.003)."""
+    bullet = dataclasses.replace(BULLET, mean_diff=(0.09, 0.07, 0.11))
+    mujoco = dataclasses.replace(BULLET, mean_diff=(0.046, 0.029, 0.063))
+    across = AcrossEngines(("bullet", "mujoco"), (bullet, mujoco))
+    assert across.robust_on_average and not across.same_size
+    assert across.verdict.startswith(
+        "Same sign, different size across bullet and mujoco: on average wide knocks out more"
+    )
+    assert across.to_dict()["same_size_on_average"] is False
+    close = dataclasses.replace(BULLET, mean_diff=(0.06, 0.05, 0.07))
+    assert AcrossEngines(("bullet", "mujoco"), (bullet, close)).verdict.startswith("Robust")
+
+
+def test_a_mean_detectably_above_zero_but_within_delta_is_practically_the_same():
+    """+0.005 [+0.001, +0.008] within ±0.05: never "B knocks out more"."""
+    small = comparison(list(BULLET.spaces), (0.005, 0.001, 0.008), delta=0.05)
+    assert small.on_average == "within_delta"
+    said = verdict_words.board_mean("stock", "fast-spring", small.on_average, small.mean_diff, 0.05)
+    assert said == (
+        "fast-spring and stock are practically the same on average: +0.005 [+0.001, +0.008] "
+        "(95 %), within ±0.05"
+    )
+    assert "knocks out more" not in said
