@@ -421,3 +421,37 @@ def test_a_hit_map_names_its_dead_zones(capsys, tmp_path):
     assert code == 0 and "dead zones (docs/hitmap.md): never out r7c3" in out
     code, out, _ = run(capsys, *argv[:-1], str(tmp_path / "h2.csv"), "--json")
     assert json.loads(out)["dead_zones"]["never_out"] == ["r7c3"]
+
+
+def test_a_page_by_the_mean_rule_says_where_it_stopped_and_what_is_not_decided():
+    """The board-mean rule cut short by its budget: the headline says the mean is not
+    decided, the spaces not decided at this budget, and about how many more shots
+    would decide it; the provenance names the rule, its δ, its looks and the budget."""
+    from models.mean_rule import MeanRule
+
+    rule = MeanRule(1000, 0.025, 3, 10)
+    how = ComparisonRule("mean", 0.025, mean=rule, budget_s=20.0)
+    stopped = compare.MeanStop("budget", 1, rule.looks(), 230, 1380, 900)
+    rows = per_map_rows(WIDER)
+    comparison = compare.Comparison(
+        "stock", "wide-bale", rows, "", (0.01, -0.01, 0.03), how, stopped
+    )
+    blank = "data:image/png;base64,"
+    why = {"dead": "", "outcomes": "knocked 50 %"}
+    data = contents.verdict_data(comparison) | {
+        "rows": [contents.table_row(r, why, why) for r in rows],
+        "shots": {},
+        "pictures": {"difference": blank, "a": blank, "b": blank},
+        "provenance": {"aimer": "child", "seed": 0, "designs": []} | how.provenance(),
+        "max_recorded": contents.MAX_SPACES_RECORDED,
+        "few_pairs": FEW_SHOTS,
+    }
+    text = words(report_html(data))
+    assert "On average wide-bale against stock is not decided at this budget: +0.010" in text
+    assert "not decided at this budget on 3" in text
+    assert (
+        "Board mean: the budget spent at look 1 of 4, 230 pairs a space, 1,380 shots; not "
+        "decided: about 900 pairs a space (about 4,020 more shots) would decide it"
+    ) in text
+    assert "rule mean (sequential)" in text and "budget 20 s" in text
+    assert "looks (pairs a space) 230, 460, 920, 1000" in text
