@@ -33,7 +33,6 @@ from models.board import load_board, space_name
 from models.design import load_design
 from models.files import write_text_atomic
 from models.stats import wilson_interval
-from sim.defaults import DIFFERENCE_SCALE
 from sim.studies import compare, design_tools, report, space_shots
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
@@ -154,7 +153,7 @@ def main() -> None:
                     versus,
                     [base_map, fast_map],
                     made_by,
-                    DIFFERENCE_SCALE,
+                    None,
                 )
             )
         ),

@@ -21,7 +21,7 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sweep_options, workers_of
-from sim.defaults import DIFFERENCE_SCALE
+from sim.defaults import DIFFERENCE_SCALES
 from sim.studies.dead_zones import FEW_SHOTS
 
 if TYPE_CHECKING:
@@ -181,6 +181,8 @@ def _json_compare(c: _Compared) -> None:
 
 
 def _print_compare(c: _Compared, args) -> None:
+    from sim.studies import verdict_words
+
     for index, comparison in enumerate(c.comparisons):
         if c.across:
             print(c.across[index].verdict)
@@ -192,7 +194,8 @@ def _print_compare(c: _Compared, args) -> None:
     if c.across:
         print(f"The figures below are {c.engines[0]}'s:")
     _print_figures(c.results)
-    from sim.studies import verdict_words
+    if c.comparisons and c.comparisons[0].rule.sequential:
+        print(verdict_words.PAIRED_FIGURES.format(design=c.comparisons[0].design_a))
 
     for comparison in c.comparisons:
         mean, low, high = comparison.mean_diff
@@ -300,10 +303,7 @@ def _write_report(path, c: _Compared, args, across) -> None:
 
     comparison = c.comparisons[0]
     with waiting("recording the page's shots", not args.json):
-        if comparison.rule.sequential:
-            maps = design_tools.paired_maps(c.spec, c.designs, comparison.rule, c.workers, c.cache)
-        else:
-            maps = [design_tools.design_parts(c.spec, d, c.workers, c.cache) for d in c.designs]
+        maps = design_tools.comparison_maps(c.spec, c.designs, comparison.rule, c.workers, c.cache)
         recorded = report.build(
             c.spec, c.board, c.designs, comparison, maps, c.made_by, args.scale, across
         )
@@ -487,10 +487,10 @@ def _add_report_options(q) -> None:
     q.add_argument(
         "--scale",
         type=finite_number(0, 1, above=True),
-        default=DIFFERENCE_SCALE,
         metavar="P",
-        help=f"the difference map's colours span ±P (default {DIFFERENCE_SCALE:g}, the same "
-        "on every map)",
+        help="the difference map's colours span ±P (default: the smallest of "
+        f"{', '.join(f'{s:g}' for s in DIFFERENCE_SCALES)} that holds every space's "
+        "difference; the colour bar says which)",
     )
 
 

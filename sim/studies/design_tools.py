@@ -219,6 +219,20 @@ def paired_maps(
     return [m for m in measured if m is not None]
 
 
+def comparison_maps(
+    spec: space_shots.SweepSpec,
+    designs: list[Design],
+    rule: ComparisonRule,
+    workers: Workers,
+    cache: Path,
+) -> list[list[MeasuredSpace]]:
+    """The maps a comparison by ``rule`` was made of (from the cache, as it made
+    them): the designs fired together, or each design's own map."""
+    if rule.sequential:
+        return paired_maps(spec, designs, rule, workers, cache)
+    return [design_parts(spec, d, workers, cache) for d in designs]
+
+
 def comparison_cached(
     spec: space_shots.SweepSpec, designs: list[Design], rule: ComparisonRule, cache: Path
 ) -> bool:

@@ -162,7 +162,7 @@ class Report:
     comparison: compare.Comparison
     maps: list[list[MeasuredSpace]]
     made_by: dict
-    scale: float
+    scale: float | None
     across: AcrossEngines | None = None
 
 
@@ -173,7 +173,7 @@ def build(
     comparison: compare.Comparison,
     maps: list[list[MeasuredSpace]],
     made_by: dict,
-    scale: float,
+    scale: float | None,
     across: AcrossEngines | None = None,
 ) -> Report:
     """Everything the page shows, shots recorded: the board-mean verdict and the spaces

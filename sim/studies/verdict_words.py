@@ -22,6 +22,12 @@ STOP_WORDS = {
 
 #: The sequential rules: the designs fire together (the mean rule, the spaces rule).
 SEQUENTIAL = ("mean", "spaces")
+#: Said once under the designs' figures of a sequential comparison: each design's
+#: shots stop with its partner's, so its figures are this comparison's.
+PAIRED_FIGURES = (
+    "(paired shots: each design fired until its comparison stopped, so {design}'s own "
+    "figures above change with its partner)"
+)
 
 
 def p_test(rule: str, sampler: str) -> str:

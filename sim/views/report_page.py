@@ -333,7 +333,7 @@ __VERDICT__
 <h2>The maps</h2>
 <div class="maps">
 <figure><img alt="difference map" src="__DIFF__"><figcaption>The difference, space by space,
-on a fixed scale.</figcaption></figure>
+on the scale its colour bar states.</figcaption></figure>
 <figure><img alt="hit map of __A__" src="__MAP_A__"><figcaption>__A__</figcaption></figure>
 <figure><img alt="hit map of __B__" src="__MAP_B__"><figcaption>__B__</figcaption></figure>
 </div>

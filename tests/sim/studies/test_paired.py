@@ -139,7 +139,7 @@ def test_the_per_map_rule_keeps_todays_maps(tmp_path):
     designs = [load_design("stock"), load_design("fast-spring")]
     settings = spec(spaces=("r2c3",), shots=60)
     _, comparisons, maps = design_tools.compare_designs(
-        settings, load_board("stock"), designs, 1, tmp_path, PER_MAP
+        settings, load_board("stock"), designs, 1, tmp_path, rule=PER_MAP
     )
     alone = design_tools.design_parts(dataclasses.replace(settings), designs[1], 1, tmp_path)
     assert maps[1] == [m.row.to_dict() for m in alone]

@@ -78,13 +78,19 @@ def texts_top_down(fig) -> list[Text]:
     return sorted(shown, key=lambda t: -t.get_window_extent(renderer).y1)
 
 
-def test_a_difference_means_one_colour_on_every_map(board):
-    small = difference_figure(board, comparison({"r8c3": (0.2, True, 100)}))
-    large = difference_figure(
-        board, comparison({"r8c3": (0.2, True, 100), "r9c3": (0.5, True, 100)})
-    )
-    assert cell_colours(small, board)[(8, 3)] == cell_colours(large, board)[(8, 3)]
-    assert small.axes[1].get_ylim() == pytest.approx((-0.5, 0.5))  # the colour bar
+def test_the_scale_is_chosen_from_the_data_and_a_given_scale_is_the_same_on_every_map(board):
+    """No --scale: the smallest of ±0.05, ±0.1, ±0.2, ±0.5 that holds every difference,
+    the colour bar saying it was chosen; --scale: one difference, one colour."""
+    few_points = comparison({"r8c3": (0.04, True, 100)})
+    small = comparison({"r8c3": (0.2, True, 100)})
+    large = comparison({"r8c3": (0.2, True, 100), "r9c3": (0.5, True, 100)})
+    for data, scale in ((few_points, 0.05), (small, 0.2), (large, 0.5)):
+        fig = difference_figure(board, data)
+        assert fig.axes[1].get_ylim() == pytest.approx((-scale, scale))  # the colour bar
+        assert f"±{scale:g} (chosen from the data" in fig.axes[1].get_ylabel()
+    fixed = [difference_figure(board, data, scale=0.5) for data in (small, large)]
+    assert cell_colours(fixed[0], board)[(8, 3)] == cell_colours(fixed[1], board)[(8, 3)]
+    assert "set by --scale" in fixed[0].axes[1].get_ylabel()
 
 
 def test_the_difference_map_fades_noise_and_stays_readable(board):
