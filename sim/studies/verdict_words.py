@@ -71,7 +71,7 @@ def board_mean_parts(
     said = {
         "more": f"On average {design_b} knocks out more than {design_a}",
         "fewer": f"On average {design_b} knocks out fewer than {design_a}",
-        "within_delta": f"{design_b} and {design_a} are practically the same on average",
+        "within_delta": f"On average {design_b} and {design_a} are practically the same",
         "not_detectable": f"On average no detectable difference between {design_b} and {design_a}",
         "undecided": f"On average {design_b} against {design_a} is not decided at this budget",
     }[on_average]

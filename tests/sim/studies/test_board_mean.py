@@ -130,7 +130,7 @@ def test_a_design_against_its_copy_flags_nothing_and_stops_at_once(tmp_path):
     assert comparison.mean_diff[0] == 0.0 and comparison.on_average == "within_delta"
     assert comparison.stopped.stop == "equivalent" and comparison.stopped.looks_taken == 1
     assert not any(r.significant for r in comparison.spaces)
-    assert comparison.verdict.startswith("twin and stock are practically the same on average")
+    assert comparison.verdict.startswith("On average twin and stock are practically the same")
     assert sum(r["shots"] for rows in maps for r in rows) == 2 * 10 * len(SPACES)
 
 

@@ -215,7 +215,7 @@ def test_a_mean_detectably_above_zero_but_within_delta_is_practically_the_same()
     assert small.on_average == "within_delta"
     said = verdict_words.board_mean("stock", "fast-spring", small.on_average, small.mean_diff, 0.05)
     assert said == (
-        "fast-spring and stock are practically the same on average: +0.005 [+0.001, +0.008] "
+        "On average fast-spring and stock are practically the same: +0.005 [+0.001, +0.008] "
         "(95 %), within ±0.05"
     )
     assert "knocks out more" not in said

@@ -96,7 +96,7 @@ def test_a_design_against_itself_flags_nothing_and_is_within_delta(tmp_path):
     assert comparison.mean_diff[0] == 0.0
     assert all(r.stop == "equivalent" and not r.significant for r in comparison.spaces)
     assert comparison.verdict.startswith(
-        "twin and stock are practically the same on average: +0.000 ["
+        "On average twin and stock are practically the same: +0.000 ["
     )
 
 

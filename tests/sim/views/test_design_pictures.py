@@ -159,7 +159,7 @@ def test_a_board_of_faded_spaces_still_leads_with_the_board_mean(board, rule):
         (
             (0.0, -0.02, 0.02),
             0.05,
-            "wide-bale and stock are practically the same on average",
+            "On average wide-bale and stock are practically the same",
         ),
         (
             (0.01, -0.02, 0.04),
