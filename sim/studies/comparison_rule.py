@@ -120,8 +120,8 @@ def comparison_rule(
         delta = default_delta(name, spec.precision)
     if budget_s is not None and name != "mean":
         raise InputError(
-            "--budget is the mean rule's: its looks are fixed over the whole board; "
-            f"--rule {name} decides space by space (leave --budget out, or use --shots)"
+            "--budget is the mean rule's (its looks are fixed over the whole board): "
+            f"leave it out with --rule {name}, or cap the shots with --shots"
         )
     if name == "per-map":
         return ComparisonRule(name)

@@ -286,7 +286,8 @@ BAD = [
     (
         "compare: --budget with the spaces rule",
         ["design", "compare", "stock", "fast-spring", *SWEEP, "--rule", "spaces", "--budget", "60"],
-        "--budget is the mean rule's",
+        "--budget is the mean rule's (its looks are fixed over the whole board): leave it out "
+        "with --rule spaces",
     ),
     (
         "compare: --budget too small for the first look",
