@@ -190,7 +190,7 @@ def paired_maps(
     rule: ComparisonRule,
     workers: Workers,
     cache: Path,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[list[MeasuredSpace]]:
     """Every design's hit map of a comparison fired together, by the mean rule
     (sim/studies/board_mean.py) or the spaces rule (sim/studies/paired.py), from the
@@ -311,13 +311,14 @@ def compare_designs(
     designs: list[Design],
     workers: Workers,
     cache: Path,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
     rule: ComparisonRule | None = None,
 ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
     shot for shot, and the hit-map rows. ``rule``: the comparison's
     (sim/studies/comparison_rule.py; None: the default, the board-mean rule with its
-    default δ). ``progress(done, total)`` counts spaces finished."""
+    default δ). ``progress(done, total)`` counts spaces finished (the mean rule adds
+    ``note=``, the mean so far, after each look)."""
     rule = rule or comparison_rule(spec)
     if rule.sequential and len(designs) > 1:
         outputs = paired_outputs(spec, designs, rule, cache)
@@ -325,7 +326,12 @@ def compare_designs(
             read_cached(output.spec, output.path, output.expected)
         total = len(spec.spaces)
         maps = paired_maps(
-            spec, designs, rule, workers, cache, progress and (lambda d: progress(d, total))
+            spec,
+            designs,
+            rule,
+            workers,
+            cache,
+            progress and (lambda d, **n: progress(d, total, **n)),
         )
     else:
         maps = _maps_one_by_one(spec, designs, workers, cache, progress)

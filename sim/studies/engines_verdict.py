@@ -106,9 +106,11 @@ def compare_in_engines(
     return EngineRuns(spec, runs, across, made_by)
 
 
-def _engine_progress(progress, index: int, engines: int, done: int, total: int) -> None:
-    """Spaces finished over every engine's comparison."""
-    progress(index * total + done, engines * total)
+def _engine_progress(
+    progress, index: int, engines: int, done: int, total: int, note: str | None = None
+) -> None:
+    """Spaces finished over every engine's comparison (and a note: the mean so far)."""
+    progress(index * total + done, engines * total, note=note)
 
 
 def space_verdict(comparison: Comparison, row: ComparisonRow) -> str:

@@ -37,11 +37,13 @@ def run_looks(
     start: list[dict[str, SpaceShots]],
     workers: Workers,
     budget: Budget,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> None:
     """Fire the rule's looks from the shots ``start`` (per design, per space: what an
     earlier run kept) until every comparison's mean stops, or the budget's next look
-    would not fit; then write every output's map (and its per-shot file)."""
+    would not fit; then write every output's map (and its per-shot file).
+    ``progress(done)`` counts each look's spaces; after a look, ``progress(done,
+    note=...)`` says the mean so far."""
     spaces = list(outputs[0].spec.spaces)
     board = Board(tuple(spaces), start, [True] * (len(outputs) - 1))
     with ExitStack() as owning:
@@ -64,7 +66,7 @@ def _looks(
     board: Board,
     workers: Workers,
     budget: Budget,
-    progress: Callable[[int], None] | None,
+    progress: Callable[..., None] | None,
 ) -> None:
     specs = tuple(o.spec for o in outputs)
     rate = None
@@ -80,7 +82,9 @@ def _looks(
             _fire(pool, job, todo, board, outputs, progress)
             if shots:
                 rate = shots / max(time.monotonic() - began, 1e-3)
-            _ask(rule, board, rounds)
+            said = _ask(rule, board, rounds)
+            if progress and said is not None:
+                progress(len(board.names), note=said)
             if not any(board.live):
                 return
 
@@ -113,9 +117,12 @@ def _fired(board: Board, name: str) -> tuple[SpaceShots | None, ...]:
     return tuple(by_space.get(name) for by_space in board.shots)
 
 
-def _ask(rule: MeanRule, board: Board, rounds: int) -> None:
-    """The rule after a look, for each comparison still live: stopped or not."""
+def _ask(rule: MeanRule, board: Board, rounds: int) -> str | None:
+    """The rule after a look, for each comparison still live: stopped or not; the
+    first comparison's mean in words, for the progress bar (its interval shrinking
+    look by look)."""
     shots_a = board.shots[0]
+    said = None
     for index in range(len(board.live)):
         if not board.live[index]:
             continue
@@ -125,5 +132,9 @@ def _ask(rule: MeanRule, board: Board, rounds: int) -> None:
             for n in board.names
             if board_mean.compared(shots_a[n], shots_b[n])
         ]
-        if not counts or rule.stop(rule.mean(np.array(counts))) is not None:
+        at = rule.mean(np.array(counts)) if counts else None
+        if at is not None and said is None:
+            said = f"mean {at.mean:+.3f} [{at.low:+.3f}, {at.high:+.3f}] at {at.pairs} pairs"
+        if at is None or rule.stop(at) is not None:
             board.live[index] = False
+    return said

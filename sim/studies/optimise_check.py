@@ -35,7 +35,7 @@ def verify(
     spec: SweepSpec,
     workers: Workers,
     cache: Path,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> dict:
     """BASE and the trial's ``design`` fired with the same new shots of ``spec`` (its
     seed and precision) on the first objective's spaces."""

@@ -89,7 +89,7 @@ def test_the_same_files_whatever_the_workers(clean, tmp_path):
 def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(clean, tmp_path):
     calls = []
 
-    def killed(done, total):
+    def killed(done, total, note=None):
         calls.append(done)
         if len(calls) == 6:  # in the second look: the first's parts are kept
             raise KeyboardInterrupt
@@ -149,3 +149,21 @@ def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
     )
     assert comparisons[0].rule == dataclasses.replace(comparisons[0].rule)
     assert comparisons[0].rule.name == "mean" and comparisons[0].stopped is not None
+
+
+def test_the_progress_shows_the_means_interval_shrinking_look_by_look(clean, tmp_path):
+    notes = []
+
+    def progress(done, total, note=None):
+        if note is not None:
+            notes.append(note)
+
+    compared(tmp_path, progress=progress)
+    stopped = clean[1].stopped
+    assert len(notes) == stopped.looks_taken  # one after each look
+    widths = []
+    for note in notes:  # "mean +0.012 [-0.101, +0.125] at 10 pairs"
+        low, high = (float(v) for v in note.split("[")[1].split("]")[0].split(", "))
+        widths.append(high - low)
+    assert widths == sorted(widths, reverse=True)
+    assert notes[-1].endswith(f"at {stopped.pairs} pairs")
