@@ -65,20 +65,20 @@ class PairedRule:
     """The sequential paired rule for ``spaces`` spaces compared together.
 
     ``cap``: the most pairs at a space; ``delta``: δ, the smallest difference that
-    matters (None: no space stops as equivalent); ``rounds``: pairs come this many at
+    matters (None: no space stops as equivalent); ``streams``: pairs come this many at
     a time (an RQMC sweep's scrambles; 1 for plain Monte Carlo)."""
 
     cap: int
     delta: float | None
     spaces: int = 1
-    rounds: int = 1
+    streams: int = 1
     alpha: float = ALPHA
     first: int = FIRST_LOOK
 
     def looks(self) -> tuple[int, ...]:
         """The pairs at each look, in order (the last is the cap)."""
         out: list[int] = []
-        pairs = self.rounds * math.ceil(self.first / self.rounds)
+        pairs = self.streams * math.ceil(self.first / self.streams)
         while pairs < self.cap:
             out.append(pairs)
             pairs *= 2

@@ -10,9 +10,13 @@
   interval is within ±precision) fires on average to the same precision at each
   space's measured P, summed (exact: models/stats.py, ``sequential_bias``);
 - ``compare_seconds``, ``compare_shots``: stock against fast-spring by ``design
-  compare``'s default rule (the sequential paired rule, δ the precision), cold, with
-  its verdict, why its spaces stopped (``compare_stops``), and the significant
-  spaces: P_A, P_B, the difference, its interval, the Holm-adjusted p;
+  compare``'s default rule (the board mean, δ half the precision), cold, with its
+  verdict, the mean's interval's width (``compare_width``), where the rule stopped
+  (``compare_mean_rule``) and the flagged spaces: P_A, P_B, the difference, its
+  interval, the Holm-adjusted p; the same with ``--budget 20``
+  (``compare_budget_seconds``, ``compare_budget_width``, ...), stock against
+  docs/examples/wide-bale.toml (``compare_gain_*``: a clear gain) and against a copy
+  of itself under another name (``compare_null_*``);
 - ``optimise_seconds``, ``optimise_shots``: ``piggy design optimise stock``, cold (a
   process of its own, a new study and cache), 20 trials on the answer's spaces,
   ``mean-p``, 2 workers, its defaults otherwise (low fidelity, racing, two trials at
@@ -31,14 +35,16 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 from models.aimer import load_aimer
 from models.board import load_board, space_name
-from models.design import load_design
+from models.design import design_from_dict, design_toml, load_design
 from models.stats import sequential_bias
 from sim.physics.engines import installed
 from sim.studies import design_tools, hitmap, space_shots
+from sim.studies.comparison_rule import comparison_rule
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
 CAP = 1000
@@ -114,38 +120,7 @@ def bench_answer(
                 f"{figures['answer_shots_mujoco']} shots",
                 flush=True,
             )
-    board = load_board("stock")
-    designs = [load_design("stock"), load_design("fast-spring")]
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        _, comparisons, maps = design_tools.compare_designs(
-            spec, board, designs, workers, Path(folder), rule="paired", delta=precision
-        )
-        figures["compare_seconds"] = round(time.perf_counter() - start, 1)
-    rows = [row.to_dict() for row in comparisons[0].spaces]
-    figures["compare_shots"] = sum(int(r["shots"] or 0) for m in maps for r in m)
-    figures["compare_verdict"] = comparisons[0].verdict
-    figures["compare_stops"] = {
-        stop: sum(r.get("stop") == stop for r in rows) for stop in ("sign", "equivalent", "cap")
-    }
-    figures["compare_significant"] = {
-        r["space"]: [
-            r["p_a"],
-            r["p_b"],
-            r["diff"],
-            r["diff_ci_low"],
-            r["diff_ci_high"],
-            r["p_value_adjusted"],
-        ]
-        for r in rows
-        if r["significant"]
-    }
-    if not quiet:
-        print(
-            f"stock against fast-spring, the paired rule, delta {precision:g}: "
-            f"{figures['compare_seconds']} s, {figures['compare_shots']} shots",
-            flush=True,
-        )
+    figures.update(bench_compare(spec, workers, quiet))
     figures.update(bench_optimise(trials, spec.spaces if spaces else None, workers, quiet))
     child = space_shots.SweepSpec(
         board="stock",
@@ -162,6 +137,62 @@ def bench_answer(
     figures["shots_per_s_child"] = round(child_shots / (time.perf_counter() - start), 1)
     if not quiet:
         print(f"child-aimed shots, one core: {figures['shots_per_s_child']} a second")
+    return figures
+
+
+#: The comparisons timed besides stock against fast-spring: a clear gain (the wider
+#: bale, +0.04 on average) and a design against its own copy under another name.
+GAIN = Path(__file__).resolve().parent.parent / "docs" / "examples" / "wide-bale.toml"
+#: The budget of the budgeted comparison, seconds.
+BUDGET_S = 20.0
+
+
+def timed_compare(spec, designs, workers: int, budget_s: float | None = None) -> tuple:
+    """One comparison by ``design compare``'s default rule, cold: (seconds, shots, the
+    comparison)."""
+    board = load_board("stock")
+    rule = comparison_rule(spec, budget_s=budget_s)
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        _, comparisons, maps = design_tools.compare_designs(
+            spec, board, designs, workers, Path(folder), None, rule
+        )
+        seconds = round(time.perf_counter() - start, 1)
+    return seconds, sum(int(r["shots"] or 0) for m in maps for r in m), comparisons[0]
+
+
+def bench_compare(spec, workers: int, quiet: bool) -> dict:
+    """stock against fast-spring by the default rule (and with a budget), against the
+    wider bale, and against its own copy (see the module's docstring)."""
+    stock = load_design("stock")
+    twin = design_from_dict(
+        tomllib.loads(design_toml(stock)) | {"name": "stock-copy"}, source="a copy"
+    )
+    runs = {
+        "compare": timed_compare(spec, [stock, load_design("fast-spring")], workers),
+        "compare_budget": timed_compare(
+            spec, [stock, load_design("fast-spring")], workers, BUDGET_S
+        ),
+        "compare_gain": timed_compare(spec, [stock, load_design(str(GAIN))], workers),
+        "compare_null": timed_compare(spec, [stock, twin], workers),
+    }
+    figures: dict = {}
+    for name, (seconds, shots, comparison) in runs.items():
+        _, low, high = comparison.mean_diff
+        figures |= {
+            f"{name}_seconds": seconds,
+            f"{name}_shots": shots,
+            f"{name}_verdict": comparison.verdict,
+            f"{name}_width": round(high - low, 4),
+            f"{name}_mean_rule": comparison.to_dict().get("mean_rule"),
+            f"{name}_significant": {
+                r.space: [r.p_a, r.p_b, r.diff, r.diff_ci_low, r.diff_ci_high, r.p_value_adjusted]
+                for r in comparison.spaces
+                if r.significant
+            },
+        }
+        if not quiet:
+            print(f"{name}: {seconds} s, {shots} shots; {comparison.verdict}", flush=True)
     return figures
 
 

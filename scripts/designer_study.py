@@ -33,9 +33,7 @@ from models.board import load_board, space_name
 from models.design import load_design
 from models.files import write_text_atomic
 from models.stats import wilson_interval
-from sim.defaults import DIFFERENCE_SCALE
 from sim.studies import compare, design_tools, report, space_shots
-from sim.studies import paired as sim_paired
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
@@ -132,16 +130,17 @@ def main() -> None:
     )
 
     paired = dataclasses.replace(spec, precision=args.compare_precision, sampler="rqmc")
-    delta = args.compare_precision
     _, comparisons, maps = design_tools.compare_designs(
-        paired, board, [stock, fast], args.workers, cache, rule="paired", delta=delta
+        paired, board, [stock, fast], args.workers, cache
     )
     versus = comparisons[0]
-    rule = sim_paired.paired_rule(paired, delta)
-    base_map, fast_map = design_tools.paired_maps(paired, [stock, fast], rule, args.workers, cache)
-    made_by = design_tools.comparison_provenance(
-        paired, ["stock", "fast-spring"], maps
-    ) | design_tools.rule_provenance(rule)
+    base_map, fast_map = design_tools.paired_maps(
+        paired, [stock, fast], versus.rule, args.workers, cache
+    )
+    made_by = (
+        design_tools.comparison_provenance(paired, ["stock", "fast-spring"], maps)
+        | versus.rule.provenance()
+    )
     save_figure(difference_figure(board, versus, made_by), pictures / "compare.png")
     page = write_text_atomic(
         cache / "report.html",
@@ -154,7 +153,7 @@ def main() -> None:
                     versus,
                     [base_map, fast_map],
                     made_by,
-                    DIFFERENCE_SCALE,
+                    None,
                 )
             )
         ),

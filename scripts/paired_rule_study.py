@@ -135,7 +135,7 @@ def variance_ratio(a: np.ndarray, b: np.ndarray, points: int) -> float | None:
 def physics(args) -> dict:
     a_hits, b_hits = read_hits(args.a), read_hits(args.b)
     spaces = [s for s in a_hits if s in b_hits]
-    rule = PairedRule(cap=args.cap, delta=args.delta, spaces=len(spaces), rounds=10)
+    rule = PairedRule(cap=args.cap, delta=args.delta, spaces=len(spaces), streams=10)
     replayed = {s: replay(rule, a_hits[s], b_hits[s]) for s in spaces}
     adjusted = dict(zip(spaces, holm([replayed[s][2] for s in spaces]), strict=True))
     stops: dict[str, int] = defaultdict(int)

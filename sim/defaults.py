@@ -36,6 +36,7 @@ OBJECTIVES = {
 SEARCH_PRECISION = 0.1
 IN_FLIGHT_ON_CLUSTER = 2
 
-#: The difference map's colour scale by default: ±0.5, the same on every map, so that a
-#: colour means the same difference on every picture.
-DIFFERENCE_SCALE = 0.5
+#: The scales the difference map chooses from, the smallest that holds every compared
+#: space's difference (``--scale`` overrides): a map of differences of a few points
+#: is not all white, and the same difference has the same colour on maps of one scale.
+DIFFERENCE_SCALES = (0.05, 0.1, 0.2, 0.5)

@@ -205,20 +205,23 @@ def load_scene(args) -> tuple[Board, Design, Layout | None]:
 def progress_bar(total: int | None, enabled: bool, unit: str = "game", label: str | None = None):
     """A progress bar (rate and time left) on standard error when it is a terminal.
 
-    Returns ``update(done, total=None)``: call it with the number done so far (and the
-    total, once it is known or when it changes), or with None to close the bar."""
+    Returns ``update(done, total=None, note=None)``: call it with the number done so far
+    (and the total, once it is known or when it changes; a ``note`` shown after the
+    bar, e.g. a running estimate), or with None to close the bar."""
     if not (enabled and sys.stderr.isatty()):
-        return lambda done, total=None: None
+        return lambda done, total=None, note=None: None
     from tqdm import tqdm
 
     bar = tqdm(total=total, unit=unit, desc=label, file=sys.stderr)
 
-    def update(done, total=None):
+    def update(done, total=None, note=None):
         if done is None:
             bar.close()
             return
         if total is not None and total != bar.total:
             bar.total = total
+        if note is not None:
+            bar.set_postfix_str(note, refresh=False)
         bar.update(done - bar.n)
 
     return update

@@ -4,6 +4,7 @@ side by side (compare), or one design field varied over a range (sweep)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING
 
 from models.design import load_design, load_designs
@@ -20,7 +21,7 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sweep_options, workers_of
-from sim.defaults import DIFFERENCE_SCALE
+from sim.defaults import DIFFERENCE_SCALES
 from sim.studies.dead_zones import FEW_SHOTS
 
 if TYPE_CHECKING:
@@ -116,11 +117,11 @@ def _compare(args) -> _Compared:
             raise InputError(f"--html reports one comparison: give two designs, not {len(designs)}")
         check_output(args.html, "--html", (".html",))
     board, spec, workers, cache = _design_test_args(args)
-    rule, delta = _rule_of(args, spec)
     engines = _engines_of(args, spec, designs)
+    rule = _rule_of(args, spec, workers, len(designs) * len(engines))
     progress = progress_bar(None, not args.json, unit="space")
     done = compare_in_engines(
-        spec, board, designs, args.designs, engines, workers, cache, progress, rule, delta
+        spec, board, designs, args.designs, engines, workers, cache, progress, rule
     )
     progress(None)
     designs = [with_engine(d, engines[0]) for d in designs]
@@ -180,6 +181,8 @@ def _json_compare(c: _Compared) -> None:
 
 
 def _print_compare(c: _Compared, args) -> None:
+    from sim.studies import verdict_words
+
     for index, comparison in enumerate(c.comparisons):
         if c.across:
             print(c.across[index].verdict)
@@ -191,22 +194,25 @@ def _print_compare(c: _Compared, args) -> None:
     if c.across:
         print(f"The figures below are {c.engines[0]}'s:")
     _print_figures(c.results)
-    from sim.studies import verdict_words
+    if c.comparisons and c.comparisons[0].rule.sequential:
+        print(verdict_words.PAIRED_FIGURES.format(design=c.comparisons[0].design_a))
 
     for comparison in c.comparisons:
         mean, low, high = comparison.mean_diff
         print(
             f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
             f"{_mean(mean, mean)} [{_mean(low, mean)}, {_mean(high, mean)}]"
-            + ("" if comparison.rule == "per-map" else f", {_pairs(comparison)} pairs a space")
+            + ("" if comparison.rule.name == "per-map" else f", {_pairs(comparison)} pairs a space")
         )
+        if comparison.stopped is not None:
+            print(f"  {_mean_stop(comparison)}")
         significant = [r.to_dict() for r in comparison.spaces if r.significant]
         for row in significant:
             print(
                 f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
                 f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
                 f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} "
-                f"({verdict_words.p_test(comparison.rule, c.spec.sampler)})"
+                f"({verdict_words.p_test(comparison.rule.name, c.spec.sampler)})"
             )
     _print_cache(c.cache)
     for path in (args.plot, args.html):
@@ -235,15 +241,45 @@ def _engines_of(args, spec, designs) -> tuple[str, ...]:
     return tuple(check_engine(e) for e in engines)
 
 
-def _rule_of(args, spec) -> tuple[str, float | None]:
-    """``--rule`` and δ (``--delta``, else the precision), checked before any shot."""
-    from sim.studies.paired import check_rule
+def _rule_of(args, spec, workers, designs: int):
+    """The comparison's rule, built once: ``--rule``, δ (``--delta``, else the rule's
+    default) and ``--budget``, checked before any shot (a budget too small for the
+    first look is refused, naming the smallest that fits)."""
+    from sim.studies.comparison_rule import check_rule, comparison_rule
 
-    rule = check_rule(args.rule)
-    delta = args.delta if args.delta is not None else spec.precision
-    if args.delta is not None and rule != "paired":
-        raise InputError("--delta is the paired rule's: leave it out with --rule per-map")
-    return rule, delta
+    name = check_rule(args.rule)
+    if args.delta is not None and name == "per-map":
+        raise InputError("--delta is the mean and spaces rules': leave it out with --rule per-map")
+    rule = comparison_rule(spec, name, args.delta, args.budget)
+    if rule.mean is not None and rule.budget_s is not None:
+        smallest = _first_look_seconds(rule.mean, designs, workers)
+        if rule.budget_s < smallest:
+            raise InputError(
+                f"--budget {rule.budget_s:g} is too small for the first look: give at least "
+                f"{math.ceil(smallest)} s ({rule.mean.looks()[0]} pairs a space, "
+                f"{designs} designs, at {SHOTS_PER_S_A_WORKER:g} shots/s a worker)"
+            )
+    return rule
+
+
+#: Shots a second a worker fires, about, for a budget's first look (a child aiming on
+#: the stock board, the idle development machine: docs/hitmap.md, "Time to an answer").
+SHOTS_PER_S_A_WORKER = 90.0
+
+
+def _first_look_seconds(rule, designs: int, workers) -> float:
+    """The first look's seconds at :data:`SHOTS_PER_S_A_WORKER` on the local workers
+    (a cluster counted as one worker: its size is not known before it is reached)."""
+    shots = rule.looks()[0] * rule.spaces * designs
+    return shots / (SHOTS_PER_S_A_WORKER * (workers if isinstance(workers, int) else 1))
+
+
+def _mean_stop(comparison) -> str:
+    """Where the board-mean rule stopped, in words: why, the looks, the shots, and what
+    an undecided mean would need."""
+    from sim.studies.verdict_words import mean_stop_words
+
+    return mean_stop_words(comparison.stopped.to_dict(), comparison.delta, len(comparison.spaces))
 
 
 def _mean(value, mean) -> str:
@@ -262,16 +298,12 @@ def _pairs(comparison) -> str:
 def _write_report(path, c: _Compared, args, across) -> None:
     """The shareable page: its shots recorded (a few seconds), then written atomically."""
     from models.files import write_text_atomic
-    from sim.studies import design_tools, paired, report
+    from sim.studies import design_tools, report
     from sim.views.report_page import page_data, report_html
 
     comparison = c.comparisons[0]
     with waiting("recording the page's shots", not args.json):
-        if comparison.rule == "paired":
-            sequential = paired.paired_rule(c.spec, comparison.delta)
-            maps = design_tools.paired_maps(c.spec, c.designs, sequential, c.workers, c.cache)
-        else:
-            maps = [design_tools.design_parts(c.spec, d, c.workers, c.cache) for d in c.designs]
+        maps = design_tools.comparison_maps(c.spec, c.designs, comparison.rule, c.workers, c.cache)
         recorded = report.build(
             c.spec, c.board, c.designs, comparison, maps, c.made_by, args.scale, across
         )
@@ -332,16 +364,27 @@ def _signed(value) -> str:
     return "-" if value is None else f"{value:+.2f}"
 
 
+def _swept(args, variants) -> tuple[list[dict], Path]:
+    """Each variant's figures, its map measured on its own, and the cache folder."""
+    from sim.studies import design_tools
+    from sim.studies.comparison_rule import PER_MAP
+
+    board, spec, workers, cache = _design_test_args(args)
+    progress = progress_bar(None, not args.json, unit="space")
+    results, _, _ = design_tools.compare_designs(
+        spec, board, variants, workers, cache, progress, PER_MAP
+    )
+    progress(None)
+    return results, cache
+
+
 def cmd_design_sweep(args) -> int:
     from sim.studies import design_tools
 
     field, values = design_tools.parse_sweep(args.param)
     base = load_design(args.design)
     variants = [design_tools.with_value(base, field, v) for v in values]
-    board, spec, workers, cache = _design_test_args(args)
-    progress = progress_bar(None, not args.json, unit="space")
-    results, _, _ = design_tools.compare_designs(spec, board, variants, workers, cache, progress)
-    progress(None)
+    results, cache = _swept(args, variants)
     if args.plot:
         from sim.views.design_pictures import sweep_figure
         from sim.views.pictures import save_figure
@@ -379,9 +422,12 @@ def add_design_compare(design_sub) -> None:
         description="Compare launcher designs shot for shot: every design fires the same "
         "shots (the same random numbers per shot). The verdict leads with the mean "
         "difference over the board with its 95 % interval (is B better?), then the "
-        "spaces. By default (--rule paired) the designs fire together at each space "
-        "until the sign of its difference is decided (exact McNemar test, family-wise "
-        "95 % over the spaces and looks), or its interval lies within ±δ, or the cap; "
+        "spaces. By default (--rule mean) the designs fire together at every space, "
+        "look by look, until the board mean's sign is decided or its interval lies "
+        "within ±δ (95 % over the looks), or the cap or --budget; the spaces whose "
+        "sign is decided then are flagged (exact McNemar test, family-wise 95 % over "
+        "the spaces and looks). --rule spaces carries each space until its own sign "
+        "is decided or its interval lies within ±δ; "
         "--rule per-map measures each design's map to ±precision on its own, then "
         "pairs them (t-test over the RQMC scrambles, or McNemar's with --sampler mc; "
         "Holm over the spaces). Also each design's reach, mean and worst P with "
@@ -400,17 +446,26 @@ def _add_rule_options(q) -> None:
     """When a space stops, and in which engines."""
     q.add_argument(
         "--rule",
-        default="paired",
+        default="mean",
         metavar="RULE",
-        help="when a space stops: paired (default: its verdict decided, docs/hitmap.md) "
-        "or per-map (each design's map to ±precision on its own, as before)",
+        help="when the shots stop: mean (default: the board mean decided, docs/hitmap.md), "
+        "spaces (each space's verdict decided; 'paired' is its old name) or per-map "
+        "(each design's map to ±precision on its own)",
     )
     q.add_argument(
         "--delta",
         type=finite_number(0, 1, above=True),
         metavar="D",
-        help="δ of the paired rule: a space whose difference's interval lies within ±δ "
-        "stops, no difference of δ or more (default: the precision)",
+        help="δ, the smallest difference that matters: the mean rule stops when the board "
+        "mean's interval lies within ±δ (default: half the precision), the spaces rule a "
+        "space whose interval does (default: the precision)",
+    )
+    q.add_argument(
+        "--budget",
+        type=finite_number(0, above=True),
+        metavar="SECONDS",
+        help="the mean rule's time: its looks are fixed beforehand, and the answer is the "
+        "last look that fits (not with --rule spaces or per-map)",
     )
     q.add_argument(
         "--engines",
@@ -432,10 +487,10 @@ def _add_report_options(q) -> None:
     q.add_argument(
         "--scale",
         type=finite_number(0, 1, above=True),
-        default=DIFFERENCE_SCALE,
         metavar="P",
-        help=f"the difference map's colours span ±P (default {DIFFERENCE_SCALE:g}, the same "
-        "on every map)",
+        help="the difference map's colours span ±P (default: the smallest of "
+        f"{', '.join(f'{s:g}' for s in DIFFERENCE_SCALES)} that holds every space's "
+        "difference; the colour bar says which)",
     )
 
 

@@ -18,15 +18,19 @@ is stays at most 5 %. With ``precision`` the two hit maps may stop after
 different numbers of shots at a space; the pairs are the shots both fired (with
 RQMC: the points both fired in every scramble).
 
-With the sequential paired rule (``design compare``'s default, sim/studies/paired.py)
-the pairs were fired together and each space stopped when its question was
-answered; its row is the rule's last look (Tango's interval at the looks' level,
-the space's p-value over its looks, why it stopped: models/sequential.py), Holm's
-correction then taken over the spaces' p-values as above.
+With the board-mean rule (``design compare``'s default: models/mean_rule.py,
+sim/studies/board_mean.py) the pairs were fired together at every space, look by
+look, until the board mean's question was answered; each space's row is its pairs
+at that look (Tango's interval at the looks' level, its McNemar p-value times the
+looks), Holm's correction taken over the spaces: the spaces not flagged are not
+decided at this budget. With the spaces rule (sim/studies/paired.py) each space
+stopped when its own question was answered; its row is the rule's last look
+(models/sequential.py), Holm's correction then taken over the spaces' p-values.
 
 **The verdict** leads with the question "is B better?": the mean of P_B - P_A over
 the spaces both designs reach, with its interval, detectably above or below 0 or
-not (and, given δ, whether it lies within ±δ); then the spaces, one count each.
+not (and, given δ, whether it lies within ±δ: then practically the same, whatever
+its sign); then the spaces, one count each.
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.sequential import PairedRule
 from models.stats import Z_95, PairedDifference, holm, mean_interval, paired_difference
-from sim.studies import paired, rqmc, verdict_words
+from sim.studies import board_mean, paired, rqmc, verdict_words
+from sim.studies.comparison_rule import PER_MAP, ComparisonRule
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.records import ComparisonRow, ShotRow, SpaceShots
 
@@ -51,22 +55,27 @@ ALPHA = 0.05
 class Comparison:
     """Design B against design A, space by space (``spaces``: one row per space),
     and on average over the spaces both reach (``mean_diff``: mean, low, high).
-    ``rule``: "paired" (sequential, with δ ``delta``) or "per-map"."""
+    ``rule``: the comparison's (sim/studies/comparison_rule.py); with the mean rule,
+    ``stopped``: why the mean stopped, the looks taken and the pairs a space then."""
 
     design_a: str
     design_b: str
     spaces: list[ComparisonRow]
     verdict: str
     mean_diff: tuple  # (mean of P_B - P_A over spaces in reach of both, low, high)
-    rule: str = "per-map"
-    delta: float | None = None
+    rule: ComparisonRule = PER_MAP
+    stopped: MeanStop | None = None
+
+    @property
+    def delta(self) -> float | None:
+        return self.rule.delta
 
     @property
     def on_average(self) -> str | None:
         """The board-mean verdict: "more" or "fewer" when the interval of the mean
         difference lies above or below 0, "within_delta" when it lies within ±δ,
         "not_detectable" otherwise; None with no space in reach of both."""
-        return mean_verdict(self.mean_diff, self.delta)
+        return mean_verdict(self.mean_diff, self.delta, self.rule.name == "mean")
 
     def to_dict(self) -> dict:
         """As JSON: a difference that cannot be estimated is null, with the reason."""
@@ -86,13 +95,40 @@ class Comparison:
             "null_reason": why,
             "alpha": ALPHA,
             "correction": "holm",
-            "rule": self.rule,
+            "rule": self.rule.name,
             "spaces": [r.to_dict() for r in self.spaces],
         }
-        if self.rule == "paired":
+        if self.rule.sequential:
             out["delta"] = self.delta
             out["space_counts"] = space_counts(self.spaces)
+        if self.stopped is not None:
+            out["mean_rule"] = self.stopped.to_dict() | {"budget_s": self.rule.budget_s}
         return out
+
+
+@dataclass(frozen=True)
+class MeanStop:
+    """Where the board-mean rule stopped: why (models/mean_rule.py's ``STOPS``), the
+    looks taken of those fixed (``looks``), the pairs a space at the last, the shots
+    both designs fired, and about how many more pairs a space an undecided mean would
+    need (0 when it is decided)."""
+
+    stop: str
+    looks_taken: int
+    looks: tuple[int, ...]
+    pairs: int
+    shots: int
+    more_pairs: int
+
+    def to_dict(self) -> dict:
+        return {
+            "stop": self.stop,
+            "looks_taken": self.looks_taken,
+            "looks": list(self.looks),
+            "pairs_a_space": self.pairs,
+            "shots": self.shots,
+            "more_pairs_a_space_needed": self.more_pairs,
+        }
 
 
 def outcomes(part: SpaceShots) -> np.ndarray:
@@ -105,11 +141,13 @@ def compare_parts(
     name_b: str,
     parts_a: list[SpaceShots],
     parts_b: list[SpaceShots],
-    rule: PairedRule | None = None,
+    rule: ComparisonRule = PER_MAP,
 ) -> Comparison:
     """Compare two hit maps of the same spaces, fired with the same seeds: as two
-    maps each measured on its own, or, given the paired ``rule``, as that rule fired
-    them (sim/studies/paired.py)."""
+    maps each measured on its own (``per-map``), or as the mean or the spaces rule
+    fired them (sim/studies/board_mean.py, sim/studies/paired.py)."""
+    if rule.mean is not None:
+        return _by_the_mean(name_a, name_b, parts_a, parts_b, rule)
     pairs: list[tuple[SpaceShots, SpaceShots, PairedDifference | None]] = []
     stops: list[str | None] = []
     for a, b in zip(parts_a, parts_b, strict=True):
@@ -118,31 +156,60 @@ def compare_parts(
         if not (a.reachable and b.reachable):
             pairs.append((a, b, None))
             stops.append(None)
-        elif rule is None:
+        elif rule.spaces is None:
             pairs.append((a, b, pair(a, b)))
             stops.append(None)
         else:
-            looked = paired.replay(rule, a, b)
+            looked = paired.replay(rule.spaces, a, b)
             pairs.append((a, b, dataclasses.replace(looked.last, p_value=looked.p_value)))
             stops.append(looked.stop)
+    return _compared(name_a, name_b, pairs, stops, rule)
+
+
+def _compared(name_a, name_b, pairs, stops, rule, stopped=None, mean=None) -> Comparison:
+    """The rows (Holm over the spaces compared), the board mean (``mean``, else the
+    mean of the rows' differences with its normal interval) and the verdict."""
     adjusted = iter(holm([d.p_value for _, _, d in pairs if d is not None]))
     rows = [
         _comparison_row(a, b, d, None if d is None else next(adjusted), stop)
         for (a, b, d), stop in zip(pairs, stops, strict=True)
     ]
-    tested = [(r, r.diff) for r in rows if r.diff is not None]
-    mean = mean_interval([diff for _, diff in tested], [_paired_variance(r) for r, _ in tested])
-    delta = None if rule is None else rule.delta
-    sequential = rule is not None
-    return Comparison(
-        name_a,
-        name_b,
-        rows,
-        verdict_line(name_a, name_b, rows, mean, delta, sequential),
-        mean,
-        "paired" if sequential else "per-map",
-        delta,
+    if mean is None:
+        tested = [(r, r.diff) for r in rows if r.diff is not None]
+        variances = [_paired_variance(r) for r, _ in tested]
+        mean = mean_interval([diff for _, diff in tested], variances)
+    line = verdict_line(name_a, name_b, rows, mean, rule.delta, rule.name)
+    return Comparison(name_a, name_b, rows, line, mean, rule, stopped)
+
+
+def _by_the_mean(name_a, name_b, parts_a, parts_b, rule: ComparisonRule) -> Comparison:
+    """The comparison as the board-mean rule fired it: the mean at its last look, and
+    each space's pairs there (models/mean_rule.py's ``space``)."""
+    assert rule.mean is not None
+    looked = board_mean.replay(rule.mean, parts_a, parts_b)
+    pairs = []
+    for a, b in zip(parts_a, parts_b, strict=True):
+        if a.space != b.space:
+            raise ValueError("the two hit maps measure other spaces")
+        counts = looked.counts.get(a.space)
+        pairs.append((a, b, None if counts is None else rule.mean.space(*counts)))
+    if looked.at is None:
+        return _compared(name_a, name_b, pairs, [None] * len(pairs), rule, None, _NO_MEAN)
+    at = looked.at
+    stopped = MeanStop(
+        looked.stop,
+        looked.looks,
+        rule.mean.looks(),
+        at.pairs,
+        sum(len(p.shots) for p in (*parts_a, *parts_b)),
+        0 if looked.stop in ("sign", "equivalent") else board_mean.pairs_needed(at, rule.delta),
     )
+    mean = (at.mean, at.low, at.high)
+    return _compared(name_a, name_b, pairs, [None] * len(pairs), rule, stopped, mean)
+
+
+#: The board mean where no space is in reach of both designs.
+_NO_MEAN = (float("nan"), float("nan"), float("nan"))
 
 
 def _comparison_row(
@@ -198,18 +265,21 @@ def _target_knocked(row: ShotRow) -> bool:
     return row.target_knocked
 
 
-def mean_verdict(mean_diff: tuple, delta: float | None) -> str | None:
-    """What the mean difference's interval says (see :attr:`Comparison.on_average`)."""
+def mean_verdict(mean_diff: tuple, delta: float | None, by_the_mean: bool = False) -> str | None:
+    """What the mean difference's interval says (see :attr:`Comparison.on_average`):
+    within ±δ first (a mean detectably above 0 but wholly within ±δ is practically
+    the same), then more or fewer; the rest "not_detectable", or with the board-mean
+    rule "undecided" (not decided at this budget)."""
     mean, low, high = mean_diff
     if mean is None or math.isnan(mean):
         return None
+    if delta is not None and -delta <= low and high <= delta:
+        return "within_delta"
     if low > 0:
         return "more"
     if high < 0:
         return "fewer"
-    if delta is not None and -delta <= low and high <= delta:
-        return "within_delta"
-    return "not_detectable"
+    return "undecided" if by_the_mean else "not_detectable"
 
 
 def space_counts(rows: list[ComparisonRow]) -> dict[str, int]:
@@ -236,19 +306,17 @@ def verdict_line(
     rows: list[ComparisonRow],
     mean_diff: tuple,
     delta: float | None = None,
-    sequential: bool = False,
+    rule: str = "per-map",
 ) -> str:
     """One sentence, the board mean first: whether B knocks out more or fewer than A
     on average over the spaces both reach (the mean difference and its interval),
     then on how many spaces B knocks out more, fewer, or no detectably different
-    (the paired rule: within ±δ, or undecided at the cap), and where only one of the
-    two reaches (sim/studies/verdict_words.py: the map and the page say the same)."""
-    mean = verdict_words.board_mean(
-        name_a, name_b, mean_verdict(mean_diff, delta), mean_diff, delta
-    )
-    spaces = verdict_words.spaces_line(
-        name_a, name_b, space_counts(rows), "paired" if sequential else "per-map", delta
-    )
+    (the spaces rule: within ±δ, or undecided at the cap; the mean rule: not decided
+    at this budget), and where only one of the two reaches
+    (sim/studies/verdict_words.py: the map and the page say the same)."""
+    on_average = mean_verdict(mean_diff, delta, rule == "mean")
+    mean = verdict_words.board_mean(name_a, name_b, on_average, mean_diff, delta)
+    spaces = verdict_words.spaces_line(name_a, name_b, space_counts(rows), rule, delta)
     return f"{mean}; {spaces[0].lower()}{spaces[1:]}"
 
 

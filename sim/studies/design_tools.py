@@ -9,8 +9,8 @@ reads instead of shooting.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
+import time
 import tomllib
 from collections.abc import Callable
 from functools import partial
@@ -23,12 +23,12 @@ from models.design import Design, design_from_dict, design_identity, design_toml
 from models.errors import InputError
 from models.files import write_text_atomic
 from models.numbers import ascii_decimal, ascii_whole
-from models.sequential import PairedRule
 from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
-from sim.studies import compare, datafiles, hitmap, paired, space_shots
+from sim.studies import board_mean, compare, datafiles, hitmap, mean_run, paired, space_shots
 from sim.studies.cluster import Workers
+from sim.studies.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.design_search import field_of
 from sim.studies.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 
@@ -148,27 +148,28 @@ def read_cached(
     return found
 
 
-# --- the sequential paired rule's maps --------------------------------------------------------
+# --- the sequential rules' maps (board mean, spaces) -----------------------------------------
 def paired_outputs(
-    spec: space_shots.SweepSpec, designs: list[Design], rule: PairedRule, cache: Path
+    spec: space_shots.SweepSpec, designs: list[Design], rule: ComparisonRule, cache: Path
 ) -> list[hitmap.Output]:
-    """Each design's hit map of a comparison by the paired rule: cached under a key of
-    everything that made them (the settings, the rule, every design of the
-    comparison: a design's shots there depend on its partners), with the design's file
-    (written now) beside it; its parts checked against that key too."""
-    rule_key = json.dumps(dataclasses.asdict(rule), sort_keys=True)
+    """Each design's hit map of a comparison fired together (the mean or the spaces
+    rule): cached under a key of everything that made them (the settings, the rule,
+    every design of the comparison: a design's shots there depend on its partners),
+    with the design's file (written now) beside it; its parts checked against that
+    key too."""
     settings = dataclasses.replace(spec, design="").key()
     designs_text = "|".join(design_toml(d) for d in designs)
-    key = datafiles.sha256_text(f"{CACHE_FORMAT}|paired|{rule_key}|{settings}|{designs_text}")
+    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{rule.cache_key()}|{settings}|{designs_text}")
+    stem = "paired" if rule.name == "spaces" else rule.name
     outputs = []
     cache.mkdir(parents=True, exist_ok=True)
     for index, design in enumerate(designs):
-        out = cache / f"paired-{key[:16]}-{index}.csv"
+        out = cache / f"{stem}-{key[:16]}-{index}.csv"
         design_file = write_text_atomic(out.with_suffix(".toml"), design_toml(design))
         design_spec = dataclasses.replace(spec, design=str(design_file))
         made_by = (
             space_shots.provenance(design_spec)
-            | rule_provenance(rule)
+            | rule.provenance()
             | {"paired_with": [d.name for d in designs if d is not design][: 1 if index else None]}
         )
         outputs.append(
@@ -183,38 +184,77 @@ def paired_outputs(
     return outputs
 
 
-def rule_provenance(rule: PairedRule | None) -> dict:
-    """What a comparison's provenance records of its rule: "per-map" (None), or
-    "paired" with the paired rule's constants and its looks."""
-    if rule is None:
-        return {"rule": "per-map"}
-    return {
-        "rule": "paired",
-        "paired_rule": dataclasses.asdict(rule) | {"looks": list(rule.looks())},
-    }
-
-
 def paired_maps(
     spec: space_shots.SweepSpec,
     designs: list[Design],
-    rule: PairedRule,
+    rule: ComparisonRule,
     workers: Workers,
     cache: Path,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[list[MeasuredSpace]]:
-    """Every design's hit map of a comparison by the paired rule
-    (sim/studies/paired.py), from the cache when it is there; ``progress`` is called
-    with the number of spaces finished."""
+    """Every design's hit map of a comparison fired together, by the mean rule
+    (sim/studies/board_mean.py) or the spaces rule (sim/studies/paired.py), from the
+    cache when it is there; ``progress`` is called with the number of spaces
+    finished (of each look, with the mean rule)."""
     outputs = paired_outputs(spec, designs, rule, cache)
     found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
-    if all(f is not None for f in found):
+    if all(f is not None for f in found) and not _mean_goes_on(rule, found):
         if progress:
             progress(len(spec.spaces))
         return [f for f in found if f is not None]
-    job = partial(paired.compare_space, tuple(o.spec for o in outputs), rule)
-    hitmap.run_outputs(outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress)
+    if rule.mean is not None:
+        start = [
+            {m.part.space: m.part for m in f} if f is not None else mean_run.found_parts(o)
+            for o, f in zip(outputs, found, strict=True)
+        ]
+        budget = board_mean.Budget(rule.budget_s, began=time.monotonic())
+        mean_run.run_looks(outputs, rule.mean, start, workers, budget, progress)
+    else:
+        assert rule.spaces is not None
+        job = partial(paired.compare_space, tuple(o.spec for o in outputs), rule.spaces)
+        hitmap.run_outputs(
+            outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress
+        )
     measured = [read_cached(o.spec, o.path, o.expected) for o in outputs]
     return [m for m in measured if m is not None]
+
+
+def comparison_maps(
+    spec: space_shots.SweepSpec,
+    designs: list[Design],
+    rule: ComparisonRule,
+    workers: Workers,
+    cache: Path,
+) -> list[list[MeasuredSpace]]:
+    """The maps a comparison by ``rule`` was made of (from the cache, as it made
+    them): the designs fired together, or each design's own map."""
+    if rule.sequential:
+        return paired_maps(spec, designs, rule, workers, cache)
+    return [design_parts(spec, d, workers, cache) for d in designs]
+
+
+def comparison_cached(
+    spec: space_shots.SweepSpec, designs: list[Design], rule: ComparisonRule, cache: Path
+) -> bool:
+    """Whether a comparison by ``rule`` is in the cache already (it fires nothing)."""
+    if not rule.sequential:
+        return all(cached_parts(spec, d, cache) is not None for d in designs)
+    found = [
+        read_cached(o.spec, o.path, o.expected) for o in paired_outputs(spec, designs, rule, cache)
+    ]
+    return all(f is not None for f in found) and not _mean_goes_on(rule, found)
+
+
+def _mean_goes_on(rule: ComparisonRule, found: list) -> bool:
+    """Whether cached maps of the mean rule stopped short of its answer (a budget
+    ran out) and some comparison can go on from them."""
+    if rule.mean is None:
+        return False
+    parts_a = [m.part for m in found[0]]
+    return any(
+        board_mean.replay(rule.mean, parts_a, [m.part for m in f]).stop == "budget"
+        for f in found[1:]
+    )
 
 
 def _same_summary(read: SpaceSummary, made: SpaceSummary) -> bool:
@@ -271,31 +311,35 @@ def compare_designs(
     designs: list[Design],
     workers: Workers,
     cache: Path,
-    progress: Callable[[int, int], None] | None = None,
-    rule: str = "per-map",
-    delta: float | None = None,
+    progress: Callable[..., None] | None = None,
+    rule: ComparisonRule | None = None,
 ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
-    shot for shot, and the hit-map rows. ``rule``: "per-map" (each design's map to
-    ±precision on its own) or "paired" (the sequential paired rule with δ ``delta``:
-    sim/studies/paired.py). ``progress(done, total)`` counts spaces finished."""
+    shot for shot, and the hit-map rows. ``rule``: the comparison's
+    (sim/studies/comparison_rule.py; None: the default, the board-mean rule with its
+    default δ). ``progress(done, total)`` counts spaces finished (the mean rule adds
+    ``note=``, the mean so far, after each look)."""
     _cluster_checked(workers)
-    if rule == "paired" and len(designs) > 1:
-        sequential = paired.paired_rule(spec, delta)
-        outputs = paired_outputs(spec, designs, sequential, cache)
+    rule = rule or comparison_rule(spec)
+    if rule.sequential and len(designs) > 1:
+        outputs = paired_outputs(spec, designs, rule, cache)
         for output in outputs:  # every cached map checked before any shot is fired
             read_cached(output.spec, output.path, output.expected)
         total = len(spec.spaces)
         maps = paired_maps(
-            spec, designs, sequential, workers, cache, progress and (lambda d: progress(d, total))
+            spec,
+            designs,
+            rule,
+            workers,
+            cache,
+            progress and (lambda d, **n: progress(d, total, **n)),
         )
     else:
-        sequential = None
         maps = _maps_one_by_one(spec, designs, workers, cache, progress)
     results = [figures(board, d, m) for d, m in zip(designs, maps, strict=True)]
     parts = [[m.part for m in measured] for measured in maps]
     comparisons = [
-        compare.compare_parts(designs[0].name, d.name, parts[0], p, sequential)
+        compare.compare_parts(designs[0].name, d.name, parts[0], p, rule)
         for d, p in zip(designs[1:], parts[1:], strict=True)
     ]
     return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]

@@ -6,8 +6,9 @@ Each engine gives its own paired verdict (sim/studies/compare.py) on the same
 shots. A verdict is **robust** when every engine gives the same one, sign and
 significance: the board mean more, fewer, the same within ±δ or not detectably
 different in all; a space flagged more (or fewer) in all, found within ±δ in all,
-or undecided in all. A verdict the engines disagree on hangs on the contact model,
-not on the design alone.
+or undecided in all. A robust sign whose sizes differ (two engines' intervals of
+the mean do not overlap) is said so: "same sign, different size". A verdict the
+engines disagree on hangs on the contact model, not on the design alone.
 
 What it does not prove: two engines agreeing is not the real toy. They share the
 toy's data (shapes, masses, coefficients: sim/physics/bodies.py), so an error there
@@ -26,6 +27,7 @@ from models.board import Board
 from models.design import Design
 from sim.studies import verdict_words
 from sim.studies.compare import Comparison
+from sim.studies.comparison_rule import PER_MAP, ComparisonRule, comparison_rule
 from sim.studies.records import ComparisonRow
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ _AVERAGE_WORDS = {
     "fewer": "fewer",
     "within_delta": "the same within ±{delta:g}",
     "not_detectable": "not detectable",
+    "undecided": "not decided at this budget",
     "none": "none in reach of both",
 }
 #: How many of the spaces the engines disagree on the verdict names.
@@ -66,15 +69,16 @@ def compare_in_engines(
     workers,
     cache,
     progress=None,
-    rule: str = "per-map",
-    delta: float | None = None,
+    rule: ComparisonRule | None = None,
 ) -> EngineRuns:
     """``design compare`` of ``designs`` (``names`` as given) in each engine of
     ``engines``, the designs fired in it (sim/studies/design_tools.py's
-    ``compare_designs``). ``progress(done, total)`` counts spaces over every
-    engine."""
+    ``compare_designs``) by ``rule`` (None: the default, sim/studies/comparison_rule.py).
+    ``progress(done, total)`` counts spaces over every engine."""
     from sim.physics.engines import with_engine
-    from sim.studies import design_tools, paired
+    from sim.studies import design_tools
+
+    rule = rule or comparison_rule(spec)
 
     # the engine is the designs' own from here (keyed by their content, as any field)
     spec = dataclasses.replace(spec, engine="")
@@ -87,7 +91,6 @@ def compare_in_engines(
             cache,
             progress and partial(_engine_progress, progress, index, len(engines)),
             rule,
-            delta,
         )
         for index, engine in enumerate(engines)
     ]
@@ -97,24 +100,24 @@ def compare_in_engines(
         else []
     )
     made_by = design_tools.comparison_provenance(spec, names, runs[0][2])
-    made_by |= design_tools.rule_provenance(
-        paired.paired_rule(spec, delta) if rule == "paired" and len(designs) > 1 else None
-    )
+    made_by |= (rule if len(designs) > 1 else PER_MAP).provenance()
     if len(engines) > 1:
         made_by["engines"] = list(engines)
     return EngineRuns(spec, runs, across, made_by)
 
 
-def _engine_progress(progress, index: int, engines: int, done: int, total: int) -> None:
-    """Spaces finished over every engine's comparison."""
-    progress(index * total + done, engines * total)
+def _engine_progress(
+    progress, index: int, engines: int, done: int, total: int, note: str | None = None
+) -> None:
+    """Spaces finished over every engine's comparison (and a note: the mean so far)."""
+    progress(index * total + done, engines * total, note=note)
 
 
 def space_verdict(comparison: Comparison, row: ComparisonRow) -> str:
     """What one engine's comparison says of a space: "more" or "fewer" (flagged),
     or the outcome's name (:func:`sim.studies.verdict_words.space_outcome`)."""
     outcome = verdict_words.space_outcome(
-        comparison.rule, row.significant, row.stop, row.diff is not None
+        comparison.rule.name, row.significant, row.stop, row.diff is not None
     )
     if outcome == "flagged":
         return "more" if (row.diff or 0.0) > 0 else "fewer"
@@ -143,6 +146,17 @@ class AcrossEngines:
     @property
     def robust_on_average(self) -> bool:
         return self.on_average is not None
+
+    @property
+    def same_size(self) -> bool:
+        """Whether every two engines' intervals of the mean overlap (a robust sign
+        whose sizes differ is "same sign, different size")."""
+        intervals = [c.mean_diff[1:] for c in self.comparisons]
+        return all(
+            lo_1 <= hi_2 and lo_2 <= hi_1
+            for i, (lo_1, hi_1) in enumerate(intervals)
+            for lo_2, hi_2 in intervals[i + 1 :]
+        )
 
     def spaces(self) -> list[dict]:
         """Per space: each engine's verdict and whether they agree (a space out of
@@ -189,7 +203,12 @@ class AcrossEngines:
             said, _ = verdict_words.board_mean_parts(
                 a, b, self.on_average, first.mean_diff, first.delta
             )
-            return f"Robust across {engines}: {said[0].lower()}{said[1:]} in every engine", figures
+            sized = (
+                "Robust"
+                if self.same_size or self.on_average not in ("more", "fewer")
+                else "Same sign, different size"
+            )
+            return f"{sized} across {engines}: {said[0].lower()}{said[1:]} in every engine", figures
         each = "; ".join(
             f"{e} {_AVERAGE_WORDS[c.on_average or 'none'].format(delta=c.delta or 0)}"
             for e, c in zip(self.engines, self.comparisons, strict=True)
@@ -208,7 +227,7 @@ class AcrossEngines:
         said, figures = self.headline()
         counts = self.counts()
         agreed = [f"more on {counts['more']}", f"fewer on {counts['fewer']}"]
-        if first.rule == "paired":
+        if first.rule.name == "spaces":
             agreed.append(f"the same within ±{first.delta or 0:g} on {counts['within']}")
         differ = self.differing()
         named = ", ".join(differ[:NAMED]) + (", …" if len(differ) > NAMED else "")
@@ -224,6 +243,7 @@ class AcrossEngines:
             "verdict": self.verdict,
             "on_average": self.on_average,
             "robust_on_average": self.robust_on_average,
+            "same_size_on_average": self.same_size,
             "on_average_by_engine": {
                 e: c.on_average for e, c in zip(self.engines, self.comparisons, strict=True)
             },

@@ -205,7 +205,7 @@ def _owned_sweep(
         for folder in folders:
             if not parts.part_files(folder):  # nothing kept: leave nothing behind
                 shutil.rmtree(folder, ignore_errors=True)
-    outcomes = [_assemble(o, fmt, per_shot, len(done), len(todo)) for o in outputs]
+    outcomes = [assemble(o, fmt, per_shot, len(done), len(todo)) for o in outputs]
     for folder in folders:
         shutil.rmtree(folder)
     return outcomes
@@ -231,7 +231,7 @@ def _parts_found(output: Output, resume: bool) -> set[str]:
     return {parts.read_part(p, output.key, output.expected(p.stem)).space for p in found}
 
 
-def _assemble(output: Output, fmt: str, per_shot: bool, reused: int, computed: int) -> SweepOutcome:
+def assemble(output: Output, fmt: str, per_shot: bool, reused: int, computed: int) -> SweepOutcome:
     """The hit map's file (and its per-shot file) from its parts, one part in memory
     at a time unless its shots are wanted, with what made it."""
     spec, folder = output.spec, parts_folder(output.path)

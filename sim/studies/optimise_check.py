@@ -1,5 +1,6 @@
-"""The end of a design search: the best design against BASE by the paired ``design
-compare``, and the best design written as a design file that says what made it.
+"""The end of a design search: the best design against BASE by ``design compare``'s
+default rule (the board mean: sim/studies/comparison_rule.py), and the best design
+written as a design file that says what made it.
 
 The verification fires *new* shots (its own seed, by default the search's plus
 one): the best trial was chosen because its shots went well, and the same shots
@@ -22,6 +23,7 @@ from models.files import write_text_atomic
 from models.text import shown
 from sim.studies import design_search, design_tools, optimise
 from sim.studies.cluster import Workers
+from sim.studies.comparison_rule import comparison_rule
 from sim.studies.safety import safety_report
 from sim.studies.space_shots import SweepSpec
 
@@ -33,7 +35,7 @@ def verify(
     spec: SweepSpec,
     workers: Workers,
     cache: Path,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> dict:
     """BASE and the trial's ``design`` fired with the same new shots of ``spec`` (its
     seed and precision) on the first objective's spaces."""
@@ -60,9 +62,10 @@ def verify(
             "own values",
             "shots_fired": 0,
         }
-    cached = [design_tools.cached_parts(spec, d, cache) is not None for d in (search.base, design)]
+    rule = comparison_rule(spec)
+    cached = design_tools.comparison_cached(spec, [search.base, design], rule, cache)
     _, comparisons, maps = design_tools.compare_designs(
-        spec, search.board, [search.base, design], workers, cache, progress
+        spec, search.board, [search.base, design], workers, cache, progress, rule
     )
     comparison = comparisons[0].to_dict()
     low, high = comparison["mean_diff_ci"]
@@ -72,12 +75,7 @@ def verify(
         "mean_diff_ci_low": low,
         "mean_diff_ci_high": high,
         **facts,
-        "shots_fired": sum(
-            int(r["shots"] or 0)
-            for rows, known in zip(maps, cached, strict=True)
-            if not known
-            for r in rows
-        ),
+        "shots_fired": 0 if cached else sum(int(r["shots"] or 0) for rows in maps for r in rows),
     }
     if objective in ("mean-p", "far-rows"):
         better = low is not None and low > 0

@@ -88,7 +88,7 @@ def run_search(
     from sim.studies.study_storage import losing_storage
     from sim.studies.workers import pool_for
 
-    bars = bars or (lambda total, unit, label=None: lambda done, total=None: None)
+    bars = bars or (lambda total, unit, label=None: lambda done, total=None, note=None: None)
     cache = Path(cache) if cache else cache_folder(None)
     name = study or search.default_study()
     storage = storage or optimise.default_storage()

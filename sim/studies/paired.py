@@ -23,7 +23,6 @@ import numpy as np
 
 from models.sequential import PairedRule
 from models.stats import PairedDifference
-from sim.studies import rqmc
 from sim.studies.records import Expected, SpaceShots
 from sim.studies.space_shots import (
     SweepSpec,
@@ -34,32 +33,6 @@ from sim.studies.space_shots import (
     hits_of,
     world_for,
 )
-
-#: The stopping rules of ``design compare``: the sequential paired rule (the
-#: default) and each design's hit map measured to ±precision on its own.
-RULES = ("paired", "per-map")
-
-
-def check_rule(name: str) -> str:
-    """A rule's name, or an error naming the ones allowed."""
-    from models.errors import InputError
-
-    if name not in RULES:
-        raise InputError(f"unknown rule '{name}': allowed are {', '.join(RULES)}")
-    return name
-
-
-def paired_rule(spec: SweepSpec, delta: float | None) -> PairedRule:
-    """The paired rule for a comparison of ``spec``'s spaces: pairs come a point of
-    every scramble at a time (RQMC) or a shot at a time, at most ``spec.shots`` of
-    them (a whole number of rounds)."""
-    rounds = rqmc.plan(spec.shots, spec.precision)[0] if spec.sampler == "rqmc" else 1
-    return PairedRule(
-        cap=rounds * (spec.shots // rounds),
-        delta=delta,
-        spaces=len(spec.spaces),
-        rounds=rounds,
-    )
 
 
 def expected(spec: SweepSpec, name: str) -> Expected:
@@ -88,7 +61,7 @@ def _compare_space(specs: tuple[SweepSpec, ...], rule: PairedRule, name: str) ->
     rows: list[list] = [[] for _ in specs]
     live = [i for i in range(1, len(specs)) if reach[i]]
     for pairs in rule.looks():
-        rounds = pairs // rule.rounds
+        rounds = pairs // rule.streams
         for i in [0, *live]:
             target, aim = aimed[i]
             rows[i] = fire_rounds(specs[i], worlds[i], aim, name, target, rows[i], rounds)
@@ -125,11 +98,11 @@ class Replayed:
 def replay(rule: PairedRule, a: SpaceShots, b: SpaceShots) -> Replayed:
     """The rule's looks at two designs' parts of one space, as they were taken when
     the shots were fired."""
-    fired = min(len(a.shots), len(b.shots)) // rule.rounds
+    fired = min(len(a.shots), len(b.shots)) // rule.streams
     p_values: list[float] = []
     at = None
     for pairs in rule.looks():
-        rounds = pairs // rule.rounds
+        rounds = pairs // rule.streams
         if rounds > fired:
             break
         at = _look(rule, list(a.shots), list(b.shots), rounds)

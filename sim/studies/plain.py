@@ -57,15 +57,18 @@ def compare(
     precision: float | None = None,
     seed: int = 0,
     aimer: str = "child",
-    rule: str = "paired",
+    rule: str = "mean",
     delta: float | None = None,
     workers: Workers | None = None,
     cache: str | Path | None = None,
+    budget_s: float | None = None,
 ):
     """``piggy design compare DESIGNS...``: each design's figures, each design after
     the first compared with the first shot for shot (``sim.studies.compare.Comparison``)
-    and the hit maps' rows; δ of the paired rule is ``delta``, else the precision."""
-    from sim.studies import design_tools, paired
+    and the hit maps' rows; ``rule``, δ (``delta``, else the rule's default) and
+    ``budget_s`` as the command's (sim/studies/comparison_rule.py)."""
+    from sim.studies import design_tools
+    from sim.studies.comparison_rule import comparison_rule
 
     spec = plain_spec(designs[0], spaces, shots, precision, seed, aimer)
     return design_tools.compare_designs(
@@ -75,8 +78,7 @@ def compare(
         workers or os.cpu_count() or 1,
         design_tools.cache_folder(str(cache) if cache else None),
         None,
-        paired.check_rule(rule),
-        delta if delta is not None else spec.precision,
+        comparison_rule(spec, rule, delta, budget_s),
     )
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies import compare, design_tools, paired, space_shots
+from sim.studies import compare, space_shots
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.engines_verdict import AcrossEngines
 from sim.studies.records import (
@@ -142,18 +142,9 @@ def verdict_data(comparison: compare.Comparison) -> dict:
         "on_average": comparison.on_average,
         "mean_diff": list(comparison.mean_diff),
         "space_counts": compare.space_counts(comparison.spaces),
-        "rule": comparison.rule,
+        "rule": comparison.rule.name,
         "delta": comparison.delta,
-    }
-
-
-def rule_provenance(spec: space_shots.SweepSpec, comparison: compare.Comparison) -> dict:
-    """The comparison's rule as the paired maps' provenance records it (its constants
-    and looks: design_tools.rule_provenance), the paired rule made again from ``spec``
-    and δ as ``design compare`` made it."""
-    if comparison.rule != "paired":
-        return design_tools.rule_provenance(None)
-    return design_tools.rule_provenance(paired.paired_rule(spec, comparison.delta))
+    } | ({"mean_rule": comparison.stopped.to_dict()} if comparison.stopped else {})
 
 
 @dataclass(frozen=True)
@@ -171,7 +162,7 @@ class Report:
     comparison: compare.Comparison
     maps: list[list[MeasuredSpace]]
     made_by: dict
-    scale: float
+    scale: float | None
     across: AcrossEngines | None = None
 
 
@@ -182,7 +173,7 @@ def build(
     comparison: compare.Comparison,
     maps: list[list[MeasuredSpace]],
     made_by: dict,
-    scale: float,
+    scale: float | None,
     across: AcrossEngines | None = None,
 ) -> Report:
     """Everything the page shows, shots recorded: the board-mean verdict and the spaces
@@ -238,7 +229,7 @@ def build(
         | {
             "rows": rows,
             "shots": shots,
-            "provenance": rule_provenance(spec, comparison) | made_by,
+            "provenance": comparison.rule.provenance() | made_by,
             "max_recorded": MAX_SPACES_RECORDED,
             "few_pairs": FEW_SHOTS,
         }

@@ -20,12 +20,22 @@ STOP_WORDS = {
 }
 
 
+#: The sequential rules: the designs fire together (the mean rule, the spaces rule).
+SEQUENTIAL = ("mean", "spaces")
+#: Said once under the designs' figures of a sequential comparison: each design's
+#: shots stop with its partner's, so its figures are this comparison's.
+PAIRED_FIGURES = (
+    "(paired shots: each design fired until its comparison stopped, so {design}'s own "
+    "figures above change with its partner)"
+)
+
+
 def p_test(rule: str, sampler: str) -> str:
-    """The test behind a space's p-value, named by what was run: the paired rule's
-    exact McNemar test at each look, else the per-map rule's test for the sampler (a
-    t-test over RQMC's scrambles, McNemar's with plain Monte Carlo); Holm over the
-    spaces either way."""
-    if rule == "paired":
+    """The test behind a space's p-value, named by what was run: the sequential
+    rules' exact McNemar test over the looks, else the per-map rule's test for the
+    sampler (a t-test over RQMC's scrambles, McNemar's with plain Monte Carlo); Holm
+    over the spaces either way."""
+    if rule in SEQUENTIAL:
         return "McNemar, looks, Holm"
     return "t-test, Holm" if sampler == "rqmc" else "McNemar, Holm"
 
@@ -52,18 +62,23 @@ def board_mean_parts(
     delta: float | None,
 ) -> tuple[str, str]:
     """:func:`board_mean` in two parts, the words and the figures ("" with no space in
-    reach of both), for a headline that puts them on lines of their own."""
+    reach of both), for a headline that puts them on lines of their own. Words that
+    weigh the size: a mean wholly within ±δ is practically the same, whatever its
+    sign; one the board-mean rule has not decided says so."""
     if on_average is None:
         return f"{design_b} and {design_a}: no space in reach of both", ""
     mean, low, high = mean_diff
     said = {
         "more": f"On average {design_b} knocks out more than {design_a}",
         "fewer": f"On average {design_b} knocks out fewer than {design_a}",
-        "within_delta": f"On average {design_b} and {design_a} knock out the same, "
-        f"within ±{delta or 0:g}",
+        "within_delta": f"On average {design_b} and {design_a} are practically the same",
         "not_detectable": f"On average no detectable difference between {design_b} and {design_a}",
+        "undecided": f"On average {design_b} against {design_a} is not decided at this budget",
     }[on_average]
-    return said, f"{figure(mean, mean)} [{figure(low, mean)}, {figure(high, mean)}] (95 %)"
+    figures = f"{figure(mean, mean)} [{figure(low, mean)}, {figure(high, mean)}] (95 %)"
+    if on_average == "within_delta":
+        figures += f", within ±{delta or 0:g}"
+    return said, figures
 
 
 def figure(value: float, mean: float) -> str:
@@ -77,15 +92,22 @@ def spaces_line(
     design_a: str, design_b: str, counts: dict[str, int], rule: str, delta: float | None
 ) -> str:
     """The spaces by what the comparison says of each (``counts``:
-    :func:`sim.studies.compare.space_counts`): under the paired rule more, fewer,
-    within ±δ and undecided at the cap (family-wise); under the per-map rule more,
-    fewer and no detectable difference; then where only one design reaches."""
+    :func:`sim.studies.compare.space_counts`): under the mean rule more, fewer
+    (family-wise over the spaces and looks) and not decided at this budget; under the
+    spaces rule more, fewer, within ±δ and undecided at the cap (family-wise); under
+    the per-map rule more, fewer and no detectable difference; then where only one
+    design reaches."""
     more, fewer = counts["more"], counts["fewer"]
     text = (
         f"Space by space, {design_b} knocks out more on {more} space{'s' if more != 1 else ''}, "
         f"fewer on {fewer}"
     )
-    if rule == "paired":
+    if rule == "mean":
+        text += (
+            f" (family-wise 95 % over the spaces and looks, Holm), not decided at this "
+            f"budget on {counts['undecided']}"
+        )
+    elif rule == "spaces":
         within = (
             f", the same within ±{delta:g} on {counts['within_delta']}" if delta is not None else ""
         )
@@ -113,13 +135,42 @@ def stop_words(stop: str | None, significant: bool, delta: float | None) -> str:
 
 def space_outcome(rule: str, significant: bool, stop: str | None, in_reach: bool) -> str:
     """What the comparison says of one space: "flagged" (significant), "within" (the
-    paired rule found it the same within ±δ), "undecided" (the paired rule's cap came
-    first), "not_detected" (the per-map rule's not significant), or "out_of_reach"
-    (of one design or both)."""
+    spaces rule found it the same within ±δ), "undecided" (the spaces rule's cap
+    came first; the mean rule's spaces not decided at this budget), "not_detected"
+    (the per-map rule's not significant), or "out_of_reach" (of one design or
+    both)."""
     if not in_reach:
         return "out_of_reach"
     if significant:
         return "flagged"
-    if rule != "paired":
+    if rule == "per-map":
         return "not_detected"
     return "within" if stop == "equivalent" else "undecided"
+
+
+#: Why the board-mean rule stopped, in words (models/mean_rule.py's ``STOPS``).
+MEAN_STOP_WORDS = {
+    "sign": "its sign decided",
+    "equivalent": "within ±{delta:g}",
+    "cap": "at the cap",
+    "budget": "the budget spent",
+}
+
+
+def mean_stop_words(stopped: dict, delta: float | None, spaces: int) -> str:
+    """Where the board-mean rule stopped (``stopped``: sim/studies/compare.py's
+    ``MeanStop.to_dict()``): why, at which of its looks, the pairs and shots; and for
+    a mean not decided, about how many more shots would decide it."""
+    why = MEAN_STOP_WORDS[stopped["stop"]].format(delta=delta or 0)
+    text = (
+        f"board mean: {why} at look {stopped['looks_taken']} of {len(stopped['looks'])}, "
+        f"{stopped['pairs_a_space']} pairs a space, {stopped['shots']:,} shots"
+    )
+    needed = stopped["more_pairs_a_space_needed"]
+    if needed:
+        more = (needed - stopped["pairs_a_space"]) * spaces * 2
+        text += (
+            f"; not decided: about {needed} pairs a space (about {more:,} more shots) "
+            "would decide it"
+        )
+    return text

@@ -17,7 +17,7 @@ from matplotlib.typing import ColorType
 
 from models.aimer import load_aimer
 from models.board import Board
-from sim.defaults import DIFFERENCE_SCALE
+from sim.defaults import DIFFERENCE_SCALES
 from sim.studies import compare, verdict_words
 from sim.studies.compare import Comparison, study_title
 from sim.studies.dead_zones import FEW_SHOTS
@@ -106,10 +106,11 @@ def difference_figure(
     board: Board,
     comparison: Comparison,
     made_by: dict | None = None,
-    scale: float = DIFFERENCE_SCALE,
+    scale: float | None = None,
     across: AcrossEngines | None = None,
 ):
-    """The board coloured by P_B - P_A on a fixed scale (``±scale``; diverging colours:
+    """The board coloured by P_B - P_A on a scale of ``±scale`` (None: chosen from the
+    data, :func:`difference_scale`, and the colour bar says so; diverging colours:
     blue where B knocks out more, red where fewer), under a headline that leads with
     the board-mean verdict (sim/studies/verdict_words.py) and then counts the spaces.
 
@@ -126,10 +127,12 @@ def difference_figure(
     disagree on."""
     fig, ax = plt.subplots(figsize=(6.5, 9.2))
     draw_board(ax, board, labels=True)
+    chosen = "set by --scale" if scale is not None else "chosen from the data"
+    scale = scale if scale is not None else difference_scale(comparison)
     cmap, norm = colormaps["RdBu"], Normalize(vmin=-scale, vmax=scale, clip=True)
     for row in comparison.spaces:
         outcome = verdict_words.space_outcome(
-            comparison.rule, row.significant, row.stop, row.diff is not None
+            comparison.rule.name, row.significant, row.stop, row.diff is not None
         )
         _draw_space(ax, board, row, outcome, cmap(norm(row.diff or 0.0)))
     for space in across.differing() if across else []:
@@ -140,12 +143,20 @@ def difference_figure(
         ax=ax,
         shrink=0.6,
         extend="both",
-        label=f"P({comparison.design_b}) - P({comparison.design_a}) (numbers: percentage points)",
+        label=f"P({comparison.design_b}) - P({comparison.design_a}), ±{scale:g} ({chosen}; "
+        "numbers: percentage points)",
     )
     _headline(ax, comparison, made_by, across)
     _legend(ax, comparison, cmap, norm, across)
     ax.axis("off")
     return fig
+
+
+def difference_scale(comparison: Comparison) -> float:
+    """The smallest of :data:`~sim.defaults.DIFFERENCE_SCALES` that holds every compared
+    space's difference (the largest with none)."""
+    largest = max((abs(r.diff) for r in comparison.spaces if r.diff is not None), default=1.0)
+    return next((s for s in DIFFERENCE_SCALES if largest <= s), DIFFERENCE_SCALES[-1])
 
 
 #: How each outcome of a space is drawn: (faded, outline colour, outline style, the mark
@@ -275,13 +286,20 @@ def _headline(
         color=colour,
     )
     spaces = verdict_words.spaces_line(
-        a, b, compare.space_counts(comparison.spaces), comparison.rule, comparison.delta
+        a, b, compare.space_counts(comparison.spaces), comparison.rule.name, comparison.delta
     )
-    rule = (
-        f"paired rule, δ {comparison.delta:g}"
-        if comparison.rule == "paired" and comparison.delta is not None
-        else f"{comparison.rule} rule"
+    rule = f"{comparison.rule.name} rule" + (
+        f", δ {comparison.delta:g}" if comparison.delta is not None else ""
     )
+    if comparison.stopped is not None:
+        spaces += (
+            ". "
+            + verdict_words.mean_stop_words(
+                comparison.stopped.to_dict(), comparison.delta, len(comparison.spaces)
+            ).capitalize()
+        )
+        if comparison.rule.budget_s is not None:
+            rule += f", budget {comparison.rule.budget_s:g} s"
     drawn = f", as {across.engines[0]} measured it" if across else ""
     small = [
         f"P({b}) - P({a}) space by space, the same shots ({rule}){drawn}",
@@ -298,7 +316,21 @@ def _legend(ax, comparison: Comparison, cmap, norm, across: AcrossEngines | None
     delta = comparison.delta
     full, light = cmap(norm(0.3)), _faded(cmap(norm(0.3)))
     b = comparison.design_b
-    if comparison.rule == "paired":
+    if comparison.rule.name == "mean":
+        entries = [
+            (
+                Patch(facecolor=full, edgecolor="black", linewidth=2.0),
+                f"* full colour, outlined: the sign is decided where the board mean stopped, "
+                f"{b} knocks out more (blue) or fewer (red): family-wise 95 % over the spaces "
+                "and looks, Holm",
+            ),
+            (
+                Patch(facecolor=light, edgecolor="none"),
+                "? faded: not decided at this budget (its interval in the table and the "
+                "JSON; never 'no difference')",
+            ),
+        ]
+    elif comparison.rule.name == "spaces":
         entries = [
             (
                 Patch(facecolor=full, edgecolor="black", linewidth=2.0),

@@ -70,12 +70,14 @@ def _provenance_rows(made_by: dict) -> str:
 
 
 def _rule_rows(made_by: dict) -> list[tuple[str, object]]:
-    """The provenance's rule: per-map, or the paired rule with δ, its looks and its
-    family-wise level."""
+    """The provenance's rule: per-map, or the mean or the spaces rule with δ, its looks
+    and its family-wise level (and the mean rule's budget)."""
     rule = made_by.get("rule")
     if rule is None:
         return []
-    if rule != "paired":
+    if rule == "mean":
+        return _mean_rule_rows(made_by.get("mean_rule") or {})
+    if rule not in ("spaces", "paired"):
         return [("rule", "per-map: each design's hit map measured on its own, then paired")]
     constants = made_by.get("paired_rule") or {}
     delta = constants.get("delta")
@@ -83,7 +85,7 @@ def _rule_rows(made_by: dict) -> list[tuple[str, object]]:
     return [
         (
             "rule",
-            "paired (sequential): the designs fire together at each space until its sign is "
+            "spaces (sequential): the designs fire together at each space until its sign is "
             "decided, its interval lies within ±δ, or the cap",
         ),
         ("δ", "none (no space stops as the same)" if delta is None else f"±{delta:g}"),
@@ -95,11 +97,38 @@ def _rule_rows(made_by: dict) -> list[tuple[str, object]]:
     ]
 
 
+def _mean_rule_rows(constants: dict) -> list[tuple[str, object]]:
+    """The mean rule's provenance: δ of the mean, its looks, the budget."""
+    delta, budget = constants.get("delta"), constants.get("budget_s")
+    looks = constants.get("looks") or []
+    return [
+        (
+            "rule",
+            "mean (sequential): the designs fire together at every space, look by look, until "
+            "the board mean's sign is decided, its interval lies within ±δ, or the cap",
+        ),
+        ("δ (the mean's)", "none" if delta is None else f"±{delta:g}"),
+        (
+            "looks (pairs a space)",
+            f"{', '.join(str(n) for n in looks)}; 95 % over the looks; spaces family-wise "
+            f"{constants.get('alpha')} over {constants.get('spaces')} spaces and the looks",
+        ),
+        ("budget", "none" if budget is None else f"{budget:g} s"),
+    ]
+
+
 #: What the table's p-value and interval are, by rule and sampler: (the p column's
 #: head, the sentence above the table).
 _TESTS = {
-    "paired": (
-        f"p ({verdict_words.p_test('paired', 'rqmc')})",
+    "mean": (
+        f"p ({verdict_words.p_test('mean', 'rqmc')})",
+        "the difference's interval is Tango's score interval at the looks' level (the "
+        "intervals of all the looks hold together with 95 %), at the look where the board "
+        "mean stopped; p: the exact McNemar test there, Bonferroni over the looks, then Holm "
+        "over all the spaces; a space not flagged is not decided at this budget.",
+    ),
+    "spaces": (
+        f"p ({verdict_words.p_test('spaces', 'rqmc')})",
         "the difference's interval is Tango's score interval at the paired rule's level "
         "(the intervals of all its looks hold together with 95 %); p: the exact McNemar test "
         "at each look, Bonferroni over the looks, then Holm over all the spaces; stopped: why "
@@ -124,8 +153,8 @@ def _test_words(data: dict) -> tuple[str, str]:
     """The p column's head and what the interval and p are, for the test actually run:
     the paired rule's sequential McNemar, else the per-map rule's test for the sampler
     (a t-test over RQMC's scrambles, McNemar's with plain Monte Carlo)."""
-    if data.get("rule") == "paired":
-        return _TESTS["paired"]
+    if data.get("rule") in ("mean", "spaces"):
+        return _TESTS[data["rule"]]
     return _TESTS["rqmc" if data["provenance"].get("sampler") == "rqmc" else "mc"]
 
 
@@ -144,8 +173,18 @@ def _verdict(data: dict) -> str:
         f'<p class="mean" id="board-mean">{html.escape(mean)}</p>'
         f'<p class="mean-what">The mean of P({html.escape(b)}) - P({html.escape(a)}) over the '
         "spaces both reach, with its 95 % interval.</p>"
-        f'<p class="spaces" id="spaces-line">{html.escape(spaces)}.</p>{_engines(data)}</div>'
+        f'<p class="spaces" id="spaces-line">{html.escape(spaces)}.</p>{_stopped(data)}'
+        f"{_engines(data)}</div>"
     )
+
+
+def _stopped(data: dict) -> str:
+    """Where the board-mean rule stopped, its shots and what more it would need."""
+    if not data.get("mean_rule"):
+        return ""
+    spaces = len(data["rows"]) if "rows" in data else 0
+    words = verdict_words.mean_stop_words(data["mean_rule"], data["delta"], spaces)
+    return f'<p class="spaces" id="mean-stop">{html.escape(words[0].upper() + words[1:])}.</p>'
 
 
 def _engines(data: dict) -> str:
@@ -225,7 +264,7 @@ def report_html(data: dict) -> str:
     """The page's text, from :func:`page_data`'s dict."""
     a, b = html.escape(data["design_a"]), html.escape(data["design_b"])
     p_head, tests = _test_words(data)
-    paired = data.get("rule") == "paired"
+    paired = data.get("rule") == "spaces"
     stop_head = '<th data-key="stopped" data-type="text">stopped</th>' if paired else ""
     pictures = data["pictures"]
     page = (
@@ -294,7 +333,7 @@ __VERDICT__
 <h2>The maps</h2>
 <div class="maps">
 <figure><img alt="difference map" src="__DIFF__"><figcaption>The difference, space by space,
-on a fixed scale.</figcaption></figure>
+on the scale its colour bar states.</figcaption></figure>
 <figure><img alt="hit map of __A__" src="__MAP_A__"><figcaption>__A__</figcaption></figure>
 <figure><img alt="hit map of __B__" src="__MAP_B__"><figcaption>__B__</figcaption></figure>
 </div>

@@ -82,10 +82,10 @@ def test_a_difference_of_two_delta_is_found():
 
 
 def test_looks_are_fixed_before_any_shot():
-    rule = PairedRule(cap=1000, delta=0.05, spaces=68, rounds=10)
+    rule = PairedRule(cap=1000, delta=0.05, spaces=68, streams=10)
     assert rule.looks() == (40, 80, 160, 320, 640, 1000)
     assert PairedRule(cap=30, delta=None).looks() == (30,)
-    assert PairedRule(cap=100, delta=None, rounds=3).looks() == (42, 84, 100)
+    assert PairedRule(cap=100, delta=None, streams=3).looks() == (42, 84, 100)
     # K looks: intervals at 1 - alpha / K, flags at alpha / (m K)
     assert rule.z == pytest.approx(2.638, abs=1e-3)
     assert rule.flag_level == pytest.approx(0.05 / (68 * 6))
@@ -119,7 +119,7 @@ def test_rqmc_pairs_keep_the_promises():
 
     a, b = disc(0.0), disc(0.15)
     spaces, reps, scrambles, most = 20, 40, 10, 64
-    rule = PairedRule(cap=scrambles * most, delta=0.05, spaces=spaces, rounds=scrambles)
+    rule = PairedRule(cap=scrambles * most, delta=0.05, spaces=spaces, streams=scrambles)
     flags, held, tested = 0, 0, 0
     for rep in range(reps):
         p_values, lasts = [], []

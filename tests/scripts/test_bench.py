@@ -139,7 +139,10 @@ def test_bench_answer_reports_every_figure_as_json():
     ):
         assert figures[key] > 0, key
     assert figures["answer_max_half_width"] <= 0.25
-    assert sum(figures["compare_stops"].values()) == 2  # each space stopped, with its reason
+    for name in ("compare", "compare_budget", "compare_gain", "compare_null"):
+        assert figures[f"{name}_shots"] > 0 and figures[f"{name}_width"] > 0, name
+        assert figures[f"{name}_mean_rule"]["stop"] in ("sign", "equivalent", "cap", "budget")
+    assert figures["compare_null_significant"] == {}  # a copy: nothing flagged
     for search in ("bale", "speed-pivot"):
         assert figures["optimise_seconds"][search] > 0
         found = figures["optimise_found"][search]

@@ -266,7 +266,7 @@ BAD = [
     (
         "compare: an unknown rule",
         ["design", "compare", "stock", "fast-spring", *SWEEP, "--rule", "sequential"],
-        "unknown rule 'sequential': allowed are paired, per-map",
+        "unknown rule 'sequential': allowed are mean, spaces, per-map (paired: spaces' old name)",
     ),
     (
         "compare: --delta with the per-map rule",
@@ -281,7 +281,19 @@ BAD = [
             "--delta",
             "0.1",
         ],
-        "--delta is the paired rule's",
+        "--delta is the mean and spaces rules': leave it out with --rule per-map",
+    ),
+    (
+        "compare: --budget with the spaces rule",
+        ["design", "compare", "stock", "fast-spring", *SWEEP, "--rule", "spaces", "--budget", "60"],
+        "--budget is the mean rule's (its looks are fixed over the whole board): leave it out "
+        "with --rule spaces",
+    ),
+    (
+        "compare: --budget too small for the first look",
+        ["design", "compare", "stock", "fast-spring", "--budget", "1", "--workers", "1"],
+        "--budget 1 is too small for the first look: give at least 16 s (10 pairs a space, "
+        "2 designs, at 90 shots/s a worker)",
     ),
     (
         "outputs: compare --plot a folder",
@@ -792,6 +804,7 @@ NUMERIC = [
     (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
     (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
     (["design", "compare", "stock"], "--delta", finite(0, 1, above=True)),
+    (["design", "compare", "stock"], "--budget", finite(0, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
     *[

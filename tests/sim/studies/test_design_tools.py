@@ -48,15 +48,16 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
         }
     # the board mean first (3 pairs a space, no δ: nothing decided), then the spaces
     assert data["verdict"].startswith(
-        "On average no detectable difference between fast-spring and stock: "
+        "On average fast-spring against stock is not decided at this budget: "
     )
     assert (
-        "; space by space, fast-spring knocks out more on 0 spaces, fewer on 0, " in data["verdict"]
+        "; space by space, fast-spring knocks out more on 0 spaces, fewer on 0 " in data["verdict"]
     )
-    assert data["verdict"].endswith("undecided at the cap on 4 (family-wise 95 %, Holm)")
+    assert data["verdict"].endswith("not decided at this budget on 4")
+    assert data["comparisons"][0]["mean_rule"]["stop"] == "cap"
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
-    assert data["provenance"]["aimer"] == "child"
-    cached = sorted(p.name for p in (tmp_path / "cache").glob("paired-*.shots.csv"))
+    assert data["provenance"]["aimer"] == "child" and data["provenance"]["rule"] == "mean"
+    cached = sorted(p.name for p in (tmp_path / "cache").glob("mean-*.shots.csv"))
     assert len(cached) == 2  # one per design
     assert (tmp_path / "cmp.png").stat().st_size > 10_000
     code, again, _ = run(capsys, *argv)  # read from the cache: the same figures

@@ -8,15 +8,17 @@ import json
 import pytest
 
 from sim.cli import main
+from sim.studies import verdict_words
 from sim.studies.compare import Comparison
+from sim.studies.comparison_rule import ComparisonRule
 from sim.studies.engines_verdict import AcrossEngines
 from sim.views.design_pictures import difference_figure
 from sim.views.report_page import report_html
 from tests.helpers import comparison_row
 
 
-def comparison(rows, mean_diff, delta=0.1) -> Comparison:
-    return Comparison("stock", "wide", rows, "", mean_diff, "paired", delta)
+def comparison(rows, mean_diff, delta=0.02) -> Comparison:
+    return Comparison("stock", "wide", rows, "", mean_diff, ComparisonRule("spaces", delta))
 
 
 BULLET = comparison(
@@ -46,7 +48,7 @@ def test_the_same_verdicts_in_both_engines_are_robust():
         "Robust across bullet and mujoco: on average wide knocks out more than stock in "
         "every engine (bullet +0.040 [+0.030, +0.050] (95 %); mujoco +0.040"
     )
-    assert "every engine finds wide more on 2, fewer on 1, the same within ±0.1 on 1" in (
+    assert "every engine finds wide more on 2, fewer on 1, the same within ±0.02 on 1" in (
         across.verdict
     )
     assert across.verdict.endswith("they differ on 0")
@@ -56,14 +58,14 @@ def test_a_sign_or_a_significance_one_engine_alone_gives_is_not_robust():
     rows = list(BULLET.spaces)
     rows[0] = comparison_row("r1c1", 0.04, False, stop="cap")  # undecided in MuJoCo
     rows[3] = comparison_row("r1c4", -0.15, True, stop="sign")  # the other sign
-    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.01, 0.03))
+    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.005, 0.015))
     across = AcrossEngines(("bullet", "mujoco"), (BULLET, mujoco))
     assert across.on_average is None and not across.robust_on_average
     assert across.differing() == ["r1c1", "r1c4"]
     assert across.counts()["differ"] == 2 and across.counts()["fewer"] == 1
     assert across.verdict.startswith(
         "Not robust across bullet and mujoco: on average the engines differ "
-        "(bullet more; mujoco the same within ±0.1)"
+        "(bullet more; mujoco the same within ±0.02)"
     )
     assert across.verdict.endswith("they differ on 2 (r1c1, r1c4)")
     spaces = {r["space"]: r for r in across.to_dict()["spaces"]}
@@ -77,7 +79,7 @@ def test_the_difference_map_says_robust_or_not_and_marks_the_disagreements():
 
     rows = list(BULLET.spaces)
     rows[3] = comparison_row("r1c4", -0.15, True, stop="sign")
-    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.01, 0.03))
+    mujoco = dataclasses.replace(BULLET, spaces=rows, mean_diff=(0.01, -0.005, 0.015))
     board = load_board("stock")
     robust = difference_figure(board, BULLET, None, 0.3, AcrossEngines(("b", "m"), (BULLET,) * 2))
     split = difference_figure(board, BULLET, None, 0.3, AcrossEngines(("b", "m"), (BULLET, mujoco)))
@@ -176,7 +178,7 @@ def test_a_page_without_engines_has_no_engine_column():
             "only_a": 0,
             "only_b": 0,
         },
-        "rule": "paired",
+        "rule": "spaces",
         "delta": 0.1,
         "rows": [],
         "shots": {},
@@ -189,3 +191,31 @@ def test_a_page_without_engines_has_no_engine_column():
     across = AcrossEngines(("bullet", "mujoco"), (BULLET, BULLET)).to_dict()
     page = report_html(data | {"engines": across})
     assert ">engines</th>" in page and "Robust across bullet and mujoco" in page
+
+
+def test_the_same_sign_at_sizes_whose_intervals_do_not_overlap_is_said_so():
+    """Bullet +0.09 [+0.07, +0.11] against MuJoCo +0.046 [+0.029, +0.063]: both more,
+    their intervals apart, not the same size; overlapping intervals stay robust (the
+    issue's own Bullet interval, [+0.06, +0.11], touches MuJoCo's by 0.003)."""
+    bullet = dataclasses.replace(BULLET, mean_diff=(0.09, 0.07, 0.11))
+    mujoco = dataclasses.replace(BULLET, mean_diff=(0.046, 0.029, 0.063))
+    across = AcrossEngines(("bullet", "mujoco"), (bullet, mujoco))
+    assert across.robust_on_average and not across.same_size
+    assert across.verdict.startswith(
+        "Same sign, different size across bullet and mujoco: on average wide knocks out more"
+    )
+    assert across.to_dict()["same_size_on_average"] is False
+    close = dataclasses.replace(BULLET, mean_diff=(0.06, 0.05, 0.07))
+    assert AcrossEngines(("bullet", "mujoco"), (bullet, close)).verdict.startswith("Robust")
+
+
+def test_a_mean_detectably_above_zero_but_within_delta_is_practically_the_same():
+    """+0.005 [+0.001, +0.008] within ±0.05: never "B knocks out more"."""
+    small = comparison(list(BULLET.spaces), (0.005, 0.001, 0.008), delta=0.05)
+    assert small.on_average == "within_delta"
+    said = verdict_words.board_mean("stock", "fast-spring", small.on_average, small.mean_diff, 0.05)
+    assert said == (
+        "On average fast-spring and stock are practically the same: +0.005 [+0.001, +0.008] "
+        "(95 %), within ±0.05"
+    )
+    assert "knocks out more" not in said

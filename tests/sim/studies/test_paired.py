@@ -14,6 +14,7 @@ from models.design import design_from_dict, design_toml, load_design
 from sim.physics.bullet.world import World
 from sim.physics.world_cache import WORLDS
 from sim.studies import design_tools, paired
+from sim.studies.comparison_rule import PER_MAP, comparison_rule
 from sim.studies.space_shots import SweepSpec
 from tests.helpers import run
 
@@ -38,7 +39,7 @@ def compared(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
     designs = [load_design("stock"), load_design("fast-spring")]
     result = design_tools.compare_designs(
-        spec(), load_board("stock"), designs, 1, cache, rule="paired", delta=0.1
+        spec(), load_board("stock"), designs, 1, cache, rule=comparison_rule(spec(), "spaces", 0.1)
     )
     return cache, designs, result
 
@@ -46,8 +47,9 @@ def compared(tmp_path_factory):
 @pytest.mark.slow
 def test_pairs_are_the_same_points_and_each_stops_where_the_rule_says(compared):
     cache, designs, (_, comparisons, _) = compared
-    rule = paired.paired_rule(spec(), 0.1)
-    maps = design_tools.paired_maps(spec(), designs, rule, 1, cache)
+    full = comparison_rule(spec(), "spaces", 0.1)
+    rule = full.spaces
+    maps = design_tools.paired_maps(spec(), designs, full, 1, cache)
     for a, b, row in zip(maps[0], maps[1], comparisons[0].spaces, strict=True):
         shots_a, shots_b = a.part.shots, b.part.shots
         assert len(shots_a) == len(shots_b) == row.shots  # two designs: A stops with B
@@ -90,7 +92,7 @@ def test_a_warm_cache_answers_with_no_shot(compared, monkeypatch):
 
     monkeypatch.setattr(World, "shoot", no_shot)
     again = design_tools.compare_designs(
-        spec(), load_board("stock"), designs, 1, cache, rule="paired", delta=0.1
+        spec(), load_board("stock"), designs, 1, cache, rule=comparison_rule(spec(), "spaces", 0.1)
     )
     assert [c.to_dict() for c in again[1]] == [c.to_dict() for c in first[1]]
 
@@ -102,14 +104,19 @@ def test_a_design_against_itself_flags_nothing_and_is_within_delta(tmp_path):
     stock = load_design("stock")
     twin = design_from_dict(tomllib.loads(design_toml(stock)) | {"name": "twin"}, source="test")
     _, comparisons, _ = design_tools.compare_designs(
-        spec(), load_board("stock"), [stock, twin], 1, tmp_path, rule="paired", delta=0.1
+        spec(),
+        load_board("stock"),
+        [stock, twin],
+        1,
+        tmp_path,
+        rule=comparison_rule(spec(), "spaces", 0.1),
     )
     comparison = comparisons[0]
     assert comparison.on_average == "within_delta"
     assert comparison.mean_diff[0] == 0.0
     assert all(r.stop == "equivalent" and not r.significant for r in comparison.spaces)
     assert comparison.verdict.startswith(
-        "On average twin and stock knock out the same, within ±0.1: +0.000 ["
+        "On average twin and stock are practically the same: +0.000 ["
     )
 
 
@@ -128,6 +135,8 @@ def test_the_verdict_leads_with_the_board_mean_in_text_and_json(capsys, tmp_path
         "1",
         "--cache",
         str(tmp_path),
+        "--rule",
+        "spaces",
     )
     code, text, _ = run(capsys, *argv)
     assert code == 0
@@ -138,7 +147,7 @@ def test_the_verdict_leads_with_the_board_mean_in_text_and_json(capsys, tmp_path
     data = json.loads(out)
     assert data["verdict"] == first
     assert data["comparisons"][0]["on_average"] == "more"
-    assert data["comparisons"][0]["rule"] == "paired"
+    assert data["comparisons"][0]["rule"] == "spaces"
     assert data["comparisons"][0]["delta"] == 0.2
     assert {r["stop"] for r in data["spaces"]} <= {"sign", "equivalent", "cap"}
 
@@ -150,18 +159,20 @@ def test_the_per_map_rule_keeps_todays_maps(tmp_path):
     designs = [load_design("stock"), load_design("fast-spring")]
     settings = spec(spaces=("r2c3",), shots=60)
     _, comparisons, maps = design_tools.compare_designs(
-        settings, load_board("stock"), designs, 1, tmp_path, rule="per-map"
+        settings, load_board("stock"), designs, 1, tmp_path, rule=PER_MAP
     )
     alone = design_tools.design_parts(dataclasses.replace(settings), designs[1], 1, tmp_path)
     assert maps[1] == [m.row.to_dict() for m in alone]
-    assert comparisons[0].rule == "per-map" and "stop" not in comparisons[0].spaces[0].to_dict()
+    assert (
+        comparisons[0].rule.name == "per-map" and "stop" not in comparisons[0].spaces[0].to_dict()
+    )
 
 
 def test_more_designs_than_the_world_cache_keeps_are_each_fired_in_their_own_world(monkeypatch):
     """compare_space holds every design's world while the others fire: with room for
     one world only, none is closed under it, and the parts are those of a roomy cache."""
     specs = (spec(shots=40, sampler="mc"), spec(design="fast-spring", shots=40, sampler="mc"))
-    rule = paired.paired_rule(specs[0], 0.1)
+    rule = comparison_rule(specs[0], "spaces", 0.1).spaces
     WORLDS.clear()
     roomy = paired.compare_space(specs, rule, "r2c3")
     WORLDS.clear()

@@ -13,6 +13,7 @@ import pytest
 from models.design import DESIGNS_DIR
 from sim.studies import compare
 from sim.studies import report as contents
+from sim.studies.comparison_rule import ComparisonRule
 from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
 from sim.views.report_page import report_html
 from tests.browser import Browser
@@ -24,7 +25,8 @@ SPACES = "r7c3,r2c3"
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     """stock against fast-spring at two spaces, 20 shots each (plain Monte Carlo, whose
-    shots the figures below were read from), as a page and as JSON."""
+    shots the figures below were read from), by the spaces rule (each space's stop in
+    the table), as a page and as JSON."""
     from sim.cli import main
 
     folder = tmp_path_factory.mktemp("report")
@@ -46,6 +48,8 @@ def report(tmp_path_factory):
         str(page),
         "--sampler",
         "mc",
+        "--rule",
+        "spaces",
     ]
     assert main([*argv, "--json"]) == 0
     return page
@@ -71,8 +75,8 @@ def test_the_report_is_one_self_contained_file(report):
         "Space by space, fast-spring knocks out more on 1 space, fewer on 0, undecided at the "
         "cap on 1 (family-wise 95 %, Holm)"
     )
-    # what made it: the paired rule (the default) with its looks; no --precision, no δ
-    assert "paired (sequential)" in text and "none (no space stops as the same)" in text
+    # what made it: the spaces rule with its looks; no --precision, no δ
+    assert "spaces (sequential)" in text and "none (no space stops as the same)" in text
     assert re.search(r"<th>looks \(pairs a space\)</th><td>20; family-wise 0.05 over 2", text)
     for name in ("stock", "fast-spring"):
         path = DESIGNS_DIR / f"{name}.toml"  # each design's file, with the hash of its bytes
@@ -204,18 +208,20 @@ def per_map_rows(rows):
     return [dataclasses.replace(r, stop=None) for r in rows]
 
 
-def page_of(rows, rule="paired", delta=0.05, sampler=None, mean=(0.04, 0.03, 0.05)) -> str:
+def page_of(rows, rule="spaces", delta=0.02, sampler=None, mean=(0.04, 0.03, 0.05)) -> str:
     """The report page of a comparison of ``rows`` (stock against wide-bale), as
     report.build and page_data would make it, with blank pictures and no shot recorded."""
-    comparison = compare.Comparison("stock", "wide-bale", rows, "(text verdict)", mean, rule, delta)
+    comparison = compare.Comparison(
+        "stock", "wide-bale", rows, "(text verdict)", mean, ComparisonRule(rule, delta)
+    )
     why = {"dead": "", "outcomes": "knocked 50 %, stayed 50 %"}
     made_by = {"aimer": "child", "seed": 0, "designs": []}
     if sampler:
         made_by["sampler"] = sampler
-    if rule == "paired":  # the paired rule's constants, as design_tools records them
+    if rule == "spaces":  # the spaces rule's constants, as design_tools records them
         looks = [40, 80, 160, 320, 640, 1000]
         made_by |= {
-            "rule": "paired",
+            "rule": "spaces",
             "paired_rule": {
                 "cap": 1000,
                 "delta": delta,
@@ -256,7 +262,7 @@ def test_the_report_leads_with_the_board_mean_then_the_spaces():
     )
     spaces = (
         "Space by space, wide-bale knocks out more on 0 spaces, fewer on 0, the same within "
-        "±0.05 on 1, undecided at the cap on 2 (family-wise 95 %, Holm)"
+        "±0.02 on 1, undecided at the cap on 2 (family-wise 95 %, Holm)"
     )
     assert after.index(spaces) < after.index("The maps")
     per_map = words(page_of(per_map_rows(WIDER), "per-map", None, mean=(-0.04, -0.05, -0.03)))
@@ -280,7 +286,7 @@ def test_the_paired_reports_table_says_why_each_space_stopped():
         "r8c3": "sign decided",
         "r0c0": "at the cap",
         "r2c3": "undecided at the cap",
-        "r9c2": "within ±0.05",
+        "r9c2": "within ±0.02",
         "r7c3": "undecided at the cap",
     }
     per_map = page_of(per_map_rows(rows), "per-map", None)
@@ -292,7 +298,7 @@ def test_the_paired_reports_table_says_why_each_space_stopped():
     ("rule", "sampler", "head", "said", "unsaid"),
     [
         (
-            "paired",
+            "spaces",
             "rqmc",
             "p (McNemar, looks, Holm)",
             "Tango's score interval at the paired rule's level (the intervals of all its looks "
@@ -320,8 +326,8 @@ def test_the_paired_reports_table_says_why_each_space_stopped():
 def test_the_report_names_the_test_actually_run(rule, sampler, head, said, unsaid):
     """With --rule per-map and the RQMC sampler the p-value is a t-test over the
     scrambles, not McNemar's; the paired rule's is McNemar's at each look."""
-    rows = WIDER if rule == "paired" else per_map_rows(WIDER)
-    page = page_of(rows, rule, 0.05 if rule == "paired" else None, sampler)
+    rows = WIDER if rule == "spaces" else per_map_rows(WIDER)
+    page = page_of(rows, rule, 0.05 if rule == "spaces" else None, sampler)
     assert f'<th data-key="p_value_adjusted">{html.escape(head)}</th>' in page
     text = words(page)
     table = text[text.index("Space by space Click") : text.index("Shots Click")]
@@ -334,8 +340,8 @@ def test_the_report_names_the_test_actually_run(rule, sampler, head, said, unsai
 
 def test_the_reports_provenance_names_the_rule_and_delta():
     text = words(page_of(WIDER))
-    assert "rule paired (sequential): the designs fire together at each space" in text
-    assert "δ ±0.05" in text
+    assert "rule spaces (sequential): the designs fire together at each space" in text
+    assert "δ ±0.02" in text
     assert "looks (pairs a space) 40, 80, 160, 320, 640, 1000; family-wise 0.05 over 3" in text
     per_map = words(page_of(per_map_rows(WIDER), "per-map", None))
     assert "rule per-map: each design's hit map measured on its own" in per_map
@@ -344,17 +350,17 @@ def test_the_reports_provenance_names_the_rule_and_delta():
 
 def test_the_reports_rule_is_the_one_its_maps_were_made_with():
     """The page's provenance carries the paired rule as the paired maps record it."""
-    from sim.studies import design_tools, paired
+    from sim.studies.comparison_rule import PER_MAP, comparison_rule
 
     spec = cli_spec(["hitmap", "--spaces", "r2c3,r9c2", "--precision", "0.1"])
-    comparison = compare.Comparison("stock", "wide-bale", WIDER[:2], "", (0, 0, 0), "paired", 0.1)
-    made = contents.rule_provenance(spec, comparison)
-    rule = paired.paired_rule(spec, 0.1)
-    assert made == design_tools.rule_provenance(rule)
-    assert made["rule"] == "paired" and made["paired_rule"]["delta"] == 0.1
-    assert made["paired_rule"]["looks"] == list(rule.looks()) and made["paired_rule"]["spaces"] == 2
-    per_map = dataclasses.replace(comparison, rule="per-map", delta=None)
-    assert contents.rule_provenance(spec, per_map) == {"rule": "per-map"}
+    rule = comparison_rule(spec, "spaces", 0.1)
+    comparison = compare.Comparison("stock", "wide-bale", WIDER[:2], "", (0, 0, 0), rule)
+    made = rule.provenance()
+    assert made["rule"] == "spaces" and made["paired_rule"]["delta"] == 0.1
+    assert made["paired_rule"]["looks"] == list(rule.spaces.looks())
+    assert made["paired_rule"]["spaces"] == 2 and made["paired_rule"]["streams"] == 10
+    per_map = dataclasses.replace(comparison, rule=PER_MAP)
+    assert per_map.rule.provenance() == {"rule": "per-map"}
 
 
 # --- one meaning for every word --------------------------------------------------------------
@@ -418,3 +424,37 @@ def test_a_hit_map_names_its_dead_zones(capsys, tmp_path):
     assert code == 0 and "dead zones (docs/hitmap.md): never out r7c3" in out
     code, out, _ = run(capsys, *argv[:-1], str(tmp_path / "h2.csv"), "--json")
     assert json.loads(out)["dead_zones"]["never_out"] == ["r7c3"]
+
+
+def test_a_page_by_the_mean_rule_says_where_it_stopped_and_what_is_not_decided():
+    """The board-mean rule cut short by its budget: the headline says the mean is not
+    decided, the spaces not decided at this budget, and about how many more shots
+    would decide it; the provenance names the rule, its δ, its looks and the budget."""
+    from models.mean_rule import MeanRule
+
+    rule = MeanRule(1000, 0.025, 3, 10)
+    how = ComparisonRule("mean", 0.025, mean=rule, budget_s=20.0)
+    stopped = compare.MeanStop("budget", 1, rule.looks(), 230, 1380, 900)
+    rows = per_map_rows(WIDER)
+    comparison = compare.Comparison(
+        "stock", "wide-bale", rows, "", (0.01, -0.01, 0.03), how, stopped
+    )
+    blank = "data:image/png;base64,"
+    why = {"dead": "", "outcomes": "knocked 50 %"}
+    data = contents.verdict_data(comparison) | {
+        "rows": [contents.table_row(r, why, why) for r in rows],
+        "shots": {},
+        "pictures": {"difference": blank, "a": blank, "b": blank},
+        "provenance": {"aimer": "child", "seed": 0, "designs": []} | how.provenance(),
+        "max_recorded": contents.MAX_SPACES_RECORDED,
+        "few_pairs": FEW_SHOTS,
+    }
+    text = words(report_html(data))
+    assert "On average wide-bale against stock is not decided at this budget: +0.010" in text
+    assert "not decided at this budget on 3" in text
+    assert (
+        "Board mean: the budget spent at look 1 of 4, 230 pairs a space, 1,380 shots; not "
+        "decided: about 900 pairs a space (about 4,020 more shots) would decide it"
+    ) in text
+    assert "rule mean (sequential)" in text and "budget 20 s" in text
+    assert "looks (pairs a space) 230, 460, 920, 1000" in text

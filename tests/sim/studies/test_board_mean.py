@@ -1,0 +1,169 @@
+"""design compare's board-mean rule on the physics: every space fires the same pairs
+look by look until the mean is answered; the same files whatever the workers, after
+a kill and a resume, or after a budget cut short and a run that goes on; a design
+against its own copy flags nothing; and the mean is the default everywhere."""
+
+import dataclasses
+import tomllib
+
+import pytest
+
+from models.aimer import load_aimer
+from models.board import load_board
+from models.design import design_from_dict, design_toml, load_design
+from models.mean_rule import MeanRule
+from sim.studies import design_tools, engines_verdict, plain
+from sim.studies.comparison_rule import ComparisonRule, comparison_rule
+from sim.studies.space_shots import SweepSpec
+
+SPACES = ("r2c3", "r9c2", "r0c0")
+
+
+def spec(**changes) -> SweepSpec:
+    settings = {
+        "board": "stock",
+        "design": "stock",
+        "stacks": {},
+        "spaces": SPACES,
+        "shots": 80,
+        "aimer": load_aimer("child"),
+        "precision": None,
+        "sampler": "mc",
+    }
+    return SweepSpec(**(settings | changes))
+
+
+def rule(delta=0.02, budget_s=None) -> ComparisonRule:
+    """The mean rule with a small first look (10 pairs a space: 10, 20, 40, 80), so
+    that the test fires a few hundred shots, not the board's 680 pairs."""
+    mean = MeanRule(80, delta, len(SPACES), 1, board_first=30)
+    return ComparisonRule("mean", delta, mean=mean, budget_s=budget_s)
+
+
+def designs():
+    return [load_design("stock"), load_design("fast-spring")]
+
+
+def files(cache) -> dict[str, bytes]:
+    """The comparison's hit maps and shot files, by name."""
+    return {p.name: p.read_bytes() for p in sorted(cache.glob("mean-*.csv"))}
+
+
+def compared(cache, workers=1, how=None, progress=None):
+    return design_tools.compare_designs(
+        spec(), load_board("stock"), designs(), workers, cache, progress, how or rule()
+    )
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    """One run to the rule's stop, in one process: its files and its comparison."""
+    cache = tmp_path_factory.mktemp("clean")
+    _, comparisons, _ = compared(cache)
+    return files(cache), comparisons[0]
+
+
+def test_every_space_stops_at_the_same_look_and_says_so(clean):
+    _, comparison = clean
+    stopped = comparison.stopped
+    assert stopped is not None and stopped.stop in ("sign", "equivalent", "cap")
+    pairs = {r.shots for r in comparison.spaces if r.diff is not None}
+    assert (
+        pairs == {stopped.pairs} and stopped.pairs == rule().mean.looks()[stopped.looks_taken - 1]
+    )
+    low, high = comparison.mean_diff[1:]
+    said = comparison.to_dict()
+    assert said["rule"] == "mean" and said["mean_rule"]["stop"] == stopped.stop
+    assert said["mean_rule"]["looks"] == [10, 20, 40, 80]
+    assert said["mean_diff_ci"] == [round(low, 6), round(high, 6)]
+    assert "not decided at this budget" in comparison.verdict or all(
+        r.significant for r in comparison.spaces
+    )
+
+
+def test_the_same_files_whatever_the_workers(clean, tmp_path):
+    compared(tmp_path, workers=2)
+    assert files(tmp_path) == clean[0]
+
+
+def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(clean, tmp_path):
+    calls = []
+
+    def killed(done, total, note=None):
+        calls.append(done)
+        if len(calls) == 6:  # in the second look: the first's parts are kept
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        compared(tmp_path, progress=killed)
+    assert list(tmp_path.glob("mean-*.csv.parts/*.json"))
+    compared(tmp_path)
+    assert files(tmp_path) == clean[0]
+    assert not list(tmp_path.glob("*.parts"))
+
+
+def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path):
+    """A budget spent by the first look: the answer is that look's, its interval
+    wider, the mean's stop "budget" with what more it would need; a run without the
+    budget goes on from those shots to the clean run's files."""
+    _, short = compared(tmp_path, how=rule(budget_s=1e-9))[:2]
+    stopped = short[0].stopped
+    assert stopped.stop == "budget" and stopped.looks_taken == 1 and stopped.pairs == 10
+    assert stopped.more_pairs > 10
+    full = clean[1]
+    assert short[0].mean_diff[2] - short[0].mean_diff[1] > full.mean_diff[2] - full.mean_diff[1]
+    assert "not decided" in short[0].to_dict()["verdict"] or short[0].on_average != "undecided"
+    compared(tmp_path)
+    assert files(tmp_path) == clean[0]
+
+
+def test_a_design_against_its_copy_flags_nothing_and_stops_at_once(tmp_path):
+    """No discordant pair at all: the mean's interval is the pseudo-pairs' alone, about
+    ±z²/(pairs over the board): ±0.21 over 30 pairs here, ±0.011 over the stock board's
+    680 at its first look."""
+    data = tomllib.loads(design_toml(load_design("stock"))) | {"name": "twin"}
+    twin = design_from_dict(data, source="a copy of stock")
+    _, comparisons, maps = design_tools.compare_designs(
+        spec(), load_board("stock"), [load_design("stock"), twin], 1, tmp_path, None, rule(0.25)
+    )
+    comparison = comparisons[0]
+    assert comparison.mean_diff[0] == 0.0 and comparison.on_average == "within_delta"
+    assert comparison.stopped.stop == "equivalent" and comparison.stopped.looks_taken == 1
+    assert not any(r.significant for r in comparison.spaces)
+    assert comparison.verdict.startswith("On average twin and stock are practically the same")
+    assert sum(r["shots"] for rows in maps for r in rows) == 2 * 10 * len(SPACES)
+
+
+def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
+    """compare_in_engines and plain.compare, given no rule, compare by the mean (a cap
+    of 20 pairs: one look)."""
+    short = spec(spaces=("r2c3",), shots=20)
+    assert comparison_rule(short).name == "mean"
+    assert comparison_rule(short, "paired").name == "spaces"
+    done = engines_verdict.compare_in_engines(
+        short, load_board("stock"), designs(), ["stock", "fast-spring"], ("",), 1, tmp_path
+    )
+    assert done.made_by["rule"] == "mean" and done.runs[0][1][0].rule.name == "mean"
+    _, comparisons, _ = plain.compare(
+        ["stock", "fast-spring"], spaces=["r2c3"], shots=20, workers=1, cache=tmp_path
+    )
+    assert comparisons[0].rule == dataclasses.replace(comparisons[0].rule)
+    assert comparisons[0].rule.name == "mean" and comparisons[0].stopped is not None
+
+
+def test_the_progress_shows_the_means_interval_shrinking_look_by_look(clean, tmp_path):
+    notes = []
+
+    def progress(done, total, note=None):
+        if note is not None:
+            notes.append(note)
+
+    compared(tmp_path, progress=progress)
+    stopped = clean[1].stopped
+    assert len(notes) == stopped.looks_taken  # one after each look
+    widths = []
+    for note in notes:  # "mean +0.012 [-0.101, +0.125] at 10 pairs"
+        low, high = (float(v) for v in note.split("[")[1].split("]")[0].split(", "))
+        widths.append(high - low)
+    assert widths == sorted(widths, reverse=True)
+    assert notes[-1].endswith(f"at {stopped.pairs} pairs")
