@@ -18,13 +18,16 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from models.board import Board
 from models.design import ENGINES, Design
 from models.errors import InputError, install_hint
 from models.layout import Layout
 from models.text import shown
-from sim.physics.engine import ShotEngine
+
+if TYPE_CHECKING:  # the engine core imports numpy: a bad --engine is told before it
+    from sim.physics.engine import ShotEngine
 
 
 @dataclass(frozen=True)

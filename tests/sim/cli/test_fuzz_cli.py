@@ -884,6 +884,11 @@ def test_numeric_options_refuse_on_one_line_or_parse_within_range(argv, option, 
     assert text.isascii() and "_" not in text, (text, value)
 
 
+#: Options with a parser of their own that reads text, not a number (each has its own
+#: tests: a host name is checked in tests/sim/serve/).
+PARSED_AS_TEXT = {(("serve",), "--allow-host")}
+
+
 def _options_that_parse_numbers(parser, path=()) -> set[tuple]:
     found = set()
     for action in parser._actions:
@@ -892,7 +897,8 @@ def _options_that_parse_numbers(parser, path=()) -> set[tuple]:
                 found |= _options_that_parse_numbers(sub, (*path, name))
         elif action.type is not None and action.option_strings:
             assert action.type not in (int, float), (path, action.option_strings)
-            found.add((path, action.option_strings[-1]))
+            if (path, action.option_strings[-1]) not in PARSED_AS_TEXT:
+                found.add((path, action.option_strings[-1]))
     return found
 
 

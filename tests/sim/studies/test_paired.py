@@ -73,7 +73,7 @@ def _first_stop(rule, shots_a, shots_b) -> tuple[int, str]:
         pair = [
             (r.target_knocked, b_by_point[(r.scramble, r.point)])
             for r in shots_a
-            if r.point < pairs // rule.rounds
+            if r.point < pairs // rule.streams
         ]
         assert len(pair) == pairs
         counts = [sum(p == wanted for p in pair) for wanted in ((1, 1), (1, 0), (0, 1), (0, 0))]
