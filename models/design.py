@@ -54,6 +54,7 @@ __all__ = [
     "Piggy",
     "Surfaces",
     "Tractor",
+    "design_content_sha256",
     "design_from_dict",
     "design_identity",
     "design_toml",
@@ -111,6 +112,15 @@ def design_toml(design: Design) -> str:
     return "\n".join(lines) + "\n"
 
 
+def design_content_sha256(design: Design) -> str:
+    """A design's identity by content: the sha256 of its normalised text
+    (:func:`design_toml`, each mesh's sha256 and the mesh model's version in it). The
+    one place it is made: the design's identity in data files, the keys of cached hit
+    maps and of the process's physics worlds all use it, so the same design is the
+    same key everywhere (and a cache on disk keyed by it stays valid)."""
+    return hashlib.sha256(design_toml(design).encode()).hexdigest()
+
+
 def _toml_value(value: object) -> str:
     if isinstance(value, bool):
         return str(value).lower()
@@ -131,7 +141,7 @@ def design_identity(name_or_path: str) -> dict:
         "design": design.name,
         "design_file": str(path),
         "design_file_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "design_sha256": hashlib.sha256(design_toml(design).encode()).hexdigest(),
+        "design_sha256": design_content_sha256(design),
         **({"meshes": meshes} if meshes else {}),
     }
 

@@ -6,8 +6,9 @@ named another way (``stock`` or its path) keeps it.
 
 - a board, layout, aimer or table: the sha256 of the file's bytes (a layout and an
   aimer travel as their values in a sweep's settings, which are content already);
-- a design: the sha256 of its normalised text (:func:`models.design.design_toml`),
-  which carries each of its meshes' sha256 and the version of the mesh model.
+- a design: the sha256 of its normalised text
+  (:func:`models.design.design_content_sha256`), which carries each of its meshes'
+  sha256 and the version of the mesh model.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import hashlib
 from pathlib import Path
 
 from models.board import BOARDS_DIR
-from models.design import design_toml, load_design
+from models.design import design_content_sha256, load_design
 from models.files import read_bytes, resolve_named_file
 
 
@@ -33,7 +34,7 @@ def board_sha256(name_or_path: str | Path) -> str:
 
 def design_sha256(name_or_path: str | Path) -> str:
     """A design's identity: the sha256 of its normalised text, meshes included."""
-    return hashlib.sha256(design_toml(load_design(name_or_path)).encode()).hexdigest()
+    return design_content_sha256(load_design(name_or_path))
 
 
 def inputs(board: str, design: str) -> dict:

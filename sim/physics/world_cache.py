@@ -11,8 +11,8 @@ cache for them all, not one each.
 
 - **Key.** What a world is built from, by content: the board (its value, which
   holds every field of its file), the design as its normalised text
-  (:func:`models.design.design_toml`, with its meshes' sha256, as
-  :mod:`models.identity` keys a design) once the engine asked for is applied to it,
+  (:func:`models.design.design_content_sha256`, as :mod:`models.identity` keys a
+  design) once the engine asked for is applied to it,
   the hit rule and ``bale_to_rest``. A file edited while the process lives makes
   another key, never the old world; the same content reached by another name or
   path shares a world.
@@ -25,14 +25,13 @@ Not thread-safe, as a world itself is not: each process (a worker) has its own.
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from models.board import Board
-from models.design import Design, design_toml
+from models.design import Design, design_content_sha256
 from sim.physics.engines import make_world, with_engine
 
 #: Worlds kept per process. A Bullet world of the stock design holds about 28 MB
@@ -122,8 +121,7 @@ class WorldCache:
 def _key(board: Board, design: Design, hit_rule: str, bale_to_rest: bool) -> tuple:
     """What a world is built from (``design`` with its engine applied: the engine is
     in its text, unsaid for Bullet as in a design file)."""
-    design_sha256 = hashlib.sha256(design_toml(design).encode()).hexdigest()
-    return board, design_sha256, hit_rule, bale_to_rest
+    return board, design_content_sha256(design), hit_rule, bale_to_rest
 
 
 #: This process's worlds.

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from models.board import Board
-from models.design import Design, design_toml
+from models.design import Design, design_content_sha256
 from sim.studies import datafiles, design_search, racing, space_shots
 from sim.studies.safety import SafetyLimits
 
@@ -31,7 +31,7 @@ class Search:
     def settings(self) -> dict:
         """What a study's trials depend on: a study resumed must have the same."""
         return {
-            "base_sha256": datafiles.sha256_text(design_toml(self.base)),
+            "base_sha256": design_content_sha256(self.base),
             "params": [p.to_dict() for p in self.params],
             "objectives": self.objectives,
             "hitmaps": json.loads(dataclasses.replace(self.spec, design="").key()),
