@@ -3,8 +3,8 @@
     python scripts/layer_graph.py            # print the graph
     python scripts/layer_graph.py --write    # put it into docs/architecture.md
     python scripts/layer_graph.py --check    # exit 1 when the document's is stale,
-                                             # an arrow points up, or a module is in
-                                             # no layer
+                                             # an import breaks a rule, or a module
+                                             # is in no layer
 
 Every module of models/, referee/ and sim/ is read with ``ast`` (nothing is
 imported), and each of its imports counts: at the top, inside a function (it ties
@@ -12,9 +12,13 @@ the two modules together all the same when it runs) and under ``if TYPE_CHECKING
 (a type checker's name for a module above is a dependency on it too). The modules
 are grouped into the layers of :data:`LAYERS`, bottom first, and the graph says,
 for each layer, which layers below it it imports and how many pairs of modules
-make each arrow. An arrow from a layer to one listed above it is an upward arrow:
-``--check`` fails on it, as tests/test_repository.py does, which also reads the
-imports through this module.
+make each arrow.
+
+This module holds the layer rules, once: :data:`LAYERS` (a layer imports only
+those below it), :data:`APART` (layers side by side that never import each other)
+and :data:`BANNED_LIBRARIES`. :func:`violations` names every import that breaks
+one; ``--check`` fails on any, and so does tests/test_repository.py, which reads
+the rules and the imports from here.
 
 The graph sits in docs/architecture.md between the markers
 ``<!-- layer-graph:begin -->`` and ``<!-- layer-graph:end -->``.
@@ -50,6 +54,20 @@ LAYERS = (
     "sim.envs",
     "sim.serve",
     "sim.cli",
+)
+
+
+#: Layers side by side, whatever their order in :data:`LAYERS`: neither imports the
+#: other (each engine runs without the other installed).
+APART = (("sim.physics.bullet", "sim.physics.mujoco"),)
+
+#: (part, the libraries it must not import, why). A part is a layer with everything
+#: under it: what ``sim.physics`` must not import, neither may its engines.
+BANNED_LIBRARIES = (
+    ("referee", ("pybullet",), "the rules run without the physics"),
+    ("sim.physics", ("matplotlib",), "the physics draws nothing"),
+    ("sim.physics.mujoco", ("pybullet",), "the MuJoCo engine runs without PyBullet"),
+    ("sim.physics.bullet", ("mujoco",), "the Bullet engine runs without MuJoCo"),
 )
 
 
@@ -131,13 +149,34 @@ def unplaced(graph: dict[str, list[str]]) -> list[str]:
     )
 
 
-def upward(edges: Counter[tuple[str, str]]) -> list[str]:
-    """``A → B`` for every arrow from a layer to one above it in :data:`LAYERS`."""
-    return [
-        f"{source} → {target}"
-        for source, target in sorted(edges)
-        if LAYERS.index(target) > LAYERS.index(source)
-    ]
+def violations(graph: dict[str, list[str]]) -> list[str]:
+    """``module imports name: why`` for every import the rules forbid: one up the
+    layers, one between layers kept :data:`APART`, one of a banned library. Every
+    import counts (:func:`module_imports`): a type checker's name for a module above
+    is a dependency on it all the same."""
+    found = []
+    for module, imports in sorted(graph.items()):
+        source = layer_of(module)
+        if source is None:
+            continue
+        for name in imports:
+            why = _forbidden(module, source, name)
+            if why:
+                found.append(f"{module} imports {name}: {why}")
+    return found
+
+
+def _forbidden(module: str, source: str, name: str) -> str | None:
+    """Why ``module`` (of layer ``source``) may not import ``name``; None if it may."""
+    target = layer_of(name)
+    if target is not None and LAYERS.index(target) > LAYERS.index(source):
+        return f"{target} stands above {source}"
+    if target is not None and ({source, target} in [set(pair) for pair in APART]):
+        return f"{source} and {target} stand apart"
+    for part, libraries, why in BANNED_LIBRARIES:
+        if within(module, part) and any(within(name, library) for library in libraries):
+            return why
+    return None
 
 
 def render(edges: Counter[tuple[str, str]], line_width: int = 80) -> str:
@@ -177,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument(
         "--check",
         action="store_true",
-        help="exit 1 when docs/architecture.md's graph is stale or an arrow points up",
+        help="exit 1 when docs/architecture.md's graph is stale or an import breaks a rule",
     )
     args = parser.parse_args(argv)
     graph = import_graph(project_sources())
@@ -190,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     made = with_graph(document, text)
     if args.write:
         DOCUMENT.write_text(made, encoding="utf-8")
-    failures = [f"upward arrow: {arrow}" for arrow in upward(edges)]
+    failures = violations(graph)
     failures += [f"{module} is in no layer: give it one in LAYERS" for module in unplaced(graph)]
     if args.check and made != document:
         failures.append(
