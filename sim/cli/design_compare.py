@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from models.board import Board
     from models.design import Design
-    from sim.studies.cluster import Workers
+    from sim.studies.cluster import StudyWorkers
     from sim.studies.compare import Comparison
     from sim.studies.engines_verdict import AcrossEngines
     from sim.studies.space_shots import SweepSpec
@@ -83,7 +83,7 @@ class _Compared:
     runs: list[tuple[list[dict], list[Comparison], list[list[dict]]]]
     across: list[AcrossEngines]
     made_by: dict
-    workers: Workers
+    workers: StudyWorkers
     cache: Path
 
     @property

@@ -31,7 +31,7 @@ from sim.cli.common import (
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER
 
 if TYPE_CHECKING:
-    from sim.studies.cluster import Workers
+    from sim.studies.cluster import StudyWorkers
 
 
 def check_precision(value: float | None, option: str = "--precision") -> float | None:
@@ -84,7 +84,7 @@ def first_design(given) -> str:
     return given or "stock"
 
 
-def workers_of(args) -> Workers:
+def workers_of(args) -> StudyWorkers:
     """Where the study runs: the Dask cluster of ``--scheduler``, or ``--workers``
     local processes (default: every core)."""
     from sim.studies.cluster import Cluster

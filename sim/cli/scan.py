@@ -13,10 +13,10 @@ from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
 
 if TYPE_CHECKING:
-    from sim.studies.cluster import Workers
+    from sim.studies.cluster import StudyWorkers
 
 
-def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: Workers) -> int:
+def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: StudyWorkers) -> int:
     """Measure and write the data file (sim/studies/scan.py), draw, and print the
     table."""
     from sim.studies import scan

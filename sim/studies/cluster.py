@@ -60,8 +60,9 @@ class Cluster:
             )
 
 
-#: Where a study's jobs run: this many local worker processes, or a cluster.
-Workers = int | Cluster
+#: Where a study's jobs run: this many local worker processes, or a cluster (not the
+#: sandbox server's pool of workers, `sim.serve.pool.Workers`).
+StudyWorkers = int | Cluster
 
 
 def dask_distributed():

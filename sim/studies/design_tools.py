@@ -27,7 +27,7 @@ from models.tables import read_table
 from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies import board_mean, compare, datafiles, hitmap, mean_run, paired, space_shots
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.design_search import field_of
 from sim.studies.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
@@ -67,7 +67,7 @@ def cached_hitmap_path(spec: space_shots.SweepSpec, design: Design, cache: Path)
 def design_parts(
     spec: space_shots.SweepSpec,
     design: Design,
-    workers: Workers,
+    workers: StudyWorkers,
     cache: Path,
     progress: Callable[[int], None] | None = None,
 ) -> list[MeasuredSpace]:
@@ -188,7 +188,7 @@ def paired_maps(
     spec: space_shots.SweepSpec,
     designs: list[Design],
     rule: ComparisonRule,
-    workers: Workers,
+    workers: StudyWorkers,
     cache: Path,
     progress: Callable[..., None] | None = None,
 ) -> list[list[MeasuredSpace]]:
@@ -223,7 +223,7 @@ def comparison_maps(
     spec: space_shots.SweepSpec,
     designs: list[Design],
     rule: ComparisonRule,
-    workers: Workers,
+    workers: StudyWorkers,
     cache: Path,
 ) -> list[list[MeasuredSpace]]:
     """The maps a comparison by ``rule`` was made of (from the cache, as it made
@@ -309,7 +309,7 @@ def compare_designs(
     spec: space_shots.SweepSpec,
     board: Board,
     designs: list[Design],
-    workers: Workers,
+    workers: StudyWorkers,
     cache: Path,
     progress: Callable[..., None] | None = None,
     rule: ComparisonRule | None = None,
@@ -345,7 +345,7 @@ def compare_designs(
     return results, comparisons, [[m.row.to_dict() for m in measured] for measured in maps]
 
 
-def _cluster_checked(workers: Workers) -> None:
+def _cluster_checked(workers: StudyWorkers) -> None:
     """A Dask cluster connected and checked now, before the cache is written (its
     design files): one refused (unreachable, without workers, of other code) leaves
     nothing there. The sweeps connect again; a local pool needs no check."""
@@ -359,7 +359,7 @@ def _cluster_checked(workers: Workers) -> None:
 def _maps_one_by_one(
     spec: space_shots.SweepSpec,
     designs: list[Design],
-    workers: Workers,
+    workers: StudyWorkers,
     cache: Path,
     progress: Callable[[int, int], None] | None,
 ) -> list[list[MeasuredSpace]]:

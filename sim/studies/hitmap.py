@@ -34,7 +34,7 @@ from models.errors import InputError
 from models.layout import check_piggy
 from models.text import shown
 from sim.studies import datafiles, owner, parts
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.records import Expected, SpaceShots
 from sim.studies.space_shots import (
     SweepSpec,
@@ -53,7 +53,7 @@ Job = Callable[[str], tuple[SpaceShots, ...]]
 def run_parts(
     job: Job,
     names: list[str],
-    workers: Workers,
+    workers: StudyWorkers,
     on_parts: Callable[[tuple[SpaceShots, ...]], None],
 ) -> None:
     """Run ``job`` on every space with ``workers`` local processes (1: in this
@@ -121,7 +121,7 @@ def sweep(
     spec: SweepSpec,
     out: Path,
     fmt: str = "parquet",
-    workers: Workers = 1,
+    workers: StudyWorkers = 1,
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[[int], None] | None = None,
@@ -134,7 +134,7 @@ def run_sweep(
     spec: SweepSpec,
     out: Path,
     fmt: str = "parquet",
-    workers: Workers = 1,
+    workers: StudyWorkers = 1,
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[[int], None] | None = None,
@@ -153,7 +153,7 @@ def run_outputs(
     outputs: list[Output],
     fmt: str,
     job: Job,
-    workers: Workers = 1,
+    workers: StudyWorkers = 1,
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[[int], None] | None = None,
@@ -173,7 +173,7 @@ def _owned_sweep(
     outputs: list[Output],
     fmt: str,
     job: Job,
-    workers: Workers,
+    workers: StudyWorkers,
     resume: bool,
     per_shot: bool,
     progress: Callable[[int], None] | None,

@@ -16,7 +16,7 @@ import numpy as np
 from models.mean_rule import MeanRule
 from sim.studies import board_mean, hitmap, owner, parts
 from sim.studies.board_mean import Board, Budget
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.records import SpaceShots
 from sim.studies.workers import pool_for
 
@@ -35,7 +35,7 @@ def run_looks(
     outputs: list[hitmap.Output],
     rule: MeanRule,
     start: list[dict[str, SpaceShots]],
-    workers: Workers,
+    workers: StudyWorkers,
     budget: Budget,
     progress: Callable[..., None] | None = None,
 ) -> None:
@@ -64,7 +64,7 @@ def _looks(
     outputs: list[hitmap.Output],
     rule: MeanRule,
     board: Board,
-    workers: Workers,
+    workers: StudyWorkers,
     budget: Budget,
     progress: Callable[..., None] | None,
 ) -> None:

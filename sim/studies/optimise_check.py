@@ -22,7 +22,7 @@ from models.design import design_toml
 from models.files import write_text_atomic
 from models.text import shown
 from sim.studies import design_search, design_tools, optimise
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.comparison_rule import comparison_rule
 from sim.studies.safety import safety_report
 from sim.studies.space_shots import SweepSpec
@@ -33,7 +33,7 @@ def verify(
     trial,
     design,
     spec: SweepSpec,
-    workers: Workers,
+    workers: StudyWorkers,
     cache: Path,
     progress: Callable[..., None] | None = None,
 ) -> dict:

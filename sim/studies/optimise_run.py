@@ -18,7 +18,7 @@ from models.seeds import SEED_MAX
 from models.text import shown
 from sim.defaults import IN_FLIGHT_ON_CLUSTER, OBJECTIVES, PRECISION_CAP
 from sim.studies import racing, space_shots
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.search_settings import Search
 
 
@@ -54,7 +54,7 @@ def make_search(
     return search, verify_spec
 
 
-def _in_flight(in_flight: int | None, workers: Workers) -> int:
+def _in_flight(in_flight: int | None, workers: StudyWorkers) -> int:
     """Trials measured at once: as asked, else 1 locally and
     :data:`~sim.defaults.IN_FLIGHT_ON_CLUSTER` on a cluster."""
     if in_flight is not None:
@@ -68,7 +68,7 @@ def run_search(
     *,
     trials: int = 20,
     in_flight: int | None = None,
-    workers: Workers = 1,
+    workers: StudyWorkers = 1,
     cache: str | Path | None = None,
     out: str | Path = "best-design.toml",
     storage: str | None = None,
@@ -220,7 +220,7 @@ def _summary(m: _Measured, made_by, rows, in_flight, entries, verification) -> d
     }
 
 
-def _at_least_two(workers: Workers) -> Workers:
+def _at_least_two(workers: StudyWorkers) -> StudyWorkers:
     """Trials in flight need worker processes, even where ``--workers 1`` asks for
     one: each trial's thread here waits on them, and a world is not shared."""
     return max(2, workers) if isinstance(workers, int) else workers

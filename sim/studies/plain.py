@@ -19,7 +19,7 @@ from models.board import load_board
 from models.design import load_design
 from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
 from sim.studies import hitmap, space_shots
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.optimise_run import SearchRun
 
 
@@ -59,7 +59,7 @@ def compare(
     aimer: str = "child",
     rule: str = "mean",
     delta: float | None = None,
-    workers: Workers | None = None,
+    workers: StudyWorkers | None = None,
     cache: str | Path | None = None,
     budget_s: float | None = None,
 ):

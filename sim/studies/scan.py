@@ -20,7 +20,7 @@ from models.aimer import MAX_SD_DEG
 from models.design import load_design
 from models.errors import InputError
 from sim.studies import hitmap, rqmc, space_shots
-from sim.studies.cluster import Workers
+from sim.studies.cluster import StudyWorkers
 from sim.studies.records import SpaceShots
 from sim.studies.workers import Pool, pool_for
 
@@ -41,7 +41,7 @@ def scan_designs(
     values: np.ndarray,
     out: Path,
     fmt: str,
-    workers: Workers = 1,
+    workers: StudyWorkers = 1,
     progress=None,
 ) -> tuple[list[dict], dict]:
     """Each design of ``designs`` scanned in turn (``spec``'s own design left aside),
@@ -77,7 +77,7 @@ def _offset(progress, offset: int, done: int) -> None:
 
 
 def aim_sd_scan(
-    spec: space_shots.SweepSpec, values: np.ndarray, workers: Workers = 1, progress=None
+    spec: space_shots.SweepSpec, values: np.ndarray, workers: StudyWorkers = 1, progress=None
 ) -> list[dict]:
     """One row per (space, spread): P(target) and its 95 % interval (Wilson's, or
     the RQMC sampler's: sim/studies/rqmc.py)."""

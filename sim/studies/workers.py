@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sim.studies.cluster import Workers
+    from sim.studies.cluster import StudyWorkers
 
 #: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h).
 _PR_SET_PDEATHSIG = 1
@@ -105,7 +105,7 @@ class Pool:
 
 
 @contextmanager
-def pool_for(workers: Workers, jobs: int | None = None) -> Iterator[Pool | None]:
+def pool_for(workers: StudyWorkers, jobs: int | None = None) -> Iterator[Pool | None]:
     """Where a study's jobs run: ``workers`` local processes (at most ``jobs`` of them;
     None when one process would do: the jobs run in this one), or the Dask cluster it
     names (sim/studies/cluster.py), connected and checked before any job."""
