@@ -31,13 +31,12 @@ from pathlib import Path
 from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
-from models.files import write_text_atomic
 from models.stats import wilson_interval
 from sim.studies import compare, design_tools, report, space_shots
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
-from sim.views.report_page import page_data, report_html
+from sim.views.report_page import write_report_page
 
 VARY = {"friction": 0.2, "restitution": 0.2, "mass": 0.1}
 
@@ -142,21 +141,9 @@ def main() -> None:
         | versus.rule.provenance()
     )
     save_figure(difference_figure(board, versus, made_by), pictures / "compare.png")
-    page = write_text_atomic(
+    page = write_report_page(
         cache / "report.html",
-        report_html(
-            page_data(
-                report.build(
-                    paired,
-                    board,
-                    [stock, fast],
-                    versus,
-                    [base_map, fast_map],
-                    made_by,
-                    None,
-                )
-            )
-        ),
+        report.build(paired, board, [stock, fast], versus, [base_map, fast_map], made_by, None),
     )
     screenshot(page, "r2c3", pictures / "report.png")
 

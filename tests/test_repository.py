@@ -181,9 +181,7 @@ def import_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
     checker's (a module naming a type of one that imports it, where the type belongs
     below both)."""
     edges = {
-        # a module's import of itself (sim.cli.demo's, to call its own function by
-        # its full name) ties it to nothing else
-        module: sorted({name for name in imports if name in graph} - {module})
+        module: sorted({name for name in imports if name in graph})
         for module, imports in graph.items()
     }
     cycles, state = [], {}  # state: 1 on the current path, 2 finished

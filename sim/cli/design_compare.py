@@ -296,19 +296,24 @@ def _pairs(comparison) -> str:
 
 
 def _write_report(path, c: _Compared, args, across) -> None:
-    """The shareable page: its shots recorded (a few seconds), then written atomically."""
-    from models.files import write_text_atomic
-    from sim.studies import design_tools, report
-    from sim.views.report_page import page_data, report_html
+    """The shareable page (sim/studies/report.py records it, sim/views/report_page.py
+    draws and writes it)."""
+    from sim.studies.report import record
+    from sim.views.report_page import write_report_page
 
-    comparison = c.comparisons[0]
     with waiting("recording the page's shots", not args.json):
-        maps = design_tools.comparison_maps(c.spec, c.designs, comparison.rule, c.workers, c.cache)
-        recorded = report.build(
-            c.spec, c.board, c.designs, comparison, maps, c.made_by, args.scale, across
+        recorded = record(
+            c.spec,
+            c.board,
+            c.designs,
+            c.comparisons[0],
+            c.workers,
+            c.cache,
+            c.made_by,
+            args.scale,
+            across,
         )
-        data = page_data(recorded)
-    write_text_atomic(path, report_html(data))
+        write_report_page(path, recorded)
 
 
 def _print_cache(cache) -> None:

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies import compare, space_shots
+from sim.studies import compare, design_tools, space_shots
+from sim.studies.cluster import StudyWorkers
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.engines_verdict import AcrossEngines
 from sim.studies.records import (
@@ -236,3 +238,21 @@ def build(
         | ({"engines": across.to_dict()} if across else {})
     )
     return Report(contents, board, designs, comparison, maps, made_by, scale, across)
+
+
+def record(
+    spec: space_shots.SweepSpec,
+    board: Board,
+    designs: list[Design],
+    comparison: compare.Comparison,
+    workers: StudyWorkers,
+    cache: Path,
+    made_by: dict,
+    scale: float | None,
+    across: AcrossEngines | None = None,
+) -> Report:
+    """The page of a comparison just made (``design compare --html``): the maps it was
+    made of, read back from ``cache`` as it made them, then :func:`build` (its shots
+    recorded, a few seconds)."""
+    maps = design_tools.comparison_maps(spec, designs, comparison.rule, workers, cache)
+    return build(spec, board, designs, comparison, maps, made_by, scale, across)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from models.files import write_text_atomic
 from sim.studies import compare, verdict_words
 from sim.views import viewer
 from sim.views.design_pictures import difference_figure
@@ -251,6 +253,11 @@ def page_data(report: Report) -> dict:
             )
         )
     return report.contents | {"shots": shots, "pictures": pictures}
+
+
+def write_report_page(path: str | Path, report: Report) -> Path:
+    """The page (:func:`page_data`, :func:`report_html`) written atomically to ``path``."""
+    return write_text_atomic(path, report_html(page_data(report)))
 
 
 def _drawn(board: Board, design: Design, side: dict) -> dict:
