@@ -1,5 +1,5 @@
 """The physical shot resolver: what a Go Piggy Go! tractor shot knocks out, decided
-by one PyBullet shot (referee.shots describes the protocol).
+by one physics shot, in the design's engine (referee.shots describes the protocol).
 
 For each shot: stand the game's current position on the board, aim at the target
 with the aim solver (the low arc where there is one), fire one shot with the
@@ -17,17 +17,17 @@ from models.layout import layout_from_dict
 from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
-from sim.physics.bullet.world import World
+from sim.physics.engine import ShotEngine
 from sim.physics.results import ShotResult
 from sim.physics.world_cache import WORLDS
 
 
 class PhysicalResolver:
-    """Shots resolved in PyBullet, in the process's world for the board and design
+    """Shots resolved by the physics, in the process's world for the board and design
     (sim/physics/world_cache.py: built on the first shot, shared with whatever else
     in the process fires in it; every shot stands the game's position first).
 
-    ``last`` holds the most recent :class:`~sim.physics.bullet.world.ShotResult` (``None`` after
+    ``last`` holds the most recent :class:`~sim.physics.results.ShotResult` (``None`` after
     a target out of reach), for showing what happened.
     """
 
@@ -44,7 +44,7 @@ class PhysicalResolver:
         self._boards: set[Board] = set()  # the boards shot on, whose worlds close() lets go
         self.last: ShotResult | None = None
 
-    def _world_for(self, board: Board) -> World:
+    def _world_for(self, board: Board) -> ShotEngine:
         self._boards.add(board)
         return WORLDS.world(board, self.design, hit_rule=self.hit_rule)
 

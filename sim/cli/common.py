@@ -10,7 +10,6 @@ import math
 import os
 import sys
 import threading
-from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -225,12 +224,6 @@ def progress_bar(total: int | None, enabled: bool, unit: str = "game", label: st
         bar.update(done - bar.n)
 
     return update
-
-
-def offset_progress(update: Callable[[int], None], offset: int) -> Callable[[int], None]:
-    """``update`` of a bar that spans several parts, for the part that starts at
-    ``offset``: the part counts from 0, the bar from ``offset``."""
-    return lambda done: update(offset + done)
 
 
 def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) -> Path:

@@ -80,7 +80,7 @@ def _action_printer(seats: list[str], quiet: bool) -> Callable[[State, str], Non
 
 def _close_resolver(game: Game) -> None:
     """Close the game's shot resolver, if it holds something (a physical resolver
-    holds a PyBullet world)."""
+    holds a physics world)."""
     close = getattr(getattr(game, "resolver", None), "close", None)
     if close is not None:
         close()
@@ -243,7 +243,7 @@ def _shot_options(p, tournament: bool) -> None:
     p.add_argument(
         "--shots",
         default="scripted" if tournament else "physics",
-        help="how shots are decided: physics (a PyBullet shot), scripted "
+        help="how shots are decided: physics (a shot in the design's engine), scripted "
         "(the target is knocked out half the time), scripted:P, or "
         "table:FILE (a piggy hitmap file) "
         f"(default: {'scripted' if tournament else 'physics'})",

@@ -38,7 +38,7 @@ def cmd_shoot(args) -> int:
     videos = _check_video_args(args)
     aimer = load_aimer_args(args)
     board, design, layout = load_scene(args)
-    # PyBullet and the pictures are imported once the input is read: a mistake is
+    # the physics and the pictures are imported once the input is read: a mistake is
     # told at once (a fast start, CONTRIBUTING.md)
     from sim.physics import shoot
 

@@ -98,7 +98,7 @@ def shots_line(shots: dict | None) -> str | None:
     kind = shots["resolver"]
     if kind == "physics":
         return (
-            f"Shots decided by physics: a PyBullet shot per fire, design "
+            f"Shots decided by physics: one shot per fire in the design's engine, design "
             f"{shots['design']}, aimer {shots['aimer']}"
         )
     if kind == "table":

@@ -212,7 +212,7 @@ def _check_workers(client, cluster: Cluster) -> None:
     for address, info in sorted(workers.items()):
         if info.get("nthreads", 1) != 1:
             raise InputError(
-                f"Dask worker {address} runs {info['nthreads']} threads: a PyBullet world "
+                f"Dask worker {address} runs {info['nthreads']} threads: a physics world "
                 "is not thread-safe, start workers with --nthreads 1 (and more of them "
                 "with --nworkers)"
             )

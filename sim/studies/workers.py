@@ -5,8 +5,8 @@ the parent exits normally the pool shuts them down; when it is killed outright
 (``kill -9``, the out-of-memory killer) nothing runs in it to do so, and the
 workers would go on firing shots for nobody. So each worker, as it starts, asks
 the kernel to kill it when its parent dies (Linux ``prctl(PR_SET_PDEATHSIG)``):
-immediate, and it works while the worker is deep inside a PyBullet step, which
-holds the interpreter lock and would keep a watchdog thread from running.
+immediate, and it works while the worker is deep inside a physics step (PyBullet's
+holds the interpreter lock, which would keep a watchdog thread from running).
 Elsewhere a watchdog thread polls the parent's pid once a second.
 """
 

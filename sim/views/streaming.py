@@ -14,26 +14,28 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
-
-import numpy as np
-from PIL import Image
 
 from models.design import Design
 from models.errors import InputError
 from sim.views import render
-from sim.views.video_files import check_video, check_video_path, replacing
+from sim.views.video_files import (
+    PALETTE_SAMPLE,
+    check_video,
+    check_video_path,
+    gif_frame,
+    gif_palette,
+    mp4_writer,
+    replacing,
+    save_gif,
+)
 
 #: The most memory a GIF's frames may take (one byte a pixel a frame), bytes.
 MAX_GIF_BYTES = 2 * 2**30
 #: The most pixels a video may have to draw, all frames together: drawing is the
 #: cost (a 1920x1080 shot at --slowmo 20 is 5 billion; 4K at 20, 20 billion, hours).
 MAX_VIDEO_PIXELS = 2**33
-#: Frames drawn first for the GIF's palette (the last one among them).
-PALETTE_SAMPLE = 8
 
 
 def most_frames(design: Design, fps: int, slowmo: float, hold_s: float = 1.0) -> int:
@@ -77,42 +79,27 @@ def write_videos(
 ) -> list[str]:
     """Draw the shot's frames once and write them to ``gif`` and/or ``mp4``, each
     atomically; ``progress(done, total)`` after each frame. Returns the paths."""
-    import imageio.v2 as imageio
-
     indices = renderer.frame_indices(result, fps, slowmo)
     total = len(indices) + int(fps)
     palette = None
     if gif:
         picks = sorted({*indices[:: max(1, len(indices) // PALETTE_SAMPLE)], indices[-1]})
-        sample = np.vstack([renderer.frame(result, i, camera) for i in picks])
-        palette = Image.fromarray(sample).quantize(255, method=Image.Quantize.MEDIANCUT)
+        palette = gif_palette([renderer.frame(result, i, camera) for i in picks])
     written, gif_frames = [], []
     with ExitStack() as stack:
-        # imageio types its writers as the base class, which has no append_data
         writer: Any = None
         if mp4:
             mp4_path = check_video_path(mp4, ".mp4")
             mp4_tmp = mp4_path.with_name(f".{mp4_path.name}.{os.getpid()}.tmp.mp4")
             stack.enter_context(replacing(mp4_tmp, mp4_path))
-            writer = stack.enter_context(
-                imageio.get_writer(
-                    mp4_tmp,
-                    fps=fps,
-                    codec="libx264",
-                    quality=7,
-                    macro_block_size=16,
-                    ffmpeg_log_level="quiet",
-                )
-            )
+            writer = stack.enter_context(mp4_writer(mp4_tmp, fps))
         for done, frame in enumerate(
             renderer.stream(result, camera, fps=fps, slowmo=slowmo), start=1
         ):
             if writer is not None:
                 writer.append_data(frame)
             if palette is not None:
-                gif_frames.append(
-                    Image.fromarray(frame).quantize(palette=palette, dither=Image.Dither.NONE)
-                )
+                gif_frames.append(gif_frame(frame, palette))
             if progress:
                 progress(done, total)
         if writer is not None:
@@ -120,21 +107,5 @@ def write_videos(
             check_video(mp4_tmp)
             written.append(str(mp4_path))
     if gif:
-        written.insert(0, str(_save_gif(gif_frames, gif, fps)))
+        written.insert(0, str(save_gif(gif_frames, gif, fps)))
     return written
-
-
-def _save_gif(images: Iterable[Image.Image], path: str | Path, fps: int) -> Path:
-    images = list(images)
-    path = check_video_path(path, ".gif")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
-    with replacing(tmp, path):
-        images[0].save(
-            tmp,
-            save_all=True,
-            append_images=images[1:],
-            duration=round(1000 / fps),
-            loop=0,
-            optimize=False,
-        )
-    return path

@@ -19,6 +19,8 @@ from models.text import shown
 
 #: Frames per second of the videos.
 DEFAULT_FPS = 30
+#: Frames sampled for a GIF's palette (the last one among them).
+PALETTE_SAMPLE = 8
 
 
 def check_video_path(path: str | Path, suffix: str) -> Path:
@@ -40,12 +42,26 @@ def write_gif(
     (made from a sample of them), so that each frame after the first stores only what
     changed; flat drawings need far fewer colours than rendered scenes."""
     path = check_video_path(path, ".gif")
+    step = max(1, len(frames) // PALETTE_SAMPLE)
+    palette = gif_palette([*frames[::step], frames[-1]], colours)
+    return save_gif([gif_frame(f, palette) for f in frames], path, fps)
+
+
+def gif_palette(sample: list[np.ndarray], colours: int = 255) -> Image.Image:
+    """One palette for a GIF's every frame, made from a ``sample`` of its frames."""
+    return Image.fromarray(np.vstack(sample)).quantize(colours, method=Image.Quantize.MEDIANCUT)
+
+
+def gif_frame(frame: np.ndarray, palette: Image.Image) -> Image.Image:
+    """A frame reduced to the GIF's ``palette`` (one byte a pixel)."""
+    return Image.fromarray(frame).quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def save_gif(images: list[Image.Image], path: str | Path, fps: int) -> Path:
+    """Frames already reduced to one palette (:func:`gif_frame`) as an animated GIF
+    that loops, written atomically."""
+    path = check_video_path(path, ".gif")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")
-    sample = np.vstack([*frames[:: max(1, len(frames) // 8)], frames[-1]])
-    palette = Image.fromarray(sample).quantize(colours, method=Image.Quantize.MEDIANCUT)
-    images = [
-        Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames
-    ]
     with replacing(tmp, path):
         images[0].save(
             tmp,
@@ -60,21 +76,26 @@ def write_gif(
 
 def write_mp4(frames: list[np.ndarray], path: str | Path, fps: int = DEFAULT_FPS) -> Path:
     """An H.264 MP4 (imageio-ffmpeg carries ffmpeg), written atomically."""
-    import imageio.v2 as imageio
-
     path = check_video_path(path, ".mp4")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
-    # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below
     with replacing(tmp, path):
-        # imageio types its writers as the base class, which has no append_data
-        writer: Any = imageio.get_writer(
-            tmp, fps=fps, codec="libx264", quality=7, macro_block_size=16, ffmpeg_log_level="quiet"
-        )
-        with writer:
+        with mp4_writer(tmp, fps) as writer:
             for frame in frames:
                 writer.append_data(frame)
         check_video(tmp)
     return path
+
+
+def mp4_writer(path: Path, fps: int) -> Any:
+    """An H.264 writer to ``path`` that takes frames one at a time (``append_data``);
+    the caller closes it (a ``with`` block), then :func:`check_video`."""
+    import imageio.v2 as imageio
+
+    # ffmpeg quiet: its own lines would reach the terminal; a failure is one line below.
+    # imageio types its writers as the base class, which has no append_data: Any.
+    return imageio.get_writer(
+        path, fps=fps, codec="libx264", quality=7, macro_block_size=16, ffmpeg_log_level="quiet"
+    )
 
 
 def check_video(path: Path) -> None:

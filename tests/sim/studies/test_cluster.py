@@ -279,7 +279,7 @@ def test_an_address_that_is_none_is_refused_before_anything(capsys, tmp_path):
 
 
 def test_workers_of_several_threads_are_refused(tmp_path):
-    refused = pytest.raises(InputError, match="runs 2 threads: a PyBullet world is not")
+    refused = pytest.raises(InputError, match="runs 2 threads: a physics world is not")
     with local_cluster(workers=1, threads=2) as running, refused:
         run_sweep(spec(), tmp_path / "x.csv", "csv", workers=Cluster(running.scheduler_address))
     assert not (tmp_path / "x.csv.parts").exists()
