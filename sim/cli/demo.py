@@ -23,7 +23,9 @@ from sim.cli.common import check_output_folder, seed_arg
 def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
     """Write the demo folder; returns (file, what it is) for each file written."""
     from sim.physics import shoot
+    from sim.studies.datafiles import read_provenance
     from sim.studies.demo import HITMAP_SHOTS, HITMAP_SPACES, demo_hitmap, demo_shot
+    from sim.studies.rqmc import interval_of
     from sim.views.hitmap_picture import save_heatmap
 
     _make_folder(out)
@@ -38,6 +40,7 @@ def run(out: Path, seed: int = 0, report=print) -> list[tuple[str, str]]:
         results,
         out / "hitmap.png",
         f"P(a lone piggy is knocked out), a child aiming, {HITMAP_SHOTS} shots per space",
+        interval=interval_of(read_provenance(out / "hitmap.csv")),
     )
     written += [
         ("hitmap.csv", "hit probabilities by space, with 95 % intervals"),
