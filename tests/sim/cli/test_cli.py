@@ -228,6 +228,7 @@ def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     assert code == 0
     assert "The bale struck, in order: the board in the trough -> the table (off the board)" in out
     assert "came to rest off the board" in out
+    assert "Knocked out: nobody (no piggy on the board)" in out  # the default layout: empty
     code, out, _ = run(capsys, "shoot", "--at", "r9c5", "--exact", "--json")
     bale = json.loads(out)["bale"]
     board = load_board("stock")
@@ -239,6 +240,17 @@ def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     x, y = bale["rest_mm"][:2]
     assert bale["rest_on"] == "off-board" and "came to rest off the board" in out
     assert not (x_min <= x <= x_max and y_min <= y <= y_max)  # it left over the far end
+
+
+def test_a_shot_at_an_empty_space_says_nobody_stood_there(capsys, tmp_path):
+    """ "Knocked out: nobody" alone reads as a miss; at an empty space the shot says
+    there was nobody to knock out, and at an occupied one it does not."""
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps({"stacks": {"r8c3": ["gold-1"]}}))
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r0c3", "--exact")
+    assert code == 0 and "Knocked out: nobody (no piggy stood on r0c3)\n" in out
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r8c3", "--exact")
+    assert code == 0 and "no piggy" not in out
 
 
 @pytest.mark.parametrize(
