@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from models import file_kinds
 from models.design_checks import check_design_as_a_whole, check_launch, check_ranges_together
 from models.design_parts import (
     ENGINES,
@@ -82,7 +83,13 @@ def known_designs() -> list[str]:
 def load_design(name_or_path: str | Path = "stock") -> Design:
     """Load and validate a design by name or path; bad files raise :class:`InputError`."""
     path = resolve_named_file(name_or_path, DESIGNS_DIR, "design")
-    return design_from_dict(read_toml(path, "design"), source=str(path))
+    data = read_toml(path, "design")
+    try:
+        return design_from_dict(data, source=str(path))
+    except InputError:  # a board or an aimer file given as a design is told so
+        source = f"design file {shown(str(path))}"
+        file_kinds.refuse_other(file_kinds.kind_of_value(data), "design", source)
+        raise
 
 
 def load_designs(names: list[str]) -> list[Design]:

@@ -18,6 +18,7 @@ import stat
 import tomllib
 from pathlib import Path
 
+from models import file_kinds
 from models.errors import InputError
 from models.text import shown
 
@@ -139,11 +140,15 @@ def check_input_file(path: str | Path, kind: str, max_bytes: int | None = None) 
 
 
 def read_text(path: str | Path, kind: str, max_bytes: int | None = None) -> str:
-    """A UTF-8 text file, as :func:`read_bytes` reads it."""
+    """A UTF-8 text file, as :func:`read_bytes` reads it (a Parquet table is told
+    what it is: models/file_kinds.py)."""
     data = read_bytes(path, kind, max_bytes)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        file_kinds.refuse_other(
+            file_kinds.kind_of_bytes(data), kind, f"{kind} file {shown(os.fspath(path))}"
+        )
         raise InputError(
             f"{kind} file {shown(os.fspath(path))} is not UTF-8 text (byte "
             f"0x{data[exc.start]:02x} at offset {exc.start})"
@@ -229,13 +234,25 @@ def parse_toml(text: str, source: str) -> dict:
 
 
 def read_json(path: str | Path, kind: str, max_bytes: int | None = None) -> object:
-    """A JSON file, read by :func:`read_text` and parsed by :func:`parse_json`."""
-    return parse_json(read_text(path, kind, max_bytes), f"{kind} file {shown(os.fspath(path))}")
+    """A JSON file, read by :func:`read_text` and parsed by :func:`parse_json`; one
+    that is not JSON but another kind of the project's files is told what it is."""
+    text, source = read_text(path, kind, max_bytes), f"{kind} file {shown(os.fspath(path))}"
+    try:
+        return parse_json(text, source)
+    except InputError:
+        file_kinds.refuse_other(file_kinds.kind_of_text(text), kind, source)
+        raise
 
 
 def read_toml(path: str | Path, kind: str, max_bytes: int | None = None) -> dict:
-    """A TOML file, read by :func:`read_text` and parsed by :func:`parse_toml`."""
-    return parse_toml(read_text(path, kind, max_bytes), f"{kind} file {shown(os.fspath(path))}")
+    """A TOML file, read by :func:`read_text` and parsed by :func:`parse_toml`; one
+    that is not TOML but another kind of the project's files is told what it is."""
+    text, source = read_text(path, kind, max_bytes), f"{kind} file {shown(os.fspath(path))}"
+    try:
+        return parse_toml(text, source)
+    except InputError:
+        file_kinds.refuse_other(file_kinds.kind_of_text(text), kind, source)
+        raise
 
 
 def known_names(folder: Path) -> list[str]:

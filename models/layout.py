@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from models import file_kinds
 from models.board import BOARDS_DIR, Board, Space, board_from_dict, load_board, space_name
 from models.errors import InputError
 from models.files import read_json, read_toml, resolve_named_file
@@ -196,6 +197,11 @@ def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layo
         )
     path = Path(path_or_keyword)
     data = read_json(path, "layout")
-    return layout_from_dict(
-        data, board=board, source=f"layout {shown(os.fspath(path))}", base_dir=path.parent
-    )
+    try:
+        return layout_from_dict(
+            data, board=board, source=f"layout {shown(os.fspath(path))}", base_dir=path.parent
+        )
+    except InputError:  # a result's --json given as a layout is told so
+        source = f"layout file {shown(os.fspath(path))}"
+        file_kinds.refuse_other(file_kinds.kind_of_value(data), "layout", source)
+        raise

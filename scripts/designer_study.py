@@ -32,7 +32,7 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.stats import wilson_interval
-from sim.studies import compare, design_tools, report, space_shots
+from sim.studies import compare, design_tools, report, rqmc, space_shots
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
@@ -124,6 +124,7 @@ def main() -> None:
             board,
             rows,
             f"stock design, a child aiming: P(target knocked out) to ±{args.precision:g}",
+            interval=rqmc.INTERVALS[spec.sampler],
         ),
         pictures / "hitmap-child.png",
     )

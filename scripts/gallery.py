@@ -95,7 +95,7 @@ def still(out: Path, world, result) -> None:
 
 
 def hit_map(out: Path, shots: int, workers: int) -> None:
-    from sim.studies import hitmap, space_shots
+    from sim.studies import datafiles, hitmap, rqmc, space_shots
     from sim.views.hitmap_picture import save_heatmap
 
     board = load_board("stock")
@@ -110,11 +110,13 @@ def hit_map(out: Path, shots: int, workers: int) -> None:
     )
     with tempfile.TemporaryDirectory() as folder:
         rows = hitmap.sweep(spec, Path(folder) / "hitmap.csv", fmt="csv", workers=workers)
+        made_by = datafiles.read_provenance(Path(folder) / "hitmap.csv")
     save_heatmap(
         board,
         rows,
         out / "hitmap.png",
         f"stock launcher: P(a lone piggy is knocked out), {shots} shots a space",
+        interval=rqmc.interval_of(made_by),
     )
 
 

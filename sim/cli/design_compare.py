@@ -211,7 +211,8 @@ def _print_compare(c: _Compared, args) -> None:
             print(
                 f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
                 f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
-                f"{_signed(row['diff_ci_high'])}]  p = {row['p_value_adjusted']:.2g} "
+                f"{_signed(row['diff_ci_high'])}]  "
+                f"{verdict_words.p_words(row['p_value_adjusted'])} "
                 f"({verdict_words.p_test(comparison.rule.name, c.spec.sampler)})"
             )
     _print_cache(c.cache)

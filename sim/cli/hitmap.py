@@ -123,7 +123,7 @@ def cmd_hitmap(args) -> int:
     summary = _summary(spec, out, outcome, reachable)
     sampling = _sampling(spec, summary["shots_per_space"])
     if args.plot:
-        _plot(args.plot, layout.board, rows, design.name, summary["aimer"], sampling)
+        _plot(args.plot, layout.board, rows, design.name, summary, sampling)
     if args.per_shot:
         summary["per_shot_file"] = str(hitmap.per_shot_path(out))
     if args.json:
@@ -143,11 +143,11 @@ def _print_resumed(outcome, out: Path) -> None:
     )
 
 
-def _plot(path: str, board, rows: list[dict], design: str, aimer: str, sampling: str) -> None:
+def _plot(path: str, board, rows: list[dict], design: str, summary: dict, sampling: str) -> None:
     from sim.views.hitmap_picture import save_heatmap
 
-    title = f"design '{design}', aimer {aimer}: P(target knocked out), {sampling}"
-    save_heatmap(board, rows, path, title)
+    title = f"design '{design}', aimer {summary['aimer']}: P(target knocked out), {sampling}"
+    save_heatmap(board, rows, path, title, interval=summary["interval"])
 
 
 def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
@@ -186,7 +186,10 @@ def _sampling(spec, shots_per_space: list[int]) -> str:
 
 
 def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
-    """The ``--json`` summary of a hit map with some space in reach."""
+    """The ``--json`` summary of a hit map with some space in reach (``interval``: the
+    name of its intervals, as its file's provenance records it)."""
+    from sim.studies.rqmc import INTERVALS
+
     rows = outcome.rows
     shots = [r["shots"] for r in reachable]
     worst = min(reachable, key=lambda r: r["p_target"])
@@ -200,6 +203,7 @@ def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
         "seed": spec.seed,
         "aimer": spec.aimer.name,
         "sampler": spec.sampler,
+        "interval": INTERVALS[spec.sampler],
         "mean_p_target": round(sum(r["p_target"] for r in reachable) / len(reachable), 4),
         "worst": worst["space"],
         "worst_p_target": worst["p_target"],
@@ -217,7 +221,7 @@ def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
         f"{summary['spaces']} spaces, {summary['in_reach']} in reach, {sampling} "
         f"({summary['shots']} shots), aimer {summary['aimer']}: mean P(target knocked out) "
         f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
-        f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}]"
+        f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}] (95 %, {summary['interval']})"
     )
     named = [
         f"{kind.replace('_', ' ')} {', '.join(spaces)}"
@@ -314,9 +318,9 @@ def add_hitmap(sub) -> None:
         description="For each space, stand a piggy there, aim at it and fire "
         "shots with the launcher's spread and the aimer's error: "
         "P(target knocked out), P(any), P(collateral), P(no contact), "
-        "95 % Wilson intervals, mean ricochets. Resumable: finished "
-        "spaces are kept in <out>.parts/. With --aim-sd-scan: P of "
-        "the chosen spaces as the aim spread grows.",
+        "95 % intervals (RQMC's over its scrambles; Wilson's with --sampler mc), "
+        "mean ricochets. Resumable: finished spaces are kept in <out>.parts/. "
+        "With --aim-sd-scan: P of the chosen spaces as the aim spread grows.",
     )
     world_args(
         p,

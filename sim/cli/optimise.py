@@ -88,6 +88,7 @@ def _plot(run, path: str) -> None:
             run.importances,
             [t.number for t in run.best],
             title,
+            params=search.params,
         ),
         path,
     )
@@ -175,17 +176,7 @@ def _print_summary(summary: dict, search, best: list, verification: dict | None)
             "ranges)"
         )
         return
-    entries = summary["best"] if isinstance(summary["best"], list) else [summary["best"]]
-    print("Pareto front:" if len(entries) > 1 else "best:")
-    for entry, trial in zip(entries, best, strict=True):
-        fields = ", ".join(f"{k} = {v:g}" for k, v in entry["params"].items())
-        figures = "; ".join(
-            f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]" for o, (v, lo, hi) in entry["figures"].items()
-        )
-        print(
-            f"  {entry['design']} (trial {trial.number}): {fields}\n"
-            f"    {figures} ({entry['fidelity']})"
-        )
+    _print_best(summary["best"] if isinstance(summary["best"], list) else [summary["best"]], best)
     if verification:
         print(
             f"verification on new shots (seed {verification['seed']}, "
@@ -201,6 +192,25 @@ def _print_summary(summary: dict, search, best: list, verification: dict | None)
             )
         print(f"  {verification['verdict']}")
         print(f"  {verification['conclusion']}")
+
+
+def _print_best(entries: list[dict], best: list) -> None:
+    """The best design (or the Pareto front): its fields, its figures, and each field
+    at an end of its range, where the best may lie beyond."""
+    from sim.studies.search_settings import edge_words
+
+    print("Pareto front:" if len(entries) > 1 else "best:")
+    for entry, trial in zip(entries, best, strict=True):
+        fields = ", ".join(f"{k} = {v:g}" for k, v in entry["params"].items())
+        figures = "; ".join(
+            f"{o} {v:.4g} [{lo:.4g}, {hi:.4g}]" for o, (v, lo, hi) in entry["figures"].items()
+        )
+        print(
+            f"  {entry['design']} (trial {trial.number}): {fields}\n"
+            f"    {figures} ({entry['fidelity']})"
+        )
+        for edge in entry["at_edge"]:
+            print(f"    {edge_words(edge)}")
 
 
 def _sampling(verification: dict) -> str:
@@ -230,8 +240,9 @@ def add_design_optimise(design_sub, design_test_options) -> None:
     _add_output_options(q)
     design_test_options(
         q,
-        plot_help="the search: objective per trial, the fields' "
-        "importances, the Pareto front with several objectives",
+        plot_help="the search: over one or two fields the objective against each "
+        "field, over more the objective per trial and the fields' importances; the "
+        "Pareto front with several objectives",
     )
     q.set_defaults(func=cmd_design_optimise)
 

@@ -215,6 +215,18 @@ def _counted(strikes: list[str]) -> list[str]:
     return [what if n == 1 else f"{what} ×{n}" for what, n in runs]
 
 
+def _why_nobody(shot_aim: Aim, result: ShotResult) -> str:
+    """Why nobody could be knocked out, where the shot says so: " (no piggy stood on
+    r0c3)" for a shot at an empty space, " (no piggy on the board)" with none at all;
+    else nothing (a miss is told by what the bale struck)."""
+    if not result.piggies:
+        return " (no piggy on the board)"
+    target = shot_aim.target  # a space's one name (models/grid.py), or a piggy's
+    if target and "-" not in target and all(p.space != target for p in result.piggies.values()):
+        return f" (no piggy stood on {target})"
+    return ""
+
+
 def describe(shot_aim: Aim, result: ShotResult, board: Board) -> str:
     """A few lines for people: what the bale struck and where it ended, who was
     knocked out, and why."""
@@ -237,7 +249,7 @@ def describe(shot_aim: Aim, result: ShotResult, board: Board) -> str:
         + (" -> ".join(_counted(strikes)) or "nothing")
         + f"; it came to rest {_in_words(rest_place(board, result))}"
     )
-    knocked = ", ".join(result.knocked) or "nobody"
+    knocked = ", ".join(result.knocked) or "nobody" + _why_nobody(shot_aim, result)
     lines.append(f"Knocked out: {knocked}")
     for piggy in sorted(result.piggies):
         p = result.piggies[piggy]

@@ -322,9 +322,9 @@ def verdict_line(
 
 def summary(design: str, parts: list[SpaceShots]) -> dict:
     """One design's figures with intervals: mean P over the spaces in reach (normal
-    interval over independent spaces), and the worst space with its Wilson interval
-    (the interval of that space alone: picking the minimum of many estimates biases
-    it low, more so with few shots)."""
+    interval over independent spaces), and the worst space with its interval (the hit
+    map's, RQMC's or Wilson's; of that space alone: picking the minimum of many
+    estimates biases it low, more so with few shots)."""
     reachable = [c for c in parts if c.reachable and c.shots]
     estimates = [rqmc.proportion(c.shots, _target_knocked) for c in reachable]
     ps = [p for p, _, _ in estimates]

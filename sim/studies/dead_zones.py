@@ -9,9 +9,10 @@ A shot at a target piggy ends in one of four **outcomes**:
 - ``missed``: the bale struck no piggy, no fence and not the tractor: it landed
   short, long or wide.
 
-A space in reach is a **dead zone** when the 95 % Wilson interval of its shots says
-so, not the point estimate alone (the same rule in ``design compare``, the hit-map
-picture and the JSON):
+A space in reach is a **dead zone** when the 95 % interval of its shots says so
+(the hit map's own: RQMC's, or Wilson's with plain Monte Carlo), not the point
+estimate alone (the same rule in ``design compare``, the hit-map picture and the
+JSON):
 
 - ``blocked``: the interval of P(blocked) lies above :data:`MOST`;
 - ``missed``: the interval of P(missed) lies above :data:`MOST`;

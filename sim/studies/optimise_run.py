@@ -19,7 +19,7 @@ from models.text import shown
 from sim.defaults import IN_FLIGHT_ON_CLUSTER, OBJECTIVES, PRECISION_CAP
 from sim.studies import racing, space_shots
 from sim.studies.cluster import StudyWorkers
-from sim.studies.search_settings import Search
+from sim.studies.search_settings import Search, at_edge
 
 
 @dataclass
@@ -273,14 +273,17 @@ def _write_designs(
         figures = _figures(trial, full)
         optimise_check.write_best(path, design, made_by | _made_by_trial(trial, figures))
         entries.append(
-            _entry(trial, figures, search.objectives, path, len(search.objectives) > 1)
+            _entry(trial, figures, search, path)
             | {"design": design.name}
             | {"fidelity": "full precision" if trial.number in full else "search"}
         )
     return entries
 
 
-def _entry(trial, figures: dict, objectives: list[str], path: Path, several: bool) -> dict:
+def _entry(trial, figures: dict, search: Search, path: Path) -> dict:
+    """A best trial as ``best`` lists it, with its fields at an end of their ranges
+    (``at_edge``: the best may lie beyond)."""
+    objectives, several = search.objectives, len(search.objectives) > 1
     if several:
         pick = {i: {o: figures[o][i] for o in objectives} for i in range(3)}
     else:
@@ -292,6 +295,7 @@ def _entry(trial, figures: dict, objectives: list[str], path: Path, several: boo
         "objective_ci_low": pick[1],
         "objective_ci_high": pick[2],
         "design_file": str(path),
+        "at_edge": at_edge(search.params, dict(trial.params)),
         "in_reach": trial.user_attrs.get("in_reach"),
         "safety": trial.user_attrs.get("safety"),
         "figures": figures,

@@ -26,7 +26,7 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies import compare, design_tools, space_shots
+from sim.studies import compare, design_tools, space_shots, verdict_words
 from sim.studies.cluster import StudyWorkers
 from sim.studies.dead_zones import FEW_SHOTS
 from sim.studies.engines_verdict import AcrossEngines
@@ -124,9 +124,11 @@ TABLE_FIELDS = (
 
 def table_row(row: ComparisonRow, why_a: dict, why_b: dict) -> dict:
     """One space's row of the page's table: the comparison's figures, why the paired
-    rule stopped there (``stop``), whether its pairs are few, and how each design's
-    shots ended (:func:`why`)."""
+    rule stopped there (``stop``), whether its pairs are few, how each design's
+    shots ended (:func:`why`), and the p-value as every text writes it (``p_text``:
+    "< 0.001", never "0.000")."""
     return {k: getattr(row, k) for k in TABLE_FIELDS} | {
+        "p_text": verdict_words.p_figure(row.p_value_adjusted),
         "few_pairs": row.diff is not None and row.shots < FEW_SHOTS,
         "why_a": why_a,
         "why_b": why_b,

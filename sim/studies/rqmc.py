@@ -194,20 +194,34 @@ def plan(shots: int, precision: float | None) -> tuple[int, int, int]:
     return scrambles, min(FIRST_POINTS, most), most
 
 
+#: The 95 % interval of a hit map's shares under each sampler (:func:`proportion`), by
+#: the name its file's provenance, its summary and its picture's legend give it.
+INTERVALS = {"mc": "Wilson", "rqmc": "Student's t over the RQMC scrambles"}
+
+
 def provenance(sampler: str) -> dict:
-    """What a file made with ``sampler`` records of it: nothing for plain Monte Carlo
-    (a file without ``sampler`` was made so, as every file before there was a
-    choice), for RQMC the sampler and the constants of its rule: scrambles, first
-    points, credit cap and the spread guard's rate."""
+    """What a file made with ``sampler`` records of it: the interval its shares were
+    given with (:data:`INTERVALS`); for plain Monte Carlo nothing more (a file without
+    ``sampler`` was made so, as every file before there was a choice), for RQMC the
+    sampler and the constants of its rule: scrambles, first points, credit cap and
+    the spread guard's rate."""
+    interval = {"interval": INTERVALS[sampler]}
     if sampler == "mc":
-        return {}
+        return interval
     return {
         "sampler": sampler,
         "scrambles": SCRAMBLES,
         "first_points": FIRST_POINTS,
         "max_credit": MAX_CREDIT,
         "guard_rate": GUARD_RATE,
-    }
+    } | interval
+
+
+def interval_of(made_by: dict) -> str:
+    """The name of the interval of the hit map ``made_by`` describes (its provenance):
+    the one it records, or for a file made before files recorded it, its sampler's
+    (plain Monte Carlo, Wilson's, where it names none)."""
+    return made_by.get("interval") or INTERVALS[made_by.get("sampler") or "mc"]
 
 
 def by_scramble(rows: Sequence[ShotRow], hit: Callable[[ShotRow], bool]) -> np.ndarray:

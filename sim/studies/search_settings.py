@@ -5,12 +5,54 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 
 from models.board import Board
 from models.design import Design, design_content_sha256
 from sim.studies import datafiles, design_search, racing, space_shots
 from sim.studies.safety import SafetyLimits
+
+#: A best value this close to an end of its search range (a fraction of the range's
+#: width, on its scale) is "at the edge": the best may lie beyond it, and only a wider
+#: range can say (19.7 mm in 5:20 is 2 % from the top).
+EDGE_FRACTION = 0.05
+
+
+def at_edge(params: list, values: dict[str, float]) -> list[dict]:
+    """The searched fields whose value in ``values`` (a trial's) lies at an end of
+    its range, within :data:`EDGE_FRACTION` of the range's width (on a log range, of
+    its logarithm's): each as ``field``, ``value``, ``edge`` (``low`` or ``high``)
+    and ``range``."""
+    found = []
+    for param in params:
+        value = values.get(param.field)
+        if value is None:
+            continue
+        scale = math.log if param.log else float
+        low, high, at = scale(param.low), scale(param.high), scale(value)
+        for edge, distance in (("low", at - low), ("high", high - at)):
+            if distance <= EDGE_FRACTION * (high - low):
+                found.append(
+                    {
+                        "field": param.field,
+                        "value": value,
+                        "edge": edge,
+                        "range": [param.low, param.high],
+                    }
+                )
+    return found
+
+
+def edge_words(edge: dict) -> str:
+    """One field :func:`at_edge` found, in words: "at the edge of the range:
+    launcher.pivot_height_mm = 19.7, the top of 5:20: widen it?"."""
+    low, high = edge["range"]
+    end = "top" if edge["edge"] == "high" else "bottom"
+    return (
+        f"at the edge of the range: {edge['field']} = {edge['value']:.4g}, the {end} of "
+        f"{low:g}:{high:g}: widen it?"
+    )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from models import file_kinds
 from models.design import RANGES
 from models.errors import InputError
 from models.files import read_text
@@ -58,7 +59,12 @@ def read_shots(path) -> MeasuredShots:
     naming the row and the column."""
     path = Path(path)
     text = read_text(path, "shots")  # a regular UTF-8 file within the cap
-    return parse_shots(text, source=path.name)
+    try:
+        return parse_shots(text, source=path.name)
+    except InputError:  # a design, a layout or a hit map given as shots is told so
+        source = f"shots file {shown(str(path))}"
+        file_kinds.refuse_other(file_kinds.kind_of_text(text), "shots", source)
+        raise
 
 
 def parse_shots(text: str, source: str = "shots") -> MeasuredShots:

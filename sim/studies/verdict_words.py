@@ -40,6 +40,25 @@ def p_test(rule: str, sampler: str) -> str:
     return "t-test, Holm" if sampler == "rqmc" else "McNemar, Holm"
 
 
+#: Below this a p-value is written as a bound: a test's p of 1e-9 is no more
+#: meaningful than 0.0004, and a p rounded to 0 would claim certainty.
+P_FLOOR = 0.001
+
+
+def p_figure(p: float | None) -> str:
+    """A p-value as every text and page writes it: "< 0.001" below :data:`P_FLOOR`,
+    else to two significant figures ("0.045", "0.0012"); "–" where there is none."""
+    if p is None:
+        return "–"
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.2g}"
+
+
+def p_words(p: float | None) -> str:
+    """:func:`p_figure` after its name: "p < 0.001", "p = 0.045"."""
+    said = p_figure(p)
+    return f"p {said}" if said.startswith("<") else f"p = {said}"
+
+
 def board_mean(
     design_a: str,
     design_b: str,

@@ -19,6 +19,7 @@ from pathlib import Path
 from models.errors import InputError
 from models.files import write_text_atomic
 from sim.physics import shoot
+from sim.studies.datafiles import read_provenance
 from sim.studies.demo import (
     DEMO_CAMERA,
     DEMO_TARGET,
@@ -29,6 +30,7 @@ from sim.studies.demo import (
     demo_hitmap,
     demo_shot,
 )
+from sim.studies.rqmc import interval_of
 from sim.views.game_pictures import game_frames
 from sim.views.hitmap_picture import save_heatmap
 from sim.views.pictures import save_figure
@@ -53,6 +55,7 @@ def write_demo_folder(out: Path, seed: int = 0, report=print) -> list[tuple[str,
         results,
         out / "hitmap.png",
         f"P(a lone piggy is knocked out), a child aiming, {HITMAP_SHOTS} shots per space",
+        interval=interval_of(read_provenance(out / "hitmap.csv")),
     )
     written += [
         ("hitmap.csv", "hit probabilities by space, with 95 % intervals"),

@@ -186,9 +186,11 @@ def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> No
             )
 
 
-def legend_handles(board: Board, rows: list[dict]) -> tuple[list, dict]:
+def legend_handles(board: Board, rows: list[dict], interval: str) -> tuple[list, dict]:
     """Legend entries for what a map shows (out of reach and the marks only when some
-    space is so), and the handler map that draws the marks."""
+    space is so; the interval under each percentage by its name, ``interval``: the
+    map's own, sim.studies.rqmc.interval_of its provenance), and the handler map that
+    draws the marks."""
     handles: list[Artist] = (
         [
             Patch(
@@ -204,7 +206,7 @@ def legend_handles(board: Board, rows: list[dict]) -> tuple[list, dict]:
     handles += [
         Line2D([], [], color="#7a4a1e", lw=3.5, label="fence"),
         Line2D([], [], color="#b03030", lw=1.2, ls="--", label="checkpoint"),
-        Line2D([], [], ls="", label="under the %: its 95 % interval (Wilson)"),
+        Line2D([], [], ls="", label=f"under the %: its 95 % interval ({interval})"),
     ]
     shown = {m for r in rows for m in marks(board, r)}
     handlers = {}
@@ -215,8 +217,9 @@ def legend_handles(board: Board, rows: list[dict]) -> tuple[list, dict]:
     return handles, handlers
 
 
-def heatmap_figure(board: Board, rows: list[dict], title: str):
-    """One hit map over the board, with a colour bar and a legend."""
+def heatmap_figure(board: Board, rows: list[dict], title: str, *, interval: str):
+    """One hit map over the board, with a colour bar and a legend (naming the map's
+    ``interval``)."""
     fig, ax = plt.subplots(figsize=(7.2, 9.4))
     fig.subplots_adjust(left=0.1, right=0.9, top=0.96, bottom=0.16)
     draw_heatmap(ax, board, rows)
@@ -224,12 +227,12 @@ def heatmap_figure(board: Board, rows: list[dict], title: str):
     mappable.set_clim(0, 1)
     fig.colorbar(mappable, ax=ax, shrink=0.6, label="P(target knocked out)")
     ax.set_title(title, fontsize=10)
-    handles, handlers = legend_handles(board, rows)
+    handles, handlers = legend_handles(board, rows, interval)
     fig.legend(
         handles=handles, handler_map=handlers, loc="lower center", fontsize=8, frameon=False, ncol=1
     )
     return fig
 
 
-def save_heatmap(board: Board, rows: list[dict], path, title: str):
-    return save_figure(heatmap_figure(board, rows, title), path)
+def save_heatmap(board: Board, rows: list[dict], path, title: str, *, interval: str):
+    return save_figure(heatmap_figure(board, rows, title, interval=interval), path)

@@ -1,11 +1,20 @@
-"""The picture of a design search: the objective against the trial, the fields'
-importances, and the Pareto front when there are several objectives."""
+"""The picture of a design search: over one or two fields, the objective against each
+field (a slice per field, its search range marked, the note where the best lies at
+its edge); over more, the objective against the trial and the fields' importances
+(one field's importance is always all of it: no bar to show). The Pareto front
+beside either when there are several objectives."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 
 from sim.studies.optimise import MIN_IMPORTANCE_TRIALS
+from sim.studies.search_settings import at_edge, edge_words
+
+#: The most fields a search is drawn as slices for (one panel each).
+MAX_SLICES = 2
 
 
 def search_figure(
@@ -15,12 +24,17 @@ def search_figure(
     importances: tuple[dict[str, float] | None, int],
     front: list[int],
     title: str,
+    *,
+    params: Sequence,
 ):
-    """``rows``: one per trial (its number, objectives and ``<name>_ci_low/high``,
-    ``feasible``, ``base``: BASE's own values, ``design``: its name); ``front``: the
-    best trials' numbers, the first the one chosen; ``importances``: field -> its
-    share of the objective's importance (None: not shown), and the feasible trials
-    they rest on."""
+    """``rows``: one per trial (its number, each field's value, objectives and
+    ``<name>_ci_low/high``, ``feasible``, ``base``: BASE's own values, ``design``: its
+    name); ``front``: the best trials' numbers, the first the one chosen;
+    ``importances``: field -> its share of the objective's importance (None: not
+    shown), and the feasible trials they rest on; ``params``: the fields searched
+    (``SearchParam``: field, low, high, log)."""
+    if len(params) <= MAX_SLICES:
+        return _slices_figure(rows, objectives, maximise, front, title, params)
     panels = 3 if len(objectives) > 1 else 2
     fig, axes = plt.subplots(
         1,
@@ -35,6 +49,85 @@ def search_figure(
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def _slices_figure(rows, objectives, maximise, front, title, params):
+    """One panel per field searched, the objective against it; the Pareto front beside
+    them with several objectives."""
+    panels = len(params) + (len(objectives) > 1)
+    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 4.6), squeeze=False)
+    for ax, param in zip(axes[0], params, strict=False):
+        _slice_panel(ax, rows, param, objectives[0], maximise[0], front)
+    if len(objectives) > 1:
+        _front_panel(axes[0][-1], rows, objectives[:2], front)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _slice_panel(ax, rows, param, objective, maximise, front) -> None:
+    """Each trial's objective against the field's value, with its interval (pruned
+    hollow and grey, at full precision a diamond), the search range's ends dashed,
+    the chosen starred; over the panel, the note when the chosen lies at an end."""
+    field = param.field
+    feasible = [r for r in rows if r["feasible"]]
+    raced = [r for r in feasible if not r.get("pruned")]
+    for group, style in (
+        (raced, {"fmt": "o", "color": "#1f77b4", "label": "feasible (95 % interval)"}),
+        (
+            [r for r in feasible if r.get("pruned")],
+            {"fmt": "o", "mfc": "none", "color": "#999999", "label": "pruned (estimate)"},
+        ),
+        (
+            [r for r in feasible if r.get(f"{objective}_full") is not None],
+            {"fmt": "D", "color": "#ff7f0e", "label": "at full precision", "suffix": "_full"},
+        ),
+    ):
+        if group:
+            _with_intervals(ax, group, objective, x=field, **style)
+    for end in (param.low, param.high):
+        ax.axvline(
+            end, color="#555555", ls="--", lw=1, label="search range" if end == param.low else None
+        )
+    chosen = [r for r in feasible if r["trial"] in front]
+    ax.plot(
+        [r[field] for r in chosen],
+        [_figure(r, objective) for r in chosen],
+        "*",
+        color="#d62728",
+        markersize=14,
+        label="chosen" if len(chosen) == 1 else "Pareto front",
+    )
+    for r in feasible:
+        if r["base"]:
+            ax.annotate(
+                "BASE",
+                (r[field], r[objective]),
+                textcoords="offset points",
+                xytext=(6, -12),
+                fontsize=8,
+            )
+    infeasible = [r for r in rows if not r["feasible"]]
+    if infeasible:
+        low = ax.get_ylim()[0] if feasible else 0.0
+        ax.plot(
+            [r[field] for r in infeasible],
+            [low] * len(infeasible),
+            "x",
+            color="#d62728",
+            label="infeasible (no score)",
+        )
+    first = [r for r in chosen if front and r["trial"] == front[0]]  # the one chosen
+    edges = [e for r in first for e in at_edge([param], {field: r[field]})]
+    if edges:
+        said = edge_words(edges[0]).replace("range: ", "range:\n", 1)
+        ax.set_title(said, fontsize=9, color="#d62728")
+    if param.log:
+        ax.set_xscale("log")
+    ax.set_xlabel(field)
+    ax.set_ylabel(f"{objective} ({'higher' if maximise else 'lower'} is better)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
 
 
 def _objective_panel(ax, rows, objective, maximise, front) -> None:
@@ -100,13 +193,14 @@ def _objective_panel(ax, rows, objective, maximise, front) -> None:
     ax.legend(fontsize=8)
 
 
-def _with_intervals(ax, rows, objective, suffix: str = "", **style) -> None:
+def _with_intervals(ax, rows, objective, suffix: str = "", x: str = "trial", **style) -> None:
     """The rows' ``objective`` (or its figures at full precision, ``suffix``
-    "_full") with their 95 % intervals, drawn a little right of the trial for those."""
+    "_full") with their 95 % intervals against ``x`` (the trial, those drawn a little
+    right of it; or a field)."""
     key = objective + suffix
     values = [r[key] for r in rows]
     ax.errorbar(
-        [r["trial"] + (0.25 if suffix else 0.0) for r in rows],
+        [r[x] + (0.25 if suffix and x == "trial" else 0.0) for r in rows],
         values,
         yerr=[
             [v - r[f"{key}_ci_low"] for v, r in zip(values, rows, strict=True)],

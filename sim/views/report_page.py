@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from models.files import write_text_atomic
-from sim.studies import compare, verdict_words
+from sim.studies import compare, rqmc, verdict_words
 from sim.views import viewer
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
@@ -250,6 +250,7 @@ def page_data(report: Report) -> dict:
                 board,
                 [m.row.to_dict() for m in measured],
                 f"{design.name}: P(target knocked out)\n{title_tail}",
+                interval=rqmc.interval_of(report.made_by),
             )
         )
     return report.contents | {"shots": shots, "pictures": pictures}
@@ -389,7 +390,7 @@ function render() {
     const rec = D.shots[r.space] ? ' <span class="rec">&#9679;</span>' : '';
     return '<tr data-space="' + r.space + '" class="' + (r.significant ? 'sig' : '') + '">' +
       '<td>' + r.space + rec + '</td><td>' + fmt(r.p_a, 2) + '</td><td>' + fmt(r.p_b, 2) +
-      '</td><td class="diff">' + diff + '</td><td>' + fmt(r.p_value_adjusted, 3) + '</td><td>' +
+      '</td><td class="diff">' + diff + '</td><td>' + esc(r.p_text) + '</td><td>' +
       r.shots + (r.few_pairs ? ' <span class="few">few</span>' : '') + '</td>' +
       (D.paired ? '<td class="stop">' + esc(r.stopped) + '</td>' : '') +
       (D.engines ? '<td class="stop">' + esc(r.engines) + '</td>' : '') +

@@ -228,6 +228,7 @@ def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     assert code == 0
     assert "The bale struck, in order: the board in the trough -> the table (off the board)" in out
     assert "came to rest off the board" in out
+    assert "Knocked out: nobody (no piggy on the board)" in out  # the default layout: empty
     code, out, _ = run(capsys, "shoot", "--at", "r9c5", "--exact", "--json")
     bale = json.loads(out)["bale"]
     board = load_board("stock")
@@ -239,6 +240,35 @@ def test_shoot_says_where_the_bale_struck_and_came_to_rest(capsys):
     x, y = bale["rest_mm"][:2]
     assert bale["rest_on"] == "off-board" and "came to rest off the board" in out
     assert not (x_min <= x <= x_max and y_min <= y <= y_max)  # it left over the far end
+
+
+@pytest.mark.parametrize(
+    ("argv", "told"),
+    [
+        (["shoot", "--yaw", "0", "--pitch", "0", "--layout"], "is a design file, not a layout"),
+        (["hitmap", "--spaces", "r8c3", "--layout"], "is a design file, not a layout"),
+        (["calibrate"], "is a design file, not a shots file: use --design"),
+    ],
+)
+def test_a_design_given_to_the_wrong_option_is_told_so_in_one_line(capsys, tmp_path, argv, told):
+    """A design TOML read as a layout or as shots: not "not valid JSON" or "unknown
+    column", but what the file is and where it goes, exit 2."""
+    design = tmp_path / "mine.toml"
+    design.write_text((ROOT / "models" / "designs" / "stock.toml").read_text())
+    code, out, err = run(capsys, *argv, str(design))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{design} {told}" in err and "not valid" not in err
+
+
+def test_a_shot_at_an_empty_space_says_nobody_stood_there(capsys, tmp_path):
+    """ "Knocked out: nobody" alone reads as a miss; at an empty space the shot says
+    there was nobody to knock out, and at an occupied one it does not."""
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps({"stacks": {"r8c3": ["gold-1"]}}))
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r0c3", "--exact")
+    assert code == 0 and "Knocked out: nobody (no piggy stood on r0c3)\n" in out
+    code, out, _ = run(capsys, "shoot", "--layout", str(layout), "--at", "r8c3", "--exact")
+    assert code == 0 and "no piggy" not in out
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,24 @@ SPACES = "r3c3,r7c3,r8c3,r10c0"
 
 
 @pytest.mark.slow
+def test_the_paired_rules_say_once_that_a_designs_figures_change_with_its_partner(capsys, tmp_path):
+    """Under the mean rule (the default) each design fires until its comparison
+    stops, so stock's own figures depend on fast-spring: the text says so, once;
+    under the per-map rule each map is its own, and it says nothing."""
+    argv = ["design", "compare", "stock", "fast-spring", "--spaces", "r8c3", "--shots", "3"]
+    argv += ["--workers", "1", "--cache", str(tmp_path)]
+    note = (
+        "(paired shots: each design fired until its comparison stopped, so stock's own "
+        "figures above change with its partner)"
+    )
+    code, text, _ = run(capsys, *argv)
+    assert code == 0 and text.count(note) == 1
+    assert text.index("mean P(knocked out)") < text.index(note)  # under the figures
+    code, text, _ = run(capsys, *argv, "--rule", "per-map")
+    assert code == 0 and "partner" not in text
+
+
+@pytest.mark.slow
 def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
     argv = (
         "design",

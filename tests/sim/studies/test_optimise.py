@@ -347,3 +347,48 @@ def test_the_wilcoxon_pruner_stops_a_surely_worse_trial_of_a_real_study(tmp_path
     assert not base_trial["pruned"] and base_trial["spaces_fired"] == len(spaces)
     assert unsteady["pruned"] and unsteady["pruned_against"] == 0
     assert unsteady["spaces_fired"] == racing.PRUNE_AFTER < len(spaces)
+
+
+def test_a_best_value_at_an_end_of_its_range_is_found_and_worded():
+    """19.7 mm at the top of 5:20 is at the edge: the best may lie beyond."""
+    from sim.studies.design_search import SearchParam
+    from sim.studies.search_settings import at_edge, edge_words
+
+    pivot = SearchParam("launcher.pivot_height_mm", 5.0, 20.0)
+    assert at_edge([pivot], {pivot.field: 12.0}) == []
+    [top] = at_edge([pivot], {pivot.field: 19.7})
+    assert edge_words(top) == (
+        "at the edge of the range: launcher.pivot_height_mm = 19.7, the top of 5:20: widen it?"
+    )
+    assert [e["edge"] for e in at_edge([pivot], {pivot.field: 5.5})] == ["low"]
+    mass = SearchParam("bale.mass_g", 1.0, 100.0, log=True)  # measured on its own scale
+    assert at_edge([mass], {mass.field: 2.0}) == []  # 15 % of the way up a log range
+    assert at_edge([mass], {mass.field: 1.2})[0]["edge"] == "low"
+
+
+@pytest.mark.slow
+def test_a_one_field_search_says_its_best_is_at_the_edge_and_plots_the_field(
+    capsys, tmp_path, monkeypatch
+):
+    """Whole millimetres in 80:81: the best is at one end whichever it is; the text
+    says "widen it?", the JSON lists it, and the picture is the objective against the
+    pivot height, one panel."""
+    from sim.views import pictures
+
+    drawn = []
+    monkeypatch.setattr(pictures, "save_figure", lambda fig, path: drawn.append(fig))
+    argv = ["design", "optimise", "stock", "--spaces", SPACES, "--shots", "6"]
+    argv += ["--workers", "1", "--cache", str(tmp_path / "cache"), "--trials", "2"]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}", "--out", str(tmp_path / "b.toml")]
+    argv += ["--param", "pivot_height=80:81:int", "--plot", str(tmp_path / "s.png")]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    said = [line.strip() for line in out.splitlines() if "edge of the range" in line]
+    ends = ("the top of 80:81: widen it?", "the bottom of 80:81: widen it?")
+    assert len(said) == 1 and said[0].endswith(ends)
+    [panel] = drawn[0].axes
+    assert panel.get_xlabel() == "launcher.pivot_height_mm" and said[0] in " ".join(
+        panel.get_title().split()
+    )
+    code, out, _ = run(capsys, *argv, "--json")
+    assert json.loads(out)["best"]["at_edge"][0]["field"] == "launcher.pivot_height_mm"

@@ -294,6 +294,44 @@ def test_the_paired_reports_table_says_why_each_space_stopped():
     assert not page_data_of(per_map)["paired"]
 
 
+def test_a_p_value_too_small_to_print_is_a_bound_never_zero():
+    """p-values print as "p < 0.001", never "p = 0" (the text) or "0.000" (the
+    page's table), through one formatter."""
+    from sim.studies.verdict_words import p_words
+
+    ps = (0.0, 4e-7, 0.00099, 0.001, 0.0123, 0.5)
+    assert [p_words(p) for p in ps] == [
+        "p < 0.001",
+        "p < 0.001",
+        "p < 0.001",
+        "p = 0.001",
+        "p = 0.012",
+        "p = 0.5",
+    ]
+    rows = [
+        dataclasses.replace(comparison_row("r8c3", 0.30, True, 80, "sign"), p_value_adjusted=0.0),
+        *WIDER,
+    ]
+    shown = {r["space"]: r["p_text"] for r in page_data_of(page_of(rows))["rows"]}
+    assert shown == {"r8c3": "< 0.001", "r2c3": "0.9", "r9c2": "0.9", "r7c3": "0.9"}
+
+
+@pytest.mark.slow
+def test_the_pages_table_shows_a_tiny_p_value_as_a_bound(tmp_path):
+    rows = [
+        dataclasses.replace(comparison_row("r8c3", 0.30, True, 80, "sign"), p_value_adjusted=0.0),
+        *WIDER,
+    ]
+    page = tmp_path / "report.html"
+    page.write_text(page_of(rows))
+    with Browser(tmp_path / "profile", size=(1300, 1400)) as browser:
+        browser.open(page.as_uri())
+        browser.wait_for("document.querySelectorAll('#spaces tbody tr').length")
+        cell = "document.querySelector('tr[data-space=r8c3]').children[4].textContent"
+        assert browser.run(cell) == "< 0.001"
+        assert browser.errors == []
+
+
 @pytest.mark.parametrize(
     ("rule", "sampler", "head", "said", "unsaid"),
     [

@@ -178,15 +178,19 @@ def test_a_space_where_every_scramble_agrees_still_gets_an_interval():
 
 def test_a_file_records_the_rule_that_measured_it():
     """What made an RQMC file names every constant of its stopping rule; plain Monte
-    Carlo's files record nothing new (they are what they were)."""
+    Carlo's files record nothing new but the interval (otherwise they are what they
+    were). Each names its interval, and a file made before that says Wilson's."""
     assert rqmc.provenance("rqmc") == {
         "sampler": "rqmc",
         "scrambles": rqmc.SCRAMBLES,
         "first_points": rqmc.FIRST_POINTS,
         "max_credit": rqmc.MAX_CREDIT,
         "guard_rate": rqmc.GUARD_RATE,
+        "interval": "Student's t over the RQMC scrambles",
     }
-    assert rqmc.provenance("mc") == {}
+    assert rqmc.provenance("mc") == {"interval": "Wilson"}
+    assert rqmc.interval_of(rqmc.provenance("rqmc")) != rqmc.interval_of({}) == "Wilson"
+    assert rqmc.interval_of({"sampler": "rqmc"}) == rqmc.INTERVALS["rqmc"]  # an older file
 
 
 def test_the_plan_splits_the_shots_over_the_scrambles():

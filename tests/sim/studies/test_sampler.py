@@ -163,3 +163,31 @@ def test_hitmap_command_with_rqmc_reports_its_sampler(capsys, tmp_path):
     assert summary["sampler"] == "rqmc" and summary["shots"] == 20
     row = read_table(out)[0]
     assert row["p_target_ci_low"] <= row["p_target"] <= row["p_target_ci_high"]
+
+
+@pytest.mark.parametrize(
+    ("sampler", "shots", "named"),
+    [("rqmc", "20", "Student's t over the RQMC scrambles"), ("mc", "4", "Wilson")],
+)
+def test_a_hit_map_names_the_interval_its_sampler_gave_everywhere(
+    capsys, tmp_path, monkeypatch, sampler, shots, named
+):
+    """The default sampler's interval is not Wilson's: the file's provenance, the
+    summary, the worst space's line and the picture's legend each name the one the
+    map was measured with."""
+    from sim.views import hitmap_picture
+
+    drawn = []
+    monkeypatch.setattr(hitmap_picture, "save_figure", lambda fig, path: drawn.append(fig))
+    out = tmp_path / "h.csv"
+    argv = ["hitmap", "--spaces", "r8c3", "--shots", shots, "--workers", "1"]
+    argv += ["--sampler", sampler, "--out", str(out), "--plot", str(tmp_path / "h.png")]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert f"(95 %, {named})" in text.splitlines()[0]
+    assert read_provenance(out)["interval"] == named
+    legend = [t.get_text() for t in drawn[0].legends[0].get_texts()]
+    assert f"under the %: its 95 % interval ({named})" in legend
+    assert not any("Wilson" in t for t in legend) or sampler == "mc"
+    assert main([*argv[:-2], "--json", "--out", str(tmp_path / "again.csv")]) == 0
+    assert json.loads(capsys.readouterr().out)["interval"] == named

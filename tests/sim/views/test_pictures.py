@@ -144,7 +144,7 @@ def test_the_hit_map_explains_its_low_spaces(board):
     assert hitmap_picture.marks(board, rows[8]) == ["never_out"]  # 0 of 60: surely rare
     rows[3] = row("r10c3", 1, shots=40, blocked=35)
     assert hitmap_picture.marks(board, rows[3]) == ["blocked"]
-    figure = hitmap_picture.heatmap_figure(board, rows, "test")
+    figure = hitmap_picture.heatmap_figure(board, rows, "test", interval="Wilson")
     ax = figure.axes[0]
     texts = [t.get_text() for t in ax.texts]
     assert {"0%", "100%", "0-39", "61-100", "no aim", "F", "B", "M", "0"} <= set(texts)
@@ -156,7 +156,7 @@ def test_the_hit_map_explains_its_low_spaces(board):
     letters = [a.get_text() for a in legend.findobj(Text) if a not in legend.get_texts()]
     assert {"F", "B", "M", "0"} <= set(letters)
     # a map with every space in reach and none marked lists neither
-    handles, handlers = hitmap_picture.legend_handles(board, [rows[1], rows[6]])
+    handles, handlers = hitmap_picture.legend_handles(board, [rows[1], rows[6]], "Wilson")
     assert handlers == {} and not any(h.get_label().startswith("out of reach") for h in handles)
     # the fences and checkpoints are drawn over the colours
     colours = [
