@@ -14,6 +14,7 @@ def furthest_outside(hull: trimesh.Trimesh, points: np.ndarray) -> float:
     return float((points @ hull.face_normals.T - offsets).max())
 
 
+@pytest.mark.slow  # the greedy hull over 2,562 points (about 2 s); hulls are rarely changed
 def test_a_dense_sphere_keeps_its_shape_to_the_tolerance_with_few_vertices():
     sphere = trimesh.creation.icosphere(subdivisions=4, radius=3.0)  # 2,562 vertices
     simple = simplified_hull(sphere.vertices)

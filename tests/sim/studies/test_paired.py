@@ -171,7 +171,7 @@ def test_the_per_map_rule_keeps_todays_maps(tmp_path):
 def test_more_designs_than_the_world_cache_keeps_are_each_fired_in_their_own_world(monkeypatch):
     """compare_space holds every design's world while the others fire: with room for
     one world only, none is closed under it, and the parts are those of a roomy cache."""
-    specs = (spec(shots=40, sampler="mc"), spec(design="fast-spring", shots=40, sampler="mc"))
+    specs = (spec(shots=20, sampler="mc"), spec(design="fast-spring", shots=20, sampler="mc"))
     rule = comparison_rule(specs[0], "spaces", 0.1).spaces
     WORLDS.clear()
     roomy = paired.compare_space(specs, rule, "r2c3")

@@ -86,6 +86,7 @@ def test_a_race_reports_in_a_shuffled_order_and_fires_nothing_past_a_prune(shots
         assert again.parts[name] == raced.parts[name]
 
 
+@pytest.mark.slow  # a space to ±0.1 twice (about 3 s): optimise's measuring again, rarely changed
 def test_full_precision_goes_on_from_the_low_fidelity_shots(shots):
     """A space measured to ±precision from its first 20 shots is the space measured
     to ±precision from nothing: the same shots, none fired twice."""
