@@ -55,6 +55,15 @@ class Layout:
         on_board = ", ".join(self.piggies) or "none"
         raise InputError(f"piggy {piggy} is not on the board (on the board: {on_board})")
 
+    def target(self, name: str) -> tuple[Space, str | None]:
+        """The space a shot's target names and the piggy it names (None for a space
+        name); :class:`InputError` for a malformed name, a space off the board or a
+        piggy not on it. Needs no world: a command checks its target before one."""
+        if "-" in name:
+            piggy = check_piggy(name)
+            return self.space_of(piggy), piggy
+        return self.board.parse_space(name), None
+
     def level_of(self, piggy: str) -> int:
         """0 for a bottom (or lone) piggy, 1 for the top of a stack."""
         return self.stacks[self.space_of(piggy)].index(piggy)

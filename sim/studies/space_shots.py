@@ -33,7 +33,7 @@ from models.errors import InputError
 from models.layout import layout_from_dict
 from models.seeds import split_seed
 from models.stats import precision_reached
-from sim.defaults import MAX_SHOTS
+from sim.defaults import MAX_SHOTS, SWEEP_ARCS
 from sim.physics.aim import OutOfReach
 from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates, vary_dims
@@ -43,7 +43,7 @@ from sim.studies.records import Expected, ShotRow, SpaceShots, SpaceSummary
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
-ARCS = ("low", "high", "best")
+ARCS = SWEEP_ARCS
 #: Shots fired at a space between two looks at its precision.
 BATCH = 20
 #: Strikes that count as ricochets.
