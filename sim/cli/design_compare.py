@@ -141,11 +141,11 @@ def _compare(args) -> _Compared:
 
 def _write_pictures(c: _Compared, args) -> None:
     """The difference map (``--plot``) and the page (``--html``), the first engine's."""
-    from sim.views.design_pictures import comparison_figure, difference_figure
-    from sim.views.pictures import save_figure
-
     across = c.across[0] if c.across else None
-    if args.plot:
+    if args.plot:  # matplotlib only for a picture: a re-read without one is quick
+        from sim.views.design_pictures import comparison_figure, difference_figure
+        from sim.views.pictures import save_figure
+
         figure = (
             difference_figure(c.board, c.comparisons[0], c.made_by, args.scale, across)
             if c.comparisons
