@@ -208,3 +208,21 @@ def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layo
     return layout_from_dict(
         data, board=board, source=f"layout {shown(os.fspath(path))}", base_dir=path.parent
     )
+
+
+def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
+    """The spaces to measure (``--spaces``): a comma-separated list, each a space of
+    ``board`` once, or every space of the board; the piggies of ``stacks`` checked."""
+    if text is None:
+        return tuple(space_name(s) for s in board.spaces)
+    names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
+    if not names:
+        raise InputError("--spaces names no space")
+    for index, name in enumerate(names):
+        board.parse_space(name)
+        if name in names[:index]:
+            raise InputError(f"--spaces names {name} twice")
+    for pigs in stacks.values():
+        for piggy in pigs:
+            check_piggy(piggy)
+    return tuple(names)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from models.design import load_design
 from models.errors import InputError
 from models.grid import HIT_RULES
+from models.layout import check_spaces
 from models.text import shown
 from sim.cli.common import (
     aimer_args,
@@ -58,15 +59,16 @@ def sweep_spec(args, layout):
     aimer = load_aimer_args(args)
     engine = check_engine(args.engine) if args.engine else ""
     vary = parse_vary(args.vary)
+    spaces = check_spaces(layout.board, args.spaces, layout.stacks)
     # numpy and SciPy (the studies' samplers) once the plain input is read: a fast start
-    from sim.studies import hitmap, space_shots
+    from sim.studies import space_shots
 
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
     spec = space_shots.SweepSpec(
         board=board_reference(args),
         design=first_design(args.design),
         stacks=layout.to_dict()["stacks"],
-        spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks),
+        spaces=spaces,
         shots=shots,
         seed=args.seed,
         arc=args.arc,

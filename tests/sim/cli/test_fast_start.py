@@ -102,6 +102,7 @@ def test_help_imports_no_heavy_module(tmp_path, argv):
         (["hitmap", "--aimer", "nope"], "unknown aimer 'nope'"),
         (["hitmap", "--sampler", "nope"], "unknown sampler 'nope'"),
         (["hitmap", "--vary", "nope=1"], "--vary takes name=half-range pairs"),
+        (["hitmap", "--spaces", "r99c1"], "space r99c1 is off board 'stock'"),
         (["design", "compare", "stock", "fast-spring", "--precision", "0"], "--precision 0"),
         (["design", "game", "stock", "--seats", "greedy,nope"], "unknown bot 'nope'"),
         (["design", "optimise", "stock", "--param", "bale.nope=10:12"], "design field 'bale.nope'"),
