@@ -51,7 +51,11 @@ CONVEX_TOLERANCE = 1e-4
 _CPU_LIMIT = """
 import resource, sys
 _cap = int(sys.argv[5])
-resource.setrlimit(resource.RLIMIT_CPU, (_cap, _cap + 1))
+_hard = _cap + 1
+_, _user = resource.getrlimit(resource.RLIMIT_CPU)  # a user's lower limit is kept
+if _user != resource.RLIM_INFINITY:
+    _cap, _hard = min(_cap, _user), min(_hard, _user)
+resource.setrlimit(resource.RLIMIT_CPU, (_cap, _hard))
 """
 
 #: The child process: CoACD on the mesh in ``mesh.npz``, its parts to ``parts.npz``.
