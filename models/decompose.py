@@ -2,7 +2,8 @@
 
 A convex mesh is one part (its hull). A non-convex one is split into convex parts
 by CoACD (docs/physics.md says why CoACD and not PyBullet's V-HACD), with a fixed
-seed, in a child process under a time cap, at most the part cap of them. The parts
+seed, in a child process under a cap on its CPU time (not wall time: a busy machine
+slows it, it does not refuse it), at most the part cap of them. The parts
 are cached in the user cache folder under the mesh's sha256 and the settings; a
 cached file is used only when the sha256 and settings written inside it, and the
 checksum of its parts, match (its name is never trusted), and its parts are
@@ -16,6 +17,9 @@ from the parts, whose hulls bridge the mesh's hollows.
 from __future__ import annotations
 
 import hashlib
+import math
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,12 +35,28 @@ from models.hulls import simplified_hull
 from models.mesh_files import MESH_MODEL_VERSION, MeshFile
 from models.meshes import MassProperties, obj_text, parse_obj
 
-#: Seconds one decomposition may take before it is refused.
-DECOMPOSE_TIME_CAP_S = 120.0
+#: CPU seconds one decomposition may use before it is refused (the kernel counts them,
+#: so the cap is the same on an idle machine and a busy one).
+DECOMPOSE_CPU_CAP_S = 120.0
+#: Wall seconds after which a decomposition is given up as hung, however little CPU
+#: it used: far beyond what the CPU cap allows even on a machine at load 30.
+DECOMPOSE_HUNG_AFTER_S = 3600.0
 #: The largest cached parts file read (a mesh's parts, far below).
 MAX_CACHE_BYTES = 64 * 2**20
 #: A mesh whose hull is bigger than it by no more than this share is convex.
 CONVEX_TOLERANCE = 1e-4
+
+#: Run first in the child: the kernel ends it (SIGXCPU, then SIGKILL a second later)
+#: once it has used ``sys.argv[5]`` CPU seconds, whatever else runs on the machine.
+_CPU_LIMIT = """
+import resource, sys
+_cap = int(sys.argv[5])
+_hard = _cap + 1
+_, _user = resource.getrlimit(resource.RLIMIT_CPU)  # a user's lower limit is kept
+if _user != resource.RLIM_INFINITY:
+    _cap, _hard = min(_cap, _user), min(_hard, _user)
+resource.setrlimit(resource.RLIMIT_CPU, (_cap, _hard))
+"""
 
 #: The child process: CoACD on the mesh in ``mesh.npz``, its parts to ``parts.npz``.
 _COACD_SCRIPT = """
@@ -139,36 +159,61 @@ def _coacd(
     mesh: trimesh.Trimesh, settings: DecompositionSettings, name: str
 ) -> list[trimesh.Trimesh]:
     """CoACD's parts of a mesh, in a child process (it prints to the terminal and
-    cannot be stopped from inside) under :data:`DECOMPOSE_TIME_CAP_S`."""
+    cannot be stopped from inside) under :data:`DECOMPOSE_CPU_CAP_S` of CPU time."""
+    cpu_cap_s = max(1, math.ceil(DECOMPOSE_CPU_CAP_S))  # the kernel counts whole seconds
     with tempfile.TemporaryDirectory() as folder:
         source, out = Path(folder) / "mesh.npz", Path(folder) / "parts.npz"
         np.savez(source, vertices=np.asarray(mesh.vertices), faces=np.asarray(mesh.faces))
         command = [
             sys.executable,
             "-c",
-            _COACD_SCRIPT,
+            _CPU_LIMIT + _COACD_SCRIPT,
             str(source),
             str(out),
             repr(settings.threshold),
             str(settings.max_parts),
+            str(cpu_cap_s),
         ]
+        cpu_before = _children_cpu_s()
         try:
-            subprocess.run(command, capture_output=True, timeout=DECOMPOSE_TIME_CAP_S, check=True)
+            done = subprocess.run(command, capture_output=True, timeout=DECOMPOSE_HUNG_AFTER_S)
         except subprocess.TimeoutExpired:
             raise InputError(
-                f"{name}: its convex decomposition took over {DECOMPOSE_TIME_CAP_S:g} s: "
-                f"raise 'mesh_threshold' or simplify the mesh"
+                f"{name}: its convex decomposition was still running after "
+                f"{DECOMPOSE_HUNG_AFTER_S:g} s of wall time, under its CPU cap: given up as "
+                f"hung; try again on a less busy machine"
             ) from None
-        except subprocess.CalledProcessError as error:
-            last = (error.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
-            raise InputError(
-                f"{name}: its convex decomposition failed ({last[0] if last else 'no message'})"
-            ) from None
+        cpu_used_s = _children_cpu_s() - cpu_before
+        if done.returncode != 0:
+            raise InputError(_failure(name, done, cpu_used_s, cpu_cap_s)) from None
         with np.load(out) as saved:
             parts = [
                 trimesh.convex.convex_hull(saved[key]) for key in sorted(saved.files, key=_index)
             ]
     return [p for p in parts if p.volume > 0]
+
+
+def _children_cpu_s() -> float:
+    """CPU seconds (user and system) used so far by this process's ended children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _failure(
+    name: str, done: subprocess.CompletedProcess[bytes], cpu_used_s: float, cpu_cap_s: int
+) -> str:
+    """The one line for a decomposition that ended badly: over its CPU cap (ended by
+    the kernel, SIGXCPU or SIGKILL, with the cap used up), or failed on its own."""
+    ended_by = signal.Signals(-done.returncode) if done.returncode < 0 else None
+    if ended_by in (signal.SIGXCPU, signal.SIGKILL) and cpu_used_s >= cpu_cap_s - 0.5:
+        return (
+            f"{name}: its convex decomposition used {cpu_used_s:.0f} s of CPU, its cap is "
+            f"{cpu_cap_s} s: raise 'mesh_threshold' (fewer, coarser parts) or simplify "
+            f"the mesh (fewer faces)"
+        )
+    last = done.stderr.decode(errors="replace").strip().splitlines()[-1:]
+    why = last[0] if last else (f"ended by {ended_by.name}" if ended_by else "no message")
+    return f"{name}: its convex decomposition failed ({why})"
 
 
 def _index(key: str) -> int:

@@ -19,6 +19,9 @@ from models.design_parts import (
 )
 from models.errors import InputError, check_label
 
+#: The yaws a tractor turns to, degrees (a turn and more either way).
+YAW_RANGE_DEG = (-360.0, 360.0)
+
 
 def check_launch(given: dict, sections: dict, where: str) -> None:
     """A launcher gives its launch as a speed or as a whole spring, not both; a
@@ -129,3 +132,19 @@ def lowest_points_mm(launcher: Launcher, bale: Bale, pitches_deg: list[float]) -
     # a point (x, y, z) of the bale's frame is y sin + z cos above its centre
     lowest = (np.outer(np.sin(theta), hull[:, 1]) + np.outer(np.cos(theta), hull[:, 2])).min(1)
     return (pivot + radius * np.sin(theta) + lowest).tolist()
+
+
+def check_angles(design: Design, yaw_deg: float, pitch_deg: float) -> None:
+    """Raise :class:`InputError` for a yaw or pitch the design's tractor cannot take."""
+    lo, hi = YAW_RANGE_DEG
+    if not (math.isfinite(yaw_deg) and lo <= yaw_deg <= hi):
+        raise InputError(f"yaw {yaw_deg:g} deg is out of range [{lo:g}, {hi:g}]")
+    launcher = design.launcher
+    if not (
+        math.isfinite(pitch_deg) and launcher.pitch_min_deg <= pitch_deg <= launcher.pitch_max_deg
+    ):
+        raise InputError(
+            f"pitch {pitch_deg:g} deg is out of range for design "
+            f"'{design.name}': [{launcher.pitch_min_deg:g}, "
+            f"{launcher.pitch_max_deg:g}]"
+        )

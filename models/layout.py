@@ -56,6 +56,15 @@ class Layout:
         on_board = ", ".join(self.piggies) or "none"
         raise InputError(f"piggy {piggy} is not on the board (on the board: {on_board})")
 
+    def target(self, name: str) -> tuple[Space, str | None]:
+        """The space a shot's target names and the piggy it names (None for a space
+        name); :class:`InputError` for a malformed name, a space off the board or a
+        piggy not on it. Needs no world: a command checks its target before one."""
+        if "-" in name:
+            piggy = check_piggy(name)
+            return self.space_of(piggy), piggy
+        return self.board.parse_space(name), None
+
     def level_of(self, piggy: str) -> int:
         """0 for a bottom (or lone) piggy, 1 for the top of a stack."""
         return self.stacks[self.space_of(piggy)].index(piggy)
@@ -205,3 +214,21 @@ def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layo
         source = f"layout file {shown(os.fspath(path))}"
         file_kinds.refuse_other(file_kinds.kind_of_value(data), "layout", source)
         raise
+
+
+def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
+    """The spaces to measure (``--spaces``): a comma-separated list, each a space of
+    ``board`` once, or every space of the board; the piggies of ``stacks`` checked."""
+    if text is None:
+        return tuple(space_name(s) for s in board.spaces)
+    names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
+    if not names:
+        raise InputError("--spaces names no space")
+    for index, name in enumerate(names):
+        board.parse_space(name)
+        if name in names[:index]:
+            raise InputError(f"--spaces names {name} twice")
+    for pigs in stacks.values():
+        for piggy in pigs:
+            check_piggy(piggy)
+    return tuple(names)

@@ -294,22 +294,34 @@ def bot_names(game_name: str) -> list[str]:
     return sorted(BOTS.get(game_name, {"random": RandomBot}))
 
 
+def check_bot(name: str, game_name: str) -> None:
+    """Refuse a bot name the game has not, naming the ones it has: before any game
+    or bot is made (a command tells the mistake at once)."""
+    if game_name == "pig_out" and name.startswith("hold-at-"):
+        _hold_at(name)
+    elif name not in BOTS.get(game_name, {"random": RandomBot}):
+        raise InputError(
+            f"unknown bot '{shown(name)}' for {game_name}: bots are "
+            f"{', '.join(bot_names(game_name))} (or 'human' at the table)"
+        )
+
+
+def _hold_at(name: str) -> int:
+    """``hold-at-N``'s N, or :class:`InputError`."""
+    number = ascii_whole(name[len("hold-at-") :])
+    if number is None or number < 1:
+        raise InputError(
+            f"bot '{shown(name)}': hold-at-N takes a whole number N >= 1 in ASCII digits"
+        )
+    return number
+
+
 def make_bot(name: str, game: Game, seed: int | None = 0) -> Bot:
     """A bot by name for a game; an unknown name is refused with the known ones."""
-    known = BOTS.get(game.name, {"random": RandomBot})
+    check_bot(name, game.name)
     if game.name == "pig_out" and name.startswith("hold-at-"):
-        number = ascii_whole(name[len("hold-at-") :])
-        if number is None or number < 1:
-            raise InputError(
-                f"bot '{shown(name)}': hold-at-N takes a whole number N >= 1 in ASCII digits"
-            )
-        return HoldAtBot(game, seed, number)
-    if name not in known:
-        raise InputError(
-            f"unknown bot '{shown(name)}' for {game.name}: bots are "
-            f"{', '.join(sorted(known))} (or 'human' at the table)"
-        )
-    return known[name](game, seed)
+        return HoldAtBot(game, seed, _hold_at(name))
+    return BOTS.get(game.name, {"random": RandomBot})[name](game, seed)
 
 
 class GoPiggyGoExpectedGainBot(GoPiggyGoGreedyBot):

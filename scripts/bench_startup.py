@@ -4,10 +4,13 @@
   ``piggy --help`` over :data:`RUNS` runs, each a fresh process;
 - ``typo_cpu_s``: the median CPU seconds of a typo'd ``piggy design compare stock
   stokc`` (one line, "unknown design", exit 2);
+- ``bad_input_cpu_s``: per command that fires, the median CPU seconds of a bad
+  input to it (:data:`BAD_INPUTS`, :data:`BAD_RUNS` runs each; one line, exit 2),
+  and ``bad_input_worst_cpu_s``, the largest of them;
 - ``runs`` and ``command``: how many runs, and how piggy was started.
 
-The target (issue 34): both at most 0.3 s of CPU on the development machine; the
-figures measured are in CONTRIBUTING.md, "A fast start".
+The target (issues 34 and 43): each at most 0.3 s of CPU on the development
+machine; the figures measured are in CONTRIBUTING.md, "A fast start".
 """
 
 from __future__ import annotations
@@ -22,6 +25,17 @@ import time
 #: Runs of each command (a fresh process each).
 RUNS = 10
 TYPO = ("design", "compare", "stock", "stokc")
+#: Runs of each bad input (a fresh process each).
+BAD_RUNS = 3
+#: A bad input to each command that fires, told before anything is imported to fire.
+BAD_INPUTS = {
+    "shoot": ("shoot", "--at", "r2c33"),
+    "play": ("play", "go-piggy-go", "--seats", "human,nope"),
+    "tournament": ("tournament", "go-piggy-go", "--seats", "greedy,nope"),
+    "hitmap": ("hitmap", "--precision", "2"),
+    "design compare": ("design", "compare", "stock", "fast-spring", "--precision", "0"),
+    "design optimise": ("design", "optimise", "stock", "--param", "bale.nope=10:12"),
+}
 
 
 def piggy_command() -> list[str]:
@@ -48,10 +62,16 @@ def bench_startup(quiet: bool) -> dict:
     piggy = piggy_command()
     helps = [timed([*piggy, "--help"], 0) for _ in range(RUNS)]
     typos = [timed([*piggy, *TYPO], 2) for _ in range(RUNS)]
+    bad = {
+        name: round(statistics.median(timed([*piggy, *argv], 2)[1] for _ in range(BAD_RUNS)), 3)
+        for name, argv in BAD_INPUTS.items()
+    }
     figures = {
         "help_s": round(statistics.median(w for w, _ in helps), 3),
         "help_cpu_s": round(statistics.median(c for _, c in helps), 3),
         "typo_cpu_s": round(statistics.median(c for _, c in typos), 3),
+        "bad_input_cpu_s": bad,
+        "bad_input_worst_cpu_s": max(bad.values()),
         "runs": RUNS,
         "command": " ".join(piggy),
     }
@@ -61,4 +81,6 @@ def bench_startup(quiet: bool) -> dict:
             f"  piggy --help          {figures['help_s']:.3f} s, {figures['help_cpu_s']:.3f} s CPU"
         )
         print(f"  piggy {' '.join(TYPO)}  {figures['typo_cpu_s']:.3f} s CPU (unknown design)")
+        for name, cpu in bad.items():
+            print(f"  piggy {' '.join(BAD_INPUTS[name])}  {cpu:.3f} s CPU (bad input)")
     return {"startup": figures}

@@ -95,6 +95,7 @@ def still(out: Path, world, result) -> None:
 
 
 def hit_map(out: Path, shots: int, workers: int) -> None:
+    from models.layout import check_spaces
     from sim.studies import datafiles, hitmap, rqmc, space_shots
     from sim.views.hitmap_picture import save_heatmap
 
@@ -103,7 +104,7 @@ def hit_map(out: Path, shots: int, workers: int) -> None:
         board="stock",
         design="stock",
         stacks={},
-        spaces=hitmap.check_spaces(board, None, {}),
+        spaces=check_spaces(board, None, {}),
         shots=shots,
         seed=SEED,
         sampler="mc",  # the gallery's pictures as they were before RQMC was the default

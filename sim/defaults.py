@@ -14,6 +14,10 @@ MAX_SHOTS = 20_000
 PRECISION_CAP = 1000
 #: How a space's shots are drawn unless ``--sampler`` says otherwise (sim/studies/rqmc.py).
 SAMPLER = "rqmc"
+#: The samplers: randomised quasi-Monte Carlo (the default) and plain Monte Carlo.
+SAMPLERS = ("rqmc", "mc")
+#: The arcs a sweep aims with (``best``: the low one where it exists).
+SWEEP_ARCS = ("low", "high", "best")
 
 #: The seats of a design game by default: two bots that fire when the hit table says
 #: it pays, two that assume every shot hits half the time (both use the tractor).

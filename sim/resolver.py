@@ -10,9 +10,9 @@ replays the same.
 
 from __future__ import annotations
 
-from models.aimer import PERFECT, Aimer, load_aimer, parse_aim_sd
+from models.aimer import PERFECT, Aimer
 from models.board import Board
-from models.design import Design, load_design
+from models.design import Design
 from models.layout import layout_from_dict
 from models.seeds import split_seed
 from sim.physics import shoot
@@ -77,19 +77,11 @@ class PhysicalResolver:
 
 
 def physical_resolver(
-    design_name: str,
-    hit_rule: str,
-    seed: int,
-    aimer_name: str | None = None,
-    aim_sd: str | None = None,
+    design: Design, aimer: Aimer, hit_rule: str, seed: int
 ) -> tuple[PhysicalResolver, dict]:
-    """``--shots physics``: the resolver of the design ``design_name``, aimed by
-    ``aimer_name`` (default ``child``, the toy's user) at its spread or ``aim_sd``
-    (``YAW,PITCH``), and what decides its shots, for the output."""
-    aimer = load_aimer(aimer_name or "child")
-    if aim_sd is not None:
-        aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
-    design = load_design(design_name)
+    """``--shots physics``: the resolver of ``design`` aimed by ``aimer`` (both read
+    by the command, before this module's physics is imported), and what decides its
+    shots, for the output."""
     resolver = PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer)
     return resolver, {
         "resolver": "physics",

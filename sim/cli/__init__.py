@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 
-from models.errors import InputError
+from models.errors import PACKAGE, InputError
 from models.text import shown
 from sim.cli import board, calibrate, demo, design, games, hitmap, replay, serve, shots, solve
 from sim.cli.common import Parser
@@ -23,6 +23,9 @@ from sim.cli.common import Parser
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``piggy`` parser, its commands in the order ``--help`` lists them."""
     parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
+    parser.add_argument(
+        "--version", action=_Version, help="print the installed package's name and version"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for add in (
         shots.add_shoot,
@@ -70,6 +73,24 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+class _Version(argparse.Action):
+    """``piggy --version``: the installed package's name and version, read from its
+    metadata only when asked (the parser is built for every command)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version(PACKAGE)
+        except metadata.PackageNotFoundError:  # run from a checkout never installed
+            version = "unknown (not installed: pip install -e .)"
+        print(f"{PACKAGE} {version}")
+        parser.exit(0)
 
 
 def _interruptible() -> None:

@@ -61,13 +61,14 @@ def _design_test_args(args):
     """Board, the sweep settings, workers and cache of compare and sweep, checked
     before any shot."""
     from sim.cli.hitmap import sweep_spec
-    from sim.studies import design_tools
 
     if args.plot:
         check_output(args.plot, "--plot", (".png",))
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     layout = load_layout_args(args)
-    spec = sweep_spec(args, layout)
+    spec = sweep_spec(args, layout)  # its plain options before any study module
+    from sim.studies import design_tools
+
+    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     return layout.board, spec, workers_of(args), cache
 
 
@@ -108,9 +109,6 @@ def cmd_design_compare(args) -> int:
 def _compare(args) -> _Compared:
     """Every input checked, then the designs fired in each engine and compared."""
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
-    from sim.physics.engines import with_engine
-    from sim.studies.engines_verdict import compare_in_engines
-
     args.design = args.designs[0]
     if args.html:
         if len(designs) != 2:
@@ -119,6 +117,9 @@ def _compare(args) -> _Compared:
     board, spec, workers, cache = _design_test_args(args)
     engines = _engines_of(args, spec, designs)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
+    from sim.physics.engines import with_engine
+    from sim.studies.engines_verdict import compare_in_engines
+
     progress = progress_bar(None, not args.json, unit="space")
     done = compare_in_engines(
         spec, board, designs, args.designs, engines, workers, cache, progress, rule
@@ -140,11 +141,11 @@ def _compare(args) -> _Compared:
 
 def _write_pictures(c: _Compared, args) -> None:
     """The difference map (``--plot``) and the page (``--html``), the first engine's."""
-    from sim.views.design_pictures import comparison_figure, difference_figure
-    from sim.views.pictures import save_figure
-
     across = c.across[0] if c.across else None
-    if args.plot:
+    if args.plot:  # matplotlib only for a picture: a re-read without one is quick
+        from sim.views.design_pictures import comparison_figure, difference_figure
+        from sim.views.pictures import save_figure
+
         figure = (
             difference_figure(c.board, c.comparisons[0], c.made_by, args.scale, across)
             if c.comparisons

@@ -32,12 +32,12 @@ MAX_GAMES = 1_000_000
 
 def cmd_design_game(args) -> int:
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
-    from sim.studies import design_game
-
-    # Everything is checked before the first shot.
-    seats = design_game.check_seats([s.strip() for s in args.seats.split(",")])
+    # Everything is checked before the first shot, the plain input before numpy.
+    seats = _check_seats([s.strip() for s in args.seats.split(",")])
     params = _game_params(args, len(seats))
     workers, cache, board, spec = _hitmap_settings(args)
+    from sim.studies import design_game
+
     shooting = progress_bar(
         len(spec.spaces) * len(designs), not args.json, unit="space", label="hit maps"
     )
@@ -60,6 +60,21 @@ def cmd_design_game(args) -> int:
     return 0
 
 
+def _check_seats(seats: list[str]) -> list[str]:
+    """Go Piggy Go! bot seats, 2 to 4, every name known; refused in one line."""
+    from referee.bots import bot_names
+
+    known = bot_names("go_piggy_go")
+    if not 2 <= len(seats) <= 4:
+        raise InputError(f"--seats: Go Piggy Go! takes 2 to 4 seats, got {len(seats)}")
+    for name in seats:
+        if name not in known:
+            raise InputError(
+                f"--seats: unknown bot '{name}' for go_piggy_go: bots are {', '.join(known)}"
+            )
+    return seats
+
+
 def _game_params(args, players: int) -> dict:
     """``--param``'s game parameters on ``--board``, refused at once if the game
     would refuse them; ``players`` and ``board`` are the design game's own."""
@@ -78,10 +93,7 @@ def _game_params(args, players: int) -> dict:
 def _hitmap_settings(args):
     """Where the hit maps run, their cache, the board, and their settings: design
     compare's, whole board, empty, so that they are the same cache entries."""
-    from sim.studies import design_tools
-
     workers = workers_of(args)
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     board = load_board(args.board)
     args.design, args.layout, args.spaces, args.arc, args.vary = (
         args.designs[0],
@@ -90,7 +102,11 @@ def _hitmap_settings(args):
         "best",
         None,
     )
-    return workers, cache, board, sweep_spec(args, load_layout("empty", board=board))
+    spec = sweep_spec(args, load_layout("empty", board=board))  # before any study module
+    from sim.studies import design_tools
+
+    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
+    return workers, cache, board, spec
 
 
 def _win_rate_cell(bot: str) -> Callable[[dict], str]:

@@ -23,17 +23,20 @@ MAX_GAMES = 1_000_000
 
 
 def cmd_play(args) -> int:
-    from referee.match import play
     from referee.records import write_record
     from sim.cli import terminal
 
     if args.record:
         check_output(args.record, "--record")
     seats = split_seats(args.seats) if args.seats else None
+    _check_seats(args.game, [s for s in seats or [] if s != "human"])
     _check_players(args, seats)
     if seats and args.players is None:
         args.players = len(seats)
     game, shots = terminal.build_game(args.game, args)
+    # numpy (the match's seeds) once the input is read: a mistake is told at once
+    from referee.match import play
+
     if seats is None:
         bot = terminal.DEFAULT_BOTS[game.name]
         seats = (["human"] if sys.stdin.isatty() else [bot]) + [bot] * (game.num_players - 1)
@@ -102,6 +105,17 @@ def split_seats(text: str) -> list[str]:
     return seats
 
 
+def _check_seats(game_name: str, bots: list[str]) -> None:
+    """The game's name and its bots' names, before the game (and any physics its
+    shots need) is built."""
+    from referee import canonical_name
+    from referee.bots import check_bot
+
+    game = canonical_name(game_name)
+    for bot in bots:
+        check_bot(bot, game)
+
+
 def _check_players(args, seats: list[str] | None) -> None:
     """``--param players=N`` must agree with ``--seats`` and ``--players``."""
     from referee.validate import parse_params
@@ -126,6 +140,7 @@ def cmd_tournament(args) -> int:
     bots = split_seats(args.seats)
     if "human" in bots:
         raise InputError("piggy tournament: seats are bots only (no 'human')")
+    _check_seats(args.game, bots)
     _check_players(args, bots)
     args.players = len(bots)
     game, shots = terminal.build_game(args.game, args)
@@ -146,8 +161,6 @@ def _play_tournament(args, game, bots: list[str], shots: dict | None):
     from referee.go_piggy_go import tractor_use
     from referee.match import tournament
 
-    for name in set(bots):
-        make_bot(name, game)  # refuse unknown bots before playing
     fired = knocks = 0
     progress = progress_bar(args.games, not args.json)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from models.design import load_design
 from models.errors import InputError
 from models.grid import HIT_RULES
+from models.layout import check_spaces
 from models.text import shown
 from sim.cli.common import (
     aimer_args,
@@ -28,7 +29,7 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
-from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER
+from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER, SAMPLERS, SWEEP_ARCS
 
 if TYPE_CHECKING:
     from sim.studies.cluster import StudyWorkers
@@ -46,31 +47,38 @@ def check_precision(value: float | None, option: str = "--precision") -> float |
 def sweep_spec(args, layout):
     """The :class:`~sim.studies.space_shots.SweepSpec` of the options shared by ``hitmap`` and
     the design studies, on ``layout`` and its board; everything checked before a shot
-    is fired."""
+    is fired, and what needs no study module checked before one is imported."""
     from sim.physics.engines import check_engine
     from sim.physics.materials import parse_vary
-    from sim.studies import hitmap, space_shots
-    from sim.studies.rqmc import check_sampler
 
-    if args.arc not in space_shots.ARCS:
-        raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(space_shots.ARCS)}")
+    if args.arc not in SWEEP_ARCS:
+        raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(SWEEP_ARCS)}")
+    if args.sampler not in SAMPLERS:
+        raise InputError(f"unknown sampler '{args.sampler}': allowed are {', '.join(SAMPLERS)}")
     precision = check_precision(args.precision)
+    aimer = load_aimer_args(args)
+    engine = check_engine(args.engine) if args.engine else ""
+    vary = parse_vary(args.vary)
+    spaces = check_spaces(layout.board, args.spaces, layout.stacks)
+    # numpy and SciPy (the studies' samplers) once the plain input is read: a fast start
+    from sim.studies import space_shots
+
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
     spec = space_shots.SweepSpec(
         board=board_reference(args),
         design=first_design(args.design),
         stacks=layout.to_dict()["stacks"],
-        spaces=hitmap.check_spaces(layout.board, args.spaces, layout.stacks),
+        spaces=spaces,
         shots=shots,
         seed=args.seed,
         arc=args.arc,
-        aimer=load_aimer_args(args),
-        vary=parse_vary(args.vary),
+        aimer=aimer,
+        vary=vary,
         precision=precision,
         hit_rule=args.hit_rule,
         layout=args.layout,
-        sampler=check_sampler(args.sampler),
-        engine=check_engine(args.engine) if args.engine else "",
+        sampler=args.sampler,
+        engine=engine,
     )
     space_shots.check_targets(spec)
     return spec

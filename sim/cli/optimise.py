@@ -31,10 +31,9 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 
 def cmd_design_optimise(args) -> int:
-    load_design(args.base)  # first: a mistyped name is told at once, before Optuna loads
+    search, verify_spec, cache, out = _search_of(args)
     from sim.studies.optimise_run import run_search
 
-    search, verify_spec, cache, out = _search_of(args)
     study = check_label(args.study, "--study", 100) if args.study else None
     run = run_search(
         search,
@@ -97,21 +96,24 @@ def _plot(run, path: str) -> None:
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
-    from sim.studies import design_search, design_tools, optimise, racing
-    from sim.studies.optimise_run import make_search
-    from sim.studies.search_settings import Search
+    from sim.studies import design_search
 
-    optimise.optuna_module()
-    base = load_design(args.base)
+    base = load_design(args.base)  # first: a mistyped name is told at once
     objectives = design_search.parse_objectives(args.objective)
     params = design_search.parse_params(args.param, base)
     out = _check_outputs(args)
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     if args.precision is None and args.shots is None:
         args.precision = SEARCH_PRECISION
     args.design = args.base
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
+    # Optuna and the studies (numpy, SciPy) once the plain input is read: a fast start
+    from sim.studies import design_tools, optimise, racing
+    from sim.studies.optimise_run import make_search
+    from sim.studies.search_settings import Search
+
+    optimise.optuna_module()
+    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     design_search.check_objectives(layout.board, spec.spaces, objectives)
     if args.min_reach and args.min_reach > len(spec.spaces):
         raise InputError(

@@ -7,9 +7,10 @@ from contextlib import ExitStack
 from models.aimer import aimed_by
 from models.board import load_board
 from models.design import load_design
+from models.design_checks import check_angles
 from models.errors import InputError
 from models.grid import HIT_RULES
-from models.layout import layout_from_dict
+from models.layout import Layout, layout_from_dict
 from models.text import shown
 from sim.cli.common import (
     aimer_args,
@@ -38,6 +39,7 @@ def cmd_shoot(args) -> int:
     videos = _check_video_args(args)
     aimer = load_aimer_args(args)
     board, design, layout = load_scene(args)
+    _check_target(board, design, layout, args)
     # the physics and the pictures are imported once the input is read: a mistake is
     # told at once (a fast start, CONTRIBUTING.md)
     from sim.physics import shoot
@@ -66,6 +68,15 @@ def _check_aim_args(args) -> None:
         raise InputError("piggy shoot: give either --at or --yaw/--pitch, not both")
     if args.arc is not None and args.at is None:
         raise InputError("piggy shoot: --arc chooses the solver's arc: it goes with --at")
+
+
+def _check_target(board, design, layout, args) -> None:
+    """The space or piggy of ``--at`` (on the board, in the layout), or the angles
+    of ``--yaw``/``--pitch`` (in the design's range), before a world is built."""
+    if args.at is not None:
+        (layout or Layout(board=board, stacks={})).target(args.at)
+    else:
+        check_angles(design, args.yaw, args.pitch)
 
 
 def _fire(args, scene, aimer, record: bool):
@@ -149,6 +160,7 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
 
 def cmd_aim(args) -> int:
     board, design, layout = load_scene(args)
+    (layout or Layout(board=board, stacks={})).target(args.at)  # before the world
     from sim.physics import aim, shoot
     from sim.physics.bullet.world import World
 

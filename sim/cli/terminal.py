@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from models.aimer import load_aimer, parse_aim_sd
+from models.design import load_design
 from models.errors import InputError
 from models.files import check_input_file
 from models.numbers import ascii_whole
@@ -60,9 +62,15 @@ def make_resolver(
     if kind == "table":
         return _table_resolver(str(value), aimer_name, aim_sd)
     if kind == "physics":
+        # the aimer (default ``child``, the toy's user) and design read before the
+        # physics is imported: a mistake in them is told at once
+        aimer = load_aimer(aimer_name or "child")
+        if aim_sd is not None:
+            aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
+        design = load_design(design_name)
         from sim.resolver import physical_resolver
 
-        return physical_resolver(design_name, hit_rule, seed, aimer_name, aim_sd)
+        return physical_resolver(design, aimer, hit_rule, seed)
     if value is None:
         raise InputError(
             f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"

@@ -13,12 +13,14 @@ to weigh, not a guess.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from models.errors import InputError
 from models.numbers import ascii_decimal
 from models.text import shown
+
+if TYPE_CHECKING:  # numpy only as a type: parse_vary answers before numpy is imported
+    import numpy as np
 
 #: The parameters ``--vary`` may name, in the order their factors are drawn.
 VARIABLE = ("friction", "restitution", "mass")

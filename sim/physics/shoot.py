@@ -6,22 +6,20 @@ any engine (:class:`~sim.physics.engine.ShotEngine`), and report it as JSON or t
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from models.aimer import PERFECT, Aimer
 from models.board import Board, space_name
+from models.design_checks import check_angles
 from models.errors import InputError
-from models.layout import check_piggy
 from sim.physics import aim
 from sim.physics.engine import ShotEngine
 from sim.physics.noise import Deviates
 from sim.physics.results import ShotResult
 
 #: Yaw may be given in either sense of turning, once round.
-YAW_RANGE_DEG = (-360.0, 360.0)
 ARCS = ("low", "high")
 #: Steps between two recorded points of the bale's path in pictures.
 _RECORD_EVERY = 4
@@ -55,11 +53,9 @@ def target_point(world: ShotEngine, name: str) -> tuple[np.ndarray, str]:
     A piggy: its centre as it stands (``PiggyModel.centre_at``). A space with
     piggies: the top piggy. An empty space: its centre, at the bale's half height.
     """
-    if "-" in name:
-        piggy = check_piggy(name)
-        world.layout.space_of(piggy)  # raises if it is not on the board
+    space, piggy = world.layout.target(name)
+    if piggy is not None:
         return world.piggy_centre_mm(piggy), piggy
-    space = world.board.parse_space(name)
     stack = world.layout.stacks.get(space)
     if stack:
         return world.piggy_centre_mm(stack[-1]), f"{name} ({stack[-1]})"
@@ -86,22 +82,6 @@ def solve_aim(world: ShotEngine, at: str, arc: str = "low", strict: bool = False
     return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, (x, y, z))
 
 
-def check_angles(world: ShotEngine, yaw_deg: float, pitch_deg: float) -> None:
-    """Raise :class:`InputError` for a yaw or pitch the tractor cannot take."""
-    lo, hi = YAW_RANGE_DEG
-    if not (math.isfinite(yaw_deg) and lo <= yaw_deg <= hi):
-        raise InputError(f"yaw {yaw_deg:g} deg is out of range [{lo:g}, {hi:g}]")
-    launcher = world.design.launcher
-    if not (
-        math.isfinite(pitch_deg) and launcher.pitch_min_deg <= pitch_deg <= launcher.pitch_max_deg
-    ):
-        raise InputError(
-            f"pitch {pitch_deg:g} deg is out of range for design "
-            f"'{world.design.name}': [{launcher.pitch_min_deg:g}, "
-            f"{launcher.pitch_max_deg:g}]"
-        )
-
-
 def fire(
     world: ShotEngine,
     shot_aim: Aim,
@@ -115,7 +95,7 @@ def fire(
 ) -> ShotResult:
     """Fire one shot with an aim; ``record`` keeps the bale's path for pictures;
     ``vary`` and ``deviates`` as in :meth:`ShotEngine.shoot`."""
-    check_angles(world, shot_aim.yaw_deg, shot_aim.pitch_deg)
+    check_angles(world.design, shot_aim.yaw_deg, shot_aim.pitch_deg)
     return world.shoot(
         shot_aim.yaw_deg,
         shot_aim.pitch_deg,

@@ -18,6 +18,7 @@ import signal
 from models.aimer import aimed_by, load_aimer
 from models.board import load_board
 from models.design import load_design
+from models.design_checks import check_angles
 from models.errors import InputError
 from models.layout import layout_from_dict
 from sim.studies.records import ShotRow
@@ -79,7 +80,7 @@ def _aim(world, aim: dict):
     if "at" in aim:
         arc = aim.get("arc")
         return shoot.solve_aim(world, aim["at"], arc or "low", strict=arc is not None)
-    shoot.check_angles(world, aim["yaw_deg"], aim["pitch_deg"])
+    check_angles(world.design, aim["yaw_deg"], aim["pitch_deg"])
     return shoot.Aim(aim["yaw_deg"], aim["pitch_deg"])
 
 

@@ -38,7 +38,7 @@ from models.board import Board, space_name
 from models.errors import InputError
 from models.stats import Z_95, wilson_interval
 from referee import load_game
-from referee.bots import GoPiggyGoGreedyBot, bot_names, make_bot
+from referee.bots import GoPiggyGoGreedyBot, make_bot
 from referee.match import tournament
 from referee.shots import TableResolver
 
@@ -120,19 +120,6 @@ def table_of(board: Board, rows: list[dict], source: str) -> dict[str, float]:
         name: (float(r["p_target"]) if r["reachable"] and r["p_target"] is not None else 0.0)
         for name, r in by_space.items()
     }
-
-
-def check_seats(seats: list[str]) -> list[str]:
-    """Go Piggy Go! bot seats, 2 to 4, every name known; refused in one line."""
-    known = bot_names("go_piggy_go")
-    if not 2 <= len(seats) <= 4:
-        raise InputError(f"--seats: Go Piggy Go! takes 2 to 4 seats, got {len(seats)}")
-    for name in seats:
-        if name not in known:
-            raise InputError(
-                f"--seats: unknown bot '{name}' for go_piggy_go: bots are {', '.join(known)}"
-            )
-    return seats
 
 
 @dataclass

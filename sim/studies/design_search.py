@@ -29,13 +29,10 @@ import math
 import tomllib
 from dataclasses import dataclass
 
-import numpy as np
-
 from models.board import Board, space_name
 from models.design import RANGES, Design, design_from_dict, design_toml
 from models.errors import InputError
 from models.numbers import ascii_decimal
-from models.stats import Z_95, mean_interval
 from models.text import shown
 from sim.defaults import OBJECTIVES
 
@@ -214,6 +211,8 @@ def check_objectives(board: Board, spaces: tuple[str, ...], objectives: list[str
 def _space_estimates(rows: list[dict]) -> dict[str, tuple[float, float]]:
     """Per space, P(target knocked out) and its sampling variance read from its 95 %
     interval; a space out of reach: (0, 0)."""
+    from models.stats import Z_95  # numpy's: imported once there are rows (a fast start)
+
     out = {}
     for row in rows:
         if not row["reachable"] or not row["shots"]:
@@ -225,6 +224,8 @@ def _space_estimates(rows: list[dict]) -> dict[str, tuple[float, float]]:
 
 
 def _mean_p(estimates: dict, spaces) -> tuple[float, float, float]:
+    from models.stats import mean_interval
+
     mean, low, high = mean_interval(
         [estimates[s][0] for s in spaces], [estimates[s][1] for s in spaces]
     )
@@ -232,6 +233,8 @@ def _mean_p(estimates: dict, spaces) -> tuple[float, float, float]:
 
 
 def _flat(board: Board, estimates: dict) -> tuple[float, float, float]:
+    import numpy as np  # here: --param is parsed before numpy is loaded (a fast start)
+
     names = list(estimates)
     rows = np.array([board.parse_space(s)[0] for s in names])
     labels = np.unique(rows)

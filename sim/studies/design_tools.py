@@ -191,13 +191,16 @@ def paired_maps(
     workers: StudyWorkers,
     cache: Path,
     progress: Callable[..., None] | None = None,
+    found: list[list[MeasuredSpace] | None] | None = None,
 ) -> list[list[MeasuredSpace]]:
     """Every design's hit map of a comparison fired together, by the mean rule
     (sim/studies/board_mean.py) or the spaces rule (sim/studies/paired.py), from the
-    cache when it is there; ``progress`` is called with the number of spaces
-    finished (of each look, with the mean rule)."""
+    cache when it is there (``found``: as :func:`read_cached` read it already);
+    ``progress`` is called with the number of spaces finished (of each look, with
+    the mean rule)."""
     outputs = paired_outputs(spec, designs, rule, cache)
-    found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+    if found is None:
+        found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
     if all(f is not None for f in found) and not _mean_goes_on(rule, found):
         if progress:
             progress(len(spec.spaces))
@@ -323,8 +326,8 @@ def compare_designs(
     rule = rule or comparison_rule(spec)
     if rule.sequential and len(designs) > 1:
         outputs = paired_outputs(spec, designs, rule, cache)
-        for output in outputs:  # every cached map checked before any shot is fired
-            read_cached(output.spec, output.path, output.expected)
+        # every cached map checked before any shot is fired, and read once
+        found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
         total = len(spec.spaces)
         maps = paired_maps(
             spec,
@@ -333,6 +336,7 @@ def compare_designs(
             workers,
             cache,
             progress and (lambda d, **n: progress(d, total, **n)),
+            found,
         )
     else:
         maps = _maps_one_by_one(spec, designs, workers, cache, progress)

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from models.board import Board, load_board, space_name
+from models.board import load_board
 from models.errors import InputError
-from models.layout import check_piggy
 from models.text import shown
 from sim.studies import datafiles, owner, parts
 from sim.studies.cluster import StudyWorkers
@@ -258,20 +257,3 @@ def shots_fired(rows: list[dict]) -> dict:
 
 def per_shot_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.shots{out.suffix}")
-
-
-def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
-    """The spaces to measure: a comma-separated list, or every space of the board."""
-    if text is None:
-        return tuple(space_name(s) for s in board.spaces)
-    names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
-    if not names:
-        raise InputError("--spaces names no space")
-    for index, name in enumerate(names):
-        board.parse_space(name)
-        if name in names[:index]:
-            raise InputError(f"--spaces names {name} twice")
-    for pigs in stacks.values():
-        for piggy in pigs:
-            check_piggy(piggy)
-    return tuple(names)

@@ -17,8 +17,9 @@ from pathlib import Path
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
+from models.layout import check_spaces
 from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
-from sim.studies import hitmap, space_shots
+from sim.studies import space_shots
 from sim.studies.cluster import StudyWorkers
 from sim.studies.optimise_run import SearchRun
 
@@ -39,7 +40,7 @@ def plain_spec(
         board="stock",
         design=design,
         stacks={},
-        spaces=hitmap.check_spaces(board, ",".join(spaces) if spaces else None, {}),
+        spaces=check_spaces(board, ",".join(spaces) if spaces else None, {}),
         shots=shots if shots is not None else (PRECISION_CAP if precision else 50),
         seed=seed,
         aimer=load_aimer(aimer),

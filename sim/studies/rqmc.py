@@ -46,8 +46,6 @@ from models.seeds import split_seed
 from models.stats import Z_95, PairedDifference, wilson_bounds, wilson_interval
 from sim.studies.records import ShotRow
 
-#: The samplers: randomised quasi-Monte Carlo (the default) and plain Monte Carlo.
-SAMPLERS = ("rqmc", "mc")
 #: Independent scrambles per space: the degrees of freedom of the error (R - 1).
 SCRAMBLES = 10
 #: Points per scramble at the first look (then :func:`grow`): 20 shots, plain Monte
@@ -63,15 +61,6 @@ MAX_CREDIT = 16
 _STREAM = 0x5E0B01
 #: Uniforms kept this far from 0 and 1 before the inverse normal CDF (a finite error).
 _EDGE = 1e-12
-
-
-def check_sampler(name: str) -> str:
-    """A sampler's name, or an error naming the ones allowed."""
-    from models.errors import InputError
-
-    if name not in SAMPLERS:
-        raise InputError(f"unknown sampler '{name}': allowed are {', '.join(SAMPLERS)}")
-    return name
 
 
 def scramble_seed(root_seed: int, space: tuple[int, int], scramble: int) -> int:

@@ -20,8 +20,10 @@ The whole sweep over many spaces, in parallel and resumable, is
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from dataclasses import asdict, dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -30,10 +32,11 @@ from models.aimer import Aimer
 from models.board import Board, load_board
 from models.design import design_identity, load_design
 from models.errors import InputError
+from models.grid import parse_space_name
 from models.layout import layout_from_dict
 from models.seeds import split_seed
 from models.stats import precision_reached
-from sim.defaults import MAX_SHOTS
+from sim.defaults import MAX_SHOTS, SWEEP_ARCS
 from sim.physics.aim import OutOfReach
 from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates, vary_dims
@@ -43,7 +46,7 @@ from sim.studies.records import Expected, ShotRow, SpaceShots, SpaceSummary
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = "gold-1"
-ARCS = ("low", "high", "best")
+ARCS = SWEEP_ARCS
 #: Shots fired at a space between two looks at its precision.
 BATCH = 20
 #: Strikes that count as ricochets.
@@ -154,15 +157,19 @@ def _deviates(z: np.ndarray) -> Deviates:
 
 
 def expected_part(spec: SweepSpec, name: str) -> Expected:
-    """What the part of space ``name`` of this sweep must say, when read back."""
-    space = load_board(spec.board).parse_space(name)
+    """What the part of space ``name`` of this sweep must say, when read back.
+    ``name`` is one of the sweep's spaces, checked on its board when it was made
+    (the board is not read again for each part: a cached map is read quickly)."""
+    space = parse_space_name(name)
     target = target_and_stacks(spec, name)[0]
     if spec.sampler == "rqmc":
         scrambles, _, most = rqmc.plan(spec.shots, spec.precision)
+        # one seed per scramble, split once, not once per shot read back
+        scramble_seed = functools.cache(partial(rqmc.scramble_seed, spec.seed, space))
         return Expected(
             name,
             target,
-            lambda row, index: rqmc.scramble_seed(spec.seed, space, row.scramble or 0),
+            lambda row, index: scramble_seed(row.scramble or 0),
             scrambles * most,
             exact=spec.precision is None,
             scrambles=scrambles,

@@ -4,6 +4,7 @@ cached by content) and its mass properties against closed forms."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import trimesh
 
 from models import decompose
 from models.decompose import DecompositionSettings, collision_parts, mesh_mass_properties
+from models.errors import InputError
 from models.mesh_files import read_mesh_file
 
 
@@ -77,6 +79,51 @@ def test_the_cache_is_used_for_the_same_content_and_checked_not_trusted(
     cached.write_text(header.replace(ring.sha256, "0" * 64) + "\n" + rest)
     collision_parts(ring, settings, tmp_path)
     assert len(calls) == 2
+
+
+# --- the cap: CPU time, counted by the kernel, not wall time -----------------------------
+#: A stand-in for CoACD that sleeps (no CPU) and then gives one part, a unit cube.
+SLEEPING_WORK = """
+import sys, time, numpy
+time.sleep(float(sys.argv[3]) * 100)
+numpy.savez(sys.argv[2], numpy.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)]))
+"""
+#: A stand-in for CoACD that computes and never ends.
+ENDLESS_WORK = """
+while True:
+    pass
+"""
+
+
+def test_a_slow_decomposition_on_a_busy_machine_is_not_refused(monkeypatch):
+    """Waiting is not work: 3 s of wall time under a 1 s CPU cap (as on a machine whose
+    other jobs take the cores) gives its parts."""
+    monkeypatch.setattr(decompose, "_COACD_SCRIPT", SLEEPING_WORK)
+    monkeypatch.setattr(decompose, "DECOMPOSE_CPU_CAP_S", 1.0)
+    box = trimesh.creation.box(extents=(1, 1, 1))
+    parts = decompose._coacd(box, DecompositionSettings(threshold=0.03), "sleepy.stl")
+    assert len(parts) == 1 and parts[0].volume == pytest.approx(1.0)
+
+
+def test_a_decomposition_over_its_cpu_cap_is_refused_saying_what_it_used(monkeypatch):
+    monkeypatch.setattr(decompose, "_COACD_SCRIPT", ENDLESS_WORK)
+    monkeypatch.setattr(decompose, "DECOMPOSE_CPU_CAP_S", 1.0)
+    box = trimesh.creation.box(extents=(1, 1, 1))
+    with pytest.raises(InputError) as refused:
+        decompose._coacd(box, DecompositionSettings(), "busy.stl")
+    assert re.fullmatch(
+        r"busy.stl: its convex decomposition used [12] s of CPU, its cap is 1 s: raise "
+        r"'mesh_threshold' \(fewer, coarser parts\) or simplify the mesh \(fewer faces\)",
+        str(refused.value),
+    ), refused.value
+
+
+def test_a_decomposition_that_hangs_is_given_up_after_the_backstop(monkeypatch):
+    monkeypatch.setattr(decompose, "_COACD_SCRIPT", SLEEPING_WORK)
+    monkeypatch.setattr(decompose, "DECOMPOSE_HUNG_AFTER_S", 0.5)
+    box = trimesh.creation.box(extents=(1, 1, 1))
+    with pytest.raises(InputError, match=r"still running after 0\.5 s of wall time"):
+        decompose._coacd(box, DecompositionSettings(threshold=0.03), "hung.stl")
 
 
 # --- mass properties against closed forms ------------------------------------------------

@@ -152,11 +152,22 @@ def test_bench_answer_reports_every_figure_as_json():
 @pytest.mark.slow
 def test_bench_startup_reports_the_start_of_help_and_of_a_typo():
     """Issue 34: the median of 10 ``piggy --help`` runs, and the CPU of a typo'd
-    ``design compare`` (each a figure; none asserted against a time)."""
+    ``design compare``; issue 43: of a bad input to each command that fires (each a
+    figure; none asserted against a time)."""
     startup = bench_json("--only", "startup")["startup"]
     assert startup["runs"] == 10
-    for key in ("help_s", "help_cpu_s", "typo_cpu_s"):
+    for key in ("help_s", "help_cpu_s", "typo_cpu_s", "bad_input_worst_cpu_s"):
         assert startup[key] > 0, key
+    # issue 43: a bad input to each command that fires, each a figure
+    assert set(startup["bad_input_cpu_s"]) == {
+        "shoot",
+        "play",
+        "tournament",
+        "hitmap",
+        "design compare",
+        "design optimise",
+    }
+    assert max(startup["bad_input_cpu_s"].values()) == startup["bad_input_worst_cpu_s"]
 
 
 def load_bench_stats():

@@ -66,6 +66,7 @@ def test_the_probe_sees_what_a_command_imports(tmp_path):
     "argv",
     [
         ["--help"],
+        ["--version"],
         ["design", "compare", "--help"],
         ["design", "optimise", "--help"],
     ],
@@ -86,6 +87,26 @@ def test_help_imports_no_heavy_module(tmp_path, argv):
         (["hitmap", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
         (["design", "check", "nope"], "unknown design 'nope'"),
         (["design", "optimise", "stokc", "--param", "bale.width_mm=10:12"], "unknown design"),
+        # a bad input on each command that fires: told before numpy, PyBullet or SciPy
+        (["shoot", "--at", "r2c33"], "space r2c33 is off board 'stock'"),
+        (["shoot", "--at", "gold-2"], "piggy gold-2 is not on the board"),
+        (["shoot", "--yaw", "500", "--pitch", "5"], "yaw 500 deg is out of range"),
+        (["aim", "--at", "r2c33"], "space r2c33 is off board 'stock'"),
+        (["play", "nope"], "unknown game 'nope'"),
+        (["play", "go-piggy-go", "--seats", "human,nope"], "unknown bot 'nope'"),
+        (["play", "go-piggy-go", "--design", "nope"], "unknown design 'nope'"),
+        (["play", "go-piggy-go", "--shots", "table:nope.csv"], "table file 'nope.csv'"),
+        (["tournament", "go-piggy-go", "--seats", "greedy,nope"], "unknown bot 'nope'"),
+        (["tournament", "pig-out", "--seats", "hold-at-0,random"], "hold-at-N takes"),
+        (["hitmap", "--precision", "2"], "--precision 2 is out of range"),
+        (["hitmap", "--aimer", "nope"], "unknown aimer 'nope'"),
+        (["hitmap", "--sampler", "nope"], "unknown sampler 'nope'"),
+        (["hitmap", "--vary", "nope=1"], "--vary takes name=half-range pairs"),
+        (["hitmap", "--spaces", "r99c1"], "space r99c1 is off board 'stock'"),
+        (["design", "compare", "stock", "fast-spring", "--precision", "0"], "--precision 0"),
+        (["design", "game", "stock", "--seats", "greedy,nope"], "unknown bot 'nope'"),
+        (["design", "optimise", "stock", "--param", "bale.nope=10:12"], "design field 'bale.nope'"),
+        (["design", "optimise", "stock", "--param", "bale.width_mm=12:10"], "must be a range"),
     ],
 )
 def test_a_mistake_is_told_before_any_heavy_import(tmp_path, argv, error):
@@ -94,3 +115,16 @@ def test_a_mistake_is_told_before_any_heavy_import(tmp_path, argv, error):
     code, said, modules = imported_by(tmp_path, *argv)
     assert code == 2 and error in said and said.count("\n") == 1, said
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_version_names_the_installed_package(tmp_path):
+    """``piggy --version``: the package's name and the version its metadata states,
+    exit 0 (and, above, no heavy import)."""
+    from importlib import metadata
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "--version"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == f"go-piggy-go-sandbox {metadata.version('go-piggy-go-sandbox')}\n"

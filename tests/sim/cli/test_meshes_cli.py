@@ -126,13 +126,14 @@ def test_a_mesh_over_the_face_limit(capsys, tmp_path):
     refused_everywhere(capsys, tmp_path, design, "over the limit of 200000")
 
 
-def test_a_decomposition_over_the_time_cap(capsys, tmp_path, monkeypatch):
+def test_a_decomposition_over_the_cpu_cap(capsys, tmp_path, monkeypatch):
     trimesh.creation.annulus(r_min=3, r_max=5, height=4).export(tmp_path / "ring.stl")
     design = design_with(tmp_path, "bale", "ring.stl")
-    monkeypatch.setattr(decompose, "DECOMPOSE_TIME_CAP_S", 0.01)
+    monkeypatch.setattr(decompose, "DECOMPOSE_CPU_CAP_S", 0.01)  # 1 s: the kernel's least
     code, _, err = run(capsys, ["shoot", "--design", design, "--at", "r8c3"])
     assert code == 2 and err.count("\n") == 1, err
-    assert "convex decomposition took over 0.01 s" in err
+    assert "ring.stl: its convex decomposition used" in err
+    assert "of CPU, its cap is 1 s: raise 'mesh_threshold'" in err
 
 
 def test_design_check_tells_what_the_mesh_became(capsys, tmp_path):

@@ -85,16 +85,30 @@ def _first_stop(rule, shots_a, shots_b) -> tuple[int, str]:
 
 @pytest.mark.slow
 def test_a_warm_cache_answers_with_no_shot(compared, monkeypatch):
+    """A comparison asked again is read from its cache: no shot, no physics world
+    built (a re-read is quick: docs/optimise.md), each design's map read once."""
     cache, designs, first = compared
 
     def no_shot(*args, **kwargs):
         raise AssertionError("a shot was fired")
 
+    def no_world(*args, **kwargs):
+        raise AssertionError("a physics world was built")
+
     monkeypatch.setattr(World, "shoot", no_shot)
+    monkeypatch.setattr(World, "__init__", no_world)
+    monkeypatch.setattr(WORLDS, "world", no_world)
+    reads = []
+    read_cached = design_tools.read_cached
+    monkeypatch.setattr(
+        design_tools, "read_cached", lambda *a: reads.append(a[1]) or read_cached(*a)
+    )
     again = design_tools.compare_designs(
         spec(), load_board("stock"), designs, 1, cache, rule=comparison_rule(spec(), "spaces", 0.1)
     )
     assert [c.to_dict() for c in again[1]] == [c.to_dict() for c in first[1]]
+    assert again[2] == first[2]  # the maps' rows as they were measured
+    assert len(reads) == len(set(reads)) == len(designs)  # each cached map read once
 
 
 @pytest.mark.slow
