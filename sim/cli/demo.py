@@ -140,9 +140,19 @@ Record: <a href="game.jsonl">game.jsonl</a> (<code>piggy replay game.jsonl</code
 
 
 def cmd_demo(args) -> int:
+    from models.text import shown
     from sim.cli import demo
+    from sim.cli.progress import say
+    from sim.studies.demo import HITMAP_SHOTS, HITMAP_SPACES
 
-    demo.run(check_output_folder(args.out, "--out"), seed=args.seed)
+    out = check_output_folder(args.out, "--out")
+    say(
+        f"demo into {shown(str(out))}: a shot with its videos, a hit map of "
+        f"{len(HITMAP_SPACES)} spaces x {HITMAP_SHOTS} shots "
+        f"({len(HITMAP_SPACES) * HITMAP_SHOTS} shots), a short bots-only game; about a "
+        "minute of CPU"
+    )
+    demo.run(out, seed=args.seed)
     return 0
 
 

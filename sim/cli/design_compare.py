@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from models.design import load_design, load_designs
 from models.errors import InputError
 from models.text import shown
+from sim.cli import start_lines
 from sim.cli.common import (
     check_output,
     check_output_folder,
@@ -21,6 +22,7 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sweep_options, workers_of
+from sim.cli.progress import say
 from sim.defaults import DIFFERENCE_SCALES
 from sim.studies.dead_zones import FEW_SHOTS
 
@@ -119,7 +121,10 @@ def _compare(args) -> _Compared:
     board, spec, workers, cache = _design_test_args(args)
     engines = _engines_of(args, spec, designs)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
-    progress = progress_bar(None, not args.json, unit="space")
+    names = [d.name for d in designs]
+    say(start_lines.compare(spec, names, rule, workers, len(engines)), not args.json)
+    looks = "look" if rule.mean is not None and len(engines) == 1 else None
+    progress = progress_bar(None, not args.json, "space", "design compare", pass_name=looks)
     done = compare_in_engines(
         spec, board, designs, args.designs, engines, workers, cache, progress, rule
     )
@@ -370,7 +375,8 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
     from sim.studies.comparison_rule import PER_MAP
 
     board, spec, workers, cache = _design_test_args(args)
-    progress = progress_bar(None, not args.json, unit="space")
+    say(f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}", not args.json)
+    progress = progress_bar(None, not args.json, unit="space", label="design sweep")
     results, _, _ = design_tools.compare_designs(
         spec, board, variants, workers, cache, progress, PER_MAP
     )

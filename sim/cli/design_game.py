@@ -10,6 +10,7 @@ from models.design import load_designs
 from models.errors import InputError
 from models.grid import HIT_RULES
 from models.layout import load_layout
+from sim.cli import start_lines
 from sim.cli.common import (
     aimer_args,
     check_output_folder,
@@ -22,6 +23,7 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sampler_arg, sweep_spec, workers_of
+from sim.cli.progress import say
 from sim.defaults import DEFAULT_SEATS, MAX_SHOTS, PRECISION_CAP
 
 #: The hit maps' default precision: affordable for a whole board (a few thousand
@@ -38,12 +40,15 @@ def cmd_design_game(args) -> int:
     seats = design_game.check_seats([s.strip() for s in args.seats.split(",")])
     params = _game_params(args, len(seats))
     workers, cache, board, spec = _hitmap_settings(args)
+    say(
+        start_lines.design_game(spec, [d.name for d in designs], args.games, workers), not args.json
+    )
     shooting = progress_bar(
         len(spec.spaces) * len(designs), not args.json, unit="space", label="hit maps"
     )
     tables, maps = design_game.design_maps(spec, board, designs, workers, cache, shooting)
     shooting(None)
-    progress = progress_bar(args.games * len(designs), not args.json, label="games")
+    progress = progress_bar(args.games * len(designs), not args.json, label="design game")
     settings = {"games": args.games, "seats": seats, "seed": args.seed, "params": params}
     results = design_game.play_designs(designs, tables, maps, settings, progress)
     progress(None)

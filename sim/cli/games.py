@@ -17,6 +17,7 @@ from sim.cli.common import (
     seed_arg,
     whole_number,
 )
+from sim.cli.progress import say
 
 #: Most games of one tournament.
 MAX_GAMES = 1_000_000
@@ -139,6 +140,12 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+def _tournament_start(game, bots: list[str], games: int, shots: dict | None) -> str:
+    """The tournament's start line: its games, seats and what decides the shots."""
+    decided = f"; the tractor's shots by {shots['resolver']}" if shots else ""
+    return f"tournament of {game.name}: {games:,} games, seats {', '.join(bots)}{decided}"
+
+
 def _play_tournament(args, game, bots: list[str], shots: dict | None):
     """The tournament of ``bots`` (referee.match.tournament), with the tractor's use
     over its games for Go Piggy Go!"""
@@ -149,7 +156,8 @@ def _play_tournament(args, game, bots: list[str], shots: dict | None):
     for name in set(bots):
         make_bot(name, game)  # refuse unknown bots before playing
     fired = knocks = 0
-    progress = progress_bar(args.games, not args.json)
+    say(_tournament_start(game, bots, args.games, shots), not args.json)
+    progress = progress_bar(args.games, not args.json, label="tournament")
 
     def on_game(index, state):
         nonlocal fired, knocks

@@ -12,6 +12,7 @@ from models.design import load_design
 from models.errors import InputError
 from models.grid import HIT_RULES
 from models.text import shown
+from sim.cli import start_lines
 from sim.cli.common import (
     aimer_args,
     board_reference,
@@ -28,6 +29,7 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
+from sim.cli.progress import say
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER
 
 if TYPE_CHECKING:
@@ -111,7 +113,8 @@ def cmd_hitmap(args) -> int:
         for name in designs[1:]:
             load_design(name)  # each checked before any shot
         return scan(args, spec, designs, out, fmt, workers)
-    progress = progress_bar(len(spec.spaces), not args.json, unit="space")
+    say(start_lines.hitmap(spec, workers, design=design.name), not args.json)
+    progress = progress_bar(len(spec.spaces), not args.json, unit="space", label="hitmap")
     outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress)
     progress(None)
     rows = outcome.rows

@@ -11,6 +11,7 @@ from models.design import load_design
 from models.errors import InputError, check_label
 from models.seeds import SEED_MAX
 from models.text import shown
+from sim.cli import start_lines
 from sim.cli.common import (
     check_output,
     check_output_folder,
@@ -22,6 +23,7 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.hitmap import check_precision, sweep_spec, workers_of
+from sim.cli.progress import say
 from sim.defaults import IN_FLIGHT_ON_CLUSTER, MAX_SHOTS, OBJECTIVES, SEARCH_PRECISION
 
 MAX_TRIALS = 10_000
@@ -36,19 +38,23 @@ def cmd_design_optimise(args) -> int:
 
     search, verify_spec, cache, out = _search_of(args)
     study = check_label(args.study, "--study", 100) if args.study else None
+    workers = workers_of(args)
+    say(start_lines.optimise(search, args.trials, workers), not args.json)
     run = run_search(
         search,
         verify_spec,
         trials=args.trials,
         in_flight=args.in_flight,
-        workers=workers_of(args),
+        workers=workers,
         cache=cache,
         out=out,
         storage=args.storage,
         study=study,
         search_seed=args.search_seed,
         table=args.table,
-        bars=lambda total, unit, label=None: progress_bar(total, not args.json, unit, label),
+        bars=lambda total, unit, label=None: progress_bar(
+            total, not args.json, unit, f"design optimise{f', {label}' if label else ''}"
+        ),
         report=None if args.json else lambda line: print(f"piggy: {line}", file=sys.stderr),
     )
     if args.plot:

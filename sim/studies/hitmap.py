@@ -124,7 +124,7 @@ def sweep(
     workers: Workers = 1,
     resume: bool = False,
     per_shot: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[dict]:
     """:func:`run_sweep`, returning only the hit map's rows."""
     return run_sweep(spec, out, fmt, workers, resume, per_shot, progress).rows
@@ -137,13 +137,13 @@ def run_sweep(
     workers: Workers = 1,
     resume: bool = False,
     per_shot: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> SweepOutcome:
     """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``), each
     file with what made it. Finished spaces are kept in ``<out>.parts/``
     (sim/studies/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
-    spaces finished."""
+    spaces finished (and ``fired=``, the shots the last one fired)."""
     outputs = [Output.of(spec, out)]
     job = partial(one_space, spec)
     return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress)[0]
@@ -156,7 +156,7 @@ def run_outputs(
     workers: Workers = 1,
     resume: bool = False,
     per_shot: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[SweepOutcome]:
     """:func:`run_sweep` for several hit maps of the same spaces measured together,
     ``job`` giving each space's part of every one (a paired comparison's designs):
@@ -176,7 +176,7 @@ def _owned_sweep(
     workers: Workers,
     resume: bool,
     per_shot: bool,
-    progress: Callable[[int], None] | None,
+    progress: Callable[..., None] | None,
 ) -> list[SweepOutcome]:
     """:func:`run_outputs`, once this run owns every output."""
     spaces = outputs[0].spec.spaces
@@ -197,7 +197,7 @@ def _owned_sweep(
             parts.write_part(folder, output.key, part)
         finished += 1
         if progress:
-            progress(finished)
+            progress(finished, fired=sum(len(part.shots) for part in measured))
 
     try:
         run_parts(job, todo, workers, keep)
