@@ -210,10 +210,11 @@ def progress_bar(
     *,
     lines: bool = True,
     pass_name: str | None = None,
+    start: str | None = None,
 ):
     """How far the work is (sim/cli/progress.py): a bar on standard error when it is
-    a terminal, else a line now and then (``lines`` False: none), nothing when not
-    ``enabled`` (``--json``).
+    a terminal, else a line now and then (``lines`` False: none), after the command's
+    ``start`` line; nothing when not ``enabled`` (``--json``).
 
     Returns ``update(done, total=None, note=None, fired=0)``: call it with the number
     done so far (and the total, once it is known or when it changes; a ``note`` shown
@@ -222,7 +223,13 @@ def progress_bar(
     from sim.cli.progress import Progress
 
     return Progress(
-        label or f"{unit}s", total, unit, enabled=enabled, lines=lines, pass_name=pass_name
+        label or f"{unit}s",
+        total,
+        unit,
+        enabled=enabled,
+        lines=lines,
+        pass_name=pass_name,
+        start=start,
     )
 
 

@@ -22,7 +22,6 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sweep_options, workers_of
-from sim.cli.progress import say
 from sim.defaults import DIFFERENCE_SCALES
 from sim.studies.dead_zones import FEW_SHOTS
 
@@ -121,10 +120,11 @@ def _compare(args) -> _Compared:
     board, spec, workers, cache = _design_test_args(args)
     engines = _engines_of(args, spec, designs)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
-    names = [d.name for d in designs]
-    say(start_lines.compare(spec, names, rule, workers, len(engines)), not args.json)
+    start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 else None
-    progress = progress_bar(None, not args.json, "space", "design compare", pass_name=looks)
+    progress = progress_bar(
+        None, not args.json, "space", "design compare", pass_name=looks, start=start
+    )
     done = compare_in_engines(
         spec, board, designs, args.designs, engines, workers, cache, progress, rule
     )
@@ -375,8 +375,8 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
     from sim.studies.comparison_rule import PER_MAP
 
     board, spec, workers, cache = _design_test_args(args)
-    say(f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}", not args.json)
-    progress = progress_bar(None, not args.json, unit="space", label="design sweep")
+    start = f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}"
+    progress = progress_bar(None, not args.json, "space", "design sweep", start=start)
     results, _, _ = design_tools.compare_designs(
         spec, board, variants, workers, cache, progress, PER_MAP
     )

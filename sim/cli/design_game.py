@@ -23,7 +23,6 @@ from sim.cli.common import (
     workers_arg,
 )
 from sim.cli.hitmap import sampler_arg, sweep_spec, workers_of
-from sim.cli.progress import say
 from sim.defaults import DEFAULT_SEATS, MAX_SHOTS, PRECISION_CAP
 
 #: The hit maps' default precision: affordable for a whole board (a few thousand
@@ -40,11 +39,9 @@ def cmd_design_game(args) -> int:
     seats = design_game.check_seats([s.strip() for s in args.seats.split(",")])
     params = _game_params(args, len(seats))
     workers, cache, board, spec = _hitmap_settings(args)
-    say(
-        start_lines.design_game(spec, [d.name for d in designs], args.games, workers), not args.json
-    )
+    start = start_lines.design_game(spec, [d.name for d in designs], args.games, workers)
     shooting = progress_bar(
-        len(spec.spaces) * len(designs), not args.json, unit="space", label="hit maps"
+        len(spec.spaces) * len(designs), not args.json, "space", "hit maps", start=start
     )
     tables, maps = design_game.design_maps(spec, board, designs, workers, cache, shooting)
     shooting(None)

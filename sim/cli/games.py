@@ -17,7 +17,6 @@ from sim.cli.common import (
     seed_arg,
     whole_number,
 )
-from sim.cli.progress import say
 
 #: Most games of one tournament.
 MAX_GAMES = 1_000_000
@@ -156,8 +155,8 @@ def _play_tournament(args, game, bots: list[str], shots: dict | None):
     for name in set(bots):
         make_bot(name, game)  # refuse unknown bots before playing
     fired = knocks = 0
-    say(_tournament_start(game, bots, args.games, shots), not args.json)
-    progress = progress_bar(args.games, not args.json, label="tournament")
+    start = _tournament_start(game, bots, args.games, shots)
+    progress = progress_bar(args.games, not args.json, label="tournament", start=start)
 
     def on_game(index, state):
         nonlocal fired, knocks

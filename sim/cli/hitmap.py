@@ -29,7 +29,6 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
-from sim.cli.progress import say
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER
 
 if TYPE_CHECKING:
@@ -113,8 +112,8 @@ def cmd_hitmap(args) -> int:
         for name in designs[1:]:
             load_design(name)  # each checked before any shot
         return scan(args, spec, designs, out, fmt, workers)
-    say(start_lines.hitmap(spec, workers, design=design.name), not args.json)
-    progress = progress_bar(len(spec.spaces), not args.json, unit="space", label="hitmap")
+    start = start_lines.hitmap(spec, workers, design=design.name)
+    progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
     outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress)
     progress(None)
     rows = outcome.rows

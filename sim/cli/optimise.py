@@ -23,7 +23,6 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.hitmap import check_precision, sweep_spec, workers_of
-from sim.cli.progress import say
 from sim.defaults import IN_FLIGHT_ON_CLUSTER, MAX_SHOTS, OBJECTIVES, SEARCH_PRECISION
 
 MAX_TRIALS = 10_000
@@ -39,7 +38,7 @@ def cmd_design_optimise(args) -> int:
     search, verify_spec, cache, out = _search_of(args)
     study = check_label(args.study, "--study", 100) if args.study else None
     workers = workers_of(args)
-    say(start_lines.optimise(search, args.trials, workers), not args.json)
+    bars = _bars(args, start_lines.optimise(search, args.trials, workers))
     run = run_search(
         search,
         verify_spec,
@@ -52,9 +51,7 @@ def cmd_design_optimise(args) -> int:
         study=study,
         search_seed=args.search_seed,
         table=args.table,
-        bars=lambda total, unit, label=None: progress_bar(
-            total, not args.json, unit, f"design optimise{f', {label}' if label else ''}"
-        ),
+        bars=bars,
         report=None if args.json else lambda line: print(f"piggy: {line}", file=sys.stderr),
     )
     if args.plot:
@@ -69,6 +66,19 @@ def cmd_design_optimise(args) -> int:
         if path:
             print(f"Wrote {shown(path)}")
     return 0
+
+
+def _bars(args, start: str):
+    """``bars(total, unit, label)`` of the search: its progress, the first (the
+    trials') after the command's start line."""
+    pending = [start]
+
+    def bars(total, unit, label=None):
+        named = f"design optimise{f', {label}' if label else ''}"
+        first = pending.pop() if pending else None
+        return progress_bar(total, not args.json, unit, named, start=first)
+
+    return bars
 
 
 def _plot(run, path: str) -> None:

@@ -50,12 +50,14 @@ class Progress:
     running estimate; ``fired``: the shots fired since the last call), or with None
     once the work is over.
 
-    On a terminal it draws a bar (tqdm: rate and time left); off one it writes a line
-    every ``interval_s`` seconds of ``clock`` (and when a note arrives), and a last
-    line with the totals when closed (``lines`` False: nothing off a terminal, for a
-    wait of seconds). A count that goes back (the board mean's next
-    look counts the spaces again) starts a new pass, named ``pass_name`` and numbered
-    in the lines when given; the time left is estimated from the current pass's rate.
+    ``start``, the command's start line, is written first, at the first call (from
+    the study, once it has checked its input). On a terminal it draws a bar (tqdm:
+    rate and time left); off one it writes a line every ``interval_s`` seconds of
+    ``clock`` (and when a note arrives), and a last line with the totals when closed
+    (``lines`` False: nothing off a terminal, for a wait of seconds). A count that
+    goes back (the board mean's next look counts the spaces again) starts a new
+    pass, named ``pass_name`` and numbered in the lines when given; the time left is
+    estimated from the current pass's rate.
     """
 
     def __init__(
@@ -67,6 +69,7 @@ class Progress:
         enabled: bool = True,
         lines: bool = True,
         pass_name: str | None = None,
+        start: str | None = None,
         stream: TextIO | None = None,
         terminal: bool | None = None,
         interval_s: float | None = None,
@@ -78,7 +81,9 @@ class Progress:
         self.enabled = enabled and (lines or self.terminal)
         self.interval_s = LINE_INTERVAL_S if interval_s is None else interval_s
         self.clock = clock
+        self.start = start
         self.began = self.last_line = clock()
+        self.begun = False
         self.done = 0
         self.shots = 0
         self.note: str | None = None
@@ -86,10 +91,6 @@ class Progress:
         self.pass_began, self.pass_from = self.began, 0
         self.closed = False
         self.bar = None
-        if self.enabled and self.terminal:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit=unit, desc=label, file=self.stream)
 
     def __call__(
         self,
@@ -103,6 +104,8 @@ class Progress:
         if done is None:
             self.close()
             return
+        if not self.begun:
+            self._begin()
         now = self.clock()
         if done < self.done:
             self.passes += 1
@@ -122,6 +125,8 @@ class Progress:
         """The bar closed, or off a terminal the last line: what was done in all."""
         if self.closed or not self.enabled:
             return
+        if not self.begun:
+            self._begin()
         self.closed = True
         if self.bar is not None:
             self.bar.close()
@@ -133,6 +138,18 @@ class Progress:
             file=self.stream,
             flush=True,
         )
+
+    def _begin(self) -> None:
+        """The start line, and the bar on a terminal: at the first call, once the
+        study has checked what it refuses (an unfinished sweep's parts, an output
+        another run writes), so that a refusal is the only line."""
+        self.begun = True
+        if self.start:
+            say(self.start, stream=self.stream)
+        if self.terminal:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, unit=self.unit, desc=self.label, file=self.stream)
 
     def _draw(self) -> None:
         bar = self.bar

@@ -10,7 +10,6 @@ from models.errors import InputError
 from models.text import shown
 from sim.cli import start_lines
 from sim.cli.common import json_out, progress_bar
-from sim.cli.progress import say
 from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
 
@@ -25,9 +24,9 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: Workers) 
 
     values = scan.parse_scan(args.aim_sd_scan)
     _check(args, spec, designs)
-    say(start_lines.scan(spec, designs, len(values), workers), not args.json)
+    start = start_lines.scan(spec, designs, len(values), workers)
     progress = progress_bar(
-        len(values) * len(designs), not args.json, unit="spread", label="aim spread scan"
+        len(values) * len(designs), not args.json, "spread", "aim spread scan", start=start
     )
     rows, made_by = scan.scan_designs(spec, designs, values, out, fmt, workers, progress)
     if args.plot:

@@ -93,6 +93,8 @@ def _looks(
 def _fire(pool, job, todo: list[str], board: Board, outputs, progress) -> None:
     """One look's jobs, each space's parts written (and kept) as it finishes."""
     finished = len(board.names) - len(todo)
+    if progress:
+        progress(finished)  # the look starts (the first: the comparison does)
 
     def keep(measured: tuple[SpaceShots, ...]) -> None:
         nonlocal finished

@@ -130,6 +130,13 @@ def test_a_hitmap_piped_says_what_it_will_fire_then_how_far_it_is(capsys, tmp_pa
     assert "error" not in err and "warning" not in err.lower()
 
 
+def test_a_refusal_from_inside_the_study_comes_alone_without_a_start_line(capsys, tmp_path):
+    (tmp_path / "h.csv.parts").write_text("")  # where the sweep keeps its parts: a file
+    code, _, err = run(capsys, *HITMAP, "--out", str(tmp_path / "h.csv"))
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("piggy: error: ") and "is not a folder" in err
+
+
 def test_a_comparison_says_its_rule_its_looks_and_the_most_shots(capsys, tmp_path):
     argv = ["design", "compare", "stock", "fast-spring", "--spaces", "r1c1,r2c5"]
     code, _, err = run(
