@@ -55,12 +55,16 @@ def run_parts(
     names: list[str],
     workers: Workers,
     on_parts: Callable[[tuple[SpaceShots, ...]], None],
+    started: Callable[[], None] | None = None,
 ) -> None:
     """Run ``job`` on every space with ``workers`` local processes (1: in this
     process) or on a Dask cluster (sim/studies/cluster.py), calling ``on_parts`` here
-    as each space finishes, in whatever order. ``job`` must pickle (a module-level
-    function, or a :func:`functools.partial` of one)."""
+    as each space finishes, in whatever order (and ``started`` once the workers are
+    there). ``job`` must pickle (a module-level function, or a
+    :func:`functools.partial` of one)."""
     with pool_for(workers, len(names)) as pool:
+        if started:
+            started()
         run_on(pool, job, names, on_parts)
 
 
@@ -188,8 +192,6 @@ def _owned_sweep(
         folder.mkdir(parents=True, exist_ok=True)
     todo = [s for s in spaces if s not in done]
     finished = len(done)
-    if progress:
-        progress(finished)
 
     def keep(measured: tuple[SpaceShots, ...]) -> None:
         nonlocal finished
@@ -200,7 +202,8 @@ def _owned_sweep(
             progress(finished, fired=sum(len(part.shots) for part in measured))
 
     try:
-        run_parts(job, todo, workers, keep)
+        # the sweep starts (its progress from the spaces kept) once its workers are there
+        run_parts(job, todo, workers, keep, progress and (lambda: progress(finished)))
     finally:
         for folder in folders:
             if not parts.part_files(folder):  # nothing kept: leave nothing behind
