@@ -10,14 +10,18 @@ standard error only what went wrong.
 from __future__ import annotations
 
 import sys
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import TextIO
 
 #: Seconds between two progress lines off a terminal. A person who looks at a log
 #: to see whether the run moves sees a new line within half a minute; a run of 40
 #: minutes writes about 120 lines, not thousands. A line is also written at once
-#: when the study has something new to say (a note: the mean after a look).
+#: when the study has something new to say (a note: the mean after a look), and
+#: one comes on time even while no space finishes (a space can take minutes on a
+#: busy machine): a clock's thread asks for it.
 LINE_INTERVAL_S = 20.0
 
 
@@ -53,7 +57,8 @@ class Progress:
     ``start``, the command's start line, is written first, at the first call (from
     the study, once it has checked its input). On a terminal it draws a bar (tqdm:
     rate and time left); off one it writes a line every ``interval_s`` seconds of
-    ``clock`` (and when a note arrives), and a last line with the totals when closed
+    ``clock`` (a thread of its own asks on time, ``ticking``; a test calls
+    :meth:`tick`), and when a note arrives, and a last line with the totals when closed
     (``lines`` False: nothing off a terminal, for a wait of seconds). A count that
     goes back (the board mean's next look counts the spaces again) starts a new
     pass, named ``pass_name`` and numbered in the lines when given; the time left is
@@ -74,6 +79,7 @@ class Progress:
         terminal: bool | None = None,
         interval_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        ticking: bool = True,
     ) -> None:
         self.label, self.total, self.unit, self.pass_name = label, total, unit, pass_name
         self.stream = stream or sys.stderr
@@ -91,6 +97,9 @@ class Progress:
         self.pass_began, self.pass_from = self.began, 0
         self.closed = False
         self.bar = None
+        self.ticking = ticking
+        self.lock = threading.Lock()  # the clock's thread and the study's calls
+        self.stop = threading.Event()
 
     def __call__(
         self,
@@ -99,10 +108,14 @@ class Progress:
         note: str | None = None,
         fired: int = 0,
     ) -> None:
-        if not self.enabled or self.closed:
-            return
         if done is None:
             self.close()
+            return
+        with self.lock:
+            self._update(done, total, note, fired)
+
+    def _update(self, done: int, total: int | None, note: str | None, fired: int) -> None:
+        if not self.enabled or self.closed:
             return
         if not self.begun:
             self._begin()
@@ -121,8 +134,22 @@ class Progress:
         elif noted or now - self.last_line >= self.interval_s:
             self._line(now)
 
+    def tick(self) -> None:
+        """Off a terminal, a line if the interval has passed since the last: the time
+        gone and left move on while a long space is fired."""
+        with self.lock:
+            now = self.clock()
+            due = now - self.last_line >= self.interval_s
+            if due and self.begun and not self.closed and self.bar is None:
+                self._line(now)
+
     def close(self) -> None:
         """The bar closed, or off a terminal the last line: what was done in all."""
+        self.stop.set()
+        with self.lock:
+            self._close()
+
+    def _close(self) -> None:
         if self.closed or not self.enabled:
             return
         if not self.begun:
@@ -150,6 +177,14 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, unit=self.unit, desc=self.label, file=self.stream)
+        elif self.ticking:
+            ticker = threading.Thread(
+                target=keep_time,
+                args=(weakref.ref(self), self.stop, self.interval_s),
+                name="piggy-progress",
+                daemon=True,
+            )
+            ticker.start()
 
     def _draw(self) -> None:
         bar = self.bar
@@ -185,3 +220,15 @@ class Progress:
             return "time left not known yet"
         left = duration((self.total - self.done) * gone / moved)
         return f"about {left} left" + (f" of this {self.pass_name}" if self.pass_name else "")
+
+
+def keep_time(progress: weakref.ref[Progress], stop, interval_s: float) -> None:
+    """The clock's thread: ``progress`` asked for a line every ``interval_s`` until it
+    is closed, or gone (a study that raised never closes it; only a weak reference
+    is held, so the thread ends with it)."""
+    while not stop.wait(interval_s):
+        alive = progress()
+        if alive is None:
+            return
+        alive.tick()
+        del alive

@@ -84,6 +84,48 @@ def test_a_note_is_written_at_once_and_a_count_that_goes_back_starts_the_next_lo
     )
 
 
+def test_a_line_comes_on_time_while_a_long_space_is_fired():
+    clock, stream = Clock(), io.StringIO()
+    update = Progress("hitmap", 4, stream=stream, interval_s=20, clock=clock, ticking=False)
+    clock.now = 10
+    update(1, fired=30)
+    clock.now = 15
+    update.tick()
+    assert stream.getvalue() == ""  # 15 s: not yet
+    clock.now = 45  # no space has finished since: the clock's thread asks all the same
+    update.tick()
+    assert stream.getvalue() == (
+        "piggy: hitmap: 1/4 spaces, 30 shots, 45 s elapsed, about 2m15s left\n"
+    )
+
+
+def test_the_clock_thread_asks_on_time_until_stopped_or_the_progress_is_gone():
+    import weakref
+
+    from sim.cli.progress import keep_time
+
+    class Stop:  # the event's wait: times out twice, then is set
+        def __init__(self) -> None:
+            self.waits = iter([False, False, True])
+
+        def wait(self, seconds: float) -> bool:
+            return next(self.waits)
+
+    class Asked:
+        ticks = 0
+
+        def tick(self) -> None:
+            self.ticks += 1
+
+    asked = Asked()
+    keep_time(weakref.ref(asked), Stop(), 20.0)
+    assert asked.ticks == 2
+    gone = Asked()
+    reference = weakref.ref(gone)
+    del gone
+    keep_time(reference, Stop(), 20.0)  # ends at once: nothing left to ask
+
+
 def test_without_a_total_the_time_left_is_said_to_be_unknown():
     stream = io.StringIO()
     Progress("games", None, "game", stream=stream, interval_s=0, clock=Clock())(3)
@@ -112,7 +154,8 @@ HITMAP = ["hitmap", "--spaces", "r1c1,r2c5", "--shots", "20", "--workers", "1"]
 
 
 def test_a_hitmap_piped_says_what_it_will_fire_then_how_far_it_is(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(progress_module, "LINE_INTERVAL_S", 0.0)  # a line at every space
+    monkeypatch.setattr(progress_module, "LINE_INTERVAL_S", 0.0)  # a line at every space,
+    monkeypatch.setattr(progress_module, "keep_time", lambda *_: None)  # and only then
     code, out, err = run(capsys, *HITMAP, "--out", str(tmp_path / "h.csv"))
     assert code == 0 and "Wrote" in out
     start, *lines, last = err.splitlines()
