@@ -243,3 +243,15 @@ def test_on_a_terminal_a_hitmap_draws_its_bar_not_the_lines(tmp_path):
 )
 def test_durations_read_at_a_glance(seconds, words):
     assert progress_module.duration(seconds) == words
+
+
+@pytest.mark.parametrize("command", [["hitmap"], ["design", "compare"]])
+def test_help_says_what_a_precision_costs_and_where_the_table_is(capsys, command):
+    with pytest.raises(SystemExit):
+        run(capsys, *command, "--help")
+    shown = " ".join(capsys.readouterr().out.split())  # argparse's wrapping undone
+    assert "±0.05 about 11,800 and 2,700" in shown
+    assert 'docs/hitmap.md, "What a precision costs"' in shown
+    document = (ROOT / "docs" / "hitmap.md").read_text(encoding="utf-8")
+    assert "\n### What a precision costs\n" in document
+    assert "](docs/hitmap.md#what-a-precision-costs)" in (ROOT / "README.md").read_text("utf-8")
