@@ -89,9 +89,9 @@ def test_the_same_files_whatever_the_workers(clean, tmp_path):
 def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(clean, tmp_path):
     calls = []
 
-    def killed(done, total, note=None):
+    def killed(done, total, note=None, fired=0):
         calls.append(done)
-        if len(calls) == 6:  # in the second look: the first's parts are kept
+        if calls.count(2) == 2:  # 2 spaces into the second look: the first's parts are kept
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -152,14 +152,16 @@ def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
 
 
 def test_the_progress_shows_the_means_interval_shrinking_look_by_look(clean, tmp_path):
-    notes = []
+    notes, fired_in_all = [], []
 
-    def progress(done, total, note=None):
+    def progress(done, total, note=None, fired=0):
+        fired_in_all.append(fired)
         if note is not None:
             notes.append(note)
 
     compared(tmp_path, progress=progress)
     stopped = clean[1].stopped
+    assert sum(fired_in_all) == stopped.shots  # the shots told as fired: every one, once
     assert len(notes) == stopped.looks_taken  # one after each look
     widths = []
     for note in notes:  # "mean +0.012 [-0.101, +0.125] at 10 pairs"
