@@ -126,6 +126,22 @@ def test_the_clock_thread_asks_on_time_until_stopped_or_the_progress_is_gone():
     keep_time(reference, Stop(), 20.0)  # ends at once: nothing left to ask
 
 
+@pytest.mark.parametrize(("terminal", "ticking"), [(False, True), (True, False)])
+def test_off_a_terminal_a_clock_thread_runs_from_the_first_call_until_closed(terminal, ticking):
+    import threading
+
+    before = set(threading.enumerate())
+    update = Progress("hitmap", 2, stream=io.StringIO(), terminal=terminal, interval_s=3600)
+    assert set(threading.enumerate()) == before  # none before the work starts
+    update(0)
+    started = [t for t in set(threading.enumerate()) - before if t.name == "piggy-progress"]
+    assert len(started) == (1 if ticking else 0)  # a bar draws itself: no thread
+    update(None)
+    for thread in started:
+        thread.join(timeout=60)  # closing stops it at once: no wait for the interval
+        assert not thread.is_alive()
+
+
 def test_without_a_total_the_time_left_is_said_to_be_unknown():
     stream = io.StringIO()
     Progress("games", None, "game", stream=stream, interval_s=0, clock=Clock())(3)
