@@ -39,12 +39,13 @@ def hitmap(spec: SweepSpec, workers, maps: int = 1, design: str | None = None) -
     design game's or sweep's ``maps`` hit maps."""
     spaces = len(spec.spaces)
     most = spec.shots * spaces * maps
-    bound = "" if spec.precision is None else "at most "
+    shots = f"{count(most)} shots"
+    if spec.precision is not None:
+        shots = f"at most {shots} (usually far fewer: {COSTS})"
     what = f"a hit map of {design or spec.design}" if maps == 1 else f"{maps} hit maps"
     return (
         f"{what}: {spaces} space{'s' if spaces != 1 else ''}, {per_space(spec)} "
-        f"({spec.sampler}): {bound}{count(most)} shots {where(workers)}"
-        + (f"; usually far fewer: {COSTS}" if spec.precision is not None else "")
+        f"({spec.sampler}): {shots} {where(workers)}"
     )
 
 

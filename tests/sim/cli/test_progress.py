@@ -13,6 +13,7 @@ import pytest
 
 from sim.cli import progress as progress_module
 from sim.cli.progress import Progress
+from sim.studies.comparison_rule import RULES
 from tests.helpers import ROOT, run
 
 #: The line format off a terminal: done/total units, shots (once some are fired),
@@ -218,8 +219,8 @@ def test_a_precision_start_line_gives_the_cap_and_where_its_cost_is_told(capsys,
     assert code == 0
     assert err.splitlines()[0] == (
         "piggy: a hit map of stock: 2 spaces, each to ±0.3, at most 20 shots a space "
-        '(rqmc): at most 40 shots on 1 worker; usually far fewer: docs/hitmap.md, "What a '
-        'precision costs"'
+        '(rqmc): at most 40 shots (usually far fewer: docs/hitmap.md, "What a precision '
+        'costs") on 1 worker'
     )
 
 
@@ -271,3 +272,47 @@ def test_help_says_what_a_precision_costs_and_where_the_table_is(capsys, command
     document = (ROOT / "docs" / "hitmap.md").read_text(encoding="utf-8")
     assert "\n### What a precision costs\n" in document
     assert "](docs/hitmap.md#what-a-precision-costs)" in (ROOT / "README.md").read_text("utf-8")
+
+
+def test_each_rule_of_a_comparison_says_its_question_its_looks_and_the_most_shots():
+    from sim.cli import start_lines
+    from sim.studies.comparison_rule import comparison_rule
+    from tests.helpers import cli_spec
+
+    spec = cli_spec(["hitmap", "--precision", "0.05"])  # the stock board's 68 spaces
+    names = ["stock", "fast-spring"]
+    said = {r: start_lines.compare(spec, names, comparison_rule(spec, r), 2) for r in RULES}
+    # a pair is a shot of each design: 136 shots a space's pair over the board
+    assert said["mean"] == (
+        "design compare stock vs fast-spring: the board mean to ±0.025 (mean rule), 1,360 "
+        "shots at the first look, at most 136,000 in 8 looks on 2 workers"
+    )
+    assert said["spaces"] == (
+        "design compare stock vs fast-spring: each space until its sign is decided or "
+        "within ±0.05 (spaces rule), at least 5,440 shots, at most 136,000 in 6 looks on 2 "
+        "workers"
+    )
+    assert said["per-map"] == (
+        "design compare stock vs fast-spring: each map on its own (per-map rule), each to "
+        "±0.05, at most 1,000 shots a space: at most 136,000 shots on 2 workers"
+    )
+    budget = comparison_rule(spec, "mean", budget_s=20)
+    assert start_lines.compare(spec, names, budget, 2, engines=2).endswith(
+        "in each of 2 engines: the board mean to ±0.025 (mean rule), 2,720 shots at the "
+        "first look, at most 272,000 in 8 looks on 2 workers; budget 20 s"
+    )
+
+
+def test_a_design_game_and_a_scan_count_every_map_they_fire():
+    from sim.cli import start_lines
+    from tests.helpers import cli_spec
+
+    spec = cli_spec(["hitmap", "--spaces", "r1c1,r2c5,r7c3", "--shots", "40"])
+    assert start_lines.design_game(spec, ["stock", "fast-spring"], 500, 2) == (
+        "design game stock, fast-spring: 2 hit maps: 3 spaces, 40 shots a space (rqmc): "
+        "240 shots on 2 workers; then 500 games a design on the maps (no shot fired)"
+    )
+    assert start_lines.scan(spec, ["stock"], 7, 1) == (
+        "aim spread scan of stock: 7 spreads, 7 hit maps: 3 spaces, 40 shots a space "
+        "(rqmc): 840 shots on 1 worker"
+    )
