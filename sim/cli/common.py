@@ -201,29 +201,35 @@ def load_scene(args) -> tuple[Board, Design, Layout | None]:
     return layout.board, design, layout
 
 
-def progress_bar(total: int | None, enabled: bool, unit: str = "game", label: str | None = None):
-    """A progress bar (rate and time left) on standard error when it is a terminal.
+def progress_bar(
+    total: int | None,
+    enabled: bool,
+    unit: str = "game",
+    label: str | None = None,
+    *,
+    lines: bool = True,
+    pass_name: str | None = None,
+    start: str | None = None,
+):
+    """How far the work is (sim/cli/progress.py): a bar on standard error when it is
+    a terminal, else a line now and then (``lines`` False: none), after the command's
+    ``start`` line; nothing when not ``enabled`` (``--json``).
 
-    Returns ``update(done, total=None, note=None)``: call it with the number done so far
-    (and the total, once it is known or when it changes; a ``note`` shown after the
-    bar, e.g. a running estimate), or with None to close the bar."""
-    if not (enabled and sys.stderr.isatty()):
-        return lambda done, total=None, note=None: None
-    from tqdm import tqdm
+    Returns ``update(done, total=None, note=None, fired=0)``: call it with the number
+    done so far (and the total, once it is known or when it changes; a ``note`` shown
+    after the bar, e.g. a running estimate; ``fired``, the shots fired since the last
+    call), or with None to close it."""
+    from sim.cli.progress import Progress
 
-    bar = tqdm(total=total, unit=unit, desc=label, file=sys.stderr)
-
-    def update(done, total=None, note=None):
-        if done is None:
-            bar.close()
-            return
-        if total is not None and total != bar.total:
-            bar.total = total
-        if note is not None:
-            bar.set_postfix_str(note, refresh=False)
-        bar.update(done - bar.n)
-
-    return update
+    return Progress(
+        label or f"{unit}s",
+        total,
+        unit,
+        enabled=enabled,
+        lines=lines,
+        pass_name=pass_name,
+        start=start,
+    )
 
 
 def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) -> Path:

@@ -7,9 +7,19 @@ from sim.cli.common import check_output_folder, seed_arg
 
 
 def cmd_demo(args) -> int:
+    from models.text import shown
+    from sim.cli.progress import say
+    from sim.studies.demo import HITMAP_SHOTS, HITMAP_SPACES
     from sim.views.demo_folder import write_demo_folder
 
-    write_demo_folder(check_output_folder(args.out, "--out"), seed=args.seed)
+    out = check_output_folder(args.out, "--out")
+    say(
+        f"demo into {shown(str(out))}: a shot with its videos, a hit map of "
+        f"{len(HITMAP_SPACES)} spaces x {HITMAP_SHOTS} shots "
+        f"({len(HITMAP_SPACES) * HITMAP_SHOTS} shots), a short bots-only game; about a "
+        "minute of CPU"
+    )
+    write_demo_folder(out, seed=args.seed)
     return 0
 
 

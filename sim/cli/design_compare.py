@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from models.design import load_design, load_designs
 from models.errors import InputError
 from models.text import shown
+from sim.cli import start_lines
 from sim.cli.common import (
     check_output,
     check_output_folder,
@@ -120,7 +121,11 @@ def _compare(args) -> _Compared:
     from sim.physics.engines import with_engine
     from sim.studies.engines_verdict import compare_in_engines
 
-    progress = progress_bar(None, not args.json, unit="space")
+    start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
+    looks = "look" if rule.mean is not None and len(engines) == 1 else None
+    progress = progress_bar(
+        None, not args.json, "space", "design compare", pass_name=looks, start=start
+    )
     done = compare_in_engines(
         spec, board, designs, args.designs, engines, workers, cache, progress, rule
     )
@@ -377,7 +382,8 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
     from sim.studies.comparison_rule import PER_MAP
 
     board, spec, workers, cache = _design_test_args(args)
-    progress = progress_bar(None, not args.json, unit="space")
+    start = f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}"
+    progress = progress_bar(None, not args.json, "space", "design sweep", start=start)
     results, _, _ = design_tools.compare_designs(
         spec, board, variants, workers, cache, progress, PER_MAP
     )

@@ -10,6 +10,7 @@ from models.design import load_designs
 from models.errors import InputError
 from models.grid import HIT_RULES
 from models.layout import load_layout
+from sim.cli import start_lines
 from sim.cli.common import (
     aimer_args,
     check_output_folder,
@@ -38,12 +39,13 @@ def cmd_design_game(args) -> int:
     workers, cache, board, spec = _hitmap_settings(args)
     from sim.studies import design_game
 
+    start = start_lines.design_game(spec, [d.name for d in designs], args.games, workers)
     shooting = progress_bar(
-        len(spec.spaces) * len(designs), not args.json, unit="space", label="hit maps"
+        len(spec.spaces) * len(designs), not args.json, "space", "hit maps", start=start
     )
     tables, maps = design_game.design_maps(spec, board, designs, workers, cache, shooting)
     shooting(None)
-    progress = progress_bar(args.games * len(designs), not args.json, label="games")
+    progress = progress_bar(args.games * len(designs), not args.json, label="design game")
     settings = {"games": args.games, "seats": seats, "seed": args.seed, "params": params}
     results = design_game.play_designs(designs, tables, maps, settings, progress)
     progress(None)

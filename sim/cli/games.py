@@ -154,6 +154,12 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+def _tournament_start(game, bots: list[str], games: int, shots: dict | None) -> str:
+    """The tournament's start line: its games, seats and what decides the shots."""
+    decided = f"; the tractor's shots by {shots['resolver']}" if shots else ""
+    return f"tournament of {game.name}: {games:,} games, seats {', '.join(bots)}{decided}"
+
+
 def _play_tournament(args, game, bots: list[str], shots: dict | None):
     """The tournament of ``bots`` (referee.match.tournament), with the tractor's use
     over its games for Go Piggy Go!"""
@@ -162,7 +168,8 @@ def _play_tournament(args, game, bots: list[str], shots: dict | None):
     from referee.match import tournament
 
     fired = knocks = 0
-    progress = progress_bar(args.games, not args.json)
+    start = _tournament_start(game, bots, args.games, shots)
+    progress = progress_bar(args.games, not args.json, label="tournament", start=start)
 
     def on_game(index, state):
         nonlocal fired, knocks

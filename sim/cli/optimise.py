@@ -11,6 +11,7 @@ from models.design import load_design
 from models.errors import InputError, check_label
 from models.seeds import SEED_MAX
 from models.text import shown
+from sim.cli import start_lines
 from sim.cli.common import (
     check_output,
     check_output_folder,
@@ -35,19 +36,21 @@ def cmd_design_optimise(args) -> int:
     from sim.studies.optimise_run import run_search
 
     study = check_label(args.study, "--study", 100) if args.study else None
+    workers = workers_of(args)
+    bars = _bars(args, start_lines.optimise(search, args.trials, workers))
     run = run_search(
         search,
         verify_spec,
         trials=args.trials,
         in_flight=args.in_flight,
-        workers=workers_of(args),
+        workers=workers,
         cache=cache,
         out=out,
         storage=args.storage,
         study=study,
         search_seed=args.search_seed,
         table=args.table,
-        bars=lambda total, unit, label=None: progress_bar(total, not args.json, unit, label),
+        bars=bars,
         report=None if args.json else lambda line: print(f"piggy: {line}", file=sys.stderr),
     )
     if args.plot:
@@ -62,6 +65,19 @@ def cmd_design_optimise(args) -> int:
         if path:
             print(f"Wrote {shown(path)}")
     return 0
+
+
+def _bars(args, start: str):
+    """``bars(total, unit, label)`` of the search: its progress, the first (the
+    trials') after the command's start line."""
+    pending = [start]
+
+    def bars(total, unit, label=None):
+        named = f"design optimise{f', {label}' if label else ''}"
+        first = pending.pop() if pending else None
+        return progress_bar(total, not args.json, unit, named, start=first)
+
+    return bars
 
 
 def _plot(run, path: str) -> None:

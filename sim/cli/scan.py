@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from models.errors import InputError
 from models.text import shown
+from sim.cli import start_lines
 from sim.cli.common import json_out, progress_bar
 from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
@@ -23,7 +24,10 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: StudyWork
 
     values = scan.parse_scan(args.aim_sd_scan)
     _check(args, spec, designs)
-    progress = progress_bar(len(values) * len(designs), not args.json, unit="spread")
+    start = start_lines.scan(spec, designs, len(values), workers)
+    progress = progress_bar(
+        len(values) * len(designs), not args.json, "spread", "aim spread scan", start=start
+    )
     rows, made_by = scan.scan_designs(spec, designs, values, out, fmt, workers, progress)
     if args.plot:
         title = (

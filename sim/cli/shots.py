@@ -138,7 +138,8 @@ def _write_videos(board, design, result, args, videos: dict[str, str]) -> list[s
         from sim.views.render import ShotRenderer
         from sim.views.streaming import write_videos
 
-        progress = progress_bar(None, show, unit="frame", label="rendering")
+        # a shot's frames take seconds: a bar on a terminal, no lines in a log
+        progress = progress_bar(None, show, unit="frame", label="rendering", lines=False)
         with ShotRenderer(board, design, size=args.frame_size) as renderer:
             written += write_videos(
                 renderer,

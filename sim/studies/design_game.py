@@ -100,9 +100,10 @@ def play_designs(
     return results
 
 
-def _offset(progress, offset: int, done: int) -> None:
-    """``progress`` of a count over every design, told one design's count."""
-    progress(offset + done)
+def _offset(progress, offset: int, done: int, **told) -> None:
+    """``progress`` of a count over every design, told one design's count (and the
+    shots fired)."""
+    progress(offset + done, **told)
 
 
 def table_of(board: Board, rows: list[dict], source: str) -> dict[str, float]:

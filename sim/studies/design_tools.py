@@ -69,11 +69,11 @@ def design_parts(
     design: Design,
     workers: StudyWorkers,
     cache: Path,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[MeasuredSpace]:
     """One design's hit map, per space its part and its row, measured with
     ``spec``'s settings; from the cache when it is there. ``progress`` is called with
-    the number of spaces finished."""
+    the number of spaces finished (and ``fired=``, the shots fired for the last)."""
     found = cached_parts(spec, design, cache)
     if found is not None:
         if progress:
@@ -365,7 +365,7 @@ def _maps_one_by_one(
     designs: list[Design],
     workers: StudyWorkers,
     cache: Path,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[..., None] | None,
 ) -> list[list[MeasuredSpace]]:
     """Each design's hit map measured on its own (``progress`` counts spaces over all
     the designs)."""
@@ -381,7 +381,8 @@ def _maps_one_by_one(
                 design,
                 workers,
                 cache,
-                progress and (lambda done, offset=offset: progress(offset + done, total)),
+                progress
+                and (lambda done, offset=offset, **told: progress(offset + done, total, **told)),
             )
         )
     return maps

@@ -106,11 +106,10 @@ def compare_in_engines(
     return EngineRuns(spec, runs, across, made_by)
 
 
-def _engine_progress(
-    progress, index: int, engines: int, done: int, total: int, note: str | None = None
-) -> None:
-    """Spaces finished over every engine's comparison (and a note: the mean so far)."""
-    progress(index * total + done, engines * total, note=note)
+def _engine_progress(progress, index: int, engines: int, done: int, total: int, **told) -> None:
+    """Spaces finished over every engine's comparison (and what the rule tells: a
+    note, the mean so far; the shots fired)."""
+    progress(index * total + done, engines * total, **told)
 
 
 def space_verdict(comparison: Comparison, row: ComparisonRow) -> str:

@@ -54,12 +54,16 @@ def run_parts(
     names: list[str],
     workers: StudyWorkers,
     on_parts: Callable[[tuple[SpaceShots, ...]], None],
+    started: Callable[[], None] | None = None,
 ) -> None:
     """Run ``job`` on every space with ``workers`` local processes (1: in this
     process) or on a Dask cluster (sim/studies/cluster.py), calling ``on_parts`` here
-    as each space finishes, in whatever order. ``job`` must pickle (a module-level
-    function, or a :func:`functools.partial` of one)."""
+    as each space finishes, in whatever order (and ``started`` once the workers are
+    there). ``job`` must pickle (a module-level function, or a
+    :func:`functools.partial` of one)."""
     with pool_for(workers, len(names)) as pool:
+        if started:
+            started()
         run_on(pool, job, names, on_parts)
 
 
@@ -123,7 +127,7 @@ def sweep(
     workers: StudyWorkers = 1,
     resume: bool = False,
     per_shot: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[dict]:
     """:func:`run_sweep`, returning only the hit map's rows."""
     return run_sweep(spec, out, fmt, workers, resume, per_shot, progress).rows
@@ -136,13 +140,13 @@ def run_sweep(
     workers: StudyWorkers = 1,
     resume: bool = False,
     per_shot: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> SweepOutcome:
     """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``), each
     file with what made it. Finished spaces are kept in ``<out>.parts/``
     (sim/studies/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
-    spaces finished."""
+    spaces finished (and ``fired=``, the shots the last one fired)."""
     outputs = [Output.of(spec, out)]
     job = partial(one_space, spec)
     return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress)[0]
@@ -155,7 +159,7 @@ def run_outputs(
     workers: StudyWorkers = 1,
     resume: bool = False,
     per_shot: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> list[SweepOutcome]:
     """:func:`run_sweep` for several hit maps of the same spaces measured together,
     ``job`` giving each space's part of every one (a paired comparison's designs):
@@ -175,7 +179,7 @@ def _owned_sweep(
     workers: StudyWorkers,
     resume: bool,
     per_shot: bool,
-    progress: Callable[[int], None] | None,
+    progress: Callable[..., None] | None,
 ) -> list[SweepOutcome]:
     """:func:`run_outputs`, once this run owns every output."""
     spaces = outputs[0].spec.spaces
@@ -187,8 +191,6 @@ def _owned_sweep(
         folder.mkdir(parents=True, exist_ok=True)
     todo = [s for s in spaces if s not in done]
     finished = len(done)
-    if progress:
-        progress(finished)
 
     def keep(measured: tuple[SpaceShots, ...]) -> None:
         nonlocal finished
@@ -196,10 +198,11 @@ def _owned_sweep(
             parts.write_part(folder, output.key, part)
         finished += 1
         if progress:
-            progress(finished)
+            progress(finished, fired=sum(len(part.shots) for part in measured))
 
     try:
-        run_parts(job, todo, workers, keep)
+        # the sweep starts (its progress from the spaces kept) once its workers are there
+        run_parts(job, todo, workers, keep, progress and (lambda: progress(finished)))
     finally:
         for folder in folders:
             if not parts.part_files(folder):  # nothing kept: leave nothing behind

@@ -42,7 +42,8 @@ def run_looks(
     """Fire the rule's looks from the shots ``start`` (per design, per space: what an
     earlier run kept) until every comparison's mean stops, or the budget's next look
     would not fit; then write every output's map (and its per-shot file).
-    ``progress(done)`` counts each look's spaces; after a look, ``progress(done,
+    ``progress(done, fired=shots)`` counts each look's spaces and the shots fired
+    for each; after a look, ``progress(done,
     note=...)`` says the mean so far."""
     spaces = list(outputs[0].spec.spaces)
     board = Board(tuple(spaces), start, [True] * (len(outputs) - 1))
@@ -92,15 +93,20 @@ def _looks(
 def _fire(pool, job, todo: list[str], board: Board, outputs, progress) -> None:
     """One look's jobs, each space's parts written (and kept) as it finishes."""
     finished = len(board.names) - len(todo)
+    if progress:
+        progress(finished)  # the look starts (the first: the comparison does)
 
     def keep(measured: tuple[SpaceShots, ...]) -> None:
         nonlocal finished
+        fired = 0
         for output, by_space, part in zip(outputs, board.shots, measured, strict=True):
             parts.write_part(parts.parts_folder(output.path), output.key, part)
+            before = by_space.get(part.space)
+            fired += len(part.shots) - (len(before.shots) if before else 0)
             by_space[part.space] = part
         finished += 1
         if progress:
-            progress(finished)
+            progress(finished, fired=fired)
 
     if pool is None:
         for name in todo:

@@ -173,6 +173,8 @@ def run(
     if in_flight > 1 and pool is None:
         raise ValueError("trials in flight need a worker pool: their worlds are not shared")
     fired: dict[int, dict[str, tuple]] = {}
+    if progress:
+        progress(0, trials)  # the search starts: a long run says so before its first trial
     while len(fired) < trials:
         batch = [_ask(search, study) for _ in range(min(in_flight, trials - len(fired)))]
         try:

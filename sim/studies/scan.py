@@ -58,6 +58,8 @@ def scan_designs(
         ]
     rows = []
     with owner.owned(out):  # one run at a time writes an output
+        if progress:
+            progress(0)  # the scan starts, its output owned
         for k, name in enumerate(designs):
             rows += aim_sd_scan(
                 dataclasses.replace(spec, design=name),

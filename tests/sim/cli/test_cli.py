@@ -120,8 +120,12 @@ def test_demo_writes_its_folder(capsys, tmp_path):
     from PIL import Image
 
     out_dir = tmp_path / "demo"
-    code, out, _ = run(capsys, "demo", "--out", str(out_dir))
+    code, out, err = run(capsys, "demo", "--out", str(out_dir))
     assert code == 0 and str(out_dir.resolve()) in out
+    assert err.splitlines()[0] == (  # the start line: what it will do, its shots
+        f"piggy: demo into {out_dir}: a shot with its videos, a hit map of 10 spaces x 6 "
+        "shots (60 shots), a short bots-only game; about a minute of CPU"
+    )
     data = json.loads((out_dir / "shot.json").read_text())
     assert data["knocked"]  # the demo shot hits
     for name in (

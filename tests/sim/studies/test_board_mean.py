@@ -64,18 +64,21 @@ def clean(tmp_path_factory):
     notes its progress was given (the run is the dearest part of these tests: one
     serves them all)."""
     cache = tmp_path_factory.mktemp("clean")
-    notes = []
+    notes, fired = [], []
 
-    def progress(done, total, note=None):
+    def progress(done, total, note=None, fired_now=0):
+        fired.append(fired_now)
         if note is not None:
             notes.append(note)
 
-    _, comparisons, _ = compared(cache, progress=progress)
-    return files(cache), comparisons[0], notes
+    _, comparisons, _ = compared(
+        cache, progress=lambda d, t, note=None, fired=0: progress(d, t, note, fired)
+    )
+    return files(cache), comparisons[0], notes, sum(fired)
 
 
 def test_every_space_stops_at_the_same_look_and_says_so(clean):
-    _, comparison, _ = clean
+    _, comparison, _, _ = clean
     stopped = comparison.stopped
     assert stopped is not None and stopped.stop in ("sign", "equivalent", "cap")
     pairs = {r.shots for r in comparison.spaces if r.diff is not None}
@@ -98,14 +101,13 @@ def test_the_same_files_whatever_the_workers(clean, tmp_path):
 
 
 def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(clean, tmp_path):
-    calls = []
+    notes = []
 
-    def killed(done, total, note=None):
-        calls.append(done)
-        # a call a space finished and one after each look: the 4th is in the second
-        # look, one space fired, the other not; the first look's parts are kept
-        if len(calls) == 4:
+    def killed(done, total, note=None, fired=0):
+        if notes and fired:  # a space of the second look fired, the other not yet
             raise KeyboardInterrupt
+        if note is not None:  # a look's end
+            notes.append(note)
 
     with pytest.raises(KeyboardInterrupt):
         compared(tmp_path, progress=killed)
@@ -165,8 +167,9 @@ def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
 
 
 def test_the_progress_shows_the_means_interval_shrinking_look_by_look(clean):
-    _, comparison, notes = clean
+    _, comparison, notes, fired = clean
     stopped = comparison.stopped
+    assert fired == stopped.shots  # the shots told as fired: every one, once
     assert len(notes) == stopped.looks_taken  # one after each look
     widths = []
     for note in notes:  # "mean +0.012 [-0.101, +0.125] at 10 pairs"

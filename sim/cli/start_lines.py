@@ -1,0 +1,114 @@
+"""The start line of each long command, in words (sim/cli/progress.py prints it): what
+it will do, its cap and about how many shots, from the settings checked before any
+shot, so that a log shows at once what the run is and how long it may be.
+
+The counts are the caps the rules themselves set ("at most"); what a precision
+usually takes on the stock board is in docs/hitmap.md, "What a precision costs".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.cli.progress import count
+
+if TYPE_CHECKING:
+    from sim.studies.comparison_rule import ComparisonRule
+    from sim.studies.space_shots import SweepSpec
+
+#: Where a reader finds what a precision usually costs.
+COSTS = 'docs/hitmap.md, "What a precision costs"'
+
+
+def where(workers) -> str:
+    """On how many local workers, or on which cluster."""
+    if isinstance(workers, int):
+        return f"on {workers} worker{'s' if workers != 1 else ''}"
+    return f"on the cluster at {workers.address}"
+
+
+def per_space(spec: SweepSpec) -> str:
+    """How a space's shots stop: a fixed number, or a precision and its cap."""
+    if spec.precision is None:
+        return f"{count(spec.shots)} shots a space"
+    return f"each to ±{spec.precision:g}, at most {count(spec.shots)} shots a space"
+
+
+def hitmap(spec: SweepSpec, workers, maps: int = 1, design: str | None = None) -> str:
+    """``piggy hitmap`` of ``design`` (its name; the file's when not given), and a
+    design game's or sweep's ``maps`` hit maps."""
+    spaces = len(spec.spaces)
+    most = spec.shots * spaces * maps
+    shots = f"{count(most)} shots"
+    if spec.precision is not None:
+        shots = f"at most {shots} (usually far fewer: {COSTS})"
+    what = f"a hit map of {design or spec.design}" if maps == 1 else f"{maps} hit maps"
+    return (
+        f"{what}: {spaces} space{'s' if spaces != 1 else ''}, {per_space(spec)} "
+        f"({spec.sampler}): {shots} {where(workers)}"
+    )
+
+
+def compare(
+    spec: SweepSpec, names: list[str], rule: ComparisonRule, workers, engines: int = 1
+) -> str:
+    """``piggy design compare``: the question its rule asks, the looks and the most
+    shots (a pair is a shot of each design)."""
+    spaces, designs = len(spec.spaces), len(names)
+    shots = spaces * designs * engines  # a pair a space, times the designs and engines
+    versus = f"{names[0]} vs {', '.join(names[1:])}"
+    in_engines = f" in each of {engines} engines" if engines > 1 else ""
+    if rule.mean is not None:
+        looks = rule.mean.looks()
+        delta = f"to ±{rule.delta:g}" if rule.delta is not None else "until its sign"
+        budget = f"; budget {rule.budget_s:g} s" if rule.budget_s is not None else ""
+        return (
+            f"design compare {versus}{in_engines}: the board mean {delta} (mean rule), "
+            f"{count(looks[0] * shots)} shots at the first look, at most "
+            f"{count(looks[-1] * shots)} in {_looks(looks)} {where(workers)}{budget}"
+        )
+    if rule.spaces is not None:
+        looks = rule.spaces.looks()
+        delta = f" or within ±{rule.delta:g}" if rule.delta is not None else ""
+        return (
+            f"design compare {versus}{in_engines}: each space until its sign is decided"
+            f"{delta} (spaces rule), at least {count(looks[0] * shots)} shots, at most "
+            f"{count(looks[-1] * shots)} in {_looks(looks)} {where(workers)}"
+        )
+    return (
+        f"design compare {versus}{in_engines}: each map on its own (per-map rule), "
+        f"{per_space(spec)}: at most {count(spec.shots * shots)} shots {where(workers)}"
+    )
+
+
+def optimise(search, trials: int, workers) -> str:
+    """``piggy design optimise``: the trials, each a hit map of the spaces it fires."""
+    spec = search.spec
+    spaces = len(search.fired_spaces)
+    fields = ", ".join(p.field for p in search.params)
+    return (
+        f"design optimise {search.base.name} over {fields}: {trials} trials, each a hit "
+        f"map of {spaces} spaces, {per_space(spec)} (at most {count(spec.shots * spaces)} "
+        f"shots a trial, {count(spec.shots * spaces * trials)} in all), then the best "
+        f"measured again and compared with {search.base.name}, {where(workers)}"
+    )
+
+
+def design_game(spec: SweepSpec, names: list[str], games: int, workers) -> str:
+    """``piggy design game``: a hit map a design, then the games."""
+    return (
+        f"design game {', '.join(names)}: {hitmap(spec, workers, len(names))}; then "
+        f"{count(games)} games a design on the maps (no shot fired)"
+    )
+
+
+def scan(spec: SweepSpec, designs: list[str], spreads: int, workers) -> str:
+    """``piggy hitmap --aim-sd-scan``: every space at every spread, for each design."""
+    maps = spreads * len(designs)
+    return (
+        f"aim spread scan of {', '.join(designs)}: {spreads} spreads, {hitmap(spec, workers, maps)}"
+    )
+
+
+def _looks(looks: tuple[int, ...]) -> str:
+    return f"{len(looks)} look{'s' if len(looks) != 1 else ''}"
