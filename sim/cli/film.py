@@ -31,7 +31,9 @@ def cmd_film(args) -> int:
 
         check_output(args.truth, "--truth", (".csv",))
         check_output(sidecar_path(args.truth), "--truth's sidecar")
-    width, height = args.size
+    from sim.video.camera import make_camera
+
+    camera = make_camera(args.camera_at, args.look_at, args.fov, *args.size)
     board = load_board(args.board)
     design = load_design(args.design)
     from sim.video.angles import read_angles
@@ -48,12 +50,10 @@ def cmd_film(args) -> int:
     from sim.video import opencv
 
     opencv()  # refused on one line, naming the extra, before any work
-    from sim.video.camera import make_camera
     from sim.video.film import FilmSettings, fire, frame_count, write_film
     from sim.video.plan import plan, plan_lines
     from sim.video.scene import Lighting
 
-    camera = make_camera(args.camera_at, args.look_at, args.fov, width, height)
     settings = FilmSettings(
         fps=args.fps,
         exposure=args.exposure,
