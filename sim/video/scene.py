@@ -70,20 +70,19 @@ def still_scene(
         camera.width * SUPERSAMPLE,
         camera.height * SUPERSAMPLE,
     )
-    rays = big.rays().reshape(-1, 3)
-    origin = np.asarray(camera.position_mm, float)
-    down = rays[:, 2] < -1e-12  # the rays that meet the board's plane (the rest, the wall)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reach = np.where(down, -origin[2] / rays[:, 2], np.nan)
-    points = origin[:2] + reach[:, None] * rays[:, :2]
+    ray_x, ray_y, ray_z = (part.ravel() for part in big.rays())
+    cx, cy, cz = camera.position_mm
+    down = ray_z < -1e-9  # the rays that meet the board's plane (the rest, the wall)
+    reach = np.where(down, -cz / np.where(down, ray_z, -1.0), np.float32(np.nan))
+    x, y = cx + reach * ray_x, cy + reach * ray_y
     x_min, x_max, y_min, y_max = board.surface_extent_mm
-    x, y = points[:, 0], points[:, 1]
     on_board = down & (x >= x_min) & (x <= x_max) & (y >= y_min) & (y <= y_max)
-    colours = np.tile(WALL_RGB, (len(points), 1))
+    points = np.column_stack([x[on_board], y[on_board]])
+    colours = np.tile(WALL_RGB.astype(np.float32), (len(x), 1))
     colours[down] = TABLE_RGB  # off the board, a ray goes on down to the table
-    colours[on_board] = _surface_colours(points[on_board], board, layout)
+    colours[on_board] = _surface_colours(points, board, layout)
     image = cv2.resize(
-        colours.reshape(big.height, big.width, 3).astype(np.float32),
+        colours.reshape(big.height, big.width, 3),
         (camera.width, camera.height),
         interpolation=cv2.INTER_AREA,
     )
