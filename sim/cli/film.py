@@ -186,29 +186,36 @@ def _pose_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-#: What a real camera adds: (option, its type, default, help).
+#: What a real camera adds: (option, metavar, its type, default, help).
 _REALISM = (
-    ("--exposure", finite_number(0, 1), defaults.EXPOSURE,
+    ("--exposure", "SHARE", finite_number(0, 1), defaults.EXPOSURE,
      "the shutter open for this share of the frame period, 0 (no blur) to 1"),
-    ("--blur-samples", whole_number(1, 64), defaults.BLUR_SAMPLES,
+    ("--blur-samples", "N", whole_number(1, 64), defaults.BLUR_SAMPLES,
      "renders averaged over the exposure, 1 to 64"),
-    ("--noise", finite_number(0, 50), defaults.NOISE,
+    ("--noise", "LEVELS", finite_number(0, 50), defaults.NOISE,
      "sensor noise, grey levels (of 255), 1 sd, 0 to 50"),
-    ("--rolling-shutter", finite_number(0, 1), defaults.ROLLING_SHUTTER,
+    ("--rolling-shutter", "SHARE", finite_number(0, 1), defaults.ROLLING_SHUTTER,
      "the rows read top to bottom over this share of the frame period, 0 (global) to 1"),
-    ("--crf", whole_number(0, 51), defaults.CRF, "H.264 compression: 0 lossless to 51 worst"),
-    ("--gap", finite_number(0.01, 10), defaults.GAP_S,
+    ("--crf", "CRF", whole_number(0, 51), defaults.CRF,
+     "H.264 compression: 0 lossless to 51 worst"),
+    ("--gap", "S", finite_number(0.01, 10), defaults.GAP_S,
      "still frames before, between and after the shots, s, 0.01 to 10"),
-    ("--shot-seconds", finite_number(0.05, 10), defaults.SHOT_S,
+    ("--shot-seconds", "S", finite_number(0.05, 10), defaults.SHOT_S,
      "the most of each shot filmed from its release, s, 0.05 to 10"),
-    ("--gradient", finite_number(0, 1), defaults.GRADIENT,
+    ("--gradient", "SHARE", finite_number(0, 1), defaults.GRADIENT,
      "the light's change across the image, 0 to 1"),
-    ("--vignette", finite_number(0, 1), defaults.VIGNETTE,
+    ("--vignette", "SHARE", finite_number(0, 1), defaults.VIGNETTE,
      "the darkening of the corners, 0 to 1"),
 )  # fmt: skip
 
 
 def _camera_options(p: argparse.ArgumentParser) -> None:
     """What a real camera adds: blur, rolling shutter, noise, light, compression."""
-    for flag, kind, default, help_text in _REALISM:
-        p.add_argument(flag, type=kind, default=default, help=f"{help_text} (default {default:g})")
+    for flag, metavar, kind, default, help_text in _REALISM:
+        p.add_argument(
+            flag,
+            metavar=metavar,
+            type=kind,
+            default=default,
+            help=f"{help_text} (default {default:g})",
+        )

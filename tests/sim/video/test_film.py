@@ -193,3 +193,23 @@ def test_bad_input_is_one_line_before_any_work(tmp_path, capsys, monkeypatch, ch
     code, _, err = run(capsys, "film", *[t for pair in options.items() for t in pair])
     assert code == 2 and error in err and err.count("\n") == 1, err
     assert set(tmp_path.iterdir()) == before  # nothing written
+
+
+@pytest.mark.slow
+def test_the_same_seed_films_the_same_video(tmp_path, capsys):
+    """Same seed, same bytes (the shots, the frames' phase and the noise all seeded);
+    another seed, another video."""
+    (tmp_path / "angles.csv").write_text("pitch_deg,yaw_deg\n-25,28\n")
+
+    def film(seed: int, name: str) -> bytes:
+        code, _, err = run(
+            capsys, "film", "--design", "stock", "--angles", str(tmp_path / "angles.csv"),
+            *CAMERA, "--fps", "60", "--size", "96x64", "--seed", str(seed),
+            "--out", str(tmp_path / name),
+        )  # fmt: skip
+        assert code == 0, err
+        return (tmp_path / name).read_bytes()
+
+    first = film(4, "a.mp4")
+    assert film(4, "b.mp4") == first
+    assert film(5, "c.mp4") != first

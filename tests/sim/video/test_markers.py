@@ -113,3 +113,17 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, argv, error):
     code, _, err = run(capsys, *argv)
     assert code == 2 and error in err and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_without_opencv_the_commands_name_the_extra(tmp_path, capsys, monkeypatch):
+    """OpenCV is an optional extra: without it, one line saying what installs it."""
+    monkeypatch.setitem(__import__("sys").modules, "cv2", None)  # import cv2 fails
+    (tmp_path / "angles.csv").write_text("pitch_deg,yaw_deg\n10,0\n")
+    for argv in (
+        ["markers", "--out", str(tmp_path / "sheet.png")],
+        ["film", "--design", "stock", "--angles", str(tmp_path / "angles.csv"),
+         "--camera-at", "0,-900,700", "--out", str(tmp_path / "shots.mp4")],
+    ):  # fmt: skip
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "pip install -e '.[video]'" in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["angles.csv"]
