@@ -14,7 +14,7 @@ What a real camera adds, each a setting of :class:`FilmSettings`:
   row it is on was read;
 - sensor noise: Gaussian, ``noise`` grey levels (of 255) standard deviation;
 - the light (:class:`~sim.video.scene.Lighting`) and the compression (H.264 at
-  ``crf``: 0 lossless, 51 worst, phones near 20).
+  ``crf``: 0 lossless, 51 worst; x264's fastest preset).
 
 A frame's time starts at a random phase of the frame period from the bale's
 release (a camera does not know when the shot leaves). Shots are separated, and
