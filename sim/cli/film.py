@@ -91,6 +91,7 @@ def _settings(args):
         gap_s=args.gap,
         shot_s=args.shot_seconds,
         lighting=Lighting(args.gradient, args.vignette),
+        tractor=args.tractor,
     )
 
 
@@ -211,6 +212,11 @@ _REALISM = (
 
 def _camera_options(p: argparse.ArgumentParser) -> None:
     """What a real camera adds: blur, rolling shutter, noise, light, compression."""
+    p.add_argument(
+        "--tractor",
+        action="store_true",
+        help="draw the tractor too, turned to each shot (it hides what is behind it)",
+    )
     for flag, metavar, kind, default, help_text in _REALISM:
         p.add_argument(
             flag,

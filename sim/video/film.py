@@ -41,7 +41,7 @@ from sim.video import defaults
 from sim.video.angles import Angles
 from sim.video.camera import Camera
 from sim.video.markers import marker_layout
-from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene
+from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene, with_tractor
 
 #: Frames of noise drawn once and taken in a seeded random order.
 NOISE_BANK = 8
@@ -63,6 +63,8 @@ class FilmSettings:
     gap_s: float = defaults.GAP_S
     shot_s: float = defaults.SHOT_S
     lighting: Lighting = field(default_factory=Lighting)
+    #: draw the tractor (its convex parts, turned to each shot's yaw)
+    tractor: bool = False
 
     @property
     def gap_frames(self) -> int:
@@ -125,11 +127,20 @@ def write_film(
     one line; no temporary file is left)."""
     import imageio_ffmpeg
 
+    from sim.physics.bodies import tractor_parts
     from sim.views.video_files import check_video, replacing
 
     path = Path(path)
-    still = still_scene(camera, board, marker_layout(board), settings.lighting)
+    scene = still_scene(camera, board, marker_layout(board), settings.lighting)
     gain = settings.lighting.gain(camera.width, camera.height)
+    parts = tractor_parts(design) if settings.tractor else None
+
+    def background(take: Take | None) -> np.ndarray:
+        """The still scene a shot is filmed on (and the gap after it)."""
+        if parts is None or take is None:
+            return scene
+        return with_tractor(scene, camera, parts, take.shot.yaw_deg, gain)
+
     hull = design.bale.hull_mm
     noise = _Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
@@ -145,10 +156,11 @@ def write_film(
             output_params=["-crf", str(settings.crf), "-preset", "ultrafast"],
         )
         writer.send(None)
-        frame = np.empty_like(still)
+        frame = np.empty_like(scene)
         done = 0
         try:
             for take in [None, *takes]:  # a gap first, then each shot and a gap
+                still = background(take or (takes[0] if takes else None))
                 for time_s in [] if take is None else take.times_s:
                     assert take is not None
                     noise.draw(still, frame)

@@ -33,6 +33,7 @@ FENCE_RGB = (122, 74, 30)
 TABLE_RGB = np.array([150, 112, 78], float)
 WALL_RGB = np.array([196, 196, 188], float)
 BALE_RGB = np.array([237, 204, 77], float)
+TRACTOR_RGB = np.array([110, 110, 124], float)
 #: How much of the light a shadow takes away where the bale is on the board.
 SHADOW_DEPTH = 0.45
 #: Supersampling of the still scene, per side.
@@ -149,3 +150,38 @@ def _draw_fences(image: np.ndarray, camera: Camera, board: Board) -> None:
             continue
         hull = cv2.convexHull(np.round(pixels * 16).astype(np.int32))
         cv2.fillConvexPoly(image, hull, FENCE_RGB, cv2.LINE_AA, 4)
+
+
+def with_tractor(
+    still: np.ndarray,
+    camera: Camera,
+    parts_mm: list[np.ndarray],
+    yaw_deg: float,
+    gain: np.ndarray,
+) -> np.ndarray:
+    """The still scene with the tractor on it, turned to ``yaw_deg``: each of its
+    convex parts (tractor frame, mm) filled in grey, the farthest first, the higher
+    ones lighter. The bale is drawn over it (its release is at the muzzle, in front)."""
+    import cv2
+
+    image = still.copy()
+    c, s = np.cos(np.radians(yaw_deg)), np.sin(np.radians(yaw_deg))
+    turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    placed = [part @ turn.T for part in parts_mm]
+    eye = np.asarray(camera.position_mm, float)
+    placed.sort(key=lambda part: -float(np.linalg.norm(part.mean(axis=0) - eye)))
+    top = max(float(part[:, 2].max()) for part in placed) or 1.0
+    for part in placed:
+        outline = camera.project(part)
+        centre = camera.project(part.mean(axis=0))
+        if not (np.isfinite(outline).all() and np.isfinite(centre).all()):
+            continue
+        u = int(np.clip(centre[0], 0, camera.width - 1))
+        v = int(np.clip(centre[1], 0, camera.height - 1))
+        shade = (0.7 + 0.3 * float(part[:, 2].mean()) / top) * float(gain[v, u])
+        polygon = cv2.convexHull(np.round(outline * 16).astype(np.int32))
+        cv2.fillConvexPoly(
+            image, polygon, tuple(float(x) for x in TRACTOR_RGB * shade), cv2.LINE_AA, 4
+        )
+        cv2.polylines(image, [polygon], True, (40, 40, 44), 1, cv2.LINE_AA, 4)
+    return image

@@ -213,3 +213,27 @@ def test_the_same_seed_films_the_same_video(tmp_path, capsys):
     first = film(4, "a.mp4")
     assert film(4, "b.mp4") == first
     assert film(5, "c.mp4") != first
+
+
+def test_the_tractor_is_drawn_turned_to_the_shot():
+    """--tractor: grey parts over the pivot, turned with the shot's yaw, nothing
+    drawn away from it."""
+    from models.design import load_design
+    from sim.physics.bodies import tractor_parts
+    from sim.video.camera import make_camera
+    from sim.video.scene import Lighting, still_scene, with_tractor
+
+    camera = make_camera((0, -500, 900), (0, 0, 0), 60, 320, 240)
+    board = load_board("stock")
+    lighting = Lighting()
+    still = still_scene(camera, board, marker_layout(board), lighting)
+    gain = lighting.gain(320, 240)
+    parts = tractor_parts(load_design("stock"))
+    straight = with_tractor(still, camera, parts, 0.0, gain)
+    turned = with_tractor(still, camera, parts, 90.0, gain)
+    u, v = np.round(camera.project((0, 0, 10))).astype(int)
+    changed = np.abs(straight.astype(int) - still).sum(axis=2) > 30
+    assert changed[v - 3 : v + 4, u - 3 : u + 4].all()
+    far = camera.project((-222.5, -337.5, 0)).astype(int)  # a marker's centre
+    assert not changed[far[1] - 3 : far[1] + 4, far[0] - 3 : far[0] + 4].any()
+    assert (straight != turned).any()
