@@ -51,6 +51,7 @@ LAYERS = (
     "sim.resolver",
     "sim.studies",
     "sim.views",
+    "sim.video",
     "sim.envs",
     "sim.serve",
     "sim.cli",
