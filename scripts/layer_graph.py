@@ -47,6 +47,7 @@ LAYERS = (
     "sim.resolver",
     "sim.studies",
     "sim.views",
+    "sim.video",
     "sim.envs",
     "sim.serve",
     "sim.cli",

@@ -16,7 +16,20 @@ import threading
 
 from models.errors import InputError
 from models.text import shown
-from sim.cli import board, calibrate, demo, design, games, hitmap, replay, serve, shots, solve
+from sim.cli import (
+    board,
+    calibrate,
+    demo,
+    design,
+    film,
+    games,
+    hitmap,
+    markers,
+    replay,
+    serve,
+    shots,
+    solve,
+)
 from sim.cli.common import Parser
 
 
@@ -37,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
         serve.add_serve,
         solve.add_solve,
         calibrate.add_calibrate,
+        markers.add_markers,
+        film.add_film,
         demo.add_demo,
     ):
         add(sub)

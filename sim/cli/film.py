@@ -1,0 +1,241 @@
+"""``piggy film``: the sandbox's own shots as a phone on a tripod would film them,
+to plan a filming setup and to test a video measurement (docs/real-toy.md,
+"Planning a filming setup with piggy film")."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from models.board import load_board
+from models.design import load_design
+from models.errors import InputError
+from models.numbers import ascii_decimal, ascii_whole
+from models.text import shown
+from sim.cli.common import (
+    check_output,
+    finite_number,
+    json_out,
+    progress_bar,
+    seed_arg,
+    whole_number,
+)
+from sim.video import defaults
+
+
+def cmd_film(args) -> int:
+    # Everything that can be refused is refused before a shot is fired.
+    check_output(args.out, "--out", (".mp4",))
+    if args.truth:
+        from sim.studies.datafiles import sidecar_path
+
+        check_output(args.truth, "--truth", (".csv",))
+        check_output(sidecar_path(args.truth), "--truth's sidecar")
+    width, height = args.size
+    board = load_board(args.board)
+    design = load_design(args.design)
+    from sim.video.angles import read_angles
+
+    angles = read_angles(args.angles)
+    launcher = design.launcher
+    for row, pitch in enumerate(angles.pitch_deg, start=2):
+        if not launcher.pitch_min_deg <= pitch <= launcher.pitch_max_deg:
+            raise InputError(
+                f"{angles.source} row {row}, column 'pitch_deg': {pitch:g} is outside design "
+                f"'{design.name}''s pitch range ({launcher.pitch_min_deg:g} to "
+                f"{launcher.pitch_max_deg:g} deg)"
+            )
+    from sim.video import opencv
+
+    opencv()  # refused on one line, naming the extra, before any work
+    from sim.video.camera import make_camera
+    from sim.video.film import FilmSettings, fire, frame_count, write_film
+    from sim.video.plan import plan, plan_lines
+    from sim.video.scene import Lighting
+
+    camera = make_camera(args.camera_at, args.look_at, args.fov, width, height)
+    settings = FilmSettings(
+        fps=args.fps,
+        exposure=args.exposure,
+        blur_samples=args.blur_samples,
+        noise=args.noise,
+        rolling_shutter=args.rolling_shutter,
+        crf=args.crf,
+        gap_s=args.gap,
+        shot_s=args.shot_seconds,
+        lighting=Lighting(args.gradient, args.vignette),
+    )
+    bars = not args.json
+    update = progress_bar(len(angles), bars, unit="shot", label="firing")
+    takes = fire(board, design, angles, args.seed, settings, update)
+    update(None)
+    update = progress_bar(frame_count(takes, settings), bars, unit="frame", label="filming")
+    write_film(args.out, board, design, camera, takes, settings, args.seed, update)
+    update(None)
+    if args.truth:
+        _write_truth(args, takes)
+    report = plan(camera, board, design, takes, settings)
+    if args.json:
+        json_out(report | {"files": {"video": args.out, "truth": args.truth}})
+        return 0
+    for line in plan_lines(report):
+        print(line)
+    print(f"Wrote {shown(args.out)} ({frame_count(takes, settings)} frames at {args.fps} fps)")
+    if args.truth:
+        print(f"Wrote {shown(args.truth)} (each shot's true first touch and launch speed)")
+    return 0
+
+
+def _write_truth(args, takes) -> None:
+    from models.design import design_identity
+    from models.identity import board_sha256
+    from sim.studies.datafiles import package_version, write_table
+    from sim.video.film import truth_rows
+
+    provenance = {
+        "made_by": "piggy film",
+        "board": args.board,
+        "board_sha256": board_sha256(args.board),
+        **design_identity(args.design),
+        "engine": "bullet",
+        "angles": args.angles,
+        "seed": args.seed,
+        "first_touch": "the bale's first contact with the board, board frame, mm",
+        "speed": "the launch speed drawn for the shot, mm/s",
+        "version": package_version(),
+    }
+    write_table(truth_rows(takes), args.truth, "csv", provenance)
+
+
+def _point(text: str) -> tuple[float, float, float]:
+    """An argparse ``type``: ``X,Y,Z`` in mm."""
+    parts = text.split(",")
+    values = [ascii_decimal(p.strip()) for p in parts]
+    if len(parts) != 3 or any(v is None or not math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{shown(text, 40)} is not a point: expected X,Y,Z in mm (board frame), e.g. 0,-900,700"
+        )
+    x, y, z = (float(v) for v in values)  # type: ignore[arg-type]
+    return x, y, z
+
+
+def _size(text: str) -> tuple[int, int]:
+    """An argparse ``type``: ``WxH`` in pixels, even sides."""
+    parts = text.lower().split("x")
+    values = [ascii_whole(p.strip()) for p in parts]
+    (w_lo, w_hi), (h_lo, h_hi) = defaults.WIDTH_RANGE, defaults.HEIGHT_RANGE
+    allowed = f"WxH, even numbers, width {w_lo} to {w_hi}, height {h_lo} to {h_hi}"
+    if len(parts) != 2 or any(v is None for v in values):
+        raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a size ({allowed})")
+    width, height = (int(v) for v in values)  # type: ignore[arg-type]
+    if not (w_lo <= width <= w_hi and h_lo <= height <= h_hi) or width % 2 or height % 2:
+        raise argparse.ArgumentTypeError(f"{width}x{height} is not allowed ({allowed})")
+    return width, height
+
+
+def add_film(sub) -> None:
+    """The ``film`` command."""
+    p = sub.add_parser(
+        "film",
+        help="the sandbox's shots as a phone on a tripod would film them",
+        description="Fire the shots of an angles CSV (pitch_deg, yaw_deg: one row a "
+        "shot, the file written while filming) with PyBullet on the empty board and "
+        "film them from a camera anywhere over it: the board with its markers "
+        "(piggy markers), the bale and its shadow, with motion blur, a rolling "
+        "shutter, sensor noise, lighting and compression. Positions in mm, board "
+        "frame. --truth writes each shot's true first touch and launch speed, the "
+        "measurement's answer. To plan a filming setup and to test a measurement "
+        "(docs/real-toy.md).",
+    )
+    p.add_argument("--design", required=True, help="a name in models/designs/ or a path")
+    p.add_argument("--angles", required=True, metavar="ANGLES.csv", help="the shots, in order")
+    p.add_argument("--board", default="stock", help="the board (default: stock)")
+    p.add_argument(
+        "--camera-at", type=_point, required=True, metavar="X,Y,Z", help="the camera, mm"
+    )
+    p.add_argument(
+        "--look-at",
+        type=_point,
+        default=(0.0, 0.0, 0.0),
+        metavar="X,Y,Z",
+        help="the point at the image's centre, mm (default 0,0,0: the tractor's pivot)",
+    )
+    lo, hi = defaults.FOV_RANGE_DEG
+    p.add_argument(
+        "--fov",
+        type=finite_number(),
+        default=60.0,
+        metavar="DEG",
+        help=f"the horizontal field of view, more than {lo:g} and less than {hi:g} (default 60)",
+    )
+    p.add_argument(
+        "--fps",
+        type=whole_number(*defaults.FPS_RANGE),
+        default=defaults.FPS,
+        help=f"frames a second, {defaults.FPS_RANGE[0]} to {defaults.FPS_RANGE[1]} "
+        f"(default {defaults.FPS})",
+    )
+    p.add_argument(
+        "--size",
+        type=_size,
+        default=(1920, 1080),
+        metavar="WxH",
+        help="the frame, pixels (default 1920x1080)",
+    )
+    seed_arg(p, "seeds the shots' noise, the frames' phase and the sensor noise")
+    p.add_argument("--out", required=True, metavar="SHOTS.mp4", help="the video (H.264 MP4)")
+    p.add_argument(
+        "--truth",
+        metavar="TRUTH.csv",
+        help="write each shot's true first touch (x_mm, y_mm) and launch speed (speed_mm_s)",
+    )
+    _camera_options(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_film)
+
+
+def _camera_options(p: argparse.ArgumentParser) -> None:
+    """What a real camera adds: blur, rolling shutter, noise, light, compression."""
+    d = defaults
+    for flag, kind, default, help_text in (
+        (
+            "--exposure",
+            finite_number(0, 1),
+            d.EXPOSURE,
+            "the shutter open for this share of the frame period, 0 (no blur) to 1",
+        ),
+        (
+            "--blur-samples",
+            whole_number(1, 64),
+            d.BLUR_SAMPLES,
+            "renders averaged over the exposure, 1 to 64",
+        ),
+        (
+            "--noise",
+            finite_number(0, 50),
+            d.NOISE,
+            "sensor noise, grey levels (of 255), 1 sd, 0 to 50",
+        ),
+        (
+            "--rolling-shutter",
+            finite_number(0, 1),
+            d.ROLLING_SHUTTER,
+            "the rows read top to bottom over this share of the frame period, 0 (global) to 1",
+        ),
+        ("--crf", whole_number(0, 51), d.CRF, "H.264 compression: 0 lossless to 51 worst"),
+        ("--gap", finite_number(0.01, 10), d.GAP_S, "still frames between shots, s, 0.01 to 10"),
+        (
+            "--shot-seconds",
+            finite_number(0.05, 10),
+            d.SHOT_S,
+            "the most of each shot filmed from its release, s, 0.05 to 10",
+        ),
+        (
+            "--gradient",
+            finite_number(0, 1),
+            d.GRADIENT,
+            "the light's change across the image, 0 to 1",
+        ),
+        ("--vignette", finite_number(0, 1), d.VIGNETTE, "the darkening of the corners, 0 to 1"),
+    ):
+        p.add_argument(flag, type=kind, default=default, help=f"{help_text} (default {default:g})")

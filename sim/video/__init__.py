@@ -1,0 +1,30 @@
+"""The real toy from a video: the printed markers that fix a camera's pose
+(:mod:`sim.video.markers`), a pinhole camera (:mod:`sim.video.camera`) and the
+sandbox's own shots filmed as a phone on a tripod would see them
+(:mod:`sim.video.film`); docs/real-toy.md, "Markers and the camera".
+
+OpenCV (``cv2``, the ``video`` extra) is imported only here, through
+:func:`opencv`, so that a machine without it is told on one line what installs it.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from models.errors import InputError, install_hint
+
+
+def opencv() -> ModuleType:
+    """The ``cv2`` module, or an :class:`InputError` naming the extra that installs it."""
+    try:
+        import cv2
+    except ImportError:
+        raise InputError(
+            f"the video commands need OpenCV (opencv-python-headless): {install_hint('video')}"
+        ) from None
+    if not hasattr(cv2, "aruco"):
+        raise InputError(
+            "this OpenCV has no ArUco module (cv2.aruco): install opencv-python-headless "
+            f"4.8 or later, {install_hint('video')}"
+        )
+    return cv2

@@ -1,0 +1,309 @@
+"""The sandbox's own shots filmed as a phone on a tripod would see them
+(``piggy film``; docs/real-toy.md, "Planning a filming setup with piggy film").
+
+Each shot of an angles file is fired with PyBullet on the empty board, its bale's
+pose recorded at every physics step; then the video is drawn frame by frame: the
+still scene once (:mod:`sim.video.scene`), and in each frame of a shot the bale
+(its convex hull, projected, in straw yellow) with its shadow straight below it.
+What a real camera adds, each a setting of :class:`FilmSettings`:
+
+- motion blur: the shutter is open for ``exposure`` of the frame's period, and the
+  frame is the mean of ``blur_samples`` renders spread over that time;
+- a rolling shutter: the sensor's rows are read from top to bottom over
+  ``rolling_shutter`` of the period, so the bale is drawn where it was when the
+  row it is on was read;
+- sensor noise: Gaussian, ``noise`` grey levels (of 255) standard deviation;
+- the light (:class:`~sim.video.scene.Lighting`) and the compression (H.264 at
+  ``crf``: 0 lossless, 51 worst, phones near 20).
+
+A frame's time starts at a random phase of the frame period from the bale's
+release (a camera does not know when the shot leaves). Shots are separated, and
+the video begins and ends, with ``gap_s`` of still frames without a bale. The
+video holds pixels only; each shot's truth (its first touch of the board and its
+launch speed) goes to a separate CSV (:func:`truth_rows`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from models.design import Design
+from models.grid import Board
+from models.seeds import split_seed
+from sim.physics.results import ShotResult
+from sim.video import defaults
+from sim.video.angles import Angles
+from sim.video.camera import Camera
+from sim.video.markers import marker_layout
+from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene
+
+#: Frames of noise drawn once and taken in a seeded random order.
+NOISE_BANK = 8
+#: Above this height (mm) the bale casts no shadow the camera can see; below it the
+#: shadow darkens as the bale comes down.
+SHADOW_HEIGHT_MM = 150.0
+
+
+@dataclass(frozen=True)
+class FilmSettings:
+    """How the video is filmed (each field is a ``piggy film`` option)."""
+
+    fps: int = defaults.FPS
+    exposure: float = defaults.EXPOSURE
+    blur_samples: int = defaults.BLUR_SAMPLES
+    noise: float = defaults.NOISE
+    rolling_shutter: float = defaults.ROLLING_SHUTTER
+    crf: int = defaults.CRF
+    gap_s: float = defaults.GAP_S
+    shot_s: float = defaults.SHOT_S
+    lighting: Lighting = field(default_factory=Lighting)
+
+    @property
+    def gap_frames(self) -> int:
+        return max(1, round(self.gap_s * self.fps))
+
+
+@dataclass(frozen=True)
+class Take:
+    """One shot as filmed: its settings, its record, and the frames it spans (the
+    times after release, s, of each frame's start)."""
+
+    pitch_deg: float
+    yaw_deg: float
+    shot: ShotResult
+    times_s: np.ndarray
+
+
+def fire(
+    board: Board,
+    design: Design,
+    angles: Angles,
+    seed: int,
+    settings: FilmSettings,
+    progress: Callable[[int], None] = lambda done: None,
+) -> list[Take]:
+    """Fire every shot of ``angles`` in order (shot i seeded ``split_seed(seed, i)``),
+    recording the bale at every physics step, and lay out each one's frames."""
+    from sim.physics.engines import make_world
+
+    phases = np.random.default_rng(split_seed(seed, len(angles), 1)).uniform(size=len(angles))
+    takes = []
+    with make_world(board, design, engine="bullet") as world:
+        for i, (pitch, yaw) in enumerate(zip(angles.pitch_deg, angles.yaw_deg, strict=True)):
+            shot = world.shoot(yaw, pitch, seed=split_seed(seed, i), record_every=1)
+            assert shot.recording is not None  # record_every asks for it
+            length = min((shot.recording.frames - 1) * shot.recording.dt_s, settings.shot_s)
+            start = phases[i] / settings.fps
+            count = max(1, math.floor((length - start) * settings.fps) + 1)
+            takes.append(Take(pitch, yaw, shot, start + np.arange(count) / settings.fps))
+            progress(i + 1)
+    return takes
+
+
+def frame_count(takes: Sequence[Take], settings: FilmSettings) -> int:
+    """The video's frames: the shots' and a gap before, between and after them."""
+    return settings.gap_frames * (len(takes) + 1) + sum(len(t.times_s) for t in takes)
+
+
+def write_film(
+    path: str | Path,
+    board: Board,
+    design: Design,
+    camera: Camera,
+    takes: Sequence[Take],
+    settings: FilmSettings,
+    seed: int,
+    progress: Callable[[int], None] = lambda done: None,
+) -> Path:
+    """Draw the video and write it as an H.264 MP4, atomically (a failed write is
+    one line; no temporary file is left)."""
+    import imageio_ffmpeg
+
+    from sim.views.video_files import check_video, replacing
+
+    path = Path(path)
+    still = still_scene(camera, board, marker_layout(board), settings.lighting)
+    gain = settings.lighting.gain(camera.width, camera.height)
+    hull = design.bale.hull_mm
+    noise = _Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
+    with replacing(tmp, path):
+        writer = imageio_ffmpeg.write_frames(
+            str(tmp),
+            (camera.width, camera.height),
+            fps=settings.fps,
+            codec="libx264",
+            quality=None,
+            macro_block_size=1,
+            ffmpeg_log_level="quiet",
+            output_params=["-crf", str(settings.crf), "-preset", "veryfast"],
+        )
+        writer.send(None)
+        done = 0
+
+        def emit(frame: np.ndarray) -> None:
+            nonlocal done
+            writer.send(noise.add(frame))
+            done += 1
+            progress(done)
+
+        try:
+            for take in [None, *takes]:
+                if take is not None:
+                    for time_s in take.times_s:
+                        frame = still.copy()
+                        _draw_bale(frame, still, gain, camera, hull, take.shot, time_s, settings)
+                        emit(frame)
+                for _ in range(settings.gap_frames):
+                    emit(still.copy())
+        finally:
+            writer.close()
+        check_video(tmp)
+    return path
+
+
+def truth_rows(takes: Sequence[Take]) -> list[dict]:
+    """Each shot's truth, in the angles file's order: the settings, the bale's first
+    touch of the board (x_mm, y_mm; empty when it first touched something else) and
+    its launch speed: a measured-shots CSV (``piggy calibrate`` reads it)."""
+    rows = []
+    for take in takes:
+        shot = take.shot
+        on_board = shot.first_contact_with == "board" and shot.first_contact_mm is not None
+        x, y = shot.first_contact_mm[:2] if on_board else ("", "")  # type: ignore[index]
+        rows.append(
+            {
+                "pitch_deg": f"{take.pitch_deg:g}",
+                "yaw_deg": f"{take.yaw_deg:g}",
+                "x_mm": f"{x:.2f}" if on_board else "",
+                "y_mm": f"{y:.2f}" if on_board else "",
+                "speed_mm_s": f"{shot.speed_mm_s:.1f}",
+            }
+        )
+    return rows
+
+
+class _Noise:
+    """Sensor noise from a bank of frames drawn once (two saturating uint8 adds a
+    frame: cheap at 1080p), taken in a seeded random order."""
+
+    def __init__(self, camera: Camera, sd: float, rng: np.random.Generator):
+        self._rng = rng
+        self._bank: list[tuple[np.ndarray, np.ndarray]] = []
+        shape = (camera.height, camera.width, 3)
+        for _ in range(NOISE_BANK if sd > 0 else 0):
+            values = np.rint(rng.normal(0.0, sd, shape)).clip(-255, 255)
+            self._bank.append(
+                (values.clip(0, None).astype(np.uint8), (-values).clip(0, None).astype(np.uint8))
+            )
+
+    def add(self, frame: np.ndarray) -> np.ndarray:
+        import cv2
+
+        if self._bank:
+            up, down = self._bank[int(self._rng.integers(len(self._bank)))]
+            cv2.add(frame, up, dst=frame)
+            cv2.subtract(frame, down, dst=frame)
+        return frame
+
+
+def _bale_pose(shot: ShotResult, time_s: float) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The bale's centre (3,), mm, rotation (3, 3) and whether it is in play, at a
+    time after release: positions interpolated between the recorded steps, the
+    orientation of the nearer one; after the record's end, as it ended."""
+    rec = shot.recording
+    assert rec is not None
+    at = min(max(time_s / rec.dt_s, 0.0), rec.frames - 1.0)
+    k = min(int(at), rec.frames - 2) if rec.frames > 1 else 0
+    f = at - k if rec.frames > 1 else 0.0
+    position = (
+        rec.bale_mm[k] if rec.frames == 1 else (1 - f) * rec.bale_mm[k] + f * rec.bale_mm[k + 1]
+    )
+    nearer = k if f < 0.5 else k + 1
+    return position, _rotation(rec.bale_quat[nearer]), bool(rec.bale_in_play[k])
+
+
+def _rotation(q: np.ndarray) -> np.ndarray:
+    x, y, z, w = q / np.linalg.norm(q)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def _draw_bale(
+    frame: np.ndarray,
+    still: np.ndarray,
+    gain: np.ndarray,
+    camera: Camera,
+    hull_mm: np.ndarray,
+    shot: ShotResult,
+    time_s: float,
+    settings: FilmSettings,
+) -> None:
+    """The bale and its shadow drawn into ``frame`` (the still scene's copy), blurred
+    over the exposure and placed by the rolling shutter."""
+    import cv2
+
+    samples = settings.blur_samples if settings.exposure > 0 else 1
+    period = 1.0 / settings.fps
+    shapes = []  # per sample: the bale's outline, its shadow's, the shadow's depth, its gain
+    for k in range(samples):
+        t = time_s + settings.exposure * period * (k + 0.5) / samples
+        centre, _, in_play = _bale_pose(shot, t)
+        pixel = camera.project(centre)
+        if settings.rolling_shutter > 0 and np.isfinite(pixel).all():
+            row = min(max(pixel[1], 0.0), camera.height - 1.0)
+            t += settings.rolling_shutter * period * row / camera.height
+        centre, rotation, in_play = _bale_pose(shot, t)
+        if not in_play:
+            continue
+        points = centre + hull_mm @ rotation.T
+        outline = camera.project(points)
+        ground = points.copy()
+        ground[:, 2] = 0.0
+        shadow = camera.project(ground)
+        if not (np.isfinite(outline).all() and np.isfinite(shadow).all()):
+            continue
+        depth = SHADOW_DEPTH * max(0.0, 1.0 - centre[2] / SHADOW_HEIGHT_MM)
+        u, v = camera.project(centre)
+        lit = gain[int(np.clip(v, 0, camera.height - 1)), int(np.clip(u, 0, camera.width - 1))]
+        shapes.append((outline, shadow, depth, lit))
+    if not shapes:
+        return
+    every = np.concatenate([np.vstack([o, s]) for o, s, _, _ in shapes])
+    x0, y0 = np.floor(every.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(every.max(axis=0)).astype(int) + 3
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, camera.width), min(y1, camera.height)
+    if x1 <= x0 or y1 <= y0:
+        return  # out of the picture
+    corner = np.array([x0, y0], float)
+    base = still[y0:y1, x0:x1]
+    total = np.zeros(base.shape, np.float32)
+    for outline, shadow, depth, lit in shapes:
+        tile = base.copy()
+        if depth > 0:
+            mask = np.zeros(base.shape[:2], np.uint8)
+            cv2.fillConvexPoly(mask, _polygon(shadow - corner), 255, cv2.LINE_AA, 4)
+            tile = (tile * (1 - depth / 255 * mask[..., None].astype(np.float32))).astype(np.uint8)
+        colour = tuple(float(c) for c in np.clip(BALE_RGB * lit, 0, 255))
+        cv2.fillConvexPoly(tile, _polygon(outline - corner), colour, cv2.LINE_AA, 4)
+        total += tile
+    frame[y0:y1, x0:x1] = np.clip(total / len(shapes) + 0.5, 0, 255).astype(np.uint8)
+
+
+def _polygon(pixels: np.ndarray) -> np.ndarray:
+    """The convex hull of points (n, 2) as OpenCV's fixed-point polygon (4 bits)."""
+    import cv2
+
+    return cv2.convexHull(np.round(pixels * 16).astype(np.int32))
