@@ -14,8 +14,6 @@ launch speed out (docs/real-toy.md, "Measuring from a video").
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,8 +22,6 @@ import numpy as np
 
 from models.design import Design
 from models.errors import InputError
-from models.files import read_text
-from models.numbers import ascii_decimal
 from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, release_radius_mm
 from sim.video.detect import (
     CameraPose,
@@ -34,6 +30,7 @@ from sim.video.detect import (
     find_markers,
     solve_pose,
 )
+from sim.video.angles import Angles
 from sim.video.markers import MarkerLayout
 from sim.video.speed import launch_speed
 from sim.video.touch import first_touch
@@ -65,16 +62,6 @@ NO_BREAK = (
 
 
 @dataclass(frozen=True)
-class Angles:
-    pitch_deg: np.ndarray
-    yaw_deg: np.ndarray
-    source: str
-
-    def __len__(self) -> int:
-        return len(self.pitch_deg)
-
-
-@dataclass(frozen=True)
 class ShotMeasure:
     """One shot: its angles, first touch (x, y mm) and launch speed (NaN where not
     measured), quality in words, the reason it was skipped (None if measured),
@@ -99,36 +86,6 @@ class Measurement:
     pose: CameraPose
     track: Track
     shots: tuple[ShotMeasure, ...]
-
-
-def read_angles(path) -> Angles:
-    """The yaw and pitch set for each shot, in order: a CSV with ``pitch_deg`` and
-    ``yaw_deg`` columns (others, such as a measured CSV's, are ignored)."""
-    source = str(path)
-    rows = [
-        r for r in csv.reader(io.StringIO(read_text(path, "angles"))) if any(c.strip() for c in r)
-    ]
-    header = [h.strip() for h in rows[0]] if rows else []
-    for name in ("pitch_deg", "yaw_deg"):
-        if name not in header:
-            raise InputError(
-                f"--angles {source}: missing column '{name}' (one row per shot, in firing order)"
-            )
-    values: dict[str, list[float]] = {"pitch_deg": [], "yaw_deg": []}
-    limits = {"pitch_deg": (-60.0, 85.0), "yaw_deg": (-180.0, 180.0)}
-    for number, row in enumerate(rows[1:], start=2):
-        cells = dict(zip(header, row, strict=False))
-        for name, (lo, hi) in limits.items():
-            value = ascii_decimal(cells.get(name, "").strip())
-            if value is None or not lo <= value <= hi:
-                raise InputError(
-                    f"--angles {source} row {number}, column '{name}': "
-                    f"'{cells.get(name, '')}' is not a number in [{lo:g}, {hi:g}]"
-                )
-            values[name].append(value)
-    if not values["pitch_deg"]:
-        raise InputError(f"--angles {source}: no shots (one row per shot, in firing order)")
-    return Angles(np.array(values["pitch_deg"]), np.array(values["yaw_deg"]), source)
 
 
 def needed_fps(design: Design) -> float:

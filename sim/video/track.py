@@ -1,9 +1,10 @@
 """The bale in every frame of a video, and the video cut into shots.
 
 The camera stands still, so everything that is not the board is what changed:
-each frame is compared with the video's median background (a few frames spread
-over the video, where the small, fast bale is almost never at one place twice).
-The bale is the largest blob of changed colour; its place is the centroid of the
+each frame is compared with a median background (frames spread over the video's
+first second, where the small, fast bale is almost never at one place twice).
+The bale is the largest blob that became lighter (a straw bale over a green
+board; its shadow, darker, is left out); its place is the centroid of the
 change, weighted by how much each pixel changed (sub-pixel). Frames are searched
 at a quarter of their size and the centroid taken at full size around what was
 found (every 2nd-4th pixel, the bale still a few pixels wide), which keeps a
@@ -29,8 +30,9 @@ from models.text import shown
 #: Frames sampled for the median background.
 BACKGROUND_FRAMES = 9
 #: The bale absent this long ends a shot, s (a bale out of view for less, leaving
-#: the top of the frame on a high arc, stays in its shot).
-SHOT_GAP_S = 0.3
+#: the top of the frame on a high arc, stays in its shot; ``piggy film`` leaves
+#: 0.25 s between shots).
+SHOT_GAP_S = 0.1
 #: A shot must show the bale in at least this many frames to be a shot at all.
 MIN_SHOT_FRAMES = 4
 #: Least change (0-255 grey levels) a pixel must show to belong to the bale.
@@ -145,7 +147,7 @@ class BaleFinder:
 
     def find(self, frame: np.ndarray) -> tuple[float, float, float] | None:
         """The bale's centroid (u, v) and area in pixels, or None when not in view."""
-        change = cv2.absdiff(frame[:: self.scale, :: self.scale], self.small_background)
+        change = cv2.subtract(frame[:: self.scale, :: self.scale], self.small_background)
         _, mask = cv2.threshold(change, MIN_CHANGE, 255, cv2.THRESH_BINARY)
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if count < 2:
@@ -156,7 +158,7 @@ class BaleFinder:
         height, width = frame.shape[:2]
         x0, y0 = max(0, (x - 2) * s), max(0, (y - 2) * s)
         x1, y1 = min(width, (x + w + 2) * s), min(height, (y + h + 2) * s)
-        full = cv2.absdiff(frame[y0:y1, x0:x1], self.background[y0:y1, x0:x1]).astype(np.float32)
+        full = cv2.subtract(frame[y0:y1, x0:x1], self.background[y0:y1, x0:x1]).astype(np.float32)
         weight = np.where(full >= MIN_CHANGE, full - MIN_CHANGE / 2, 0.0)
         area = float(np.count_nonzero(weight))
         if not self.min_area <= area <= self.max_area:
