@@ -163,8 +163,9 @@ def cmd_measure(args) -> int:
     return 0
 
 
-def video_args(p, required: bool) -> None:
-    """The arguments of a measurement, shared with ``piggy calibrate --video``."""
+def video_args(p, required: bool, board: bool = True) -> None:
+    """The arguments of a measurement, shared with ``piggy calibrate --video`` (which
+    has its own ``--board``)."""
     p.add_argument(
         "--angles",
         required=required,
@@ -178,7 +179,10 @@ def video_args(p, required: bool) -> None:
         "optional distortion (OpenCV's k1, k2, p1, p2, k3); default: estimated "
         "from the markers",
     )
-    p.add_argument("--board", default="stock", help="the board the markers are on (default: stock)")
+    if board:
+        p.add_argument(
+            "--board", default="stock", help="the board the markers are on (default: stock)"
+        )
     p.add_argument(
         "--overlay",
         metavar="CHECK.mp4",
