@@ -53,7 +53,7 @@ MAX_SPEED_SE = 0.01
 #: A flight fitted worse than this (rms, pixels) is not trusted.
 MAX_FLIGHT_RMS_PX = 2.5
 #: Flight frames needed before the touch for the touch, and for the speed.
-MIN_TOUCH_FRAMES = 5
+MIN_TOUCH_FRAMES = 4
 MIN_SPEED_FRAMES = 12
 NO_BREAK = (
     "no first touch seen: the bale's path does not break clearly in view (it left the "
@@ -77,7 +77,6 @@ class ShotMeasure:
     skipped: str | None = None
     frames: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     break_frame: int | None = None
-    touch_centre_mm: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -190,17 +189,14 @@ def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeas
     if touch is None or touch.break_index < MIN_TOUCH_FRAMES:
         return ShotMeasure(**base, skipped=NO_BREAK)
     flight = touch.flight
-    if flight.rms_px > MAX_FLIGHT_RMS_PX:
-        return ShotMeasure(
-            **base,
-            skipped=f"the flight before the touch is not a clean arc ({flight.rms_px:.1f} px "
-            "rms): the bale was hidden or glared",
-        )
     x, y = (float(v) for v in touch.point_mm)
     if not (math.isfinite(x) and math.isfinite(y)):
-        return ShotMeasure(**base, skipped="the fitted touch is not on the board")
+        return ShotMeasure(**base, skipped="the touch's ray does not meet the board")
     speed, quality = math.nan, "good"
-    if touch.break_index < MIN_SPEED_FRAMES:
+    if flight is None or flight.rms_px > MAX_FLIGHT_RMS_PX:
+        misfit = "no fit" if flight is None else f"{flight.rms_px:.1f} px rms"
+        quality = f"no speed: the flight before the touch is not a clean arc ({misfit})"
+    elif touch.break_index < MIN_SPEED_FRAMES:
         quality = f"no speed: only {touch.break_index} flight frames in view"
     else:
         fitted = launch_speed(flight, release_radius_mm(design) * math.cos(math.radians(pitch)))
@@ -219,7 +215,6 @@ def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeas
         speed_mm_s=speed,
         quality=quality,
         break_frame=int(run[touch.break_index]),
-        touch_centre_mm=flight.touch_centre_mm,
     )
 
 
