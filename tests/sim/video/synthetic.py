@@ -20,6 +20,7 @@ from sim.video.markers import marker_layout
 
 _TEXTURE_MM = (-320.0, 320.0, -440.0, 440.0)  # x0, x1, y0, y1 of the board picture
 _PX_PER_MM = 2.0
+_BALE_BGR = np.array([40, 200, 240], np.float32)
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ def write_video(
     """The video and its truth rows (x_mm, y_mm, speed_mm_s)."""
     rng = np.random.default_rng(seed)
     k, r, t = camera.matrices()
+    rvec = cv2.Rodrigues(r)[0]
     board = render_board(camera)
     w, h = camera.size
     writer = imageio_ffmpeg.write_frames(
@@ -133,32 +135,40 @@ def write_video(
         writer.send(np.ascontiguousarray(noisy[..., ::-1]))
 
     truths = []
+    still = board.astype(np.float32)
     for _ in range(round(still_s * fps)):
-        emit(board)
+        emit(still)
     for where, t_c, truth in flights(angles, speeds, seed):
         truths.append(truth)
         for i in range(round((t_c + after_s) * fps)):
             frame = board.astype(np.float32)
-            layer = np.zeros_like(frame)
             for j in range(blur_samples):
                 tt = (i + (j + 0.5) / blur_samples - 0.5) / fps
                 if tt < 0:
                     continue
                 centre = where(tt)
-                pixel, _ = cv2.projectPoints(centre.reshape(1, 3), cv2.Rodrigues(r)[0], t, k, None)
-                depth = (r @ centre + t)[2]
-                radius = 4.5 * k[0, 0] / depth
-                canvas = np.zeros_like(frame)
-                shift = 4
-                u, v = (round(c * 16) for c in pixel.ravel())
+                pixel, _ = cv2.projectPoints(centre.reshape(1, 3), rvec, t, k, None)
+                radius = 4.5 * k[0, 0] / (r @ centre + t)[2]
+                u, v = pixel.ravel()
+                x0, y0 = int(u - radius - 3), int(v - radius - 3)
+                size = int(2 * radius + 7)
+                if x0 < 0 or y0 < 0 or x0 + size >= w or y0 + size >= h:
+                    continue
+                mask = np.zeros((size, size), np.float32)
                 cv2.circle(
-                    canvas, (u, v), round(radius * 16), (1.0, 1.0, 1.0), -1, cv2.LINE_AA, shift
+                    mask,
+                    (round((u - x0) * 16), round((v - y0) * 16)),
+                    round(radius * 16),
+                    1.0,
+                    -1,
+                    cv2.LINE_AA,
+                    4,
                 )
-                layer += canvas / blur_samples
-            bale = np.array([40, 200, 240], np.float32)
-            frame = frame * (1 - layer) + bale * layer
-            emit(frame.astype(np.uint8))
+                patch = frame[y0 : y0 + size, x0 : x0 + size]
+                weight = mask[..., None] / blur_samples
+                patch[:] = patch * (1 - weight) + _BALE_BGR * weight
+            emit(frame)
         for _ in range(round(still_s * fps)):
-            emit(board)
+            emit(still)
     writer.close()
     return truths
