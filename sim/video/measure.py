@@ -23,6 +23,7 @@ import numpy as np
 from models.design import Design
 from models.errors import InputError
 from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, release_radius_mm
+from sim.video.angles import Angles
 from sim.video.detect import (
     CameraPose,
     Intrinsics,
@@ -30,7 +31,6 @@ from sim.video.detect import (
     find_markers,
     solve_pose,
 )
-from sim.video.angles import Angles
 from sim.video.markers import MarkerLayout
 from sim.video.speed import launch_speed
 from sim.video.touch import first_touch

@@ -56,7 +56,7 @@ def write_overlay(
 
 
 def _point(p) -> tuple[int, int]:
-    return int(round(float(p[0]))), int(round(float(p[1])))
+    return round(float(p[0])), round(float(p[1]))
 
 
 def _draw_axes(frame: np.ndarray, axes: np.ndarray) -> None:
