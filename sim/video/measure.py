@@ -132,12 +132,17 @@ def locate_camera(
     return solve_pose(found, layout, (info.width, info.height), intrinsics)
 
 
+def pixels_per_mm(pose: CameraPose) -> float:
+    """The picture's scale on the board at the pivot, pixels a mm."""
+    ten_mm = pose.project(np.array([[0, 0, 0], [10.0, 0, 0], [0, 10.0, 0]]))
+    return float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
+
+
 def bale_finder(frames: Frames, pose: CameraPose, design: Design) -> BaleFinder:
     """A finder for a blob the bale's size as seen on the board (from a tenth of
     it, partly hidden or far, to ten times it, blurred and near), searched at a
     stride that keeps the bale three samples across."""
-    ten_mm = pose.project(np.array([[0, 0, 0], [10.0, 0, 0], [0, 10.0, 0]]))
-    px_per_mm = float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
+    px_per_mm = pixels_per_mm(pose)
     bale = design.bale
     across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
     area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2

@@ -2,7 +2,7 @@
 
 The camera stands still, so everything that is not the board is what changed:
 each frame is compared with a median background (frames spread over the video's
-first second, where the small, fast bale is almost never at one place twice).
+first 0.2 s: film the board still a moment before the first shot).
 The bale is the largest blob that became lighter (a straw bale over a green
 board; its shadow, darker, is left out); its place is the centroid of the
 change, weighted by how much each pixel changed (sub-pixel). Frames are searched
@@ -27,8 +27,9 @@ import numpy as np
 from models.errors import InputError
 from models.text import shown
 
-#: Frames sampled for the median background.
+#: Frames sampled for the median background, over the video's first BACKGROUND_S.
 BACKGROUND_FRAMES = 9
+BACKGROUND_S = 0.2
 #: The bale absent this long ends a shot, s (a bale out of view for less, leaving
 #: the top of the frame on a high arc, stays in its shot; ``piggy film`` leaves
 #: 0.25 s between shots).
@@ -120,10 +121,11 @@ def first_frames(frames: Frames, count: int) -> list[np.ndarray]:
 
 
 def still_background(frames: Frames) -> np.ndarray:
-    """The per-pixel median of frames spread over the video's first second (a
-    bale flying through them is in few of them, so the median is the board);
-    :data:`BACKGROUND_FRAMES` of them."""
-    step = max(1, round(frames.info.fps / BACKGROUND_FRAMES))
+    """The per-pixel median of :data:`BACKGROUND_FRAMES` frames spread over the
+    video's first :data:`BACKGROUND_S` (the board still before the first shot: a
+    bale resting after a shot must not become part of the background)."""
+    span = max(BACKGROUND_FRAMES, round(BACKGROUND_S * frames.info.fps))
+    step = max(1, span // BACKGROUND_FRAMES)
     picked = []
     for index, frame in enumerate(frames):
         if index % step == 0:
