@@ -194,6 +194,11 @@ RULES = (
         "a study returns data: the views draw it, the server and the command line run it",
     ),
     ("sim.serve", ("sim.cli",), "the server stands beside the command line, not on it"),
+    (
+        "sim.video",
+        ("sim.serve", "sim.cli", "sim.envs"),
+        "the video's markers, camera and film are called by the command line, never call it",
+    ),
 )
 
 

@@ -9,7 +9,6 @@ import math
 
 from models.board import load_board
 from models.design import load_design
-from models.errors import InputError
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.cli.common import (
@@ -24,37 +23,65 @@ from sim.video import defaults
 
 
 def cmd_film(args) -> int:
-    # Everything that can be refused is refused before a shot is fired.
+    scene, angles = _inputs(args)
+    from sim.video.filming import film, truth_provenance
+    from sim.video.plan import plan_lines
+
+    truth = args.truth and (
+        args.truth,
+        truth_provenance(args.board, args.design, args.angles, args.seed),
+    )
+    bars = not args.json
+    report = film(
+        args.out,
+        scene,
+        angles,
+        _settings(args),
+        args.seed,
+        truth=truth or None,
+        progress=lambda total, unit, label: progress_bar(total, bars, unit, label),
+    )
+    if args.json:
+        json_out(report | {"files": {"video": args.out, "truth": args.truth}})
+        return 0
+    for line in plan_lines(report):
+        print(line)
+    print(f"Wrote {shown(args.out)} ({report['frames']} frames at {args.fps} fps)")
+    if args.truth:
+        print(f"Wrote {shown(args.truth)} (each shot's true first touch and launch speed)")
+    return 0
+
+
+def _inputs(args):
+    """Everything that can be refused, refused before a shot is fired: the files to
+    write, the camera, the board, the design, the angles and OpenCV itself."""
     check_output(args.out, "--out", (".mp4",))
     if args.truth:
         from sim.studies.datafiles import sidecar_path
 
         check_output(args.truth, "--truth", (".csv",))
         check_output(sidecar_path(args.truth), "--truth's sidecar")
-    width, height = args.size
+    from sim.video.camera import make_camera
+
+    camera = make_camera(args.camera_at, args.look_at, args.fov, *args.size)
     board = load_board(args.board)
     design = load_design(args.design)
     from sim.video.angles import read_angles
 
     angles = read_angles(args.angles)
-    launcher = design.launcher
-    for row, pitch in enumerate(angles.pitch_deg, start=2):
-        if not launcher.pitch_min_deg <= pitch <= launcher.pitch_max_deg:
-            raise InputError(
-                f"{angles.source} row {row}, column 'pitch_deg': {pitch:g} is outside design "
-                f"'{design.name}''s pitch range ({launcher.pitch_min_deg:g} to "
-                f"{launcher.pitch_max_deg:g} deg)"
-            )
     from sim.video import opencv
+    from sim.video.filming import check_pitches
 
+    check_pitches(angles, design)
     opencv()  # refused on one line, naming the extra, before any work
-    from sim.video.camera import make_camera
-    from sim.video.film import FilmSettings, fire, frame_count, write_film
-    from sim.video.plan import plan, plan_lines
+    return (board, design, camera), angles
+
+
+def _settings(args):
+    from sim.video.film import FilmSettings
     from sim.video.scene import Lighting
 
-    camera = make_camera(args.camera_at, args.look_at, args.fov, width, height)
-    settings = FilmSettings(
+    return FilmSettings(
         fps=args.fps,
         exposure=args.exposure,
         blur_samples=args.blur_samples,
@@ -64,47 +91,8 @@ def cmd_film(args) -> int:
         gap_s=args.gap,
         shot_s=args.shot_seconds,
         lighting=Lighting(args.gradient, args.vignette),
+        tractor=args.tractor,
     )
-    bars = not args.json
-    update = progress_bar(len(angles), bars, unit="shot", label="firing")
-    takes = fire(board, design, angles, args.seed, settings, update)
-    update(None)
-    update = progress_bar(frame_count(takes, settings), bars, unit="frame", label="filming")
-    write_film(args.out, board, design, camera, takes, settings, args.seed, update)
-    update(None)
-    if args.truth:
-        _write_truth(args, takes)
-    report = plan(camera, board, design, takes, settings)
-    if args.json:
-        json_out(report | {"files": {"video": args.out, "truth": args.truth}})
-        return 0
-    for line in plan_lines(report):
-        print(line)
-    print(f"Wrote {shown(args.out)} ({frame_count(takes, settings)} frames at {args.fps} fps)")
-    if args.truth:
-        print(f"Wrote {shown(args.truth)} (each shot's true first touch and launch speed)")
-    return 0
-
-
-def _write_truth(args, takes) -> None:
-    from models.design import design_identity
-    from models.identity import board_sha256
-    from sim.studies.datafiles import package_version, write_table
-    from sim.video.film import truth_rows
-
-    provenance = {
-        "made_by": "piggy film",
-        "board": args.board,
-        "board_sha256": board_sha256(args.board),
-        **design_identity(args.design),
-        "engine": "bullet",
-        "angles": args.angles,
-        "seed": args.seed,
-        "first_touch": "the bale's first contact with the board, board frame, mm",
-        "speed": "the launch speed drawn for the shot, mm/s",
-        "version": package_version(),
-    }
-    write_table(truth_rows(takes), args.truth, "csv", provenance)
 
 
 def _point(text: str) -> tuple[float, float, float]:
@@ -150,6 +138,21 @@ def add_film(sub) -> None:
     p.add_argument("--design", required=True, help="a name in models/designs/ or a path")
     p.add_argument("--angles", required=True, metavar="ANGLES.csv", help="the shots, in order")
     p.add_argument("--board", default="stock", help="the board (default: stock)")
+    seed_arg(p, "seeds the shots' noise, the frames' phase and the sensor noise")
+    p.add_argument("--out", required=True, metavar="SHOTS.mp4", help="the video (H.264 MP4)")
+    p.add_argument(
+        "--truth",
+        metavar="TRUTH.csv",
+        help="write each shot's true first touch (x_mm, y_mm) and launch speed (speed_mm_s)",
+    )
+    _pose_options(p)
+    _camera_options(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_film)
+
+
+def _pose_options(p: argparse.ArgumentParser) -> None:
+    """Where the camera stands and looks, how wide, how fast and how large."""
     p.add_argument(
         "--camera-at", type=_point, required=True, metavar="X,Y,Z", help="the camera, mm"
     )
@@ -182,60 +185,43 @@ def add_film(sub) -> None:
         metavar="WxH",
         help="the frame, pixels (default 1920x1080)",
     )
-    seed_arg(p, "seeds the shots' noise, the frames' phase and the sensor noise")
-    p.add_argument("--out", required=True, metavar="SHOTS.mp4", help="the video (H.264 MP4)")
-    p.add_argument(
-        "--truth",
-        metavar="TRUTH.csv",
-        help="write each shot's true first touch (x_mm, y_mm) and launch speed (speed_mm_s)",
-    )
-    _camera_options(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_film)
+
+
+#: What a real camera adds: (option, metavar, its type, default, help).
+_REALISM = (
+    ("--exposure", "SHARE", finite_number(0, 1), defaults.EXPOSURE,
+     "the shutter open for this share of the frame period, 0 (no blur) to 1"),
+    ("--blur-samples", "N", whole_number(1, 64), defaults.BLUR_SAMPLES,
+     "renders averaged over the exposure, 1 to 64"),
+    ("--noise", "LEVELS", finite_number(0, 50), defaults.NOISE,
+     "sensor noise, grey levels (of 255), 1 sd, 0 to 50"),
+    ("--rolling-shutter", "SHARE", finite_number(0, 1), defaults.ROLLING_SHUTTER,
+     "the rows read top to bottom over this share of the frame period, 0 (global) to 1"),
+    ("--crf", "CRF", whole_number(0, 51), defaults.CRF,
+     "H.264 compression: 0 lossless to 51 worst"),
+    ("--gap", "S", finite_number(0.01, 10), defaults.GAP_S,
+     "still frames before, between and after the shots, s, 0.01 to 10"),
+    ("--shot-seconds", "S", finite_number(0.05, 10), defaults.SHOT_S,
+     "the most of each shot filmed from its release, s, 0.05 to 10"),
+    ("--gradient", "SHARE", finite_number(0, 1), defaults.GRADIENT,
+     "the light's change across the image, 0 to 1"),
+    ("--vignette", "SHARE", finite_number(0, 1), defaults.VIGNETTE,
+     "the darkening of the corners, 0 to 1"),
+)  # fmt: skip
 
 
 def _camera_options(p: argparse.ArgumentParser) -> None:
     """What a real camera adds: blur, rolling shutter, noise, light, compression."""
-    d = defaults
-    for flag, kind, default, help_text in (
-        (
-            "--exposure",
-            finite_number(0, 1),
-            d.EXPOSURE,
-            "the shutter open for this share of the frame period, 0 (no blur) to 1",
-        ),
-        (
-            "--blur-samples",
-            whole_number(1, 64),
-            d.BLUR_SAMPLES,
-            "renders averaged over the exposure, 1 to 64",
-        ),
-        (
-            "--noise",
-            finite_number(0, 50),
-            d.NOISE,
-            "sensor noise, grey levels (of 255), 1 sd, 0 to 50",
-        ),
-        (
-            "--rolling-shutter",
-            finite_number(0, 1),
-            d.ROLLING_SHUTTER,
-            "the rows read top to bottom over this share of the frame period, 0 (global) to 1",
-        ),
-        ("--crf", whole_number(0, 51), d.CRF, "H.264 compression: 0 lossless to 51 worst"),
-        ("--gap", finite_number(0.01, 10), d.GAP_S, "still frames between shots, s, 0.01 to 10"),
-        (
-            "--shot-seconds",
-            finite_number(0.05, 10),
-            d.SHOT_S,
-            "the most of each shot filmed from its release, s, 0.05 to 10",
-        ),
-        (
-            "--gradient",
-            finite_number(0, 1),
-            d.GRADIENT,
-            "the light's change across the image, 0 to 1",
-        ),
-        ("--vignette", finite_number(0, 1), d.VIGNETTE, "the darkening of the corners, 0 to 1"),
-    ):
-        p.add_argument(flag, type=kind, default=default, help=f"{help_text} (default {default:g})")
+    p.add_argument(
+        "--tractor",
+        action="store_true",
+        help="draw the tractor too, turned to each shot (it hides what is behind it)",
+    )
+    for flag, metavar, kind, default, help_text in _REALISM:
+        p.add_argument(
+            flag,
+            metavar=metavar,
+            type=kind,
+            default=default,
+            help=f"{help_text} (default {default:g})",
+        )

@@ -3,8 +3,9 @@
 sandbox's own shots filmed as a phone on a tripod would see them
 (:mod:`sim.video.film`); docs/real-toy.md, "Markers and the camera".
 
-OpenCV (``cv2``, the ``video`` extra) is imported only here, through
-:func:`opencv`, so that a machine without it is told on one line what installs it.
+OpenCV (``cv2``, the ``video`` extra) is imported only in this package, inside the
+functions that draw or read; a command calls :func:`opencv` first, so that a
+machine without it is told on one line what installs it.
 """
 
 from __future__ import annotations

@@ -99,15 +99,16 @@ class Camera:
 
         return self.K @ np.column_stack([self.R[:, 0], self.R[:, 1], self.t])
 
-    def rays(self) -> np.ndarray:
-        """Each pixel's viewing direction in the board frame (height, width, 3), not
-        normalised (its camera-frame z is 1)."""
+    def rays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each pixel's viewing direction in the board frame, as its x, y and z parts
+        (each (height, width), float32), not normalised (its camera-frame z is 1)."""
         import numpy as np
 
-        u, v = np.meshgrid(np.arange(self.width, dtype=float), np.arange(self.height, dtype=float))
-        f = self.focal_px
-        cam = np.stack([(u - self.K[0, 2]) / f, (v - self.K[1, 2]) / f, np.ones_like(u)], axis=-1)
-        return cam @ self.R
+        to_board = self.R.T @ np.linalg.inv(self.K)  # a pixel (u, v, 1) to its ray
+        u = np.arange(self.width, dtype=np.float32)[None, :]
+        v = np.arange(self.height, dtype=np.float32)[:, None]
+        a = to_board.astype(np.float32)
+        return tuple(a[i, 0] * u + (a[i, 1] * v + a[i, 2]) for i in range(3))
 
 
 def make_camera(position_mm, look_at_mm, fov_deg: float, width: int, height: int) -> Camera:

@@ -14,7 +14,7 @@ What a real camera adds, each a setting of :class:`FilmSettings`:
   row it is on was read;
 - sensor noise: Gaussian, ``noise`` grey levels (of 255) standard deviation;
 - the light (:class:`~sim.video.scene.Lighting`) and the compression (H.264 at
-  ``crf``: 0 lossless, 51 worst, phones near 20).
+  ``crf``: 0 lossless, 51 worst; x264's fastest preset).
 
 A frame's time starts at a random phase of the frame period from the bale's
 release (a camera does not know when the shot leaves). Shots are separated, and
@@ -41,7 +41,7 @@ from sim.video import defaults
 from sim.video.angles import Angles
 from sim.video.camera import Camera
 from sim.video.markers import marker_layout
-from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene
+from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene, with_tractor
 
 #: Frames of noise drawn once and taken in a seeded random order.
 NOISE_BANK = 8
@@ -63,6 +63,8 @@ class FilmSettings:
     gap_s: float = defaults.GAP_S
     shot_s: float = defaults.SHOT_S
     lighting: Lighting = field(default_factory=Lighting)
+    #: draw the tractor (its convex parts, turned to each shot's yaw)
+    tractor: bool = False
 
     @property
     def gap_frames(self) -> int:
@@ -125,11 +127,20 @@ def write_film(
     one line; no temporary file is left)."""
     import imageio_ffmpeg
 
+    from sim.physics.bodies import tractor_parts
     from sim.views.video_files import check_video, replacing
 
     path = Path(path)
-    still = still_scene(camera, board, marker_layout(board), settings.lighting)
+    scene = still_scene(camera, board, marker_layout(board), settings.lighting)
     gain = settings.lighting.gain(camera.width, camera.height)
+    parts = tractor_parts(design) if settings.tractor else None
+
+    def background(take: Take | None) -> np.ndarray:
+        """The still scene a shot is filmed on (and the gap after it)."""
+        if parts is None or take is None:
+            return scene
+        return with_tractor(scene, camera, parts, take.shot.yaw_deg, gain)
+
     hull = design.bale.hull_mm
     noise = _Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
@@ -142,26 +153,29 @@ def write_film(
             quality=None,
             macro_block_size=1,
             ffmpeg_log_level="quiet",
-            output_params=["-crf", str(settings.crf), "-preset", "veryfast"],
+            output_params=["-crf", str(settings.crf), "-preset", "ultrafast"],
         )
         writer.send(None)
+        frame = np.empty_like(scene)
         done = 0
-
-        def emit(frame: np.ndarray) -> None:
-            nonlocal done
-            writer.send(noise.add(frame))
-            done += 1
-            progress(done)
-
         try:
-            for take in [None, *takes]:
-                if take is not None:
-                    for time_s in take.times_s:
-                        frame = still.copy()
-                        _draw_bale(frame, still, gain, camera, hull, take.shot, time_s, settings)
-                        emit(frame)
+            for take in [None, *takes]:  # a gap first, then each shot and a gap
+                still = background(take or (takes[0] if takes else None))
+                for time_s in [] if take is None else take.times_s:
+                    assert take is not None
+                    noise.draw(still, frame)
+                    drawn = _draw_bale(still, gain, camera, hull, take.shot, time_s, settings)
+                    if drawn is not None:
+                        rows, cols, picture = drawn
+                        frame[rows, cols] = noise.add(picture, rows, cols)
+                    writer.send(frame)
+                    done += 1
+                    progress(done)
                 for _ in range(settings.gap_frames):
-                    emit(still.copy())
+                    noise.draw(still, frame)
+                    writer.send(frame)
+                    done += 1
+                    progress(done)
         finally:
             writer.close()
         check_video(tmp)
@@ -190,27 +204,41 @@ def truth_rows(takes: Sequence[Take]) -> list[dict]:
 
 
 class _Noise:
-    """Sensor noise from a bank of frames drawn once (two saturating uint8 adds a
-    frame: cheap at 1080p), taken in a seeded random order."""
+    """Sensor noise from a bank of frames drawn once, taken in a seeded random order:
+    two saturating uint8 operations a frame (cheap at 1080p)."""
 
     def __init__(self, camera: Camera, sd: float, rng: np.random.Generator):
         self._rng = rng
         self._bank: list[tuple[np.ndarray, np.ndarray]] = []
+        self._now: tuple[np.ndarray, np.ndarray] | None = None
         shape = (camera.height, camera.width, 3)
         for _ in range(NOISE_BANK if sd > 0 else 0):
-            values = np.rint(rng.normal(0.0, sd, shape)).clip(-255, 255)
+            values = np.rint(rng.standard_normal(shape, dtype=np.float32) * sd)
+            np.clip(values, -255, 255, out=values)
             self._bank.append(
                 (values.clip(0, None).astype(np.uint8), (-values).clip(0, None).astype(np.uint8))
             )
 
-    def add(self, frame: np.ndarray) -> np.ndarray:
+    def draw(self, still: np.ndarray, frame: np.ndarray) -> None:
+        """Start a frame: ``frame`` becomes ``still`` with this frame's noise."""
         import cv2
 
-        if self._bank:
-            up, down = self._bank[int(self._rng.integers(len(self._bank)))]
-            cv2.add(frame, up, dst=frame)
-            cv2.subtract(frame, down, dst=frame)
-        return frame
+        if not self._bank:
+            np.copyto(frame, still)
+            return
+        self._now = self._bank[int(self._rng.integers(len(self._bank)))]
+        up, down = self._now
+        cv2.add(still, up, dst=frame)
+        cv2.subtract(frame, down, dst=frame)
+
+    def add(self, picture: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
+        """This frame's noise added to a part of it drawn anew (at ``rows``, ``cols``)."""
+        import cv2
+
+        if self._now is None:
+            return picture
+        up, down = self._now
+        return cv2.subtract(cv2.add(picture, up[rows, cols]), down[rows, cols])
 
 
 def _bale_pose(shot: ShotResult, time_s: float) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -241,7 +269,6 @@ def _rotation(q: np.ndarray) -> np.ndarray:
 
 
 def _draw_bale(
-    frame: np.ndarray,
     still: np.ndarray,
     gain: np.ndarray,
     camera: Camera,
@@ -249,9 +276,10 @@ def _draw_bale(
     shot: ShotResult,
     time_s: float,
     settings: FilmSettings,
-) -> None:
-    """The bale and its shadow drawn into ``frame`` (the still scene's copy), blurred
-    over the exposure and placed by the rolling shutter."""
+) -> tuple[slice, slice, np.ndarray] | None:
+    """The bale and its shadow drawn on the still scene, blurred over the exposure and
+    placed by the rolling shutter: the rows and columns of the part drawn anew and
+    that part (uint8 RGB); None when the bale is not in the picture."""
     import cv2
 
     samples = settings.blur_samples if settings.exposure > 0 else 1
@@ -279,14 +307,14 @@ def _draw_bale(
         lit = gain[int(np.clip(v, 0, camera.height - 1)), int(np.clip(u, 0, camera.width - 1))]
         shapes.append((outline, shadow, depth, lit))
     if not shapes:
-        return
+        return None
     every = np.concatenate([np.vstack([o, s]) for o, s, _, _ in shapes])
     x0, y0 = np.floor(every.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(every.max(axis=0)).astype(int) + 3
     x0, y0 = max(x0, 0), max(y0, 0)
     x1, y1 = min(x1, camera.width), min(y1, camera.height)
     if x1 <= x0 or y1 <= y0:
-        return  # out of the picture
+        return None  # out of the picture
     corner = np.array([x0, y0], float)
     base = still[y0:y1, x0:x1]
     total = np.zeros(base.shape, np.float32)
@@ -299,7 +327,8 @@ def _draw_bale(
         colour = tuple(float(c) for c in np.clip(BALE_RGB * lit, 0, 255))
         cv2.fillConvexPoly(tile, _polygon(outline - corner), colour, cv2.LINE_AA, 4)
         total += tile
-    frame[y0:y1, x0:x1] = np.clip(total / len(shapes) + 0.5, 0, 255).astype(np.uint8)
+    picture = np.clip(total / len(shapes) + 0.5, 0, 255).astype(np.uint8)
+    return slice(y0, y1), slice(x0, x1), picture
 
 
 def _polygon(pixels: np.ndarray) -> np.ndarray:

@@ -102,14 +102,19 @@ def _shot(camera: Camera, design: Design, take: Take, settings: FilmSettings) ->
         touch = int(np.argmin(distance))
     else:
         touch = rec.frames - 1
+    filmed = take.times_s[-1] + 1.0 / settings.fps  # the shot's end in the video, s
     flight = rec.bale_mm[: touch + 1]
     pixels = camera.project(flight)
     inside = np.isfinite(pixels).all(axis=1) & _in_picture(camera, pixels)
+    inside &= np.arange(touch + 1) * rec.dt_s <= filmed
     step = max(1, round(1.0 / (settings.fps * rec.dt_s)))  # recorded steps a frame
     frames_in = int(inside[::step].sum())
     touch_px = camera.project(np.asarray(shot.first_contact_mm or flight[-1], float))
     touch_in = bool(
-        on_board and np.isfinite(touch_px).all() and _in_picture(camera, touch_px[None])[0]
+        on_board
+        and touch * rec.dt_s <= filmed
+        and np.isfinite(touch_px).all()
+        and _in_picture(camera, touch_px[None])[0]
     )
     before = camera.project(rec.bale_mm[max(0, touch - step)])
     at = camera.project(rec.bale_mm[touch])
@@ -148,5 +153,8 @@ def _notes(markers: list[dict], shots: list[dict], touched: list[dict]) -> list[
         )
     missed = len(shots) - len(touched) - sum(not s["on_board"] for s in shots)
     if missed:
-        notes.append(f"{missed} first touches on the board fall outside the picture")
+        notes.append(
+            f"{missed} first touches on the board fall outside the picture (or after "
+            "--shot-seconds)"
+        )
     return notes

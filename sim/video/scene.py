@@ -33,6 +33,7 @@ FENCE_RGB = (122, 74, 30)
 TABLE_RGB = np.array([150, 112, 78], float)
 WALL_RGB = np.array([196, 196, 188], float)
 BALE_RGB = np.array([237, 204, 77], float)
+TRACTOR_RGB = np.array([110, 110, 124], float)
 #: How much of the light a shadow takes away where the bale is on the board.
 SHADOW_DEPTH = 0.45
 #: Supersampling of the still scene, per side.
@@ -70,20 +71,19 @@ def still_scene(
         camera.width * SUPERSAMPLE,
         camera.height * SUPERSAMPLE,
     )
-    rays = big.rays().reshape(-1, 3)
-    origin = np.asarray(camera.position_mm, float)
-    down = rays[:, 2] < -1e-12  # the rays that meet the board's plane (the rest, the wall)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reach = np.where(down, -origin[2] / rays[:, 2], np.nan)
-    points = origin[:2] + reach[:, None] * rays[:, :2]
+    ray_x, ray_y, ray_z = (part.ravel() for part in big.rays())
+    cx, cy, cz = camera.position_mm
+    down = ray_z < -1e-9  # the rays that meet the board's plane (the rest, the wall)
+    reach = np.where(down, -cz / np.where(down, ray_z, -1.0), np.float32(np.nan))
+    x, y = cx + reach * ray_x, cy + reach * ray_y
     x_min, x_max, y_min, y_max = board.surface_extent_mm
-    x, y = points[:, 0], points[:, 1]
     on_board = down & (x >= x_min) & (x <= x_max) & (y >= y_min) & (y <= y_max)
-    colours = np.tile(WALL_RGB, (len(points), 1))
+    points = np.column_stack([x[on_board], y[on_board]])
+    colours = np.tile(WALL_RGB.astype(np.float32), (len(x), 1))
     colours[down] = TABLE_RGB  # off the board, a ray goes on down to the table
-    colours[on_board] = _surface_colours(points[on_board], board, layout)
+    colours[on_board] = _surface_colours(points, board, layout)
     image = cv2.resize(
-        colours.reshape(big.height, big.width, 3).astype(np.float32),
+        colours.reshape(big.height, big.width, 3),
         (camera.width, camera.height),
         interpolation=cv2.INTER_AREA,
     )
@@ -150,3 +150,38 @@ def _draw_fences(image: np.ndarray, camera: Camera, board: Board) -> None:
             continue
         hull = cv2.convexHull(np.round(pixels * 16).astype(np.int32))
         cv2.fillConvexPoly(image, hull, FENCE_RGB, cv2.LINE_AA, 4)
+
+
+def with_tractor(
+    still: np.ndarray,
+    camera: Camera,
+    parts_mm: list[np.ndarray],
+    yaw_deg: float,
+    gain: np.ndarray,
+) -> np.ndarray:
+    """The still scene with the tractor on it, turned to ``yaw_deg``: each of its
+    convex parts (tractor frame, mm) filled in grey, the farthest first, the higher
+    ones lighter. The bale is drawn over it (its release is at the muzzle, in front)."""
+    import cv2
+
+    image = still.copy()
+    c, s = np.cos(np.radians(yaw_deg)), np.sin(np.radians(yaw_deg))
+    turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    placed = [part @ turn.T for part in parts_mm]
+    eye = np.asarray(camera.position_mm, float)
+    placed.sort(key=lambda part: -float(np.linalg.norm(part.mean(axis=0) - eye)))
+    top = max(float(part[:, 2].max()) for part in placed) or 1.0
+    for part in placed:
+        outline = camera.project(part)
+        centre = camera.project(part.mean(axis=0))
+        if not (np.isfinite(outline).all() and np.isfinite(centre).all()):
+            continue
+        u = int(np.clip(centre[0], 0, camera.width - 1))
+        v = int(np.clip(centre[1], 0, camera.height - 1))
+        shade = (0.7 + 0.3 * float(part[:, 2].mean()) / top) * float(gain[v, u])
+        polygon = cv2.convexHull(np.round(outline * 16).astype(np.int32))
+        cv2.fillConvexPoly(
+            image, polygon, tuple(float(x) for x in TRACTOR_RGB * shade), cv2.LINE_AA, 4
+        )
+        cv2.polylines(image, [polygon], True, (40, 40, 44), 1, cv2.LINE_AA, 4)
+    return image

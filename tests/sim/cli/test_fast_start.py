@@ -39,6 +39,7 @@ HEAVY = (
     "mujoco",
     "PIL",
     "tqdm",
+    "cv2",
 )
 
 
@@ -68,6 +69,7 @@ def test_the_probe_sees_what_a_command_imports(tmp_path):
         ["--help"],
         ["design", "compare", "--help"],
         ["design", "optimise", "--help"],
+        ["film", "--help"],
     ],
 )
 def test_help_imports_no_heavy_module(tmp_path, argv):
@@ -86,6 +88,53 @@ def test_help_imports_no_heavy_module(tmp_path, argv):
         (["hitmap", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
         (["design", "check", "nope"], "unknown design 'nope'"),
         (["design", "optimise", "stokc", "--param", "bale.width_mm=10:12"], "unknown design"),
+        (["markers", "--out", "sheet.svg"], "must end in .pdf or .png"),
+        (
+            [
+                "film",
+                "--design",
+                "stokc",
+                "--angles",
+                "a.csv",
+                "--camera-at",
+                "0,-900,700",
+                "--out",
+                "f.mp4",
+            ],
+            "unknown design 'stokc'",
+        ),
+        (
+            [
+                "film",
+                "--design",
+                "stock",
+                "--angles",
+                "a.csv",
+                "--camera-at",
+                "0,-900,700",
+                "--out",
+                "f.mp4",
+                "--size",
+                "641x480",
+            ],
+            "641x480 is not allowed",
+        ),
+        (
+            [
+                "film",
+                "--design",
+                "stock",
+                "--angles",
+                "a.csv",
+                "--camera-at",
+                "0,-900,700",
+                "--out",
+                "f.mp4",
+                "--fov",
+                "175",
+            ],
+            "--fov 175 is out of range",
+        ),
     ],
 )
 def test_a_mistake_is_told_before_any_heavy_import(tmp_path, argv, error):

@@ -807,6 +807,38 @@ NUMERIC = [
     (["design", "compare", "stock"], "--budget", finite(0, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
+    (["markers", "--out=sheet.png"], "--dpi", whole(72, 1200)),
+    *[
+        # the required options as single words (the list above reads the command's name
+        # from the words that do not start with "-")
+        (
+            ["film", "--design=stock", "--angles=a.csv", "--out=f.mp4", "--camera-at=0,-1,1"],
+            option,
+            allowed,
+        )
+        for option, allowed in (
+            ("--seed", SEED),
+            ("--camera-at", lambda v: len(v) == 3 and all(finite()(x) for x in v)),
+            ("--look-at", lambda v: len(v) == 3 and all(finite()(x) for x in v)),
+            ("--fov", finite()),
+            ("--fps", whole(1, 2000)),
+            (
+                "--size",
+                lambda v: (
+                    whole(32, 7680)(v[0]) and whole(32, 4320)(v[1]) and v[0] % 2 == v[1] % 2 == 0
+                ),
+            ),
+            ("--exposure", finite(0, 1)),
+            ("--blur-samples", whole(1, 64)),
+            ("--noise", finite(0, 50)),
+            ("--rolling-shutter", finite(0, 1)),
+            ("--crf", whole(0, 51)),
+            ("--gap", finite(0.01, 10)),
+            ("--shot-seconds", finite(0.05, 10)),
+            ("--gradient", finite(0, 1)),
+            ("--vignette", finite(0, 1)),
+        )
+    ],
     *[
         (["design", "optimise", "stock"], option, allowed)
         for option, allowed in (

@@ -1,0 +1,80 @@
+"""A whole film as ``piggy film`` makes it, for the command line and a notebook
+alike: the shots fired, the video drawn, the truth written with what made it, and
+what the setup shows (:mod:`sim.video.plan`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from models.design import Design, design_identity
+from models.errors import InputError
+from models.grid import Board
+from models.identity import board_sha256
+from sim.video.angles import Angles
+from sim.video.camera import Camera
+from sim.video.film import FilmSettings, fire, frame_count, truth_rows, write_film
+from sim.video.plan import plan
+
+#: ``progress(total, unit, label)`` gives ``update(done)``, closed with ``update(None)``.
+Progress = Callable[[int, str, str], Callable]
+
+
+def check_pitches(angles: Angles, design: Design) -> None:
+    """Refuse, naming the row, a pitch the design's barrel cannot be set to."""
+    launcher = design.launcher
+    for row, pitch in enumerate(angles.pitch_deg, start=2):
+        if not launcher.pitch_min_deg <= pitch <= launcher.pitch_max_deg:
+            raise InputError(
+                f"{angles.source} row {row}, column 'pitch_deg': {pitch:g} is outside design "
+                f"'{design.name}''s pitch range ({launcher.pitch_min_deg:g} to "
+                f"{launcher.pitch_max_deg:g} deg)"
+            )
+
+
+def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
+    """What made a truth file: the board, the design (its file and sha256), the
+    engine, the angles file, the seed and the package's version."""
+    from sim.studies.datafiles import package_version
+
+    return {
+        "made_by": "piggy film",
+        "board": board,
+        "board_sha256": board_sha256(board),
+        **design_identity(design),
+        "engine": "bullet",
+        "angles": angles,
+        "seed": seed,
+        "first_touch": "the bale's first contact with the board, board frame, mm",
+        "speed": "the launch speed drawn for the shot, mm/s",
+        "version": package_version(),
+    }
+
+
+def film(
+    out: str | Path,
+    scene: tuple[Board, Design, Camera],
+    angles: Angles,
+    settings: FilmSettings,
+    seed: int,
+    truth: tuple[str | Path, dict] | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """Fire the shots, write the video to ``out`` and, with ``truth`` (a path and its
+    provenance), each shot's truth as CSV with a sidecar ``<file>.json``; return what
+    the setup shows (:func:`sim.video.plan.plan`) with ``frames``, the video's."""
+    from sim.studies.datafiles import write_table
+
+    board, design, camera = scene
+    quiet: Progress = lambda total, unit, label: lambda done: None  # noqa: E731
+    bar = progress or quiet
+    update = bar(len(angles), "shot", "firing")
+    takes = fire(board, design, angles, seed, settings, update)
+    update(None)
+    frames = frame_count(takes, settings)
+    update = bar(frames, "frame", "filming")
+    write_film(out, board, design, camera, takes, settings, seed, update)
+    update(None)
+    if truth is not None:
+        write_table(truth_rows(takes), truth[0], "csv", truth[1])
+    return plan(camera, board, design, takes, settings) | {"frames": frames}
