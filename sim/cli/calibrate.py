@@ -21,15 +21,7 @@ def cmd_calibrate(args) -> int:
         check_output(args.plot, "--plot", (".png",))
         load_board(args.board)
     base = load_design(args.design)
-    if (args.video is None) == (args.shots is None):
-        raise InputError(
-            "give the measured shots: a SHOTS.csv, or --video VIDEO --angles ANGLES.csv"
-        )
-    if args.video and not args.angles:
-        raise InputError(
-            "--video needs --angles ANGLES.csv (the angles set for each shot, in order)"
-        )
-    shots = read_shots(_measured(args) if args.video else args.shots)
+    shots = read_shots(_measured(args) if _from_video(args) else args.shots)
     from sim.studies.calibration import calibrate
     from sim.studies.calibration_report import format_calibration
     from sim.studies.fitted_file import write_fitted_design
@@ -58,6 +50,19 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
+def _from_video(args) -> bool:
+    """Whether the shots come from ``--video`` (else from SHOTS.csv); one of them."""
+    if (args.video is None) == (args.shots is None):
+        raise InputError(
+            "give the measured shots: a SHOTS.csv, or --video VIDEO --angles ANGLES.csv"
+        )
+    if args.video and not args.angles:
+        raise InputError(
+            "--video needs --angles ANGLES.csv (the angles set for each shot, in order)"
+        )
+    return args.video is not None
+
+
 def _measured(args) -> str:
     """``piggy measure`` on ``--video``: the measured CSV's path (``--measured``, or
     a file in a temporary folder that lives as long as the process)."""
@@ -66,7 +71,8 @@ def _measured(args) -> str:
     import tempfile
     from pathlib import Path
 
-    from sim.cli.measure import report_lines, run_measure
+    from sim.cli.measure import run_measure
+    from sim.video.report import report_lines
 
     out = args.measured
     if out is None:
@@ -80,22 +86,20 @@ def _measured(args) -> str:
     return out
 
 
-def add_calibrate(sub) -> None:
-    """The ``calibrate`` command."""
-    p = sub.add_parser(
-        "calibrate",
-        help="fit a design's speed and spreads to measured shots",
-        description="Fit by maximum likelihood the muzzle speed, its spread, "
-        "the yaw and pitch spreads and the offsets of the angle "
-        "scales to shots measured on the real toy, each with a "
-        "standard error; write the base design with the fitted "
-        "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
-        "x_mm, y_mm (first touch, board frame), optional "
-        "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
-        "to measure: 5 pitches x 8 shots). Data that cannot "
-        "determine a parameter is refused with what to measure.",
-    )
-    p.add_argument("shots", metavar="SHOTS.csv", nargs="?", help="the measured shots")
+_DESCRIPTION = (
+    "Fit by maximum likelihood the muzzle speed, its spread, "
+    "the yaw and pitch spreads and the offsets of the angle "
+    "scales to shots measured on the real toy, each with a "
+    "standard error; write the base design with the fitted "
+    "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
+    "x_mm, y_mm (first touch, board frame), optional "
+    "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
+    "to measure: 5 pitches x 8 shots). Data that cannot "
+    "determine a parameter is refused with what to measure."
+)
+
+
+def _video_options(p) -> None:
     p.add_argument(
         "--video",
         metavar="VIDEO",
@@ -106,6 +110,17 @@ def add_calibrate(sub) -> None:
     p.add_argument(
         "--measured", metavar="MEASURED.csv", help="with --video: keep the measured CSV here"
     )
+
+
+def add_calibrate(sub) -> None:
+    """The ``calibrate`` command."""
+    p = sub.add_parser(
+        "calibrate",
+        help="fit a design's speed and spreads to measured shots",
+        description=_DESCRIPTION,
+    )
+    p.add_argument("shots", metavar="SHOTS.csv", nargs="?", help="the measured shots")
+    _video_options(p)
     p.add_argument(
         "--design",
         default="stock",

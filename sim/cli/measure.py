@@ -3,8 +3,6 @@ into the CSV ``piggy calibrate`` reads (docs/real-toy.md, "Measuring from a vide
 
 from __future__ import annotations
 
-import hashlib
-import math
 import sys
 from pathlib import Path
 
@@ -54,104 +52,21 @@ def run_measure(args, out: str | Path, bars: bool):
 
 
 def _write_measured(measurement, out, args) -> None:
-    from sim.studies.datafiles import package_version, write_table
+    from sim.studies.datafiles import write_table
     from sim.video.measure import result_rows
+    from sim.video.report import no_shot_measured, provenance
 
-    info, pose = measurement.info, measurement.pose
-    k = pose.intrinsics
-    provenance = {
-        "made_by": "piggy measure",
-        "video": info.path.name,
-        "video_sha256": _sha256(info.path),
-        "angles": Path(args.angles).name,
-        "design": args.design,
-        "board": args.board,
-        "fps": info.fps,
-        "size": [info.width, info.height],
-        "camera": {
-            "fx": k.fx,
-            "fy": k.fy,
-            "cx": k.cx,
-            "cy": k.cy,
-            "distortion": list(k.distortion),
-            "from": "--camera-file" if args.camera_file else "estimated from the markers",
-            "position_mm": [round(float(v), 1) for v in pose.centre_mm],
-        },
-        "markers_seen": list(pose.markers_seen),
-        "marker_reprojection_px": round(pose.reprojection_px, 3),
-        "skipped": [
-            {"shot": s.number, "reason": s.skipped} for s in measurement.shots if s.skipped
-        ],
-        "package_version": package_version(),
-    }
     rows = result_rows(measurement)
     if not rows:
-        from models.errors import InputError
-
-        raise InputError(
-            f"no shot of {info.path.name} could be measured: "
-            + "; ".join(f"shot {s.number}: {s.skipped}" for s in measurement.shots[:3])
-        )
-    write_table(rows, out, "csv", provenance)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def summary(measurement) -> dict:
-    """The measurement as JSON-ready data."""
-    shots = []
-    for s in measurement.shots:
-        shots.append(
-            {
-                "shot": s.number,
-                "pitch_deg": s.pitch_deg,
-                "yaw_deg": s.yaw_deg,
-                "x_mm": None if math.isnan(s.x_mm) else round(s.x_mm, 2),
-                "y_mm": None if math.isnan(s.y_mm) else round(s.y_mm, 2),
-                "speed_mm_s": None if math.isnan(s.speed_mm_s) else round(s.speed_mm_s, 1),
-                "quality": s.quality or None,
-                "skipped": s.skipped,
-            }
-        )
-    pose = measurement.pose
-    return {
-        "video": str(measurement.info.path),
-        "fps": measurement.info.fps,
-        "camera_mm": [round(float(v), 1) for v in pose.centre_mm],
-        "focal_px": round(pose.intrinsics.fx, 1),
-        "marker_reprojection_px": round(pose.reprojection_px, 3),
-        "shots": shots,
-    }
-
-
-def report_lines(measurement, out) -> list[str]:
-    shots = measurement.shots
-    done = [s for s in shots if not s.skipped]
-    speeds = [s for s in done if not math.isnan(s.speed_mm_s)]
-    pose = measurement.pose
-    camera = ", ".join(f"{v:.0f}" for v in pose.centre_mm)
-    lines = [
-        f"Measured {len(done)} of {len(shots)} shots from {shown(str(measurement.info.path))} "
-        f"({measurement.info.fps:g} fps; camera at {camera} mm, markers fit to "
-        f"{pose.reprojection_px:.2f} px), {len(speeds)} with a launch speed."
-    ]
-    for s in shots:
-        if s.skipped:
-            lines.append(f"  shot {s.number}: skipped, {s.skipped}")
-        elif s.quality != "good":
-            lines.append(f"  shot {s.number}: {s.quality}")
-    lines.append(f"Wrote {shown(str(out))} (and its provenance, {shown(str(out))}.json)")
-    return lines
+        raise no_shot_measured(measurement)
+    sources = {"angles": Path(args.angles).name, "design": args.design, "board": args.board}
+    write_table(rows, out, "csv", provenance(measurement, sources, bool(args.camera_file)))
 
 
 def cmd_measure(args) -> int:
     measurement = run_measure(args, args.out, bars=not args.json)
+    from sim.video.report import report_lines, summary
+
     if args.json:
         json_out(summary(measurement) | {"files": {"csv": args.out, "overlay": args.overlay}})
         return 0
