@@ -139,15 +139,16 @@ def pixels_per_mm(pose: CameraPose) -> float:
 
 
 def bale_finder(frames: Frames, pose: CameraPose, design: Design) -> BaleFinder:
-    """A finder for a blob the bale's size as seen on the board (from a tenth of
-    it, partly hidden or far, to ten times it, blurred and near), searched at a
+    """A finder for a blob the bale's size as seen on the board (from a quarter of
+    it, partly hidden or far, to ten times it, blurred and near; smaller blobs are
+    the compression's and the sensor's noise), searched at a
     stride that keeps the bale three samples across."""
     px_per_mm = pixels_per_mm(pose)
     bale = design.bale
     across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
     area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2
     stride = int(min(4, max(1, across_px // 3)))
-    return BaleFinder(still_background(frames), max(2.0, 0.1 * area), 10 * area + 50, stride)
+    return BaleFinder(still_background(frames), max(4.0, 0.25 * area), 10 * area + 50, stride)
 
 
 def measure_video(
