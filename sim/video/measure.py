@@ -186,9 +186,9 @@ def measure_video(
 def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeasure:
     pitch, yaw = float(angles.pitch_deg[number - 1]), float(angles.yaw_deg[number - 1])
     base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
-    # The longest run of consecutive frames holds the flight and the bounce.
-    runs = np.split(frames, np.flatnonzero(np.diff(frames) > 1) + 1)
-    run = runs[-1] if len(runs[-1]) >= MIN_TOUCH_FRAMES + 2 else max(runs, key=len)
+    # Frames where the bale was missed (hidden, over a marker) are left out; the
+    # fits are in time, so a gap in the frames is no gap in the path.
+    run = frames
     times, pixels = run / info.fps, track.pixel[run]
     depth, ahead = contact_offset_mm(design.bale, pitch)
     touch = first_touch(pose, times, pixels, float(depth), float(ahead))

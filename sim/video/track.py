@@ -144,12 +144,17 @@ class BaleFinder:
         self.background = background
         self.scale = search_scale
         self.small_background = background[::search_scale, ::search_scale]
+        # Sharp edges of the still picture (the markers' black and white) flicker
+        # with the compression: a change there must be larger to count.
+        edges = cv2.morphologyEx(background, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        self.small_margin = np.ascontiguousarray((edges // 2)[::search_scale, ::search_scale])
         self.min_area = min_area_px
         self.max_area = max_area_px
 
     def find(self, frame: np.ndarray) -> tuple[float, float, float] | None:
         """The bale's centroid (u, v) and area in pixels, or None when not in view."""
         change = cv2.subtract(frame[:: self.scale, :: self.scale], self.small_background)
+        change = cv2.subtract(change, self.small_margin)
         _, mask = cv2.threshold(change, MIN_CHANGE, 255, cv2.THRESH_BINARY)
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if count < 2:
