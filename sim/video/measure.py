@@ -198,11 +198,17 @@ def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeas
     x, y = (float(v) for v in touch.point_mm)
     if not (math.isfinite(x) and math.isfinite(y)):
         return ShotMeasure(**base, skipped="the touch's ray does not meet the board")
-    speed, quality = math.nan, "good"
     if flight is None or flight.rms_px > MAX_FLIGHT_RMS_PX:
+        # The frames before the break are not one flight ending there: the bounce
+        # was missed (flying along the line of sight) and a later break was found.
         misfit = "no fit" if flight is None else f"{flight.rms_px:.1f} px rms"
-        quality = f"no speed: the flight before the touch is not a clean arc ({misfit})"
-    elif touch.break_index < MIN_SPEED_FRAMES:
+        return ShotMeasure(
+            **base,
+            skipped=f"the path before its break is not one flight ending there ({misfit}): "
+            "the bounce was not seen",
+        )
+    speed, quality = math.nan, "good"
+    if touch.break_index < MIN_SPEED_FRAMES:
         quality = f"no speed: only {touch.break_index} flight frames in view"
     else:
         fitted = launch_speed(flight, release_radius_mm(design) * math.cos(math.radians(pitch)))
