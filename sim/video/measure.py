@@ -53,7 +53,7 @@ MAX_SPEED_SE = 0.01
 #: A flight fitted worse than this (rms, pixels) is not trusted.
 MAX_FLIGHT_RMS_PX = 2.5
 #: Flight frames needed before the touch for the touch, and for the speed.
-MIN_TOUCH_FRAMES = 4
+MIN_TOUCH_FRAMES = 8
 MIN_SPEED_FRAMES = 12
 NO_BREAK = (
     "no first touch seen: the bale's path does not break clearly in view (it left the "

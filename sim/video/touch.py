@@ -28,6 +28,9 @@ WINDOW = 8
 #: times the typical miss before it, and at least MIN_BREAK_PX pixels.
 BREAK_FACTOR = 5.0
 MIN_BREAK_PX = 2.0
+#: The earliest frame of a track that can be a break (a steep low shot touches
+#: about 9 frames after it leaves the barrel at 240 fps).
+FIRST_BREAK = 8
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,9 @@ def find_break(times_s: np.ndarray, pixels: np.ndarray) -> int | None:
     the typical miss so far (the track's own noise, extrapolated), and the frame
     after it missed too."""
     misses: list[float] = []
-    for i in range(3, len(times_s) - 1):
+    # The first frames are left out: a bale coming out from behind the barrel is
+    # seen in part, its centroid sliding as more of it shows.
+    for i in range(FIRST_BREAK, len(times_s) - 1):
         window = slice(max(0, i - WINDOW), i)
         miss_here = _miss(times_s[window], pixels[window], times_s[i], pixels[i])
         # Until a few misses are known, the floor alone: a steep low shot may
