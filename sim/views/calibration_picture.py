@@ -47,7 +47,7 @@ def residuals_figure(result: CalibrationResult, board: str = "stock", cloud: boo
             ]
         )
         top.scatter(
-            *points.T, s=2, color="0.55", alpha=0.35, lw=0, zorder=6, label="predicted cloud"
+            *points.T, s=5, color="0.25", alpha=0.45, lw=0, zorder=6, label="predicted cloud"
         )
     for i in range(len(shots)):  # one ellipse per setting is enough; repeats overdraw
         values, vectors = np.linalg.eigh(cov[i])
