@@ -199,3 +199,21 @@ def test_an_angles_file_with_another_count_of_shots_is_refused(shots_video, caps
         ],
     )
     assert "the video shows 3 shots but --angles" in err and "lists 2" in err
+
+
+def test_calibrate_takes_a_csv_or_a_video_with_its_angles(tmp_path, capsys):
+    err = _refused(capsys, ["calibrate"])
+    assert "a SHOTS.csv, or --video VIDEO --angles ANGLES.csv" in err
+    err = _refused(capsys, ["calibrate", "--video", str(tmp_path / "shots.mp4")])
+    assert "--video needs --angles" in err
+
+
+def test_the_shots_csv_reads_past_the_quality_column():
+    from sim.studies.shots_csv import parse_shots
+
+    shots = parse_shots(
+        "pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s,quality\n"
+        "64,-28,185.4,348.5,2074,good\n"
+        '8,28,-154.5,299.1,,"no speed: only 9 flight frames in view"\n'
+    )
+    assert len(shots) == 2 and math.isnan(shots.speed_mm_s[1])
