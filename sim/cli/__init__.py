@@ -25,6 +25,7 @@ from sim.cli import (
     games,
     hitmap,
     markers,
+    measure,
     replay,
     serve,
     shots,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         calibrate.add_calibrate,
         markers.add_markers,
         film.add_film,
+        measure.add_measure,
         demo.add_demo,
     ):
         add(sub)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from models.board import load_board
 from models.design import load_design
+from models.errors import InputError
 from models.text import shown
 from sim.cli.common import check_output, finite_number, json_out
+from sim.cli.measure import video_args
 
 
 def cmd_calibrate(args) -> int:
@@ -19,7 +21,7 @@ def cmd_calibrate(args) -> int:
         check_output(args.plot, "--plot", (".png",))
         load_board(args.board)
     base = load_design(args.design)
-    shots = read_shots(args.shots)
+    shots = read_shots(_measured(args) if _from_video(args) else args.shots)
     from sim.studies.calibration import calibrate
     from sim.studies.calibration_report import format_calibration
     from sim.studies.fitted_file import write_fitted_design
@@ -35,7 +37,7 @@ def cmd_calibrate(args) -> int:
             result, args.out, resolve_named_file(args.design, DESIGNS_DIR, "design")
         )
     if args.plot:
-        save_residuals_plot(result, args.plot, board=args.board)
+        save_residuals_plot(result, args.plot, board=args.board, cloud=args.video is not None)
     if args.json:
         data = result.to_dict()
         data["files"] = {"design": args.out, "plot": args.plot}
@@ -48,22 +50,77 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
+def _from_video(args) -> bool:
+    """Whether the shots come from ``--video`` (else from SHOTS.csv); one of them."""
+    if (args.video is None) == (args.shots is None):
+        raise InputError(
+            "give the measured shots: a SHOTS.csv, or --video VIDEO --angles ANGLES.csv"
+        )
+    if args.video and not args.angles:
+        raise InputError(
+            "--video needs --angles ANGLES.csv (the angles set for each shot, in order)"
+        )
+    return args.video is not None
+
+
+def _measured(args) -> str:
+    """``piggy measure`` on ``--video``: the measured CSV's path (``--measured``, or
+    a file in a temporary folder that lives as long as the process)."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from sim.cli.measure import run_measure
+    from sim.video.report import report_lines
+
+    out = args.measured
+    if out is None:
+        folder = tempfile.mkdtemp(prefix="piggy-measured-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        out = str(Path(folder) / "measured.csv")
+    measurement = run_measure(args, out, bars=not args.json)
+    if not args.json:
+        lines = report_lines(measurement, out)
+        print("\n".join(lines if args.measured else lines[:-1]))
+    return out
+
+
+_DESCRIPTION = (
+    "Fit by maximum likelihood the muzzle speed, its spread, "
+    "the yaw and pitch spreads and the offsets of the angle "
+    "scales to shots measured on the real toy, each with a "
+    "standard error; write the base design with the fitted "
+    "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
+    "x_mm, y_mm (first touch, board frame), optional "
+    "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
+    "to measure: 5 pitches x 8 shots). Data that cannot "
+    "determine a parameter is refused with what to measure."
+)
+
+
+def _video_options(p) -> None:
+    p.add_argument(
+        "--video",
+        metavar="VIDEO",
+        help="measure the shots from this video first (piggy measure), then fit; "
+        "--plot then draws the fitted design's predicted landing cloud under them",
+    )
+    video_args(p, required=False, board=False)
+    p.add_argument(
+        "--measured", metavar="MEASURED.csv", help="with --video: keep the measured CSV here"
+    )
+
+
 def add_calibrate(sub) -> None:
     """The ``calibrate`` command."""
     p = sub.add_parser(
         "calibrate",
         help="fit a design's speed and spreads to measured shots",
-        description="Fit by maximum likelihood the muzzle speed, its spread, "
-        "the yaw and pitch spreads and the offsets of the angle "
-        "scales to shots measured on the real toy, each with a "
-        "standard error; write the base design with the fitted "
-        "values. The CSV has one row per shot: pitch_deg, yaw_deg, "
-        "x_mm, y_mm (first touch, board frame), optional "
-        "speed_mm_s and pivot_height_mm (docs/real-toy.md says how "
-        "to measure: 5 pitches x 8 shots). Data that cannot "
-        "determine a parameter is refused with what to measure.",
+        description=_DESCRIPTION,
     )
-    p.add_argument("shots", metavar="SHOTS.csv", help="the measured shots")
+    p.add_argument("shots", metavar="SHOTS.csv", nargs="?", help="the measured shots")
+    _video_options(p)
     p.add_argument(
         "--design",
         default="stock",
@@ -75,7 +132,10 @@ def add_calibrate(sub) -> None:
         "--plot", metavar="FILE.png", help="measured vs predicted landings, and the misses by pitch"
     )
     p.add_argument(
-        "--board", default="stock", help="board drawn under the landings in --plot (default: stock)"
+        "--board",
+        default="stock",
+        help="board drawn under the landings in --plot, and with --video the board "
+        "the markers are on (default: stock)",
     )
     p.add_argument(
         "--measurement-sd",

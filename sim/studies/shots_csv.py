@@ -3,7 +3,8 @@
 One row per shot fired on an empty board: ``pitch_deg``, ``yaw_deg`` (the settings
 used), ``x_mm``, ``y_mm`` (where the bale first touched the board, board frame),
 and optionally ``speed_mm_s`` (a chronograph's reading) and ``pivot_height_mm``;
-an optional cell may be left empty. Rows are numbered as a spreadsheet shows
+an optional cell may be left empty. A ``quality`` column (``piggy measure``'s
+words on each shot) may be there and is not read. Rows are numbered as a spreadsheet shows
 them: the header is row 1.
 """
 
@@ -26,6 +27,8 @@ from models.text import shown
 
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
+#: Columns read past: ``piggy measure``'s per-shot quality, words for a person.
+NOTES = ("quality",)
 #: Allowed values of each column: the pitch within any design's reach, a yaw as the
 #: CLI takes it, landings within 5 m, speeds and pivots as in design files.
 _RANGES = {
@@ -79,7 +82,7 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
         raise InputError(f"{source}: empty; the header must name {', '.join(REQUIRED)}")
     header = [h.strip() for h in rows[0]]
     for name in header:
-        if name not in allowed:
+        if name not in allowed and name not in NOTES:
             raise InputError(
                 f"{source}: unknown column '{name}' (columns: "
                 f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})"
@@ -98,7 +101,7 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
             raise InputError(
                 f"{source} row {number}: {len(row)} values, the header has {len(header)}"
             )
-        cells = dict(zip(header, row, strict=True))
+        cells = dict(zip(header, row, strict=True))  # NOTES columns are not read
         for name in allowed:
             columns[name].append(_number(cells.get(name, ""), name, number, source))
         if math.hypot(columns["x_mm"][-1], columns["y_mm"][-1]) < 1.0:

@@ -18,10 +18,16 @@ from sim.views.pictures import draw_board, save_figure
 _ELLIPSE_SD = float(np.sqrt(5.991))
 
 
-def residuals_figure(result: CalibrationResult, board: str = "stock"):
+#: Landings drawn per shot in the predicted cloud.
+_CLOUD_PER_SHOT = 40
+
+
+def residuals_figure(result: CalibrationResult, board: str = "stock", cloud: bool = False):
     """Three panels: the landings over the board (measured dots, predicted centres
     with their 95 % ellipses), and the misses along and across the flight by pitch,
-    with the model's ±2 sd."""
+    with the model's ±2 sd. With ``cloud``, the calibrated design's predicted
+    landings (drawn from each shot's fitted landing distribution, a fixed seed) lie
+    in grey under the measured first touches (``piggy calibrate --video``)."""
     shots = result.shots
     measured = np.stack([shots.x_mm, shots.y_mm], -1)
     predicted, cov = result.predicted_mm, result.predicted_cov_mm2
@@ -32,6 +38,17 @@ def residuals_figure(result: CalibrationResult, board: str = "stock"):
         1, 3, figsize=(15, 5.6), gridspec_kw={"width_ratios": [1.1, 1, 1]}
     )
     draw_board(top, load_board(board), labels=False)
+    if cloud:
+        rng = np.random.default_rng(0)
+        points = np.concatenate(
+            [
+                rng.multivariate_normal(predicted[i], cov[i], _CLOUD_PER_SHOT)
+                for i in range(len(shots))
+            ]
+        )
+        top.scatter(
+            *points.T, s=5, color="0.25", alpha=0.45, lw=0, zorder=6, label="predicted cloud"
+        )
     for i in range(len(shots)):  # one ellipse per setting is enough; repeats overdraw
         values, vectors = np.linalg.eigh(cov[i])
         angle = np.degrees(np.arctan2(vectors[1, 1], vectors[0, 1]))
@@ -105,6 +122,8 @@ def residuals_figure(result: CalibrationResult, board: str = "stock"):
     return fig
 
 
-def save_residuals_plot(result: CalibrationResult, path, board: str = "stock") -> Path:
+def save_residuals_plot(
+    result: CalibrationResult, path, board: str = "stock", cloud: bool = False
+) -> Path:
     """The residuals picture as a PNG, written atomically."""
-    return save_figure(residuals_figure(result, board), path)
+    return save_figure(residuals_figure(result, board, cloud), path)

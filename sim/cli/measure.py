@@ -1,0 +1,130 @@
+"""``piggy measure``: a video of shots on the real toy, measured from its pixels
+into the CSV ``piggy calibrate`` reads (docs/real-toy.md, "Measuring from a video")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from models.board import load_board
+from models.design import load_design
+from models.text import shown
+from sim.cli.common import check_output, json_out, progress_bar
+
+
+def run_measure(args, out: str | Path, bars: bool):
+    """Measure ``args.video`` into ``out`` (checked and written here): the
+    :class:`~sim.video.measure.Measurement`. Shared with ``piggy calibrate --video``."""
+    from sim.video import opencv
+
+    opencv()  # refused on one line, naming the extra, before any work
+    from sim.video.angles import read_angles
+    from sim.video.detect import read_camera_file
+    from sim.video.markers import marker_layout
+    from sim.video.measure import measure_video
+
+    check_output(out, "--out", (".csv",))
+    if args.overlay:
+        check_output(args.overlay, "--overlay", (".mp4",))
+    angles = read_angles(args.angles)
+    design = load_design(args.design)
+    layout = marker_layout(load_board(args.board))
+    intrinsics = read_camera_file(args.camera_file) if args.camera_file else None
+    update = progress_bar(None, bars, unit="frame", label="measuring")
+    measurement = measure_video(
+        args.video,
+        angles,
+        design,
+        layout,
+        intrinsics,
+        progress=update,
+        on_ready=lambda info: update(0, total=info.frames),
+    )
+    update(None)
+    _write_measured(measurement, out, args)
+    if args.overlay:
+        from sim.video.overlay import write_overlay
+
+        update = progress_bar(measurement.info.frames, bars, unit="frame", label="overlay")
+        write_overlay(measurement, args.overlay, update)
+        update(None)
+    return measurement
+
+
+def _write_measured(measurement, out, args) -> None:
+    from sim.studies.datafiles import write_table
+    from sim.video.measure import result_rows
+    from sim.video.report import no_shot_measured, provenance
+
+    rows = result_rows(measurement)
+    if not rows:
+        raise no_shot_measured(measurement)
+    sources = {"angles": Path(args.angles).name, "design": args.design, "board": args.board}
+    write_table(rows, out, "csv", provenance(measurement, sources, bool(args.camera_file)))
+
+
+def cmd_measure(args) -> int:
+    measurement = run_measure(args, args.out, bars=not args.json)
+    from sim.video.report import report_lines, summary
+
+    if args.json:
+        json_out(summary(measurement) | {"files": {"csv": args.out, "overlay": args.overlay}})
+        return 0
+    for line in report_lines(measurement, args.out):
+        print(line)
+    if args.overlay:
+        print(f"Wrote {shown(args.overlay)} (the track, the first touches, the board's axes)")
+    sys.stdout.flush()
+    return 0
+
+
+def video_args(p, required: bool, board: bool = True) -> None:
+    """The arguments of a measurement, shared with ``piggy calibrate --video`` (which
+    has its own ``--board``)."""
+    p.add_argument(
+        "--angles",
+        required=required,
+        metavar="ANGLES.csv",
+        help="the pitch_deg and yaw_deg set for each shot, in the order fired",
+    )
+    p.add_argument(
+        "--camera-file",
+        metavar="FILE",
+        help="the phone's calibration, JSON or TOML: fx, fy, cx, cy (pixels) and "
+        "optional distortion (OpenCV's k1, k2, p1, p2, k3); default: estimated "
+        "from the markers",
+    )
+    if board:
+        p.add_argument(
+            "--board", default="stock", help="the board the markers are on (default: stock)"
+        )
+    p.add_argument(
+        "--overlay",
+        metavar="CHECK.mp4",
+        help="write the video with the track, each first touch and the board's axes drawn on it",
+    )
+
+
+def add_measure(sub) -> None:
+    """The ``measure`` command."""
+    p = sub.add_parser(
+        "measure",
+        help="measure shots' first touches and launch speeds from a video",
+        description="Find the board's markers and the camera's pose, track the bale "
+        "frame by frame, cut the video into shots, and find each shot's first touch "
+        "on the board (where its image path breaks) and its launch speed (a 3D "
+        "ballistic fit to its flight, where the view shows enough of it). Writes the "
+        "CSV piggy calibrate reads, with a quality column; a shot that cannot be "
+        "measured is skipped with its reason, never guessed. A 240 fps phone video "
+        "from a tripod (docs/real-toy.md, 'Measuring from a video').",
+    )
+    p.add_argument("video", metavar="VIDEO", help="the video (MP4 or MOV)")
+    video_args(p, required=True)
+    p.add_argument("--out", required=True, metavar="MEASURED.csv", help="the measured shots")
+    p.add_argument(
+        "--design",
+        default="stock",
+        help="the design fired (its bale's size and launcher's speed; default: stock)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_measure)

@@ -1,0 +1,249 @@
+"""``piggy measure``'s pipeline: a video of shots in, each shot's first touch and
+launch speed out (docs/real-toy.md, "Measuring from a video").
+
+1. The angles CSV, the design (the bale's size) and the frame rate are checked,
+   and the markers found and the camera's pose solved from the video's first
+   frames: everything that can be refused is refused before the long pass.
+2. One pass over every frame tracks the bale (sim/video/track.py).
+3. The track is cut into shots; their count must be the angles CSV's (this can
+   only be known after the pass).
+4. Each shot's first touch (sim/video/touch.py) and launch speed
+   (sim/video/speed.py). A shot that cannot be measured is skipped with its
+   reason; a speed the view cannot give is left empty with its reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.design import Design
+from models.errors import InputError
+from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, release_radius_mm
+from sim.video.angles import Angles
+from sim.video.detect import (
+    CameraPose,
+    Intrinsics,
+    check_enough,
+    find_markers,
+    solve_pose,
+)
+from sim.video.markers import MarkerLayout
+from sim.video.speed import launch_speed
+from sim.video.touch import first_touch
+from sim.video.track import (
+    BaleFinder,
+    Frames,
+    Track,
+    VideoInfo,
+    first_frames,
+    open_video,
+    split_shots,
+    still_background,
+    track_video,
+)
+
+#: Frames searched for the markers at the start of the video.
+MARKER_FRAMES = 10
+#: A launch speed is given only when the fit knows it to this fraction (1 sd).
+MAX_SPEED_SE = 0.01
+#: A flight fitted worse than this (rms, pixels) is not trusted.
+MAX_FLIGHT_RMS_PX = 2.5
+#: Flight frames needed before the touch for the touch, and for the speed.
+MIN_TOUCH_FRAMES = 8
+MIN_SPEED_FRAMES = 12
+NO_BREAK = (
+    "no first touch seen: the bale's path does not break clearly in view (it left the "
+    "frame, was hidden, or moved too few pixels a frame before touching)"
+)
+
+
+@dataclass(frozen=True)
+class ShotMeasure:
+    """One shot: its angles, first touch (x, y mm) and launch speed (NaN where not
+    measured), quality in words, the reason it was skipped (None if measured),
+    and its frames and fitted pieces for the overlay."""
+
+    number: int
+    pitch_deg: float
+    yaw_deg: float
+    x_mm: float = math.nan
+    y_mm: float = math.nan
+    speed_mm_s: float = math.nan
+    quality: str = ""
+    skipped: str | None = None
+    frames: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    break_frame: int | None = None
+
+
+@dataclass(frozen=True)
+class Measurement:
+    info: VideoInfo
+    pose: CameraPose
+    track: Track
+    shots: tuple[ShotMeasure, ...]
+
+
+def needed_fps(design: Design) -> float:
+    """The frame rate at which the bale, at its fastest (the muzzle speed plus two
+    spreads, gaining speed as it falls from the pivot's height), moves at most its
+    own length between frames: slower, the frame before the touch and the frame
+    after it can lie a bale apart and the bounce is not seen."""
+    launcher = design.launcher
+    speed = launcher.muzzle_speed_mm_s + 2 * launcher.speed_sd_mm_s
+    fastest = math.sqrt(speed**2 + 2 * GRAVITY_MM_S2 * launcher.pivot_height_mm)
+    return fastest / design.bale.length_mm
+
+
+def check_frame_rate(info: VideoInfo, design: Design) -> None:
+    need = needed_fps(design)
+    if info.fps < need:
+        raise InputError(
+            f"video {info.path.name}: {info.fps:g} frames/s is too few to find a first touch: "
+            f"the bale ({design.bale.length_mm:g} mm) flies up to "
+            f"{need * design.bale.length_mm / 1000:.1f} m/s, so at least {math.ceil(need)} "
+            "frames/s (a phone's 240 fps slow motion)"
+        )
+
+
+def locate_camera(
+    frames: Frames, layout: MarkerLayout, intrinsics: Intrinsics | None
+) -> CameraPose:
+    """The camera's pose from the markers in the video's first frames (each
+    marker's corners averaged over the frames it is found in)."""
+    info = frames.info
+    seen: dict[int, list[np.ndarray]] = {}
+    first = first_frames(frames, MARKER_FRAMES)
+    for frame in first:
+        for marker_id, corners in find_markers(frame, layout).items():
+            seen.setdefault(marker_id, []).append(corners)
+    found = {i: np.mean(c, axis=0) for i, c in seen.items()}
+    check_enough(found, layout, len(first))
+    if intrinsics is not None and not (
+        0 < intrinsics.cx < info.width and 0 < intrinsics.cy < info.height
+    ):
+        raise InputError(
+            f"--camera-file: its principal point ({intrinsics.cx:g}, {intrinsics.cy:g}) is "
+            f"outside the video's {info.width}x{info.height} frame: a calibration at another size"
+        )
+    return solve_pose(found, layout, (info.width, info.height), intrinsics)
+
+
+def pixels_per_mm(pose: CameraPose) -> float:
+    """The picture's scale on the board at the pivot, pixels a mm."""
+    ten_mm = pose.project(np.array([[0, 0, 0], [10.0, 0, 0], [0, 10.0, 0]]))
+    return float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
+
+
+def bale_finder(frames: Frames, pose: CameraPose, design: Design) -> BaleFinder:
+    """A finder for a blob the bale's size as seen on the board (from a quarter of
+    it, partly hidden or far, to ten times it, blurred and near; smaller blobs are
+    the compression's and the sensor's noise), searched at a
+    stride that keeps the bale three samples across."""
+    px_per_mm = pixels_per_mm(pose)
+    bale = design.bale
+    across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
+    area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2
+    stride = int(min(4, max(1, across_px // 3)))
+    return BaleFinder(still_background(frames), max(4.0, 0.25 * area), 10 * area + 50, stride)
+
+
+def measure_video(
+    video,
+    angles: Angles,
+    design: Design,
+    layout: MarkerLayout,
+    intrinsics: Intrinsics | None = None,
+    progress: Callable[[int], None] = lambda done: None,
+    on_ready: Callable[[VideoInfo], None] = lambda info: None,
+) -> Measurement:
+    """The whole pipeline (see the module's notes)."""
+    frames = open_video(video)
+    info = frames.info
+    check_frame_rate(info, design)
+    pose = locate_camera(frames, layout, intrinsics)
+    finder = bale_finder(frames, pose, design)
+    on_ready(info)
+    track = track_video(frames, finder, progress)
+    shots = split_shots(track, info.fps)
+    # Only the whole pass can count the shots, so this check comes after it.
+    if len(shots) != len(angles):
+        raise InputError(
+            f"the video shows {len(shots)} shot{'s' * (len(shots) != 1)} but --angles "
+            f"{angles.source} lists {len(angles)}: one row per shot fired, in order "
+            "(a shot whose bale never came into view is not seen)"
+        )
+    measured = tuple(
+        _measure_shot(n + 1, shot, track, info, pose, design, angles)
+        for n, shot in enumerate(shots)
+    )
+    return Measurement(info, pose, track, measured)
+
+
+def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeasure:
+    pitch, yaw = float(angles.pitch_deg[number - 1]), float(angles.yaw_deg[number - 1])
+    base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
+    # Frames where the bale was missed (hidden, over a marker) are left out; the
+    # fits are in time, so a gap in the frames is no gap in the path.
+    run = frames
+    times, pixels = run / info.fps, track.pixel[run]
+    depth, ahead = contact_offset_mm(design.bale, pitch)
+    touch = first_touch(pose, times, pixels, float(depth), float(ahead))
+    if touch is None or touch.break_index < MIN_TOUCH_FRAMES:
+        return ShotMeasure(**base, skipped=NO_BREAK)
+    flight = touch.flight
+    x, y = (float(v) for v in touch.point_mm)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return ShotMeasure(**base, skipped="the touch's ray does not meet the board")
+    if flight is None or flight.rms_px > MAX_FLIGHT_RMS_PX:
+        # The frames before the break are not one flight ending there: the bounce
+        # was missed (flying along the line of sight) and a later break was found.
+        misfit = "no fit" if flight is None else f"{flight.rms_px:.1f} px rms"
+        return ShotMeasure(
+            **base,
+            skipped=f"the path before its break is not one flight ending there ({misfit}): "
+            "the bounce was not seen",
+        )
+    speed, quality = math.nan, "good"
+    if touch.break_index < MIN_SPEED_FRAMES:
+        quality = f"no speed: only {touch.break_index} flight frames in view"
+    else:
+        fitted = launch_speed(flight, release_radius_mm(design) * math.cos(math.radians(pitch)))
+        if fitted is None:
+            quality = "no speed: the fitted path does not come back to the barrel"
+        elif fitted[1] > MAX_SPEED_SE * fitted[0]:
+            quality = (
+                f"no speed: the flight in view gives it only to {100 * fitted[1] / fitted[0]:.0f}%"
+            )
+        else:
+            speed = fitted[0]
+    return ShotMeasure(
+        **base,
+        x_mm=x,
+        y_mm=y,
+        speed_mm_s=speed,
+        quality=quality,
+        break_frame=int(run[touch.break_index]),
+    )
+
+
+def result_rows(measurement: Measurement) -> list[dict]:
+    """The measured shots as rows of the CSV ``piggy calibrate`` reads."""
+    rows = []
+    for shot in measurement.shots:
+        if shot.skipped:
+            continue
+        rows.append(
+            {
+                "pitch_deg": f"{shot.pitch_deg:g}",
+                "yaw_deg": f"{shot.yaw_deg:g}",
+                "x_mm": f"{shot.x_mm:.1f}",
+                "y_mm": f"{shot.y_mm:.1f}",
+                "speed_mm_s": "" if math.isnan(shot.speed_mm_s) else f"{shot.speed_mm_s:.0f}",
+                "quality": shot.quality,
+            }
+        )
+    return rows

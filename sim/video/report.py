@@ -1,0 +1,106 @@
+"""What ``piggy measure`` says about a measurement: the provenance beside the CSV,
+the lines it prints, its JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+
+from models.errors import InputError
+from models.text import shown
+from sim.video.measure import Measurement
+
+
+def provenance(measurement: Measurement, sources: dict, camera_file: bool) -> dict:
+    """What made the measured CSV: the video (and its sha256), the angles, design
+    and board, the camera found, the markers, each skipped shot and why."""
+    from sim.studies.datafiles import package_version
+
+    info, pose = measurement.info, measurement.pose
+    k = pose.intrinsics
+    return {
+        "made_by": "piggy measure",
+        "video": info.path.name,
+        "video_sha256": _sha256(info.path),
+        **sources,
+        "fps": info.fps,
+        "size": [info.width, info.height],
+        "camera": {
+            "fx": k.fx,
+            "fy": k.fy,
+            "cx": k.cx,
+            "cy": k.cy,
+            "distortion": list(k.distortion),
+            "from": "--camera-file" if camera_file else "estimated from the markers",
+            "position_mm": [round(float(v), 1) for v in pose.centre_mm],
+        },
+        "markers_seen": list(pose.markers_seen),
+        "marker_reprojection_px": round(pose.reprojection_px, 3),
+        "skipped": [
+            {"shot": s.number, "reason": s.skipped} for s in measurement.shots if s.skipped
+        ],
+        "package_version": package_version(),
+    }
+
+
+def no_shot_measured(measurement: Measurement) -> InputError:
+    return InputError(
+        f"no shot of {measurement.info.path.name} could be measured: "
+        + "; ".join(f"shot {s.number}: {s.skipped}" for s in measurement.shots[:3])
+    )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def summary(measurement: Measurement) -> dict:
+    """The measurement as JSON-ready data."""
+    shots = []
+    for s in measurement.shots:
+        shots.append(
+            {
+                "shot": s.number,
+                "pitch_deg": s.pitch_deg,
+                "yaw_deg": s.yaw_deg,
+                "x_mm": None if math.isnan(s.x_mm) else round(s.x_mm, 2),
+                "y_mm": None if math.isnan(s.y_mm) else round(s.y_mm, 2),
+                "speed_mm_s": None if math.isnan(s.speed_mm_s) else round(s.speed_mm_s, 1),
+                "quality": s.quality or None,
+                "skipped": s.skipped,
+            }
+        )
+    pose = measurement.pose
+    return {
+        "video": str(measurement.info.path),
+        "fps": measurement.info.fps,
+        "camera_mm": [round(float(v), 1) for v in pose.centre_mm],
+        "focal_px": round(pose.intrinsics.fx, 1),
+        "marker_reprojection_px": round(pose.reprojection_px, 3),
+        "shots": shots,
+    }
+
+
+def report_lines(measurement: Measurement, out) -> list[str]:
+    shots = measurement.shots
+    done = [s for s in shots if not s.skipped]
+    speeds = [s for s in done if not math.isnan(s.speed_mm_s)]
+    pose = measurement.pose
+    camera = ", ".join(f"{v:.0f}" for v in pose.centre_mm)
+    lines = [
+        f"Measured {len(done)} of {len(shots)} shots from {shown(str(measurement.info.path))} "
+        f"({measurement.info.fps:g} fps; camera at {camera} mm, markers fit to "
+        f"{pose.reprojection_px:.2f} px), {len(speeds)} with a launch speed."
+    ]
+    for s in shots:
+        if s.skipped:
+            lines.append(f"  shot {s.number}: skipped, {s.skipped}")
+        elif s.quality != "good":
+            lines.append(f"  shot {s.number}: {s.quality}")
+    lines.append(f"Wrote {shown(str(out))} (and its provenance, {shown(str(out))}.json)")
+    return lines

@@ -1,0 +1,125 @@
+"""Where the bale first touches the board, from its image track.
+
+The bale is in the air until it touches, so its pixels cannot be dropped onto
+the board plane as they are. Instead: where it first touches, its image path
+breaks (the bounce turns its velocity). The break is the first frame that a
+smooth curve through the frames before it does not predict, while the next
+frame does not return to the curve either. The corner of that V (the curve
+before and the curve after, met between two frames) is the bale's centre at the
+touch in the image; its ray meets the plane at the centre's height then (from
+the bale's size and tilt) at the centre's place on the board. The touch is the
+bale's lowest corner there (the centre plus the corner's offset along the
+flight, sim/physics/ballistics.py's ``contact_offset_mm``). The flight before
+it, fitted in 3D through that point (sim/video/speed.py), gives the speed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.video.detect import CameraPose
+from sim.video.speed import Flight, fit_flight
+
+#: Frames the smooth curve is fitted to when predicting the next one.
+WINDOW = 8
+#: A frame is off the curve when it misses the prediction by more than this many
+#: times the typical miss before it, and at least MIN_BREAK_PX pixels.
+BREAK_FACTOR = 5.0
+MIN_BREAK_PX = 2.0
+#: The earliest frame of a track that can be a break (a steep low shot touches
+#: about 9 frames after it leaves the barrel at 240 fps).
+FIRST_BREAK = 8
+
+
+@dataclass(frozen=True)
+class Touch:
+    """A first touch: the lowest corner's point on the board (x, y, mm), the fitted
+    flight it ends, and the frame (index into the shot) where the path broke."""
+
+    point_mm: np.ndarray
+    flight: Flight | None
+    break_index: int
+
+
+def find_break(times_s: np.ndarray, pixels: np.ndarray) -> int | None:
+    """Index of the first frame after the bounce (the path's break), or None when
+    the path runs smoothly to its end (the bale left the view first).
+
+    Each frame is predicted from a quadratic through the (up to) :data:`WINDOW`
+    frames before it; a break is a frame missed by more than :data:`BREAK_FACTOR` times
+    the typical miss so far (the track's own noise, extrapolated), and the frame
+    after it missed too."""
+    misses: list[float] = []
+    # The first frames are left out: a bale coming out from behind the barrel is
+    # seen in part, its centroid sliding as more of it shows.
+    for i in range(FIRST_BREAK, len(times_s) - 1):
+        window = slice(max(0, i - WINDOW), i)
+        miss_here = _miss(times_s[window], pixels[window], times_s[i], pixels[i])
+        # Until a few misses are known, the floor alone: a steep low shot may
+        # touch within a dozen frames.
+        typical = float(np.median(misses)) if len(misses) >= 3 else 0.0
+        limit = max(MIN_BREAK_PX, BREAK_FACTOR * typical)
+        if miss_here > limit:
+            miss_next = _miss(times_s[window], pixels[window], times_s[i + 1], pixels[i + 1])
+            if miss_next > limit:
+                return i
+        misses.append(miss_here)
+    return None
+
+
+def _quadratic(times, pixels):
+    """A quadratic in time through the frames (a line through fewer than five)."""
+    t0 = times[-1]
+    degree = 2 if len(times) >= 5 else 1
+    return [np.polyfit(times - t0, pixels[:, axis], degree) for axis in (0, 1)], t0
+
+
+def _miss(times, pixels, t, pixel) -> float:
+    fits, t0 = _quadratic(times, pixels)
+    predicted = np.array([np.polyval(f, t - t0) for f in fits])
+    return float(np.linalg.norm(predicted - pixel))
+
+
+def contact_pixel(times_s: np.ndarray, pixels: np.ndarray, broke: int) -> tuple[np.ndarray, float]:
+    """Where and when in the image the path breaks: the corner of the V that the
+    curve before the break and the curve after it make (each fitted to up to
+    :data:`WINDOW` frames), searched between the last frame before and the break."""
+    before = slice(max(0, broke - WINDOW), broke)
+    after = slice(broke, min(len(times_s), broke + WINDOW))
+    fits_in, t_in = _quadratic(times_s[before], pixels[before])
+    fits_out, t_out = _quadratic(times_s[after], pixels[after])
+    candidates = np.linspace(times_s[broke - 1], times_s[broke], 41)
+    path_in = np.column_stack([np.polyval(f, candidates - t_in) for f in fits_in])
+    path_out = np.column_stack([np.polyval(f, candidates - t_out) for f in fits_out])
+    best = int(np.argmin(np.linalg.norm(path_in - path_out, axis=1)))
+    return (path_in[best] + path_out[best]) / 2, float(candidates[best])
+
+
+def first_touch(
+    pose: CameraPose,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    contact_depth_mm: float,
+    contact_ahead_mm: float,
+) -> Touch | None:
+    """The first touch of one shot's track (its frames' times and pixels); None
+    when no break is seen. The bale's centre is where the ray through the break's
+    pixel meets the plane of its height at the touch; the touch is its lowest
+    corner, ``contact_ahead_mm`` from the centre along the flight (whose heading
+    the track before the break gives, dropped onto the board)."""
+    broke = find_break(times_s, pixels)
+    if broke is None or broke + 2 > len(times_s):
+        return None
+    pixel, time_s = contact_pixel(times_s, pixels, broke)
+    centre = pose.on_plane(pixel.reshape(1, 2), contact_depth_mm)[0]
+    earlier = pose.on_plane(pixels[max(0, broke - 4)].reshape(1, 2), contact_depth_mm)[0]
+    heading = centre[:2] - earlier[:2]
+    heading = heading / max(float(np.linalg.norm(heading)), 1e-9)
+    flight = fit_flight(pose, times_s[:broke], pixels[:broke], centre, time_s)
+    if flight is not None:  # the fitted flight's heading is the better one
+        horizontal = flight.velocity_mm_s[:2]
+        heading = horizontal / max(float(np.linalg.norm(horizontal)), 1e-9)
+    point = centre[:2] + contact_ahead_mm * heading
+    return Touch(point, flight, broke)
