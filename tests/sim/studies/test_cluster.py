@@ -224,11 +224,21 @@ def _dask(*args: str) -> subprocess.Popen:
     )
 
 
+def _wait_for_a_worker(address: str) -> None:
+    """Until the scheduler answers with a worker (on a busy machine a scheduler
+    process takes longer than the study's own 10 s check to start listening)."""
+    from distributed import Client
+
+    with Client(address, timeout=WAIT_S) as client:
+        client.wait_for_workers(1, timeout=WAIT_S)
+
+
 def test_the_scheduler_gone_is_one_line_and_keeps_what_finished_for_resume(tmp_path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     scheduler = _dask("scheduler", "--port", str(port), "--no-dashboard")
     worker = _dask("worker", address, "--nthreads", "1", "--no-dashboard")
+    _wait_for_a_worker(address)
     out = tmp_path / "map.csv"
 
     def lose_scheduler(done: int) -> None:
