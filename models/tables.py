@@ -2,7 +2,7 @@
 per-shot tables, comparisons), CSV or Parquet. It sits below the referee because a
 game's table resolver reads hit maps too (``--shots table:FILE``,
 :meth:`referee.shots.TableResolver.from_file`); the studies write these files
-(sim/studies/datafiles.py).
+(sim/studies/shots/datafiles.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from models.text import shown
 
 
 def read_table(path: str | Path) -> list[dict]:
-    """The rows of a data file (sim/studies/datafiles.py writes them: hit maps, per-shot
+    """The rows of a data file (sim/studies/shots/datafiles.py writes them: hit maps, per-shot
     tables, comparisons), CSV (a ``.csv`` suffix: its cells typed back to booleans,
     numbers, text and None) or Parquet; a file that is neither is one InputError."""
     path = check_input_file(path, "table")  # a regular file within the cap, not /dev/zero

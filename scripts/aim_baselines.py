@@ -7,7 +7,7 @@
 ``solver`` fires the aim solver's aim at one target (the hit maps' aim: the bale's
 centre through the piggy's centre) and reports its success rate with a 95 %
 Wilson interval; ``--hitmap`` also measures the hit map's P(target) for that
-space with the same noise and the same aimer (sim/studies/hitmap.py) and
+space with the same noise and the same aimer (sim/studies/maps/hitmap.py) and
 compares the two with a two-proportion z-test (the hit map aims at the top piggy
 of the target's space).
 
@@ -40,7 +40,7 @@ from models.stats import wilson_interval
 
 # The script's only imports of sim modules (their paths move with issue 12).
 from sim.envs.aim import AimEnv, solver_action
-from sim.studies.space_shots import SweepSpec, run_space
+from sim.studies.shots.space_shots import SweepSpec, run_space
 
 ENV_ID = "sim.envs:piggy/Aim-v0"
 #: The learner counts as there once its mean aim hits this fraction as often as the solver's.
@@ -61,7 +61,7 @@ def solver_success(env: gymnasium.Env, target: str, shots: int, seed: int) -> tu
 
 def hitmap_success(env: gymnasium.Env, space: str, shots: int, seed: int) -> tuple[int, int]:
     """(hits, shots) of the hit map's P(target) for one empty space of ``env``'s
-    board, with the env's design, aimer and base layout (sim/studies/hitmap.py)."""
+    board, with the env's design, aimer and base layout (sim/studies/maps/hitmap.py)."""
     unwrapped = env.unwrapped
     if not isinstance(unwrapped, AimEnv):
         raise TypeError(f"the hit map is measured for piggy/Aim-v0, not {type(unwrapped).__name__}")

@@ -43,8 +43,10 @@ from models.board import load_board, space_name
 from models.design import design_from_dict, design_toml, load_design
 from models.stats import sequential_bias
 from sim.physics.engines import installed
-from sim.studies import design_tools, hitmap, space_shots
-from sim.studies.comparison_rule import comparison_rule
+from sim.studies.comparing import design_tools
+from sim.studies.comparing.comparison_rule import comparison_rule
+from sim.studies.maps import hitmap
+from sim.studies.shots import space_shots
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
 CAP = 1000

@@ -41,7 +41,7 @@ from sim.physics.bullet.world import World
 from sim.physics.engines import installed
 from sim.physics.launch import launch_state
 from sim.physics.mujoco.world import MujocoWorld
-from sim.studies.space_shots import TARGET, shot_seed
+from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: Stock spaces: open ones (r0c3, r10c6, r2c1, r4c1) and fence-held ones (r7c3, r9c2).
 SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")

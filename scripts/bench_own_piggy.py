@@ -28,7 +28,7 @@ from models.design import Design, load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.bullet.world import World
-from sim.studies.space_shots import TARGET, shot_seed
+from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: The example design with an own piggy.
 EXAMPLE = "wide-piggy"

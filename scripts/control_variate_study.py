@@ -27,7 +27,7 @@ from scipy.stats import qmc
 
 from models.aimer import load_aimer
 from models.design import load_design
-from sim.studies import rqmc
+from sim.studies.shots import rqmc
 
 
 def features(z: np.ndarray) -> np.ndarray:

@@ -32,7 +32,8 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.stats import wilson_interval
-from sim.studies import compare, design_tools, report, rqmc, space_shots
+from sim.studies.comparing import compare, design_tools, report
+from sim.studies.shots import rqmc, space_shots
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure

@@ -96,7 +96,8 @@ def still(out: Path, world, result) -> None:
 
 def hit_map(out: Path, shots: int, workers: int) -> None:
     from models.layout import check_spaces
-    from sim.studies import datafiles, hitmap, rqmc, space_shots
+    from sim.studies.maps import hitmap
+    from sim.studies.shots import datafiles, rqmc, space_shots
     from sim.views.hitmap_picture import save_heatmap
 
     board = load_board("stock")

@@ -4,7 +4,7 @@
         [--out docs/examples/measured-shots.csv] [--chronograph]
 
 PyBullet shots on an empty stock board, 5 pitches x 8 shots with the design's
-noise, written as a person would measure them (sim/studies/sandbox_shots.py);
+noise, written as a person would measure them (sim/studies/calibrating/sandbox_shots.py);
 docs/real-toy.md calibrates the committed example. Same seed, same file.
 """
 
@@ -13,7 +13,7 @@ import sys
 
 from models.design import load_design
 from models.files import write_text_atomic
-from sim.studies.sandbox_shots import sandbox_shots_csv
+from sim.studies.calibrating.sandbox_shots import sandbox_shots_csv
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ rqmc --shots 1280 --per-shot``). Each race takes an incumbent (A at a block of t
 search's fidelity on the whole board: a point of every scramble, 10 shots a space)
 and a trial on the same points, reports the spaces in a shuffled order, and prunes as Optuna's
 ``WilcoxonPruner`` does with the search's threshold and start
-(sim/studies/racing.py): the one-sided signed-rank test of the paired differences so
+(sim/studies/optimising/racing.py): the one-sided signed-rank test of the paired differences so
 far, no prune while the trial's mean so far is at least the incumbent's. The trials:
 A made worse by 0.06 and by 0.03 (each hit dropped with the chance that takes P down
 so much, on the same points), and B as it is. Printed: for each trial and each
@@ -24,7 +24,7 @@ import numpy as np
 from paired_rule_study import read_hits
 from scipy import stats
 
-from sim.studies import racing
+from sim.studies.optimising import racing
 
 #: (p-value threshold, spaces before a prune): the search's, and others for contrast.
 SETTINGS = [(0.1, 2), (0.05, racing.PRUNE_AFTER), (racing.PRUNE_P, racing.PRUNE_AFTER)]

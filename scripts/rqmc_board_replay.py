@@ -11,7 +11,7 @@ stopping rule that stops within those shots fires the first points of each scram
 (or the first shots, for plain Monte Carlo), so its run is replayed exactly by
 truncating the rows: no new shot. For each space and precision it prints the shots
 plain Monte Carlo's rule fired (and fires on average at that P, exact:
-``sequential_bias``), the shots RQMC's rule (sim/studies/rqmc.py) fires,
+``sequential_bias``), the shots RQMC's rule (sim/studies/shots/rqmc.py) fires,
 and what decided its stop: which bound of the interval was binding at the last look
 (``t``: Student's t over the scramble means, ``t/guard`` where the spread guard set
 the spread, ``credit``: the Wilson floor at the credited shots, ``plain``: the Wilson
@@ -30,8 +30,8 @@ import numpy as np
 from scipy import stats
 
 from models.stats import precision_reached, sequential_bias, wilson_bounds
-from sim.studies import rqmc
-from sim.studies.space_shots import BATCH
+from sim.studies.shots import rqmc
+from sim.studies.shots.space_shots import BATCH
 
 #: Plain Monte Carlo's cap, for its expected shots (as ``piggy hitmap --precision``).
 CAP = 1000
@@ -52,7 +52,7 @@ def knocked(row: dict) -> bool:
 
 def scramble_hits(rows: list[dict]) -> np.ndarray:
     """(R, n): :func:`knocked` of a space's per-shot CSV rows, by scramble and point
-    (the file's text, as :func:`sim.studies.rqmc.by_scramble` holds typed rows)."""
+    (the file's text, as :func:`sim.studies.shots.rqmc.by_scramble` holds typed rows)."""
     scrambles = 1 + max(int(r["scramble"]) for r in rows)
     hits = np.zeros((scrambles, len(rows) // scrambles), bool)
     for row in rows:

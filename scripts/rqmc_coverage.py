@@ -15,7 +15,7 @@ models/stats.py's sequential_bias at the truth's P). ``--out`` keeps every
 run's outcomes shot by shot with where each shot's errors came from (its seed, and
 for RQMC its scramble and point), for studies of other estimators on the same shots.
 
-``--replay`` runs the sampler's current stopping rule (sim/studies/rqmc.py) again on
+``--replay`` runs the sampler's current stopping rule (sim/studies/shots/rqmc.py) again on
 an earlier ``--out``'s shots, with no new shot: a rule that stops at or before the
 points each repetition fired sees exactly the shots it would have fired (the same
 root seeds give the same scrambles), so its coverage and shots come from truncating
@@ -36,10 +36,10 @@ import numpy as np
 from models.aimer import load_aimer
 from models.files import write_text_atomic
 from models.stats import sequential_bias, wilson_interval
-from sim.studies import rqmc
-from sim.studies.rqmc import proportion
-from sim.studies.space_shots import BATCH, SweepSpec, run_space
-from sim.studies.workers import process_pool
+from sim.studies.running.workers import process_pool
+from sim.studies.shots import rqmc
+from sim.studies.shots.rqmc import proportion
+from sim.studies.shots.space_shots import BATCH, SweepSpec, run_space
 
 SPACES = "r7c3,r9c2,r0c3,r10c6,r2c1,r4c1"
 #: Root seeds of the repetitions start here (the truth uses seed 0).

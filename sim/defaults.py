@@ -12,7 +12,7 @@ MAX_SHOTS = 20_000
 #: Cap on shots per space when ``--precision`` is given without ``--shots`` (the
 #: command line's and the sandbox server's).
 PRECISION_CAP = 1000
-#: How a space's shots are drawn unless ``--sampler`` says otherwise (sim/studies/rqmc.py).
+#: How a space's shots are drawn unless ``--sampler`` says otherwise (sim/studies/shots/rqmc.py).
 SAMPLER = "rqmc"
 #: The samplers: randomised quasi-Monte Carlo (the default) and plain Monte Carlo.
 SAMPLERS = ("rqmc", "mc")

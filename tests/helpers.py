@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sim.studies.records import ComparisonRow
+from sim.studies.shots.records import ComparisonRow
 
 if TYPE_CHECKING:
     import pytest
 
     from models.design import Design
-    from sim.studies.shots_csv import MeasuredShots
-    from sim.studies.space_shots import SweepSpec
+    from sim.studies.calibrating.shots_csv import MeasuredShots
+    from sim.studies.shots.space_shots import SweepSpec
 
 #: The checkout's root folder (the one holding pyproject.toml).
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +148,7 @@ def closed_form_shots(
         ``len(pitches) * per_pitch`` shots, their landings in mm.
     """
     from sim.physics.ballistics import landing_point_mm
-    from sim.studies.shots_csv import MeasuredShots
+    from sim.studies.calibrating.shots_csv import MeasuredShots
 
     rng = np.random.default_rng(seed)
     pitch = np.repeat(np.array(pitches, float), per_pitch)

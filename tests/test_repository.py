@@ -219,7 +219,7 @@ def test_the_graph_sees_the_real_imports(graph):
     """Sanity of the parser on known imports, so that an empty list of violations means
     something: a module-level import, a lazy one inside a function, a TYPE_CHECKING one."""
     assert {"sim.physics.engine", "sim.physics.aim"} <= set(graph["sim.physics.shoot"])
-    assert "sim.studies.calibration" in graph["sim.cli.calibrate"]  # in cmd_calibrate
+    assert "sim.studies.calibrating.calibration" in graph["sim.cli.calibrate"]  # in cmd_calibrate
     assert "referee.go_piggy_go" in graph["referee.bots"]  # under TYPE_CHECKING
 
 
@@ -370,6 +370,18 @@ def test_the_layer_graph_shows_a_planted_upward_arrow(graph):
     assert layer_graph.unplaced(beside) == [loose]
 
 
+def test_a_room_of_the_studies_imports_only_the_rooms_below_it(graph):
+    """The rooms of sim/studies/ are layers of their own: a module of the lowest room
+    that imports one of the highest imports upwards."""
+    module = "sim.studies.shots." + "planted"
+    high = next(name for name in graph if name.startswith("sim.studies.calibrating."))
+    source = f"import {high}\n"
+    planted = {**graph, module: module_imports(source, module, False, {*graph, module})}
+    assert layer_violations(planted) == [
+        f"{module} imports {high}: sim.studies.calibrating stands above sim.studies.shots"
+    ]
+
+
 def test_layer_graph_check_exits_1_when_the_document_is_stale(tmp_path, monkeypatch, capsys):
     document = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     copy = tmp_path / "architecture.md"
@@ -490,11 +502,11 @@ def test_modules_left_out_are_found():
         "sim/envs/__init__.py",
         "sim/physics/bullet/scene.py",
         "sim/physics/bullet/world.py",
-        "sim/studies/hitmap.py",
+        "sim/studies/maps/hitmap.py",
         "sim/views/render.py",
     ]
     text = (
-        "| `sim/physics/bullet/world.py` | the engine; `sim.studies.hitmap.run_sweep` |\n"
+        "| `sim/physics/bullet/world.py` | the engine; `sim.studies.maps.hitmap.run_sweep` |\n"
         "The package sim/envs/, and models/board_checks.py.\n"
         # none of these names a module: a file name alone, a longer dotted name, a path
         # inside another word (planted in pieces, so that this file mentions neither)

@@ -12,7 +12,7 @@ from sim.cli.measure import video_args
 
 
 def cmd_calibrate(args) -> int:
-    from sim.studies.shots_csv import read_shots
+    from sim.studies.calibrating.shots_csv import read_shots
 
     # Everything that can be refused is refused before the fit.
     if args.out:
@@ -22,9 +22,9 @@ def cmd_calibrate(args) -> int:
         load_board(args.board)
     base = load_design(args.design)
     shots = read_shots(_measured(args) if _from_video(args) else args.shots)
-    from sim.studies.calibration import calibrate
-    from sim.studies.calibration_report import format_calibration
-    from sim.studies.fitted_file import write_fitted_design
+    from sim.studies.calibrating.calibration import calibrate
+    from sim.studies.calibrating.calibration_report import format_calibration
+    from sim.studies.calibrating.fitted_file import write_fitted_design
     from sim.views.calibration_picture import save_residuals_plot
 
     options = {} if args.measurement_sd is None else {"measurement_sd_mm": args.measurement_sd}

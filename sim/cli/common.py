@@ -254,7 +254,7 @@ def check_table_output(path: str | Path, what: str, fmt: str | None = None) -> P
     """A data file to be written (:func:`check_output`, a table's suffixes), and for
     CSV its sidecar ``<file>.json`` too, so that neither is found unwritable after
     the work (with the table already written)."""
-    from sim.studies import datafiles
+    from sim.studies.shots import datafiles
 
     out = check_output(path, what, datafiles.SUFFIXES)
     if datafiles.format_of(out, fmt) == "csv":

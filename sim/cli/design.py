@@ -65,7 +65,7 @@ def _print_check(args, design, meshes, landing: tuple[float, float], reach: dict
     """The design, its meshes, its reach on the board and on open ground, its spring
     and its safety, as ``design check`` prints them."""
     from models.mesh_report import format_mesh_report
-    from sim.studies.safety import format_safety
+    from sim.studies.designs.safety import format_safety
 
     _print_design(design, args.file)
     for line in format_mesh_report(meshes):
@@ -125,7 +125,7 @@ def spring_line(launcher) -> str:
 
 def _safety(design, args):
     """The design's safety report against the limits of the command line (checked)."""
-    from sim.studies.safety import SafetyLimits, safety_report
+    from sim.studies.designs.safety import SafetyLimits, safety_report
 
     limits = SafetyLimits()  # the limits given were checked when parsed (above 0, finite)
     if args.limit_energy_j is not None:

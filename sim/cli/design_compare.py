@@ -23,17 +23,17 @@ from sim.cli.common import (
 )
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.defaults import DIFFERENCE_SCALES
-from sim.studies.dead_zones import FEW_SHOTS
+from sim.studies.shots.dead_zones import FEW_SHOTS
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from models.board import Board
     from models.design import Design
-    from sim.studies.cluster import StudyWorkers
-    from sim.studies.compare import Comparison
-    from sim.studies.engines_verdict import AcrossEngines
-    from sim.studies.space_shots import SweepSpec
+    from sim.studies.comparing.compare import Comparison
+    from sim.studies.comparing.engines_verdict import AcrossEngines
+    from sim.studies.running.cluster import StudyWorkers
+    from sim.studies.shots.space_shots import SweepSpec
 
 #: The dead zones of ``design compare``'s figures, in the order printed.
 DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
@@ -67,7 +67,7 @@ def _design_test_args(args):
         check_output(args.plot, "--plot", (".png",))
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)  # its plain options before any study module
-    from sim.studies import design_tools
+    from sim.studies.comparing import design_tools
 
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     return layout.board, spec, workers_of(args), cache
@@ -119,7 +119,7 @@ def _compare(args) -> _Compared:
     engines = _engines_of(args, spec, designs)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
     from sim.physics.engines import with_engine
-    from sim.studies.engines_verdict import compare_in_engines
+    from sim.studies.comparing.engines_verdict import compare_in_engines
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 else None
@@ -187,7 +187,7 @@ def _json_compare(c: _Compared) -> None:
 
 
 def _print_compare(c: _Compared, args) -> None:
-    from sim.studies import verdict_words
+    from sim.studies.comparing import verdict_words
 
     for index, comparison in enumerate(c.comparisons):
         if c.across:
@@ -252,7 +252,7 @@ def _rule_of(args, spec, workers, designs: int):
     """The comparison's rule, built once: ``--rule``, δ (``--delta``, else the rule's
     default) and ``--budget``, checked before any shot (a budget too small for the
     first look is refused, naming the smallest that fits)."""
-    from sim.studies.comparison_rule import check_rule, comparison_rule
+    from sim.studies.comparing.comparison_rule import check_rule, comparison_rule
 
     name = check_rule(args.rule)
     if args.delta is not None and name == "per-map":
@@ -284,14 +284,14 @@ def _first_look_seconds(rule, designs: int, workers) -> float:
 def _mean_stop(comparison) -> str:
     """Where the board-mean rule stopped, in words: why, the looks, the shots, and what
     an undecided mean would need."""
-    from sim.studies.verdict_words import mean_stop_words
+    from sim.studies.comparing.verdict_words import mean_stop_words
 
     return mean_stop_words(comparison.stopped.to_dict(), comparison.delta, len(comparison.spaces))
 
 
 def _mean(value, mean) -> str:
-    """A board-mean figure as the verdict prints it (sim/studies/verdict_words.py)."""
-    from sim.studies.verdict_words import figure
+    """A board-mean figure as the verdict prints it (sim/studies/comparing/verdict_words.py)."""
+    from sim.studies.comparing.verdict_words import figure
 
     return "-" if value is None else figure(value, mean)
 
@@ -303,9 +303,9 @@ def _pairs(comparison) -> str:
 
 
 def _write_report(path, c: _Compared, args, across) -> None:
-    """The shareable page (sim/studies/report.py records it, sim/views/report_page.py
+    """The shareable page (sim/studies/comparing/report.py records it, sim/views/report_page.py
     draws and writes it)."""
-    from sim.studies.report import record
+    from sim.studies.comparing.report import record
     from sim.views.report_page import write_report_page
 
     with waiting("recording the page's shots", not args.json):
@@ -378,8 +378,8 @@ def _signed(value) -> str:
 
 def _swept(args, variants) -> tuple[list[dict], Path]:
     """Each variant's figures, its map measured on its own, and the cache folder."""
-    from sim.studies import design_tools
-    from sim.studies.comparison_rule import PER_MAP
+    from sim.studies.comparing import design_tools
+    from sim.studies.comparing.comparison_rule import PER_MAP
 
     board, spec, workers, cache = _design_test_args(args)
     start = f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}"
@@ -392,11 +392,11 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
 
 
 def cmd_design_sweep(args) -> int:
-    from sim.studies import design_tools
+    from sim.studies.designs import design_sweep
 
-    field, values = design_tools.parse_sweep(args.param)
+    field, values = design_sweep.parse_sweep(args.param)
     base = load_design(args.design)
-    variants = [design_tools.with_value(base, field, v) for v in values]
+    variants = [design_sweep.with_value(base, field, v) for v in values]
     results, cache = _swept(args, variants)
     if args.plot:
         from sim.views.design_pictures import sweep_figure

@@ -1,5 +1,5 @@
 """``piggy design game``: what each launcher design does to a game of Go Piggy Go!
-(sim/studies/design_game.py)."""
+(sim/studies/comparing/design_game.py)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def cmd_design_game(args) -> int:
     seats = _check_seats([s.strip() for s in args.seats.split(",")])
     params = _game_params(args, len(seats))
     workers, cache, board, spec = _hitmap_settings(args)
-    from sim.studies import design_game
+    from sim.studies.comparing import design_game
 
     start = start_lines.design_game(spec, [d.name for d in designs], args.games, workers)
     shooting = progress_bar(
@@ -105,7 +105,7 @@ def _hitmap_settings(args):
         None,
     )
     spec = sweep_spec(args, load_layout("empty", board=board))  # before any study module
-    from sim.studies import design_tools
+    from sim.studies.comparing import design_tools
 
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     return workers, cache, board, spec

@@ -57,7 +57,7 @@ def _inputs(args):
     write, the camera, the board, the design, the angles and OpenCV itself."""
     check_output(args.out, "--out", (".mp4",))
     if args.truth:
-        from sim.studies.datafiles import sidecar_path
+        from sim.studies.shots.datafiles import sidecar_path
 
         check_output(args.truth, "--truth", (".csv",))
         check_output(sidecar_path(args.truth), "--truth's sidecar")

@@ -33,7 +33,7 @@ from sim.cli.common import (
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER, SAMPLERS, SWEEP_ARCS
 
 if TYPE_CHECKING:
-    from sim.studies.cluster import StudyWorkers
+    from sim.studies.running.cluster import StudyWorkers
 
 
 def check_precision(value: float | None, option: str = "--precision") -> float | None:
@@ -46,7 +46,7 @@ def check_precision(value: float | None, option: str = "--precision") -> float |
 
 
 def sweep_spec(args, layout):
-    """The :class:`~sim.studies.space_shots.SweepSpec` of the options shared by ``hitmap`` and
+    """The :class:`~sim.studies.shots.space_shots.SweepSpec` of the options shared by ``hitmap`` and
     the design studies, on ``layout`` and its board; everything checked before a shot
     is fired, and what needs no study module checked before one is imported."""
     from sim.physics.engines import check_engine
@@ -62,7 +62,7 @@ def sweep_spec(args, layout):
     vary = parse_vary(args.vary)
     spaces = check_spaces(layout.board, args.spaces, layout.stacks)
     # numpy and SciPy (the studies' samplers) once the plain input is read: a fast start
-    from sim.studies import space_shots
+    from sim.studies.shots import space_shots
 
     shots = args.shots if args.shots is not None else (PRECISION_CAP if precision else 50)
     spec = space_shots.SweepSpec(
@@ -96,7 +96,7 @@ def first_design(given) -> str:
 def workers_of(args) -> StudyWorkers:
     """Where the study runs: the Dask cluster of ``--scheduler``, or ``--workers``
     local processes (default: every core)."""
-    from sim.studies.cluster import Cluster
+    from sim.studies.running.cluster import Cluster
 
     if args.scheduler:
         if args.workers:
@@ -112,7 +112,7 @@ def cmd_hitmap(args) -> int:
     design = load_design(args.design)
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
-    from sim.studies import hitmap  # here, after what the input can refuse: a fast start
+    from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
     if args.aim_sd_scan:
         from sim.cli.scan import scan
@@ -144,7 +144,7 @@ def cmd_hitmap(args) -> int:
 
 
 def _print_resumed(outcome, out: Path) -> None:
-    from sim.studies import hitmap
+    from sim.studies.maps import hitmap
 
     print(
         f"piggy: resumed: {outcome.reused} of {len(outcome.rows)} spaces reused from "
@@ -163,7 +163,7 @@ def _plot(path: str, board, rows: list[dict], design: str, summary: dict, sampli
 def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     """The hit map's file and format, and every file to be written checked before
     any shot; one design (``args.design`` set to it) unless ``--aim-sd-scan``."""
-    from sim.studies import datafiles
+    from sim.studies.shots import datafiles
 
     if len(designs) > 1 and not args.aim_sd_scan:
         raise InputError(
@@ -175,7 +175,7 @@ def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     fmt = datafiles.format_of(out, args.format)
     check_table_output(out, "--out", fmt)
     if args.per_shot:
-        from sim.studies import hitmap
+        from sim.studies.maps import hitmap
 
         check_table_output(hitmap.per_shot_path(out), "--per-shot file", fmt)
     if args.plot:
@@ -198,7 +198,7 @@ def _sampling(spec, shots_per_space: list[int]) -> str:
 def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
     """The ``--json`` summary of a hit map with some space in reach (``interval``: the
     name of its intervals, as its file's provenance records it)."""
-    from sim.studies.rqmc import INTERVALS
+    from sim.studies.shots.rqmc import INTERVALS
 
     rows = outcome.rows
     shots = [r["shots"] for r in reachable]
@@ -264,8 +264,8 @@ def _none_in_reach(args, design: str, rows: list[dict], out: Path) -> int:
 
 
 def dead_zones(rows: list[dict]) -> dict[str, list[str]]:
-    """The hit map's dead zones by kind (sim/studies/dead_zones.py), spaces named."""
-    from sim.studies.dead_zones import DEAD_ZONES
+    """The hit map's dead zones by kind (sim/studies/shots/dead_zones.py), spaces named."""
+    from sim.studies.shots.dead_zones import DEAD_ZONES
 
     return {kind: [r["space"] for r in rows if r.get("dead_zone") == kind] for kind in DEAD_ZONES}
 

@@ -52,7 +52,7 @@ def run_measure(args, out: str | Path, bars: bool):
 
 
 def _write_measured(measurement, out, args) -> None:
-    from sim.studies.datafiles import write_table
+    from sim.studies.shots.datafiles import write_table
     from sim.video.measure import result_rows
     from sim.video.report import no_shot_measured, provenance
 

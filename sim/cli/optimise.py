@@ -33,7 +33,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 def cmd_design_optimise(args) -> int:
     search, verify_spec, cache, out = _search_of(args)
-    from sim.studies.optimise_run import run_search
+    from sim.studies.optimising.optimise_run import run_search
 
     study = check_label(args.study, "--study", 100) if args.study else None
     workers = workers_of(args)
@@ -82,7 +82,7 @@ def _bars(args, start: str):
 
 def _plot(run, path: str) -> None:
     """The picture of the search (a view of its rows and importances)."""
-    from sim.studies import design_search
+    from sim.studies.designs import design_search
     from sim.views.optimise_pictures import search_figure
     from sim.views.pictures import save_figure
 
@@ -112,7 +112,7 @@ def _plot(run, path: str) -> None:
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
-    from sim.studies import design_search
+    from sim.studies.designs import design_search
 
     base = load_design(args.base)  # first: a mistyped name is told at once
     objectives = design_search.parse_objectives(args.objective)
@@ -124,9 +124,10 @@ def _search_of(args):
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
     # Optuna and the studies (numpy, SciPy) once the plain input is read: a fast start
-    from sim.studies import design_tools, optimise, racing
-    from sim.studies.optimise_run import make_search
-    from sim.studies.search_settings import Search
+    from sim.studies.comparing import design_tools
+    from sim.studies.optimising import optimise, racing
+    from sim.studies.optimising.optimise_run import make_search
+    from sim.studies.optimising.search_settings import Search
 
     optimise.optuna_module()
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
@@ -152,7 +153,7 @@ def _search_of(args):
 
 def _limits(args):
     """The safety limits of ``--limit-energy-j`` and ``--limit-energy-per-area-j-m2``."""
-    from sim.studies.safety import SafetyLimits
+    from sim.studies.designs.safety import SafetyLimits
 
     return SafetyLimits(
         kinetic_energy_j=args.limit_energy_j or SafetyLimits.kinetic_energy_j,
@@ -215,7 +216,7 @@ def _print_summary(summary: dict, search, best: list, verification: dict | None)
 def _print_best(entries: list[dict], best: list) -> None:
     """The best design (or the Pareto front): its fields, its figures, and each field
     at an end of its range, where the best may lie beyond."""
-    from sim.studies.search_settings import edge_words
+    from sim.studies.optimising.search_settings import edge_words
 
     print("Pareto front:" if len(entries) > 1 else "best:")
     for entry, trial in zip(entries, best, strict=True):

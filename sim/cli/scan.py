@@ -14,13 +14,13 @@ from sim.views.design_pictures import scan_figure
 from sim.views.pictures import save_figure
 
 if TYPE_CHECKING:
-    from sim.studies.cluster import StudyWorkers
+    from sim.studies.running.cluster import StudyWorkers
 
 
 def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: StudyWorkers) -> int:
-    """Measure and write the data file (sim/studies/scan.py), draw, and print the
+    """Measure and write the data file (sim/studies/maps/scan.py), draw, and print the
     table."""
-    from sim.studies import scan
+    from sim.studies.maps import scan
 
     values = scan.parse_scan(args.aim_sd_scan)
     _check(args, spec, designs)

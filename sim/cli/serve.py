@@ -30,7 +30,7 @@ from sim.serve.hosts import LOCAL_HOSTS, allowed_host
 from sim.serve.sources import LAYOUT_WORDS
 
 if TYPE_CHECKING:
-    from sim.studies.workers import Pool
+    from sim.studies.running.workers import Pool
 
 #: What the web extra brings; without it the command says how to get it.
 WEB_EXTRA = install_hint("web")
@@ -106,12 +106,12 @@ def _scene_of(args) -> tuple[str, str | None]:
 @contextmanager
 def _estimates_on(args) -> Iterator[Pool | None]:
     """The Dask cluster of ``--scheduler``, connected and checked before the server
-    starts (sim/studies/cluster.py); None without it."""
+    starts (sim/studies/running/cluster.py); None without it."""
     if not args.scheduler:
         yield None
         return
-    from sim.studies.cluster import Cluster
-    from sim.studies.workers import pool_for
+    from sim.studies.running.cluster import Cluster
+    from sim.studies.running.workers import pool_for
 
     with pool_for(Cluster(args.scheduler)) as pool:
         yield pool

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from sim.cli.progress import count
 
 if TYPE_CHECKING:
-    from sim.studies.comparison_rule import ComparisonRule
-    from sim.studies.space_shots import SweepSpec
+    from sim.studies.comparing.comparison_rule import ComparisonRule
+    from sim.studies.shots.space_shots import SweepSpec
 
 #: Where a reader finds what a precision usually costs.
 COSTS = 'docs/hitmap.md, "What a precision costs"'

@@ -82,7 +82,7 @@ def make_resolver(
 def _table_resolver(path: str, aimer_name: str | None, aim_sd: str | None):
     """``table:FILE``'s resolver and what decides its shots; refused with an aimer or
     a spread other than the one its hit map was measured with."""
-    from sim.studies.datafiles import read_provenance
+    from sim.studies.shots.datafiles import read_provenance
 
     check_input_file(path, "table")  # a regular file within the cap, before reading it
     made_with = read_provenance(path).get("aimer")

@@ -1,6 +1,6 @@
 """A shot's errors: the launcher's spread, the aimer's error and the ``--vary``
 factors, drawn from a seed (plain Monte Carlo) or given as deviates (a sampler's
-points, sim/studies/rqmc.py).
+points, sim/studies/shots/rqmc.py).
 
 Seeded, the draws are those the shot has always made, in this order: three standard
 normals (launcher yaw, pitch, speed), two (aimer yaw, pitch), then the ``vary``

@@ -3,14 +3,14 @@
 Shots and layouts are quick; an estimate ("how likely?") is long (a job a look),
 so estimates may take all the workers but one, and a FIRE from any tab always
 finds a worker soon. Work still waiting when its tab closes is dropped. The
-workers die with the server (:mod:`sim.studies.workers`) and ignore Ctrl-C: the
+workers die with the server (:mod:`sim.studies.running.workers`) and ignore Ctrl-C: the
 server stops them.
 
 - **Faults.** A worker that dies (``kill -9``, the out-of-memory killer) breaks its
   pool: the request it ran, and any other in flight on that pool, gets one line
   (:class:`WorkerLost`, status 503), and a fresh pool takes the next one.
 - **A cluster.** Started with a Dask scheduler (``piggy serve --scheduler``), the
-  estimates run on its workers (sim/studies/cluster.py), as many at once as it has
+  estimates run on its workers (sim/studies/running/cluster.py), as many at once as it has
   threads; shots and looks stay here, where they are quick. A lost scheduler ends
   the estimates it ran with one line (:class:`ClusterLost`).
 - **Connections.** Workers are spawned, not forked: a forked worker would keep a copy
@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from sim.serve import jobs
-from sim.studies.workers import Pool, stop_workers
+from sim.studies.running.workers import Pool, stop_workers
 
 
 class WorkerLost(Exception):

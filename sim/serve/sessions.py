@@ -18,7 +18,7 @@ from models.board import load_board
 from models.errors import InputError
 from models.layout import COLOURS, check_piggy, layout_from_dict
 from models.text import shown
-from sim.studies.space_shots import TARGET
+from sim.studies.shots.space_shots import TARGET
 
 #: Steps undo can take back.
 MAX_HISTORY = 50

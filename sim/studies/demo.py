@@ -82,7 +82,8 @@ def demo_shot(seed: int = 0) -> DemoShot:
 def demo_hitmap(out: Path, seed: int = 0) -> list[dict]:
     """The small hit map (a child aiming at a lone piggy on each of
     :data:`HITMAP_SPACES`), written to ``out`` as CSV; its rows."""
-    from sim.studies import hitmap, space_shots
+    from sim.studies.maps import hitmap
+    from sim.studies.shots import space_shots
 
     spec = space_shots.SweepSpec(
         board="stock",

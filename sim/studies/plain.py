@@ -5,8 +5,8 @@ give, without building their settings by hand (docs/optimise.md, "From Python").
 Every default is the command line's: the stock board, the empty layout, a child
 aiming, 50 shots a space (the cap 1000 with a precision), seed 0, the paired rule,
 every core, the user's cache folder. Only what the command line reads from options
-is set here; the studies themselves are sim/studies/design_tools.py's and
-sim/studies/optimise_run.py's.
+is set here; the studies themselves are sim/studies/comparing/design_tools.py's and
+sim/studies/optimising/optimise_run.py's.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import check_spaces
 from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
-from sim.studies import space_shots
-from sim.studies.cluster import StudyWorkers
-from sim.studies.optimise_run import SearchRun
+from sim.studies.optimising.optimise_run import SearchRun
+from sim.studies.running.cluster import StudyWorkers
+from sim.studies.shots import space_shots
 
 
 def plain_spec(
@@ -65,11 +65,11 @@ def compare(
     budget_s: float | None = None,
 ):
     """``piggy design compare DESIGNS...``: each design's figures, each design after
-    the first compared with the first shot for shot (``sim.studies.compare.Comparison``)
+    the first compared with the first shot for shot (``sim.studies.comparing.compare.Comparison``)
     and the hit maps' rows; ``rule``, δ (``delta``, else the rule's default) and
-    ``budget_s`` as the command's (sim/studies/comparison_rule.py)."""
-    from sim.studies import design_tools
-    from sim.studies.comparison_rule import comparison_rule
+    ``budget_s`` as the command's (sim/studies/comparing/comparison_rule.py)."""
+    from sim.studies.comparing import design_tools
+    from sim.studies.comparing.comparison_rule import comparison_rule
 
     spec = plain_spec(designs[0], spaces, shots, precision, seed, aimer)
     return design_tools.compare_designs(
@@ -99,12 +99,14 @@ def search(
     of the search over ``params`` (``FIELD=LOW:HIGH[:log|:int]``) within the safety
     limits of design check and every space in reach, the best measured again and
     verified against BASE. Each trial's hit map is to ±0.1 unless ``shots`` or
-    ``precision`` says otherwise; ``run`` is :func:`~sim.studies.optimise_run.run_search`'s
+    ``precision`` says otherwise; ``run`` is
+    :func:`~sim.studies.optimising.optimise_run.run_search`'s
     (``out``, ``storage``, ``study``, ``workers``, ``cache``, ``table``, ...)."""
-    from sim.studies import design_search, racing
-    from sim.studies.optimise_run import make_search, run_search
-    from sim.studies.safety import SafetyLimits
-    from sim.studies.search_settings import Search
+    from sim.studies.designs import design_search
+    from sim.studies.designs.safety import SafetyLimits
+    from sim.studies.optimising import racing
+    from sim.studies.optimising.optimise_run import make_search, run_search
+    from sim.studies.optimising.search_settings import Search
 
     design = load_design(base)
     if precision is None and shots is None:

@@ -19,7 +19,7 @@ from models.errors import InputError
 from models.files import read_text
 from models.numbers import ascii_decimal
 from models.text import shown
-from sim.studies.shots_csv import OPTIONAL, REQUIRED
+from sim.studies.calibrating.shots_csv import OPTIONAL, REQUIRED
 
 ANGLES = ("pitch_deg", "yaw_deg")
 #: The angles as the measured-shots CSV allows them, degrees.

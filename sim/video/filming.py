@@ -35,7 +35,7 @@ def check_pitches(angles: Angles, design: Design) -> None:
 def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
     """What made a truth file: the board, the design (its file and sha256), the
     engine, the angles file, the seed and the package's version."""
-    from sim.studies.datafiles import package_version
+    from sim.studies.shots.datafiles import package_version
 
     return {
         "made_by": "piggy film",
@@ -63,7 +63,7 @@ def film(
     """Fire the shots, write the video to ``out`` and, with ``truth`` (a path and its
     provenance), each shot's truth as CSV with a sidecar ``<file>.json``; return what
     the setup shows (:func:`sim.video.plan.plan`) with ``frames``, the video's."""
-    from sim.studies.datafiles import write_table
+    from sim.studies.shots.datafiles import write_table
 
     board, design, camera = scene
     quiet: Progress = lambda total, unit, label: lambda done: None  # noqa: E731

@@ -15,7 +15,7 @@ from sim.video.measure import Measurement
 def provenance(measurement: Measurement, sources: dict, camera_file: bool) -> dict:
     """What made the measured CSV: the video (and its sha256), the angles, design
     and board, the camera found, the markers, each skipped shot and why."""
-    from sim.studies.datafiles import package_version
+    from sim.studies.shots.datafiles import package_version
 
     info, pose = measurement.info, measurement.pose
     k = pose.intrinsics

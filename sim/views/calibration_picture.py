@@ -1,4 +1,4 @@
-"""The picture of a calibration (sim/studies/calibration.py): measured against
+"""The picture of a calibration (sim/studies/calibrating/calibration.py): measured against
 predicted landings over the board, and the misses along and across the flight.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.patches import Ellipse
 
 from models.board import load_board
-from sim.studies.calibration_result import CalibrationResult
+from sim.studies.calibrating.calibration_result import CalibrationResult
 from sim.views.pictures import draw_board, save_figure
 
 #: Radius of the drawn ellipses, in standard deviations (95 % of a 2-D normal).

@@ -19,7 +19,6 @@ from pathlib import Path
 from models.errors import InputError
 from models.files import write_text_atomic
 from sim.physics import shoot
-from sim.studies.datafiles import read_provenance
 from sim.studies.demo import (
     DEMO_CAMERA,
     DEMO_TARGET,
@@ -30,7 +29,8 @@ from sim.studies.demo import (
     demo_hitmap,
     demo_shot,
 )
-from sim.studies.rqmc import interval_of
+from sim.studies.shots.datafiles import read_provenance
+from sim.studies.shots.rqmc import interval_of
 from sim.views.game_pictures import game_frames
 from sim.views.hitmap_picture import save_heatmap
 from sim.views.pictures import save_figure

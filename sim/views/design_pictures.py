@@ -1,6 +1,6 @@
 """The pictures of design studies: designs' hit maps side by side, a sweep of one
 design field, the difference map of two designs fired with the same shots, and
-P(target) against the aim spread. The studies (sim/studies/design_tools.py,
+P(target) against the aim spread. The studies (sim/studies/comparing/design_tools.py,
 compare.py, scan.py) measure; these draw what they return.
 """
 
@@ -18,11 +18,11 @@ from matplotlib.typing import ColorType
 from models.aimer import load_aimer
 from models.board import Board
 from sim.defaults import DIFFERENCE_SCALES
-from sim.studies import compare, verdict_words
-from sim.studies.compare import Comparison, study_title
-from sim.studies.dead_zones import FEW_SHOTS
-from sim.studies.engines_verdict import AcrossEngines
-from sim.studies.records import ComparisonRow
+from sim.studies.comparing import compare, verdict_words
+from sim.studies.comparing.compare import Comparison, study_title
+from sim.studies.comparing.engines_verdict import AcrossEngines
+from sim.studies.shots.dead_zones import FEW_SHOTS
+from sim.studies.shots.records import ComparisonRow
 from sim.views.hitmap_picture import draw_heatmap
 from sim.views.pictures import draw_board
 
@@ -112,13 +112,13 @@ def difference_figure(
     """The board coloured by P_B - P_A on a scale of ``±scale`` (None: chosen from the
     data, :func:`difference_scale`, and the colour bar says so; diverging colours:
     blue where B knocks out more, red where fewer), under a headline that leads with
-    the board-mean verdict (sim/studies/verdict_words.py) and then counts the spaces.
+    the board-mean verdict (sim/studies/comparing/verdict_words.py) and then counts the spaces.
 
     Each space shows what the comparison says of it: significant spaces are drawn
     full, outlined and starred; under the paired rule a space found the same within
     ±δ is faded with a dashed outline and "≈", one undecided at the cap faded with
     "?"; under the per-map rule the others are faded. A space with fewer than
-    :data:`~sim.studies.dead_zones.FEW_SHOTS` pairs says how many under its number;
+    :data:`~sim.studies.shots.dead_zones.FEW_SHOTS` pairs says how many under its number;
     spaces out of reach of either design are hatched; a legend under the board says
     what the marks mean. ``made_by`` (the provenance) names the aimer, ``--vary``, the
     precision and the sampler in the title. With ``across`` (the same comparison in

@@ -6,7 +6,7 @@ Spaces the colour alone does not explain are marked, with a legend: out of reach
 (no aim reaches them), held by a fence (knocked out measurably less often than
 the open spaces, with a fence on the far side of the space, seen from the
 tractor, that stops the piggy inside its space: on the stock board r7c3, r2c3,
-r9c2, r9c4), and the dead zones of the hit map's rows (sim/studies/dead_zones.py:
+r9c2, r9c4), and the dead zones of the hit map's rows (sim/studies/shots/dead_zones.py:
 blocked, missed, never out; each decided by its interval, the same rule as in
 ``design compare`` and the JSON).
 """
@@ -189,7 +189,7 @@ def draw_heatmap(ax, board: Board, rows: list[dict], numbers: bool = True) -> No
 def legend_handles(board: Board, rows: list[dict], interval: str) -> tuple[list, dict]:
     """Legend entries for what a map shows (out of reach and the marks only when some
     space is so; the interval under each percentage by its name, ``interval``: the
-    map's own, sim.studies.rqmc.interval_of its provenance), and the handler map that
+    map's own, sim.studies.shots.rqmc.interval_of its provenance), and the handler map that
     draws the marks."""
     handles: list[Artist] = (
         [

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 
-from sim.studies.optimise import MIN_IMPORTANCE_TRIALS
-from sim.studies.search_settings import at_edge, edge_words
+from sim.studies.optimising.optimise import MIN_IMPORTANCE_TRIALS
+from sim.studies.optimising.search_settings import at_edge, edge_words
 
 #: The most fields a search is drawn as slices for (one panel each).
 MAX_SLICES = 2

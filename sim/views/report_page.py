@@ -1,6 +1,6 @@
 """The design report page: one self-contained HTML file that a designer can send to
 a colleague (``piggy design compare A B --html report.html``; its contents are
-gathered by sim/studies/report.py, and drawn here: the pictures, and the recorded
+gathered by sim/studies/comparing/report.py, and drawn here: the pictures, and the recorded
 shots as the 3D viewer's data).
 
 No network and no server: the pictures are PNG data URIs, the table's rows and the
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from models.files import write_text_atomic
-from sim.studies import compare, rqmc, verdict_words
+from sim.studies.comparing import compare, verdict_words
+from sim.studies.shots import rqmc
 from sim.views import viewer
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
@@ -27,7 +28,7 @@ from sim.views.pictures import figure_png
 if TYPE_CHECKING:
     from models.board import Board
     from models.design import Design
-    from sim.studies.report import Report
+    from sim.studies.comparing.report import Report
 
 
 def _json(value) -> str:

@@ -17,7 +17,7 @@ from models.sequential import (
     simulate,
 )
 from models.stats import Z_95, holm, tango_interval
-from sim.studies import rqmc
+from sim.studies.shots import rqmc
 from tests.helpers import ROOT
 
 #: Spaces compared together: the stock board's.

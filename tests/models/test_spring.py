@@ -16,7 +16,7 @@ from models.design import (
     spring_speed_mm_s,
 )
 from models.errors import InputError
-from sim.studies.design_tools import parse_sweep, with_value
+from sim.studies.designs.design_sweep import parse_sweep, with_value
 
 SPRING = {
     "spring_rate_n_m": 200.0,

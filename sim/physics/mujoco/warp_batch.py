@@ -209,7 +209,7 @@ class WarpBatch:
         vary: dict[str, float] | None = None,
     ) -> list[BatchShot]:
         """Fire one shot per entry of ``noises`` (each :meth:`MujocoWorld.shoot`'s
-        ``seed=`` or ``deviates=``, as :func:`sim.studies.space_shots.shot_noise`
+        ``seed=`` or ``deviates=``, as :func:`sim.studies.shots.space_shots.shot_noise`
         gives them) from the tractor set at ``yaw_deg``, ``pitch_deg``, all at once;
         their results in the same order."""
         world, scene = self.world, self.world.scene

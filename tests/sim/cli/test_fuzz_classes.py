@@ -340,7 +340,7 @@ def _shots_csv(path: Path, pitches, per_pitch=6, seed=1, marking_sd_mm=1.5) -> P
 
 
 def test_pitches_spanning_too_little_are_refused_before_the_fit(capsys, monkeypatch, tmp_path):
-    from sim.studies import calibration
+    from sim.studies.calibrating import calibration
 
     monkeypatch.setattr(calibration, "MAX_EVALUATIONS", 3000)  # bounded, should it be fitted
     shots = _shots_csv(tmp_path / "narrow.csv", (-30.0, -28.0, -26.0), per_pitch=6)
@@ -365,7 +365,7 @@ def test_a_parameter_the_shots_leave_undetermined_is_refused(
 ):
     """The stated bounds, made strict enough for good shots to miss them: exit 2, one
     line saying what to measure, no design written."""
-    from sim.studies import calibration_checks
+    from sim.studies.calibrating import calibration_checks
 
     monkeypatch.setattr(calibration_checks, threshold, value)
     shots = _shots_csv(tmp_path / "shots.csv", (-30.0, -25.0, 8.0, 64.0, 70.0), per_pitch=8)
@@ -381,7 +381,7 @@ def test_a_fit_that_does_not_settle_stops_on_one_line_without_warnings(
     """The fit's evaluations are capped (here at 300, so the test is quick; the cap
     itself is MAX_EVALUATIONS): a marking error of 50 mm, which hides every spread,
     ends on one line, and no optimiser warning reaches standard error."""
-    from sim.studies import calibration
+    from sim.studies.calibrating import calibration
 
     monkeypatch.setattr(calibration, "MAX_EVALUATIONS", 300)
     shots = _shots_csv(

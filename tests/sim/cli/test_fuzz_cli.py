@@ -40,7 +40,7 @@ from models.errors import InputError
 from models.seeds import SEED_MAX
 from sim.cli import build_parser
 from sim.cli.common import MAX_WORKERS
-from sim.studies.space_shots import MAX_SHOTS
+from sim.studies.shots.space_shots import MAX_SHOTS
 from tests.helpers import ROOT, RULES_BOARD, run
 from tests.sim.cli.fuzz_support import files_under
 
@@ -989,7 +989,7 @@ def _write_png(path):
 
 
 def _write_parquet(path):
-    from sim.studies.datafiles import write_table
+    from sim.studies.shots.datafiles import write_table
 
     write_table([{"space": "r8c3", "p_target": 0.5}] * 2000, path, "parquet")
 

@@ -16,7 +16,9 @@ import pytest
 from models.board import BOARDS_DIR
 from models.design import load_design
 from sim.cli import build_parser
-from sim.studies import design_tools, hitmap, space_shots
+from sim.studies.comparing import design_tools
+from sim.studies.maps import hitmap
+from sim.studies.shots import space_shots
 from tests.helpers import cli_spec, piggy_process
 from tests.sim.cli.fuzz_support import HITMAP, NOT_ASCII_NUMBERS, refused
 
@@ -88,7 +90,7 @@ def test_an_edited_board_of_the_same_name_as_its_layout_s_says_which_is_which(ca
 
 
 def test_hitmap_resume_refuses_the_parts_of_a_board_since_edited(capsys, tmp_path):
-    from sim.studies.parts import parts_folder, write_part
+    from sim.studies.running.parts import parts_folder, write_part
 
     board = _board_copy(tmp_path)
     argv = [*HITMAP, "--board", str(board), "--out", str(tmp_path / "h.csv"), "--resume"]

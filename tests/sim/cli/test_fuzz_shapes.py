@@ -85,7 +85,7 @@ SWEEP_ARGV = [
 
 @pytest.fixture(scope="module")
 def r8c3_part():
-    from sim.studies.space_shots import run_space
+    from sim.studies.shots.space_shots import run_space
 
     spec = cli_spec([*SWEEP_ARGV, "--out", "x.csv"])
     return spec, run_space(spec, "r8c3")
@@ -94,7 +94,7 @@ def r8c3_part():
 def edited_part(folder: Path, spec, part, edit) -> Path:
     """The part file of r8c3 in ``folder``, its part edited by ``edit`` as a file
     holds it, and checksummed again (a hand edit that knows the format)."""
-    from sim.studies.parts import PART_FORMAT, content_hash, settings_hash, write_part
+    from sim.studies.running.parts import PART_FORMAT, content_hash, settings_hash, write_part
 
     folder.mkdir(exist_ok=True)
     path = write_part(folder, spec.key(), part)
@@ -124,8 +124,8 @@ def test_a_part_edited_and_checksummed_again_is_refused_before_any_shot(
 
 @pytest.mark.parametrize(("edit", "message"), PART_EDITS)
 def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_part, edit, message):
-    from sim.studies.parts import read_part
-    from sim.studies.space_shots import expected_part
+    from sim.studies.running.parts import read_part
+    from sim.studies.shots.space_shots import expected_part
 
     spec, _ = r8c3_part
     path = edited_part(tmp_path, *r8c3_part, edit)
@@ -135,8 +135,8 @@ def test_what_a_part_edit_is_refused_for(tmp_path, r8c3_part, edit, message):
 
 
 def test_a_part_read_back_is_the_part_written(tmp_path, r8c3_part):
-    from sim.studies.parts import read_part, write_part
-    from sim.studies.space_shots import expected_part
+    from sim.studies.running.parts import read_part, write_part
+    from sim.studies.shots.space_shots import expected_part
 
     spec, part = r8c3_part
     path = write_part(tmp_path, spec.key(), part)

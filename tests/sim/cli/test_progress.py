@@ -13,7 +13,7 @@ import pytest
 
 from sim.cli import progress as progress_module
 from sim.cli.progress import Progress
-from sim.studies.comparison_rule import RULES
+from sim.studies.comparing.comparison_rule import RULES
 from tests.helpers import ROOT, run
 
 #: The line format off a terminal: done/total units, shots (once some are fired),
@@ -276,7 +276,7 @@ def test_help_says_what_a_precision_costs_and_where_the_table_is(capsys, command
 
 def test_each_rule_of_a_comparison_says_its_question_its_looks_and_the_most_shots():
     from sim.cli import start_lines
-    from sim.studies.comparison_rule import comparison_rule
+    from sim.studies.comparing.comparison_rule import comparison_rule
     from tests.helpers import cli_spec
 
     spec = cli_spec(["hitmap", "--precision", "0.05"])  # the stock board's 68 spaces

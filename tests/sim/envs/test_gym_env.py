@@ -290,7 +290,7 @@ def test_the_learner_is_reproducible_from_its_seed():
 @pytest.mark.slow
 def test_the_solver_policy_succeeds_as_often_as_the_hit_map_says():
     """On two spaces at intermediate P (an aiming error of 4 deg), the solver's aim
-    fired through the env and the hit map (sim/studies/hitmap.py, with the same
+    fired through the env and the hit map (sim/studies/maps/hitmap.py, with the same
     aimer) are independent samples of the same
     probability: 200 shots each, pooled two-proportion z-test, |z| < 3 (two tests:
     a false alarm about once in 200 runs). Power: a difference in P of 0.15 gives

@@ -22,8 +22,8 @@ from sim.physics.bodies import pair_friction, pair_restitution
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.bullet.world import World
 from sim.physics.engines import make_world
-from sim.studies import hitmap
-from sim.studies.space_shots import TARGET, SweepSpec
+from sim.studies.maps import hitmap
+from sim.studies.shots.space_shots import TARGET, SweepSpec
 
 mujoco = pytest.importorskip("mujoco")
 

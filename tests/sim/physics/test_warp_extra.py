@@ -35,9 +35,9 @@ def test_the_gpu_extra_is_no_default_and_not_in_dev():
 def test_a_batch_fires_the_hit_maps_shots():
     """The noise a batch fires at a space is the hit map's, shot for shot."""
     from models.board import load_board
-    from sim.studies import rqmc
-    from sim.studies.space_shots import SweepSpec, shot_seed
-    from sim.studies.warp_space import space_noises
+    from sim.studies.shots import rqmc
+    from sim.studies.shots.space_shots import SweepSpec, shot_seed
+    from sim.studies.shots.warp_space import space_noises
 
     spec = SweepSpec(
         board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=40, sampler="mc"

@@ -12,9 +12,10 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
 from models.mean_rule import MeanRule
-from sim.studies import design_tools, engines_verdict, plain
-from sim.studies.comparison_rule import ComparisonRule, comparison_rule
-from sim.studies.space_shots import SweepSpec
+from sim.studies import plain
+from sim.studies.comparing import design_tools, engines_verdict
+from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
+from sim.studies.shots.space_shots import SweepSpec
 
 #: Two spaces the designs part on (stock against fast-spring): the mean stops at
 #: its second look, after 120 shots a run (every run here is one of the suite's

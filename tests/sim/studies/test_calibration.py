@@ -11,14 +11,14 @@ import pytest
 from models.design import Physics, load_design
 from models.errors import InputError
 from sim.physics.ballistics import landing_point_mm
-from sim.studies.calibration import (
+from sim.studies.calibrating.calibration import (
     PARAMETERS,
     _Model,
     calibrate,
 )
-from sim.studies.calibration_report import format_calibration
-from sim.studies.fitted_file import supported, write_fitted_design
-from sim.studies.shots_csv import MeasuredShots, parse_shots, read_shots
+from sim.studies.calibrating.calibration_report import format_calibration
+from sim.studies.calibrating.fitted_file import supported, write_fitted_design
+from sim.studies.calibrating.shots_csv import MeasuredShots, parse_shots, read_shots
 from sim.views.calibration_picture import save_residuals_plot
 from tests.helpers import closed_form_shots
 
@@ -31,7 +31,7 @@ def with_launcher(design, **fields):
 def test_sandbox_shots_are_fitted_back_within_three_standard_errors(tmp_path):
     """40 PyBullet shots (5 pitches x 8) from a launcher of known speed and spreads,
     its pitch scale reading 1 deg low and its yaw scale 0.7 deg high."""
-    from sim.studies.sandbox_shots import sandbox_shots_csv
+    from sim.studies.calibrating.sandbox_shots import sandbox_shots_csv
 
     stock = load_design("stock")
     truth = {
@@ -237,7 +237,7 @@ def test_a_marking_error_that_hides_every_spread_fits_in_a_few_times_the_work(mo
     profile upper bound; the work (likelihood evaluations, a count, not a clock) stays
     within a few times the default fit's, where the bounds once started their
     simplexes at -inf and ran into the evaluations' cap (MAX_EVALUATIONS)."""
-    from sim.studies import calibration
+    from sim.studies.calibrating import calibration
 
     evaluations = []
     counted = calibration._Model.negative_log_likelihood

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from models.errors import InputError
-from sim.studies import cluster
-from sim.studies.cluster import Cluster
-from sim.studies.hitmap import one_space, run_sweep
-from sim.studies.space_shots import SweepSpec
+from sim.studies.maps.hitmap import one_space, run_sweep
+from sim.studies.running import cluster
+from sim.studies.running.cluster import Cluster
+from sim.studies.shots.space_shots import SweepSpec
 from tests.helpers import run
 
 distributed = pytest.importorskip("dask.distributed")
@@ -128,7 +128,7 @@ def test_an_aim_spread_scan_on_a_cluster_writes_the_local_file(capsys, tmp_path,
 def test_a_design_games_maps_on_a_cluster_are_the_local_maps(tmp_path, scheduler):
     """``design game`` measures its maps with :func:`design_tools.design_parts`."""
     from models.design import load_design
-    from sim.studies.design_tools import design_parts
+    from sim.studies.comparing.design_tools import design_parts
 
     design = load_design("fast-spring")
     here = design_parts(spec(spaces=SPACES[:3]), design, 1, tmp_path / "local")
@@ -168,7 +168,7 @@ def test_a_search_on_a_cluster_keeps_two_trials_in_flight_as_the_local_one_does(
 def test_serves_estimates_on_a_cluster_are_the_local_estimates(scheduler):
     pytest.importorskip("starlette")
     from sim.serve.app import Server
-    from sim.studies.workers import pool_for
+    from sim.studies.running.workers import pool_for
     from tests.sim.serve.in_process import LAYOUT, InProcess, aimed_sandbox
 
     async def estimate(pool) -> dict:
@@ -297,7 +297,7 @@ def test_workers_of_several_threads_are_refused(tmp_path):
 
 def test_workers_of_other_code_are_refused_on_one_line(tmp_path):
     with local_cluster(workers=1) as running, distributed.Client(running) as client:
-        other = "import sim.studies.cluster as c; c.code_identity = lambda: '9.9.9 (other)'"
+        other = "import sim.studies.running.cluster as c; c.code_identity = lambda: '9.9.9 (other)'"
         client.run(exec, other)  # on the worker only
         with pytest.raises(InputError) as refused:
             run_sweep(spec(), tmp_path / "x.csv", "csv", workers=Cluster(running.scheduler_address))

@@ -1,5 +1,5 @@
 """piggy design game: a design's hit map as the table resolver of Go Piggy Go!
-tournaments, and the game's figures with intervals (sim/studies/design_game.py)."""
+tournaments, and the game's figures with intervals (sim/studies/comparing/design_game.py)."""
 
 import json
 
@@ -8,8 +8,8 @@ import pytest
 import referee
 from models.board import load_board, space_name
 from models.errors import InputError
-from sim.studies import design_game
-from sim.studies.design_game import GameFigures, play_design, summary, table_of
+from sim.studies.comparing import design_game
+from sim.studies.comparing.design_game import GameFigures, play_design, summary, table_of
 from tests.helpers import run
 
 SPACES = [space_name(s) for s in load_board("stock").spaces]

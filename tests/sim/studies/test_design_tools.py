@@ -7,7 +7,7 @@ import pytest
 
 from models.design import design_toml, load_design
 from models.errors import InputError
-from sim.studies.design_tools import parse_sweep, with_value
+from sim.studies.designs.design_sweep import parse_sweep, with_value
 from tests.helpers import run
 
 SPACES = "r3c3,r7c3,r8c3,r10c0"
@@ -152,8 +152,8 @@ def test_compare_bad_input(capsys):
 
 
 def test_a_designs_cached_map_does_not_depend_on_the_order_of_the_designs(tmp_path):
-    from sim.studies.design_tools import cached_hitmap_path
-    from sim.studies.space_shots import SweepSpec
+    from sim.studies.comparing.design_tools import cached_hitmap_path
+    from sim.studies.shots.space_shots import SweepSpec
 
     spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r8c3",), shots=2)
     fast = load_design("fast-spring")

@@ -15,9 +15,9 @@ from models.tables import read_table
 from sim.physics.bullet import pb
 from sim.physics.bullet.world import World
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
-from sim.studies.datafiles import read_provenance
-from sim.studies.hitmap import sweep
-from sim.studies.space_shots import SweepSpec
+from sim.studies.maps.hitmap import sweep
+from sim.studies.shots.datafiles import read_provenance
+from sim.studies.shots.space_shots import SweepSpec
 from tests.helpers import run
 
 PROVENANCE_KEYS = {

@@ -18,11 +18,11 @@ from models.tables import read_table
 from referee.match import sample_chance
 from referee.shots import TableResolver
 from sim.cli import main
-from sim.studies import hitmap
-from sim.studies.cluster import Cluster
-from sim.studies.hitmap import parts_folder, run_sweep, sweep
-from sim.studies.parts import write_part
-from sim.studies.space_shots import SweepSpec, run_space, shot_seed
+from sim.studies.maps import hitmap
+from sim.studies.maps.hitmap import parts_folder, run_sweep, sweep
+from sim.studies.running.cluster import Cluster
+from sim.studies.running.parts import write_part
+from sim.studies.shots.space_shots import SweepSpec, run_space, shot_seed
 from tests.helpers import cli_spec
 from tests.referee.positions import position
 

@@ -1,4 +1,4 @@
-"""A space's one noise plan (sim/studies/space_shots.py): the same shots whatever the
+"""A space's one noise plan (sim/studies/shots/space_shots.py): the same shots whatever the
 looks between, each row's noise found again from the row, and a look's shots handed
 to the engine together (ShotEngine.fire)."""
 
@@ -9,8 +9,8 @@ import pytest
 from models.aimer import load_aimer
 from models.board import load_board
 from sim.physics.engines import make_world
-from sim.studies import rqmc
-from sim.studies.space_shots import (
+from sim.studies.shots import rqmc
+from sim.studies.shots.space_shots import (
     SweepSpec,
     aim_at_space,
     fire_rounds,

@@ -10,8 +10,8 @@ import pytest
 from models.design import load_design
 from models.errors import InputError, install_hint
 from models.tables import read_table
-from sim.studies import datafiles
-from sim.studies.design_search import far_rows, parse_param, parse_params
+from sim.studies.designs.design_search import far_rows, parse_param, parse_params
+from sim.studies.shots import datafiles
 from tests.helpers import run
 
 pytest.importorskip("optuna")
@@ -323,10 +323,10 @@ def test_the_wilcoxon_pruner_stops_a_surely_worse_trial_of_a_real_study(tmp_path
     (``yaw_sd`` 10° against 0.8°), whose first 8 spaces all hit less often: raced
     against BASE, it stops there, short of the search's 9 spaces."""
     from models.board import load_board
-    from sim.studies import optimise, racing
+    from sim.studies.designs.safety import SafetyLimits
+    from sim.studies.optimising import optimise, racing
+    from sim.studies.optimising.search_settings import Search
     from sim.studies.plain import plain_spec
-    from sim.studies.safety import SafetyLimits
-    from sim.studies.search_settings import Search
 
     spaces = ["r2c0", "r2c2", "r2c4", "r3c1", "r3c3", "r4c0", "r4c5", "r5c1", "r5c6"]
     base = load_design("stock")
@@ -351,8 +351,8 @@ def test_the_wilcoxon_pruner_stops_a_surely_worse_trial_of_a_real_study(tmp_path
 
 def test_a_best_value_at_an_end_of_its_range_is_found_and_worded():
     """19.7 mm at the top of 5:20 is at the edge: the best may lie beyond."""
-    from sim.studies.design_search import SearchParam
-    from sim.studies.search_settings import at_edge, edge_words
+    from sim.studies.designs.design_search import SearchParam
+    from sim.studies.optimising.search_settings import at_edge, edge_words
 
     pivot = SearchParam("launcher.pivot_height_mm", 5.0, 20.0)
     assert at_edge([pivot], {pivot.field: 12.0}) == []

@@ -13,9 +13,9 @@ from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
 from sim.physics.bullet.world import World
 from sim.physics.world_cache import WORLDS
-from sim.studies import design_tools, paired
-from sim.studies.comparison_rule import PER_MAP, comparison_rule
-from sim.studies.space_shots import SweepSpec
+from sim.studies.comparing import design_tools, paired
+from sim.studies.comparing.comparison_rule import PER_MAP, comparison_rule
+from sim.studies.shots.space_shots import SweepSpec
 from tests.helpers import run
 
 

@@ -9,8 +9,9 @@ from models.board import load_board, space_name
 from models.design import design_toml, load_design
 from models.errors import InputError
 from sim.physics.bullet.world import World
-from sim.studies import design_search, racing
-from sim.studies.space_shots import SweepSpec, advance, aim_at_space, run_space, world_for
+from sim.studies.designs import design_search
+from sim.studies.optimising import racing
+from sim.studies.shots.space_shots import SweepSpec, advance, aim_at_space, run_space, world_for
 
 BOARD = load_board("stock")
 

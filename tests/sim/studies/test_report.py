@@ -11,10 +11,10 @@ import re
 import pytest
 
 from models.design import DESIGNS_DIR
-from sim.studies import compare
-from sim.studies import report as contents
-from sim.studies.comparison_rule import ComparisonRule
-from sim.studies.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
+from sim.studies.comparing import compare
+from sim.studies.comparing import report as contents
+from sim.studies.comparing.comparison_rule import ComparisonRule
+from sim.studies.shots.dead_zones import FEW_SHOTS, dead_zone, first_struck, shot_outcome
 from sim.views.report_page import report_html
 from tests.browser import Browser
 from tests.helpers import cli_spec, comparison_row, run
@@ -297,7 +297,7 @@ def test_the_paired_reports_table_says_why_each_space_stopped():
 def test_a_p_value_too_small_to_print_is_a_bound_never_zero():
     """p-values print as "p < 0.001", never "p = 0" (the text) or "0.000" (the
     page's table), through one formatter."""
-    from sim.studies.verdict_words import p_words
+    from sim.studies.comparing.verdict_words import p_words
 
     ps = (0.0, 4e-7, 0.00099, 0.001, 0.0123, 0.5)
     assert [p_words(p) for p in ps] == [
@@ -371,7 +371,7 @@ def test_the_report_names_the_test_actually_run(rule, sampler, head, said, unsai
     table = text[text.index("Space by space Click") : text.index("Shots Click")]
     assert said in table and unsaid not in table
     # design compare's text names each significant space's p-value by the same words
-    from sim.studies.verdict_words import p_test
+    from sim.studies.comparing.verdict_words import p_test
 
     assert head == f"p ({p_test(rule, sampler or 'mc')})"
 
@@ -388,7 +388,7 @@ def test_the_reports_provenance_names_the_rule_and_delta():
 
 def test_the_reports_rule_is_the_one_its_maps_were_made_with():
     """The page's provenance carries the paired rule as the paired maps record it."""
-    from sim.studies.comparison_rule import PER_MAP, comparison_rule
+    from sim.studies.comparing.comparison_rule import PER_MAP, comparison_rule
 
     spec = cli_spec(["hitmap", "--spaces", "r2c3,r9c2", "--precision", "0.1"])
     rule = comparison_rule(spec, "spaces", 0.1)

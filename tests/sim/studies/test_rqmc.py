@@ -10,7 +10,7 @@ from scipy import stats
 from scipy.stats import qmc
 
 from models.stats import sequential_bias, wilson_bounds
-from sim.studies import rqmc
+from sim.studies.shots import rqmc
 
 #: Independent repetitions of every simulated measurement.
 REPETITIONS = 500

@@ -7,7 +7,7 @@ import pytest
 
 from models.design import Bale, Physics, load_design
 from sim.physics.ballistics import GRAVITY_MM_S2
-from sim.studies.safety import SafetyLimits, format_safety, safety_report
+from sim.studies.designs.safety import SafetyLimits, format_safety, safety_report
 
 
 def test_the_stock_figures_are_the_closed_form():

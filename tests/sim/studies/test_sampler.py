@@ -17,10 +17,11 @@ from sim.cli import main
 from sim.physics.bullet.world import World
 from sim.physics.noise import Deviates
 from sim.physics.shoot import solve_aim
-from sim.studies import compare, rqmc
-from sim.studies.datafiles import read_provenance
-from sim.studies.hitmap import sweep
-from sim.studies.space_shots import SweepSpec, normalised_yaw, run_space, shot_seed
+from sim.studies.comparing import compare
+from sim.studies.maps.hitmap import sweep
+from sim.studies.shots import rqmc
+from sim.studies.shots.datafiles import read_provenance
+from sim.studies.shots.space_shots import SweepSpec, normalised_yaw, run_space, shot_seed
 
 CHILD = load_aimer("child")
 

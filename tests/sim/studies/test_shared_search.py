@@ -73,7 +73,7 @@ def test_two_searches_share_one_study_on_postgresql(tmp_path):
 def test_a_plain_postgresql_url_uses_the_driver_installed(monkeypatch):
     from sqlalchemy.engine import make_url
 
-    from sim.studies import study_storage
+    from sim.studies.optimising import study_storage
 
     installed = {"psycopg"}
     monkeypatch.setattr(
@@ -178,7 +178,7 @@ def test_a_postgresql_server_stopped_mid_trial_is_one_line_and_the_study_resumes
 def test_an_sqlite_storage_whose_disk_is_full_is_one_line_and_other_errors_pass(tmp_path):
     from sqlalchemy import event
 
-    from sim.studies.study_storage import losing_storage
+    from sim.studies.optimising.study_storage import losing_storage
 
     url = f"sqlite:///{tmp_path / 'full.db'}"
     storage = optuna.storages.RDBStorage(url)
@@ -206,10 +206,10 @@ def _small_search():
     """A search over the launcher's yaw spread on two spaces (no shot is fired here)."""
     from models.board import load_board
     from models.design import load_design
-    from sim.studies.design_search import parse_params
+    from sim.studies.designs.design_search import parse_params
+    from sim.studies.designs.safety import SafetyLimits
+    from sim.studies.optimising.search_settings import Search
     from sim.studies.plain import plain_spec
-    from sim.studies.safety import SafetyLimits
-    from sim.studies.search_settings import Search
 
     base = load_design("stock")
     spec = plain_spec("stock", ["r2c3", "r5c1"], 10)
@@ -224,8 +224,8 @@ def _trial_of_another_host(search, study, heartbeat_age_s: float):
 
     from optuna.storages._rdb.models import TrialHeartbeatModel
 
-    from sim.studies import optimise
-    from sim.studies.study_storage import PROCESS_ATTR
+    from sim.studies.optimising import optimise
+    from sim.studies.optimising.study_storage import PROCESS_ATTR
 
     trial, _ = optimise._ask(search, study)
     trial.set_user_attr(PROCESS_ATTR, ["another-host.example", 4242])
@@ -241,8 +241,8 @@ def _trial_of_another_host(search, study, heartbeat_age_s: float):
 @pytest.mark.slow
 @pytest.mark.parametrize("stale", [True, False], ids=["stale", "beating"])
 def test_a_trial_of_another_host_is_tried_again_once_its_heartbeat_is_stale(tmp_path, stale):
-    from sim.studies import optimise
-    from sim.studies.study_storage import GRACE_S
+    from sim.studies.optimising import optimise
+    from sim.studies.optimising.study_storage import GRACE_S
 
     search = _small_search()
     study = optimise.open_study(search, f"sqlite:///{tmp_path / 's.db'}", "shared", 0)
@@ -283,7 +283,7 @@ def test_two_processes_making_one_study_on_postgresql_at_once_queue_base_once(mo
     once. Without it both read an empty storage and both queue BASE."""
     import threading
 
-    from sim.studies import optimise, study_storage
+    from sim.studies.optimising import optimise, study_storage
 
     search, read, opened, ended = _small_search(), [], [], []
     real_open = study_storage.open_storage

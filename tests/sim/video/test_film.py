@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from models.board import load_board
-from sim.studies.shots_csv import read_shots
+from sim.studies.calibrating.shots_csv import read_shots
 from sim.video.markers import marker_layout
 from tests.helpers import run
 

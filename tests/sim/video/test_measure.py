@@ -90,8 +90,8 @@ def shots_video(tmp_path_factory):
 def test_measure_writes_what_calibrate_reads(shots_video, capsys):
     """Three shots drawn at 960x540, 240 fps: every first touch within 3 mm (rms
     under 2 mm) and every speed within 3 %, in a CSV ``piggy calibrate`` reads."""
-    from sim.studies.datafiles import read_provenance
-    from sim.studies.shots_csv import read_shots
+    from sim.studies.calibrating.shots_csv import read_shots
+    from sim.studies.shots.datafiles import read_provenance
 
     folder, truth = shots_video
     out = folder / "measured.csv"
@@ -209,7 +209,7 @@ def test_calibrate_takes_a_csv_or_a_video_with_its_angles(tmp_path, capsys):
 
 
 def test_the_shots_csv_reads_past_the_quality_column():
-    from sim.studies.shots_csv import parse_shots
+    from sim.studies.calibrating.shots_csv import parse_shots
 
     shots = parse_shots(
         "pitch_deg,yaw_deg,x_mm,y_mm,speed_mm_s,quality\n"

@@ -11,8 +11,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from models.board import load_board
-from sim.studies import compare
-from sim.studies.comparison_rule import ComparisonRule
+from sim.studies.comparing import compare
+from sim.studies.comparing.comparison_rule import ComparisonRule
 from sim.views.design_pictures import difference_figure
 from tests.helpers import comparison_row
 

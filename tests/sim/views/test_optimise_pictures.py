@@ -3,7 +3,7 @@ fields the objective against each field."""
 
 import matplotlib
 
-from sim.studies.design_search import SearchParam
+from sim.studies.designs.design_search import SearchParam
 from sim.views.optimise_pictures import search_figure
 
 matplotlib.use("Agg")
@@ -50,7 +50,7 @@ def test_pruned_trials_and_figures_at_full_precision_are_told_apart():
 
 
 def test_the_importances_say_how_many_trials_they_rest_on_and_hide_below_the_minimum():
-    from sim.studies.optimise import MIN_IMPORTANCE_TRIALS
+    from sim.studies.optimising.optimise import MIN_IMPORTANCE_TRIALS
 
     rows = [row(t, 0.5 + t / 100) for t in range(MIN_IMPORTANCE_TRIALS)]
     shares = {"bale.width_mm": 0.8, "launcher.pivot_height_mm": 0.2}

@@ -95,7 +95,7 @@ def test_the_section_shows_the_tractor_the_fence_and_the_stack(demo_figure):
 # --- the hit map -------------------------------------------------------------------------------
 def row(space, hits, shots=6, reachable=True, blocked=0, missed=0):
     from models.stats import wilson_interval
-    from sim.studies.dead_zones import dead_zone
+    from sim.studies.shots.dead_zones import dead_zone
 
     out = {"space": space, "reachable": reachable, "shots": shots if reachable else 0}
     for key, k in (("p_target", hits), ("p_blocked", blocked), ("p_missed", missed)):

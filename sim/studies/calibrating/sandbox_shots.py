@@ -1,0 +1,69 @@
+"""Measured shots made by the sandbox itself: simulated shots on an empty board,
+written as a person with a tape measure would (the settings they used, where the
+bale first touched the board). The calibration's test and the example file
+docs/examples/measured-shots.csv are made this way.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from models.board import load_board
+from models.design import Design
+from models.errors import InputError
+from models.seeds import split_seed
+from sim.studies.calibrating.shots_csv import REQUIRED
+
+#: The settings of the example measurement (docs/real-toy.md): five pitches, two
+#: steep low shots (their landings show the pitch spread), one just above level and
+#: two high arcs (theirs show the speed spread), landing 100-390 mm from the pivot
+#: at the stock speed; fired 28 degrees either side of straight ahead, toward the
+#: far corners of the stock board, clear of its fences (the nearest, 31 mm aside).
+EXAMPLE_PITCHES_DEG = (-30.0, -25.0, 8.0, 64.0, 70.0)
+EXAMPLE_YAWS_DEG = (28.0, -28.0)
+
+
+def sandbox_shots_csv(
+    design: Design,
+    pitches_deg=EXAMPLE_PITCHES_DEG,
+    yaws_deg=EXAMPLE_YAWS_DEG,
+    shots_per_pitch: int = 8,
+    seed: int = 0,
+    pitch_offset_deg: float = 0.0,
+    yaw_offset_deg: float = 0.0,
+    board: str = "stock",
+    chronograph: bool = False,
+) -> str:
+    """Fire ``shots_per_pitch`` shots at each pitch (yaws taken in turn) with the
+    design's noise, and write what was measured as CSV text.
+
+    The barrel really points at the setting plus the offset (a tilt scale that
+    reads off); the CSV has the settings. The landing is the first board contact
+    of the bale. With ``chronograph`` each row also has the shot's speed. Same
+    seed, same file. Raises :class:`InputError` when a shot touches something
+    else first (a fence, the tractor): choose other settings.
+    """
+    from sim.physics.engines import make_world
+
+    columns = [*REQUIRED, *(["speed_mm_s"] if chronograph else [])]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    with make_world(load_board(board), design) as world:
+        for i, pitch in enumerate(pitches_deg):
+            for k in range(shots_per_pitch):
+                yaw = yaws_deg[k % len(yaws_deg)]
+                shot_seed = split_seed(seed, i, k)
+                shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
+                landing = shot.first_contact_mm
+                if shot.first_contact_with != "board" or landing is None:
+                    raise InputError(
+                        f"a sandbox shot at yaw {yaw:g}, pitch {pitch:g} deg first "
+                        f"touched {shot.first_contact_with or 'nothing'}, not the board: "
+                        "choose other settings"
+                    )
+                x, y, _ = landing
+                row = [f"{pitch:g}", f"{yaw:g}", f"{x:.1f}", f"{y:.1f}"]
+                writer.writerow(row + ([f"{shot.speed_mm_s:.0f}"] if chronograph else []))
+    return out.getvalue()
