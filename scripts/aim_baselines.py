@@ -40,7 +40,8 @@ from models.stats import wilson_interval
 
 # The script's only imports of sim modules (their paths move with issue 12).
 from sim.envs.aim import AimEnv, solver_action
-from sim.studies.shots.space_shots import SweepSpec, run_space
+from sim.studies.shots.space_firing import run_space
+from sim.studies.shots.space_shots import SweepSpec
 
 ENV_ID = "sim.envs:piggy/Aim-v0"
 #: The learner counts as there once its mean aim hits this fraction as often as the solver's.

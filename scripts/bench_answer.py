@@ -46,7 +46,7 @@ from sim.physics.engines import installed
 from sim.studies.comparing import design_tools
 from sim.studies.comparing.comparison_rule import comparison_rule
 from sim.studies.maps import hitmap
-from sim.studies.shots import space_shots
+from sim.studies.shots import space_firing, space_shots
 
 #: Shots a space at most (as ``piggy hitmap --precision`` without ``--shots``).
 CAP = 1000
@@ -133,9 +133,9 @@ def bench_answer(
         aimer=load_aimer("child"),
         sampler="mc",  # the shots a second as measured before RQMC was the default
     )
-    space_shots.run_space(child, "r0c3")  # the world built and warm
+    space_firing.run_space(child, "r0c3")  # the world built and warm
     start = time.perf_counter()
-    space_shots.run_space(child, "r0c3")
+    space_firing.run_space(child, "r0c3")
     figures["shots_per_s_child"] = round(child_shots / (time.perf_counter() - start), 1)
     if not quiet:
         print(f"child-aimed shots, one core: {figures['shots_per_s_child']} a second")

@@ -34,7 +34,8 @@ from models.design import load_design
 from models.stats import paired_difference, wilson_interval
 from sim.physics.mujoco.warp_batch import WarpBatch, default_device
 from sim.physics.mujoco.world import MujocoWorld
-from sim.studies.shots.space_shots import SweepSpec, aim_at_space
+from sim.studies.shots.space_firing import aim_at_space
+from sim.studies.shots.space_shots import SweepSpec
 from sim.studies.shots.warp_space import space_noises
 
 SPACES = ("r0c3", "r2c1", "r7c3")

@@ -32,7 +32,7 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.stats import wilson_interval
-from sim.studies.comparing import compare, design_tools, report
+from sim.studies.comparing import compare, design_tools, report, verdict
 from sim.studies.shots import rqmc, space_shots
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
@@ -183,7 +183,7 @@ def main() -> None:
             "verdict": versus.verdict,
             "mean_diff": [round(v, 4) for v in versus.mean_diff],
             "shots": sum(int(r["shots"] or 0) for m in maps for r in m),
-            "space_counts": compare.space_counts(versus.spaces),
+            "space_counts": verdict.space_counts(versus.spaces),
         },
         "vary": {"verdict": robust.verdict, "mean_diff": [round(v, 4) for v in robust.mean_diff]},
     }

@@ -39,7 +39,8 @@ from models.stats import sequential_bias, wilson_interval
 from sim.studies.running.workers import process_pool
 from sim.studies.shots import rqmc
 from sim.studies.shots.rqmc import proportion
-from sim.studies.shots.space_shots import BATCH, SweepSpec, run_space
+from sim.studies.shots.space_firing import run_space
+from sim.studies.shots.space_shots import BATCH, SweepSpec
 
 SPACES = "r7c3,r9c2,r0c3,r10c6,r2c1,r4c1"
 #: Root seeds of the repetitions start here (the truth uses seed 0).

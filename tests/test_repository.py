@@ -382,6 +382,22 @@ def test_a_room_of_the_studies_imports_only_the_rooms_below_it(graph):
     ]
 
 
+#: The most lines a module of sim/studies/ may have (CONTRIBUTING.md: small enough to
+#: read in one sitting).
+STUDY_MODULE_LINES = 400
+
+
+def test_no_module_of_the_studies_is_over_400_lines():
+    """A module of sim/studies/ grown over the line is split (its room has space for
+    another), not let go."""
+    long = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in sorted((ROOT / "sim" / "studies").rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > STUDY_MODULE_LINES
+    }
+    assert long == {}
+
+
 def test_layer_graph_check_exits_1_when_the_document_is_stale(tmp_path, monkeypatch, capsys):
     document = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     copy = tmp_path / "architecture.md"

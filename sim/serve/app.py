@@ -38,7 +38,8 @@ from sim.serve.sessions import Sandbox, Store
 from sim.serve.sources import Sources
 from sim.serve.uploads import Uploads, known_boards
 from sim.studies.running.workers import Pool
-from sim.studies.shots.space_shots import MapRule, SweepSpec, target_and_stacks
+from sim.studies.shots.space_firing import MapRule
+from sim.studies.shots.space_shots import SweepSpec, target_and_stacks
 from sim.views import viewer
 
 #: "How likely?": the precisions offered (half-width of the 95 % interval).

@@ -5,7 +5,7 @@ to the workers); each worker keeps its worlds in its world cache
 
 A shot is :mod:`sim.physics.shoot`'s, as ``piggy shoot`` fires it: the same aim,
 seed and noise give the same shot JSON and the same words. An estimate is one look
-of the hit map's own rule at a space (:func:`sim.studies.shots.space_shots.advance`),
+of the hit map's own rule at a space (:func:`sim.studies.shots.space_firing.advance`),
 going on from the shots already fired.
 """
 
@@ -23,7 +23,8 @@ from models.errors import InputError
 from models.layout import layout_from_dict
 from sim.studies.running.workers import die_with_parent
 from sim.studies.shots.records import ShotRow
-from sim.studies.shots.space_shots import SweepSpec, advance, summarise
+from sim.studies.shots.space_firing import advance, summarise
+from sim.studies.shots.space_shots import SweepSpec
 
 
 def start_worker(parent_pid: int) -> None:

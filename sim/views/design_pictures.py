@@ -18,7 +18,7 @@ from matplotlib.typing import ColorType
 from models.aimer import load_aimer
 from models.board import Board
 from sim.defaults import DIFFERENCE_SCALES
-from sim.studies.comparing import compare, verdict_words
+from sim.studies.comparing import verdict, verdict_words
 from sim.studies.comparing.compare import Comparison, study_title
 from sim.studies.comparing.engines_verdict import AcrossEngines
 from sim.studies.shots.dead_zones import FEW_SHOTS
@@ -286,7 +286,7 @@ def _headline(
         color=colour,
     )
     spaces = verdict_words.spaces_line(
-        a, b, compare.space_counts(comparison.spaces), comparison.rule.name, comparison.delta
+        a, b, verdict.space_counts(comparison.spaces), comparison.rule.name, comparison.delta
     )
     rule = f"{comparison.rule.name} rule" + (
         f", δ {comparison.delta:g}" if comparison.delta is not None else ""

@@ -29,7 +29,8 @@ import numpy as np
 
 from models.mean_rule import BoardMean, MeanRule
 from sim.studies.shots.records import SpaceShots
-from sim.studies.shots.space_shots import SweepSpec, advance, aim_at_space, fire_rounds, hits_of
+from sim.studies.shots.space_firing import advance, aim_at_space, fire_rounds, hits_of
+from sim.studies.shots.space_shots import SweepSpec
 
 
 def fire_space(

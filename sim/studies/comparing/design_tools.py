@@ -29,7 +29,7 @@ from sim.studies.comparing import board_mean, compare, mean_run, paired
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.maps import hitmap
 from sim.studies.running.cluster import StudyWorkers
-from sim.studies.shots import datafiles, space_shots
+from sim.studies.shots import datafiles, space_firing, space_shots
 from sim.studies.shots.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
 
 #: The cached files' layout: raised when the columns change, so that files made by
@@ -136,7 +136,7 @@ def read_cached(
         except ShapeError as exc:
             problem = f"space {name}: {exc}"
             break
-        if not _same_summary(summary, space_shots.summarise(part, board)):
+        if not _same_summary(summary, space_firing.summarise(part, board)):
             problem = f"space {name}: the row of {name} does not match its shots"
             break
         found.append(MeasuredSpace(part, summary))

@@ -24,15 +24,8 @@ import numpy as np
 from models.sequential import PairedRule
 from models.stats import PairedDifference
 from sim.studies.shots.records import Expected, SpaceShots
-from sim.studies.shots.space_shots import (
-    SweepSpec,
-    advance,
-    aim_at_space,
-    expected_part,
-    fire_rounds,
-    hits_of,
-    world_for,
-)
+from sim.studies.shots.space_firing import advance, aim_at_space, fire_rounds, hits_of
+from sim.studies.shots.space_shots import SweepSpec, expected_part, world_for
 
 
 def expected(spec: SweepSpec, name: str) -> Expected:

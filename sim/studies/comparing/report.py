@@ -26,10 +26,10 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
-from sim.studies.comparing import compare, design_tools, verdict_words
+from sim.studies.comparing import compare, design_tools, verdict, verdict_words
 from sim.studies.comparing.engines_verdict import AcrossEngines
 from sim.studies.running.cluster import StudyWorkers
-from sim.studies.shots import space_shots
+from sim.studies.shots import space_firing, space_shots
 from sim.studies.shots.dead_zones import FEW_SHOTS
 from sim.studies.shots.records import (
     ComparisonRow,
@@ -78,7 +78,7 @@ def replay(world, spec: space_shots.SweepSpec, name: str, row: ShotRow):
     ``world`` holds the design."""
     from sim.physics import shoot
 
-    _, aim = space_shots.aim_at_space(world, spec, name)
+    _, aim = space_firing.aim_at_space(world, spec, name)
     return shoot.fire(
         world,
         aim,
@@ -146,7 +146,7 @@ def verdict_data(comparison: compare.Comparison) -> dict:
         "verdict": comparison.verdict,
         "on_average": comparison.on_average,
         "mean_diff": list(comparison.mean_diff),
-        "space_counts": compare.space_counts(comparison.spaces),
+        "space_counts": verdict.space_counts(comparison.spaces),
         "rule": comparison.rule.name,
         "delta": comparison.delta,
     } | ({"mean_rule": comparison.stopped.to_dict()} if comparison.stopped else {})

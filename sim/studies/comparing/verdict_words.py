@@ -111,7 +111,7 @@ def spaces_line(
     design_a: str, design_b: str, counts: dict[str, int], rule: str, delta: float | None
 ) -> str:
     """The spaces by what the comparison says of each (``counts``:
-    :func:`sim.studies.comparing.compare.space_counts`): under the mean rule more, fewer
+    :func:`sim.studies.comparing.verdict.space_counts`): under the mean rule more, fewer
     (family-wise over the spaces and looks) and not decided at this budget; under the
     spaces rule more, fewer, within ±δ and undecided at the cap (family-wise); under
     the per-map rule more, fewer and no detectable difference; then where only one

@@ -37,13 +37,8 @@ from sim.studies.running.cluster import StudyWorkers
 from sim.studies.running.workers import Pool, pool_for
 from sim.studies.shots import datafiles
 from sim.studies.shots.records import Expected, SpaceShots
-from sim.studies.shots.space_shots import (
-    SweepSpec,
-    expected_part,
-    provenance,
-    run_space,
-    summarise,
-)
+from sim.studies.shots.space_firing import run_space, summarise
+from sim.studies.shots.space_shots import SweepSpec, expected_part, provenance
 
 # --- executors -------------------------------------------------------------------------------
 #: A sweep's unit of work: a space's name -> its parts, one per file the sweep writes.

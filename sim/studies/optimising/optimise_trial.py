@@ -18,7 +18,8 @@ from sim.studies.optimising import racing
 from sim.studies.optimising.search_settings import Search
 from sim.studies.shots import datafiles
 from sim.studies.shots.records import SpaceShots
-from sim.studies.shots.space_shots import summarise, target_and_stacks
+from sim.studies.shots.space_firing import summarise
+from sim.studies.shots.space_shots import target_and_stacks
 
 
 def measure(search: Search, values: dict, trial, pool, cache: Path) -> tuple[dict, dict]:

@@ -47,14 +47,8 @@ from sim.physics.geometry import PiggyModel
 from sim.studies.running.workers import Pool
 from sim.studies.shots import rqmc
 from sim.studies.shots.records import ShotRow, SpaceShots
-from sim.studies.shots.space_shots import (
-    SweepSpec,
-    advance,
-    aim_at_space,
-    run_space,
-    target_and_stacks,
-    world_for,
-)
+from sim.studies.shots.space_firing import advance, aim_at_space, run_space
+from sim.studies.shots.space_shots import SweepSpec, target_and_stacks, world_for
 
 #: Within this distance of the edge of reach a space's reach is settled in the physics,
 #: mm: a lone piggy comes to rest 0.2 mm below its drop pose, an upper piggy of a

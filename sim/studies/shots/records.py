@@ -1,7 +1,7 @@
 """The records of a sweep: a shot row, and a space's part (its shots), read back by
 shape.
 
-A **part** is what a sweep measures on one space (``sim.studies.shots.space_shots.run_space``):
+A **part** is what a sweep measures on one space (``sim.studies.shots.space_firing.run_space``):
 the space, whether it is in reach, the arc, the target and its shots, one
 :class:`ShotRow` each. A part is written to a part file for ``--resume``
 (sim/studies/running/parts.py) and, as the rows of a per-shot file, to the design-compare
@@ -260,7 +260,7 @@ SHARES = ("p_target", "p_any", "p_collateral", "p_no_contact", "p_blocked", "p_m
 
 @dataclass(frozen=True, slots=True)
 class SpaceSummary:
-    """One space's row of a hit map (``sim.studies.shots.space_shots.summarise`` of its part):
+    """One space's row of a hit map (``sim.studies.shots.space_firing.summarise`` of its part):
     where it is (row, column; its centre in mm from the launcher), whether it is in
     reach and with which arc, the shots fired, each share of :data:`SHARES` with its
     95 % interval (None with no shot), the mean ricochets and its dead zone

@@ -18,7 +18,7 @@ from models.design import load_design
 from sim.cli import build_parser
 from sim.studies.comparing import design_tools
 from sim.studies.maps import hitmap
-from sim.studies.shots import space_shots
+from sim.studies.shots import space_firing
 from tests.helpers import cli_spec, piggy_process
 from tests.sim.cli.fuzz_support import HITMAP, NOT_ASCII_NUMBERS, refused
 
@@ -97,7 +97,7 @@ def test_hitmap_resume_refuses_the_parts_of_a_board_since_edited(capsys, tmp_pat
     spec = cli_spec(argv)
     folder = parts_folder(tmp_path / "h.csv")
     folder.mkdir()
-    write_part(folder, spec.key(), space_shots.run_space(spec, "r8c3"))
+    write_part(folder, spec.key(), space_firing.run_space(spec, "r8c3"))
     _thicker(board)
     refused(capsys, argv, "was made by a sweep with other settings", tmp_path)
 

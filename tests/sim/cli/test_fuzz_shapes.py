@@ -85,7 +85,7 @@ SWEEP_ARGV = [
 
 @pytest.fixture(scope="module")
 def r8c3_part():
-    from sim.studies.shots.space_shots import run_space
+    from sim.studies.shots.space_firing import run_space
 
     spec = cli_spec([*SWEEP_ARGV, "--out", "x.csv"])
     return spec, run_space(spec, "r8c3")

@@ -22,7 +22,8 @@ from sim.studies.maps import hitmap
 from sim.studies.maps.hitmap import parts_folder, run_sweep, sweep
 from sim.studies.running.cluster import Cluster
 from sim.studies.running.parts import write_part
-from sim.studies.shots.space_shots import SweepSpec, run_space, shot_seed
+from sim.studies.shots.space_firing import run_space
+from sim.studies.shots.space_shots import SweepSpec, shot_seed
 from tests.helpers import cli_spec
 from tests.referee.positions import position
 

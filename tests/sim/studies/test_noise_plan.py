@@ -10,14 +10,8 @@ from models.aimer import load_aimer
 from models.board import load_board
 from sim.physics.engines import make_world
 from sim.studies.shots import rqmc
-from sim.studies.shots.space_shots import (
-    SweepSpec,
-    aim_at_space,
-    fire_rounds,
-    noise_plan,
-    shot_noise,
-    shot_seed,
-)
+from sim.studies.shots.space_firing import aim_at_space, fire_rounds
+from sim.studies.shots.space_shots import SweepSpec, noise_plan, shot_noise, shot_seed
 
 SPACE = (2, 3)
 

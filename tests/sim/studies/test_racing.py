@@ -11,7 +11,8 @@ from models.errors import InputError
 from sim.physics.bullet.world import World
 from sim.studies.designs import design_search
 from sim.studies.optimising import racing
-from sim.studies.shots.space_shots import SweepSpec, advance, aim_at_space, run_space, world_for
+from sim.studies.shots.space_firing import advance, aim_at_space, run_space
+from sim.studies.shots.space_shots import SweepSpec, world_for
 
 BOARD = load_board("stock")
 

@@ -21,7 +21,8 @@ from sim.studies.comparing import compare
 from sim.studies.maps.hitmap import sweep
 from sim.studies.shots import rqmc
 from sim.studies.shots.datafiles import read_provenance
-from sim.studies.shots.space_shots import SweepSpec, normalised_yaw, run_space, shot_seed
+from sim.studies.shots.space_firing import normalised_yaw, run_space
+from sim.studies.shots.space_shots import SweepSpec, shot_seed
 
 CHILD = load_aimer("child")
 
