@@ -132,10 +132,7 @@ def _search_of(args):
     optimise.optuna_module()
     cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
     design_search.check_objectives(layout.board, spec.spaces, objectives)
-    if args.min_reach and args.min_reach > len(spec.spaces):
-        raise InputError(
-            f"--min-reach {args.min_reach} is more than the {len(spec.spaces)} spaces searched"
-        )
+    _check_min_reach(args.min_reach, len(spec.spaces))
     search = Search(
         base,
         params,
@@ -149,6 +146,11 @@ def _search_of(args):
     )
     verify_precision = check_precision(args.verify_precision, "--verify-precision")
     return (*make_search(search, args.fidelity, verify_precision), cache, out)
+
+
+def _check_min_reach(min_reach: int | None, spaces: int) -> None:
+    if min_reach and min_reach > spaces:
+        raise InputError(f"--min-reach {min_reach} is more than the {spaces} spaces searched")
 
 
 def _limits(args):

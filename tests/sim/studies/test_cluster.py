@@ -193,7 +193,7 @@ def test_a_worker_killed_mid_study_leaves_the_local_result(tmp_path):
     with local_cluster(workers=2) as running, distributed.Client(running) as client:
         pids = sorted(client.run(os.getpid).values())
 
-        def kill_one(done: int) -> None:
+        def kill_one(done: int, *_, **__) -> None:
             if done >= 1 and not killed:
                 os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
@@ -227,7 +227,7 @@ def _dask(*args: str) -> subprocess.Popen:
 def _wait_for_a_worker(address: str) -> None:
     """Until the scheduler answers with a worker (on a busy machine a scheduler
     process takes longer than the study's own 10 s check to start listening)."""
-    from distributed import Client
+    from dask.distributed import Client
 
     with Client(address, timeout=WAIT_S) as client:
         client.wait_for_workers(1, timeout=WAIT_S)
@@ -241,7 +241,7 @@ def test_the_scheduler_gone_is_one_line_and_keeps_what_finished_for_resume(tmp_p
     _wait_for_a_worker(address)
     out = tmp_path / "map.csv"
 
-    def lose_scheduler(done: int) -> None:
+    def lose_scheduler(done: int, *_, **__) -> None:
         if done >= 2 and scheduler.poll() is None:
             scheduler.kill()
 
