@@ -247,7 +247,7 @@ def _game_options(p, tournament: bool = False) -> None:
             "--players", type=whole_number(1, 99), help="number of players (default: the seats)"
         )
     p.add_argument("--board", default="stock", help="board name or path (default: stock)")
-    p.add_argument("--design", default="stock", help="launcher design for physical shots")
+    p.add_argument("--design", help="launcher design for physical shots (default: stock)")
     _shot_options(p, tournament)
     p.add_argument(
         "--param",

@@ -40,7 +40,7 @@ class GameAbandoned(Exception):
 
 def make_resolver(
     shots: str,
-    design_name: str,
+    design_name: str | None,
     hit_rule: str,
     seed: int,
     aimer_name: str | None = None,
@@ -59,6 +59,11 @@ def make_resolver(
             f"unknown --shots '{shots}': allowed are physics, scripted, scripted:P, table:FILE"
         )
     kind, value = named
+    if design_name is not None and kind != "physics":
+        raise InputError(
+            f"--design {shown(design_name)} is for physical shots, and these are {kind}: "
+            "give --shots physics, or leave --design out"
+        )
     if kind == "table":
         return _table_resolver(str(value), aimer_name, aim_sd)
     if kind == "physics":
@@ -67,7 +72,7 @@ def make_resolver(
         aimer = load_aimer(aimer_name or "child")
         if aim_sd is not None:
             aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
-        design = load_design(design_name)
+        design = load_design(design_name or "stock")
         from sim.resolver import physical_resolver
 
         return physical_resolver(design, aimer, hit_rule, seed)

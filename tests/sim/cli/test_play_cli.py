@@ -467,6 +467,23 @@ def test_solve_refuses_what_will_not_fit_before_it_starts(capsys, monkeypatch):
         (["solve", "pig_out", "--preset", "pig", "--param", "players=3"], "two players only"),
         (["tournament", "woolfy", "--seats", "careful,wolf"], "unknown bot 'wolf'"),
         (["play", "pig-out", "--seats", "hold-at-x,random"], "hold-at-N takes a whole number"),
+        (
+            ["tournament", "go-piggy-go", "--seats", "greedy,random", "--design", "nope"],
+            "--design nope is for physical shots, and these are scripted",
+        ),
+        (
+            [
+                "play",
+                "go-piggy-go",
+                "--seats",
+                "greedy,random",
+                "--shots",
+                "scripted:0.5",
+                "--design",
+                "wide-piggy",
+            ],
+            "--design wide-piggy is for physical shots",
+        ),
     ],
 )
 def test_bad_input_for_the_other_games_exits_2(capsys, argv, message):
