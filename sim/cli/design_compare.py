@@ -23,6 +23,7 @@ from sim.cli.common import (
 )
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.defaults import DIFFERENCE_SCALES
+from sim.studies.comparing.comparison_rule import check_rule
 from sim.studies.shots.dead_zones import FEW_SHOTS
 
 if TYPE_CHECKING:
@@ -115,8 +116,10 @@ def _compare(args) -> _Compared:
         if len(designs) != 2:
             raise InputError(f"--html reports one comparison: give two designs, not {len(designs)}")
         check_output(args.html, "--html", (".html",))
+    # the rule's and the engines' plain options before the sweep settings (numpy)
+    check_rule(args.rule, args.delta, args.budget)
+    engines = _engines_of(args, designs)
     board, spec, workers, cache = _design_test_args(args)
-    engines = _engines_of(args, spec, designs)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
     from sim.physics.engines import with_engine
     from sim.studies.comparing.engines_verdict import compare_in_engines
@@ -227,15 +230,15 @@ def _print_compare(c: _Compared, args) -> None:
             print(f"Wrote {shown(path)}")
 
 
-def _engines_of(args, spec, designs) -> tuple[str, ...]:
+def _engines_of(args, designs) -> tuple[str, ...]:
     """The engines the comparison is made in: ``--engines`` (two or more, each
     known and installed), else ``--engine``'s, else none but the designs' own (""),
     checked before any shot."""
     from sim.physics.engines import check_engine
 
     if not args.engines:
-        return (spec.engine,)
-    if spec.engine:
+        return (check_engine(args.engine) if args.engine else "",)
+    if args.engine:
         raise InputError("give --engine or --engines, not both")
     if len(designs) < 2:
         raise InputError("--engines compares two designs in each engine: give two designs")
@@ -252,12 +255,9 @@ def _rule_of(args, spec, workers, designs: int):
     """The comparison's rule, built once: ``--rule``, δ (``--delta``, else the rule's
     default) and ``--budget``, checked before any shot (a budget too small for the
     first look is refused, naming the smallest that fits)."""
-    from sim.studies.comparing.comparison_rule import check_rule, comparison_rule
+    from sim.studies.comparing.comparison_rule import comparison_rule
 
-    name = check_rule(args.rule)
-    if args.delta is not None and name == "per-map":
-        raise InputError("--delta is the mean and spaces rules': leave it out with --rule per-map")
-    rule = comparison_rule(spec, name, args.delta, args.budget)
+    rule = comparison_rule(spec, args.rule, args.delta, args.budget)
     if rule.mean is not None and rule.budget_s is not None:
         smallest = _first_look_seconds(rule.mean, designs, workers)
         if rule.budget_s < smallest:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from models.errors import InputError
-from models.mean_rule import MeanRule
-from models.sequential import PairedRule
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rules' statistics import numpy: a bad --rule is told before it
+    from models.mean_rule import MeanRule
+    from models.sequential import PairedRule
     from sim.studies.shots.space_shots import SweepSpec
 
 #: The rules of ``design compare``, the default first.
@@ -35,13 +35,22 @@ ALIASES = {"paired": "spaces"}
 MEAN_DELTA_SHARE = 0.5
 
 
-def check_rule(name: str) -> str:
-    """A rule's name (an older name as the rule it names now), or an error naming the
-    ones allowed."""
+def check_rule(name: str, delta: float | None = None, budget_s: float | None = None) -> str:
+    """A rule's name (an older name as the rule it names now) with the options it
+    takes: an unknown name, a δ for per-map or a budget for a rule other than the
+    mean is refused on one line. Plain text: the command line calls it before any
+    study module is imported."""
     name = ALIASES.get(name, name)
     if name not in RULES:
         raise InputError(
             f"unknown rule '{name}': allowed are {', '.join(RULES)} (paired: spaces' old name)"
+        )
+    if delta is not None and name == "per-map":
+        raise InputError("--delta is the mean and spaces rules': leave it out with --rule per-map")
+    if budget_s is not None and name != "mean":
+        raise InputError(
+            "--budget is the mean rule's (its looks are fixed over the whole board): "
+            f"leave it out with --rule {name}, or cap the shots with --shots"
         )
     return name
 
@@ -115,16 +124,14 @@ def comparison_rule(
 ) -> ComparisonRule:
     """The rule ``name`` for a comparison of ``spec``'s spaces, at most ``spec.shots``
     pairs a space (a whole number of rounds); ``delta`` None: :func:`default_delta`."""
-    name = check_rule(name)
+    name = check_rule(name, delta, budget_s)
     if delta is None:
         delta = default_delta(name, spec.precision)
-    if budget_s is not None and name != "mean":
-        raise InputError(
-            "--budget is the mean rule's (its looks are fixed over the whole board): "
-            f"leave it out with --rule {name}, or cap the shots with --shots"
-        )
     if name == "per-map":
         return ComparisonRule(name)
+    from models.mean_rule import MeanRule
+    from models.sequential import PairedRule
+
     streams = streams_of(spec)
     cap = streams * (spec.shots // streams)
     spaces = len(spec.spaces)

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import math
 import tomllib
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from models.design import Design, design_from_dict, design_toml
 from models.errors import InputError
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
 from sim.studies.designs.design_search import field_of
+
+if TYPE_CHECKING:  # numpy only once the text is read: a mistake is told before it
+    import numpy as np
 
 #: Most values in a sweep: each one is a whole hit map.
 MAX_SWEEP_VALUES = 50
@@ -25,13 +27,14 @@ def parse_sweep(text: str) -> tuple[str, np.ndarray]:
     section, ``muzzle_speed_mm_s``, or without its unit, ``muzzle_speed``): 2 to
     :data:`MAX_SWEEP_VALUES` values, evenly spaced."""
     name, _, span = text.partition("=")
+    field = field_of(name)
     values = parse_range(
         span,
         f"--param {name}" if name else "--param",
         MAX_SWEEP_VALUES,
         "field=start:stop:count, e.g. muzzle_speed=1500:3000:7",
     )
-    return field_of(name), values
+    return field, values
 
 
 def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray:
@@ -49,6 +52,8 @@ def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray
         raise InputError(f"{option} must look like {form}; got {shown(text)}")
     if not 2 <= count <= max_count:
         raise InputError(f"{option}: the count must be 2 to {max_count}, got {shown(count)}")
+    import numpy as np
+
     return np.linspace(start, stop, count)
 
 

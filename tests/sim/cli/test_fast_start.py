@@ -109,6 +109,14 @@ def test_help_imports_no_heavy_module(tmp_path, argv):
         (["design", "game", "stock", "--seats", "greedy,nope"], "unknown bot 'nope'"),
         (["design", "optimise", "stock", "--param", "bale.nope=10:12"], "design field 'bale.nope'"),
         (["design", "optimise", "stock", "--param", "bale.width_mm=12:10"], "must be a range"),
+        (["design", "compare", "stock", "fast-spring", "--rule", "nope"], "unknown rule 'nope'"),
+        (["design", "compare", "stock", "fast-spring", "--engines", "nope"], "--engines takes"),
+        (
+            ["design", "compare", "stock", "fast-spring", "--budget", "5", "--rule", "spaces"],
+            "--budget is the mean rule's",
+        ),
+        (["design", "sweep", "--param", "nope=1:2:3"], "design field 'nope'"),
+        (["design", "sweep", "--param", "muzzle_speed=1:2:1"], "the count must be 2 to 50"),
         (["markers", "--out", "sheet.svg"], "must end in .pdf or .png"),
         (
             [
