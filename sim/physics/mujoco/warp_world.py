@@ -36,7 +36,10 @@ def batch_provenance(design: Design, vary: dict[str, float] | None) -> dict:
         return {"warp_batch": f"not used: {reason}; every shot fired singly by MuJoCo on the CPU"}
     from sim.physics.mujoco.warp_batch import default_device
 
-    return {"warp_batch": "each space's shots as one batch", "warp_device": default_device()}
+    return {
+        "warp_batch": "each space's shots as one batch, island sleeping off",
+        "warp_device": default_device(),
+    }
 
 
 class WarpWorld(MujocoWorld):
