@@ -151,7 +151,7 @@ class ShotBook:
         moving = np.zeros(len(live), dtype=bool)
         for world in np.flatnonzero(live & (restless.any(axis=1) | ~bale_quiet)):
             moving[world] = self._moving(
-                world, restless[world], bool(bale_quiet[world]), early, states
+                int(world), restless[world], bool(bale_quiet[world]), early, states
             )
         newly = live & self._rest.settled_each(moving, steps)
         self.settled |= newly
