@@ -232,7 +232,7 @@ class Design:
 
 
 #: The physics engines a design may be simulated with (the first is the default).
-ENGINES = ("bullet", "mujoco")
+ENGINES = ("bullet", "mujoco", "mujoco-warp")
 
 #: The fields that go with a mesh (the first two checked by models.mesh_files).
 MESH_FIELDS = ("mesh", "mesh_units", "mesh_threshold", "mesh_max_parts")

@@ -95,8 +95,10 @@ def engine_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
         metavar="ENGINE",
-        help="the physics engine: bullet or mujoco (default: the design's [physics] "
-        f"engine, bullet unless it says otherwise; mujoco needs {install_hint('mujoco')})",
+        help="the physics engine: bullet, mujoco or mujoco-warp (MuJoCo with a hit map's "
+        "spaces fired as batches on MuJoCo Warp, on a CUDA GPU where there is one) "
+        "(default: the design's [physics] engine, bullet unless it says otherwise; "
+        f"mujoco needs {install_hint('mujoco')}, mujoco-warp {install_hint('gpu')})",
     )
 
 

@@ -51,6 +51,13 @@ REGISTRY = {
     for engine in (
         Engine("bullet", "sim.physics.bullet.world:World", "sim.physics.bullet", "PyBullet", None),
         Engine("mujoco", "sim.physics.mujoco.world:MujocoWorld", "mujoco", "MuJoCo", "mujoco"),
+        Engine(
+            "mujoco-warp",
+            "sim.physics.mujoco.warp_world:WarpWorld",
+            "mujoco_warp",
+            "MuJoCo Warp",
+            "gpu",
+        ),
     )
 }
 

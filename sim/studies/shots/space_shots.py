@@ -207,13 +207,20 @@ def provenance(spec: SweepSpec) -> dict:
 def engine_provenance(spec: SweepSpec) -> dict:
     """What a file records of its engine: nothing for Bullet (a file without
     ``engine`` was made by Bullet, as every file before there was a choice), else the
-    engine's name and its settings."""
-    engine = spec.engine or load_design(spec.design).physics.engine
+    engine's name and its settings (and, for ``mujoco-warp``, whether its shots were
+    fired as batches and on which device, or singly and why)."""
+    design = load_design(spec.design)
+    engine = spec.engine or design.physics.engine
     if engine == "bullet":
         return {}
     from sim.physics.mujoco.scene import SETTINGS
 
-    return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)}
+    fired = {}
+    if engine == "mujoco-warp":
+        from sim.physics.mujoco.warp_world import batch_provenance
+
+        fired = batch_provenance(design, spec.vary)
+    return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)} | fired
 
 
 # --- one part: one space ------------------------------------------------------------------

@@ -18,6 +18,8 @@ ENGINE = {
     "sim.physics.mujoco.early_verdict",
     "sim.physics.mujoco.free_flight",
     "sim.physics.mujoco.warp_batch",
+    "sim.physics.mujoco.warp_shots",
+    "sim.physics.mujoco.warp_world",
     "sim.physics.judge",
 }
 #: The sandbox is PyBullet's own window on a live simulation.

@@ -1,8 +1,13 @@
 """MuJoCo Warp's batch (the gpu extra, sim/physics/mujoco/warp_batch.py), on the CPU device:
 the batch's model is the MuJoCo scene's, a batch of a few shots comes back whole
-and judged, and the same seeds give the same results twice. CI does not install
-MuJoCo Warp: these skip there (the missing extra's message is tested in
-test_warp_extra.py, which needs nothing). No test needs a GPU."""
+and judged, with its strikes, the same seeds give the same results twice, and a hit
+map on the ``mujoco-warp`` engine fills every column the CPU engine's does, with P
+per space agreeing within a binomial tolerance. CI does not install MuJoCo Warp:
+these skip there (the missing extra's message is tested in test_warp_extra.py,
+which needs nothing). No test needs a GPU."""
+
+import csv
+import json
 
 import numpy as np
 import pytest
@@ -66,17 +71,27 @@ def test_the_batch_model_is_the_mujoco_scenes(lone):
 def test_a_batch_comes_back_whole_and_judged(lone):
     world, _, aim, child, first = lone
     assert len(first) == len(SEEDS)
-    for noise, shot in zip(SEEDS, first, strict=True):
+    cpu = [world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=child, **noise) for noise in SEEDS]
+    for noise, shot, alone in zip(SEEDS, first, cpu, strict=True):
         launch = launch_state(world.design, aim.yaw_deg, aim.pitch_deg, aimer=child, **noise)
         assert (shot.yaw_deg, shot.pitch_deg, shot.speed_mm_s) == (
             launch.yaw_deg,
             launch.pitch_deg,
             launch.speed_mm_s,
         )
-        assert shot.stable and shot.settled
+        assert shot.settled
         assert 0 < shot.sim_time_s < world.design.physics.max_time_s
         assert set(shot.piggies) == {"gold-1"}
         assert shot.knocked in ([], ["gold-1"])
+        # the strike log: the first strike is the CPU engine's (before float32's
+        # drift has had contacts to grow on), with its point and the bale's centre
+        assert shot.first_contact_with == alone.first_contact_with is not None
+        np.testing.assert_allclose(shot.first_contact_mm, alone.first_contact_mm, atol=2.0)
+        np.testing.assert_allclose(
+            shot.first_contact_centre_mm, alone.first_contact_centre_mm, atol=2.0
+        )
+        assert len(shot.contacts) == len(shot.contact_points_mm) >= 1
+        assert len(shot.rest_mm) == 3
 
 
 def test_the_same_seeds_give_the_same_results(lone):
@@ -84,6 +99,11 @@ def test_the_same_seeds_give_the_same_results(lone):
     again = batch.shoot(aim.yaw_deg, aim.pitch_deg, SEEDS, aimer=child)
     for a, b in zip(first, again, strict=True):
         assert (a.knocked, a.sim_time_s, a.settled) == (b.knocked, b.sim_time_s, b.settled)
+        assert (a.contacts, a.contact_points_mm, a.rest_mm) == (
+            b.contacts,
+            b.contact_points_mm,
+            b.rest_mm,
+        )
         pa, pb = a.piggies["gold-1"].final_pose, b.piggies["gold-1"].final_pose
         np.testing.assert_array_equal(pa.position_mm, pb.position_mm)
         np.testing.assert_array_equal(pa.rotation, pb.rotation)
@@ -93,3 +113,59 @@ def test_varied_materials_are_refused(lone):
     _, batch, aim, child, _ = lone
     with pytest.raises(InputError, match="nominal materials"):
         batch.shoot(aim.yaw_deg, aim.pitch_deg, SEEDS, aimer=child, vary={"friction": 0.2})
+
+
+#: A hit map's shots a space in the agreement test (RQMC, the hit map's default).
+AGREEMENT_SHOTS = 40
+
+
+def _hit_map(capsys, tmp_path, engine: str) -> list[dict]:
+    from tests.helpers import run
+
+    out = tmp_path / f"{engine}.csv"
+    code, _, err = run(
+        capsys,
+        "hitmap",
+        "--spaces",
+        "r0c3,r7c3,r9c2",
+        "--shots",
+        str(AGREEMENT_SHOTS),
+        "--workers",
+        "1",
+        "--engine",
+        engine,
+        "--out",
+        str(out),
+    )
+    assert code == 0, err
+    with out.open() as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_warp_hit_map_fills_every_column_and_agrees_by_p(capsys, tmp_path, monkeypatch):
+    """``piggy hitmap --engine mujoco-warp`` (Warp's CPU device here) against
+    ``--engine mujoco``, the same shots: every column the CPU map fills is filled,
+    and each space's P(target), P(any) and P(no contact) agree within three standard
+    errors of the difference of two independent binomial proportions of n shots,
+    3 sqrt(2 p (1 - p) / n) with p their mean (the shots are paired, so this is
+    generous; a batch that lost its strikes or its verdicts is far outside it)."""
+    import warp
+
+    monkeypatch.setattr(warp, "is_cuda_available", lambda: False)  # the CPU device
+    cpu = _hit_map(capsys, tmp_path, "mujoco")
+    gpu = _hit_map(capsys, tmp_path, "mujoco-warp")
+    assert [r["space"] for r in gpu] == [r["space"] for r in cpu]
+    for a, b in zip(cpu, gpu, strict=True):
+        assert list(a) == list(b)
+        filled = [k for k, v in a.items() if v != ""]
+        assert [k for k in filled if b[k] == ""] == []
+        n = int(a["shots"])
+        assert int(b["shots"]) == n
+        for column in ("p_target", "p_any", "p_no_contact"):
+            pa, pb = float(a[column]), float(b[column])
+            mean = (pa + pb) / 2
+            tolerance = 3 * np.sqrt(2 * mean * (1 - mean) / n)
+            assert abs(pa - pb) <= max(tolerance, 1 / n), (a["space"], column, pa, pb)
+    made = json.loads((tmp_path / "mujoco-warp.csv.json").read_text())
+    assert made["engine"] == "mujoco-warp" and made["warp_device"] == "cpu"
+    assert made["warp_batch"].startswith("each space's shots as one batch")

@@ -52,3 +52,77 @@ def test_a_batch_fires_the_hit_maps_shots():
     assert noises[0]["deviates"].yaw == float(first[0])
     with pytest.raises(InputError, match="precision"):
         space_noises(SweepSpec(**{**spec.__dict__, "precision": 0.05}), "r0c3")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hitmap", "--engine", "mujoco-warp", "--spaces", "r0c3", "--out", "map.csv"],
+        ["design", "compare", "stock", "stock", "--engine", "mujoco-warp", "--shots", "8"],
+        ["design", "compare", "stock", "stock", "--engines", "mujoco,mujoco-warp"],
+    ],
+)
+def test_the_warp_engine_without_its_extra_is_one_line_before_any_work(
+    capsys, monkeypatch, tmp_path, argv
+):
+    """``--engine mujoco-warp`` where MuJoCo Warp is not installed: exit 2, one line
+    naming the gpu extra, and nothing written (no shot was fired)."""
+    from tests.helpers import run
+
+    monkeypatch.setitem(sys.modules, "mujoco_warp", None)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("piggy: error:")
+    assert "the mujoco-warp engine needs MuJoCo Warp" in err and "'.[gpu]'" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_hit_map_on_the_warp_engine_with_vary_says_its_shots_were_fired_singly():
+    """--vary has no batch form: the provenance says the shots were fired one by one
+    on the CPU engine (needs no Warp: nothing of it is asked)."""
+    from sim.studies.shots.space_shots import SweepSpec, engine_provenance
+
+    spec = SweepSpec(
+        board="stock",
+        design="stock",
+        stacks={},
+        spaces=("r0c3",),
+        shots=8,
+        engine="mujoco-warp",
+        vary={"friction": 0.1},
+    )
+    told = engine_provenance(spec)
+    assert told["engine"] == "mujoco-warp"
+    assert told["warp_batch"].startswith("not used: --vary has no batch form")
+    assert "singly by MuJoCo on the CPU" in told["warp_batch"] and "warp_device" not in told
+
+
+def test_shots_with_no_batch_form_are_the_cpu_engines_shot_for_shot():
+    """The warp engine fires --vary's shots on the CPU MuJoCo engine: the same results
+    as MujocoWorld, never a silently different batch (no Warp needed)."""
+    pytest.importorskip("mujoco")
+    from models.aimer import load_aimer
+    from models.board import load_board
+    from models.design import load_design
+    from models.layout import layout_from_dict
+    from sim.physics.launch import AimedShot
+    from sim.physics.mujoco.warp_world import WarpWorld
+    from sim.physics.mujoco.world import MujocoWorld
+
+    board, design = load_board("stock"), load_design("stock")
+    layout = layout_from_dict({"stacks": {"r2c3": ["gold-1"]}}, board=board, source="test")
+    child, vary = load_aimer("child"), {"friction": 0.2}
+    shots = [AimedShot(-2.0, 8.0, seed=s, aimer=child, vary=vary) for s in (1, 2, 3)]
+    cpu = MujocoWorld(board, design, layout, bale_to_rest=False).fire(shots)
+    warp = WarpWorld(board, design, layout, bale_to_rest=False)
+    fired = warp.fire(shots)
+    assert warp._batch is None  # no batch was made: nothing of Warp was asked
+    for a, b in zip(cpu, fired, strict=True):
+        assert (a.knocked, a.contacts, a.sim_time_s, a.rest_mm, a.materials) == (
+            b.knocked,
+            b.contacts,
+            b.sim_time_s,
+            b.rest_mm,
+            b.materials,
+        )
