@@ -112,8 +112,10 @@ def cmd_hitmap(args) -> int:
     design = load_design(args.design)
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
+    from sim.physics.engines import check_engine
     from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
+    check_engine(spec.engine or design.physics.engine)  # installed, before the start line
     if args.aim_sd_scan:
         from sim.cli.scan import scan
 

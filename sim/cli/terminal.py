@@ -67,21 +67,28 @@ def make_resolver(
     if kind == "table":
         return _table_resolver(str(value), aimer_name, aim_sd)
     if kind == "physics":
-        # the aimer (default ``child``, the toy's user) and design read before the
-        # physics is imported: a mistake in them is told at once
-        aimer = load_aimer(aimer_name or "child")
-        if aim_sd is not None:
-            aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
-        design = load_design(design_name or "stock")
-        from sim.resolver import physical_resolver
-
-        return physical_resolver(design, aimer, hit_rule, seed)
+        return _physical_resolver(design_name or "stock", hit_rule, seed, aimer_name, aim_sd)
     if value is None:
         raise InputError(
             f"--shots {shown(shots)}: the hit probability must be a number 0-1 in ASCII digits"
         )
     scripted = ScriptedResolver(hit_probability=float(value))
     return scripted, {"resolver": "scripted", "hit_probability": scripted.hit_probability}
+
+
+def _physical_resolver(
+    design_name: str, hit_rule: str, seed: int, aimer_name: str | None, aim_sd: str | None
+):
+    """Physical shots' resolver: the aimer (default ``child``, the toy's user) and the
+    design read before the physics is imported, so that a mistake in them is told at
+    once."""
+    aimer = load_aimer(aimer_name or "child")
+    if aim_sd is not None:
+        aimer = aimer.with_spread(*parse_aim_sd(aim_sd))
+    design = load_design(design_name)
+    from sim.resolver import physical_resolver
+
+    return physical_resolver(design, aimer, hit_rule, seed)
 
 
 def _table_resolver(path: str, aimer_name: str | None, aim_sd: str | None):
