@@ -191,7 +191,7 @@ def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeas
     run = frames
     times, pixels = run / info.fps, track.pixel[run]
     depth, ahead = contact_offset_mm(design.bale, pitch)
-    touch = first_touch(pose, times, pixels, float(depth), float(ahead))
+    touch = first_touch(pose, times, pixels, float(depth), float(ahead), yaw)
     if touch is None or touch.break_index < MIN_TOUCH_FRAMES:
         return ShotMeasure(**base, skipped=NO_BREAK)
     flight = touch.flight
