@@ -48,6 +48,22 @@ def piggy_process(argv: list[str], cwd: Path, ignore_sigint: bool = False) -> su
     )
 
 
+def read_terminal(leader: int) -> bytes:
+    """Everything a pseudo-terminal's program wrote, read from its ``leader`` end once
+    the program has ended and the ``follower`` end is closed; closes ``leader``."""
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return shown
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 

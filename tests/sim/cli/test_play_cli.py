@@ -11,7 +11,7 @@ import pytest
 from referee.records import read_record
 from sim.cli import main
 from sim.cli.terminal import human_seat, parse_params
-from tests.helpers import run
+from tests.helpers import read_terminal, run
 from tests.referee.positions import position
 
 
@@ -266,16 +266,7 @@ def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # 80 columns
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, text=True)
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal's other end is closed: all read
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     assert done.returncode == 0 and b"3/3" in shown and b"game" in shown
     piped = subprocess.run(argv, capture_output=True, text=True)
     assert piped.returncode == 0

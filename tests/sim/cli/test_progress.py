@@ -14,7 +14,7 @@ import pytest
 from sim.cli import progress as progress_module
 from sim.cli.progress import Progress
 from sim.studies.comparing.comparison_rule import RULES
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, read_terminal, run
 
 #: The line format off a terminal: done/total units, shots (once some are fired),
 #: elapsed, left.
@@ -237,16 +237,7 @@ def test_on_a_terminal_a_hitmap_draws_its_bar_not_the_lines(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, env=env, timeout=300)
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal's other end is closed: all read
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     text = shown.decode()
     assert done.returncode == 0
     assert text.startswith("piggy: a hit map of stock: 2 spaces")
