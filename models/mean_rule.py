@@ -48,6 +48,7 @@ every look at 95 % without the correction fails.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -103,7 +104,7 @@ class MeanRule:
             pairs *= 2
         return (*out, self.cap)
 
-    @property
+    @functools.cached_property
     def z(self) -> float:
         """The normal quantile of every look's intervals: confidence 1 - alpha/K."""
         return NormalDist().inv_cdf(1.0 - self.alpha / (2 * len(self.looks())))
@@ -130,9 +131,14 @@ class MeanRule:
             return "cap"
         return None
 
+    def p_value(self, a_only: int, b_only: int) -> float:
+        """A space's p-value over the looks: McNemar's exact, times K (the look was
+        chosen by the data)."""
+        return min(1.0, len(self.looks()) * mcnemar_exact(a_only, b_only))
+
     def space(self, both: int, a_only: int, b_only: int, neither: int) -> PairedDifference:
         """One space at the stopping look: its difference, Tango's interval at
-        :attr:`z` and its p-value over the looks (McNemar's exact, times K)."""
+        :attr:`z` and its :meth:`p_value`."""
         pairs = both + a_only + b_only + neither
         low, high = tango_interval(a_only, b_only, pairs, self.z)
         return PairedDifference(
@@ -144,7 +150,7 @@ class MeanRule:
             high,
             a_only,
             b_only,
-            min(1.0, len(self.looks()) * mcnemar_exact(a_only, b_only)),
+            self.p_value(a_only, b_only),
         )
 
 
@@ -170,7 +176,9 @@ def board_chances(p_a: np.ndarray, discordant: np.ndarray, diffs: np.ndarray) ->
 def simulate(rule, chances: np.ndarray, reps: int, seed: int) -> list[Outcome]:
     """``reps`` comparisons of ``len(chances)`` spaces, each space's pairs independent
     with the chances given (:func:`board_chances`), looked at as ``rule`` looks (any
-    object with ``looks``, ``mean``, ``stop`` and ``space`` as :class:`MeanRule`)."""
+    object with ``looks``, ``mean``, ``stop`` and ``p_value`` as :class:`MeanRule`).
+    A space's flag needs its p-value and sign only, not its interval (Tango's, the
+    dearest part of :meth:`MeanRule.space`)."""
     rng = np.random.default_rng(seed)
     between = np.diff(np.array((0, *rule.looks())))
     out = []
@@ -182,11 +190,10 @@ def simulate(rule, chances: np.ndarray, reps: int, seed: int) -> list[Outcome]:
             stop = rule.stop(at)
             if stop:
                 break
-        spaces = [rule.space(*(int(c) for c in row)) for row in counts]
-        adjusted = holm([s.p_value for s in spaces])
-        flags = tuple(
-            int(np.sign(s.diff)) if p < ALPHA else 0 for s, p in zip(spaces, adjusted, strict=True)
-        )
+        a_only, b_only = counts[:, 1].tolist(), counts[:, 2].tolist()
+        adjusted = holm([rule.p_value(a, b) for a, b in zip(a_only, b_only, strict=True)])
+        signs = np.sign(counts[:, 2] - counts[:, 1]).tolist()
+        flags = tuple(sign if p < ALPHA else 0 for sign, p in zip(signs, adjusted, strict=True))
         out.append(Outcome(stop or "cap", at, flags))
     return out
 

@@ -48,6 +48,7 @@ SIMULATED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "sims"), SIMULATED)
 def test_openspiel_random_simulation_test_passes(spec, sims):
     """OpenSpiel's own checks: sorted legal moves, unique action strings, clones equal to
@@ -108,6 +109,7 @@ def random_states(spec, games, seed):
         yield game, state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "spec",
     [
@@ -220,6 +222,7 @@ def test_a_serialized_state_continues_the_same_game():
     assert copy.returns() == state.returns()
 
 
+@pytest.mark.slow
 def test_a_serialized_by_golly_state_loads_in_another_process(tmp_path):
     game = pyspiel.load_game("python_by_golly(players=3,max_turns=20)")
     state = game.new_initial_state()
@@ -441,6 +444,7 @@ def test_same_dice_comparison_notices_a_different_game(monkeypatch):
         crosscheck.same_dice_games(25, seed=1)
 
 
+@pytest.mark.slow
 def test_policy_evaluation_agrees_with_our_solver():
     game = crosscheck.our_pig(target=40)
     held, _, _ = evaluate_hold_at(game, 10)

@@ -126,6 +126,7 @@ def test_a_mesh_over_the_face_limit(capsys, tmp_path):
     refused_everywhere(capsys, tmp_path, design, "over the limit of 200000")
 
 
+@pytest.mark.slow
 def test_a_decomposition_over_the_cpu_cap(capsys, tmp_path, monkeypatch):
     trimesh.creation.annulus(r_min=3, r_max=5, height=4).export(tmp_path / "ring.stl")
     design = design_with(tmp_path, "bale", "ring.stl")

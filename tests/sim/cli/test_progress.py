@@ -197,6 +197,7 @@ def test_a_refusal_from_inside_the_study_comes_alone_without_a_start_line(capsys
     assert err.startswith("piggy: error: ") and "is not a folder" in err
 
 
+@pytest.mark.slow
 def test_a_comparison_says_its_rule_its_looks_and_the_most_shots(capsys, tmp_path):
     argv = ["design", "compare", "stock", "fast-spring", "--spaces", "r1c1,r2c5"]
     code, _, err = run(
@@ -224,6 +225,7 @@ def test_a_precision_start_line_gives_the_cap_and_where_its_cost_is_told(capsys,
     )
 
 
+@pytest.mark.slow
 def test_on_a_terminal_a_hitmap_draws_its_bar_not_the_lines(tmp_path):
     """Through a pseudo-terminal, as a person sees it."""
     import fcntl

@@ -235,6 +235,7 @@ def test_mujoco_reproduces_the_designs_restitution_and_friction():
     )
 
 
+@pytest.mark.slow
 def test_one_worker_or_two_give_identical_mujoco_maps(tmp_path):
     spec = SweepSpec(
         board="stock",

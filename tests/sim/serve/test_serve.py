@@ -115,6 +115,7 @@ def test_the_page_places_a_piggy_fires_and_shows_piggy_shoots_verdict(served, tm
     assert message.startswith("unknown design 'nope': known designs are")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "body", "status", "message"),
     [
@@ -158,6 +159,7 @@ def test_bad_input_gets_one_line_and_the_app_keeps_serving(served, path, body, s
     assert got == 200 and state["stacks"]["r9c5"] == ["green-1"]
 
 
+@pytest.mark.slow
 def test_a_request_over_the_cap_is_refused_by_its_length_and_the_app_keeps_serving(served):
     """Refused on its Content-Length, before a byte of the body is read: the body is not
     sent here, so that the refusal is read whole (a client still sending a body the
@@ -186,6 +188,7 @@ def test_a_request_over_the_cap_is_refused_by_its_length_and_the_app_keeps_servi
     assert got == 200 and state["stacks"]["r9c5"] == ["green-1"]
 
 
+@pytest.mark.slow
 def test_each_tab_has_its_own_sandbox_undo_reset_and_a_closed_one_is_gone(served):
     first, second = new_sandbox(served), new_sandbox(served)
     served.request(f"/api/{first}/edit", {"op": "remove", "piggy": "blue-1"})
@@ -306,6 +309,7 @@ def test_the_page_says_when_a_file_it_opened_with_changed_on_disk(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     """The sandbox's default aimer is the hit maps' (child), and the page names the
     aimer beside FIRE."""
@@ -317,6 +321,7 @@ def test_a_new_sandbox_aims_as_the_hit_maps_do_and_says_so_beside_fire(served):
     assert "$('fireAimer').textContent = 'aimed by: ' + state.aimer" in script
 
 
+@pytest.mark.slow
 def test_shoot_and_the_sandbox_say_who_aimed_first_in_their_words(served, tmp_path, capsys):
     """`piggy shoot` aims as perfect by default, the sandbox as child: one seed gives
     two shots, and each one's words begin by naming its aimer."""
@@ -338,6 +343,7 @@ def test_shoot_and_the_sandbox_say_who_aimed_first_in_their_words(served, tmp_pa
     assert capsys.readouterr().out == fired["text"] + "\n" != by_default
 
 
+@pytest.mark.slow
 def test_uploads_are_checked_then_used_and_saves_come_back(served):
     sid = new_sandbox(served)
     status, state = served.request(
@@ -406,6 +412,7 @@ def _shot() -> str:
     return "shot"
 
 
+@pytest.mark.slow
 def test_estimates_leave_a_worker_free_for_shots(tmp_path):
     """Estimates that do not end until told: a shot from another tab is answered."""
     go = str(tmp_path / "go")

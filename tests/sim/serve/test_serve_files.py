@@ -132,6 +132,7 @@ async def _broken_while_open(tmp_path: Path) -> tuple[tuple, tuple, tuple]:
     return refused, still, scene
 
 
+@pytest.mark.slow
 def test_a_file_broken_on_disk_refuses_new_tabs_on_one_line_and_open_ones_go_on(tmp_path):
     """A board file saved half-way: a new tab is refused with the loader's one line;
     the tab opened before goes on with its own content, told of the change."""

@@ -96,11 +96,13 @@ def test_every_space_stops_at_the_same_look_and_says_so(clean):
     )
 
 
+@pytest.mark.slow
 def test_the_same_files_whatever_the_workers(clean, tmp_path):
     compared(tmp_path, workers=2)
     assert files(tmp_path) == clean[0]
 
 
+@pytest.mark.slow
 def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(clean, tmp_path):
     notes = []
 
@@ -118,6 +120,7 @@ def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(cle
     assert not list(tmp_path.glob("*.parts"))
 
 
+@pytest.mark.slow
 def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path):
     """A budget spent by the first look: the answer is that look's, its interval
     wider, the mean's stop "budget" with what more it would need; a run without the

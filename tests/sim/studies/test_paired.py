@@ -182,6 +182,7 @@ def test_the_per_map_rule_keeps_todays_maps(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_more_designs_than_the_world_cache_keeps_are_each_fired_in_their_own_world(monkeypatch):
     """compare_space holds every design's world while the others fire: with room for
     one world only, none is closed under it, and the parts are those of a roomy cache."""

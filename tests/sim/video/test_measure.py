@@ -134,9 +134,11 @@ def test_a_glitch_in_mid_air_off_the_flights_plane_is_not_taken_for_the_touch():
     assert np.linalg.norm(touch.point_mm - truth) < 2.0
 
 
-@pytest.fixture(scope="module")
-def shots_video(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("video")
+@pytest.fixture
+def shots_video(tmp_path):
+    """Three shots drawn at 960x540, 240 fps (about a minute of CPU: one test uses it,
+    so that no two pytest workers draw it)."""
+    folder = tmp_path
     angles = [(45.0, 20.0), (64.0, -10.0), (30.0, 0.0)]
     truth = write_video(
         folder / "shots.mp4", CAMERA, angles, [2040.0, 1995.0, 2010.0], still_s=0.15, after_s=0.1
@@ -148,9 +150,10 @@ def shots_video(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_measure_writes_what_calibrate_reads(shots_video, capsys):
+def test_measure_writes_what_calibrate_reads_and_refuses_another_count(shots_video, capsys):
     """Three shots drawn at 960x540, 240 fps: every first touch within 3 mm (rms
-    under 2 mm) and every speed within 3 %, in a CSV ``piggy calibrate`` reads."""
+    under 2 mm) and every speed within 3 %, in a CSV ``piggy calibrate`` reads; the
+    same video with an angles file of two shots is refused, saying both counts."""
     from sim.studies.calibrating.shots_csv import read_shots
     from sim.studies.shots.datafiles import read_provenance
 
@@ -176,6 +179,11 @@ def test_measure_writes_what_calibrate_reads(shots_video, capsys):
     assert np.allclose(shots.speed_mm_s, [t[2] for t in truth], rtol=0.03)
     assert read_provenance(out)["made_by"] == "piggy measure"
     assert (folder / "check.mp4").stat().st_size > 10_000
+
+    (folder / "two.csv").write_text("pitch_deg,yaw_deg\n45,20\n64,-10\n")
+    args = ["measure", str(folder / "shots.mp4"), "--angles", str(folder / "two.csv")]
+    err = _refused(capsys, [*args, "--out", str(folder / "m.csv")])
+    assert "the video shows 3 shots but --angles" in err and "lists 2" in err
 
 
 def _refused(capsys, args) -> str:
@@ -241,25 +249,6 @@ def test_markers_at_impossible_places_are_refused(tmp_path, capsys):
         capsys, ["measure", str(video), "--angles", str(angles), "--out", str(tmp_path / "m.csv")]
     )
     assert "markers" in err and ("impossible places" in err or "none of" in err)
-
-
-@pytest.mark.slow
-def test_an_angles_file_with_another_count_of_shots_is_refused(shots_video, capsys, tmp_path):
-    folder, _ = shots_video
-    angles = tmp_path / "angles.csv"
-    angles.write_text("pitch_deg,yaw_deg\n45,20\n64,-10\n")
-    err = _refused(
-        capsys,
-        [
-            "measure",
-            str(folder / "shots.mp4"),
-            "--angles",
-            str(angles),
-            "--out",
-            str(tmp_path / "m.csv"),
-        ],
-    )
-    assert "the video shows 3 shots but --angles" in err and "lists 2" in err
 
 
 def test_calibrate_takes_a_csv_or_a_video_with_its_angles(tmp_path, capsys):

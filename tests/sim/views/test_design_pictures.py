@@ -93,6 +93,7 @@ def test_the_scale_is_chosen_from_the_data_and_a_given_scale_is_the_same_on_ever
     assert "set by --scale" in fixed[0].axes[1].get_ylabel()
 
 
+@pytest.mark.slow
 def test_the_difference_map_fades_noise_and_stays_readable(board):
     made_by = {
         "aimer": "child",
@@ -126,6 +127,7 @@ def test_the_difference_map_fades_noise_and_stays_readable(board):
     assert fig.axes[1].get_ylim() == pytest.approx((-0.25, 0.25))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["spaces", "per-map"])
 def test_a_board_of_faded_spaces_still_leads_with_the_board_mean(board, rule):
     """The issue's case: a wider bale that moves every space a little, none flagged, and
@@ -176,6 +178,7 @@ def test_the_headline_says_each_board_mean_verdict(board, mean, delta, headline)
     assert " ".join(biggest.get_text().split()).startswith(headline)
 
 
+@pytest.mark.slow
 def test_the_paired_map_marks_decided_equivalent_and_undecided_spaces(board):
     rows = [
         comparison_row("r8c3", 0.30, True, 80, "sign"),  # the sign decided: flagged

@@ -55,6 +55,7 @@ def test_the_legend_covers_no_view(demo_figure):
     assert not any(legend.overlaps(ax.get_tightbbox(renderer)) for ax in figure.axes)
 
 
+@pytest.mark.slow
 def test_space_labels_are_readable(demo_figure, board):
     _, figure, _ = demo_figure
     names = [
