@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from models.errors import InputError
+from models.file_kinds import kind_of_bytes
 from models.files import check_input_file, read_text
 from models.numbers import ascii_decimal
 from models.text import shown
@@ -34,6 +35,9 @@ def read_table(path: str | Path) -> list[dict]:
                         f"{where}: line {number} has not one cell per column (a cut or edited file)"
                     )
             return [_typed(r) for r in rows]
+        with open(path, "rb") as handle:
+            if kind_of_bytes(handle.read(4)) is None:  # told before pyarrow's import (2 s)
+                raise InputError(f"{where} is neither CSV nor Parquet (no PAR1 at its start)")
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()

@@ -390,8 +390,16 @@ def test_a_map_with_no_space_in_reach_is_a_result_and_exits_0(capsys, tmp_path):
 def test_an_unreadable_table_is_a_clear_error(tmp_path):
     junk = tmp_path / "junk.parquet"
     junk.write_text("not parquet")
-    with pytest.raises(InputError, match="cannot be read"):
+    with pytest.raises(InputError, match="is neither CSV nor Parquet"):
         read_table(junk)
+
+
+@pytest.mark.slow  # pyarrow's import: 2 s
+def test_a_damaged_parquet_table_is_a_clear_error(tmp_path):
+    damaged = tmp_path / "damaged.parquet"
+    damaged.write_bytes(b"PAR1" + b"not parquet after all")
+    with pytest.raises(InputError, match="cannot be read .*Parquet magic bytes not found"):
+        read_table(damaged)
 
 
 @pytest.mark.slow

@@ -180,6 +180,7 @@ def test_measure_writes_what_calibrate_reads_and_refuses_another_count(shots_vid
     assert read_provenance(out)["made_by"] == "piggy measure"
     assert (folder / "check.mp4").stat().st_size > 10_000
 
+    capsys.readouterr()  # the run's progress lines
     (folder / "two.csv").write_text("pitch_deg,yaw_deg\n45,20\n64,-10\n")
     args = ["measure", str(folder / "shots.mp4"), "--angles", str(folder / "two.csv")]
     err = _refused(capsys, [*args, "--out", str(folder / "m.csv")])
