@@ -398,7 +398,7 @@ def test_an_unreadable_table_is_a_clear_error(tmp_path):
 def test_a_damaged_parquet_table_is_a_clear_error(tmp_path):
     damaged = tmp_path / "damaged.parquet"
     damaged.write_bytes(b"PAR1" + b"not parquet after all")
-    with pytest.raises(InputError, match="cannot be read .*Parquet magic bytes not found"):
+    with pytest.raises(InputError, match=r"cannot be read .*Parquet magic bytes not found"):
         read_table(damaged)
 
 
