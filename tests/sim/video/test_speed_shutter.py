@@ -18,7 +18,8 @@ from models.design import load_design
 from sim.cli import main
 from sim.video.angles import Angles
 from sim.video.detect import CameraPose, Intrinsics
-from sim.video.measure import measure_shots
+from sim.video.measure import Measurement, measure_shots
+from sim.video.report import provenance, report_lines
 from sim.video.track import Track, VideoInfo, split_shots
 from tests.sim.video.synthetic import Camera, flights
 
@@ -36,13 +37,13 @@ def _pose() -> CameraPose:
     return CameraPose(intrinsics, cv2.Rodrigues(r)[0].ravel(), t, 0.1, (2, 3, 4, 5))
 
 
-def _filmed(readout: float, seed: int = 1):
+def _filmed(readout: float, shots=SHOTS, seed: int = 1):
     """The track a camera with this readout gives (still frames between the shots),
     and each shot's true launch speed."""
     pose, rng = _pose(), np.random.default_rng(seed)
     pixels = [np.full((60, 2), np.nan)]  # the board still before the first shot
     speeds = []
-    for where, t_c, truth in flights(SHOTS, SPEEDS):
+    for where, t_c, truth in flights(shots, SPEEDS[: len(shots)]):
         speeds.append(truth[2])
         phase = rng.uniform(0, 1 / FPS)  # the camera does not know when the shot leaves
         frames = phase + np.arange(int((t_c + 0.08) * FPS)) / FPS
@@ -63,14 +64,20 @@ def _filmed(readout: float, seed: int = 1):
     return Track(present, pixel, present * 60.0), info, np.array(speeds)
 
 
-def _measured(readout_filmed: float, readout_given: float | None):
-    track, info, truth = _filmed(readout_filmed)
-    angles = Angles(tuple(p for p, _ in SHOTS), tuple(y for _, y in SHOTS))
-    shots, used = measure_shots(
-        split_shots(track, FPS), track, info, _pose(), load_design("stock"), angles, readout_given
+def _measurement(readout_filmed: float, readout_given: float | None, shots=SHOTS):
+    track, info, truth = _filmed(readout_filmed, shots)
+    angles = Angles(tuple(p for p, _ in shots), tuple(y for _, y in shots))
+    pose = _pose()
+    measured, used = measure_shots(
+        split_shots(track, FPS), track, info, pose, load_design("stock"), angles, readout_given
     )
-    speeds = np.array([s.speed_mm_s for s in shots])
-    return speeds / truth - 1, used, [s.pitch_deg for s in shots]
+    return Measurement(info, pose, track, measured, used), truth
+
+
+def _measured(readout_filmed: float, readout_given: float | None):
+    measurement, truth = _measurement(readout_filmed, readout_given)
+    speeds = np.array([s.speed_mm_s for s in measurement.shots])
+    return speeds / truth - 1, measurement.readout, [s.pitch_deg for s in measurement.shots]
 
 
 @pytest.mark.parametrize("readout", [0.5, 0.0, -0.4])
@@ -94,6 +101,33 @@ def test_without_the_readout_the_high_arcs_read_fast():
     assert min(high) > 0.015
     errors, used, _ = _measured(0.5, 0.5)
     assert used.source == "given" and np.nanmax(np.abs(errors)) < 0.005
+
+
+def test_the_report_and_the_provenance_say_which_readout(tmp_path):
+    """The readout used and how it was found, in the lines printed and in the
+    provenance beside the measured CSV."""
+    measurement, _ = _measurement(0.5, None)
+    lines = report_lines(measurement, tmp_path / "measured.csv")
+    said = "rolling shutter readout: 0.50 +- 0.01 of the frame period (estimated over 6 flights)"
+    assert any(line.strip() == said for line in lines)
+    video = tmp_path / "drawn.mp4"
+    video.write_bytes(b"pixels")
+    measurement = Measurement(
+        VideoInfo(video, FPS, WIDTH, HEIGHT, len(measurement.track.present)),
+        *(measurement.pose, measurement.track, measurement.shots, measurement.readout),
+    )
+    readout = provenance(measurement, {}, camera_file=False)["readout"]
+    assert readout["source"] == "estimated" and readout["flights"] == 6
+    assert readout["fraction"] == readout["estimate"] and abs(readout["fraction"] - 0.5) < 0.05
+
+
+def test_flights_too_short_leave_the_readout_undetermined():
+    """Steep low shots show 8-10 flight frames: no flight to estimate from, so the
+    readout is taken as 0 and the report asks for it."""
+    measurement, _ = _measurement(0.5, None, shots=[(-30.0, 28.0), (-25.0, -28.0)])
+    assert measurement.readout.source == "not determined" and measurement.readout.fraction == 0
+    assert all(s.x_mm == s.x_mm for s in measurement.shots)  # the touches are still measured
+    assert any("give --readout" in line for line in report_lines(measurement, "measured.csv"))
 
 
 @pytest.mark.parametrize("value", ["1.5", "-2", "fast"])
