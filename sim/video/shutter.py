@@ -96,37 +96,42 @@ def estimate_readout(
     pose: CameraPose, flights: Sequence[FlightTrack], fps: float, height: int
 ) -> Readout:
     """The readout that lets all ``flights`` fit their ballistic paths best: the
-    minimum over :data:`READOUT_RANGE` of the summed log misfit (a grid, then
-    refined), its standard error from the curvature there. Not determined (taken as
-    0) with no flights or a standard error over :data:`MAX_READOUT_SE`."""
-    if not flights:
-        return Readout(0.0, "not determined")
-
-    def cost(readout: float) -> float:
-        # The negative log likelihood (but a constant), each flight with its own
-        # noise: its 2 * frames residuals give frames * log(mean squared misfit).
-        total = 0.0
-        for f in flights:
-            times = point_times(f.frame_times_s, f.pixels, readout, fps, height)
-            fitted = fit_flight(pose, times, f.pixels, f.touch_centre_mm, f.touch_time_s)
-            if fitted is None or fitted.rms_px <= 0:
-                return math.inf
-            total += 2 * fitted.frames * math.log(fitted.rms_px)
-        return total
-
+    minimum over :data:`READOUT_RANGE` of the flights' summed log misfits (a grid,
+    then refined), its standard error from the curvature there. A flight with no
+    fit at some readout of the grid is left out. Not determined (taken as 0) with
+    no flights or a standard error over :data:`MAX_READOUT_SE`."""
     low, high = READOUT_RANGE
     grid = np.linspace(low, high, round((high - low) / GRID_STEP) + 1)
-    costs = np.array([cost(float(r)) for r in grid])
-    if not np.isfinite(costs).any():
+    on_grid = [[_flight_cost(pose, f, float(r), fps, height) for r in grid] for f in flights]
+    kept = [f for f, costs in zip(flights, on_grid, strict=True) if np.isfinite(costs).all()]
+    if not kept:
         return Readout(0.0, "not determined", flights=len(flights))
-    best = int(np.argmin(costs))
+
+    def cost(readout: float) -> float:
+        return sum(_flight_cost(pose, f, readout, fps, height) for f in kept)
+
+    summed = np.sum([c for c in on_grid if np.isfinite(c).all()], axis=0)
+    best = int(np.argmin(summed))
     bracket = (float(grid[max(best - 1, 0)]), float(grid[min(best + 1, len(grid) - 1)]))
     refined = minimize_scalar(cost, bounds=bracket, method="bounded", options={"xatol": 1e-3})
     readout = float(refined.x)
     se = _curvature_se(cost, readout, float(refined.fun))
     if se is None or se > MAX_READOUT_SE:
-        return Readout(0.0, "not determined", readout, se, len(flights))
-    return Readout(readout, "estimated", readout, se, len(flights))
+        return Readout(0.0, "not determined", readout, se, len(kept))
+    return Readout(readout, "estimated", readout, se, len(kept))
+
+
+def _flight_cost(
+    pose: CameraPose, flight: FlightTrack, readout: float, fps: float, height: int
+) -> float:
+    """A flight's negative log likelihood at a readout (but a constant), with its
+    own noise: its 2 * frames residuals give frames * log(mean squared misfit);
+    infinite where no path fits."""
+    times = point_times(flight.frame_times_s, flight.pixels, readout, fps, height)
+    fitted = fit_flight(pose, times, flight.pixels, flight.touch_centre_mm, flight.touch_time_s)
+    if fitted is None or fitted.rms_px <= 0:
+        return math.inf
+    return 2 * fitted.frames * math.log(fitted.rms_px)
 
 
 def _curvature_se(cost, at: float, least: float, step: float = 0.05) -> float | None:

@@ -20,6 +20,7 @@ from sim.video.angles import Angles
 from sim.video.detect import CameraPose, Intrinsics
 from sim.video.measure import Measurement, measure_shots
 from sim.video.report import provenance, report_lines
+from sim.video.shutter import FlightTrack, estimate_readout
 from sim.video.track import Track, VideoInfo, split_shots
 from tests.sim.video.synthetic import Camera, flights
 
@@ -37,6 +38,19 @@ def _pose() -> CameraPose:
     return CameraPose(intrinsics, cv2.Rodrigues(r)[0].ravel(), t, 0.1, (2, 3, 4, 5))
 
 
+def _seen(pose, where, frames: np.ndarray, readout: float, rng) -> np.ndarray:
+    """The bale's pixel in each frame (its start times): where it was when its row
+    was read, with 0.1 px of noise."""
+    seen = []
+    for t_frame in frames:
+        t = t_frame
+        for _ in range(4):  # the row read depends on where the bale is then
+            row = pose.project(where(t).reshape(1, 3))[0, 1]
+            t = t_frame + readout / FPS * min(max(row, 0.0), HEIGHT) / HEIGHT
+        seen.append(pose.project(where(t).reshape(1, 3))[0])
+    return np.array(seen) + rng.normal(0, 0.1, (len(seen), 2))
+
+
 def _filmed(readout: float, shots=SHOTS, seed: int = 1):
     """The track a camera with this readout gives (still frames between the shots),
     and each shot's true launch speed."""
@@ -47,14 +61,7 @@ def _filmed(readout: float, shots=SHOTS, seed: int = 1):
         speeds.append(truth[2])
         phase = rng.uniform(0, 1 / FPS)  # the camera does not know when the shot leaves
         frames = phase + np.arange(int((t_c + 0.08) * FPS)) / FPS
-        seen = []
-        for t_frame in frames:
-            t = t_frame
-            for _ in range(4):  # the row read depends on where the bale is then
-                row = pose.project(where(t).reshape(1, 3))[0, 1]
-                t = t_frame + readout / FPS * min(max(row, 0.0), HEIGHT) / HEIGHT
-            seen.append(pose.project(where(t).reshape(1, 3))[0])
-        pixels.append(np.array(seen) + rng.normal(0, 0.1, (len(seen), 2)))
+        pixels.append(_seen(pose, where, frames, readout, rng))
         pixels.append(np.full((60, 2), np.nan))
     pixel = np.vstack(pixels)
     inside = (pixel >= 0).all(axis=1) & (pixel[:, 0] < WIDTH) & (pixel[:, 1] < HEIGHT)
@@ -128,6 +135,24 @@ def test_flights_too_short_leave_the_readout_undetermined():
     assert measurement.readout.source == "not determined" and measurement.readout.fraction == 0
     assert all(s.x_mm == s.x_mm for s in measurement.shots)  # the touches are still measured
     assert any("give --readout" in line for line in report_lines(measurement, "measured.csv"))
+
+
+def test_a_flight_that_cannot_be_fitted_is_left_out_of_the_estimate():
+    """The flights before each touch (the touch's centre and time known), and one
+    of three frames that no path can be fitted to: the readout is estimated from
+    the others."""
+    pose, rng = _pose(), np.random.default_rng(2)
+    tracks = []
+    for where, t_c, _ in flights(SHOTS, SPEEDS):
+        frames = np.arange(2, int(t_c * FPS)) / FPS
+        tracks.append(FlightTrack(frames, _seen(pose, where, frames, 0.5, rng), where(t_c), t_c))
+    first = tracks[0]
+    tracks.append(
+        FlightTrack(first.frame_times_s[:3], first.pixels[:3], first.touch_centre_mm, 0.1)
+    )
+    readout = estimate_readout(pose, tracks, FPS, HEIGHT)
+    assert readout.source == "estimated" and readout.flights == len(SHOTS)
+    assert abs(readout.fraction - 0.5) < 0.05
 
 
 @pytest.mark.parametrize("value", ["1.5", "-2", "fast"])
