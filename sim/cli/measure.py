@@ -3,13 +3,15 @@ into the CSV ``piggy calibrate`` reads (docs/real-toy.md, "Measuring from a vide
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from models.board import load_board
 from models.design import load_design
 from models.text import shown
-from sim.cli.common import check_output, json_out, progress_bar
+from sim.cli.common import check_output, finite_number, json_out, progress_bar
+from sim.video.defaults import READOUT_RANGE
 
 
 def run_measure(args, out: str | Path, bars: bool):
@@ -39,6 +41,7 @@ def run_measure(args, out: str | Path, bars: bool):
         intrinsics,
         progress=update,
         on_ready=lambda info: update(0, total=info.frames),
+        readout=args.readout,
     )
     update(None)
     _write_measured(measurement, out, args)
@@ -99,10 +102,34 @@ def video_args(p, required: bool, board: bool = True) -> None:
             "--board", default="stock", help="the board the markers are on (default: stock)"
         )
     p.add_argument(
+        "--readout",
+        type=_readout,
+        default=None,
+        metavar="SHARE|estimate",
+        help="the rolling shutter's readout: the rows are read top to bottom over this "
+        f"share of the frame period, {_READOUT_LOW:g} to {_READOUT_HIGH:g} (negative: "
+        "bottom to top; 0: a global shutter); default: estimate, fitted over the "
+        "video's flights (gravity fixes their time scale)",
+    )
+    p.add_argument(
         "--overlay",
         metavar="CHECK.mp4",
         help="write the video with the track, each first touch and the board's axes drawn on it",
     )
+
+
+_READOUT_LOW, _READOUT_HIGH = READOUT_RANGE
+_readout_share = finite_number(_READOUT_LOW, _READOUT_HIGH)
+
+
+def _readout(text: str) -> float | None:
+    """``--readout``: a share of the frame period, or None for "estimate"."""
+    if text.strip() == "estimate":
+        return None
+    try:
+        return _readout_share(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"{error}, or 'estimate'") from None
 
 
 def add_measure(sub) -> None:

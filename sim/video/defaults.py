@@ -17,6 +17,9 @@ EXPOSURE = 0.5  # the shutter open for this share of the frame period
 BLUR_SAMPLES = 8  # renders averaged over the exposure
 NOISE = 2.0  # sensor noise, grey levels (of 255), 1 sd
 ROLLING_SHUTTER = 0.5  # the rows read top to bottom over this share of the period
+#: The rolling shutter's readouts ``piggy measure --readout`` takes and searches, as a
+#: share of the frame period (the rows are read within one; negative: bottom to top).
+READOUT_RANGE = (-1.0, 1.0)
 # H.264's constant rate factor (0 lossless, 51 worst): at 14 a noisy 1080p 240 fps film
 # takes about 60 Mbit/s and keeps some of its noise (docs/real-toy.md)
 CRF = 14

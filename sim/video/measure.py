@@ -7,7 +7,9 @@ launch speed out (docs/real-toy.md, "Measuring from a video").
 2. One pass over every frame tracks the bale (sim/video/track.py).
 3. The track is cut into shots; their count must be the angles CSV's (this can
    only be known after the pass).
-4. Each shot's first touch (sim/video/touch.py) and launch speed
+4. The rolling shutter's readout, given or estimated over the shots' flights
+   (sim/video/shutter.py), times each tracked point by its row.
+5. Each shot's first touch (sim/video/touch.py) and launch speed
    (sim/video/speed.py). A shot that cannot be measured is skipped with its
    reason; a speed the view cannot give is left empty with its reason.
 """
@@ -32,8 +34,9 @@ from sim.video.detect import (
     solve_pose,
 )
 from sim.video.markers import MarkerLayout
+from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
-from sim.video.touch import first_touch
+from sim.video.touch import Touch, first_touch
 from sim.video.track import (
     BaleFinder,
     Frames,
@@ -85,6 +88,7 @@ class Measurement:
     pose: CameraPose
     track: Track
     shots: tuple[ShotMeasure, ...]
+    readout: Readout
 
 
 def needed_fps(design: Design) -> float:
@@ -159,8 +163,10 @@ def measure_video(
     intrinsics: Intrinsics | None = None,
     progress: Callable[[int], None] = lambda done: None,
     on_ready: Callable[[VideoInfo], None] = lambda info: None,
+    readout: float | None = None,
 ) -> Measurement:
-    """The whole pipeline (see the module's notes)."""
+    """The whole pipeline (see the module's notes); ``readout`` is the rolling
+    shutter's (share of the frame period), None to estimate it from the video."""
     frames = open_video(video)
     info = frames.info
     check_frame_rate(info, design)
@@ -176,22 +182,65 @@ def measure_video(
             f"{angles.source} lists {len(angles)}: one row per shot fired, in order "
             "(a shot whose bale never came into view is not seen)"
         )
+    measured, used = measure_shots(shots, track, info, pose, design, angles, readout)
+    return Measurement(info, pose, track, measured, used)
+
+
+def measure_shots(
+    shots: list[np.ndarray],
+    track: Track,
+    info: VideoInfo,
+    pose: CameraPose,
+    design: Design,
+    angles: Angles,
+    readout: float | None,
+) -> tuple[tuple[ShotMeasure, ...], Readout]:
+    """Each shot (its frames) measured from the track, and the readout used: the
+    one given, or (None) the one estimated over the flights that can give a speed,
+    found with every point at its frame's time."""
+    if readout is None:
+        flights = []
+        for n, frames in enumerate(shots):
+            touch, times, pixels = _touch(n + 1, frames, track, info, pose, design, angles, 0.0)
+            if (flight := _flight_track(touch, times, pixels)) is not None:
+                flights.append(flight)
+        used = estimate_readout(pose, flights, info.fps, info.height)
+    else:
+        used = Readout(readout, "given")
     measured = tuple(
-        _measure_shot(n + 1, shot, track, info, pose, design, angles)
-        for n, shot in enumerate(shots)
+        _measure_shot(n + 1, frames, track, info, pose, design, angles, used.fraction)
+        for n, frames in enumerate(shots)
     )
-    return Measurement(info, pose, track, measured)
+    return measured, used
 
 
-def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeasure:
+def _touch(number, frames, track, info, pose, design, angles, readout):
+    """One shot's first touch (None where no break is seen) and its points' times
+    (the readout's) and pixels."""
     pitch, yaw = float(angles.pitch_deg[number - 1]), float(angles.yaw_deg[number - 1])
-    base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
     # Frames where the bale was missed (hidden, over a marker) are left out; the
     # fits are in time, so a gap in the frames is no gap in the path.
-    run = frames
-    times, pixels = run / info.fps, track.pixel[run]
+    pixels = track.pixel[frames]
+    times = point_times(frames / info.fps, pixels, readout, info.fps, info.height)
     depth, ahead = contact_offset_mm(design.bale, pitch)
-    touch = first_touch(pose, times, pixels, float(depth), float(ahead), yaw)
+    return first_touch(pose, times, pixels, float(depth), float(ahead), yaw), times, pixels
+
+
+def _flight_track(touch: Touch | None, times, pixels) -> FlightTrack | None:
+    """The flight before the touch where it could give a speed (enough flight
+    frames, a trusted fit), else None."""
+    if touch is None or touch.flight is None or touch.break_index < MIN_SPEED_FRAMES:
+        return None
+    if touch.flight.rms_px > MAX_FLIGHT_RMS_PX:
+        return None
+    b, flight = touch.break_index, touch.flight
+    return FlightTrack(times[:b], pixels[:b], flight.touch_centre_mm, flight.touch_time_s)
+
+
+def _measure_shot(number, frames, track, info, pose, design, angles, readout) -> ShotMeasure:
+    pitch, yaw = float(angles.pitch_deg[number - 1]), float(angles.yaw_deg[number - 1])
+    base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
+    touch, _, _ = _touch(number, frames, track, info, pose, design, angles, readout)
     if touch is None or touch.break_index < MIN_TOUCH_FRAMES:
         return ShotMeasure(**base, skipped=NO_BREAK)
     flight = touch.flight
@@ -226,7 +275,7 @@ def _measure_shot(number, frames, track, info, pose, design, angles) -> ShotMeas
         y_mm=y,
         speed_mm_s=speed,
         quality=quality,
-        break_frame=int(run[touch.break_index]),
+        break_frame=int(frames[touch.break_index]),
     )
 
 

@@ -37,11 +37,29 @@ def provenance(measurement: Measurement, sources: dict, camera_file: bool) -> di
         },
         "markers_seen": list(pose.markers_seen),
         "marker_reprojection_px": round(pose.reprojection_px, 3),
+        "readout": readout_json(measurement),
         "skipped": [
             {"shot": s.number, "reason": s.skipped} for s in measurement.shots if s.skipped
         ],
         "package_version": package_version(),
     }
+
+
+def readout_json(measurement: Measurement) -> dict:
+    """The rolling shutter's readout used (share of the frame period) and how it
+    was found."""
+    readout = measurement.readout
+    return {
+        "fraction": round(readout.fraction, 3),
+        "source": readout.source,
+        "estimate": _rounded(readout.estimate),
+        "se": _rounded(readout.se),
+        "flights": readout.flights,
+    }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
 
 
 def no_shot_measured(measurement: Measurement) -> InputError:
@@ -82,6 +100,7 @@ def summary(measurement: Measurement) -> dict:
         "camera_mm": [round(float(v), 1) for v in pose.centre_mm],
         "focal_px": round(pose.intrinsics.fx, 1),
         "marker_reprojection_px": round(pose.reprojection_px, 3),
+        "readout": readout_json(measurement),
         "shots": shots,
     }
 
@@ -95,7 +114,8 @@ def report_lines(measurement: Measurement, out) -> list[str]:
     lines = [
         f"Measured {len(done)} of {len(shots)} shots from {shown(str(measurement.info.path))} "
         f"({measurement.info.fps:g} fps; camera at {camera} mm, markers fit to "
-        f"{pose.reprojection_px:.2f} px), {len(speeds)} with a launch speed."
+        f"{pose.reprojection_px:.2f} px), {len(speeds)} with a launch speed.",
+        f"  rolling shutter readout: {measurement.readout.describe()}",
     ]
     for s in shots:
         if s.skipped:

@@ -57,11 +57,13 @@ def _misses(rows, truth):
 
 def test_a_filmed_video_measures_to_its_truth(filmed, capsys):
     """First touches within 4 mm rms of the shot records' (3.0 mm when written),
-    each launch speed given within 5 % (-4.5 to +3.1 % when written)."""
+    each launch speed given within 3 % (-0.7 to +2.1 % when written, the rolling
+    shutter's readout estimated as 0.22 of the period; -1.0 to +3.2 % with every
+    point at its frame's time)."""
     folder, truth = filmed
     touch, speed = _misses(_measure(folder, folder / "shots.mp4", capsys), truth)
     assert math.sqrt(np.mean(touch**2)) < 4.0
-    assert len(speed) >= 2 and np.abs(speed).max() < 0.05
+    assert len(speed) >= 2 and np.abs(speed).max() < 0.03
 
 
 def test_a_re_encoded_copy_still_measures(filmed, capsys):
