@@ -165,6 +165,13 @@ def parse_args() -> argparse.Namespace:
         "--answer-spaces", help="the answer's spaces, comma-separated (default: the whole board)"
     )
     parser.add_argument(
+        "--answer-shots",
+        type=int,
+        default=1000,
+        help="the answer's, comparisons' and searches' most shots a space (default 1000; "
+        "fewer: a quick run, its figures not the product's)",
+    )
+    parser.add_argument(
         "--optimise-trials",
         type=int,
         default=20,
@@ -176,6 +183,8 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"--child-shots must be at least 1, got {args.child_shots}")
     if args.optimise_trials < 1:
         parser.error(f"--optimise-trials must be at least 1, got {args.optimise_trials}")
+    if not 10 <= args.answer_shots <= 1000:
+        parser.error(f"--answer-shots must be 10 to 1000, got {args.answer_shots}")
     if args.own_piggy_shots < 1:
         parser.error(f"--own-piggy-shots must be at least 1, got {args.own_piggy_shots}")
     if args.own_piggy_design is not None:
@@ -245,6 +254,7 @@ def main() -> int:
                 spaces=args.answer_spaces,
                 quiet=args.json,
                 trials=args.optimise_trials,
+                cap=args.answer_shots,
             )
         )
     if args.only in (None, "cluster"):

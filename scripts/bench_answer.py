@@ -58,15 +58,18 @@ SEARCHES = {
 }
 
 
-def board_spec(precision: float, spaces: tuple | None = None) -> space_shots.SweepSpec:
-    """The answer's sweep: ``spaces`` (default: every space of the stock board)."""
+def board_spec(
+    precision: float, spaces: tuple | None = None, cap: int = CAP
+) -> space_shots.SweepSpec:
+    """The answer's sweep: ``spaces`` (default: every space of the stock board), at
+    most ``cap`` shots a space."""
     board = load_board("stock")
     return space_shots.SweepSpec(
         board="stock",
         design="stock",
         stacks={},
         spaces=spaces or tuple(space_name(s) for s in board.spaces),
-        shots=CAP,
+        shots=cap,
         aimer=load_aimer("child"),
         precision=precision,
         sampler="rqmc",
@@ -88,13 +91,16 @@ def bench_answer(
     spaces: tuple | None = None,
     quiet: bool = False,
     trials: int = 20,
+    cap: int = CAP,
 ) -> dict:
-    """The answer section's figures (see the module's docstring)."""
-    spec = board_spec(precision, spaces)
+    """The answer section's figures (see the module's docstring); ``cap``: the most
+    shots a space in every part (fewer than :data:`CAP` make a quick run whose
+    figures are not the product's)."""
+    spec = board_spec(precision, spaces, cap)
     answer_seconds, rows = timed_board(spec, workers)
     reached = [r for r in rows if r["reachable"]]
     mc_shots = sum(
-        sequential_bias(r["p_target"], precision, space_shots.BATCH, CAP)[1] for r in reached
+        sequential_bias(r["p_target"], precision, space_shots.BATCH, cap)[1] for r in reached
     )
     figures = {
         "answer_seconds": round(answer_seconds, 1),
@@ -123,7 +129,7 @@ def bench_answer(
                 flush=True,
             )
     figures.update(bench_compare(spec, workers, quiet))
-    figures.update(bench_optimise(trials, spec.spaces if spaces else None, workers, quiet))
+    figures.update(bench_optimise(trials, spec.spaces if spaces else None, workers, quiet, cap))
     child = space_shots.SweepSpec(
         board="stock",
         design="stock",
@@ -198,13 +204,16 @@ def bench_compare(spec, workers: int, quiet: bool) -> dict:
     return figures
 
 
-def bench_optimise(trials: int, spaces: tuple | None, workers: int, quiet: bool) -> dict:
+def bench_optimise(
+    trials: int, spaces: tuple | None, workers: int, quiet: bool, cap: int = CAP
+) -> dict:
     """Each search of :data:`SEARCHES` as a user runs it, cold: its seconds, its
     shots, and what it found (see the module's docstring)."""
     out: dict = {"optimise_seconds": {}, "optimise_shots": {}, "optimise_found": {}}
     for name, params in SEARCHES.items():
         with tempfile.TemporaryDirectory() as folder:
             argv = [*params, "--trials", str(trials), "--workers", str(workers), "--json"]
+            argv += ["--shots", str(cap)]
             argv += ["--storage", f"sqlite:///{folder}/study.db", "--cache", f"{folder}/cache"]
             argv += ["--out", f"{folder}/best.toml"]
             if spaces:

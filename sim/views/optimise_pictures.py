@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib import ticker
 
 from sim.studies.optimising.optimise import MIN_IMPORTANCE_TRIALS
 from sim.studies.optimising.search_settings import at_edge, edge_words
@@ -124,6 +125,10 @@ def _slice_panel(ax, rows, param, objective, maximise, front) -> None:
         ax.set_title(said, fontsize=9, color="#d62728")
     if param.log:
         ax.set_xscale("log")
+        # plain numbers: the log axis's default labels are mathtext ("$10^{2}$"), which
+        # the pictures leave unparsed (sim/views/pictures.py) and would print raw
+        ax.xaxis.set_major_formatter(ticker.LogFormatter())
+        ax.xaxis.set_minor_formatter(ticker.LogFormatter())
     ax.set_xlabel(field)
     ax.set_ylabel(f"{objective} ({'higher' if maximise else 'lower'} is better)")
     ax.grid(alpha=0.3)

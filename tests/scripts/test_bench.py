@@ -106,6 +106,7 @@ def test_bench_own_piggy_times_a_given_piggy_mesh_against_the_stock_one(tmp_path
         (["--own-piggy-shots", "0"], "--own-piggy-shots must be at least 1"),
         (["--own-piggy-design", "stock"], "--own-piggy-design: design 'stock' gives no piggy mesh"),
         (["--own-piggy-design", "no-such-design"], "no-such-design"),
+        (["--answer-shots", "5"], "--answer-shots must be 10 to 1000, got 5"),
     ],
 )
 def test_bench_refuses_an_own_piggy_bench_it_cannot_run(args, message):
@@ -126,6 +127,8 @@ def test_bench_answer_reports_every_figure_as_json():
         "0.25",
         "--optimise-trials",
         "2",
+        "--answer-shots",  # 20 a space: 80 shots a comparison, not the mean rule's 1,360
+        "20",
         timeout=900,
     )
     for key in (

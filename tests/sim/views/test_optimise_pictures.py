@@ -104,3 +104,16 @@ def test_a_two_field_search_has_a_slice_per_field():
     assert [ax.get_xlabel() for ax in figure.axes] == [PIVOT.field, SPEED.field]
     speeds = next(line for line in figure.axes[1].get_lines() if line.get_label() == "chosen")
     assert list(speeds.get_xdata()) == [2010.0]
+
+
+def test_a_field_searched_on_a_log_scale_is_labelled_in_plain_numbers():
+    """The log axis's ticks read 100, 200, 300, not mathtext printed raw
+    ("$\\mathdefault{10^{2}}$": the pictures parse no mathtext)."""
+    rate = SearchParam("launcher.spring_rate_n_m", 100.0, 500.0, log=True)
+    rows = [row(t, 0.5, **{rate.field: v}) for t, v in enumerate([120.0, 250.0, 480.0])]
+    figure = search_figure(rows, ["mean-p"], [True], (None, 3), [1], "a search", params=[rate])
+    figure.canvas.draw()
+    axis = figure.axes[0].xaxis
+    labels = [t.get_text() for t in axis.get_ticklabels() + axis.get_ticklabels(minor=True)]
+    shown = [text for text in labels if text]
+    assert {"100", "200", "300"} <= set(shown) and all(text.isdigit() for text in shown), shown
