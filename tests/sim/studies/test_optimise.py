@@ -288,7 +288,7 @@ def test_the_best_few_are_measured_again_at_full_precision_once(capsys, tmp_path
         tmp_path,
         *args,
         "--shots",
-        "200",
+        "100",
         "--trials",
         "3",
         "--table",
@@ -303,7 +303,7 @@ def test_the_best_few_are_measured_again_at_full_precision_once(capsys, tmp_path
         row = rows[number]
         assert row["mean-p_full_ci_low"] <= row["mean-p_full"] <= row["mean-p_full_ci_high"]
         assert row["shots_full"] > row["shots"] == 10 * row["spaces_fired"]
-    again = optimise(capsys, tmp_path, *args, "--shots", "200", "--trials", "1")
+    again = optimise(capsys, tmp_path, *args, "--shots", "100", "--trials", "1")
     assert set(first["full_precision_trials"]) <= set(again["full_precision_trials"])
     assert again["trials"] == 4
 
