@@ -1,8 +1,9 @@
 """The sandbox's own shots filmed as a phone on a tripod would see them
 (``piggy film``; docs/real-toy.md, "Planning a filming setup with piggy film").
 
-Each shot of an angles file is fired with PyBullet on the empty board, its bale's
-pose recorded at every physics step; then the video is drawn frame by frame: the
+Each shot of an angles file is fired with PyBullet on the empty board (stepped at
+least :data:`FILM_STEPS_PER_S` times a second), its bale's pose recorded at every
+physics step; then the video is drawn frame by frame: the
 still scene once (:mod:`sim.video.scene`), and in each frame of a shot the bale
 (its convex hull, projected, in straw yellow) with its shadow straight below it.
 What a real camera adds, each a setting of :class:`FilmSettings`:
@@ -46,9 +47,9 @@ from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene, with_
 #: The physics steps a second the shots are filmed with, at least (a design stepped
 #: finer keeps its own). The engine turns a falling bale only in the step after it
 #: reached the board, so at a design's usual 1000 the bale's path broke 0.8-1.9 mm
-#: (by pitch, up to 2.8 mm) down inside the board: a real bale turns where it
-#: touches, and the camera, behind and above, saw the break up to 2 mm short of it.
-#: Each flight, ended there, read the rolling shutter's readout low and the high
+#: (the mean by pitch, up to 2.8 mm) down inside the board, where a real bale turns
+#: where it touches: the measurement, taking the break for the touch, ended each
+#: flight short and low, and read the rolling shutter's readout low and the high
 #: arcs' launch speeds 1 % fast (docs/real-toy.md, "The first touch in the film").
 #: At 4000 the break is 0.2-0.7 mm inside, the engine's own contact tolerance
 #: (finer steps leave it there).
