@@ -13,7 +13,14 @@ from models.grid import Board
 from models.identity import board_sha256
 from sim.video.angles import Angles
 from sim.video.camera import Camera
-from sim.video.film import FilmSettings, fire, frame_count, truth_rows, write_film
+from sim.video.film import (
+    FILM_STEPS_PER_S,
+    FilmSettings,
+    fire,
+    frame_count,
+    truth_rows,
+    write_film,
+)
 from sim.video.plan import plan
 
 #: ``progress(total, unit, label)`` gives ``update(done)``, closed with ``update(None)``.
@@ -34,7 +41,7 @@ def check_pitches(angles: Angles, design: Design) -> None:
 
 def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
     """What made a truth file: the board, the design (its file and sha256), the
-    engine, the angles file, the seed and the package's version."""
+    engine and its steps, the angles file, the seed and the package's version."""
     from sim.studies.shots.datafiles import package_version
 
     return {
@@ -43,6 +50,7 @@ def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
         "board_sha256": board_sha256(board),
         **design_identity(design),
         "engine": "bullet",
+        "steps_per_s": f"the design's, at least {FILM_STEPS_PER_S:g}",
         "angles": angles,
         "seed": seed,
         "first_touch": "the bale's first contact with the board, board frame, mm",

@@ -124,6 +124,7 @@ def test_the_truth_has_a_row_a_shot_and_calibrate_reads_it(film):
     assert truth.x_mm[0] < 0 < truth.x_mm[1]  # yaw +28 turns to -x
     made = json.loads((folder / "truth.csv.json").read_text())
     assert made["design"] == "stock" and made["seed"] == 3 and made["version"]
+    assert made["steps_per_s"] == "the design's, at least 4000"
     assert "first touches in the picture: 2 of 2" in out
 
 
