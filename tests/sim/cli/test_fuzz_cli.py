@@ -802,6 +802,13 @@ NUMERIC = [
     (["design", "game", "stock"], "--seed", SEED),
     (["design", "game", "stock"], "--workers", whole(1, MAX_WORKERS)),
     (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
+    *[
+        (argv, "--readout", lambda v: v is None or finite(-1, 1)(v))  # None: "estimate"
+        for argv in (
+            ["calibrate", "shots.csv"],
+            ["measure", "shots.csv", "--angles=a.csv", "--out=m.csv"],
+        )
+    ],
     (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
     (["design", "compare", "stock"], "--delta", finite(0, 1, above=True)),
     (["design", "compare", "stock"], "--budget", finite(0, above=True)),
