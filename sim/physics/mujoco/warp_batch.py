@@ -104,7 +104,7 @@ def default_device(device: str | None = None) -> str:
     return "cuda" if wp.is_cuda_available() else "cpu"
 
 
-class _BatchPoses:
+class BatchPoses:
     """What the judge reads of a scene (its board, layout, piggy model, hit rule and
     piggies), with the piggies' poses of one world of the batch (SI arrays)."""
 
@@ -212,7 +212,7 @@ class WarpBatch:
             data = scene.data
             rows.append((data.qpos.copy(), data.qvel.copy(), data.mocap_quat.copy()))
         world.reset()
-        judge_view = _BatchPoses(scene)
+        judge_view = BatchPoses(scene)
         judge = Judge(judge_view)
         book, ends = self._run(rows)
         unstable = np.flatnonzero(~ends.stable)

@@ -14,7 +14,7 @@ degrees at every interface.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
@@ -26,7 +26,7 @@ from sim.physics.ballistics import drag_constant_per_mm
 from sim.physics.bodies import pair_friction
 from sim.physics.engine import FiringEngine
 from sim.physics.judge import Judge
-from sim.physics.launch import Launch
+from sim.physics.launch import AimedShot, Launch
 from sim.physics.materials import NOMINAL, Materials
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.free_flight import FreeFlight
@@ -110,6 +110,28 @@ class MujocoWorld(FiringEngine):
         scene.forward()
 
     # --- shots (``shoot`` and ``launch``: FiringEngine) ------------------------------
+    #: Whether :meth:`fire` steps a look's shots together (False: one by one, as
+    #: :meth:`shoot`; the same results).
+    batched = True
+    _cpu_batch = None
+
+    def fire(self, shots: Sequence[AimedShot]) -> list[ShotResult]:
+        """These shots' results, in their order: as one persistent ``mujoco.batch``
+        (sim/physics/mujoco/batch.py, the same results as :meth:`shoot`'s, faster) where
+        they have a batch form, else one by one."""
+        from sim.physics.mujoco.batch import MujocoBatch, no_batch_form
+
+        if not self.batched or any(no_batch_form(self.design, s.vary) for s in shots):
+            return super().fire(shots)
+        if self._cpu_batch is None:
+            self._cpu_batch = MujocoBatch(self)
+        return self._cpu_batch.fire(shots)
+
+    @property
+    def batch_refired(self) -> int:
+        """Shots :meth:`fire`'s batches handed back to be fired alone (for the bench)."""
+        return self._cpu_batch.refired if self._cpu_batch else 0
+
     def _start(self, launch: Launch) -> None:
         self._reset(launch.yaw_deg, launch.materials)
 

@@ -1,0 +1,253 @@
+"""What a CPU batch of MuJoCo shots (:mod:`sim.physics.mujoco.batch`) keeps of each
+shot, and the chunks that step it: :class:`SensedBook` is the GPU batch's
+:class:`~sim.physics.mujoco.warp_shots.ShotBook` (the world's rules at every check
+for rest, on the whole batch) fed by the contact sensors
+(:mod:`sim.physics.mujoco.batch_sensors`) instead of each step's contacts. The
+early verdict is asked of a probe holding the shot's positions and velocities (the
+batch's, after the same steps as the world's) and told its contacts with the
+ground by the sensors (:class:`SensedVerdict`): no copy of a whole MjData.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sim.physics.early_verdict import LayoutBounds
+from sim.physics.mujoco.batch_sensors import ChunkContacts, ContactSensors
+from sim.physics.mujoco.early_verdict import EarlyVerdict
+from sim.physics.mujoco.mjcf import M_PER_MM
+from sim.physics.mujoco.scene import MujocoScene
+from sim.physics.mujoco.warp_batch import BatchPoses
+from sim.physics.mujoco.warp_shots import ShotBook
+from sim.physics.shot_core import REST_CHECK_S, StrikeLog
+
+if TYPE_CHECKING:
+    from sim.physics.mujoco.world import MujocoWorld
+
+#: What each chunk records of every step: the sensors, which bodies are awake
+#: (whether a sensor is current) and the bodies' positions (the bale's at a strike).
+_RECORDED = ("sensordata", "body_awake", "xpos")
+
+
+@dataclass
+class Ends:
+    """Each shot's end: its bodies' poses (xpos, xmat, m), its steps, whether it
+    left the batch to be fired alone; ``view`` is what the judge reads."""
+
+    view: BatchPoses
+    xpos: np.ndarray
+    xmat: np.ndarray
+    steps: np.ndarray
+    alone: np.ndarray
+
+
+class SensedBook(ShotBook):
+    """The records of a batch's shots, sims ``0`` to ``shots - 1`` of ``batch``
+    (module docstring); :meth:`run` steps them to their ends."""
+
+    def __init__(self, world: MujocoWorld, sensors: ContactSensors, batch: Any, shots: int):
+        import mujoco
+
+        scene = world.scene
+        self.check_every = max(1, round(REST_CHECK_S / scene.dt))
+        super().__init__(scene, world.design, shots, self.check_every, world.bale_to_rest)
+        self.sensors, self.batch = sensors, batch
+        self._probe.mj_model = sensors.model
+        self._probe.data = mujoco.MjData(sensors.model)
+        self._early = self._sensed = SensedVerdict(self._probe, sensors, shots)
+        bounds = LayoutBounds.of(scene)
+        self._outer_mm, self._beyond_mm = bounds.bale_outline.outer_radius_mm, bounds.beyond_mm
+        self._centres = [bounds.centres[p] for p in self.piggies]
+        self._gap = StrikeLog.gap_steps(scene.dt)
+        self._last_touch = np.full((shots, len(sensors.keys)), -self._gap)
+        self._pairs = np.array(sensors.pairs, dtype=int).reshape(-1, 2)
+        self._xpos = np.zeros((shots, sensors.model.nbody, 3))
+
+    def run(self) -> Ends:
+        """Step every shot to its end (the rest rule, the cap, or leaving the batch)."""
+        scene, batch, n = self.scene, self.batch, len(self.done)
+        max_steps = round(self.design.physics.max_time_s / scene.dt)
+        nbody = self.sensors.model.nbody
+        ends = Ends(
+            BatchPoses(scene),
+            np.zeros((n, nbody, 3)),
+            np.zeros((n, nbody, 3, 3)),
+            np.full(n, max_steps),
+            np.zeros(n, dtype=bool),
+        )
+        q_bale, v_bale = scene.addresses(scene.bale)
+        parked = scene.data.qpos[q_bale : q_bale + 7].copy()  # the world's reset parks it
+        qpos, qvel, mocap = batch.bind("qpos"), batch.bind("qvel"), batch.bind("mocap_quat")
+        self._geom_xpos = batch.bind("geom_xpos")
+        awake = batch.bind("body_awake")[:n].copy()
+        warnings = batch.warning[:n].copy()
+        step = 0
+        while step < max_steps and not self.done.all():
+            run = np.flatnonzero(~self.done)
+            count = min(self.check_every, max_steps - step)
+            records = batch.rollout(count, record=_RECORDED, ids=run)
+            warned = (batch.warning[run] != warnings[run]).reshape(len(run), -1).any(axis=1)
+            contacts = self.sensors.read(records["sensordata"], records["body_awake"], awake[run])
+            awake[run] = records["body_awake"][:, -1]
+            self._sensed.last_step(run, contacts)
+            unsure = warned | contacts.unsure | self._log(run, step, contacts, records["xpos"])
+            ends.alone[run[unsure]] = self.done[run[unsure]] = True
+            step += count
+            if step % self.check_every:
+                break  # the cap between two checks
+            self._xpos = np.array(batch.bind("xpos")[:n])
+            out = self._out_of_play(scene.board.surface_extent_mm)
+            qpos[out, q_bale : q_bale + 7] = parked
+            qvel[out, v_bale : v_bale + 6] = 0.0
+            states = (qpos[:n], qvel[:n], mocap[:n])
+            newly = self.check(self.check_every, self._xpos, batch.bind("xquat")[:n], states)
+            self._end(ends, newly, step)
+            self.done |= newly
+        self._end(ends, ~self.done, step)
+        return ends
+
+    def _end(self, ends: Ends, shots: np.ndarray, step: int) -> None:
+        """These shots end now, at ``step``: their poses kept for the judge."""
+        ends.steps[shots] = step
+        ends.xpos[shots] = self.batch.bind("xpos")[: len(shots)][shots]
+        ends.xmat[shots] = self.batch.bind("xmat")[: len(shots)][shots].reshape(
+            -1, *ends.xmat.shape[1:]
+        )
+
+    def _out_of_play(self, extent_mm: tuple[float, float, float, float]) -> np.ndarray:
+        """The shots whose bale left play at this check (beside the board's surface
+        and below its top, in mm as the world judges it), each noted where it left:
+        the caller parks them."""
+        x0, x1, y0, y1 = extent_mm
+        position = self._xpos[:, self.scene.bale] / M_PER_MM
+        x, y, z = position.T
+        beside = ~((x0 <= x) & (x <= x1) & (y0 <= y) & (y <= y1))
+        out = self.in_play & ~self.done & beside & (z < 0)
+        for shot in np.flatnonzero(out):
+            self.left_at[shot] = position[shot]
+        self.in_play &= ~out
+        return out
+
+    # --- every step of a chunk ---------------------------------------------------
+    def _log(
+        self, run: np.ndarray, step: int, contacts: ChunkContacts, xpos: np.ndarray
+    ) -> np.ndarray:
+        """A chunk's strikes and woken piggies, step by step, for the shots ``run``
+        (which went on from step ``step``); the shots it cannot settle: two new
+        strikes in one step (their order is the contacts'), or a spread among
+        piggies that depends on the contacts' order."""
+        pushed = contacts.pushed & self.in_play[run, None, None]
+        touched = contacts.touched[..., self.sensors.piggies]
+        last = self._last_touch[run]
+        unsure = np.zeros(len(run), dtype=bool)
+        for s in range(pushed.shape[1]):
+            number = step + s + 1
+            new = pushed[:, s] & (number - last >= self._gap)
+            last = np.where(pushed[:, s], number, last)
+            if new.any():
+                twice = new.sum(axis=1) > 1
+                unsure |= twice
+                for row, thing in zip(*np.nonzero(new & ~twice[:, None]), strict=True):
+                    self._strike(
+                        int(run[row]), int(thing), contacts.points[row, s, thing], xpos[row, s]
+                    )
+            if len(self._pairs):
+                self.woken[run] |= touched[:, s]
+                unsure |= self._spread(run, contacts.linked[:, s])
+        if not len(self._pairs):
+            self.woken[run] |= touched.any(axis=1)
+        self._last_touch[run] = last
+        return unsure
+
+    def _strike(self, shot: int, thing: int, point_m: np.ndarray, xpos: np.ndarray) -> None:
+        """A new strike of ``thing`` in ``shot``: its name, its point, the bale's
+        centre at the first."""
+        log = self.strikes[shot]
+        log.struck.append(self.sensors.names[thing])
+        log.points_mm.append((point_m / M_PER_MM).tolist())
+        if log.first_centre_mm is None:
+            log.first_centre_mm = [float(v) for v in xpos[self.scene.bale] / M_PER_MM]
+
+    def _spread(self, run: np.ndarray, linked: np.ndarray) -> np.ndarray:
+        """A step's piggy pairs that touched (``linked``, (k, pairs)): a piggy touching
+        a woken one is woken, the contacts taken in MuJoCo's order, which the sensors
+        do not give: settled when that order cannot matter (one touch away from the
+        woken is everything within reach), else the shot is unsure."""
+        unsure = np.zeros(len(run), dtype=bool)
+        woken = self.woken[run]
+        a, b = self._pairs[:, 0], self._pairs[:, 1]
+        across = linked & (woken[:, a] != woken[:, b])
+        for row in np.flatnonzero(across.any(axis=1)):
+            edges = self._pairs[linked[row]]
+            near = woken[row].copy()
+            near[edges[woken[row][edges].any(axis=1)].ravel()] = True
+            reach = near.copy()
+            while True:
+                more = reach.copy()
+                more[edges[reach[edges].any(axis=1)].ravel()] = True
+                if (more == reach).all():
+                    break
+                reach = more
+            if (reach != near).any():
+                unsure[row] = True
+            self.woken[run[row]] = near
+        return unsure
+
+    # --- every check -------------------------------------------------------------
+    def _moving(
+        self, world: int, restless: np.ndarray, bale_quiet: bool, early: bool, states: tuple
+    ) -> bool:
+        """ShotBook's, after the early verdict's first tests on the positions already
+        read (a piggy still near its place is not sealed, a bale above the board is not
+        spent): the shot's whole MjData is read only when they leave it open."""
+        position = self._xpos[world] / M_PER_MM
+        if early and any(self._near(position, int(j)) for j in np.flatnonzero(restless)):
+            return True
+        aloft = position[self.scene.bale][2] > self._outer_mm
+        if not restless.any() and not bale_quiet and not self.bale_to_rest and aloft:
+            return True
+        return super()._moving(world, restless, bale_quiet, early, states)
+
+    def _near(self, position_mm: np.ndarray, piggy: int) -> bool:
+        """Whether a piggy's centre is still within the sure knock-out's distance of
+        its space's centre along every axis (the early verdict's first test)."""
+        at = position_mm[self.piggy_body[piggy]]
+        centre = self._centres[piggy]
+        return not any(abs(p - c) >= self._beyond_mm for p, c in zip(at, centre, strict=False))
+
+    def _probe_world(self, world: int, states: tuple) -> None:
+        """The probe holds what the early verdict reads of the shot now: its bodies'
+        and geoms' positions, its velocities, its contacts with the ground."""
+        data = self._probe.data
+        data.xpos[:], data.geom_xpos[:] = self._xpos[world], self._geom_xpos[world]
+        data.qvel[:] = states[1][world]
+        self._sensed.shot = world
+
+
+class SensedVerdict(EarlyVerdict):
+    """The early verdict on a probe scene (:meth:`SensedBook._probe_world`), its
+    contacts with the ground those the sensors saw in the chunk's last step (the step
+    whose contacts the world's data holds at a check) for the probe's :attr:`shot`."""
+
+    def __init__(self, scene: MujocoScene, sensors: ContactSensors, shots: int):
+        super().__init__(scene)
+        self.sensors, self.shot = sensors, 0
+        self._bale_touching = np.zeros((shots, len(sensors.keys)), dtype=bool)
+        self._grounded = np.zeros((shots, len(scene.piggy_bodies)), dtype=bool)
+        self._piggy_index = {body: i for i, body in enumerate(scene.piggy_bodies.values())}
+
+    def last_step(self, run: np.ndarray, contacts: ChunkContacts) -> None:
+        """The contacts of a chunk's last step, for the shots ``run``."""
+        self._bale_touching[run] = contacts.touched[:, -1]
+        self._grounded[run] = contacts.grounded
+
+    def _touching(self, body: int, geoms: set[int]) -> bool:
+        if body == self.scene.bale:
+            things = [self.sensors.keys.index(-1 - g) for g in geoms]
+            return bool(self._bale_touching[self.shot, things].any())
+        if geoms != self.sensors.ground:
+            raise ValueError("the sensors tell a piggy's contacts with the ground only")
+        return bool(self._grounded[self.shot, self._piggy_index[body]])
