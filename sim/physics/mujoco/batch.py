@@ -4,7 +4,9 @@ each shot the same bytes as :meth:`MujocoWorld.shoot` fires it alone.
 
 - **The same start.** Each shot starts as the world starts it: MuJoCo's data
   reset, the settled layout, the tractor turned (a forward pass), the bale
-  released (another); the states are the world's own, copied into the batch.
+  released (another); the states are the world's own (its reset, its scene's turn
+  and placement), copied into the batch. Nominal materials: ``--vary`` has no
+  batch form.
 - **Chunks of steps.** The shots still running step together
   :data:`~sim.physics.shot_core.REST_CHECK_S` at a time (the rest check's
   interval) in one call, the contact sensors recorded every step
@@ -133,19 +135,19 @@ class MujocoBatch:
         import mujoco
 
         world, scene = self.world, self.world.scene
-        reset, released = [], []
+        world.reset()  # the settled layout, the bale parked: every shot's first state
+        data = scene.data
+        settled = (data.qpos.copy(), data.qvel.copy())
+        turned, released = [], []
         for launch in launches:
-            world._start(launch)
-            data = scene.data
-            reset.append((data.qpos.copy(), data.qvel.copy(), data.mocap_quat.copy()))
+            scene.turn_tractor(launch.yaw_deg)
+            turned.append(data.mocap_quat.copy())
             scene.place(scene.bale, launch.release_mm, launch.orientation, launch.velocity_mm_s)
             released.append((data.qpos.copy(), data.qvel.copy()))
         world.reset()
         qpos, qvel, mocap = batch.bind("qpos"), batch.bind("qvel"), batch.bind("mocap_quat")
         batch.reset(ids, stage=mujoco.mjtStage.mjSTAGE_NONE)
-        qpos[ids] = np.stack([r[0] for r in reset])
-        qvel[ids] = np.stack([r[1] for r in reset])
-        mocap[ids] = np.stack([r[2] for r in reset])
+        qpos[ids], qvel[ids], mocap[ids] = settled[0], settled[1], np.stack(turned)
         batch.forward(ids)
         qpos[ids] = np.stack([r[0] for r in released])
         qvel[ids] = np.stack([r[1] for r in released])

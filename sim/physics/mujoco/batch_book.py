@@ -10,6 +10,7 @@ ground by the sensors (:class:`SensedVerdict`): no copy of a whole MjData.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,22 +50,27 @@ class SensedBook(ShotBook):
     (module docstring); :meth:`run` steps them to their ends."""
 
     def __init__(self, world: MujocoWorld, sensors: ContactSensors, batch: Any, shots: int):
-        import mujoco
-
         scene = world.scene
         self.check_every = max(1, round(REST_CHECK_S / scene.dt))
+        self.sensors, self.batch, self._bounds = sensors, batch, world.layout_bounds
         super().__init__(scene, world.design, shots, self.check_every, world.bale_to_rest)
-        self.sensors, self.batch = sensors, batch
-        self._probe.mj_model = sensors.model
-        self._probe.data = mujoco.MjData(sensors.model)
-        self._early = self._sensed = SensedVerdict(self._probe, sensors, shots)
-        bounds = LayoutBounds.of(scene)
-        self._outer_mm, self._beyond_mm = bounds.bale_outline.outer_radius_mm, bounds.beyond_mm
-        self._centres = [bounds.centres[p] for p in self.piggies]
+        self._outer_mm = self._bounds.bale_outline.outer_radius_mm
+        self._beyond_mm = self._bounds.beyond_mm
+        self._centres = np.array([self._bounds.centres[p] for p in self.piggies])
         self._gap = StrikeLog.gap_steps(scene.dt)
         self._last_touch = np.full((shots, len(sensors.keys)), -self._gap)
         self._pairs = np.array(sensors.pairs, dtype=int).reshape(-1, 2)
         self._xpos = np.zeros((shots, sensors.model.nbody, 3))
+
+    def _probe_of(self, scene: MujocoScene) -> tuple[MujocoScene, EarlyVerdict]:
+        """The probe on the sensors' model, the early verdict on it told its contacts
+        by the sensors (:class:`SensedVerdict`)."""
+        import mujoco
+
+        probe = copy.copy(scene)
+        probe.mj_model, probe.data = self.sensors.model, mujoco.MjData(self.sensors.model)
+        self._sensed = SensedVerdict(probe, self.sensors, len(self.done), self._bounds)
+        return probe, self._sensed
 
     def run(self) -> Ends:
         """Step every shot to its end (the rest rule, the cap, or leaving the batch)."""
@@ -135,31 +141,33 @@ class SensedBook(ShotBook):
     def _log(
         self, run: np.ndarray, step: int, contacts: ChunkContacts, xpos: np.ndarray
     ) -> np.ndarray:
-        """A chunk's strikes and woken piggies, step by step, for the shots ``run``
-        (which went on from step ``step``); the shots it cannot settle: two new
-        strikes in one step (their order is the contacts'), or a spread among
-        piggies that depends on the contacts' order."""
+        """A chunk's strikes and woken piggies, for the shots ``run`` (which went on
+        from step ``step``); the shots it cannot settle: two new strikes in one step
+        (their order is the contacts'), or a spread among piggies that depends on the
+        contacts' order. A touch is a new strike where the thing's last touch (this
+        chunk's or before) is :data:`~sim.physics.shot_core.STRIKE_GAP_S` ago."""
         pushed = contacts.pushed & self.in_play[run, None, None]
-        touched = contacts.touched[..., self.sensors.piggies]
-        last = self._last_touch[run]
         unsure = np.zeros(len(run), dtype=bool)
-        for s in range(pushed.shape[1]):
-            number = step + s + 1
-            new = pushed[:, s] & (number - last >= self._gap)
-            last = np.where(pushed[:, s], number, last)
-            if new.any():
-                twice = new.sum(axis=1) > 1
-                unsure |= twice
-                for row, thing in zip(*np.nonzero(new & ~twice[:, None]), strict=True):
-                    self._strike(
-                        int(run[row]), int(thing), contacts.points[row, s, thing], xpos[row, s]
-                    )
-            if len(self._pairs):
-                self.woken[run] |= touched[:, s]
-                unsure |= self._spread(run, contacts.linked[:, s])
-        if not len(self._pairs):
+        if pushed.any():
+            number = (step + 1 + np.arange(pushed.shape[1]))[None, :, None]
+            last = self._last_touch[run][:, None, :]
+            latest = np.maximum.accumulate(np.where(pushed, number, last), axis=1)
+            before = np.concatenate([last, latest[:, :-1]], axis=1)
+            new = pushed & (number - before >= self._gap)
+            self._last_touch[run] = latest[:, -1]
+            twice = new.sum(axis=2) > 1
+            unsure |= twice.any(axis=1)
+            for row, s, thing in zip(*np.nonzero(new & ~twice[..., None]), strict=True):
+                self._strike(
+                    int(run[row]), int(thing), contacts.points[row, s, thing], xpos[row, s]
+                )
+        touched = contacts.touched[..., self.sensors.piggies]
+        if not contacts.linked.any():
             self.woken[run] |= touched.any(axis=1)
-        self._last_touch[run] = last
+            return unsure
+        for s in range(touched.shape[1]):  # the spread goes step by step
+            self.woken[run] |= touched[:, s]
+            unsure |= self._spread(run, contacts.linked[:, s])
         return unsure
 
     def _strike(self, shot: int, thing: int, point_m: np.ndarray, xpos: np.ndarray) -> None:
@@ -197,26 +205,23 @@ class SensedBook(ShotBook):
         return unsure
 
     # --- every check -------------------------------------------------------------
-    def _moving(
-        self, world: int, restless: np.ndarray, bale_quiet: bool, early: bool, states: tuple
-    ) -> bool:
-        """ShotBook's, after the early verdict's first tests on the positions already
-        read (a piggy still near its place is not sealed, a bale above the board is not
-        spent): the shot's whole MjData is read only when they leave it open."""
-        position = self._xpos[world] / M_PER_MM
-        if early and any(self._near(position, int(j)) for j in np.flatnonzero(restless)):
-            return True
-        aloft = position[self.scene.bale][2] > self._outer_mm
-        if not restless.any() and not bale_quiet and not self.bale_to_rest and aloft:
-            return True
-        return super()._moving(world, restless, bale_quiet, early, states)
-
-    def _near(self, position_mm: np.ndarray, piggy: int) -> bool:
-        """Whether a piggy's centre is still within the sure knock-out's distance of
-        its space's centre along every axis (the early verdict's first test)."""
-        at = position_mm[self.piggy_body[piggy]]
-        centre = self._centres[piggy]
-        return not any(abs(p - c) >= self._beyond_mm for p, c in zip(at, centre, strict=False))
+    def _surely_moving(
+        self, restless: np.ndarray, bale_quiet: np.ndarray, early: bool
+    ) -> np.ndarray:
+        """The shots :meth:`_moving` would find moving before its probe, on the
+        positions already read: a restless piggy without the early verdict, or still
+        within the sure knock-out's distance of its space's centre along every axis
+        (not sealed: the early verdict's first test); else a bale not quiet that must
+        come to rest, or is above the board (not spent: its first test)."""
+        position = self._xpos / M_PER_MM
+        anyone = restless.any(axis=1)
+        piggies = anyone
+        if early and len(self._centres):
+            at = position[:, self.piggy_body, : self._centres.shape[1]]
+            near = (np.abs(at - self._centres) < self._beyond_mm).all(axis=2)
+            piggies = (restless & near).any(axis=1)
+        aloft = position[:, self.scene.bale, 2] > self._outer_mm
+        return piggies | (~anyone & ~bale_quiet & (self.bale_to_rest | aloft))
 
     def _probe_world(self, world: int, states: tuple) -> None:
         """The probe holds what the early verdict reads of the shot now: its bodies'
@@ -232,8 +237,10 @@ class SensedVerdict(EarlyVerdict):
     contacts with the ground those the sensors saw in the chunk's last step (the step
     whose contacts the world's data holds at a check) for the probe's :attr:`shot`."""
 
-    def __init__(self, scene: MujocoScene, sensors: ContactSensors, shots: int):
-        super().__init__(scene)
+    def __init__(
+        self, scene: MujocoScene, sensors: ContactSensors, shots: int, bounds: LayoutBounds
+    ):
+        super().__init__(scene, bounds)
         self.sensors, self.shot = sensors, 0
         self._bale_touching = np.zeros((shots, len(sensors.keys)), dtype=bool)
         self._grounded = np.zeros((shots, len(scene.piggy_bodies)), dtype=bool)

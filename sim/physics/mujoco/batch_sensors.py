@@ -15,13 +15,15 @@ between the steps.
 - **Piggy against the ground.** One for each piggy and each geom of the board and
   the table: whether it lies on them (the early verdict's test of a piggy).
 - **Sleep.** A sensor of a sleeping body keeps its last values (MuJoCo does not
-  compute it). A body asleep at a step's start has no contact with a static or
-  sleeping thing in that step, so its sensors count none there. A sleeping bale
+  compute it), and a body asleep at a step's start has no contact with a static or
+  sleeping thing in that step. So the bale's sensors count in a step only where it
+  was awake at the step's start, and a piggy's where it was awake when they were
+  computed (at the step's start, or woken within the step, before the sensors: a
+  piggy struck asleep touches its stack's other piggy in that step). A sleeping bale
   woken within a step (a piggy rolling into it) may have contacts its sensors did
   not see: that step cannot be settled from the sensors (:attr:`ChunkContacts.
   unsure`), nor can one where the bale's first :data:`SLOTS` contacts with a thing
-  pushed none and it has more, nor one where a piggy pair touches with both asleep
-  at the step's start and one woken during it.
+  pushed none and it has more.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class ContactSensors:
         self._bale = scene.bale
         bodies = list(scene.piggy_bodies.values())
         self._piggy_bodies = np.array(bodies, dtype=int)
-        self._pair_bodies = np.array([(bodies[a], bodies[b]) for a, b in self.pairs], dtype=int)
+        self._pair_index = np.array(self.pairs, dtype=int).reshape(-1, 2)
         self._bale_width = len(self.keys) * SLOTS * _WIDTH
         self._pairs_end = self._bale_width + len(self.pairs)
 
@@ -129,15 +131,15 @@ class ContactSensors:
             points[touching] = each[np.arange(len(first)), first, _POINT : _POINT + 3]
             overflow = (found[touching] > SLOTS) & ~pushed[touching]
             unsure[touching[0][overflow]] = True
+        # a piggy's sensors are current where it was awake when they were computed:
+        # awake at the step's start, or woken within it (before the sensors)
+        sensed = at_start[..., self._piggy_bodies] | (awake[..., self._piggy_bodies] == _AWAKE)
         linked = np.zeros((k, s, len(self.pairs)), dtype=bool)
         if self.pairs:
             met = sensordata[..., self._bale_width : self._pairs_end] > 0.0
-            a, b = self._pair_bodies[:, 0], self._pair_bodies[:, 1]
-            either = at_start[..., a] | at_start[..., b]
-            linked = met & either
-            woken_now = (awake[..., a] == _AWAKE) | (awake[..., b] == _AWAKE)
-            unsure |= (met & ~either & woken_now).any(axis=(1, 2))
+            a, b = self._pair_index[:, 0], self._pair_index[:, 1]
+            linked = met & (sensed[..., a] | sensed[..., b])
         ground = sensordata[:, -1, self._pairs_end :] > 0.0
         lying = ground.reshape(k, len(self._piggy_bodies), len(self.ground))
-        grounded = lying.any(axis=2) & at_start[:, -1, self._piggy_bodies]
+        grounded = lying.any(axis=2) & sensed[:, -1]
         return ChunkContacts(found > 0, pushed, points, linked, grounded, unsure)

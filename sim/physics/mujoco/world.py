@@ -24,6 +24,7 @@ from models.design import Design
 from models.layout import Layout
 from sim.physics.ballistics import drag_constant_per_mm
 from sim.physics.bodies import pair_friction
+from sim.physics.early_verdict import LayoutBounds
 from sim.physics.engine import FiringEngine
 from sim.physics.judge import Judge
 from sim.physics.launch import AimedShot, Launch
@@ -63,6 +64,11 @@ class MujocoWorld(FiringEngine):
     def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
         """Each piggy's resting pose on the layout (body frame: mm, quaternion)."""
         return dict(self._rest_poses)
+
+    @property
+    def layout_bounds(self) -> LayoutBounds:
+        """What the early verdict needs of the layout (made once a layout)."""
+        return self._early.bounds
 
     # --- layouts and resets ---------------------------------------------------------
     def set_layout(self, layout: Layout) -> None:
