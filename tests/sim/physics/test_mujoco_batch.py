@@ -17,7 +17,10 @@ from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.launch import AimedShot
 from sim.physics.mujoco import batch_sensors
+from sim.physics.mujoco.batch_book import SensedBook
+from sim.physics.mujoco.batch_sensors import ChunkContacts
 from sim.physics.mujoco.world import MujocoWorld
+from sim.physics.shot_core import StrikeLog
 from sim.studies.maps import hitmap
 from sim.studies.shots.space_shots import SweepSpec, engine_provenance
 
@@ -109,3 +112,60 @@ def test_vary_is_fired_shot_by_shot_and_the_provenance_says_so(world):
     assert fresh._cpu_batch is None  # never made: each shot fired alone
     alone = [fresh.shoot(s.yaw_deg, s.pitch_deg, seed=s.seed, vary=vary) for s in shots]
     assert [r.to_dict() for r in fired] == [r.to_dict() for r in alone]
+
+
+def test_the_batchs_strike_log_keeps_the_engines_rule(world):
+    """Touches fed to the batch's log chunk by chunk make the strikes a StrikeLog
+    makes of them step by step: a touch 20 steps after the last (the gap) is a new
+    strike, one 19 steps after is not, across chunks too."""
+    world.fire(aimed(world, {"r0c3": ["gold-1"]}, "gold-1", 1))  # the batch, its sensors
+    batch = world._cpu_batch
+    sensors, shots, steps = batch.sensors, 3, 10
+    book = SensedBook(world, sensors, batch._batch, shots)
+    things = len(sensors.keys)
+    rng = np.random.default_rng(5)
+    touches = rng.random((shots, 8 * steps, things)) < 0.02
+    touches[0, :, 0] = False
+    touches[0, [0, 20, 39, 61], 0] = True  # steps 1, 21 (new), 40 (not), 62 (new)
+    once = touches & (np.cumsum(touches, axis=2) == 1)  # one thing a step: their order is known
+    logs = [StrikeLog.every(world.scene.dt) for _ in range(shots)]
+    for chunk in range(8):
+        pushed = once[:, chunk * steps : (chunk + 1) * steps]
+        contacts = ChunkContacts(
+            touched=pushed,
+            pushed=pushed,
+            points=np.zeros((*pushed.shape, 3)),
+            linked=np.zeros((shots, steps, 0), dtype=bool),
+            grounded=np.zeros((shots, len(sensors.piggies)), dtype=bool),
+            unsure=np.zeros(shots, dtype=bool),
+        )
+        xpos = np.zeros((shots, steps, sensors.model.nbody, 3))
+        assert not book._log(np.arange(shots), chunk * steps, contacts, xpos).any()
+    for shot, log in enumerate(logs):
+        for step, thing in zip(*np.nonzero(once[shot]), strict=True):
+            log.touch(sensors.keys[thing], sensors.names[thing], step + 1, list, list)
+    assert [book.strikes[shot].struck for shot in range(shots)] == [log.struck for log in logs]
+    assert book.strikes[0].struck[:1] == [sensors.names[0]]
+    assert sum(len(log.struck) for log in logs) > 6
+
+
+def test_a_sleeping_bales_stale_sensors_count_nothing_and_its_waking_is_unsure(world):
+    """MuJoCo keeps a sleeping body's sensors as they were: a bale asleep at a step's
+    start touches nothing in it; one woken within a step cannot be read there."""
+    world.fire(aimed(world, {"r0c3": ["gold-1"]}, "gold-1", 1))
+    sensors = world._cpu_batch.sensors
+    bale, things = world.scene.bale, len(sensors.keys)
+    data = np.zeros((2, 3, sensors.model.nsensordata))
+    bale_part = data[..., : things * batch_sensors.SLOTS * 7]
+    slots = bale_part.reshape(2, 3, things, batch_sensors.SLOTS, 7)
+    slots[:, :, 0, :, 0] = 1.0  # the same contact with the first thing, held...
+    slots[:, :, 0, 0, 1] = 5.0  # ...pushing, in every step (stale once asleep)
+    awake = np.ones((2, 3, sensors.model.nbody), dtype=int)
+    awake[0, :, bale] = [1, 0, 0]  # falls asleep after step 1
+    awake[1, :, bale] = [1, 1, 1]  # woken in step 1
+    before = np.ones((2, sensors.model.nbody), dtype=int)
+    before[1, bale] = 0
+    contacts = sensors.read(data, awake, before)
+    assert contacts.touched[0, :, 0].tolist() == [True, True, False]  # asleep from step 3
+    assert contacts.pushed[0, :, 0].tolist() == [True, True, False]
+    assert contacts.unsure.tolist() == [False, True]
