@@ -38,7 +38,7 @@ import numpy as np
 
 from models.design import Design
 from sim.physics.judge import Judge
-from sim.physics.launch import AimedShot, Launch, launch_state
+from sim.physics.launch import AimedShot, Launch
 from sim.physics.mujoco.batch_book import Ends, SensedBook
 from sim.physics.mujoco.batch_sensors import ContactSensors
 from sim.physics.mujoco.mjcf import M_PER_MM
@@ -91,19 +91,7 @@ class MujocoBatch:
     def fire(self, shots: Sequence[AimedShot]) -> list[ShotResult]:
         """These shots' results, in their order (:meth:`ShotEngine.fire`)."""
         world = self.world
-        launches = [
-            launch_state(
-                world.design,
-                shot.yaw_deg,
-                shot.pitch_deg,
-                seed=shot.seed,
-                aimer=shot.aimer,
-                vary=shot.vary,
-                deviates=shot.deviates,
-                turn=world.turn,
-            )
-            for shot in shots
-        ]
+        launches = [world.aimed_launch(shot) for shot in shots]
         if not launches:
             return []
         batch = self._prepare(len(launches))
@@ -118,16 +106,8 @@ class MujocoBatch:
                 continue
             results[i] = self._result(launch, book, ends, judge, i)
         for alone in map(int, np.flatnonzero(ends.alone)):
-            shot = shots[alone]
             self.refired += 1
-            results[alone] = world.shoot(
-                shot.yaw_deg,
-                shot.pitch_deg,
-                seed=shot.seed,
-                aimer=shot.aimer,
-                vary=shot.vary,
-                deviates=shot.deviates,
-            )
+            results[alone] = world.shoot_aimed(shots[alone])
         return [r for r in results if r is not None]
 
     def _start(self, batch: Any, ids: np.ndarray, launches: list[Launch]) -> None:

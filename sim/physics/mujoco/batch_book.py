@@ -162,6 +162,10 @@ class SensedBook(ShotBook):
                     int(run[row]), int(thing), contacts.points[row, s, thing], xpos[row, s]
                 )
         touched = contacts.touched[..., self.sensors.piggies]
+        woken = self.woken[run]
+        across = woken[:, self._pairs[:, 0]] != woken[:, self._pairs[:, 1]]
+        if not (contacts.linked & across[:, None]).any() and not touched.any():
+            return unsure  # no piggy the bale touched, none touching a woken one
         if not contacts.linked.any():
             self.woken[run] |= touched.any(axis=1)
             return unsure
@@ -209,19 +213,21 @@ class SensedBook(ShotBook):
         self, restless: np.ndarray, bale_quiet: np.ndarray, early: bool
     ) -> np.ndarray:
         """The shots :meth:`_moving` would find moving before its probe, on the
-        positions already read: a restless piggy without the early verdict, or still
-        within the sure knock-out's distance of its space's centre along every axis
-        (not sealed: the early verdict's first test); else a bale not quiet that must
-        come to rest, or is above the board (not spent: its first test)."""
+        positions and contacts already read: a restless piggy without the early
+        verdict, or not sealed by the early verdict's first tests (still within the
+        sure knock-out's distance of its space's centre along every axis, or not on
+        the ground); else a bale not quiet that must come to rest, or is not spent by
+        the early verdict's first tests (above the board, or not touching it)."""
         position = self._xpos / M_PER_MM
         anyone = restless.any(axis=1)
         piggies = anyone
         if early and len(self._centres):
             at = position[:, self.piggy_body, : self._centres.shape[1]]
             near = (np.abs(at - self._centres) < self._beyond_mm).all(axis=2)
-            piggies = (restless & near).any(axis=1)
+            piggies = (restless & (near | ~self._sensed.grounded)).any(axis=1)
         aloft = position[:, self.scene.bale, 2] > self._outer_mm
-        return piggies | (~anyone & ~bale_quiet & (self.bale_to_rest | aloft))
+        spent_not = aloft | ~self._sensed.on_board()
+        return piggies | (~anyone & ~bale_quiet & (self.bale_to_rest | spent_not))
 
     def _probe_world(self, world: int, states: tuple) -> None:
         """The probe holds what the early verdict reads of the shot now: its bodies'
@@ -242,19 +248,26 @@ class SensedVerdict(EarlyVerdict):
     ):
         super().__init__(scene, bounds)
         self.sensors, self.shot = sensors, 0
-        self._bale_touching = np.zeros((shots, len(sensors.keys)), dtype=bool)
-        self._grounded = np.zeros((shots, len(scene.piggy_bodies)), dtype=bool)
+        #: each shot's contacts in its last chunk's last step: the bale's with each
+        #: thing, each piggy's with the ground
+        self.bale_touching = np.zeros((shots, len(sensors.keys)), dtype=bool)
+        self.grounded = np.zeros((shots, len(scene.piggy_bodies)), dtype=bool)
         self._piggy_index = {body: i for i, body in enumerate(scene.piggy_bodies.values())}
+        self._board_things = [sensors.keys.index(-1 - g) for g in sorted(self._board)]
 
     def last_step(self, run: np.ndarray, contacts: ChunkContacts) -> None:
         """The contacts of a chunk's last step, for the shots ``run``."""
-        self._bale_touching[run] = contacts.touched[:, -1]
-        self._grounded[run] = contacts.grounded
+        self.bale_touching[run] = contacts.touched[:, -1]
+        self.grounded[run] = contacts.grounded
+
+    def on_board(self) -> np.ndarray:
+        """Whether each shot's bale touched the board in its last step."""
+        return np.any(self.bale_touching[:, self._board_things], axis=1)
 
     def _touching(self, body: int, geoms: set[int]) -> bool:
         if body == self.scene.bale:
             things = [self.sensors.keys.index(-1 - g) for g in geoms]
-            return bool(self._bale_touching[self.shot, things].any())
+            return bool(self.bale_touching[self.shot, things].any())
         if geoms != self.sensors.ground:
             raise ValueError("the sensors tell a piggy's contacts with the ground only")
-        return bool(self._grounded[self.shot, self._piggy_index[body]])
+        return bool(self.grounded[self.shot, self._piggy_index[body]])

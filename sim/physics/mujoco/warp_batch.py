@@ -58,7 +58,7 @@ from models.aimer import PERFECT, Aimer
 from models.errors import InputError
 from sim.physics.geometry import BodyPose
 from sim.physics.judge import Judge
-from sim.physics.launch import AimedShot, launch_state
+from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
@@ -188,16 +188,7 @@ class WarpBatch:
         world, scene = self.world, self.world.scene
         launches = []
         for shot in shots:
-            launch = launch_state(
-                world.design,
-                shot.yaw_deg,
-                shot.pitch_deg,
-                seed=shot.seed,
-                aimer=shot.aimer,
-                vary=shot.vary,
-                deviates=shot.deviates,
-                turn=world.turn,
-            )
+            launch = world.aimed_launch(shot)
             if launch.materials != NOMINAL:
                 raise InputError("the warp batch fires nominal materials only (no --vary)")
             launches.append(launch)
