@@ -169,3 +169,23 @@ def test_a_sleeping_bales_stale_sensors_count_nothing_and_its_waking_is_unsure(w
     assert contacts.touched[0, :, 0].tolist() == [True, True, False]  # asleep from step 3
     assert contacts.pushed[0, :, 0].tolist() == [True, True, False]
     assert contacts.unsure.tolist() == [False, True]
+
+
+def test_a_shot_mujoco_warned_about_is_fired_alone_and_the_others_go_on(world, monkeypatch):
+    """A shot whose warnings rose in the batch (an instability: the world refuses such
+    a shot) is fired alone, as shot by shot; the others keep their batch results."""
+    import mujoco.batch
+
+    shots = aimed(world, {"r10c6": ["gold-1"]}, "gold-1", 3)
+    rollout = mujoco.batch.Batch.rollout
+
+    def warn_the_third(self, *args, **kwargs):
+        records = rollout(self, *args, **kwargs)
+        self.warning[2, 0, 0] += 1  # as MuJoCo counts a bad acceleration
+        return records
+
+    monkeypatch.setattr(mujoco.batch.Batch, "rollout", warn_the_third)
+    before = world.batch_refired
+    batched = [json.dumps(r.to_dict()) for r in world.fire(shots)]
+    assert world.batch_refired == before + 1
+    assert batched == one_by_one(world, shots)
