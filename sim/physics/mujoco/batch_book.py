@@ -216,8 +216,9 @@ class SensedBook(ShotBook):
         positions and contacts already read: a restless piggy without the early
         verdict, or not sealed by the early verdict's first tests (still within the
         sure knock-out's distance of its space's centre along every axis, or not on
-        the ground); else a bale not quiet that must come to rest, or is not spent by
-        the early verdict's first tests (above the board, or not touching it)."""
+        the ground); or a bale not quiet that must come to rest, or is not spent by
+        the early verdict's first tests (above the board, or not touching it),
+        whatever the piggies."""
         position = self._xpos / M_PER_MM
         anyone = restless.any(axis=1)
         piggies = anyone
@@ -227,7 +228,7 @@ class SensedBook(ShotBook):
             piggies = (restless & (near | ~self._sensed.grounded)).any(axis=1)
         aloft = position[:, self.scene.bale, 2] > self._outer_mm
         spent_not = aloft | ~self._sensed.on_board()
-        return piggies | (~anyone & ~bale_quiet & (self.bale_to_rest | spent_not))
+        return piggies | (~bale_quiet & (self.bale_to_rest | spent_not))
 
     def _probe_world(self, world: int, states: tuple) -> None:
         """The probe holds what the early verdict reads of the shot now: its bodies'

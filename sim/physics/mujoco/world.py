@@ -119,15 +119,23 @@ class MujocoWorld(FiringEngine):
     #: Whether :meth:`fire` steps a look's shots together (False: one by one, as
     #: :meth:`shoot`; the same results).
     batched = True
+    #: The fewest shots :meth:`fire` steps together: a batch's Python between chunks
+    #: costs about the same for 2 shots as for 40, so fewer than about 10 are faster
+    #: one by one (docs/physics.md, "Speed").
+    batch_from = 10
     _cpu_batch = None
 
     def fire(self, shots: Sequence[AimedShot]) -> list[ShotResult]:
         """These shots' results, in their order: as one persistent ``mujoco.batch``
         (sim/physics/mujoco/batch.py, the same results as :meth:`shoot`'s, faster) where
-        they have a batch form, else one by one."""
+        they have a batch form and are at least :attr:`batch_from`, else one by one."""
         from sim.physics.mujoco.batch import MujocoBatch, no_batch_form
 
-        if not self.batched or any(no_batch_form(self.design, s.vary) for s in shots):
+        if (
+            not self.batched
+            or len(shots) < self.batch_from
+            or any(no_batch_form(self.design, s.vary) for s in shots)
+        ):
             return super().fire(shots)
         if self._cpu_batch is None:
             self._cpu_batch = MujocoBatch(self)

@@ -17,6 +17,7 @@ from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.launch import AimedShot
 from sim.physics.mujoco import batch_sensors
+from sim.physics.mujoco.batch import MujocoBatch
 from sim.physics.mujoco.batch_book import SensedBook
 from sim.physics.mujoco.batch_sensors import ChunkContacts
 from sim.physics.mujoco.world import MujocoWorld
@@ -29,7 +30,9 @@ STACKED = {"r8c3": ["gold-2", "pink-1"], "r2c1": ["green-1"], "r9c5": ["blue-1"]
 
 @pytest.fixture(scope="module")
 def world():
-    return MujocoWorld(load_board("stock"), load_design("stock"), bale_to_rest=False)
+    world = MujocoWorld(load_board("stock"), load_design("stock"), bale_to_rest=False)
+    world.batch_from = 1  # a batch of any size: these tests are about the batch
+    return world
 
 
 def aimed(world, stacks: dict, target: str, shots: int) -> list[AimedShot]:
@@ -87,12 +90,18 @@ def test_a_hit_map_is_the_same_batched_or_shot_by_shot(tmp_path, monkeypatch):
         design="stock",
         stacks={"r8c3": ["gold-2", "pink-1"]},
         spaces=("r8c3", "r2c1"),
-        shots=5,
+        shots=12,
         seed=3,
         engine="mujoco",
     )
     batched, single = tmp_path / "batched.csv", tmp_path / "single.csv"
+    fired = []
+    batch_fire = MujocoBatch.fire
+    monkeypatch.setattr(
+        MujocoBatch, "fire", lambda self, shots: fired.append(shots) or batch_fire(self, shots)
+    )
     hitmap.sweep(spec, batched, "csv", workers=1, per_shot=True)
+    assert len(fired) == 2  # each space's shots as one batch
     monkeypatch.setattr(MujocoWorld, "batched", False)
     hitmap.sweep(spec, single, "csv", workers=1, per_shot=True)
     assert batched.read_bytes() == single.read_bytes()
@@ -107,6 +116,7 @@ def test_vary_is_fired_shot_by_shot_and_the_provenance_says_so(world):
     assert engine_provenance(varied)["mujoco_batch"].startswith("not used: --vary")
     shots = aimed(world, {"r2c3": ["gold-1"]}, "gold-1", 2)
     fresh = MujocoWorld(world.board, world.design, world.layout, bale_to_rest=False)
+    fresh.batch_from = 1
     vary = {"mass": 0.1}
     fired = fresh.fire([AimedShot(s.yaw_deg, s.pitch_deg, seed=s.seed, vary=vary) for s in shots])
     assert fresh._cpu_batch is None  # never made: each shot fired alone
