@@ -105,7 +105,7 @@ class SensedBook(ShotBook):
             if step % self.check_every:
                 break  # the cap between two checks
             self._xpos = np.array(batch.bind("xpos")[:n])
-            out = self._out_of_play(scene.board.surface_extent_mm)
+            out = np.flatnonzero(self._out_of_play(scene.board.surface_extent_mm))
             qpos[out, q_bale : q_bale + 7] = parked
             qvel[out, v_bale : v_bale + 6] = 0.0
             states = (qpos[:n], qvel[:n], mocap[:n])

@@ -199,3 +199,11 @@ def test_a_shot_mujoco_warned_about_is_fired_alone_and_the_others_go_on(world, m
     batched = [json.dumps(r.to_dict()) for r in world.fire(shots)]
     assert world.batch_refired == before + 1
     assert batched == one_by_one(world, shots)
+
+
+def test_a_smaller_look_after_a_larger_one_fires_the_same(world):
+    """The batch made for a look of 8 serves a look of 5 on the same layout."""
+    shots = aimed(world, {"r10c6": ["gold-1"]}, "gold-1", 8)
+    world.fire(shots)
+    fewer = [json.dumps(r.to_dict()) for r in world.fire(shots[3:])]
+    assert fewer == one_by_one(world, shots[3:])
