@@ -32,21 +32,43 @@ each shot the same bytes as :meth:`MujocoWorld.shoot` fires it alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from models.design import Design
+from sim.physics.early_verdict import LayoutBounds
 from sim.physics.judge import Judge
 from sim.physics.launch import AimedShot, Launch
 from sim.physics.mujoco.batch_book import Ends, SensedBook
 from sim.physics.mujoco.batch_sensors import ContactSensors
 from sim.physics.mujoco.mjcf import M_PER_MM
+from sim.physics.mujoco.scene import MujocoScene
 from sim.physics.results import ShotResult
 from sim.physics.shot_core import shot_result
 
-if TYPE_CHECKING:
-    from sim.physics.mujoco.world import MujocoWorld
+
+class BatchedWorld(Protocol):
+    """What the batch asks of its world (:class:`~sim.physics.mujoco.world.
+    MujocoWorld`, named here by what it does: the world imports this module)."""
+
+    scene: MujocoScene
+    bale_to_rest: bool
+
+    @property
+    def design(self) -> Design: ...
+
+    @property
+    def hit_rule(self) -> str: ...
+
+    @property
+    def layout_bounds(self) -> LayoutBounds: ...
+
+    def reset(self, tractor_yaw_deg: float = 0.0) -> None: ...
+
+    def aimed_launch(self, shot: AimedShot) -> Launch: ...
+
+    def shoot_aimed(self, shot: AimedShot) -> ShotResult: ...
 
 
 def no_batch_form(design: Design, vary: dict[str, float] | None) -> str | None:
@@ -71,7 +93,7 @@ class MujocoBatch:
     """A world's shots fired as one batch (module docstring). :attr:`refired`
     counts the shots the batch handed back to the world to fire alone."""
 
-    def __init__(self, world: MujocoWorld):
+    def __init__(self, world: BatchedWorld):
         self.world = world
         self.refired = 0
         self._source: Any = None  # the world's MjModel the sensors' model was made from
@@ -97,7 +119,15 @@ class MujocoBatch:
         batch = self._prepare(len(launches))
         ids = np.arange(len(launches))
         self._start(batch, ids, launches)
-        book = SensedBook(world, self.sensors, batch, len(launches))
+        book = SensedBook(
+            world.scene,
+            world.design,
+            world.bale_to_rest,
+            world.layout_bounds,
+            self.sensors,
+            batch,
+            len(launches),
+        )
         ends = book.run()
         results: list[ShotResult | None] = [None] * len(launches)
         judge = Judge(ends.view)

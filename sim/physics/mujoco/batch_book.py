@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from models.design import Design
 from sim.physics.early_verdict import LayoutBounds
 from sim.physics.mujoco.batch_sensors import ChunkContacts, ContactSensors
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
-from sim.physics.mujoco.warp_batch import BatchPoses
-from sim.physics.mujoco.warp_shots import ShotBook
+from sim.physics.mujoco.warp_shots import BatchPoses, ShotBook
 from sim.physics.shot_core import REST_CHECK_S, StrikeLog
-
-if TYPE_CHECKING:
-    from sim.physics.mujoco.world import MujocoWorld
 
 #: What each chunk records of every step: the sensors, which bodies are awake
 #: (whether a sensor is current) and the bodies' positions (the bale's at a strike).
@@ -49,11 +46,19 @@ class SensedBook(ShotBook):
     """The records of a batch's shots, sims ``0`` to ``shots - 1`` of ``batch``
     (module docstring); :meth:`run` steps them to their ends."""
 
-    def __init__(self, world: MujocoWorld, sensors: ContactSensors, batch: Any, shots: int):
-        scene = world.scene
+    def __init__(
+        self,
+        scene: MujocoScene,
+        design: Design,
+        bale_to_rest: bool,
+        bounds: LayoutBounds,
+        sensors: ContactSensors,
+        batch: Any,
+        shots: int,
+    ):
         self.check_every = max(1, round(REST_CHECK_S / scene.dt))
-        self.sensors, self.batch, self._bounds = sensors, batch, world.layout_bounds
-        super().__init__(scene, world.design, shots, self.check_every, world.bale_to_rest)
+        self.sensors, self.batch, self._bounds = sensors, batch, bounds
+        super().__init__(scene, design, shots, self.check_every, bale_to_rest)
         self._outer_mm = self._bounds.bale_outline.outer_radius_mm
         self._beyond_mm = self._bounds.beyond_mm
         self._centres = np.array([self._bounds.centres[p] for p in self.piggies])

@@ -29,6 +29,7 @@ import numpy as np
 
 from models.design import Design
 from sim.physics.bodies import pair_friction
+from sim.physics.geometry import BodyPose
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
@@ -197,6 +198,21 @@ class ShotBook:
 
     def _friction(self, body: str) -> float:
         return pair_friction(self.design, body, "surface")  # nominal materials only
+
+
+class BatchPoses:
+    """What the judge reads of a scene (its board, layout, piggy model, hit rule and
+    piggies), with the piggies' poses of one world of the batch (SI arrays)."""
+
+    def __init__(self, scene: MujocoScene):
+        self.board, self.layout, self.model = scene.board, scene.layout, scene.model
+        self.hit_rule, self.piggy_bodies = scene.hit_rule, scene.piggy_bodies
+        self.xpos = np.array(scene.data.xpos, dtype=float)
+        self.xmat = np.array(scene.data.xmat, dtype=float).reshape(-1, 3, 3)
+
+    def piggy_pose(self, piggy: str) -> BodyPose:
+        body = self.piggy_bodies[piggy]
+        return BodyPose(self.xpos[body] / M_PER_MM, self.xmat[body].copy())
 
 
 def _mm(point_m: np.ndarray) -> list[float]:

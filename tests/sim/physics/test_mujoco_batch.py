@@ -131,7 +131,8 @@ def test_the_batchs_strike_log_keeps_the_engines_rule(world):
     world.fire(aimed(world, {"r0c3": ["gold-1"]}, "gold-1", 1))  # the batch, its sensors
     batch = world._cpu_batch
     sensors, shots, steps = batch.sensors, 3, 10
-    book = SensedBook(world, sensors, batch._batch, shots)
+    scene, bounds = world.scene, world.layout_bounds
+    book = SensedBook(scene, world.design, False, bounds, sensors, batch._batch, shots)
     things = len(sensors.keys)
     rng = np.random.default_rng(5)
     touches = rng.random((shots, 8 * steps, things)) < 0.02
