@@ -22,6 +22,12 @@ stepping-only ceiling (issue 41) is MuJoCo's CPU time for each shot's steps alon
 from the shot's start, as many steps as the shot took, in one call with no Python
 between; ``child_mujoco_of_ceiling`` is that time over the shot's own (1: every CPU
 second spent stepping), ``child_ceiling_vs_bullet`` Bullet's over it.
+
+MuJoCo as hit maps use it fires each space's shots as one batch
+(:meth:`MujocoWorld.fire`, issue 41), timed as a whole, halfway through the space's
+shots; MuJoCo shot by shot fires them one at a time, taking turns with the others.
+``child_mujoco_batch`` says how much faster the batch is and on how many shots the
+two gave the same bytes (the whole shot's JSON).
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.bullet.world import World
 from sim.physics.engines import installed
-from sim.physics.launch import launch_state
+from sim.physics.launch import AimedShot, launch_state
 from sim.physics.mujoco.world import MujocoWorld
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
@@ -49,8 +55,11 @@ SPACES = ("r0c3", "r7c3", "r9c2", "r10c6", "r2c1", "r4c1")
 AS_HIT_MAPS = "bale verdict (as hit maps)"
 #: The same before issue 31: a new bale made for every shot.
 NEW_BALE = "a new bale each shot"
-#: MuJoCo as hit maps use it (the bale's early verdict), where it is installed.
+#: MuJoCo as hit maps use it (the bale's early verdict, a space's shots as one
+#: batch), where it is installed.
 MUJOCO = "MuJoCo (as hit maps)"
+#: The same shots fired by MuJoCo one by one.
+MUJOCO_SINGLE = "MuJoCo shot by shot"
 #: Label -> (rigid obstacles, bale followed to rest, the engine); the first is what
 #: the others are compared with.
 VARIANTS: dict[str, tuple[bool, bool, type[World] | type[MujocoWorld]]] = {
@@ -66,7 +75,11 @@ def child_variants() -> dict:
     """:data:`VARIANTS`, and MuJoCo's where it is installed."""
     if not installed("mujoco"):
         return VARIANTS
-    return {**VARIANTS, MUJOCO: (False, False, MujocoWorld)}
+    return {
+        **VARIANTS,
+        MUJOCO_SINGLE: (False, False, MujocoWorld),
+        MUJOCO: (False, False, MujocoWorld),
+    }
 
 
 def strikes(result) -> list[str]:
@@ -92,10 +105,13 @@ def bench_child(per_space: int, quiet: bool) -> dict:
         )
         for label, (rigid, to_rest, engine) in variants.items()
     }
+    if MUJOCO in worlds:
+        worlds[MUJOCO_SINGLE].batched = False
     labels, base = list(variants), next(iter(variants))
     cpu, simulated = dict.fromkeys(labels, 0.0), dict.fromkeys(labels, 0.0)
     same_verdicts, same_strikes = dict.fromkeys(labels, 0), dict.fromkeys(labels, 0)
     same_bytes = 0  # shots the reused bale fires as a new bale does, byte for byte
+    same_batched = 0  # shots MuJoCo's batch fires as MuJoCo shot by shot does
     ceiling = 0.0  # MuJoCo's CPU time for the shots' steps alone
     hits = {label: dict.fromkeys(SPACES, 0) for label in labels}
     turn = 0
@@ -104,16 +120,10 @@ def bench_child(per_space: int, quiet: bool) -> dict:
         for world in worlds.values():
             world.set_layout(layout)
         aim = shoot.solve_aim(worlds[base], TARGET, "low")
-        for index in range(per_space):
-            seed = shot_seed(0, board.parse_space(name), index)
-            turn += 1
-            results = {}
-            for label in labels[turn % len(labels) :] + labels[: turn % len(labels)]:
-                start = time.process_time()
-                results[label] = worlds[label].shoot(
-                    aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer
-                )
-                cpu[label] += time.process_time() - start
+        seeds = [shot_seed(0, board.parse_space(name), index) for index in range(per_space)]
+        fired, turn = fire_space(worlds, aim, aimer, seeds, cpu, turn)
+        for index, seed in enumerate(seeds):
+            results = {label: fired[label][index] for label in labels}
             for label, result in results.items():
                 simulated[label] += result.sim_time_s
                 hits[label][name] += TARGET in result.knocked
@@ -123,6 +133,9 @@ def bench_child(per_space: int, quiet: bool) -> dict:
                 results[NEW_BALE].to_dict()
             )
             if MUJOCO in worlds:
+                same_batched += json.dumps(results[MUJOCO].to_dict()) == json.dumps(
+                    results[MUJOCO_SINGLE].to_dict()
+                )
                 launch = launch_state(design, aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
                 ceiling += stepping_alone(worlds[MUJOCO], launch, results[MUJOCO].sim_time_s)
     for world in worlds.values():
@@ -152,9 +165,37 @@ def bench_child(per_space: int, quiet: bool) -> dict:
         figures["child_mujoco_vs_bullet"] = round(cpu[AS_HIT_MAPS] / cpu[MUJOCO], 3)
         figures["child_mujoco_of_ceiling"] = round(ceiling / cpu[MUJOCO], 3)
         figures["child_ceiling_vs_bullet"] = round(cpu[AS_HIT_MAPS] / ceiling, 3)
+        figures["child_mujoco_batch"] = {
+            "speed_vs_shot_by_shot": round(cpu[MUJOCO_SINGLE] / cpu[MUJOCO], 3),
+            "same_shots": same_batched,
+            "fired_alone": worlds[MUJOCO].batch_refired,
+        }
     if not quiet:
         print_child(figures)
     return figures
+
+
+def fire_space(worlds: dict, aim, aimer, seeds: list[int], cpu: dict, turn: int):
+    """One space's shots (``seeds``) fired by every world, CPU time added to ``cpu``:
+    one by one, the worlds taking turns (``turn`` goes on from space to space), but
+    MuJoCo as hit maps, which fires them as one batch halfway through. Returns each
+    world's results in the shots' order, and the turn."""
+    one_by_one = [label for label in worlds if label != MUJOCO]
+    fired: dict[str, list] = {label: [] for label in worlds}
+    for index, seed in enumerate(seeds):
+        if index == len(seeds) // 2 and MUJOCO in worlds:
+            shots = [AimedShot(aim.yaw_deg, aim.pitch_deg, aimer=aimer, seed=s) for s in seeds]
+            start = time.process_time()
+            fired[MUJOCO] = worlds[MUJOCO].fire(shots)
+            cpu[MUJOCO] += time.process_time() - start
+        turn += 1
+        for label in one_by_one[turn % len(one_by_one) :] + one_by_one[: turn % len(one_by_one)]:
+            start = time.process_time()
+            fired[label].append(
+                worlds[label].shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+            )
+            cpu[label] += time.process_time() - start
+    return fired, turn
 
 
 def stepping_alone(world: MujocoWorld, launch, sim_time_s: float) -> float:
@@ -200,4 +241,10 @@ def print_child(figures: dict) -> None:
         print(
             f"  MuJoCo's steps alone (the ceiling): {figures['child_ceiling_vs_bullet']:.2f}x "
             f"Bullet; MuJoCo as hit maps runs at {figures['child_mujoco_of_ceiling']:.0%} of it"
+        )
+        batch = figures["child_mujoco_batch"]
+        print(
+            f"  MuJoCo's batch against MuJoCo shot by shot: {batch['speed_vs_shot_by_shot']:.2f}x, "
+            f"the same bytes on {batch['same_shots']} of {figures['child_shots']} shots "
+            f"({batch['fired_alone']} handed back to be fired alone)"
         )

@@ -230,17 +230,27 @@ class FiringEngine(ABC):
         """Fire these shots (a space's, or a look's), their results in the same order:
         each the same as :meth:`shoot` gives it. Here one by one; an engine that
         steps shots together overrides this."""
-        return [
-            self.shoot(
-                shot.yaw_deg,
-                shot.pitch_deg,
-                seed=shot.seed,
-                aimer=shot.aimer,
-                vary=shot.vary,
-                deviates=shot.deviates,
-            )
-            for shot in shots
-        ]
+        return [self.shoot_aimed(shot) for shot in shots]
+
+    def shoot_aimed(self, shot: AimedShot) -> ShotResult:
+        """:meth:`shoot` of one aimed shot."""
+        launch = self.aimed_launch(shot)
+        self._start(launch)
+        return self._run(launch, 0, None)
+
+    def aimed_launch(self, shot: AimedShot) -> Launch:
+        """The launch :meth:`shoot_aimed` fires (for an engine that starts shots its
+        own way: a batch)."""
+        return launch_state(
+            self.design,
+            shot.yaw_deg,
+            shot.pitch_deg,
+            seed=shot.seed,
+            aimer=shot.aimer,
+            vary=shot.vary,
+            deviates=shot.deviates,
+            turn=self.turn,
+        )
 
     def launch(
         self,

@@ -61,7 +61,7 @@ def test_bench_child_compares_issue_18s_and_31s_changes_on_the_same_shots():
         "both",
         "bale verdict (as hit maps)",
         "a new bale each shot",
-        *(["MuJoCo (as hit maps)"] if installed("mujoco") else []),
+        *(["MuJoCo shot by shot", "MuJoCo (as hit maps)"] if installed("mujoco") else []),
     ]
     shots = figures["child_shots"]
     assert shots == len(figures["child_spaces"])
@@ -74,6 +74,8 @@ def test_bench_child_compares_issue_18s_and_31s_changes_on_the_same_shots():
         assert figures["child_mujoco_vs_bullet"] > 0
         assert figures["child_mujoco_of_ceiling"] > 0  # the steps alone, timed
         assert figures["child_ceiling_vs_bullet"] > 0
+        batch = figures["child_mujoco_batch"]  # each space's shots as one batch
+        assert batch["same_shots"] == shots and batch["speed_vs_shot_by_shot"] > 0
 
 
 @pytest.mark.slow

@@ -18,10 +18,11 @@ class EarlyVerdict:
     """The early verdict's checks (:mod:`sim.physics.early_verdict`) on a MuJoCo
     scene: which woken piggies are sealed, and whether the bale is spent."""
 
-    def __init__(self, scene: MujocoScene):
+    def __init__(self, scene: MujocoScene, bounds: LayoutBounds | None = None):
         self.scene = scene
         m = scene.mj_model
-        bounds = LayoutBounds.of(scene)
+        #: the layout's bounds (``bounds``, or made from the scene: a mesh's hull)
+        self.bounds = bounds = bounds or LayoutBounds.of(scene)
         self._shape, self._bale_outline = bounds.shape, bounds.bale_outline
         self._beyond_mm, self._centres = bounds.beyond_mm, bounds.centres
         self._ground = {g for g in range(m.ngeom) if scene.geom_names[g] in ("board", "table")}

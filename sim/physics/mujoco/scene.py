@@ -56,9 +56,9 @@ class MujocoScene:
         """(Re)make the MuJoCo model and its data with the piggies at ``poses``."""
         mj = self._mj
         self.materials = self.materials_built = materials
-        self.mj_model = mj.MjModel.from_xml_string(
-            mjcf(self.board, self.design, self.model, poses, materials, self.settings)
-        )
+        #: the model's MJCF text (a batch of shots compiles it with its sensors)
+        self.xml = mjcf(self.board, self.design, self.model, poses, materials, self.settings)
+        self.mj_model = mj.MjModel.from_xml_string(self.xml)
         self.data = mj.MjData(self.mj_model)
         m = self.mj_model
         self.piggy_bodies = {n: m.body(n).id for n in sorted(poses)}

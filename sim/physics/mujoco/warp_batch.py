@@ -56,13 +56,11 @@ import numpy as np
 
 from models.aimer import PERFECT, Aimer
 from models.errors import InputError
-from sim.physics.geometry import BodyPose
 from sim.physics.judge import Judge
-from sim.physics.launch import AimedShot, launch_state
+from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL
 from sim.physics.mujoco.mjcf import M_PER_MM
-from sim.physics.mujoco.scene import MujocoScene
-from sim.physics.mujoco.warp_shots import ShotBook
+from sim.physics.mujoco.warp_shots import BatchPoses, ShotBook
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.results import ShotResult
 from sim.physics.shot_core import REST_CHECK_S, shot_result
@@ -102,21 +100,6 @@ def default_device(device: str | None = None) -> str:
             raise InputError(f"unknown warp device {device!r}: allowed are cpu, cuda")
         return device
     return "cuda" if wp.is_cuda_available() else "cpu"
-
-
-class _BatchPoses:
-    """What the judge reads of a scene (its board, layout, piggy model, hit rule and
-    piggies), with the piggies' poses of one world of the batch (SI arrays)."""
-
-    def __init__(self, scene: MujocoScene):
-        self.board, self.layout, self.model = scene.board, scene.layout, scene.model
-        self.hit_rule, self.piggy_bodies = scene.hit_rule, scene.piggy_bodies
-        self.xpos = np.array(scene.data.xpos, dtype=float)
-        self.xmat = np.array(scene.data.xmat, dtype=float).reshape(-1, 3, 3)
-
-    def piggy_pose(self, piggy: str) -> BodyPose:
-        body = self.piggy_bodies[piggy]
-        return BodyPose(self.xpos[body] / M_PER_MM, self.xmat[body].copy())
 
 
 @dataclass
@@ -188,16 +171,7 @@ class WarpBatch:
         world, scene = self.world, self.world.scene
         launches = []
         for shot in shots:
-            launch = launch_state(
-                world.design,
-                shot.yaw_deg,
-                shot.pitch_deg,
-                seed=shot.seed,
-                aimer=shot.aimer,
-                vary=shot.vary,
-                deviates=shot.deviates,
-                turn=world.turn,
-            )
+            launch = world.aimed_launch(shot)
             if launch.materials != NOMINAL:
                 raise InputError("the warp batch fires nominal materials only (no --vary)")
             launches.append(launch)
@@ -212,7 +186,7 @@ class WarpBatch:
             data = scene.data
             rows.append((data.qpos.copy(), data.qvel.copy(), data.mocap_quat.copy()))
         world.reset()
-        judge_view = _BatchPoses(scene)
+        judge_view = BatchPoses(scene)
         judge = Judge(judge_view)
         book, ends = self._run(rows)
         unstable = np.flatnonzero(~ends.stable)

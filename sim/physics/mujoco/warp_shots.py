@@ -29,6 +29,7 @@ import numpy as np
 
 from models.design import Design
 from sim.physics.bodies import pair_friction
+from sim.physics.geometry import BodyPose
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
@@ -67,11 +68,16 @@ class ShotBook:
         # the poses at the last check, and which bodies were checked there
         self._last: np.ndarray | None = None
         self._checked = np.zeros((shots, len(self.piggies) + 1), dtype=bool)
+        self._probe, self._early = self._probe_of(scene)
+
+    def _probe_of(self, scene: MujocoScene) -> tuple[MujocoScene, EarlyVerdict]:
+        """The probe (the scene's model and names, one world's state) and the early
+        verdict on it."""
         import mujoco  # as the scene imports it: when a world is made
 
-        self._probe = copy.copy(scene)  # the scene's model and names, one world's state
-        self._probe.data = mujoco.MjData(m)
-        self._early = EarlyVerdict(self._probe)
+        probe = copy.copy(scene)
+        probe.data = mujoco.MjData(scene.mj_model)
+        return probe, EarlyVerdict(probe)
 
     # --- every step --------------------------------------------------------------
     def contacts(
@@ -148,14 +154,21 @@ class ShotBook:
         live = ~self.done
         early = self.design.physics.early_verdict
         bale_quiet = ~self.in_play | quiet[:, -1]
-        moving = np.zeros(len(live), dtype=bool)
-        for world in np.flatnonzero(live & (restless.any(axis=1) | ~bale_quiet)):
+        moving = live & self._surely_moving(restless, bale_quiet, early)
+        for world in np.flatnonzero(live & ~moving & (restless.any(axis=1) | ~bale_quiet)):
             moving[world] = self._moving(
                 int(world), restless[world], bool(bale_quiet[world]), early, states
             )
         newly = live & self._rest.settled_each(moving, steps)
         self.settled |= newly
         return newly
+
+    def _surely_moving(
+        self, restless: np.ndarray, bale_quiet: np.ndarray, early: bool
+    ) -> np.ndarray:
+        """The worlds :meth:`_moving` would find moving, told without asking it (none
+        here: a batch that knows cheaper tests says)."""
+        return np.zeros(len(bale_quiet), dtype=bool)
 
     def _moving(
         self, world: int, restless: np.ndarray, bale_quiet: bool, early: bool, states: tuple
@@ -185,6 +198,21 @@ class ShotBook:
 
     def _friction(self, body: str) -> float:
         return pair_friction(self.design, body, "surface")  # nominal materials only
+
+
+class BatchPoses:
+    """What the judge reads of a scene (its board, layout, piggy model, hit rule and
+    piggies), with the piggies' poses of one world of the batch (SI arrays)."""
+
+    def __init__(self, scene: MujocoScene):
+        self.board, self.layout, self.model = scene.board, scene.layout, scene.model
+        self.hit_rule, self.piggy_bodies = scene.hit_rule, scene.piggy_bodies
+        self.xpos = np.array(scene.data.xpos, dtype=float)
+        self.xmat = np.array(scene.data.xmat, dtype=float).reshape(-1, 3, 3)
+
+    def piggy_pose(self, piggy: str) -> BodyPose:
+        body = self.piggy_bodies[piggy]
+        return BodyPose(self.xpos[body] / M_PER_MM, self.xmat[body].copy())
 
 
 def _mm(point_m: np.ndarray) -> list[float]:

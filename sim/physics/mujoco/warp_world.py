@@ -14,18 +14,9 @@ from collections.abc import Sequence
 
 from models.design import Design
 from sim.physics.launch import AimedShot
+from sim.physics.mujoco.batch import no_batch_form
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.results import ShotResult
-
-
-def no_batch_form(design: Design, vary: dict[str, float] | None) -> str | None:
-    """Why shots of this design with these ``--vary`` factors cannot be fired as a
-    batch (None: they can): a batch shares one model and applies no force a step."""
-    if vary:
-        return "--vary has no batch form (its factors change the model shot by shot)"
-    if design.physics.air_drag:
-        return "air drag has no batch form (a force on the bale every step)"
-    return None
 
 
 def batch_provenance(design: Design, vary: dict[str, float] | None) -> dict:

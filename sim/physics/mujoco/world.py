@@ -14,7 +14,7 @@ degrees at every interface.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
@@ -24,9 +24,10 @@ from models.design import Design
 from models.layout import Layout
 from sim.physics.ballistics import drag_constant_per_mm
 from sim.physics.bodies import pair_friction
+from sim.physics.early_verdict import LayoutBounds
 from sim.physics.engine import FiringEngine
 from sim.physics.judge import Judge
-from sim.physics.launch import Launch
+from sim.physics.launch import AimedShot, Launch
 from sim.physics.materials import NOMINAL, Materials
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.free_flight import FreeFlight
@@ -63,6 +64,11 @@ class MujocoWorld(FiringEngine):
     def rest_poses_mm(self) -> dict[str, tuple[list[float], list[float]]]:
         """Each piggy's resting pose on the layout (body frame: mm, quaternion)."""
         return dict(self._rest_poses)
+
+    @property
+    def layout_bounds(self) -> LayoutBounds:
+        """What the early verdict needs of the layout (made once a layout)."""
+        return self._early.bounds
 
     # --- layouts and resets ---------------------------------------------------------
     def set_layout(self, layout: Layout) -> None:
@@ -110,6 +116,36 @@ class MujocoWorld(FiringEngine):
         scene.forward()
 
     # --- shots (``shoot`` and ``launch``: FiringEngine) ------------------------------
+    #: Whether :meth:`fire` steps a look's shots together (False: one by one, as
+    #: :meth:`shoot`; the same results).
+    batched = True
+    #: The fewest shots :meth:`fire` steps together: a batch's Python between chunks
+    #: costs about the same for 2 shots as for 40, so fewer than about 10 are faster
+    #: one by one (docs/physics.md, "Speed").
+    batch_from = 10
+    _cpu_batch = None
+
+    def fire(self, shots: Sequence[AimedShot]) -> list[ShotResult]:
+        """These shots' results, in their order: as one persistent ``mujoco.batch``
+        (sim/physics/mujoco/batch.py, the same results as :meth:`shoot`'s, faster) where
+        they have a batch form and are at least :attr:`batch_from`, else one by one."""
+        from sim.physics.mujoco.batch import MujocoBatch, no_batch_form
+
+        if (
+            not self.batched
+            or len(shots) < self.batch_from
+            or any(no_batch_form(self.design, s.vary) for s in shots)
+        ):
+            return super().fire(shots)
+        if self._cpu_batch is None:
+            self._cpu_batch = MujocoBatch(self)
+        return self._cpu_batch.fire(shots)
+
+    @property
+    def batch_refired(self) -> int:
+        """Shots :meth:`fire`'s batches handed back to be fired alone (for the bench)."""
+        return self._cpu_batch.refired if self._cpu_batch else 0
+
     def _start(self, launch: Launch) -> None:
         self._reset(launch.yaw_deg, launch.materials)
 

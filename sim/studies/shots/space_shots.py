@@ -207,19 +207,19 @@ def provenance(spec: SweepSpec) -> dict:
 def engine_provenance(spec: SweepSpec) -> dict:
     """What a file records of its engine: nothing for Bullet (a file without
     ``engine`` was made by Bullet, as every file before there was a choice), else the
-    engine's name and its settings (and, for ``mujoco-warp``, whether its shots were
-    fired as batches and on which device, or singly and why)."""
+    engine's name and its settings, and whether its shots were fired as batches (and,
+    for ``mujoco-warp``, on which device), or singly and why."""
     design = load_design(spec.design)
     engine = spec.engine or design.physics.engine
     if engine == "bullet":
         return {}
     from sim.physics.mujoco.scene import SETTINGS
 
-    fired = {}
     if engine == "mujoco-warp":
         from sim.physics.mujoco.warp_world import batch_provenance
-
-        fired = batch_provenance(design, spec.vary)
+    else:
+        from sim.physics.mujoco.batch import batch_provenance
+    fired = batch_provenance(design, spec.vary)
     return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)} | fired
 
 
