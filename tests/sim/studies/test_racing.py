@@ -56,15 +56,18 @@ class Trial:
 
 @pytest.fixture
 def shots(monkeypatch):
-    """Counts the shots fired in this process."""
+    """Counts the shots fired in this process (one by one, or aimed: a look's)."""
     fired = []
-    shoot = World.shoot
 
-    def counted(self, *args, **kwargs):
-        fired.append(1)
-        return shoot(self, *args, **kwargs)
+    def counted(fire):
+        def fire_counted(self, *args, **kwargs):
+            fired.append(1)
+            return fire(self, *args, **kwargs)
 
-    monkeypatch.setattr(World, "shoot", counted)
+        return fire_counted
+
+    monkeypatch.setattr(World, "shoot", counted(World.shoot))
+    monkeypatch.setattr(World, "shoot_aimed", counted(World.shoot_aimed))
     return fired
 
 
