@@ -95,6 +95,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_a_slow_decomposition_on_a_busy_machine_is_not_refused(monkeypatch):
     """Waiting is not work: 1.5 s of wall time under a 1 s CPU cap (as on a machine whose
     other jobs take the cores) gives its parts."""

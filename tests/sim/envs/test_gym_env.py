@@ -166,6 +166,7 @@ def test_actions_and_angles_round_trip():
     env.close()
 
 
+@pytest.mark.slow
 def test_rgb_array_frames_show_the_board_before_and_after_the_shot():
     env = make(layout="crowded", target="r8c3", render_mode="rgb_array", frame_size=(160, 120))
     observation, _ = env.reset(seed=0)

@@ -84,6 +84,7 @@ def test_shots_the_sensors_cannot_settle_are_fired_alone_with_the_same_result(wo
     assert batched == one_by_one(world, shots)
 
 
+@pytest.mark.slow
 def test_a_hit_map_is_the_same_batched_or_shot_by_shot(tmp_path, monkeypatch):
     spec = SweepSpec(
         board="stock",

@@ -78,6 +78,7 @@ def clean(tmp_path_factory):
     return files(cache), comparisons[0], notes, sum(fired)
 
 
+@pytest.mark.slow
 def test_every_space_stops_at_the_same_look_and_says_so(clean):
     _, comparison, _, _ = clean
     stopped = comparison.stopped
@@ -153,6 +154,7 @@ def test_a_design_against_its_copy_flags_nothing_and_stops_at_once(tmp_path):
     assert sum(r["shots"] for rows in maps for r in rows) == 2 * 15 * len(SPACES)
 
 
+@pytest.mark.slow
 def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
     """compare_in_engines and plain.compare, given no rule, compare by the mean (a cap
     of 20 pairs: one look)."""
@@ -170,6 +172,7 @@ def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
     assert comparisons[0].rule.name == "mean" and comparisons[0].stopped is not None
 
 
+@pytest.mark.slow
 def test_the_progress_shows_the_means_interval_shrinking_look_by_look(clean):
     _, comparison, notes, fired = clean
     stopped = comparison.stopped

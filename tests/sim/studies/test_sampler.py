@@ -169,7 +169,10 @@ def test_hitmap_command_with_rqmc_reports_its_sampler(capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("sampler", "shots", "named"),
-    [("rqmc", "20", "Student's t over the RQMC scrambles"), ("mc", "4", "Wilson")],
+    [
+        pytest.param("rqmc", "20", "Student's t over the RQMC scrambles", marks=pytest.mark.slow),
+        ("mc", "4", "Wilson"),
+    ],
 )
 def test_a_hit_map_names_the_interval_its_sampler_gave_everywhere(
     capsys, tmp_path, monkeypatch, sampler, shots, named

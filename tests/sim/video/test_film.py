@@ -79,6 +79,7 @@ def moving(frames):
     return np.array([(np.abs(f.astype(int) - still).sum(axis=2) > 60).sum() > 15 for f in frames])
 
 
+@pytest.mark.slow
 def test_the_video_has_a_gap_before_between_and_after_two_shots(film):
     _, out, frames = film
     written = int(re.search(r"\((\d+) frames at 120 fps\)", out)[1])
@@ -96,6 +97,7 @@ def test_the_video_has_a_gap_before_between_and_after_two_shots(film):
     assert frames[0].shape == (360, 480, 3)
 
 
+@pytest.mark.slow
 def test_the_markers_are_found_and_give_back_the_camera(film):
     """OpenCV's ArUco detector finds the markers in a frame, and a pose solved from
     their corners (the layout's board-frame corners) puts the camera where it was."""
@@ -115,6 +117,7 @@ def test_the_markers_are_found_and_give_back_the_camera(film):
     assert (-rotation.T @ translation).ravel() == pytest.approx([0, -500, 900], abs=20)
 
 
+@pytest.mark.slow
 def test_the_truth_has_a_row_a_shot_and_calibrate_reads_it(film):
     folder, out, _ = film
     truth = read_shots(folder / "truth.csv")
@@ -128,6 +131,7 @@ def test_the_truth_has_a_row_a_shot_and_calibrate_reads_it(film):
     assert "first touches in the picture: 2 of 2" in out
 
 
+@pytest.mark.slow
 def test_the_bale_is_drawn_where_the_truth_says_it_touched(film):
     """Each shot's path in the video (frame by frame, the median pixel of what differs
     from the still frames: the bale and its shadow, not the encoder's stray pixels)

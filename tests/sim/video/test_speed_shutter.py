@@ -87,7 +87,10 @@ def _measured(readout_filmed: float, readout_given: float | None):
     return speeds / truth - 1, measurement.readout, [s.pitch_deg for s in measurement.shots]
 
 
-@pytest.mark.parametrize("readout", [0.5, 0.0, -0.4])
+@pytest.mark.parametrize(
+    "readout",
+    [0.5, pytest.param(0.0, marks=pytest.mark.slow), pytest.param(-0.4, marks=pytest.mark.slow)],
+)
 def test_the_readout_is_estimated_over_the_flights_and_the_speeds_come_right(readout):
     """The readout found within 0.05 of the period (read top to bottom, a global
     shutter, bottom to top), and every speed given within 0.5 %."""

@@ -136,6 +136,7 @@ def _visual_obj(renderer: ShotRenderer, body: int) -> tuple[str, np.ndarray]:
     return path, np.vstack([m.vertices for m in meshes])
 
 
+@pytest.mark.slow
 def test_the_videos_draw_the_own_tractor_and_bale(board, design, own_designs):
     with ShotRenderer(board, own_designs[1], size=(64, 48)) as renderer:
         _, tractor = _visual_obj(renderer, renderer._tractor)
