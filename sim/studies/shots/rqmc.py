@@ -72,11 +72,28 @@ def scramble_points(seed: int, dims: int, count: int) -> np.ndarray:
     """The first ``count`` points of a scrambled Sobol sequence in ``dims`` dimensions,
     (count, dims) uniforms in (0, 1); the first ``count`` are the same whatever more
     are asked for later."""
-    sobol = qmc.Sobol(dims, scramble=True, seed=np.random.default_rng(seed))
-    with warnings.catch_warnings():  # a count that is not a power of two is still unbiased
-        warnings.simplefilter("ignore", UserWarning)
-        points = sobol.random(count)
-    return np.clip(points, _EDGE, 1.0 - _EDGE)
+    return ScrambleStream(seed, dims).first(count)
+
+
+class ScrambleStream:
+    """One scrambled Sobol sequence (:func:`scramble_points`), drawn as far as it has
+    been asked for and extended on demand: a space's looks each ask for a few more
+    points, and seeding and scrambling the sequence again at every look cost more
+    than its points. The points are the same, bit for bit, however they are drawn
+    (a Sobol sequence's next points do not depend on how many were drawn at once)."""
+
+    def __init__(self, seed: int, dims: int):
+        self._sobol = qmc.Sobol(dims, scramble=True, seed=np.random.default_rng(seed))
+        self.points = np.empty((0, dims))
+
+    def first(self, count: int) -> np.ndarray:
+        """The sequence's first ``count`` points, (count, dims) uniforms in (0, 1)."""
+        if count > len(self.points):
+            with warnings.catch_warnings():  # a count not a power of two is still unbiased
+                warnings.simplefilter("ignore", UserWarning)
+                more = self._sobol.random(count - len(self.points))
+            self.points = np.concatenate([self.points, np.clip(more, _EDGE, 1.0 - _EDGE)])
+        return self.points[:count]
 
 
 def to_deviates(points: np.ndarray) -> np.ndarray:

@@ -141,8 +141,28 @@ def shot_noise(spec: SweepSpec, space: tuple[int, int], row: ShotRow) -> dict:
 
 def _scramble_noises(spec: SweepSpec, scramble_seed: int, points: int) -> list[dict]:
     """The first ``points`` points of one RQMC scramble as shots' ``deviates=``."""
-    z = rqmc.to_deviates(rqmc.scramble_points(scramble_seed, 3 + vary_dims(spec.vary), points))
-    return [{"deviates": _deviates(point)} for point in z]
+    return _scramble_shots(scramble_seed, 3 + vary_dims(spec.vary)).first(points)
+
+
+class _ScrambleShots:
+    """One RQMC scramble's points drawn so far as shots' ``deviates=``, extended as a
+    space's looks ask for more (each look would otherwise draw the scramble again
+    from its first point)."""
+
+    def __init__(self, scramble_seed: int, dims: int):
+        self._points = rqmc.ScrambleStream(scramble_seed, dims)
+        self._noises: list[dict] = []
+
+    def first(self, count: int) -> list[dict]:
+        if count > len(self._noises):
+            z = rqmc.to_deviates(self._points.first(count)[len(self._noises) :])
+            self._noises += [{"deviates": _deviates(point)} for point in z]
+        return self._noises[:count]
+
+
+#: The scrambles of the last few spaces this process fired at (a space's looks reuse
+#: its own: :data:`~sim.studies.shots.rqmc.SCRAMBLES` of them a space).
+_scramble_shots = functools.lru_cache(maxsize=4 * rqmc.SCRAMBLES)(_ScrambleShots)
 
 
 def _deviates(z: np.ndarray) -> Deviates:

@@ -9,7 +9,7 @@ import pytest
 from models.aimer import load_aimer
 from models.board import load_board
 from sim.physics.engines import make_world
-from sim.studies.shots import rqmc
+from sim.studies.shots import rqmc, space_shots
 from sim.studies.shots.space_firing import aim_at_space, fire_rounds
 from sim.studies.shots.space_shots import SweepSpec, noise_plan, shot_noise, shot_seed
 
@@ -48,6 +48,17 @@ def test_the_plan_is_the_same_whatever_the_looks_between(sampler):
     assert shots(first + rest) == shots(whole)
     if sampler == "mc":
         assert first + rest == whole
+
+
+def test_rqmc_looks_draw_the_points_each_scramble_gives_at_once():
+    sweep = spec("rqmc")
+    space_shots._scramble_shots.cache_clear()
+    looks = [*noise_plan(sweep, SPACE, 0, 2), *noise_plan(sweep, SPACE, 2 * rqmc.SCRAMBLES, 7)]
+    for scramble in range(rqmc.SCRAMBLES):
+        seed = rqmc.scramble_seed(sweep.seed, SPACE, scramble)
+        at_once = rqmc.to_deviates(rqmc.scramble_points(seed, 4, 7))
+        drawn = [p.noise["deviates"] for p in looks if p.scramble == scramble]
+        assert [[d.yaw, d.pitch, d.speed, *d.vary] for d in drawn] == at_once.tolist()
 
 
 def test_plain_monte_carlo_shots_draw_from_their_own_seeds():

@@ -167,6 +167,16 @@ def test_a_scramble_s_first_points_do_not_depend_on_how_many_are_drawn():
     assert rqmc.scramble_seed(3, (4, 2), 1) != rqmc.scramble_seed(3, (2, 4), 1)
 
 
+def test_a_scramble_drawn_look_by_look_is_the_scramble_drawn_at_once():
+    seed = rqmc.scramble_seed(3, (4, 2), 1)
+    stream = rqmc.ScrambleStream(seed, 4)
+    for count in (2, 3, 3, 8, 21, 64):  # a space's looks, each asking for more
+        stream.first(count)
+    at_once = qmc.Sobol(4, scramble=True, seed=np.random.default_rng(seed)).random(64)
+    assert stream.first(64).tobytes() == np.clip(at_once, 1e-12, 1 - 1e-12).tobytes()
+    assert stream.first(5).tobytes() == rqmc.scramble_points(seed, 4, 5).tobytes()
+
+
 def test_a_space_where_every_scramble_agrees_still_gets_an_interval():
     """All hits in every scramble: the scramble means vary by nothing, yet the
     interval is the Wilson interval of the shots fired, not a point."""
