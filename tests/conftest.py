@@ -26,13 +26,6 @@ def pytest_xdist_auto_num_workers(config):
     return (os.cpu_count() or 1) + 1
 
 
-def pytest_collection_modifyitems(config, items):
-    """The slow tests first, each module's in its order: pytest-xdist hands tests out
-    in this order, so the dearest start early and the quick ones fill the workers'
-    ends, instead of a minute-long test starting last while the others idle."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 @pytest.fixture(scope="session")
 def board():
     return load_board("stock")
