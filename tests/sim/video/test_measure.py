@@ -136,7 +136,7 @@ def test_a_glitch_in_mid_air_off_the_flights_plane_is_not_taken_for_the_touch():
 
 @pytest.fixture
 def shots_video(tmp_path):
-    """Three shots drawn at 960x540, 240 fps (about a minute of CPU: one test uses it,
+    """Three shots drawn at 960x540, 240 fps (about 15 s of CPU: one test uses it,
     so that no two pytest workers draw it)."""
     folder = tmp_path
     angles = [(45.0, 20.0), (64.0, -10.0), (30.0, 0.0)]
