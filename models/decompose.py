@@ -1,14 +1,16 @@
 """Collision geometry and mass properties of a designer's own mesh.
 
-A convex mesh is one part (its hull). A non-convex one is split into convex parts
-by CoACD (docs/physics.md says why CoACD and not PyBullet's V-HACD), with a fixed
-seed, in a child process under a cap on its CPU time (not wall time: a busy machine
-slows it, it does not refuse it), at most the part cap of them. The parts
-are cached in the user cache folder under the mesh's sha256 and the settings; a
-cached file is used only when the sha256 and settings written inside it, and the
-checksum of its parts, match (its name is never trusted), and its parts are
-whole convex solids (a file edited and checksummed again is measured again); a
-cache folder that cannot be made is refused on one line.
+A convex mesh is one part (its hull). A mesh of separate shells that are each
+convex (a piggy drawn as a box on four legs) is those shells, exactly and at once.
+Any other is split into convex parts by CoACD (docs/physics.md says why CoACD and
+not PyBullet's V-HACD), with a fixed seed, in a child process under a cap on its
+CPU time (not wall time: a busy machine slows it, it does not refuse it), at most
+the part cap of them. The parts are cached in the user cache folder under the
+mesh's sha256 and the settings; a cached file is used only when the sha256 and
+settings written inside it, and the checksum of its parts, match (its name is
+never trusted), and its parts are whole convex solids (a file edited and
+checksummed again is measured again); a cache folder that cannot be made is
+refused on one line.
 
 Mass properties come from the closed mesh itself (a solid of uniform density), not
 from the parts, whose hulls bridge the mesh's hollows.
@@ -101,6 +103,9 @@ def collision_parts(
     hull = mesh.convex_hull
     if hull.volume <= mesh.volume * (1 + CONVEX_TOLERANCE):
         return [simplified_hull(hull.vertices)]
+    shells = _convex_shells(mesh, settings.max_parts)
+    if shells:
+        return [simplified_hull(shell.vertices) for shell in shells]
     folder = cache_dir or _user_cache()
     header = f"# {mesh_file.sha256} {mesh_file.part} {settings.key()}"
     settings_hash = hashlib.sha256(settings.key().encode()).hexdigest()[:8]
@@ -116,6 +121,20 @@ def collision_parts(
         # as read back from the file, so that a first run and a cached one agree
         parts = [p.convex_hull for p in parse_obj(body).values()]
     return parts
+
+
+def _convex_shells(mesh: trimesh.Trimesh, max_parts: int) -> list[trimesh.Trimesh] | None:
+    """The mesh's separate shells when there are two to ``max_parts`` of them and each
+    is convex (their hulls are then the mesh's exact parts); else ``None``."""
+    shells = mesh.split(only_watertight=False)
+    if not 1 < len(shells) <= max_parts:
+        return None
+    hulls = [shell.convex_hull for shell in shells]
+    convex = all(
+        abs(shell.volume) > 0 and hull.volume <= abs(shell.volume) * (1 + CONVEX_TOLERANCE)
+        for shell, hull in zip(shells, hulls, strict=True)
+    )
+    return hulls if convex else None
 
 
 def _user_cache() -> Path:

@@ -35,8 +35,8 @@ MESH_PARTS = ("bale", "piggy", "tractor")
 #: and of the normalised design, so that no result made the older way is taken for
 #: one made now (cached hit maps are keyed by the normalised design).
 #: 3: hulls simplified to 0.1 mm; 4: an own piggy aimed at its centre of mass; 5: hulls
-#: kept to 0.05 mm.
-MESH_MODEL_VERSION = 5
+#: kept to 0.05 mm; 6: a mesh of separate convex shells is those shells.
+MESH_MODEL_VERSION = 6
 
 #: Millimetres per unit of ``mesh_units``.
 MESH_UNITS_MM = {"mm": 1.0, "cm": 10.0, "m": 1000.0, "in": 25.4}

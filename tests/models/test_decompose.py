@@ -1,5 +1,6 @@
-"""Collision parts of a designer's mesh (convex: one part; else CoACD, capped,
-cached by content) and its mass properties against closed forms."""
+"""Collision parts of a designer's mesh (convex: one part; separate convex shells:
+those shells; else CoACD, capped, cached by content) and its mass properties
+against closed forms."""
 
 from __future__ import annotations
 
@@ -35,6 +36,54 @@ def test_a_convex_mesh_is_one_part_its_own_shape(tmp_path):
     assert len(parts) == 1
     assert parts[0].volume == pytest.approx(7 * 11 * 6)
     assert not (tmp_path / "cache").exists()  # nothing to decompose, nothing cached
+
+
+def _boxes_on_legs(leg: trimesh.Trimesh) -> trimesh.Trimesh:
+    """A 30 x 40 x 12 mm box held up 8 mm by four separate copies of ``leg``."""
+    body = trimesh.creation.box(extents=(30, 40, 12))
+    body.apply_translation([0, 0, 14])
+    legs = [leg.copy().apply_translation([x, y, 4]) for x in (-12, 12) for y in (-17, 17)]
+    shell = trimesh.util.concatenate([body, *legs])
+    assert isinstance(shell, trimesh.Trimesh)
+    return shell
+
+
+def test_separate_convex_shells_are_the_parts_exactly_with_no_decomposition(tmp_path, monkeypatch):
+    def no_coacd(*args):
+        raise AssertionError("CoACD was asked to split a mesh of convex shells")
+
+    monkeypatch.setattr(decompose, "_coacd", no_coacd)
+    _boxes_on_legs(trimesh.creation.box(extents=(5, 5, 8))).export(tmp_path / "t.stl")
+    mesh_file = read_mesh_file(tmp_path / "t.stl", "mm", "piggy")
+    parts = collision_parts(mesh_file, DecompositionSettings(), tmp_path / "cache")
+    assert sorted(round(p.volume, 6) for p in parts) == [200.0] * 4 + [30 * 40 * 12.0]
+    # the hollow under the body, between the legs, is inside no part
+    assert not any(
+        p.contains(mesh_file.mesh.bounds.mean(axis=0)[None] - [0, 0, 6])[0] for p in parts
+    )
+    assert not (tmp_path / "cache").exists()
+
+
+def test_shells_one_of_them_not_convex_or_more_than_the_cap_go_to_coacd(tmp_path, monkeypatch):
+    asked = []
+
+    def fake_coacd(mesh, settings, name):
+        asked.append(name)
+        return [mesh.convex_hull]
+
+    monkeypatch.setattr(decompose, "_coacd", fake_coacd)
+    ring_leg = trimesh.creation.annulus(r_min=1, r_max=2.5, height=8)
+    for name, mesh, settings in [
+        ("ring-legs.stl", _boxes_on_legs(ring_leg), DecompositionSettings()),
+        (
+            "boxes.stl",
+            _boxes_on_legs(trimesh.creation.box(extents=(5, 5, 8))),
+            DecompositionSettings(max_parts=4),
+        ),
+    ]:
+        mesh.export(tmp_path / name)
+        collision_parts(read_mesh_file(tmp_path / name, "mm", "piggy"), settings, tmp_path / "c")
+    assert asked == ["ring-legs.stl", "boxes.stl"]
 
 
 @pytest.mark.slow
