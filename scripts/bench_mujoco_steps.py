@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
-from bench_child import SPACES
+from bench_child import SPACES, stepping_alone
 from bench_grazing import grazing_aims
 from bench_stats import hits, paired, passes
 from scipy.spatial import ConvexHull
@@ -48,6 +48,7 @@ from models.layout import ALL_PIGGIES, Layout, layout_from_dict, load_layout
 from sim.physics import shoot
 from sim.physics.bullet.world import World
 from sim.physics.geometry import BodyPose, PiggyModel
+from sim.physics.launch import launch_state
 from sim.physics.materials import Materials
 from sim.physics.mujoco.mjcf import SETTINGS
 from sim.physics.mujoco.scene import MujocoScene
@@ -84,11 +85,9 @@ class Variant:
 
 VARIANTS: dict[str, Variant] = {
     "today": Variant(),
-    "iterations 10, ls 5": Variant(options={"iterations": 10, "ls_iterations": 5}),
+    "iterations 10 ls 5": Variant(options={"iterations": 10, "ls_iterations": 5}),
     "tolerance 1e-6": Variant(options={"tolerance": 1e-6}),
-    "ccd 10 iterations, tol 1e-4": Variant(
-        options={"ccd_iterations": 10, "ccd_tolerance": 1e-4}
-    ),
+    "ccd 10 iterations tol 1e-4": Variant(options={"ccd_iterations": 10, "ccd_tolerance": 1e-4}),
     "pyramidal cone": Variant(options={"cone": mujoco.mjtCone.mjCONE_PYRAMIDAL}),
     "no multiccd": Variant(disable=("mjDSBL_MULTICCD",)),
     "libccd (no nativeccd)": Variant(disable=("mjDSBL_NATIVECCD",)),
@@ -101,6 +100,15 @@ VARIANTS: dict[str, Variant] = {
     "legs only on board": Variant(legs_only_on_board=True),
     "2 ms step": Variant(steps_per_s=500),
 }
+#: The options that passed alone (first run, docs/physics.md), together.
+HARMLESS_OPTIONS = {
+    "tolerance": 1e-6,
+    "ccd_iterations": 10,
+    "ccd_tolerance": 1e-4,
+    "sleep_tolerance": 1e-2,
+}
+VARIANTS["combined options"] = Variant(options=HARMLESS_OPTIONS)
+VARIANTS["combined options + legs only"] = Variant(options=HARMLESS_OPTIONS, legs_only_on_board=True)
 
 
 def coarser_piggy(model: PiggyModel, groups: list[list[int]]) -> PiggyModel:
@@ -189,11 +197,16 @@ def fire_in_turn(worlds: dict, shots: list, cpu: dict, turn: int, aimer=None):
 
 def child_speed(variants: dict, per_space: int) -> dict:
     """The child's shots (bench_child's spaces and seeds) in every variant: CPU
-    seconds, simulated steps and verdicts by label."""
+    seconds, simulated steps, the CPU seconds of the same steps alone (the stepping
+    ceiling, ``bench_child.stepping_alone``) and verdicts by label."""
     board, design = load_board("stock"), load_design("stock")
     aimer = load_aimer("child")
     worlds = {label: variant_world(label, v, board, design) for label, v in variants.items()}
-    cpu, steps = dict.fromkeys(worlds, 0.0), dict.fromkeys(worlds, 0)
+    cpu, steps, alone = (
+        dict.fromkeys(worlds, 0.0),
+        dict.fromkeys(worlds, 0),
+        dict.fromkeys(worlds, 0.0),
+    )
     verdicts: dict[str, list[list[frozenset]]] = {label: [] for label in worlds}
     turn = 0
     for name in SPACES:
@@ -209,9 +222,12 @@ def child_speed(variants: dict, per_space: int) -> dict:
         for label, results in fired.items():
             steps[label] += sum(round(r.sim_time_s / worlds[label].scene.dt) for r in results)
             verdicts[label].append([frozenset(r.knocked) for r in results])
+            for (yaw, pitch, seed), result in zip(shots, results, strict=True):
+                launch = launch_state(worlds[label].design, yaw, pitch, seed=seed, aimer=aimer)
+                alone[label] += stepping_alone(worlds[label], launch, result.sim_time_s)
     for world in worlds.values():
         world.close()
-    return {"cpu": cpu, "steps": steps, "verdicts": verdicts}
+    return {"cpu": cpu, "steps": steps, "alone": alone, "verdicts": verdicts}
 
 
 def grazing(variants: dict, per_target: int) -> dict:
@@ -272,10 +288,14 @@ def bench_mujoco_steps(variants: dict, child_shots: int, grazing_shots: int) -> 
                     per_step / (child["cpu"][base] / child["steps"][base]), 3
                 ),
                 "child_us_per_step": round(1e6 * per_step, 1),
-                "child_steps_per_shot": round(child["steps"][label] / (6 * child_shots), 1),
-                "grazing_cpu_per_shot_vs_today": round(
-                    graze["cpu"][label] / graze["cpu"][base], 3
+                "stepping_alone_per_shot_vs_today": round(
+                    child["alone"][label] / child["alone"][base], 3
                 ),
+                "stepping_alone_us_per_step": round(
+                    1e6 * child["alone"][label] / child["steps"][label], 2
+                ),
+                "child_steps_per_shot": round(child["steps"][label] / (6 * child_shots), 1),
+                "grazing_cpu_per_shot_vs_today": round(graze["cpu"][label] / graze["cpu"][base], 3),
                 "grazing_vs_today": vs_today,
                 "grazing_vs_bullet": vs_bullet,
                 "grazing_p": [round(h / grazing_shots, 3) for h in hits(graze["verdicts"][label])],
@@ -293,7 +313,8 @@ def print_rows(rows: list[dict], child_shots: int, grazing_shots: int) -> None:
     )
     print(
         f"  {'variant':28s} {'child/shot':>10s} {'/step':>6s} {'us/step':>7s} {'steps':>6s} "
-        f"{'graze/shot':>10s} | grazing vs today: max|dP| resolv McN p (a:b) | vs Bullet: "
+        f"{'graze/shot':>10s} {'alone/shot':>10s} {'us':>5s} | "
+        "grazing vs today: max|dP| resolv McN p (a:b) | vs Bullet: "
         "max|dP| McN p (a:b) | child vs today: max|dP| McN p"
     )
     for r in rows:
@@ -301,7 +322,9 @@ def print_rows(rows: list[dict], child_shots: int, grazing_shots: int) -> None:
         print(
             f"  {r['variant']:28s} {r['child_cpu_per_shot_vs_today']:9.3f}x "
             f"{r['child_cpu_per_step_vs_today']:5.3f}x {r['child_us_per_step']:7.1f} "
-            f"{r['child_steps_per_shot']:6.1f} {r['grazing_cpu_per_shot_vs_today']:9.3f}x | "
+            f"{r['child_steps_per_shot']:6.1f} {r['grazing_cpu_per_shot_vs_today']:9.3f}x "
+            f"{r['stepping_alone_per_shot_vs_today']:9.3f}x "
+            f"{r['stepping_alone_us_per_step']:5.1f} | "
             f"{t['max_abs_dp']:.3f} {t['max_abs_dp_resolvable']:.3f} {t['mcnemar_p']:.3f} "
             f"({t['a_only']}:{t['b_only']}) | {b['max_abs_dp']:.3f} {b['mcnemar_p']:.3f} "
             f"({b['a_only']}:{b['b_only']}) | {c['max_abs_dp']:.3f} {c['mcnemar_p']:.3f}  "
