@@ -108,7 +108,9 @@ HARMLESS_OPTIONS = {
     "sleep_tolerance": 1e-2,
 }
 VARIANTS["combined options"] = Variant(options=HARMLESS_OPTIONS)
-VARIANTS["combined options + legs only"] = Variant(options=HARMLESS_OPTIONS, legs_only_on_board=True)
+VARIANTS["combined options + legs only"] = Variant(
+    options=HARMLESS_OPTIONS, legs_only_on_board=True
+)
 
 
 def coarser_piggy(model: PiggyModel, groups: list[list[int]]) -> PiggyModel:
