@@ -268,7 +268,9 @@ def child_paired(a: list[list[frozenset]], b: list[list[frozenset]]) -> dict:
             for k, row in enumerate(rows)
         ]
 
-    padding = [[frozenset()] * len(a[0])] * (len(ALL_PIGGIES) - len(a))
+    # the piggies no space stands in for, as many empty verdicts: never discordant
+    # (they inflate the agreement: read the largest |dP| and McNemar)
+    padding: list[list[frozenset[str]]] = [[frozenset()] * len(a[0])] * (len(ALL_PIGGIES) - len(a))
     return paired(as_piggies(a) + padding, as_piggies(b) + padding)
 
 
