@@ -61,6 +61,7 @@ def test_each_variant_is_paired_with_today_on_the_same_shots():
     assert len(coarse["grazing_p"]) == 12
 
 
+@pytest.mark.slow  # a process of its own
 def test_an_unknown_variant_is_refused_with_the_known_ones():
     run = steps_bench("--only", "faster please")
     assert run.returncode == 2
