@@ -158,7 +158,6 @@ class MujocoBatch:
         qpos, qvel, mocap = batch.bind("qpos"), batch.bind("qvel"), batch.bind("mocap_quat")
         batch.reset(ids, stage=mujoco.mjtStage.mjSTAGE_NONE)
         qpos[ids], qvel[ids], mocap[ids] = settled[0], settled[1], np.stack(turned)
-        batch.forward(ids)
         qpos[ids] = np.stack([r[0] for r in released])
         qvel[ids] = np.stack([r[1] for r in released])
         batch.forward(ids)
