@@ -3,10 +3,11 @@
 each shot the same bytes as :meth:`MujocoWorld.shoot` fires it alone.
 
 - **The same start.** Each shot starts as the world starts it: MuJoCo's data
-  reset, the settled layout, the tractor turned (a forward pass), the bale
-  released (another); the states are the world's own (its reset, its scene's turn
-  and placement), copied into the batch. Nominal materials: ``--vary`` has no
-  batch form.
+  reset, the settled layout, the tractor turned, the bale released, a forward pass;
+  the states are the world's own (its reset, its scene's turn and placement),
+  copied into the batch. (The world runs a forward pass after the turn too: one
+  changes no state, so the release's alone gives the same step.) Nominal
+  materials: ``--vary`` has no batch form.
 - **Chunks of steps.** The shots still running step together
   :data:`~sim.physics.shot_core.REST_CHECK_S` at a time (the rest check's
   interval) in one call, the contact sensors recorded every step
@@ -147,7 +148,6 @@ class MujocoBatch:
         world, scene = self.world, self.world.scene
         world.reset()  # the settled layout, the bale parked: every shot's first state
         data = scene.data
-        settled = (data.qpos.copy(), data.qvel.copy())
         turned, released = [], []
         for launch in launches:
             scene.turn_tractor(launch.yaw_deg)
@@ -157,8 +157,7 @@ class MujocoBatch:
         world.reset()
         qpos, qvel, mocap = batch.bind("qpos"), batch.bind("qvel"), batch.bind("mocap_quat")
         batch.reset(ids, stage=mujoco.mjtStage.mjSTAGE_NONE)
-        qpos[ids], qvel[ids], mocap[ids] = settled[0], settled[1], np.stack(turned)
-        batch.forward(ids)
+        mocap[ids] = np.stack(turned)
         qpos[ids] = np.stack([r[0] for r in released])
         qvel[ids] = np.stack([r[1] for r in released])
         batch.forward(ids)

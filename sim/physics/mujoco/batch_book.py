@@ -95,11 +95,16 @@ class SensedBook(ShotBook):
         self._geom_xpos = batch.bind("geom_xpos")
         awake = batch.bind("body_awake")[:n].copy()
         warnings = batch.warning[:n].copy()
-        step = 0
+        step, chunks = 0, None  # the first chunk's records: every later full chunk's
         while step < max_steps and not self.done.all():
             run = np.flatnonzero(~self.done)
             count = min(self.check_every, max_steps - step)
-            records = batch.rollout(count, record=_RECORDED, ids=run)
+            into = None
+            if chunks is not None and count == self.check_every:
+                into = {item: chunks[item][: len(run)] for item in _RECORDED}
+            records = batch.rollout(count, record=_RECORDED, ids=run, out=into)
+            if chunks is None and count == self.check_every:
+                chunks = records  # every shot's: room for any later chunk's
             warned = (batch.warning[run] != warnings[run]).reshape(len(run), -1).any(axis=1)
             contacts = self.sensors.read(records["sensordata"], records["body_awake"], awake[run])
             awake[run] = records["body_awake"][:, -1]
@@ -111,12 +116,14 @@ class SensedBook(ShotBook):
                 break  # the cap between two checks
             self._xpos = np.array(batch.bind("xpos")[:n])
             out = np.flatnonzero(self._out_of_play(scene.board.surface_extent_mm))
-            qpos[out, q_bale : q_bale + 7] = parked
-            qvel[out, v_bale : v_bale + 6] = 0.0
+            if out.size:
+                qpos[out, q_bale : q_bale + 7] = parked
+                qvel[out, v_bale : v_bale + 6] = 0.0
             states = (qpos[:n], qvel[:n], mocap[:n])
             newly = self.check(self.check_every, self._xpos, batch.bind("xquat")[:n], states)
-            self._end(ends, newly, step)
-            self.done |= newly
+            if newly.any():
+                self._end(ends, newly, step)
+                self.done |= newly
         self._end(ends, ~self.done, step)
         return ends
 

@@ -166,12 +166,11 @@ def test_a_sleeping_bales_stale_sensors_count_nothing_and_its_waking_is_unsure(w
     start touches nothing in it; one woken within a step cannot be read there."""
     world.fire(aimed(world, {"r0c3": ["gold-1"]}, "gold-1", 1))
     sensors = world._cpu_batch.sensors
-    bale, things = world.scene.bale, len(sensors.keys)
+    bale = world.scene.bale
     data = np.zeros((2, 3, sensors.model.nsensordata))
-    bale_part = data[..., : things * batch_sensors.SLOTS * 7]
-    slots = bale_part.reshape(2, 3, things, batch_sensors.SLOTS, 7)
-    slots[:, :, 0, :, 0] = 1.0  # the same contact with the first thing, held...
-    slots[:, :, 0, 0, 1] = 5.0  # ...pushing, in every step (stale once asleep)
+    first = sensors.found_columns[0]
+    data[..., first] = 1.0  # the same contact with the first thing, held...
+    data[..., first + 1] = 5.0  # ...pushing (its normal force), in every step (stale once asleep)
     awake = np.ones((2, 3, sensors.model.nbody), dtype=int)
     awake[0, :, bale] = [1, 0, 0]  # falls asleep after step 1
     awake[1, :, bale] = [1, 1, 1]  # woken in step 1
@@ -209,3 +208,25 @@ def test_a_smaller_look_after_a_larger_one_fires_the_same(world):
     world.fire(shots)
     fewer = [json.dumps(r.to_dict()) for r in world.fire(shots[3:])]
     assert fewer == one_by_one(world, shots[3:])
+
+
+def test_a_things_slots_hold_its_first_pushing_contact_or_the_step_is_unsure(world):
+    """The board's sensor holds its first 4 contacts, a piggy's its first 8: the bale
+    pushing a piggy in its fifth contact is read (its point too); the board touched at
+    5 points, none of the first 4 pushing, leaves the step unsure."""
+    world.fire(aimed(world, {"r0c3": ["gold-1"]}, "gold-1", 1))
+    sensors = world._cpu_batch.sensors
+    board, piggy = sensors.names.index("board"), int(sensors.piggies[0])
+    assert sensors.slots[board] == batch_sensors.SLOTS == 4
+    assert sensors.slots[piggy] == batch_sensors.PIGGY_SLOTS == 8
+    data = np.zeros((2, 1, sensors.model.nsensordata))
+    at = sensors.found_columns
+    data[0, 0, at[piggy]] = 5  # five contacts with the piggy, the fifth pushing
+    data[0, 0, at[piggy] + 4 * 7 + 1] = 2.0
+    data[0, 0, at[piggy] + 4 * 7 + 4 : at[piggy] + 4 * 7 + 7] = [0.1, 0.2, 0.3]
+    data[1, 0, at[board]] = 5  # five with the board, none of the first four pushing
+    awake = np.ones((2, 1, sensors.model.nbody), dtype=int)
+    contacts = sensors.read(data, awake, awake[:, 0])
+    assert contacts.pushed[0, 0, piggy] and contacts.points[0, 0, piggy].tolist() == [0.1, 0.2, 0.3]
+    assert contacts.touched[1, 0, board] and not contacts.pushed[1, 0, board]
+    assert contacts.unsure.tolist() == [False, True]
