@@ -111,17 +111,19 @@ def cmd_hitmap(args) -> int:
     out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
+    if args.aim_sd_scan:
+        from sim.cli.scan import check_scan, scan
+
+        spreads = check_scan(args, designs)
+        for name in designs[1:]:
+            load_design(name)  # each checked before any shot
     spec = sweep_spec(args, layout)
     from sim.physics.engines import check_engine
     from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
     check_engine(spec.engine or design.physics.engine)  # installed, before the start line
     if args.aim_sd_scan:
-        from sim.cli.scan import scan
-
-        for name in designs[1:]:
-            load_design(name)  # each checked before any shot
-        return scan(args, spec, designs, out, fmt, workers)
+        return scan(args, spec, designs, spreads, out, fmt, workers)
     start = start_lines.hitmap(spec, workers, design=design.name)
     progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
     outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress)

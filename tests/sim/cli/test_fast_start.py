@@ -145,6 +145,12 @@ def test_help_imports_no_heavy_module(imported_by, argv):
         (["hitmap", "--sampler", "nope"], "unknown sampler 'nope'"),
         (["hitmap", "--vary", "nope=1"], "--vary takes name=half-range pairs"),
         (["hitmap", "--spaces", "r99c1"], "space r99c1 is off board 'stock'"),
+        (["hitmap", "--aim-sd-scan", "0:6:7"], "--aim-sd-scan measures the spaces of --spaces"),
+        (
+            ["hitmap", "--spaces", "r8c3", "--aim-sd-scan", "0:6:7", "--precision", "0.1"],
+            "--aim-sd-scan takes none of",
+        ),
+        (["hitmap", "--spaces", "r8c3", "--aim-sd-scan", "0:6"], "--aim-sd-scan must look like"),
         (["design", "compare", "stock", "fast-spring", "--precision", "0"], "--precision 0"),
         (["design", "game", "stock", "--seats", "greedy,nope"], "unknown bot 'nope'"),
         (["design", "optimise", "stock", "--param", "bale.nope=10:12"], "design field 'bale.nope'"),
