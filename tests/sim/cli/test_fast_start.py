@@ -131,7 +131,11 @@ def test_help_imports_no_heavy_module(imported_by, argv):
         (["design", "optimise", "stokc", "--param", "bale.width_mm=10:12"], "unknown design"),
         # a bad input on each command that fires: told before numpy, PyBullet or SciPy
         (["shoot", "--at", "r2c33"], "space r2c33 is off board 'stock'"),
-        (["shoot", "--at", "gold-2"], "piggy gold-2 is not on the board"),
+        (
+            ["shoot", "--at", "gold-2"],
+            "piggy gold-2 is not on the board: the layout is empty (give a layout file with "
+            "--layout, or --layout crowded",
+        ),
         (["shoot", "--yaw", "500", "--pitch", "5"], "yaw 500 deg is out of range"),
         (["aim", "--at", "r2c33"], "space r2c33 is off board 'stock'"),
         (["play", "nope"], "unknown game 'nope'"),
