@@ -111,18 +111,15 @@ def cmd_hitmap(args) -> int:
     out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
-    if args.aim_sd_scan:
-        from sim.cli.scan import check_scan, scan
-
-        spreads = check_scan(args, designs)
-        for name in designs[1:]:
-            load_design(name)  # each checked before any shot
+    spreads = _scan_spreads(args, designs)
     spec = sweep_spec(args, layout)
     from sim.physics.engines import check_engine
     from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
     check_engine(spec.engine or design.physics.engine)  # installed, before the start line
-    if args.aim_sd_scan:
+    if spreads is not None:
+        from sim.cli.scan import scan
+
         return scan(args, spec, designs, spreads, out, fmt, workers)
     start = start_lines.hitmap(spec, workers, design=design.name)
     progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
@@ -145,6 +142,19 @@ def cmd_hitmap(args) -> int:
         return 0
     _print_summary(summary, sampling, args.plot)
     return 0
+
+
+def _scan_spreads(args, designs: list[str]):
+    """``--aim-sd-scan``'s spreads, its options and every design checked before the
+    studies are imported; None without it."""
+    if not args.aim_sd_scan:
+        return None
+    from sim.cli.scan import check_scan
+
+    spreads = check_scan(args, designs)
+    for name in designs[1:]:
+        load_design(name)  # each checked before any shot
+    return spreads
 
 
 def _print_resumed(outcome, out: Path) -> None:
