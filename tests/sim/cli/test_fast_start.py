@@ -122,7 +122,11 @@ def test_help_imports_no_heavy_module(imported_by, argv):
 @pytest.mark.parametrize(
     ("argv", "error"),
     [
-        (["shoot", "--bogus"], "unrecognized arguments: --bogus"),
+        (["shoot", "--bogus"], "unrecognized arguments: --bogus (see piggy shoot --help)"),
+        (
+            ["design", "sweep", "stock", "--param", "muzzle_speed=1:2:3"],
+            "unrecognized arguments: stock (see piggy design sweep --help)",
+        ),
         (["hitmap", "--shots", "0"], "--shots: 0 is out of range"),
         (["design", "compare", "stock", "stokc"], "unknown design 'stokc'"),
         (["shoot", "--at", "r5c1", "--board", "nope"], "unknown board 'nope'"),
