@@ -58,6 +58,7 @@ def test_aim_lists_both_arcs(capsys):
 def test_board_show_and_design_check(capsys, tmp_path):
     code, out, _ = run(capsys, "board", "show", "--png", str(tmp_path / "board.png"))
     assert code == 0 and "TROUGH" in out and (tmp_path / "board.png").exists()
+    assert out.splitlines()[-1] == f"Wrote {tmp_path / 'board.png'}"  # as every command says it
     code, out, _ = run(capsys, "design", "check", "fast-spring")
     assert code == 0 and "is valid" in out
 
