@@ -309,11 +309,13 @@ def sweep_options(p, *, shots_help: str) -> None:
         help="fire at each space in batches until its 95 %% interval of P(target) is "
         f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "
         f"{PRECISION_CAP}). What it costs on the stock board: ±0.1 about 4,600 shots for a "
-        "hit map, 1,400 for a design compare; ±0.05 about 11,800 and 2,700 (a minute "
-        "or less on 2 idle cores); ±0.02 about 41,000 and 43,000 (about 4 minutes): "
-        'docs/hitmap.md, "What a precision costs"',
+        "hit map, 1,400 for a design compare; ±0.05 about 11,800 and 2,700 (about a "
+        "minute and under half a minute on 2 idle cores); ±0.02 about 41,000 and 43,000 "
+        '(about 4 minutes): docs/hitmap.md, "What a precision costs"',
     )
-    p.add_argument("--arc", default="best", help="low, high or best (low where it exists)")
+    p.add_argument(
+        "--arc", default="best", help="low, high or best (low where it exists; the default)"
+    )
     sampler_arg(p)
     seed_arg(p, "root seed, split per space and shot")
     p.add_argument(
