@@ -241,9 +241,10 @@ def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
 def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
     """The summary in words, and the files written."""
     low, high = summary["worst_p_target_ci"]
+    spaces = f"{summary['spaces']} space{'s' if summary['spaces'] != 1 else ''}"
     print(
-        f"{summary['spaces']} spaces, {summary['in_reach']} in reach, {sampling} "
-        f"({summary['shots']} shots), aimer {summary['aimer']}: mean P(target knocked out) "
+        f"{spaces}, {summary['in_reach']} in reach, {sampling} "
+        f"({summary['shots']:,} shots), aimer {summary['aimer']}: mean P(target knocked out) "
         f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
         f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}] (95 %, {summary['interval']})"
     )

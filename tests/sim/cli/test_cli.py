@@ -107,6 +107,19 @@ def test_bad_files_exit_2(capsys, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+def test_a_hit_map_of_an_empty_space_on_a_full_layout_says_what_to_do(capsys, tmp_path):
+    """On the crowded layout every piggy stands somewhere: an empty space has no lone
+    piggy to stand there, and the error says so and what to measure instead."""
+    argv = ["hitmap", "--layout", "crowded", "--spaces", "r8c3,r9c3"]
+    code, _, err = run(capsys, *argv, "--out", str(tmp_path / "h.csv"))
+    assert code == 2 and err.count("\n") == 1
+    assert err == (
+        "piggy: error: r9c3 is empty and gold-1, the piggy a sweep stands alone on an empty "
+        "space, is already on the board: measure spaces that have a piggy, or take gold-1 "
+        "off the layout\n"
+    )
+
+
 def test_out_of_reach_target_is_a_clear_error(capsys, tmp_path):
     design = tmp_path / "weak.toml"
     design.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 600.0\n')
@@ -367,3 +380,11 @@ def test_the_cluster_mode_without_dask_says_how_to_install_it(capsys, tmp_path, 
     )
     assert code == 2 and err.count("\n") == 1
     assert f"Dask, an optional extra: {install_hint('cluster')}" in err
+
+
+def test_a_one_space_hit_map_says_one_space(capsys, tmp_path):
+    """The summary counts as a reader would: "1 space", not "1 spaces"."""
+    argv = ["hitmap", "--spaces", "r8c3", "--shots", "2", "--workers", "1"]
+    code, out, _ = run(capsys, *argv, "--out", str(tmp_path / "h.csv"))
+    assert code == 0
+    assert out.startswith("1 space, 1 in reach, rqmc, 2 shots a space (2 shots), aimer child:")
