@@ -136,6 +136,10 @@ def test_demo_writes_its_folder(capsys, tmp_path):
     out_dir = tmp_path / "demo"
     code, out, err = run(capsys, "demo", "--out", str(out_dir))
     assert code == 0 and str(out_dir.resolve()) in out
+    # whose shot it is, as piggy shoot says it (the demo's hit map is a child's)
+    assert (
+        "\nAimed by: perfect (no aim error: the launcher's own noise only)\nAimed at gold-2" in out
+    )
     assert err.splitlines()[0] == (  # the start line: what it will do, its shots
         f"piggy: demo into {out_dir}: a shot with its videos, a hit map of 10 spaces x 6 "
         "shots (60 shots), a short bots-only game; about a minute of CPU"
