@@ -232,10 +232,25 @@ def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
         "worst": worst["space"],
         "worst_p_target": worst["p_target"],
         "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
+        "shots_cap": spec.shots,
+        "capped_spaces": _capped(spec, reachable),
         "reused_spaces": outcome.reused,
         "measured_spaces": outcome.computed,
         "dead_zones": dead_zones(rows),
     }
+
+
+def _capped(spec, reachable: list[dict]) -> list[str]:
+    """The spaces that stopped at the cap of ``--shots`` with their interval still
+    wider than ``--precision``: "to ±P" does not hold there."""
+    if not spec.precision:
+        return []
+    return [
+        r["space"]
+        for r in reachable
+        if r["shots"] >= spec.shots
+        and (r["p_target_ci_high"] - r["p_target_ci_low"]) / 2 > spec.precision
+    ]
 
 
 def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
@@ -248,6 +263,12 @@ def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
         f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
         f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}] (95 %, {summary['interval']})"
     )
+    if capped := summary["capped_spaces"]:
+        print(
+            f"not to ±{summary['precision']:g} on {len(capped)} of {summary['in_reach']} "
+            f"spaces ({', '.join(capped[:5])}{', ...' if len(capped) > 5 else ''}): they "
+            f"stopped at the cap of {summary['shots_cap']:,} shots first (raise --shots)"
+        )
     named = [
         f"{kind.replace('_', ' ')} {', '.join(spaces)}"
         for kind, spaces in summary["dead_zones"].items()

@@ -392,3 +392,20 @@ def test_a_one_space_hit_map_says_one_space(capsys, tmp_path):
     code, out, _ = run(capsys, *argv, "--out", str(tmp_path / "h.csv"))
     assert code == 0
     assert out.startswith("1 space, 1 in reach, rqmc, 2 shots a space (2 shots), aimer child:")
+
+
+def test_a_precision_the_cap_cut_short_is_not_claimed(capsys, tmp_path):
+    """At most 10 shots cannot give ±0.05: the summary says which spaces stopped at the
+    cap first instead of letting "to ±0.05" stand for them."""
+    argv = ["hitmap", "--spaces", "r8c3,r2c3", "--precision", "0.05", "--shots", "10"]
+    code, out, _ = run(capsys, *argv, "--workers", "1", "--out", str(tmp_path / "h.csv"))
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "not to ±0.05 on 2 of 2 spaces (r8c3, r2c3): they stopped at the cap of 10 shots "
+        "first (raise --shots)"
+    )
+    code, out, _ = run(capsys, *argv, "--json", "--out", str(tmp_path / "j.csv"))
+    assert code == 0 and json.loads(out)["capped_spaces"] == ["r8c3", "r2c3"]
+    argv = ["hitmap", "--spaces", "r8c3", "--precision", "0.3", "--shots", "100"]
+    code, out, _ = run(capsys, *argv, "--workers", "1", "--out", str(tmp_path / "k.csv"))
+    assert code == 0 and "not to ±" not in out  # reached before the cap: nothing to say
