@@ -131,6 +131,7 @@ def test_help_imports_no_heavy_module(imported_by, argv):
         (["design", "compare", "stock", "stokc"], "unknown design 'stokc'"),
         (["shoot", "--at", "r5c1", "--board", "nope"], "unknown board 'nope'"),
         (["hitmap", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
+        (["serve", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
         (["design", "check", "nope"], "unknown design 'nope'"),
         (["design", "optimise", "stokc", "--param", "bale.width_mm=10:12"], "unknown design"),
         # a bad input on each command that fires: told before numpy, PyBullet or SciPy
