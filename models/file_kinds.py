@@ -1,11 +1,12 @@
 """What a file is, told by what it holds, not by its name: the project's files kinds
 (a design, a board, an aimer, a layout, a table of measured shots, a hit map, the
-``--json`` of a comparison or a hit map), so that a file given to the wrong option is
-told what it is and which option takes it, on one line ("layout file 'stock.toml' is
-a design file: use --design"), where the parser alone would say "not valid JSON".
+``--json`` of a shot, a comparison or a hit map, a game record), so that a file
+given to the wrong option is told what it is and which option takes it, on one line
+("layout file 'stock.toml' is a design file: use --design"), where the parser alone
+would say "not valid JSON".
 
 Only the loaders' error paths ask (models/files.py, models/layout.py,
-models/design.py, the shots reader of ``piggy calibrate``): a file that reads as
+models/design.py, the shots reader of ``piggy calibrate``, referee/records.py): a file that reads as
 what was asked for is never second-guessed here, and a file recognised as nothing
 keeps the loader's own message.
 """
@@ -47,6 +48,14 @@ def _tables(value: object) -> set[str]:
 
 #: The kinds a parsed JSON or TOML object can be, the first that matches winning.
 OBJECT_KINDS: tuple[tuple[FileKind, _Test], ...] = (
+    (  # before the design: a shot's JSON holds a "bale" table too
+        FileKind("shot", "a shot's JSON (piggy shoot --json)", "it is a result, read by no option"),
+        lambda v: {"aim", "knocked", "piggies"} <= _keys(v),
+    ),
+    (
+        FileKind("record", "a game record (piggy play --record)", "use piggy replay"),
+        lambda v: "game" in _keys(v) and _keys(v) <= {"game", "params"},
+    ),
     (
         FileKind("design", "a design file", "use --design (or piggy design check)"),
         lambda v: bool(_tables(v) & {"launcher", "bale"}),
@@ -113,15 +122,17 @@ def kind_of_value(value: object) -> FileKind | None:
 
 
 def kind_of_text(text: str) -> FileKind | None:
-    """The kind of a file's text: JSON or TOML by its parsed object, else a CSV table
-    by its header's columns; None when it is none the project knows."""
-    for parse in (json.loads, tomllib.loads):
+    """The kind of a file's text: JSON or TOML by its parsed object, else JSON lines
+    (a game record) by its first line's object, else a CSV table by its header's
+    columns; None when it is none the project knows."""
+    first_line = text.lstrip().split("\n", 1)[0]
+    for parse, given in ((json.loads, text), (tomllib.loads, text), (json.loads, first_line)):
         try:
-            value = parse(text)
+            value = parse(given)
         except (ValueError, RecursionError):  # not this syntax (both errors are ValueErrors)
             continue
         return kind_of_value(value)
-    header = {cell.strip() for cell in text.lstrip().split("\n", 1)[0].split(",")}
+    header = {cell.strip() for cell in first_line.split(",")}
     return next((kind for kind, columns in TABLE_KINDS if columns <= header), None)
 
 

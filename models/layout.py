@@ -53,8 +53,14 @@ class Layout:
         for space, stack in self.stacks.items():
             if piggy in stack:
                 return space
-        on_board = ", ".join(self.piggies) or "none"
-        raise InputError(f"piggy {piggy} is not on the board (on the board: {on_board})")
+        if not self.piggies:  # the empty default layout: say where piggies come from
+            raise InputError(
+                f"piggy {piggy} is not on the board: the layout is empty (give a layout "
+                "file with --layout, or --layout crowded for all 12 piggies)"
+            )
+        raise InputError(
+            f"piggy {piggy} is not on the board (on the board: {', '.join(self.piggies)})"
+        )
 
     def target(self, name: str) -> tuple[Space, str | None]:
         """The space a shot's target names and the piggy it names (None for a space

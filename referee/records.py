@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from models.errors import InputError
+from models.file_kinds import kind_of_bytes, kind_of_text, refuse_other
 from models.files import parse_json, write_text_atomic
 from referee.api import State
 from referee.validate import printable, quoted
@@ -42,6 +43,14 @@ def read_record(path: str | Path) -> tuple[str, dict, list[str]]:
     path = Path(path)
     where = f"record file {printable(str(path))}"
     lines = _read_lines(path, where)
+    try:
+        return _record_of(where, lines)
+    except InputError:  # another of the project's files? say which (models/file_kinds.py)
+        refuse_other(kind_of_text("\n".join(lines)), "record", where)
+        raise
+
+
+def _record_of(where: str, lines: list[str]) -> tuple[str, dict, list[str]]:
     values = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
@@ -82,7 +91,11 @@ def _read_lines(path: Path, where: str) -> list[str]:
         if path.stat().st_size > MAX_RECORD_BYTES:
             raise InputError(f"{where} is over {MAX_RECORD_BYTES // 2**20} MiB: not a game record")
         return path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        with path.open("rb") as file:
+            refuse_other(kind_of_bytes(file.read(4)), "record", where)
+        raise InputError(f"{where}: cannot be read (UnicodeDecodeError)") from None
+    except OSError as exc:
         raise InputError(f"{where}: cannot be read ({type(exc).__name__})") from None
 
 

@@ -30,7 +30,7 @@ def cmd_board_show(args) -> int:
     if args.png:
         _board_png(board, layout, args.png)
         if not args.json:
-            print(f"Picture: {shown(args.png)}")
+            print(f"Wrote {shown(args.png)}")
     return 0
 
 

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 #: Local worker processes at most (each builds its own physics world).
 MAX_WORKERS = 256
 
+#: The namespace attribute naming the command whose arguments were left unread.
+_UNREAD_BY = "_unread_by"
+
 
 class Parser(argparse.ArgumentParser):
     """argparse that reports bad usage on one line, with exit code 2."""
@@ -35,6 +38,24 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         where = "" if self.prog == "piggy" else f"{self.prog}: "
         raise InputError(f"{where}{message} (see {self.prog} --help)")
+
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse's, with the innermost command that left arguments unread
+        remembered, so that "unrecognized arguments" points at its --help (argparse
+        reports them from ``piggy`` itself)."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and not hasattr(parsed, _UNREAD_BY):
+            setattr(parsed, _UNREAD_BY, self.prog)
+        return parsed, extras
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, _UNREAD_BY, self.prog)
+            raise InputError(
+                f"unrecognized arguments: {shown(' '.join(extras))} (see {command} --help)"
+            )
+        return parsed
 
     def _get_value(self, action, arg_string):
         """Every value given on the command line is refused when empty or blank: an

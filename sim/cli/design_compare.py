@@ -125,7 +125,7 @@ def _compare(args) -> _Compared:
     from sim.studies.comparing.engines_verdict import compare_in_engines
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
-    looks = "look" if rule.mean is not None and len(engines) == 1 else None
+    looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
     progress = progress_bar(
         None, not args.json, "space", "design compare", pass_name=looks, start=start
     )

@@ -154,9 +154,13 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+#: What decides the tractor's shots, by ``--shots`` kind, in the start line's words.
+_DECIDED_BY = {"scripted": "a script", "physics": "physics", "table": "a hit map"}
+
+
 def _tournament_start(game, bots: list[str], games: int, shots: dict | None) -> str:
     """The tournament's start line: its games, seats and what decides the shots."""
-    decided = f"; the tractor's shots by {shots['resolver']}" if shots else ""
+    decided = f"; the tractor's shots decided by {_DECIDED_BY[shots['resolver']]}" if shots else ""
     return f"tournament of {game.name}: {games:,} games, seats {', '.join(bots)}{decided}"
 
 

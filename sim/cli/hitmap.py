@@ -111,17 +111,16 @@ def cmd_hitmap(args) -> int:
     out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
+    spreads = _scan_spreads(args, designs)
     spec = sweep_spec(args, layout)
     from sim.physics.engines import check_engine
     from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
     check_engine(spec.engine or design.physics.engine)  # installed, before the start line
-    if args.aim_sd_scan:
+    if spreads is not None:
         from sim.cli.scan import scan
 
-        for name in designs[1:]:
-            load_design(name)  # each checked before any shot
-        return scan(args, spec, designs, out, fmt, workers)
+        return scan(args, spec, designs, spreads, out, fmt, workers)
     start = start_lines.hitmap(spec, workers, design=design.name)
     progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
     outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress)
@@ -143,6 +142,19 @@ def cmd_hitmap(args) -> int:
         return 0
     _print_summary(summary, sampling, args.plot)
     return 0
+
+
+def _scan_spreads(args, designs: list[str]):
+    """``--aim-sd-scan``'s spreads, its options and every design checked before the
+    studies are imported; None without it."""
+    if not args.aim_sd_scan:
+        return None
+    from sim.cli.scan import check_scan
+
+    spreads = check_scan(args, designs)
+    for name in designs[1:]:
+        load_design(name)  # each checked before any shot
+    return spreads
 
 
 def _print_resumed(outcome, out: Path) -> None:
@@ -220,21 +232,43 @@ def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
         "worst": worst["space"],
         "worst_p_target": worst["p_target"],
         "worst_p_target_ci": [worst["p_target_ci_low"], worst["p_target_ci_high"]],
+        "shots_cap": spec.shots,
+        "capped_spaces": _capped(spec, reachable),
         "reused_spaces": outcome.reused,
         "measured_spaces": outcome.computed,
         "dead_zones": dead_zones(rows),
     }
 
 
+def _capped(spec, reachable: list[dict]) -> list[str]:
+    """The spaces that stopped at the cap of ``--shots`` with their interval still
+    wider than ``--precision``: "to ±P" does not hold there."""
+    if not spec.precision:
+        return []
+    return [
+        r["space"]
+        for r in reachable
+        if r["shots"] >= spec.shots
+        and (r["p_target_ci_high"] - r["p_target_ci_low"]) / 2 > spec.precision
+    ]
+
+
 def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
     """The summary in words, and the files written."""
     low, high = summary["worst_p_target_ci"]
+    spaces = f"{summary['spaces']} space{'s' if summary['spaces'] != 1 else ''}"
     print(
-        f"{summary['spaces']} spaces, {summary['in_reach']} in reach, {sampling} "
-        f"({summary['shots']} shots), aimer {summary['aimer']}: mean P(target knocked out) "
+        f"{spaces}, {summary['in_reach']} in reach, {sampling} "
+        f"({summary['shots']:,} shots), aimer {summary['aimer']}: mean P(target knocked out) "
         f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
         f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}] (95 %, {summary['interval']})"
     )
+    if capped := summary["capped_spaces"]:
+        print(
+            f"not to ±{summary['precision']:g} on {len(capped)} of {summary['in_reach']} "
+            f"spaces ({', '.join(capped[:5])}{', ...' if len(capped) > 5 else ''}): they "
+            f"stopped at the cap of {summary['shots_cap']:,} shots first (raise --shots)"
+        )
     named = [
         f"{kind.replace('_', ' ')} {', '.join(spaces)}"
         for kind, spaces in summary["dead_zones"].items()
@@ -297,11 +331,13 @@ def sweep_options(p, *, shots_help: str) -> None:
         help="fire at each space in batches until its 95 %% interval of P(target) is "
         f"within ±HALF_WIDTH (e.g. 0.05); --shots is then the cap (default "
         f"{PRECISION_CAP}). What it costs on the stock board: ±0.1 about 4,600 shots for a "
-        "hit map, 1,400 for a design compare; ±0.05 about 11,800 and 2,700 (a minute "
-        "or less on 2 idle cores); ±0.02 about 41,000 and 43,000 (about 4 minutes): "
-        'docs/hitmap.md, "What a precision costs"',
+        "hit map, 1,400 for a design compare; ±0.05 about 11,800 and 2,700 (about a "
+        "minute and under half a minute on 2 idle cores); ±0.02 about 41,000 and 43,000 "
+        '(about 4 minutes): docs/hitmap.md, "What a precision costs"',
     )
-    p.add_argument("--arc", default="best", help="low, high or best (low where it exists)")
+    p.add_argument(
+        "--arc", default="best", help="low, high or best (low where it exists; the default)"
+    )
     sampler_arg(p)
     seed_arg(p, "root seed, split per space and shot")
     p.add_argument(

@@ -10,20 +10,45 @@ from models.errors import InputError
 from models.text import shown
 from sim.cli import start_lines
 from sim.cli.common import json_out, progress_bar
-from sim.views.design_pictures import scan_figure
-from sim.views.pictures import save_figure
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from sim.studies.running.cluster import StudyWorkers
 
 
-def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: StudyWorkers) -> int:
-    """Measure and write the data file (sim/studies/maps/scan.py), draw, and print the
-    table."""
+def check_scan(args, designs: list[str]) -> np.ndarray:
+    """What ``--aim-sd-scan`` refuses, told before the studies and their libraries are
+    imported: a range not ``START:STOP:COUNT`` or spreads out of bounds, no
+    ``--spaces``, options of a single map, a design named twice. Returns the spreads."""
+    from models.aimer import MAX_SD_DEG
+    from sim.studies.designs.design_sweep import range_parts
+
+    start, stop, count = range_parts(
+        args.aim_sd_scan, "--aim-sd-scan", 50, "START:STOP:COUNT in degrees, e.g. 0:6:7"
+    )
+    if min(start, stop) < 0 or max(start, stop) > MAX_SD_DEG:
+        raise InputError(f"--aim-sd-scan: spreads must lie in [0, {MAX_SD_DEG:g}] degrees")
+    if not args.spaces:
+        raise InputError(
+            "--aim-sd-scan measures the spaces of --spaces (e.g. --spaces r8c3,r10c1): name a few"
+        )
+    if args.resume or args.per_shot or args.precision is not None:
+        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --precision")
+    if len(set(designs)) != len(designs):
+        raise InputError("--design names the same design twice")
+    import numpy as np
+
+    return np.linspace(start, stop, count)
+
+
+def scan(
+    args, spec, designs: list[str], values: np.ndarray, out: Path, fmt: str, workers: StudyWorkers
+) -> int:
+    """Measure the spreads ``values`` (checked by :func:`check_scan`) and write the
+    data file (sim/studies/maps/scan.py), draw, and print the table."""
     from sim.studies.maps import scan
 
-    values = scan.parse_scan(args.aim_sd_scan)
-    _check(args, spec, designs)
     start = start_lines.scan(spec, designs, len(values), workers)
     progress = progress_bar(
         len(values) * len(designs), not args.json, "spread", "aim spread scan", start=start
@@ -34,6 +59,9 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: StudyWork
             f"P(target knocked out) against the aim spread, {spec.shots} shots a point"
             f", seed {spec.seed}"
         )
+        from sim.views.design_pictures import scan_figure
+        from sim.views.pictures import save_figure
+
         save_figure(scan_figure(rows, title), args.plot)
     if args.json:
         json_out({"file": str(out), "aim_sd_deg": made_by["aim_sd_scan_deg"], "rows": rows})
@@ -50,19 +78,6 @@ def scan(args, spec, designs: list[str], out: Path, fmt: str, workers: StudyWork
         if path:
             print(f"Wrote {shown(path)}")
     return 0
-
-
-def _check(args, spec, designs: list[str]) -> None:
-    """What ``--aim-sd-scan`` refuses: no ``--spaces``, options of a single map, a
-    design named twice."""
-    if not args.spaces:
-        raise InputError(
-            "--aim-sd-scan measures the spaces of --spaces (e.g. --spaces r8c3,r10c1): name a few"
-        )
-    if args.resume or args.per_shot or spec.precision:
-        raise InputError("--aim-sd-scan takes none of --resume, --per-shot, --precision")
-    if len(set(designs)) != len(designs):
-        raise InputError("--design names the same design twice")
 
 
 def _print_table(design: str, rows: list[dict], names: list[str], values, several: bool) -> None:

@@ -40,6 +40,7 @@ LOOPBACK = "127.0.0.1"
 def cmd_serve(args) -> int:
     load_design(args.design)  # first: a mistyped name is told at once
     engine = check_engine(args.engine) if args.engine else ""
+    board, layout = _scene_of(args)  # a bad file told before the web app is imported
     try:
         import uvicorn
 
@@ -49,7 +50,6 @@ def cmd_serve(args) -> int:
             f"piggy serve needs the web extra ({exc.name} is missing): {WEB_EXTRA}"
         ) from None
     design = args.design if args.design in known_designs() else os.path.abspath(args.design)
-    board, layout = _scene_of(args)
     listening = _bind(args.host, args.port)
     port = listening.getsockname()[1]
     if args.host != LOOPBACK:

@@ -55,6 +55,12 @@ def compare(
     """``piggy design compare``: the question its rule asks, the looks and the most
     shots (a pair is a shot of each design)."""
     spaces, designs = len(spec.spaces), len(names)
+    if designs == 1:  # no partner: the design's hit map alone, whatever the rule
+        return (
+            f"design compare {names[0]}: one design, nothing to compare with: its hit map "
+            f"alone, {per_space(spec)}: at most {count(spec.shots * spaces)} shots "
+            f"{where(workers)}"
+        )
     shots = spaces * designs * engines  # a pair a space, times the designs and engines
     versus = f"{names[0]} vs {', '.join(names[1:])}"
     in_engines = f" in each of {engines} engines" if engines > 1 else ""

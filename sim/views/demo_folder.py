@@ -16,6 +16,7 @@ import os
 import time
 from pathlib import Path
 
+from models.aimer import PERFECT, aimed_by
 from models.errors import InputError
 from models.files import write_text_atomic
 from sim.physics import shoot
@@ -67,6 +68,7 @@ def write_demo_folder(out: Path, seed: int = 0, report=print) -> list[tuple[str,
     write_text_atomic(out / "index.html", _index(shot.result, results, final, written))
     written.append(("index.html", "all of the above on one page"))
     report("")
+    report(aimed_by(PERFECT))  # its hit map's aimer is a child: say whose shot this is
     report(shoot.describe(shot.aim, shot.result, shot.board))
     report("")
     report(f"Wrote {out.resolve()}/ in {time.perf_counter() - start:.0f} s:")

@@ -27,7 +27,7 @@ from sim.views.pictures import draw_board, save_figure
 #: The colours' scale, red (never knocked out) to green (always).
 CMAP = "RdYlGn"
 #: "Held by a fence" is shown when the 95 % interval of P(knocked out) lies below
-#: this (open spaces are at 95-100 % with the stock launcher).
+#: this (open spaces are at 95-100 % with the stock launcher and a perfect aim).
 _HELD_BELOW = 0.9
 _MARKS = {
     "fence": (

@@ -40,6 +40,15 @@ def parse_sweep(text: str) -> tuple[str, np.ndarray]:
 def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray:
     """``START:STOP:COUNT`` as COUNT (2 to ``max_count``) evenly spaced finite numbers,
     the count checked before anything is made."""
+    start, stop, count = range_parts(text, option, max_count, form)
+    import numpy as np
+
+    return np.linspace(start, stop, count)
+
+
+def range_parts(text: str, option: str, max_count: int, form: str) -> tuple[float, float, int]:
+    """``START:STOP:COUNT``'s start, stop and count, checked as :func:`parse_range`
+    checks them, without numpy (a mistake told fast)."""
     pieces = [piece.strip() for piece in text.split(":")]
     start, stop = (ascii_decimal(piece) for piece in [*pieces, "", ""][:2])
     count = ascii_whole(pieces[2]) if len(pieces) == 3 else None
@@ -52,9 +61,7 @@ def parse_range(text: str, option: str, max_count: int, form: str) -> np.ndarray
         raise InputError(f"{option} must look like {form}; got {shown(text)}")
     if not 2 <= count <= max_count:
         raise InputError(f"{option}: the count must be 2 to {max_count}, got {shown(count)}")
-    import numpy as np
-
-    return np.linspace(start, stop, count)
+    return start, stop, count
 
 
 def with_value(design: Design, field: str, value: float) -> Design:

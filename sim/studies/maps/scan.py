@@ -16,24 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from models.aimer import MAX_SD_DEG
 from models.design import load_design
-from models.errors import InputError
 from sim.studies.maps import hitmap
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.running.workers import Pool, pool_for
 from sim.studies.shots import rqmc, space_shots
 from sim.studies.shots.records import SpaceShots
-
-
-def parse_scan(text: str) -> np.ndarray:
-    """``START:STOP:COUNT`` in degrees, e.g. ``0:6:7`` -> 0, 1, ..., 6."""
-    from sim.studies.designs.design_sweep import parse_range
-
-    values = parse_range(text, "--aim-sd-scan", 50, "START:STOP:COUNT in degrees, e.g. 0:6:7")
-    if values.min() < 0 or values.max() > MAX_SD_DEG:
-        raise InputError(f"--aim-sd-scan: spreads must lie in [0, {MAX_SD_DEG:g}] degrees")
-    return values
 
 
 def scan_designs(

@@ -283,6 +283,10 @@ def target_and_stacks(spec: SweepSpec, name: str, target: str | None = None) -> 
         return target, stacks
     lone = target or TARGET
     if any(lone in pigs for pigs in stacks.values()):
-        raise InputError(f"the layout already has {lone}, the piggy a sweep stands on empty spaces")
+        raise InputError(
+            f"{name} is empty and {lone}, the piggy a sweep stands alone on an empty space, "
+            f"is already on the board: measure spaces that have a piggy, or take {lone} "
+            "off the layout"
+        )
     stacks[name] = [lone]
     return lone, stacks

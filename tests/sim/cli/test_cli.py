@@ -58,6 +58,7 @@ def test_aim_lists_both_arcs(capsys):
 def test_board_show_and_design_check(capsys, tmp_path):
     code, out, _ = run(capsys, "board", "show", "--png", str(tmp_path / "board.png"))
     assert code == 0 and "TROUGH" in out and (tmp_path / "board.png").exists()
+    assert out.splitlines()[-1] == f"Wrote {tmp_path / 'board.png'}"  # as every command says it
     code, out, _ = run(capsys, "design", "check", "fast-spring")
     assert code == 0 and "is valid" in out
 
@@ -106,6 +107,19 @@ def test_bad_files_exit_2(capsys, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+def test_a_hit_map_of_an_empty_space_on_a_full_layout_says_what_to_do(capsys, tmp_path):
+    """On the crowded layout every piggy stands somewhere: an empty space has no lone
+    piggy to stand there, and the error says so and what to measure instead."""
+    argv = ["hitmap", "--layout", "crowded", "--spaces", "r8c3,r9c3"]
+    code, _, err = run(capsys, *argv, "--out", str(tmp_path / "h.csv"))
+    assert code == 2 and err.count("\n") == 1
+    assert err == (
+        "piggy: error: r9c3 is empty and gold-1, the piggy a sweep stands alone on an empty "
+        "space, is already on the board: measure spaces that have a piggy, or take gold-1 "
+        "off the layout\n"
+    )
+
+
 def test_out_of_reach_target_is_a_clear_error(capsys, tmp_path):
     design = tmp_path / "weak.toml"
     design.write_text('name = "weak"\n[launcher]\nmuzzle_speed_mm_s = 600.0\n')
@@ -122,6 +136,10 @@ def test_demo_writes_its_folder(capsys, tmp_path):
     out_dir = tmp_path / "demo"
     code, out, err = run(capsys, "demo", "--out", str(out_dir))
     assert code == 0 and str(out_dir.resolve()) in out
+    # whose shot it is, as piggy shoot says it (the demo's hit map is a child's)
+    assert (
+        "\nAimed by: perfect (no aim error: the launcher's own noise only)\nAimed at gold-2" in out
+    )
     assert err.splitlines()[0] == (  # the start line: what it will do, its shots
         f"piggy: demo into {out_dir}: a shot with its videos, a hit map of 10 spaces x 6 "
         "shots (60 shots), a short bots-only game; about a minute of CPU"
@@ -366,3 +384,28 @@ def test_the_cluster_mode_without_dask_says_how_to_install_it(capsys, tmp_path, 
     )
     assert code == 2 and err.count("\n") == 1
     assert f"Dask, an optional extra: {install_hint('cluster')}" in err
+
+
+def test_a_one_space_hit_map_says_one_space(capsys, tmp_path):
+    """The summary counts as a reader would: "1 space", not "1 spaces"."""
+    argv = ["hitmap", "--spaces", "r8c3", "--shots", "2", "--workers", "1"]
+    code, out, _ = run(capsys, *argv, "--out", str(tmp_path / "h.csv"))
+    assert code == 0
+    assert out.startswith("1 space, 1 in reach, rqmc, 2 shots a space (2 shots), aimer child:")
+
+
+def test_a_precision_the_cap_cut_short_is_not_claimed(capsys, tmp_path):
+    """At most 10 shots cannot give ±0.05: the summary says which spaces stopped at the
+    cap first instead of letting "to ±0.05" stand for them."""
+    argv = ["hitmap", "--spaces", "r8c3,r2c3", "--precision", "0.05", "--shots", "10"]
+    code, out, _ = run(capsys, *argv, "--workers", "1", "--out", str(tmp_path / "h.csv"))
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "not to ±0.05 on 2 of 2 spaces (r8c3, r2c3): they stopped at the cap of 10 shots "
+        "first (raise --shots)"
+    )
+    code, out, _ = run(capsys, *argv, "--json", "--out", str(tmp_path / "j.csv"))
+    assert code == 0 and json.loads(out)["capped_spaces"] == ["r8c3", "r2c3"]
+    argv = ["hitmap", "--spaces", "r8c3", "--precision", "0.3", "--shots", "100"]
+    code, out, _ = run(capsys, *argv, "--workers", "1", "--out", str(tmp_path / "k.csv"))
+    assert code == 0 and "not to ±" not in out  # reached before the cap: nothing to say

@@ -122,16 +122,25 @@ def test_help_imports_no_heavy_module(imported_by, argv):
 @pytest.mark.parametrize(
     ("argv", "error"),
     [
-        (["shoot", "--bogus"], "unrecognized arguments: --bogus"),
+        (["shoot", "--bogus"], "unrecognized arguments: --bogus (see piggy shoot --help)"),
+        (
+            ["design", "sweep", "stock", "--param", "muzzle_speed=1:2:3"],
+            "unrecognized arguments: stock (see piggy design sweep --help)",
+        ),
         (["hitmap", "--shots", "0"], "--shots: 0 is out of range"),
         (["design", "compare", "stock", "stokc"], "unknown design 'stokc'"),
         (["shoot", "--at", "r5c1", "--board", "nope"], "unknown board 'nope'"),
         (["hitmap", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
+        (["serve", "--layout", "no-such-layout.json"], "layout file 'no-such-layout.json'"),
         (["design", "check", "nope"], "unknown design 'nope'"),
         (["design", "optimise", "stokc", "--param", "bale.width_mm=10:12"], "unknown design"),
         # a bad input on each command that fires: told before numpy, PyBullet or SciPy
         (["shoot", "--at", "r2c33"], "space r2c33 is off board 'stock'"),
-        (["shoot", "--at", "gold-2"], "piggy gold-2 is not on the board"),
+        (
+            ["shoot", "--at", "gold-2"],
+            "piggy gold-2 is not on the board: the layout is empty (give a layout file with "
+            "--layout, or --layout crowded",
+        ),
         (["shoot", "--yaw", "500", "--pitch", "5"], "yaw 500 deg is out of range"),
         (["aim", "--at", "r2c33"], "space r2c33 is off board 'stock'"),
         (["play", "nope"], "unknown game 'nope'"),
@@ -145,6 +154,12 @@ def test_help_imports_no_heavy_module(imported_by, argv):
         (["hitmap", "--sampler", "nope"], "unknown sampler 'nope'"),
         (["hitmap", "--vary", "nope=1"], "--vary takes name=half-range pairs"),
         (["hitmap", "--spaces", "r99c1"], "space r99c1 is off board 'stock'"),
+        (["hitmap", "--aim-sd-scan", "0:6:7"], "--aim-sd-scan measures the spaces of --spaces"),
+        (
+            ["hitmap", "--spaces", "r8c3", "--aim-sd-scan", "0:6:7", "--precision", "0.1"],
+            "--aim-sd-scan takes none of",
+        ),
+        (["hitmap", "--spaces", "r8c3", "--aim-sd-scan", "0:6"], "--aim-sd-scan must look like"),
         (["design", "compare", "stock", "fast-spring", "--precision", "0"], "--precision 0"),
         (["design", "game", "stock", "--seats", "greedy,nope"], "unknown bot 'nope'"),
         (["design", "optimise", "stock", "--param", "bale.nope=10:12"], "design field 'bale.nope'"),

@@ -480,3 +480,20 @@ def test_solve_refuses_what_will_not_fit_before_it_starts(capsys, monkeypatch):
 def test_bad_input_for_the_other_games_exits_2(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err
+
+
+def test_a_go_piggy_go_tournament_start_line_says_what_decides_the_shots_in_words():
+    """The start line of a Go Piggy Go! tournament names what decides the tractor's
+    shots as the summary does ("a script"), not the resolver's internal key."""
+    argv = ["tournament", "go-piggy-go", "--seats", "greedy,random", "--games", "2"]
+    piped = subprocess.run(
+        [sys.executable, "-m", "sim.cli", *argv],
+        capture_output=True,
+        text=True,
+    )
+    assert piped.returncode == 0
+    start = piped.stderr.splitlines()[0]
+    assert start == (
+        "piggy: tournament of go_piggy_go: 2 games, seats greedy, random; "
+        "the tractor's shots decided by a script"
+    )

@@ -296,6 +296,19 @@ def test_each_rule_of_a_comparison_says_its_question_its_looks_and_the_most_shot
     )
 
 
+def test_a_comparison_of_one_design_says_it_measures_its_hit_map_alone(capsys, tmp_path):
+    """One design has no partner: no pairs, no looks, its map at 50 shots a space."""
+    argv = ["design", "compare", "stock", "--spaces", "r1c1,r2c5", "--shots", "3"]
+    code, _, err = run(capsys, *argv, "--workers", "1", "--cache", str(tmp_path / "cache"))
+    assert code == 0
+    start, last = err.splitlines()
+    assert start == (
+        "piggy: design compare stock: one design, nothing to compare with: its hit map "
+        "alone, 3 shots a space: at most 6 shots on 1 worker"
+    )
+    assert last.startswith("piggy: design compare: finished: 2/2 spaces, 6 shots in ")
+
+
 def test_a_design_game_and_a_scan_count_every_map_they_fire():
     from sim.cli import start_lines
     from tests.helpers import cli_spec
