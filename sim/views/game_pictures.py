@@ -17,6 +17,7 @@ from pathlib import Path
 import matplotlib.patheffects as effects
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import FancyBboxPatch, Rectangle
 from PIL import Image
 
@@ -225,8 +226,9 @@ def position_image(
     fig.text(0.02, 0.055, line, fontsize=11)
     fig.text(0.02, 0.015, shot, fontsize=10, color=_SHOT_COLOUR)
     # the canvas's own pixels: the same as a PNG written and read back, at half the CPU
-    fig.canvas.draw()
-    image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    image = np.asarray(canvas.buffer_rgba())[..., :3].copy()
     plt.close(fig)
     return image
 
