@@ -107,6 +107,7 @@ def test_bad_files_exit_2(capsys, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+@pytest.mark.slow  # fires shots: over a second
 def test_a_hit_map_of_an_empty_space_on_a_full_layout_says_what_to_do(capsys, tmp_path):
     """On the crowded layout every piggy stands somewhere: an empty space has no lone
     piggy to stand there, and the error says so and what to measure instead."""
@@ -394,6 +395,7 @@ def test_a_one_space_hit_map_says_one_space(capsys, tmp_path):
     assert out.startswith("1 space, 1 in reach, rqmc, 2 shots a space (2 shots), aimer child:")
 
 
+@pytest.mark.slow  # fires shots: over a second
 def test_a_precision_the_cap_cut_short_is_not_claimed(capsys, tmp_path):
     """At most 10 shots cannot give ±0.05: the summary says which spaces stopped at the
     cap first instead of letting "to ±0.05" stand for them."""
