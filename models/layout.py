@@ -222,14 +222,46 @@ def load_layout(path_or_keyword: str | Path, board: Board | None = None) -> Layo
         raise
 
 
+#: The piggy that stands alone on each measured empty space in turn.
+LONE_TARGET = "gold-1"
+
+
+def aimed_piggy(stacks: dict, name: str, target: str | None = None) -> tuple[str, dict]:
+    """The piggy aimed at on space ``name`` of ``stacks`` (space -> piggies, bottom
+    first), and the stacks it is fired at: the space's top piggy, or
+    :data:`LONE_TARGET` stood alone there when it is empty. ``target`` (the sandbox's
+    "how likely?") names another: a piggy of the space's stack (the bottom one of
+    two), or the piggy stood alone on an empty space."""
+    stacks = {s: list(p) for s, p in stacks.items()}
+    if stacks.get(name):
+        if target is None:
+            return stacks[name][-1], stacks
+        if target not in stacks[name]:
+            raise InputError(f"{target} is not on {name}: it has {', '.join(stacks[name])}")
+        return target, stacks
+    lone = target or LONE_TARGET
+    if any(lone in pigs for pigs in stacks.values()):
+        raise InputError(
+            f"{name} is empty and {lone}, the piggy a sweep stands alone on an empty space, "
+            f"is already on the board: measure spaces that have a piggy, or take {lone} "
+            "off the layout"
+        )
+    stacks[name] = [lone]
+    return lone, stacks
+
+
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
     """The spaces to measure (``--spaces``): a comma-separated list, each a space of
     ``board`` once, or every space of the board; the piggies of ``stacks`` checked."""
     if text is None:
         return tuple(space_name(s) for s in board.spaces)
-    names = [t.strip(" ") for t in text.split(",") if t.strip(" ")]  # "r8c3, r9c5"
-    if not names:
+    names = [t.strip(" ") for t in text.split(",")]  # "r8c3, r9c5"
+    if not any(names):
         raise InputError("--spaces names no space")
+    if not all(names):
+        raise InputError(
+            f"--spaces {text!r} has an empty item: give the spaces separated by single commas"
+        )
     for index, name in enumerate(names):
         board.parse_space(name)
         if name in names[:index]:

@@ -19,11 +19,13 @@ from sim.cli.common import (
     seed_arg,
     whole_number,
 )
+from sim.cli.progress import count, say
 from sim.video import defaults
 
 
 def cmd_film(args) -> int:
     scene, angles = _inputs(args)
+    from sim.video.film import most_frames
     from sim.video.filming import film, truth_provenance
     from sim.video.plan import plan_lines
 
@@ -31,12 +33,19 @@ def cmd_film(args) -> int:
         args.truth,
         truth_provenance(args.board, args.design, args.angles, args.seed),
     )
-    bars = not args.json
+    bars, settings = not args.json, _settings(args)
+    shots, (width, height) = len(angles), args.size
+    say(
+        f"film {shown(args.out)}: {shots} shot{'s' if shots != 1 else ''} of "
+        f"{scene[1].name} fired, then filmed at {args.fps:g} fps, {width}x{height}: at most "
+        f"{count(most_frames(shots, settings))} frames",
+        enabled=bars,
+    )
     report = film(
         args.out,
         scene,
         angles,
-        _settings(args),
+        settings,
         args.seed,
         truth=truth or None,
         progress=lambda total, unit, label: progress_bar(total, bars, unit, label),

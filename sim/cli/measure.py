@@ -17,17 +17,18 @@ from sim.video.defaults import READOUT_RANGE
 def run_measure(args, out: str | Path, bars: bool):
     """Measure ``args.video`` into ``out`` (checked and written here): the
     :class:`~sim.video.measure.Measurement`. Shared with ``piggy calibrate --video``."""
-    from sim.video import opencv
+    from sim.video import opencv, video_file
 
+    check_output(out, "--out", (".csv",))
+    if args.overlay:
+        check_output(args.overlay, "--overlay", (".mp4",))
+    video_file(args.video)
     opencv()  # refused on one line, naming the extra, before any work
     from sim.video.angles import read_angles
     from sim.video.detect import read_camera_file
     from sim.video.markers import marker_layout
     from sim.video.measure import measure_video
 
-    check_output(out, "--out", (".csv",))
-    if args.overlay:
-        check_output(args.overlay, "--overlay", (".mp4",))
     angles = read_angles(args.angles)
     design = load_design(args.design)
     layout = marker_layout(load_board(args.board))

@@ -64,15 +64,26 @@ def cmd_serve(args) -> int:
             hosts=_hosts(args),
             cluster=cluster,
         )
-        host = f"[{args.host}]" if ":" in args.host else args.host
         # uvicorn's own logging setup (dictConfig) would close and replace every handler
         # the process already has (absl's, when OpenSpiel is loaded): only its levels are set
         config = uvicorn.Config(
             server.app(), log_config=None, log_level="warning", timeout_graceful_shutdown=2
         )
-        url = f"http://{host}:{port}/?token={server.token}"
+        url = f"http://{url_host(args.host)}:{port}/?token={server.token}"
         _serve_until_interrupted(uvicorn.Server(config), listening, url)
     return 0
+
+
+def url_host(host: str) -> str:
+    """The host of the URL to print for a server listening on ``host``: this machine's
+    name for every address at once (0.0.0.0, ::), which no browser can open; an IPv6
+    address in brackets."""
+    try:
+        if ipaddress.ip_address(host).is_unspecified:
+            return socket.gethostname()
+    except ValueError:
+        pass  # a name: as given
+    return f"[{host}]" if ":" in host else host
 
 
 def _warn_open(host: str) -> None:

@@ -2,12 +2,14 @@
 it will do, its cap and about how many shots, from the settings checked before any
 shot, so that a log shows at once what the run is and how long it may be.
 
-The counts are the caps the rules themselves set ("at most"); what a precision
+The counts are the caps the rules themselves set ("at most"), and under a precision
+what plain Monte Carlo takes where P is 0.5 (the dearest space); what a precision
 usually takes on the stock board is in docs/hitmap.md, "What a precision costs".
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from sim.cli.progress import count
@@ -18,6 +20,13 @@ if TYPE_CHECKING:
 
 #: Where a reader finds what a precision usually costs.
 COSTS = 'docs/hitmap.md, "What a precision costs"'
+
+
+def coin_shots(precision: float) -> int:
+    """The shots plain Monte Carlo needs for a 95 % interval of ±``precision`` on a
+    space whose P is 0.5, the dearest (the normal approximation, 1.96² P(1-P)/δ²);
+    the default sampler (RQMC) and spaces nearer 0 or 1 take fewer."""
+    return math.ceil(1.96**2 * 0.25 / precision**2)
 
 
 def where(workers) -> str:
@@ -41,7 +50,11 @@ def hitmap(spec: SweepSpec, workers, maps: int = 1, design: str | None = None) -
     most = spec.shots * spaces * maps
     shots = f"{count(most)} shots"
     if spec.precision is not None:
-        shots = f"at most {shots} (usually far fewer: {COSTS})"
+        even = min(spec.shots, coin_shots(spec.precision))
+        shots = (
+            f"at most {shots}, about {count(even * spaces * maps)} or fewer ({count(even)} "
+            f"a space where P is near 0.5, fewer elsewhere: {COSTS})"
+        )
     what = f"a hit map of {design or spec.design}" if maps == 1 else f"{maps} hit maps"
     return (
         f"{what}: {spaces} space{'s' if spaces != 1 else ''}, {per_space(spec)} "

@@ -10,9 +10,11 @@ machine without it is told on one line what installs it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 from models.errors import InputError, install_hint
+from models.text import shown
 
 
 def opencv() -> ModuleType:
@@ -29,3 +31,12 @@ def opencv() -> ModuleType:
             f"4.8 or later, {install_hint('video')}"
         )
     return cv2
+
+
+def video_file(path: str | Path) -> Path:
+    """``path`` as a video's path, refused on one line when there is no such file
+    (told before OpenCV is loaded: a quick refusal)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"video {shown(str(path))}: no such file")
+    return path

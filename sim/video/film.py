@@ -127,6 +127,14 @@ def frame_count(takes: Sequence[Take], settings: FilmSettings) -> int:
     return settings.gap_frames * (len(takes) + 1) + sum(len(t.times_s) for t in takes)
 
 
+def most_frames(shots: int, settings: FilmSettings) -> int:
+    """The most frames a video of ``shots`` shots can have (:func:`frame_count` with
+    each shot filmed for the whole of ``settings.shot_s``), for the start line."""
+    return settings.gap_frames * (shots + 1) + shots * (
+        math.floor(settings.shot_s * settings.fps) + 1
+    )
+
+
 def write_film(
     path: str | Path,
     board: Board,

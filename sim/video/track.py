@@ -26,6 +26,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.text import shown
+from sim.video import video_file
 
 #: Frames sampled for the median background, over the video's first BACKGROUND_S.
 BACKGROUND_FRAMES = 9
@@ -84,9 +85,7 @@ def open_video(path: str | Path) -> Frames:
     """A video's frames; anything that is not a readable video is refused."""
     import imageio_ffmpeg
 
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"video {shown(str(path))}: no such file")
+    path = video_file(path)
     refusal = (
         f"video {shown(str(path))}: not a video ffmpeg can read (an MP4 or MOV from a "
         "phone, at least 2 frames)"

@@ -34,6 +34,7 @@ from models.board import load_board
 from models.design import design_identity, load_design
 from models.errors import InputError
 from models.grid import parse_space_name
+from models.layout import LONE_TARGET, aimed_piggy
 from models.seeds import split_seed
 from sim.defaults import MAX_SHOTS, SWEEP_ARCS
 from sim.physics.noise import Deviates, vary_dims
@@ -41,7 +42,7 @@ from sim.studies.shots import datafiles, rqmc
 from sim.studies.shots.records import Expected, ShotRow
 
 #: The piggy that stands on each measured empty space in turn.
-TARGET = "gold-1"
+TARGET = LONE_TARGET
 ARCS = SWEEP_ARCS
 #: Shots fired at a space between two looks at its precision.
 BATCH = 20
@@ -270,23 +271,6 @@ def check_targets(spec: SweepSpec) -> None:
 
 
 def target_and_stacks(spec: SweepSpec, name: str, target: str | None = None) -> tuple[str, dict]:
-    """The piggy aimed at on a space, and the layout it is fired at: the base layout's
-    top piggy there, or :data:`TARGET` added alone on an empty space. ``target``
-    (the sandbox's "how likely?") names another: a piggy of the space's stack (the
-    bottom one of two), or the piggy stood alone on an empty space."""
-    stacks = {s: list(p) for s, p in spec.stacks.items()}
-    if stacks.get(name):
-        if target is None:
-            return stacks[name][-1], stacks
-        if target not in stacks[name]:
-            raise InputError(f"{target} is not on {name}: it has {', '.join(stacks[name])}")
-        return target, stacks
-    lone = target or TARGET
-    if any(lone in pigs for pigs in stacks.values()):
-        raise InputError(
-            f"{name} is empty and {lone}, the piggy a sweep stands alone on an empty space, "
-            f"is already on the board: measure spaces that have a piggy, or take {lone} "
-            "off the layout"
-        )
-    stacks[name] = [lone]
-    return lone, stacks
+    """The piggy aimed at on a space of the sweep's layout, and the layout it is fired
+    at (:func:`models.layout.aimed_piggy`)."""
+    return aimed_piggy(spec.stacks, name, target)

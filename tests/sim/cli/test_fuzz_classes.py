@@ -141,6 +141,11 @@ POSITIONAL = {"play", "tournament", "solve", "replay", "calibrate", "compare", "
     [
         (["hitmap", "--spaces", "", "--shots", "1"], "argument --spaces"),
         (["hitmap", "--spaces", ",", "--shots", "1", "--out", "{o}/h.csv"], "names no space"),
+        (
+            ["hitmap", "--spaces", "r8c3,,r9c3", "--shots", "1", "--out", "{o}/h.csv"],
+            "has an empty item",
+        ),
+        (["hitmap", "--spaces", "r8c3,", "--shots", "1", "--out", "{o}/h.csv"], "empty item"),
         ([*SHOOT, "--board", ""], "argument --board"),
         (["play", "woolfy "], "unknown game 'woolfy '"),
         (["play", "woolfy\n"], "unknown game 'woolfy\\n'"),

@@ -3,6 +3,7 @@ terminal, a progress line now and then; on a terminal the bar, not the lines."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -220,9 +221,22 @@ def test_a_precision_start_line_gives_the_cap_and_where_its_cost_is_told(capsys,
     assert code == 0
     assert err.splitlines()[0] == (
         "piggy: a hit map of stock: 2 spaces, each to ±0.3, at most 20 shots a space "
-        '(rqmc): at most 40 shots (usually far fewer: docs/hitmap.md, "What a precision '
-        'costs") on 1 worker'
+        "(rqmc): at most 40 shots, about 22 or fewer (11 a space where P is near 0.5, fewer "
+        'elsewhere: docs/hitmap.md, "What a precision costs") on 1 worker'
     )
+
+
+def test_a_precision_start_line_estimates_the_shots_of_a_coin():
+    """1.96² x 0.25 / δ² shots a space where P is 0.5: 385 at ±0.05, 97 at ±0.1, the
+    cap when it is lower."""
+    from sim.cli import start_lines
+    from sim.studies.shots.space_shots import SweepSpec
+
+    spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r8c3",) * 68, shots=1000)
+    line = start_lines.hitmap(dataclasses.replace(spec, precision=0.05), 2)
+    assert "at most 68,000 shots, about 26,180 or fewer (385 a space" in line
+    line = start_lines.hitmap(dataclasses.replace(spec, precision=0.1, shots=50), 2)
+    assert "about 3,400 or fewer (50 a space" in line
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ names and IP literals only, and a malformed Host header matches no allowed name.
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 
@@ -110,3 +111,20 @@ def test_a_malformed_bracket_is_refused_by_the_guard(host):
 @pytest.mark.parametrize("host", ["[::1]:8765", "localhost:8765", "127.0.0.1"])
 def test_the_local_names_are_answered(host):
     assert _status_for(host) == 200
+
+
+@pytest.mark.parametrize(
+    ("host", "shown"),
+    [
+        ("0.0.0.0", socket.gethostname()),
+        ("::", socket.gethostname()),
+        ("127.0.0.1", "127.0.0.1"),
+        ("::1", "[::1]"),
+        ("pi.local", "pi.local"),
+    ],
+)
+def test_the_printed_url_names_a_host_a_browser_can_open(host, shown):
+    """Listening on every address (0.0.0.0), the URL names this machine, not 0.0.0.0."""
+    from sim.cli.serve import url_host
+
+    assert url_host(host) == shown

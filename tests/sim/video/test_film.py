@@ -22,7 +22,8 @@ FPS, GAP_S, SHOT_S = 120, 0.1, 0.5  # the high arc lands after 0.4 s
 
 @pytest.fixture(scope="module")
 def film(tmp_path_factory):
-    """The film's folder, what piggy film printed, and the video's frames (RGB)."""
+    """The film's folder, what piggy film printed (its standard output, and its start
+    line on standard error), and the video's frames (RGB)."""
     folder = tmp_path_factory.mktemp("film")
     (folder / "angles.csv").write_text(ANGLES)
     capsys = _Capture()
@@ -41,7 +42,7 @@ def film(tmp_path_factory):
         "--truth", str(folder / "truth.csv"),
     )  # fmt: skip
     assert code == 0, err
-    return folder, out, read_frames(folder / "shots.mp4")
+    return folder, (out, err.splitlines()[0]), read_frames(folder / "shots.mp4")
 
 
 class _Capture:
@@ -81,9 +82,14 @@ def moving(frames):
 
 @pytest.mark.slow
 def test_the_video_has_a_gap_before_between_and_after_two_shots(film):
-    _, out, frames = film
+    _, (out, start), frames = film
     written = int(re.search(r"\((\d+) frames at 120 fps\)", out)[1])
     assert len(frames) == written
+    # the start line's most: two shots of 0.5 s at 120 fps (61 frames each), 3 gaps of 12
+    assert start.endswith(
+        "2 shots of stock fired, then filmed at 120 fps, 480x360: at most 158 frames"
+    )
+    assert written <= 158
     gap = round(GAP_S * FPS)
     shown = moving(frames)
     edges = np.flatnonzero(np.diff(shown.astype(int))) + 1
@@ -119,7 +125,7 @@ def test_the_markers_are_found_and_give_back_the_camera(film):
 
 @pytest.mark.slow
 def test_the_truth_has_a_row_a_shot_and_calibrate_reads_it(film):
-    folder, out, _ = film
+    folder, (out, _), _ = film
     truth = read_shots(folder / "truth.csv")
     assert len(truth) == 2 and truth.pitch_deg.tolist() == [-30, 64]
     assert truth.yaw_deg.tolist() == [28, -28]
