@@ -252,21 +252,26 @@ def aimed_piggy(stacks: dict, name: str, target: str | None = None) -> tuple[str
 
 def check_spaces(board: Board, text: str | None, stacks: dict) -> tuple[str, ...]:
     """The spaces to measure (``--spaces``): a comma-separated list, each a space of
-    ``board`` once, or every space of the board; the piggies of ``stacks`` checked."""
-    if text is None:
-        return tuple(space_name(s) for s in board.spaces)
-    names = [t.strip(" ") for t in text.split(",")]  # "r8c3, r9c5"
-    if not any(names):
-        raise InputError("--spaces names no space")
-    if not all(names):
-        raise InputError(
-            f"--spaces {text!r} has an empty item: give the spaces separated by single commas"
-        )
-    for index, name in enumerate(names):
-        board.parse_space(name)
-        if name in names[:index]:
-            raise InputError(f"--spaces names {name} twice")
+    ``board`` once, or every space of the board; the piggies of ``stacks`` (space ->
+    piggies) checked, and on each space the piggy to aim at (:func:`aimed_piggy`)."""
     for pigs in stacks.values():
         for piggy in pigs:
             check_piggy(piggy)
+    if text is None:
+        names = [space_name(s) for s in board.spaces]
+    else:
+        names = [t.strip(" ") for t in text.split(",")]  # "r8c3, r9c5"
+        if not any(names):
+            raise InputError("--spaces names no space")
+        if not all(names):
+            raise InputError(
+                f"--spaces {text!r} has an empty item: give the spaces separated by single commas"
+            )
+        for index, name in enumerate(names):
+            board.parse_space(name)
+            if name in names[:index]:
+                raise InputError(f"--spaces names {name} twice")
+    by_name = {space_name(s): pigs for s, pigs in stacks.items()}
+    for name in names:
+        aimed_piggy(by_name, name)
     return tuple(names)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from models.design import load_design
 from models.errors import InputError
 from models.grid import HIT_RULES
-from models.layout import aimed_piggy, check_spaces
+from models.layout import check_spaces
 from models.text import shown
 from sim.cli import start_lines
 from sim.cli.common import (
@@ -61,8 +61,6 @@ def sweep_spec(args, layout):
     engine = check_engine(args.engine) if args.engine else ""
     vary = parse_vary(args.vary)
     spaces = check_spaces(layout.board, args.spaces, layout.stacks)
-    for name in spaces:
-        aimed_piggy(layout.to_dict()["stacks"], name)  # a target that cannot stand, at once
     # numpy and SciPy (the studies' samplers) once the plain input is read: a fast start
     from sim.studies.shots import space_shots
 
