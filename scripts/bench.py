@@ -2,7 +2,7 @@
 
     python scripts/bench.py [--only shots|grazing|child|own-piggy|games|answer|startup|cluster]
                             [--shots 240] [--naive-shots 240] [--grazing-shots 20]
-                            [--grazing-reference-shots N] [--child-shots 30]
+                            [--grazing-reference-shots N] [--grazing-targets 12] [--child-shots 30]
                             [--own-piggy-shots 50] [--own-piggy-design DESIGN]
                             [--games 200] [--json]
 
@@ -132,6 +132,12 @@ def parse_args() -> argparse.Namespace:
         help="the first so many of them for the naive reference, fired twice (default: all)",
     )
     parser.add_argument(
+        "--grazing-targets",
+        type=int,
+        default=12,
+        help="the first so many of the crowded layout's 12 piggies (default 12: all)",
+    )
+    parser.add_argument(
         "--grazing-since-issue-10",
         action="store_true",
         help="fire only issue 10's engine and the changes since (not the "
@@ -194,6 +200,22 @@ def parse_args() -> argparse.Namespace:
             parser.error(str(error))
         if own.piggy.mesh is None:
             parser.error(f"--own-piggy-design: design '{own.name}' gives no piggy mesh")
+    _check_grazing(parser, args)
+    if args.answer_spaces:
+        board = load_board("stock")
+        try:
+            args.answer_spaces = tuple(
+                space_name(board.parse_space(s)) for s in args.answer_spaces.split(",")
+            )
+        except InputError as error:
+            parser.error(f"--answer-spaces: {error}")
+    return args
+
+
+def _check_grazing(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The grazing bench's sizes, checked; its reference's shots filled in."""
+    if not 1 <= args.grazing_targets <= 12:
+        parser.error(f"--grazing-targets must be 1 to 12, got {args.grazing_targets}")
     if args.grazing_shots < 1:
         parser.error(f"--grazing-shots must be at least 1, got {args.grazing_shots}")
     reference_shots = (
@@ -205,15 +227,6 @@ def parse_args() -> argparse.Namespace:
             f"({args.grazing_shots}), got {reference_shots}"
         )
     args.grazing_reference_shots = reference_shots
-    if args.answer_spaces:
-        board = load_board("stock")
-        try:
-            args.answer_spaces = tuple(
-                space_name(board.parse_space(s)) for s in args.answer_spaces.split(",")
-            )
-        except InputError as error:
-            parser.error(f"--answer-spaces: {error}")
-    return args
 
 
 def main() -> int:
@@ -228,6 +241,7 @@ def main() -> int:
                 args.grazing_reference_shots,
                 args.json,
                 args.grazing_since_issue_10,
+                args.grazing_targets,
             )
         )
     if args.only in (None, "child"):

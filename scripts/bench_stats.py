@@ -38,14 +38,14 @@ def paired(a: list[list[frozenset]], b: list[list[frozenset]]) -> dict:
     """A against B on the same grazing shots (``[target][shot]`` -> who was knocked
     out): P(target knocked out) per target, the largest |P_A - P_B|, the exact McNemar
     test on target-knocked-out over all shots, the share of shots with the same verdicts."""
-    shots = len(a[0])
+    shots, targets = len(a[0]), ALL_PIGGIES[: len(a)]  # row k: shots at the k-th piggy
     a_only = [
         sum(p in x and p not in y for x, y in zip(a[k], b[k], strict=True))
-        for k, p in enumerate(ALL_PIGGIES)
+        for k, p in enumerate(targets)
     ]
     b_only = [
         sum(p in y and p not in x for x, y in zip(a[k], b[k], strict=True))
-        for k, p in enumerate(ALL_PIGGIES)
+        for k, p in enumerate(targets)
     ]
     resolvable, max_p = max_dp_test(a_only, b_only, shots)
     same = sum(x == y for ra, rb in zip(a, b, strict=True) for x, y in zip(ra, rb, strict=True))
@@ -68,4 +68,6 @@ def passes(test: dict) -> bool:
 
 
 def hits(results: list[list[frozenset]]) -> list[int]:
-    return [sum(p in x for x in row) for p, row in zip(ALL_PIGGIES, results, strict=True)]
+    """How often each target was knocked out (row k: shots at the k-th piggy)."""
+    targets = ALL_PIGGIES[: len(results)]
+    return [sum(p in x for x in row) for p, row in zip(targets, results, strict=True)]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import trimesh
 
+from models.layout import ALL_PIGGIES
 from sim.physics.engines import installed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,10 +202,12 @@ def test_largest_difference_in_p_against_chance_by_hand():
 
 @pytest.mark.slow
 def test_bench_grazing_reports_every_figure_as_json():
-    """One grazing shot a piggy: the keys issue 10 asks for, each a share or a p-value,
-    and every variant's comparison."""
+    """Two grazing shots at each of four piggies: the keys issue 10 asks for, each a
+    share or a p-value, and every variant's comparison."""
     figures = bench_json(
-        "--only", "grazing", "--grazing-shots", "2", "--grazing-reference-shots", "1", timeout=900
+        *("--only", "grazing", "--grazing-shots", "2", "--grazing-reference-shots", "1"),
+        *("--grazing-targets", "4"),
+        timeout=900,
     )
     assert (figures["grazing_shots_per_target"], figures["grazing_reference_shots_per_target"]) == (
         2,
@@ -217,7 +220,7 @@ def test_bench_grazing_reports_every_figure_as_json():
         "grazing_self_agreement",
     ):
         assert 0 <= figures[key] <= 1, key
-    assert len(figures["grazing_targets"]) == 12
+    assert [t["piggy"] for t in figures["grazing_targets"]] == list(ALL_PIGGIES[:4])
     variants = [row["variant"] for row in figures["grazing_variants"]]
     assert variants[:5] == [
         "before tuning",
@@ -241,7 +244,12 @@ def test_bench_grazing_reports_every_figure_as_json():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "args", [["--grazing-shots", "0"], ["--grazing-shots", "3", "--grazing-reference-shots", "5"]]
+    "args",
+    [
+        ["--grazing-shots", "0"],
+        ["--grazing-shots", "3", "--grazing-reference-shots", "5"],
+        ["--grazing-targets", "13"],
+    ],
 )
 def test_bench_refuses_impossible_grazing_sizes(args):
     run = bench("--only", "grazing", *args, timeout=600)
