@@ -208,7 +208,7 @@ def bench_grazing(
         )
     engine_shots = [row[:m] for row in results[engine_label]]
     engine = paired(engine_shots, reference)
-    targets = [
+    per_piggy = [
         {
             "piggy": p,
             "p_reference": round(r / m, 3),
@@ -227,7 +227,7 @@ def bench_grazing(
         "grazing_mcnemar_p": engine["mcnemar_p"],
         "grazing_agreement": engine["agreement"],
         "grazing_self_agreement": paired(reference, nudged)["agreement"],
-        "grazing_targets": targets,
+        "grazing_targets": per_piggy,
         "grazing_variants": rows,
         "grazing_bale_reused": {
             "speed_vs_new_bale": round(cpu[NEW_BALE] / cpu[engine_label], 3),
