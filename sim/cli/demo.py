@@ -16,8 +16,8 @@ def cmd_demo(args) -> int:
     say(
         f"demo into {shown(str(out))}: a shot with its videos, a hit map of "
         f"{len(HITMAP_SPACES)} spaces x {HITMAP_SHOTS} shots "
-        f"({len(HITMAP_SPACES) * HITMAP_SHOTS} shots), a short bots-only game; about a "
-        "minute of CPU"
+        f"({len(HITMAP_SPACES) * HITMAP_SHOTS} shots), a short bots-only game; about half "
+        "a minute of CPU"
     )
     write_demo_folder(out, seed=args.seed)
     return 0
@@ -32,8 +32,8 @@ def add_demo(sub) -> None:
         description="On the stock board and design: a solver-aimed shot (JSON, "
         "PNG, GIF, MP4, 3D replay page), a small hit map with its "
         "heatmap, a short bots-only game with its replay GIF, and an "
-        "index.html that shows them all. About a minute on two idle cores (about a "
-        "minute of CPU; longer on a busy machine).",
+        "index.html that shows them all. About half a minute on two idle cores "
+        "(about as much CPU; longer on a busy machine).",
     )
     p.add_argument("--out", default="piggy-demo", help="output folder (default: ./piggy-demo)")
     seed_arg(p, "seed of the shot-to-shot noise")

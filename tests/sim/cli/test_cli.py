@@ -143,7 +143,7 @@ def test_demo_writes_its_folder(capsys, tmp_path):
     )
     assert err.splitlines()[0] == (  # the start line: what it will do, its shots
         f"piggy: demo into {out_dir}: a shot with its videos, a hit map of 10 spaces x 6 "
-        "shots (60 shots), a short bots-only game; about a minute of CPU"
+        "shots (60 shots), a short bots-only game; about half a minute of CPU"
     )
     data = json.loads((out_dir / "shot.json").read_text())
     assert data["knocked"]  # the demo shot hits

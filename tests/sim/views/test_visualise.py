@@ -129,6 +129,37 @@ def test_the_barrel_is_not_in_the_middle_of_the_picture(demo_shot, renderer, des
         assert not central.any(), (camera, k)
 
 
+@pytest.mark.parametrize("camera", ["overview", "chase"])
+def test_still_bodies_are_drawn_once_a_camera_and_every_pixel_is_the_same(
+    board, design, demo_shot, camera
+):
+    """The overview camera stands still through a shot: the board, table, fences and
+    tractor are drawn twice in all (the first frame whole, then they alone, kept). The
+    chase camera moves until the bale rests. Every frame's pixels are those of drawing
+    every body at once."""
+    with ShotRenderer(board, design, size=(160, 120)) as small:
+        whole = []  # for each draw: whether a still body was in it
+        image = small._image
+
+        def counted(view, projection):
+            colours, depth, body = image(view, projection)
+            whole.append(bool(np.isin(body, [small._tractor, small._barrel]).any()))
+            return colours, depth, body
+
+        small._image = counted
+        indices = small.frame_indices(demo_shot, fps=8, slowmo=3.0)
+        kept = [small.frame(demo_shot, i, camera) for i in indices]
+        drawn_whole = sum(whole)
+        at_once = []
+        for i in indices:
+            small._last_key = small._still_key = None  # forget the camera: all at once
+            at_once.append(small.frame(demo_shot, i, camera))
+    assert len(indices) == 20
+    if camera == "overview":
+        assert drawn_whole == 2
+    assert all((a == b).all() for a, b in zip(kept, at_once, strict=True))
+
+
 def test_a_shot_fired_without_a_recording_cannot_be_framed_and_says_so(demo_shot):
     # the cameras read the recording: without one they refuse in one line instead of
     # failing on an attribute of None
