@@ -156,15 +156,16 @@ def read_text(path: str | Path, kind: str, max_bytes: int | None = None) -> str:
 
 
 def _check_nesting(value: object, source: str) -> None:
-    """Refuse lists and mappings nested deeper than :data:`MAX_NESTING` (iteratively)."""
-    pending = [(value, 1)]
+    """Refuse lists and mappings nested deeper than :data:`MAX_NESTING` (iteratively;
+    only the lists and mappings are kept to visit: a game's saved state is mostly
+    numbers)."""
+    pending = [(value, 1)] if isinstance(value, dict | list) else []
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_NESTING:
-                raise InputError(f"{source}: nested more than {MAX_NESTING} levels deep")
-            children = item.values() if isinstance(item, dict) else item
-            pending.extend((child, depth + 1) for child in children)
+        if depth > MAX_NESTING:
+            raise InputError(f"{source}: nested more than {MAX_NESTING} levels deep")
+        children = item.values() if isinstance(item, dict) else item
+        pending.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
 class _Refused(Exception):

@@ -94,6 +94,14 @@ def test_deep_toml_is_refused(text):
         parse_toml(text, "board x")
 
 
+def test_json_nested_to_the_limit_is_read():
+    text = '{"a":' * (MAX_NESTING - 1) + "[1]" + "}" * (MAX_NESTING - 1)
+    value = parse_json(text, "record x")
+    for _ in range(MAX_NESTING - 1):
+        value = value["a"]
+    assert value == [1]
+
+
 def test_the_formats_own_nesting_passes():
     assert parse_toml("fences = [[[1, 3], [2, 3]]]", "board x")["fences"] == [[[1, 3], [2, 3]]]
 
