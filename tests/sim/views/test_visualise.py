@@ -129,6 +129,7 @@ def test_the_barrel_is_not_in_the_middle_of_the_picture(demo_shot, renderer, des
         assert not central.any(), (camera, k)
 
 
+@pytest.mark.slow  # 40 frames drawn: about a second each camera
 @pytest.mark.parametrize("camera", ["overview", "chase"])
 def test_still_bodies_are_drawn_once_a_camera_and_every_pixel_is_the_same(
     board, design, demo_shot, camera
