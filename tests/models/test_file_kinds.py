@@ -67,17 +67,23 @@ def test_a_design_given_as_a_layout_says_use_design_not_not_valid_json(files):
 
 
 @pytest.mark.parametrize(
-    ("given", "told"),
+    ("kind", "given", "told"),
     [
-        ("layout", "is a layout file, not a design file: use --layout"),
-        ("board", "is a board file, not a design file: use --board"),
-        ("aimer", "is an aimer file, not a design file: use --aimer"),
-        ("hit map", "is a hit map table (piggy hitmap's output), not a design file"),
+        ("design", "layout", "is a layout file, not a design file: use --layout"),
+        ("design", "board", "is a board file, not a design file: use --board"),
+        ("design", "aimer", "is an aimer file, not a design file: use --aimer"),
+        ("design", "hit map", "is a hit map table (piggy hitmap's output), not a design file"),
+        ("record", "layout", "is a layout file, not a record file: use --layout"),
+        ("record", "shot", "is a shot's JSON (piggy shoot --json), not a record file"),
+        ("record", "design", "is a design file, not a record file"),
+        ("record", "hit map", "is a hit map table (piggy hitmap's output), not a record file"),
     ],
 )
-def test_another_file_given_as_a_design_is_named(files, given, told):
-    with pytest.raises(InputError, match="^" + re.escape(f"design file {files[given]} {told}")):
-        load_design(files[given])
+def test_another_file_given_as_a_design_or_a_record_is_named(files, kind, given, told):
+    """Named by what it is, not "not valid JSON" or "not valid TOML"."""
+    load = {"design": load_design, "record": read_record}[kind]
+    with pytest.raises(InputError, match="^" + re.escape(f"{kind} file {files[given]} {told}")):
+        load(files[given])
 
 
 def test_a_results_json_given_as_a_layout_is_named(files):
@@ -103,25 +109,12 @@ def test_a_record_given_as_a_layout_says_use_replay(files):
         load_layout(files["record"])
 
 
-@pytest.mark.parametrize(
-    ("given", "told"),
-    [
-        ("layout", "is a layout file, not a record file: use --layout"),
-        ("shot", "is a shot's JSON (piggy shoot --json), not a record file"),
-        ("design", "is a design file, not a record file"),
-        ("hit map", "is a hit map table (piggy hitmap's output), not a record file"),
-    ],
-)
-def test_another_file_given_as_a_record_is_named_not_not_valid_json(files, given, told):
-    with pytest.raises(InputError, match="^" + re.escape(f"record file {files[given]} {told}")):
-        read_record(files[given])
-
-
-def test_a_parquet_table_given_as_a_record_is_named(tmp_path):
+@pytest.mark.parametrize(("kind", "load"), [("record", read_record), ("layout", load_layout)])
+def test_a_parquet_table_given_as_a_record_or_a_layout_is_named(tmp_path, kind, load):
     table = tmp_path / "h.parquet"
     table.write_bytes(b"PAR1\x15\x04\x15\xf0\x01" + bytes(range(128, 256)))
-    with pytest.raises(InputError, match="is a Parquet table, not a record file"):
-        read_record(table)
+    with pytest.raises(InputError, match=f"is a Parquet table, not a {kind} file"):
+        load(table)
 
 
 def test_a_record_keeps_the_readers_words_for_its_own_mistakes(tmp_path, files):
@@ -130,13 +123,6 @@ def test_a_record_keeps_the_readers_words_for_its_own_mistakes(tmp_path, files):
     with pytest.raises(InputError, match="line 2 must be an action string"):
         read_record(broken)
     assert read_record(files["record"]) == ("pig_out", {"preset": "pig"}, ["roll 3"])
-
-
-def test_a_parquet_table_given_as_a_layout_is_named(tmp_path):
-    table = tmp_path / "h.parquet"
-    table.write_bytes(b"PAR1\x15\x04\x15\xf0\x01" + bytes(range(128, 256)))
-    with pytest.raises(InputError, match="is a Parquet table, not a layout file"):
-        load_layout(table)
 
 
 def test_a_file_of_the_right_kind_or_of_none_keeps_the_loaders_words(tmp_path, files):
