@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sim.studies.maps.sensitivity import STEP, ShotDraws, draws_of, estimate
+from sim.views.sensitivity_picture import sensitivity_section
 from tests.helpers import cli_spec, run
 
 NAMES = ("mass", "bale_friction", "piggy_restitution")
@@ -114,3 +115,25 @@ def test_a_vary_hit_map_reads_its_own_shots(capsys, tmp_path):
                 fired.bale_restitution, abs=1e-12
             )
     assert draws.knocked.tolist() == [float(r.target_knocked) for r in part.shots]
+
+
+@pytest.mark.slow
+def test_the_design_report_of_a_vary_comparison_says_which_guesses_matter(capsys, tmp_path):
+    """``design compare --vary --html``: the page has the section, its picture and one
+    table with a row per parameter and each design's figures."""
+    page = tmp_path / "report.html"
+    code, _, _ = run(
+        capsys,
+        *("design", "compare", "stock", "fast-spring", "--spaces", "r7c3,r2c3"),
+        *("--shots", "40", "--workers", "1", "--cache", str(tmp_path / "cache")),
+        *("--vary", "mass=0.75,bale_restitution=0.5", "--html", str(page)),
+    )
+    assert code == 0
+    text = page.read_text()
+    section = text[text.index("<h2>Which guesses matter") : text.index("<h2>Space by space")]
+    assert 'alt="which guesses matter" src="data:image/png;base64,' in section
+    table = section[section.index('<table id="guesses-table">') :]
+    assert table.count("<tr>") == 4  # the head, two parameters, all together
+    assert "piggy mass" in table and "bale restitution" in table
+    assert "stock: board mean, +10 %" in table and "fast-spring: share" in table
+    assert sensitivity_section({}) == ""  # a comparison without --vary has no section
