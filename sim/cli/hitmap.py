@@ -114,8 +114,7 @@ def cmd_hitmap(args) -> int:
     layout = load_layout_args(args)
     spreads = _scan_spreads(args, designs)
     spec = sweep_spec(args, layout)
-    if args.sensitivity:
-        check_sensitivity(args, spec)
+    check_sensitivity(args, spec)
     from sim.physics.engines import check_engine
     from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
@@ -140,15 +139,22 @@ def cmd_hitmap(args) -> int:
     sampling = _sampling(spec, summary["shots_per_space"])
     if args.plot:
         _plot(args.plot, layout.board, rows, design.name, summary, sampling)
-    if args.per_shot:
-        summary["per_shot_file"] = str(hitmap.per_shot_path(out))
-    if args.sensitivity:
-        summary["sensitivity"] = sensitivity(spec, outcome.parts)
+    summary |= _added(args, spec, out, outcome)
     if args.json:
         json_out(summary)
         return 0
     _print_summary(summary, sampling, args.plot)
     return 0
+
+
+def _added(args, spec, out: Path, outcome) -> dict:
+    """What the summary adds where asked: the per-shot file, which guesses matter."""
+    from sim.studies.maps import hitmap
+
+    per_shot = {"per_shot_file": str(hitmap.per_shot_path(out))} if args.per_shot else {}
+    return per_shot | (
+        {"sensitivity": sensitivity(spec, outcome.parts)} if args.sensitivity else {}
+    )
 
 
 def _scan_spreads(args, designs: list[str]):
@@ -404,10 +410,7 @@ def add_hitmap(sub) -> None:
     )
     p.add_argument("--plot", metavar="FILE.png", help="draw the heatmap over the board")
     p.add_argument(
-        "--sensitivity",
-        action="store_true",
-        help="with --vary: which guessed parameters the board mean depends on most, from "
-        "the map's own shots (a table, and in --json)",
+        "--sensitivity", action="store_true", help="with --vary: which guesses matter most"
     )
     p.add_argument("--resume", action="store_true", help="finish an interrupted sweep")
     p.add_argument("--json", action="store_true", help="a JSON summary on stdout")

@@ -8,8 +8,11 @@ from models.errors import InputError
 
 
 def check_sensitivity(args, spec) -> None:
-    """``--sensitivity`` reads the shots' ``--vary`` draws: refused without them, with
-    ``--aim-sd-scan``, or with too few shots to tell the guesses apart, before any shot."""
+    """``--sensitivity`` (where asked) reads the shots' ``--vary`` draws: refused without
+    them, with ``--aim-sd-scan``, or with too few shots to tell the guesses apart,
+    before any shot."""
+    if not args.sensitivity:
+        return
     from sim.studies.maps.sensitivity import SHOTS_PER_FACTOR, varied
 
     if args.aim_sd_scan:
