@@ -23,7 +23,7 @@ def sensitivity_figure(found: dict[str, Sensitivity], title: str = ""):
     order = [e.name for e in sorted(first.effects, key=lambda e: e.share)]
     height = 0.8 / len(found)
     fig, ax = plt.subplots(
-        figsize=(7.5, 1.9 + 0.3 * len(found) + 0.55 * len(order) * max(1, len(found) * 0.7))
+        figsize=(7.5, 1.3 + 0.3 * len(found) + 0.55 * len(order) * max(1, len(found) * 0.7))
     )
     for d, (design, sensitivity) in enumerate(found.items()):
         effects = {e.name: e for e in sensitivity.effects}
@@ -50,7 +50,7 @@ def sensitivity_figure(found: dict[str, Sensitivity], title: str = ""):
     ax.set_xlabel("change of the board mean P for +10 % of the parameter (95 % interval)")
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_title(title or "Which guesses matter", fontsize=11)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.11))
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
