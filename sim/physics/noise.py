@@ -4,8 +4,9 @@ points, sim/studies/shots/rqmc.py).
 
 Seeded, the draws are those the shot has always made, in this order: three standard
 normals (launcher yaw, pitch, speed), two (aimer yaw, pitch), then the ``vary``
-uniforms (sim/physics/materials.py); adding an aimer or ``vary`` leaves the earlier
-draws as they were.
+uniforms (sim/physics/materials.py: the shorthands' three, then each material's six
+where one is named); adding an aimer or ``vary`` leaves the earlier draws as they
+were. :func:`materials_of` draws a shot's factors again without firing it.
 
 Given as :class:`Deviates`, the launcher's and the aimer's yaw errors (independent
 Gaussians) are one Gaussian of standard deviation sqrt(launcher² + aimer²), and the
