@@ -361,7 +361,9 @@ def aimer_args(p: argparse.ArgumentParser, default: str, vary: bool = False) -> 
             "--vary",
             metavar="NAME=HALF,...",
             help="vary the guessed physics per shot by a relative half-range, "
-            "e.g. friction=0.2,restitution=0.2,mass=0.1",
+            "e.g. friction=0.2,restitution=0.2,mass=0.1 (every body), or each material's: "
+            "bale_friction, bale_restitution, piggy_friction, piggy_restitution, "
+            "surface_friction, surface_restitution",
         )
 
 

@@ -30,6 +30,7 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
+from sim.cli.sensitivity import check_sensitivity, print_sensitivity, sensitivity
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER, SAMPLERS, SWEEP_ARCS
 
 if TYPE_CHECKING:
@@ -113,6 +114,7 @@ def cmd_hitmap(args) -> int:
     layout = load_layout_args(args)
     spreads = _scan_spreads(args, designs)
     spec = sweep_spec(args, layout)
+    check_sensitivity(args, spec)
     from sim.physics.engines import check_engine
     from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
@@ -123,7 +125,9 @@ def cmd_hitmap(args) -> int:
         return scan(args, spec, designs, spreads, out, fmt, workers)
     start = start_lines.hitmap(spec, workers, design=design.name)
     progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
-    outcome = hitmap.run_sweep(spec, out, fmt, workers, args.resume, args.per_shot, progress)
+    outcome = hitmap.run_sweep(
+        spec, out, fmt, workers, args.resume, args.per_shot, progress, args.sensitivity
+    )
     progress(None)
     rows = outcome.rows
     if args.resume:
@@ -135,13 +139,22 @@ def cmd_hitmap(args) -> int:
     sampling = _sampling(spec, summary["shots_per_space"])
     if args.plot:
         _plot(args.plot, layout.board, rows, design.name, summary, sampling)
-    if args.per_shot:
-        summary["per_shot_file"] = str(hitmap.per_shot_path(out))
+    summary |= _added(args, spec, out, outcome)
     if args.json:
         json_out(summary)
         return 0
     _print_summary(summary, sampling, args.plot)
     return 0
+
+
+def _added(args, spec, out: Path, outcome) -> dict:
+    """What the summary adds where asked: the per-shot file, which guesses matter."""
+    from sim.studies.maps import hitmap
+
+    per_shot = {"per_shot_file": str(hitmap.per_shot_path(out))} if args.per_shot else {}
+    return per_shot | (
+        {"sensitivity": sensitivity(spec, outcome.parts)} if args.sensitivity else {}
+    )
 
 
 def _scan_spreads(args, designs: list[str]):
@@ -275,6 +288,8 @@ def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
         if spaces
     ]
     print("dead zones (docs/hitmap.md): " + ("; ".join(named) or "none"))
+    if "sensitivity" in summary:
+        print_sensitivity(summary["sensitivity"])
     for path in (summary["file"], summary.get("per_shot_file"), plot):
         if path:
             print(f"Wrote {shown(path)}")
@@ -394,6 +409,9 @@ def add_hitmap(sub) -> None:
         help="also write <stem>.shots.<ext>: one row per shot (seeds, aim, outcome)",
     )
     p.add_argument("--plot", metavar="FILE.png", help="draw the heatmap over the board")
+    p.add_argument(
+        "--sensitivity", action="store_true", help="with --vary: which guesses matter most"
+    )
     p.add_argument("--resume", action="store_true", help="finish an interrupted sweep")
     p.add_argument("--json", action="store_true", help="a JSON summary on stdout")
     p.set_defaults(func=cmd_hitmap)

@@ -4,8 +4,9 @@ points, sim/studies/shots/rqmc.py).
 
 Seeded, the draws are those the shot has always made, in this order: three standard
 normals (launcher yaw, pitch, speed), two (aimer yaw, pitch), then the ``vary``
-uniforms (sim/physics/materials.py); adding an aimer or ``vary`` leaves the earlier
-draws as they were.
+uniforms (sim/physics/materials.py: the shorthands' three, then each material's six
+where one is named); adding an aimer or ``vary`` leaves the earlier draws as they
+were. :func:`materials_of` draws a shot's factors again without firing it.
 
 Given as :class:`Deviates`, the launcher's and the aimer's yaw errors (independent
 Gaussians) are one Gaussian of standard deviation sqrt(launcher² + aimer²), and the
@@ -55,24 +56,27 @@ def seeded_errors(
     seed: int | None, launcher: Launcher, aimer: Aimer, vary: dict | None
 ) -> ShotErrors:
     """A shot's errors drawn from its seed (plain Monte Carlo)."""
-    rng = np.random.default_rng(seed)
-    d_yaw, d_pitch, d_speed = rng.standard_normal(3)
-    e_yaw, e_pitch = rng.standard_normal(2)
+    (d_yaw, d_pitch, d_speed), (e_yaw, e_pitch), materials = _seeded_draws(seed, vary)
     return ShotErrors(
         d_yaw_deg=d_yaw * launcher.yaw_sd_deg + aimer.yaw_bias_deg + e_yaw * aimer.yaw_sd_deg,
         d_pitch_deg=(
             d_pitch * launcher.pitch_sd_deg + aimer.pitch_bias_deg + e_pitch * aimer.pitch_sd_deg
         ),
         speed_mm_s=launcher.muzzle_speed_mm_s + d_speed * launcher.speed_sd_mm_s,
-        materials=draw_materials(vary, rng),
+        materials=materials,
     )
 
 
-def deviate_errors(
-    deviates: Deviates, launcher: Launcher, aimer: Aimer, vary: dict | None
-) -> ShotErrors:
-    """A shot's errors from given deviates (the launcher's and aimer's spreads
-    combined)."""
+def _seeded_draws(seed: int | None, vary: dict | None) -> tuple[np.ndarray, np.ndarray, Materials]:
+    """A seeded shot's draws in their one order: the launcher's three normals, the
+    aimer's two, then the ``vary`` factors."""
+    rng = np.random.default_rng(seed)
+    launcher, aimer = rng.standard_normal(3), rng.standard_normal(2)
+    return launcher, aimer, draw_materials(vary, rng)
+
+
+def _deviate_materials(deviates: Deviates, vary: dict | None) -> Materials:
+    """The factors of a shot given as deviates: one uniform per factor named."""
     half_ranges = vary or {}
     named = [name for name in VARIABLE if half_ranges.get(name) is not None]
     if len(deviates.vary) != len(named):
@@ -80,13 +84,30 @@ def deviate_errors(
     factors = {
         name: 1.0 + half_ranges[name] * u for name, u in zip(named, deviates.vary, strict=True)
     }
+    return Materials(**factors) if factors else NOMINAL
+
+
+def materials_of(noise: dict, vary: dict | None) -> Materials:
+    """The factors a shot drew, from how it drew its errors (``{"seed": ...}`` or
+    ``{"deviates": ...}``, as a hit map's noise plan gives them), without firing it:
+    a study reads its shots' draws back (sim/studies/maps/sensitivity.py)."""
+    if "deviates" in noise:
+        return _deviate_materials(noise["deviates"], vary)
+    return _seeded_draws(noise["seed"], vary)[2]
+
+
+def deviate_errors(
+    deviates: Deviates, launcher: Launcher, aimer: Aimer, vary: dict | None
+) -> ShotErrors:
+    """A shot's errors from given deviates (the launcher's and aimer's spreads
+    combined)."""
     yaw_sd = math.hypot(launcher.yaw_sd_deg, aimer.yaw_sd_deg)
     pitch_sd = math.hypot(launcher.pitch_sd_deg, aimer.pitch_sd_deg)
     return ShotErrors(
         d_yaw_deg=aimer.yaw_bias_deg + deviates.yaw * yaw_sd,
         d_pitch_deg=aimer.pitch_bias_deg + deviates.pitch * pitch_sd,
         speed_mm_s=launcher.muzzle_speed_mm_s + deviates.speed * launcher.speed_sd_mm_s,
-        materials=Materials(**factors) if factors else NOMINAL,
+        materials=_deviate_materials(deviates, vary),
     )
 
 

@@ -8,7 +8,7 @@ times in s.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -117,8 +117,4 @@ class ShotResult:
             },
             "sim_time_s": round(self.sim_time_s, 4),
             "settled": self.settled,
-        } | (
-            {}
-            if self.materials == NOMINAL
-            else {"materials": {k: round(v, 4) for k, v in asdict(self.materials).items()}}
-        )
+        } | ({} if self.materials == NOMINAL else {"materials": self.materials.to_dict()})

@@ -24,6 +24,7 @@ from sim.views import viewer
 from sim.views.design_pictures import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import figure_png
+from sim.views.sensitivity_picture import sensitivity_section
 
 if TYPE_CHECKING:
     from models.board import Board
@@ -290,6 +291,7 @@ def report_html(data: dict) -> str:
         .replace("__DIFF__", pictures["difference"])
         .replace("__MAP_A__", pictures["a"])
         .replace("__MAP_B__", pictures["b"])
+        .replace("__GUESSES__", sensitivity_section(data.get("sensitivity") or {}))
         .replace("__MAX__", str(data["max_recorded"]))
         .replace("__FEW__", str(data["few_pairs"]))
         .replace("__PROVENANCE__", _provenance_rows(data["provenance"]))
@@ -346,6 +348,7 @@ on the scale its colour bar states.</figcaption></figure>
 <figure><img alt="hit map of __A__" src="__MAP_A__"><figcaption>__A__</figcaption></figure>
 <figure><img alt="hit map of __B__" src="__MAP_B__"><figcaption>__B__</figcaption></figure>
 </div>
+__GUESSES__
 <h2>Space by space</h2>
 <p>Click a column's head to sort; click a space to see its shots. P: the chance the target
 is knocked out; __TESTS__ <span class="few">few</span>: fewer than __FEW__ pairs.

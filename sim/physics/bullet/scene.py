@@ -176,19 +176,20 @@ class Scene:
                 pb.changeDynamics,
                 body,
                 -1,
-                **self.surface(surfaces.friction, surfaces.restitution),
+                **self.surface(surfaces.friction, surfaces.restitution, "surface"),
             )
         self.piggy_bodies = {
             name: self.make_piggy(name, *pose) for name, pose in piggy_poses_cm.items()
         }
         self.make_bale()
 
-    def surface(self, friction: float, restitution: float) -> dict[str, float]:
-        """A body's contact coefficients under the current material factors
-        (restitution at most 1: a factor must not make a bounce add energy)."""
+    def surface(self, friction: float, restitution: float, body: str) -> dict[str, float]:
+        """A body's contact coefficients under the current factors of its material
+        (``body``: "bale", "piggy" or "surface"; restitution at most 1: a factor must
+        not make a bounce add energy)."""
         return {
-            "lateralFriction": friction * self.materials.friction,
-            "restitution": min(1.0, restitution * self.materials.restitution),
+            "lateralFriction": friction * self.materials.friction_of(body),
+            "restitution": min(1.0, restitution * self.materials.restitution_of(body)),
         }
 
     def make_bale(self) -> None:
@@ -221,7 +222,7 @@ class Scene:
             pb.changeDynamics,
             self.bale,
             -1,
-            **self.surface(bale.friction, bale.restitution),
+            **self.surface(bale.friction, bale.restitution, "bale"),
             linearDamping=0.0,
             angularDamping=0.0,
             ccdSweptSphereRadius=0.4 * smallest * CM_PER_MM,
@@ -239,7 +240,12 @@ class Scene:
         bale = self.design.bale
         self.call(pb.resetBasePositionAndOrientation, self.bale, parking_cm(0), [0, 0, 0, 1])
         self.call(pb.resetBaseVelocity, self.bale, [0, 0, 0], [0, 0, 0])
-        self.call(pb.changeDynamics, self.bale, -1, **self.surface(bale.friction, bale.restitution))
+        self.call(
+            pb.changeDynamics,
+            self.bale,
+            -1,
+            **self.surface(bale.friction, bale.restitution, "bale"),
+        )
         self.call(pb.setCollisionFilterGroupMask, self.bale, -1, _DYNAMIC_GROUP, _ALL_GROUPS)
 
     def make_piggy(self, name: str, position_cm: list[float], orientation: list[float]) -> int:
@@ -259,7 +265,7 @@ class Scene:
             pb.changeDynamics,
             body,
             -1,
-            **self.surface(piggy.friction, piggy.restitution),
+            **self.surface(piggy.friction, piggy.restitution, "piggy"),
             linearDamping=0.0,
             angularDamping=0.0,
             localInertiaDiagonal=moments_g_cm2,

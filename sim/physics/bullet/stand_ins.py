@@ -51,7 +51,10 @@ class StandIns:
                 useMaximalCoordinates=True,
             )
             scene.call(
-                pb.changeDynamics, proxy, -1, **scene.surface(piggy.friction, piggy.restitution)
+                pb.changeDynamics,
+                proxy,
+                -1,
+                **scene.surface(piggy.friction, piggy.restitution, "piggy"),
             )
             self._proxies[name] = proxy
             scene.names[proxy] = name
@@ -102,7 +105,7 @@ class StandIns:
                 pb.changeDynamics,
                 proxy,
                 -1,
-                **self.scene.surface(piggy.friction, piggy.restitution),
+                **self.scene.surface(piggy.friction, piggy.restitution, "piggy"),
             )
 
     def wake_all(self) -> None:

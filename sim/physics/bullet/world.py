@@ -142,7 +142,7 @@ class World(FiringEngine):
                 pb.changeDynamics,
                 body,
                 -1,
-                **scene.surface(surfaces.friction, surfaces.restitution),
+                **scene.surface(surfaces.friction, surfaces.restitution, "surface"),
             )
         self.stand_ins.apply_materials()
 

@@ -98,10 +98,10 @@ class Coefficients:
     @classmethod
     def of(cls, design: Design, materials: Materials, damping_gain: float = 1.0) -> Coefficients:
         def friction(a: str, b: str) -> float:
-            return pair_friction(design, a, b) * materials.friction**2
+            return pair_friction(design, a, b) * materials.pair_friction(a, b)
 
         def ratio(a: str, b: str) -> float:
-            e = min(1.0, pair_restitution(design, a, b) * materials.restitution**2)
+            e = min(1.0, pair_restitution(design, a, b) * materials.pair_restitution(a, b))
             return min(1.0, damping_gain * damping_ratio(e))
 
         piggy_surface, piggy_piggy = ratio("piggy", "surface"), ratio("piggy", "piggy")

@@ -169,8 +169,13 @@ class MujocoWorld(FiringEngine):
         frames = self._recorder(record_every) if record_every else None
         bale_in_play, left_at = True, None
         rest = RestClock(design, dt, self._check_every)
-        bale_friction = pair_friction(design, "bale", "surface") * launch.materials.friction**2
-        piggy_friction = pair_friction(design, "piggy", "surface") * launch.materials.friction**2
+        factors = launch.materials
+        bale_friction = pair_friction(design, "bale", "surface") * factors.pair_friction(
+            "bale", "surface"
+        )
+        piggy_friction = pair_friction(design, "piggy", "surface") * factors.pair_friction(
+            "piggy", "surface"
+        )
         if frames:
             frames.take(True)
         step, settled = 0, False

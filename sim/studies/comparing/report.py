@@ -13,7 +13,9 @@ differences. At each such space the shot shown is a **discordant pair** where
 there is one (the same seed, so the same launcher error, aiming error and
 ``--vary`` factors, fired by A and by B with different outcomes, in the direction
 of the difference), else the space's first shot. The shots are fired again with
-recording on; their seeds make them the very shots of the hit maps.
+recording on; their seeds make them the very shots of the hit maps. With ``--vary``
+the page also says which guesses each design's board mean depends on most, from its
+own shots (:func:`guesses`, sim/studies/maps/sensitivity.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 
 from models.board import Board, load_board
 from models.design import Design
+from models.errors import InputError
 from sim.studies.comparing import compare, design_tools, verdict, verdict_words
 from sim.studies.comparing.engines_verdict import AcrossEngines
 from sim.studies.running.cluster import StudyWorkers
@@ -239,8 +242,26 @@ def build(
             "few_pairs": FEW_SHOTS,
         }
         | ({"engines": across.to_dict()} if across else {})
+        | ({"sensitivity": guesses(spec, designs, maps)} if spec.vary else {})
     )
     return Report(contents, board, designs, comparison, maps, made_by, scale, across)
+
+
+def guesses(
+    spec: space_shots.SweepSpec, designs: list[Design], maps: list[list[MeasuredSpace]]
+) -> dict[str, dict]:
+    """Which ``--vary`` guesses each design's board mean depends on most, from its own
+    shots (sim/studies/maps/sensitivity.py), or why its shots cannot say."""
+    from sim.studies.maps.sensitivity import sensitivity_of
+
+    found: dict[str, dict] = {}
+    for design, measured in zip(designs, maps, strict=True):
+        name = design.name if design.name not in found else f"{design.name} (B)"
+        try:
+            found[name] = sensitivity_of(spec, [m.part for m in measured]).to_dict()
+        except InputError as error:
+            found[name] = {"null_reason": str(error)}
+    return found
 
 
 def record(

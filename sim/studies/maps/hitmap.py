@@ -92,11 +92,14 @@ parts_folder = parts.parts_folder
 @dataclass(frozen=True)
 class SweepOutcome:
     """A finished sweep: the hit map's rows, and how many spaces were taken from the
-    parts of an earlier run (``reused``) or measured now (``computed``)."""
+    parts of an earlier run (``reused``) or measured now (``computed``); its parts,
+    where they were asked to be kept (a study of its shots:
+    sim/studies/maps/sensitivity.py)."""
 
     rows: list
     reused: int
     computed: int
+    parts: tuple[SpaceShots, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,15 +140,17 @@ def run_sweep(
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[..., None] | None = None,
+    keep_parts: bool = False,
 ) -> SweepOutcome:
     """Run a sweep into ``out`` (and ``<stem>.shots.<ext>`` with ``per_shot``), each
     file with what made it. Finished spaces are kept in ``<out>.parts/``
     (sim/studies/running/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
-    spaces finished (and ``fired=``, the shots the last one fired)."""
+    spaces finished (and ``fired=``, the shots the last one fired). With
+    ``keep_parts`` the outcome holds every space's shots."""
     outputs = [Output.of(spec, out)]
     job = partial(one_space, spec)
-    return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress)[0]
+    return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress, keep_parts)[0]
 
 
 def run_outputs(
@@ -156,6 +161,7 @@ def run_outputs(
     resume: bool = False,
     per_shot: bool = False,
     progress: Callable[..., None] | None = None,
+    keep_parts: bool = False,
 ) -> list[SweepOutcome]:
     """:func:`run_sweep` for several hit maps of the same spaces measured together,
     ``job`` giving each space's part of every one (a paired comparison's designs):
@@ -165,7 +171,7 @@ def run_outputs(
         for output in outputs:
             owning.enter_context(owner.owned(output.path))
         fmt = datafiles.format_of(outputs[0].path, fmt)
-        return _owned_sweep(outputs, fmt, job, workers, resume, per_shot, progress)
+        return _owned_sweep(outputs, fmt, job, workers, resume, per_shot, progress, keep_parts)
 
 
 def _owned_sweep(
@@ -176,6 +182,7 @@ def _owned_sweep(
     resume: bool,
     per_shot: bool,
     progress: Callable[..., None] | None,
+    keep_parts: bool = False,
 ) -> list[SweepOutcome]:
     """:func:`run_outputs`, once this run owns every output."""
     spaces = outputs[0].spec.spaces
@@ -203,7 +210,7 @@ def _owned_sweep(
         for folder in folders:
             if not parts.part_files(folder):  # nothing kept: leave nothing behind
                 shutil.rmtree(folder, ignore_errors=True)
-    outcomes = [assemble(o, fmt, per_shot, len(done), len(todo)) for o in outputs]
+    outcomes = [assemble(o, fmt, per_shot, len(done), len(todo), keep_parts) for o in outputs]
     for folder in folders:
         shutil.rmtree(folder)
     return outcomes
@@ -229,23 +236,29 @@ def _parts_found(output: Output, resume: bool) -> set[str]:
     return {parts.read_part(p, output.key, output.expected(p.stem)).space for p in found}
 
 
-def assemble(output: Output, fmt: str, per_shot: bool, reused: int, computed: int) -> SweepOutcome:
+def assemble(
+    output: Output, fmt: str, per_shot: bool, reused: int, computed: int, keep_parts: bool = False
+) -> SweepOutcome:
     """The hit map's file (and its per-shot file) from its parts, one part in memory
-    at a time unless its shots are wanted, with what made it."""
+    at a time unless its shots are wanted (``per_shot``, or kept in the outcome:
+    ``keep_parts``), with what made it."""
     spec, folder = output.spec, parts_folder(output.path)
     board = load_board(spec.board)
     rows: list[dict] = []
     shots: list[dict] = []
+    kept: list[SpaceShots] = []
     for name in spec.spaces:
         part = parts.read_part(folder / f"{name}.json", output.key, output.expected(name))
         rows.append(summarise(part, board).to_dict())
+        if keep_parts:
+            kept.append(part)
         if per_shot:
             shots.extend(r.to_dict() for r in part.shots)
     made_by = output.made_by | {"shots_fired": shots_fired(rows)}
     datafiles.write_table(rows, output.path, fmt, made_by)
     if per_shot:
         datafiles.write_table(shots, per_shot_path(output.path), fmt, made_by)
-    return SweepOutcome(rows, reused=reused, computed=computed)
+    return SweepOutcome(rows, reused=reused, computed=computed, parts=tuple(kept))
 
 
 def shots_fired(rows: list[dict]) -> dict:
