@@ -31,7 +31,7 @@ from sim.cli import (
     shots,
     solve,
 )
-from sim.cli.common import Parser
+from sim.cli.common import Parser, given_files
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         if not hasattr(args, "func"):
             parser.print_help()
             return 0 if not argv else 2
-        return args.func(args)
+        with given_files(args):
+            return args.func(args)
     except InputError as exc:
         print(f"piggy: error: {exc}", file=sys.stderr)
         return 2

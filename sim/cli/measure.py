@@ -14,12 +14,15 @@ from sim.cli.common import check_output, finite_number, json_out, progress_bar
 from sim.video.defaults import READOUT_RANGE
 
 
-def run_measure(args, out: str | Path, bars: bool):
-    """Measure ``args.video`` into ``out`` (checked and written here): the
-    :class:`~sim.video.measure.Measurement`. Shared with ``piggy calibrate --video``."""
+def run_measure(args, out: str | Path, bars: bool, what: str = "--out"):
+    """Measure ``args.video`` into ``out`` (checked and written here; ``what``, the
+    option that named it): the :class:`~sim.video.measure.Measurement`. Shared with
+    ``piggy calibrate --video``."""
+    from sim.studies.shots.datafiles import sidecar_path
     from sim.video import opencv, video_file
 
-    check_output(out, "--out", (".csv",))
+    check_output(out, what, (".csv",))
+    check_output(sidecar_path(out), f"{what}'s sidecar")
     if args.overlay:
         check_output(args.overlay, "--overlay", (".mp4",))
     video_file(args.video)
