@@ -10,32 +10,32 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
 
-from models.errors import PACKAGE, InputError
-from models.text import shown
-from sim.cli import (
-    board,
-    calibrate,
-    demo,
-    design,
-    film,
-    games,
-    hitmap,
-    markers,
-    measure,
-    replay,
-    serve,
-    shots,
-    solve,
-)
-from sim.cli.common import Parser, given_files
+# Only the standard library (and interrupts.py, which needs nothing else) here: main()
+# holds Ctrl-C from its first line, and imports the command groups after it.
+from sim.cli.interrupts import forget, interruptible, was_interrupted
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``piggy`` parser, its commands in the order ``--help`` lists them."""
+    from sim.cli import (
+        board,
+        calibrate,
+        demo,
+        design,
+        film,
+        games,
+        hitmap,
+        markers,
+        measure,
+        replay,
+        serve,
+        shots,
+        solve,
+    )
+    from sim.cli.common import Parser
+
     parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
     parser.add_argument(
         "--version", action=_Version, help="print the installed package's name and version"
@@ -64,7 +64,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _interruptible()
+    interruptible()
+    try:
+        code = _main(argv)
+        if was_interrupted() and code != 130:  # a Ctrl-C that a library swallowed
+            raise KeyboardInterrupt
+        return code
+    except KeyboardInterrupt:
+        print("piggy: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        forget()
+
+
+def _main(argv: list[str] | None) -> int:
+    from models.errors import InputError
+    from models.text import shown
+    from sim.cli.common import given_files
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -79,9 +96,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (piggy ... | head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
-        print("piggy: interrupted", file=sys.stderr)
-        return 130
     except Exception as exc:  # an internal failure: say so, briefly, unless debugging
         if os.environ.get("PIGGY_DEBUG"):
             raise
@@ -103,17 +117,11 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from importlib import metadata
 
+        from models.errors import PACKAGE
+
         try:
             version = metadata.version(PACKAGE)
         except metadata.PackageNotFoundError:  # run from a checkout never installed
             version = "unknown (not installed: pip install -e .)"
         print(f"{PACKAGE} {version}")
         parser.exit(0)
-
-
-def _interruptible() -> None:
-    """Ctrl-C (SIGINT, from a terminal or ``kill -INT``) stops every command the same
-    way: KeyboardInterrupt, what resume needs kept, "piggy: interrupted", exit 130;
-    even when piggy was started with SIGINT ignored (a shell's background job)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
