@@ -82,6 +82,7 @@ def _main(argv: list[str] | None) -> int:
     from models.text import shown
     from sim.cli.common import given_files
 
+    _quiet_libraries()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -105,6 +106,20 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+#: Libraries whose own warnings are not the user's business: imageio-ffmpeg's "We had
+#: to kill ffmpeg to stop it" (a reader closed before the video's end, as meant) or
+#: "The frame size for reading ... is different"; a command's one line says what
+#: matters. Their errors still show.
+_QUIET_LOGGERS = ("imageio_ffmpeg",)
+
+
+def _quiet_libraries() -> None:
+    import logging
+
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 class _Version(argparse.Action):
