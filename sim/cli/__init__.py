@@ -19,6 +19,21 @@ from sim.cli.interrupts import forget, interruptible, was_interrupted
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``piggy`` parser, its commands in the order ``--help`` lists them."""
+    from sim.cli.common import Parser
+
+    parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
+    parser.add_argument(
+        "--version", action=_Version, help="print the installed package's name and version"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for add in _adders():
+        add(sub)
+    return parser
+
+
+def _adders() -> tuple:
+    """Each command group's ``add_*``, in the order ``--help`` lists them (the groups
+    imported here, once main() holds Ctrl-C)."""
     from sim.cli import (
         board,
         calibrate,
@@ -34,14 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         shots,
         solve,
     )
-    from sim.cli.common import Parser
 
-    parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
-    parser.add_argument(
-        "--version", action=_Version, help="print the installed package's name and version"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for add in (
+    return (
         shots.add_shoot,
         shots.add_aim,
         design.add_design,
@@ -58,9 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         film.add_film,
         measure.add_measure,
         demo.add_demo,
-    ):
-        add(sub)
-    return parser
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
