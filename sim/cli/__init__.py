@@ -10,38 +10,47 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
 
-from models.errors import PACKAGE, InputError
-from models.text import shown
-from sim.cli import (
-    board,
-    calibrate,
-    demo,
-    design,
-    film,
-    games,
-    hitmap,
-    markers,
-    measure,
-    replay,
-    serve,
-    shots,
-    solve,
-)
-from sim.cli.common import Parser
+# Only the standard library (and interrupts.py, which needs nothing else) here: main()
+# holds Ctrl-C from its first line, and imports the command groups after it.
+from sim.cli.interrupts import forget, interruptible, was_interrupted
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``piggy`` parser, its commands in the order ``--help`` lists them."""
+    from sim.cli.common import Parser
+
     parser = Parser(prog="piggy", description="Go Piggy Go! physics sandbox and referee.")
     parser.add_argument(
         "--version", action=_Version, help="print the installed package's name and version"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for add in (
+    for add in _adders():
+        add(sub)
+    return parser
+
+
+def _adders() -> tuple:
+    """Each command group's ``add_*``, in the order ``--help`` lists them (the groups
+    imported here, once main() holds Ctrl-C)."""
+    from sim.cli import (
+        board,
+        calibrate,
+        demo,
+        design,
+        film,
+        games,
+        hitmap,
+        markers,
+        measure,
+        replay,
+        serve,
+        shots,
+        solve,
+    )
+
+    return (
         shots.add_shoot,
         shots.add_aim,
         design.add_design,
@@ -58,29 +67,43 @@ def build_parser() -> argparse.ArgumentParser:
         film.add_film,
         measure.add_measure,
         demo.add_demo,
-    ):
-        add(sub)
-    return parser
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    _interruptible()
+    interruptible()
+    try:
+        code = _main(argv)
+        if was_interrupted() and code != 130:  # a Ctrl-C that a library swallowed
+            raise KeyboardInterrupt
+        return code
+    except KeyboardInterrupt:
+        print("piggy: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        forget()
+
+
+def _main(argv: list[str] | None) -> int:
+    from models.errors import InputError
+    from models.text import shown
+    from sim.cli.common import given_files
+
+    _quiet_libraries()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if not hasattr(args, "func"):
             parser.print_help()
             return 0 if not argv else 2
-        return args.func(args)
+        with given_files(args):
+            return args.func(args)
     except InputError as exc:
         print(f"piggy: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (piggy ... | head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
-        print("piggy: interrupted", file=sys.stderr)
-        return 130
     except Exception as exc:  # an internal failure: say so, briefly, unless debugging
         if os.environ.get("PIGGY_DEBUG"):
             raise
@@ -90,6 +113,20 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+#: Libraries whose own warnings are not the user's business: imageio-ffmpeg's "We had
+#: to kill ffmpeg to stop it" (a reader closed before the video's end, as meant) or
+#: "The frame size for reading ... is different"; a command's one line says what
+#: matters. Their errors still show.
+_QUIET_LOGGERS = ("imageio_ffmpeg",)
+
+
+def _quiet_libraries() -> None:
+    import logging
+
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 class _Version(argparse.Action):
@@ -102,17 +139,11 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from importlib import metadata
 
+        from models.errors import PACKAGE
+
         try:
             version = metadata.version(PACKAGE)
         except metadata.PackageNotFoundError:  # run from a checkout never installed
             version = "unknown (not installed: pip install -e .)"
         print(f"{PACKAGE} {version}")
         parser.exit(0)
-
-
-def _interruptible() -> None:
-    """Ctrl-C (SIGINT, from a terminal or ``kill -INT``) stops every command the same
-    way: KeyboardInterrupt, what resume needs kept, "piggy: interrupted", exit 130;
-    even when piggy was started with SIGINT ignored (a shell's background job)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)

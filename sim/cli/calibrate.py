@@ -60,7 +60,24 @@ def _from_video(args) -> bool:
         raise InputError(
             "--video needs --angles ANGLES.csv (the angles set for each shot, in order)"
         )
+    given = [o for o, v in _VIDEO_ONLY if getattr(args, v) is not None]
+    if args.video is None and given:
+        one = len(given) == 1
+        raise InputError(
+            f"{', '.join(given)} {'is' if one else 'are'} for measuring a video: give "
+            f"--video VIDEO too, or leave {'it' if one else 'them'} out"
+        )
     return args.video is not None
+
+
+#: The options that only ``--video`` uses: (as written, dest).
+_VIDEO_ONLY = (
+    ("--angles", "angles"),
+    ("--camera-file", "camera_file"),
+    ("--readout", "readout"),
+    ("--overlay", "overlay"),
+    ("--measured", "measured"),
+)
 
 
 def _measured(args) -> str:
@@ -79,7 +96,7 @@ def _measured(args) -> str:
         folder = tempfile.mkdtemp(prefix="piggy-measured-")
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         out = str(Path(folder) / "measured.csv")
-    measurement = run_measure(args, out, bars=not args.json)
+    measurement = run_measure(args, out, bars=not args.json, what="--measured")
     if not args.json:
         lines = report_lines(measurement, out)
         print("\n".join(lines if args.measured else lines[:-1]))

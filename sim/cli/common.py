@@ -15,10 +15,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from models.errors import InputError, install_hint
-from models.files import check_path_text, read_json, resolve_named_file
+from models.files import read_json, resolve_named_file
 from models.numbers import ascii_decimal, ascii_whole
 from models.seeds import SEED_MAX
 from models.text import shown
+from sim.cli.outputs import OPTIONS_OF, written
+
+# The output checks live in sim/cli/outputs.py; every command group imports them from here.
+from sim.cli.outputs import check_folder_writable as check_folder_writable
+from sim.cli.outputs import check_output as check_output
+from sim.cli.outputs import check_output_folder as check_output_folder
+from sim.cli.outputs import check_table_output as check_table_output
+from sim.cli.outputs import given_files as given_files
 
 if TYPE_CHECKING:
     from models.board import Board
@@ -46,6 +54,8 @@ class Parser(argparse.ArgumentParser):
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and not hasattr(parsed, _UNREAD_BY):
             setattr(parsed, _UNREAD_BY, self.prog)
+        if not hasattr(parsed, OPTIONS_OF):  # the innermost command parses first
+            setattr(parsed, OPTIONS_OF, tuple(written(a) for a in self._actions if a.dest))
         return parsed, extras
 
     def parse_args(self, args=None, namespace=None):
@@ -253,68 +263,6 @@ def progress_bar(
         pass_name=pass_name,
         start=start,
     )
-
-
-def check_output(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) -> Path:
-    """A file to be written, checked before any work: the suffix (one of
-    ``suffixes``, when given), not a folder nor a device, in an existing folder where
-    a file can be created (tried: permissions alone do not tell, e.g. on a read-only
-    file system). ``what`` words the errors (``--out``, ``--png``)."""
-    text = os.fspath(path)
-    check_path_text(text, what)
-    path = Path(text)
-    if suffixes and path.suffix.lower() not in suffixes:
-        raise InputError(f"{what} {shown(text)} must end in {' or '.join(suffixes)}")
-    if path.is_dir():
-        raise InputError(f"{what} {shown(text)} is a folder: give a file name")
-    if path.exists() and not path.is_file():
-        raise InputError(f"{what} {shown(text)} is not a regular file: give a file name")
-    check_folder_writable(path.parent, f"{what} {shown(text)}")
-    return path
-
-
-def check_table_output(path: str | Path, what: str, fmt: str | None = None) -> Path:
-    """A data file to be written (:func:`check_output`, a table's suffixes), and for
-    CSV its sidecar ``<file>.json`` too, so that neither is found unwritable after
-    the work (with the table already written)."""
-    from sim.studies.shots import datafiles
-
-    out = check_output(path, what, datafiles.SUFFIXES)
-    if datafiles.format_of(out, fmt) == "csv":
-        check_output(datafiles.sidecar_path(out), f"{what}'s sidecar")
-    return out
-
-
-def check_output_folder(path: str | Path, what: str) -> Path:
-    """A folder to write into (made, with its missing parents, when the work writes),
-    checked before any work: the nearest part of it that exists must be a folder in
-    which files can be created."""
-    text = os.fspath(path)
-    check_path_text(text, what)
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{what} {shown(text)} is not a folder")
-    existing = path.absolute()
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent
-    check_folder_writable(existing, f"{what} {shown(text)}")
-    return path
-
-
-def check_folder_writable(folder: Path, what: str) -> None:
-    """Refuse a folder that does not exist or in which no file can be created."""
-    if not folder.is_dir():
-        problem = "is not a folder" if folder.exists() else "does not exist"
-        raise InputError(f"cannot write {what}: folder {shown(os.fspath(folder))} {problem}")
-    probe = folder / f".piggy-write-test.{os.getpid()}"
-    try:
-        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        os.unlink(probe)
-    except OSError as exc:
-        raise InputError(
-            f"cannot write {what}: folder {shown(os.fspath(folder))} is not "
-            f"writable ({exc.strerror})"
-        ) from None
 
 
 @contextmanager

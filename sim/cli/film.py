@@ -82,6 +82,10 @@ def _inputs(args):
     from sim.video.filming import check_pitches
 
     check_pitches(angles, design)
+    from sim.video.budget import check_film_budget
+    from sim.video.film import most_frames
+
+    check_film_budget(most_frames(len(angles), _settings(args)), *args.size)
     opencv()  # refused on one line, naming the extra, before any work
     return (board, design, camera), angles
 

@@ -14,14 +14,12 @@ from sim.cli.common import check_output, finite_number, json_out, progress_bar
 from sim.video.defaults import READOUT_RANGE
 
 
-def run_measure(args, out: str | Path, bars: bool):
-    """Measure ``args.video`` into ``out`` (checked and written here): the
-    :class:`~sim.video.measure.Measurement`. Shared with ``piggy calibrate --video``."""
+def run_measure(args, out: str | Path, bars: bool, what: str = "--out"):
+    """Measure ``args.video`` into ``out`` (named by option ``what``; checked and written
+    here): the :class:`~sim.video.measure.Measurement`. Shared with ``calibrate --video``."""
     from sim.video import opencv, video_file
 
-    check_output(out, "--out", (".csv",))
-    if args.overlay:
-        check_output(args.overlay, "--overlay", (".mp4",))
+    _check_outputs(args, out, what)
     video_file(args.video)
     opencv()  # refused on one line, naming the extra, before any work
     from sim.video.angles import read_angles
@@ -53,6 +51,14 @@ def run_measure(args, out: str | Path, bars: bool):
         write_overlay(measurement, args.overlay, update)
         update(None)
     return measurement
+
+
+def _check_outputs(args, out: str | Path, what: str) -> None:
+    """The files to write, checked before any work: the CSV, its sidecar, the overlay."""
+    check_output(out, what, (".csv",))
+    check_output(f"{out}.json", f"{what}'s sidecar")  # datafiles.sidecar_path
+    if args.overlay:
+        check_output(args.overlay, "--overlay", (".mp4",))
 
 
 def _write_measured(measurement, out, args) -> None:

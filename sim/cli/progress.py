@@ -16,6 +16,8 @@ import weakref
 from collections.abc import Callable
 from typing import TextIO
 
+from sim.cli.interrupts import raise_if_interrupted
+
 #: Seconds between two progress lines off a terminal. A person who looks at a log
 #: to see whether the run moves sees a new line within half a minute; a run of 40
 #: minutes writes about 120 lines, not thousands. A line is also written at once
@@ -111,6 +113,7 @@ class Progress:
         if done is None:
             self.close()
             return
+        raise_if_interrupted()  # a Ctrl-C a library swallowed stops the work here
         with self.lock:
             self._update(done, total, note, fired)
 

@@ -78,7 +78,7 @@ class Server:
         self.engine = engine
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[str, asyncio.Task] = {}
-        self.uploads = Uploads()
+        self.uploads = Uploads(self.sources.known)
         self.hosts = hosts
 
     @property

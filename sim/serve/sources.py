@@ -7,8 +7,9 @@ with its meshes copied alongside), so its shots, its scene and its estimates
 all rest on the content it opened with, however the file changes on disk. A tab
 opened after an edit reads the new content. An open tab is told when a file it
 started from has changed (:meth:`Sources.changed`: "b.toml changed on disk: ..."),
-and keeps its own until it is reloaded. Known names (``stock``) are the
-installation's own files and are used by name.
+and keeps its own until it is reloaded. A known name (``stock``) is read the
+same way, from the installation's file of that name: editing models/boards/stock.toml
+while serving is an edit like any other.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.board import BOARDS_DIR, board_from_dict, load_board
-from models.design import DESIGNS_DIR, design_from_dict, design_toml, known_designs, load_design
+from models.design import DESIGNS_DIR, design_from_dict, design_toml
 from models.errors import InputError
 from models.files import (
-    known_names,
     parse_json,
     parse_toml,
     read_bytes,
@@ -75,8 +75,8 @@ class Sources:
         """Each file read once, now, checked, and its content kept: a new tab's start.
         A file that cannot be read or checked now is refused on one line."""
         files: list[tuple[str, str]] = []
-        board = self._board(files)
-        design, design_label = self._design(files)
+        board = self._board(self.board, files)
+        design, design_label = self._design(self.design, files)
         stacks = self._stacks(board, files)
         return Start(board, design, stacks, load_board(board).name, design_label, tuple(files))
 
@@ -102,21 +102,25 @@ class Sources:
             partial.replace(path)
         return path
 
-    def _board(self, files: list) -> str:
-        if self.board in known_names(BOARDS_DIR):
-            return self.board
-        path = resolve_named_file(self.board, BOARDS_DIR, "board")
+    def known(self, kind: str, name: str) -> tuple[str, str]:
+        """A known board or design chosen in a tab, kept by content as a file given to
+        the server is: what the workers load, and its name."""
+        if kind == "board":
+            board = self._board(name, [])
+            return board, load_board(board).name
+        return self._design(name, [])
+
+    def _board(self, name: str, files: list) -> str:
+        path = resolve_named_file(name, BOARDS_DIR, "board")
         text = _text(path, "board", files)
         # checked now, worded as the loader words it: a broken file is refused before
         # the tab opens
         board_from_dict(parse_toml(text, f"board file {shown(os.fspath(path))}"), str(path))
         return str(self._keep("board", text.encode()))
 
-    def _design(self, files: list) -> tuple[str, str]:
+    def _design(self, name: str, files: list) -> tuple[str, str]:
         """The design as the workers load it (its meshes copied too) and its name."""
-        if self.design in known_designs():
-            return self.design, load_design(self.design).name
-        path = resolve_named_file(self.design, DESIGNS_DIR, "design")
+        path = resolve_named_file(name, DESIGNS_DIR, "design")
         source = f"design file {shown(os.fspath(path))}"
         data = parse_toml(_text(path, "design", files), source)
         for part in MESH_PARTS:

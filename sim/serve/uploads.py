@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from models.aimer import known_aimers, load_aimer
@@ -31,8 +32,11 @@ class Uploads:
     """Switches a tab's sandbox to what it chose or uploaded; owns the folder of the
     uploaded files (:meth:`cleanup` removes it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: Callable[[str, str], tuple[str, str]] | None = None) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="piggy-serve-")
+        #: A known board or design as the workers load it, and its name: kept by content
+        #: (:meth:`sim.serve.sources.Sources.known`), else by name.
+        self._keep = keep or (lambda _kind, name: (name, name))
 
     def cleanup(self) -> None:
         self._folder.cleanup()
@@ -50,7 +54,8 @@ class Uploads:
                     raise InputError(
                         f"unknown {kind} '{shown(name)}': known {kind}s are {', '.join(known)}"
                     )
-                self._use(sandbox, kind, name, name)
+                ref, label = (name, name) if kind == "aimer" else self._keep(kind, name)
+                self._use(sandbox, kind, ref, label)
                 return
         raise InputError("choose a board, a design or an aimer")
 

@@ -14,7 +14,10 @@ from pathlib import Path
 from types import ModuleType
 
 from models.errors import InputError, install_hint
-from models.text import shown
+from models.files import check_input_file
+
+#: The largest video read, bytes (a phone's hour of 4K is a few hundred GB).
+MAX_VIDEO_BYTES = 1024**4
 
 
 def opencv() -> ModuleType:
@@ -36,7 +39,5 @@ def opencv() -> ModuleType:
 def video_file(path: str | Path) -> Path:
     """``path`` as a video's path, refused on one line when there is no such file
     (told before OpenCV is loaded: a quick refusal)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"video {shown(str(path))}: no such file")
-    return path
+    # a folder, a FIFO or a device is told what it is, not "no such file"
+    return check_input_file(path, "video", max_bytes=MAX_VIDEO_BYTES)

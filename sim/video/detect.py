@@ -12,9 +12,7 @@ camera below the board) is refused rather than used.
 
 from __future__ import annotations
 
-import json
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import cv2
 import numpy as np
 
 from models.errors import InputError
+from models.files import read_json, read_toml
 from models.text import shown
 from sim.video.markers import MarkerLayout
 
@@ -100,26 +99,32 @@ class CameraPose:
         return centre + t[:, None] * dirs
 
 
+#: A camera file's fx, fy, cx and cy, pixels: the least and the most allowed (a
+#: focal length of 1 px or 1e300 px is no phone's).
+CAMERA_PIXELS = (1.0, 100_000.0)
+
+
 def read_camera_file(path: str | Path) -> Intrinsics:
     """A phone's calibration, JSON or TOML: ``fx``, ``fy``, ``cx``, ``cy`` (pixels,
     at the video's size) and optional ``distortion`` (OpenCV's k1, k2, p1, p2[, k3])."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(
-            f"--camera-file {shown(str(path))}: not readable as "
-            f"{'TOML' if path.suffix.lower() == '.toml' else 'JSON'} ({exc})"
-        ) from None
+    # read as every input is (models/files.py): no FIFO, device or huge or deep file
+    reader = read_toml if path.suffix.lower() == ".toml" else read_json
+    data = reader(path, "camera")
     if not isinstance(data, dict):
         raise InputError(f"--camera-file {shown(str(path))}: expected fx, fy, cx, cy")
     values = {}
+    low, high = CAMERA_PIXELS
     for key in ("fx", "fy", "cx", "cy"):
         value = data.get(key)
-        if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)  # "fx": true is no focal length
+            or not low <= value <= high  # NaN fails both
+        ):
             raise InputError(
-                f"--camera-file {shown(str(path))}: '{key}' must be a positive number of pixels"
+                f"--camera-file {shown(str(path))}: '{key}' must be a number of pixels from "
+                f"{low:g} to {high:g}, got {shown(value, 40)}"
             )
         values[key] = float(value)
     distortion = data.get("distortion", [0.0] * 5)

@@ -6,6 +6,7 @@ frame of the break on) or, for a skipped shot, its reason in red."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,8 @@ def write_overlay(
     """Write the overlay video to ``path`` (H.264 MP4), whole or not at all."""
     import imageio_ffmpeg
 
+    from sim.views.video_files import replacing
+
     info, pose, track = measurement.info, measurement.pose, measurement.track
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp.mp4")
@@ -32,27 +35,28 @@ def write_overlay(
         shot_of_frame[shot.frames[0] : shot.frames[-1] + 1] = n
     reader = imageio_ffmpeg.read_frames(str(info.path))
     next(reader)
-    writer = imageio_ffmpeg.write_frames(
-        str(tmp), (info.width, info.height), fps=info.fps, quality=7, macro_block_size=1
-    )
-    writer.send(None)
-    try:
-        for index, raw in enumerate(reader):
-            frame = np.frombuffer(raw, np.uint8).reshape(info.height, info.width, 3).copy()
-            _draw_axes(frame, axes)
-            if index < len(shot_of_frame) and shot_of_frame[index] >= 0:
-                _draw_shot(frame, measurement, int(shot_of_frame[index]), index)
-            writer.send(frame)
-            if index % 50 == 0:
-                progress(index)
-        writer.close()
-        tmp.replace(path)
-    except BaseException:
-        writer.close()
-        tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        reader.close()
+    # a failed write (a full disk) is one line, no temporary file left (replacing)
+    with replacing(tmp, path), contextlib.closing(reader):
+        writer = imageio_ffmpeg.write_frames(
+            str(tmp),
+            (info.width, info.height),
+            fps=info.fps,
+            quality=7,
+            macro_block_size=1,
+            ffmpeg_log_level="quiet",  # ffmpeg's own lines are not the user's
+        )
+        writer.send(None)
+        try:
+            for index, raw in enumerate(reader):
+                frame = np.frombuffer(raw, np.uint8).reshape(info.height, info.width, 3).copy()
+                _draw_axes(frame, axes)
+                if index < len(shot_of_frame) and shot_of_frame[index] >= 0:
+                    _draw_shot(frame, measurement, int(shot_of_frame[index]), index)
+                writer.send(frame)
+                if index % 50 == 0:
+                    progress(index)
+        finally:
+            writer.close()
 
 
 def _point(p) -> tuple[int, int]:

@@ -126,6 +126,26 @@ def replacing(tmp: Path, path: Path):
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            reason = exc.strerror or str(exc).splitlines()[0]
+            reason = _write_failure(exc, tmp.parent)
             raise InputError(f"cannot write {shown(os.fspath(path))}: {reason}") from None
         raise
+
+
+def _write_failure(exc: OSError, folder: Path) -> str:
+    """Why a write failed, in words: an encoder (ffmpeg) that died on a full disk
+    leaves us a broken pipe (imageio-ffmpeg's error, holding ffmpeg's command, has
+    it as its context), so a full folder is named for what it is."""
+    pipe = next((e for e in (exc, exc.__context__) if isinstance(e, BrokenPipeError)), None)
+    if pipe is not None:
+        full = _full(folder)
+        return os.strerror(errno.ENOSPC) if full else f"the encoder stopped ({pipe.strerror})"
+    return exc.strerror or str(exc).splitlines()[0]
+
+
+def _full(folder: Path) -> bool:
+    """Whether the file system of ``folder`` has less than a megabyte left."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < 2**20

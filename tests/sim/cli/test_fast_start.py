@@ -174,7 +174,10 @@ def test_help_imports_no_heavy_module(imported_by, argv):
         (["design", "sweep", "--param", "muzzle_speed=1:2:1"], "the count must be 2 to 50"),
         (["markers", "--out", "sheet.svg"], "must end in .pdf or .png"),
         (["hitmap", "--layout", "crowded", "--spaces", "r0c0"], "r0c0 is empty and gold-1"),
-        (["measure", "nope.mp4", "--angles", "a.csv", "--out", "m.csv"], "nope.mp4: no such file"),
+        (
+            ["measure", "nope.mp4", "--angles", "a.csv", "--out", "m.csv"],
+            "video file 'nope.mp4' does not exist",
+        ),
         (
             [
                 "film",

@@ -6,6 +6,7 @@ the edit has the new content. Driven in this process (tests/sim/serve/in_process
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import pytest
@@ -42,18 +43,43 @@ async def _fire(client: InProcess, sid: str, seed: int) -> dict:
     return reply["shot"]
 
 
-async def _between_two_fires(tmp_path: Path) -> dict:
-    board = _copy(ROOT / "models" / "boards" / "stock.toml", tmp_path, "b.toml")
-    design = _copy(ROOT / "models" / "designs" / "stock.toml", tmp_path, "d.toml")
-    server = Server(LAYOUT["stacks"], workers=2, board=str(board), design=str(design))
+def _served(tmp_path: Path, named: str, monkeypatch) -> tuple[Path, Path, dict]:
+    """The board and design served, and the server's arguments: files given by
+    path, or the known name ``stock`` read from a copy of the installation's folders
+    (a test never edits the checkout's own)."""
+    if named == "path":
+        board = _copy(ROOT / "models" / "boards" / "stock.toml", tmp_path, "b.toml")
+        design = _copy(ROOT / "models" / "designs" / "stock.toml", tmp_path, "d.toml")
+        return board, design, {"board": str(board), "design": str(design)}
+    import models.board
+    import models.design
+    import sim.serve.sources
+
+    for kind, module, name in (
+        ("boards", models.board, "BOARDS_DIR"),
+        ("designs", models.design, "DESIGNS_DIR"),
+    ):
+        folder = tmp_path / kind
+        shutil.copytree(ROOT / "models" / kind, folder)
+        monkeypatch.setattr(module, name, folder)
+        monkeypatch.setattr(sim.serve.sources, name, folder)
+    board, design = tmp_path / "boards" / "stock.toml", tmp_path / "designs" / "stock.toml"
+    return board, design, {"board": "stock", "design": "stock"}
+
+
+async def _between_two_fires(tmp_path: Path, named: str, edited: str, monkeypatch) -> dict:
+    board, design, given = _served(tmp_path, named, monkeypatch)
+    server = Server(LAYOUT["stacks"], workers=2, **given)
     async with InProcess(server) as client:
         opened = await aimed_sandbox(client)
         before = {
             "shot": await _fire(client, opened, seed=5),
             "scene": (await client.request(f"/api/{opened}/scene"))[1],
         }
-        _edit(design, HEAVY)
-        _edit(board, HIGHER)
+        if edited == "design":
+            _edit(design, HEAVY)
+        else:
+            _edit(board, HIGHER)
         _, told = await client.request(f"/api/{opened}/aim", {"at": "blue-1"})
         after = {
             "shot": await _fire(client, opened, seed=5),
@@ -65,20 +91,29 @@ async def _between_two_fires(tmp_path: Path) -> dict:
             "shot": await _fire(client, later, seed=5),
             "scene": (await client.request(f"/api/{later}/scene"))[1],
         }
-    return {"before": before, "after": after, "new": new, "told": told, "fresh": fresh}
+    names = {"board": board.name, "design": design.name}
+    return {"before": before, "after": after, "new": new, "told": told, "fresh": fresh} | {
+        "name": names[edited]
+    }
 
 
 @pytest.mark.slow
-def test_a_file_edited_between_two_fires_changes_nothing_in_an_open_tab(tmp_path):
-    """The same seed in the same tab gives the same shot and the same scene after
-    b.toml and d.toml are edited, and the tab is told; a tab opened after the edit
-    fires and draws the new content (so the edit matters), and is told nothing."""
-    seen = asyncio.run(_between_two_fires(tmp_path))
+@pytest.mark.parametrize("edited", ["board", "design"])
+@pytest.mark.parametrize("named", ["path", "known"])
+def test_a_file_edited_between_two_fires_changes_nothing_in_an_open_tab(
+    tmp_path, monkeypatch, named, edited
+):
+    """The board alone or the design alone edited, served by path (b.toml, d.toml) or
+    by the known name stock: the same seed in the same tab gives the same shot and
+    the same scene, and the tab is told which file changed; a tab opened after the
+    edit has the new content (a higher fence drawn; heavier piggies hit otherwise)
+    under another scene key, and is told nothing."""
+    seen = asyncio.run(_between_two_fires(tmp_path, named, edited, monkeypatch))
     assert seen["after"] == seen["before"]
-    assert seen["new"]["shot"] != seen["before"]["shot"]
-    assert seen["new"]["scene"] != seen["before"]["scene"]
+    changed = "scene" if edited == "board" else "shot"
+    assert seen["new"][changed] != seen["before"][changed]
     told = seen["told"]["changed"]
-    assert told.startswith("b.toml, d.toml changed on disk: reload the page"), told
+    assert told is not None and told.startswith(f"{seen['name']} changed on disk: reload"), told
     assert seen["fresh"]["changed"] is None
     assert seen["fresh"]["scene_key"] != seen["told"]["scene_key"]
 
@@ -166,4 +201,37 @@ def test_a_designs_mesh_is_kept_with_it_and_its_edit_is_told(tmp_path):
         assert told is not None and told.startswith("wide-piggy.obj changed on disk")
         assert Path(kept).read_bytes() != (tmp_path / "wide-piggy.obj").read_bytes()
     finally:
+        sources.cleanup()
+
+
+def test_a_known_design_chosen_in_a_tab_is_kept_by_content(tmp_path, monkeypatch):
+    """Choosing fast-spring by name gives the tab a copy of the file as it is now: an
+    edit of models/designs/fast-spring.toml afterwards (here, of a copy of the
+    folder) does not reach the tab, as it would if the workers loaded it by name."""
+    import models.design
+    import sim.serve.sources
+    from models.design import load_design
+    from sim.serve.sessions import Sandbox
+    from sim.serve.sources import Sources
+    from sim.serve.uploads import Uploads
+
+    designs = tmp_path / "designs"
+    shutil.copytree(ROOT / "models" / "designs", designs)
+    monkeypatch.setattr(models.design, "DESIGNS_DIR", designs)
+    monkeypatch.setattr(sim.serve.sources, "DESIGNS_DIR", designs)
+    sources = Sources()
+    uploads = Uploads(sources.known)
+    try:
+        sandbox = Sandbox(board="stock", design="stock", stacks={})
+        uploads.choose(sandbox, {"design": "fast-spring"})
+        chosen = load_design(sandbox.design)
+        assert sandbox.design_label == "fast-spring" and chosen.name == "fast-spring"
+        text = (designs / "fast-spring.toml").read_text()
+        (designs / "fast-spring.toml").write_text(
+            text.replace('name = "fast-spring"', 'name = "x"')
+        )
+        assert load_design(sandbox.design) == chosen
+        assert load_design("fast-spring").name == "x"  # the edit is real
+    finally:
+        uploads.cleanup()
         sources.cleanup()
