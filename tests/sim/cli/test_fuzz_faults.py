@@ -321,6 +321,41 @@ def test_a_storage_refused_never_shows_its_password(capsys, tmp_path):
     assert "hunter2secret" not in err
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        # a closed port of this machine (1: tcpmux, never served here)
+        (
+            "postgresql+psycopg://piggy:hunter2secret@127.0.0.1:1/db",
+            'connection to server at "127.0.0.1", port 1 failed: Connection refused; '
+            "Is the server running on that host",
+        ),
+        # a host that is no host name at all
+        ("postgresql+psycopg://piggy:hunter2secret@[bad/db", "failed to resolve host '[bad'"),
+        # the driver's own reason holds the password (the socket folder is named so)
+        (
+            "postgresql+psycopg://piggy:hunter2secret@/db?host=/nowhere/hunter2secret",
+            'connection to server on socket "/nowhere/***/.s.PGSQL.5432" failed',
+        ),
+    ],
+    ids=["closed-port", "bad-host", "password-in-reason"],
+)
+def test_a_storage_never_reached_is_one_line_that_it_cannot_be_opened(
+    capsys, tmp_path, url, reason
+):
+    """Never reached is not lost: "cannot open", the driver's reason whole, no word of
+    waiting for it to come back, and the password nowhere, even where the reason
+    holds it."""
+    pytest.importorskip("optuna")
+    pytest.importorskip("psycopg")
+    argv = _optimise_argv(tmp_path, "x.db")
+    argv[argv.index("--storage") + 1] = url
+    opening = f"cannot open the study storage {url.split('@')[0].replace('hunter2secret', '***')}@"
+    err = refused(capsys, argv, opening, tmp_path)
+    assert reason in err
+    assert "hunter2secret" not in err and "when it is back" not in err and "lost" not in err
+
+
 def test_a_read_only_sqlite_storage_is_refused_before_any_shot(capsys, tmp_path):
     pytest.importorskip("optuna")
     argv = _optimise_argv(tmp_path, "x.db")
