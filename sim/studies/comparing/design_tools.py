@@ -192,13 +192,15 @@ def paired_maps(
     cache: Path,
     progress: Callable[..., None] | None = None,
     found: list[list[MeasuredSpace] | None] | None = None,
+    budget: board_mean.Budget | None = None,
 ) -> list[list[MeasuredSpace]]:
     """Every design's hit map of a comparison fired together, by the mean rule
     (sim/studies/comparing/board_mean.py) or the spaces rule (sim/studies/comparing/paired.py), from
     the
     cache when it is there (``found``: as :func:`read_cached` read it already);
     ``progress`` is called with the number of spaces finished (of each look, with
-    the mean rule)."""
+    the mean rule). ``budget``: the mean rule's time, kept (None: ``rule.budget_s``
+    from now)."""
     outputs = paired_outputs(spec, designs, rule, cache)
     if found is None:
         found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
@@ -211,7 +213,7 @@ def paired_maps(
             {m.part.space: m.part for m in f} if f is not None else mean_run.found_parts(o)
             for o, f in zip(outputs, found, strict=True)
         ]
-        budget = board_mean.Budget(rule.budget_s, began=time.monotonic())
+        budget = budget or board_mean.Budget(rule.budget_s, began=time.monotonic())
         mean_run.run_looks(outputs, rule.mean, start, workers, budget, progress)
     else:
         assert rule.spaces is not None
@@ -317,12 +319,14 @@ def compare_designs(
     cache: Path,
     progress: Callable[..., None] | None = None,
     rule: ComparisonRule | None = None,
+    budget: board_mean.Budget | None = None,
 ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
     shot for shot, and the hit-map rows. ``rule``: the comparison's
     (sim/studies/comparing/comparison_rule.py; None: the default, the board-mean rule with its
     default δ). ``progress(done, total)`` counts spaces finished (the mean rule adds
-    ``note=``, the mean so far, after each look)."""
+    ``note=``, the mean so far, after each look). ``budget``: the mean rule's time
+    as :func:`paired_maps` keeps it."""
     _cluster_checked(workers)
     rule = rule or comparison_rule(spec)
     if rule.sequential and len(designs) > 1:
@@ -338,6 +342,7 @@ def compare_designs(
             cache,
             progress and (lambda d, **n: progress(d, total, **n)),
             found,
+            budget,
         )
     else:
         maps = _maps_one_by_one(spec, designs, workers, cache, progress)

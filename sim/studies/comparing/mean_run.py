@@ -5,14 +5,15 @@ rule asked after every look, and the maps written at the end."""
 
 from __future__ import annotations
 
+import math
 import shutil
-import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
 
 import numpy as np
 
+from models.errors import InputError
 from models.mean_rule import MeanRule
 from sim.studies.comparing import board_mean
 from sim.studies.comparing.board_mean import Board, Budget
@@ -80,11 +81,20 @@ def _looks(
             shots = board_mean.shots_to(board, todo, rounds, rule.streams)
             if todo and not budget.fits(shots, rate):
                 return
-            began = time.monotonic()
+            began = budget.clock()
             job = partial(board_mean.fire_space, specs, (True, *board.live), rounds)
+            if rate is None and budget.seconds is not None:
+                # no rate yet: fire the look's first spaces, one a worker, timed
+                size = pool.size if pool else 1
+                probe, todo = todo[:size], todo[size:]
+                timed = partial(board_mean.timed_space, specs, (True, *board.live), rounds)
+                seconds = _fire(pool, timed, probe, board, outputs, progress, timed=True)
+                first = "the first look" if pairs == rule.looks()[0] else "one more look"
+                fired = (shots, sum(seconds) / size)
+                _one_look_fits(budget, board, todo, (rounds, rule.streams), fired, first)
             _fire(pool, job, todo, board, outputs, progress)
             if shots:
-                rate = shots / max(time.monotonic() - began, 1e-3)
+                rate = shots / max(budget.clock() - began, 1e-3)
             said = _ask(rule, board, rounds)
             if progress and said is not None:
                 progress(len(board.names), note=said)
@@ -92,14 +102,58 @@ def _looks(
                 return
 
 
-def _fire(pool, job, todo: list[str], board: Board, outputs, progress) -> None:
-    """One look's jobs, each space's parts written (and kept) as it finishes."""
+def _one_look_fits(
+    budget: Budget,
+    board: Board,
+    rest: list[str],
+    rounds: tuple[int, int],
+    fired: tuple[int, float],
+    look: str,
+) -> None:
+    """Refuse, in words, a budget that cannot hold even one look (``look``: which) at
+    the rate its first spaces were fired at (``fired``: the look's shots in all, of
+    which ``rest`` are still to fire, and the probe's seconds a worker): before the
+    rest is fired, the spaces fired kept."""
+    still = board_mean.shots_to(board, rest, *rounds)
+    shots, took = fired
+    if not still or shots == still or budget.fits(still, (shots - still) / max(took, 1e-3)):
+        return
+    need = took * shots / (shots - still)  # the whole first look at the rate measured
+    assert budget.seconds is not None  # only a budget given has its first look timed
+    given = budget.given if budget.given is not None else budget.seconds
+    spent = given - budget.seconds * budget.shared  # before this run began
+    share = (
+        f" (this engine's share of one budget over {budget.shared})" if budget.shared > 1 else ""
+    )
+    raise InputError(
+        f"--budget {given:g} cannot hold even {look} here: its {shots:,} shots, at "
+        f"the {_rate(shots - still, took)} shots a second its first spaces were "
+        f"fired at just now, take about {math.ceil(need)} s, and {max(0, budget.left()):.0f} "
+        f"s are left for it{share}; give --budget {math.ceil(spent + need * budget.shared)} "
+        "or more at this load (the shots fired are kept: the same command goes on from them)"
+    )
+
+
+def _rate(shots: int, seconds: float) -> str:
+    """Shots a second in words: whole above 10, else two figures."""
+    rate = shots / max(seconds, 1e-3)
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+
+
+def _fire(pool, job, todo: list[str], board: Board, outputs, progress, timed=False) -> list[float]:
+    """One look's jobs, each space's parts written (and kept) as it finishes; a
+    ``timed`` job's seconds (:func:`board_mean.timed_space`), returned."""
     finished = len(board.names) - len(todo)
+    seconds: list[float] = []
     if progress:
         progress(finished)  # the look starts (the first: the comparison does)
 
-    def keep(measured: tuple[SpaceShots, ...]) -> None:
+    def keep(result) -> None:
         nonlocal finished
+        if timed:
+            result, took = result
+            seconds.append(took)
+        measured: tuple[SpaceShots, ...] = result
         fired = 0
         for output, by_space, part in zip(outputs, board.shots, measured, strict=True):
             parts.write_part(parts.parts_folder(output.path), output.key, part)
@@ -113,12 +167,13 @@ def _fire(pool, job, todo: list[str], board: Board, outputs, progress) -> None:
     if pool is None:
         for name in todo:
             keep(job(name, _fired(board, name)))
-        return
+        return seconds
     from concurrent.futures import as_completed
 
     futures = [pool.executor.submit(job, name, _fired(board, name)) for name in todo]
     for future in as_completed(futures):
         keep(future.result())
+    return seconds
 
 
 def _fired(board: Board, name: str) -> tuple[SpaceShots | None, ...]:

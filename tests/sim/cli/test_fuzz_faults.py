@@ -387,6 +387,32 @@ def test_ctrl_c_to_a_hit_map_started_with_it_ignored_stops_it_and_keeps_its_part
     assert code == 0 and "piggy: resumed: " in err and (tmp_path / "h.csv").exists()
 
 
+@pytest.mark.slow
+def test_a_budget_the_first_look_cannot_fit_at_the_rate_measured_is_said_in_words(
+    capsys, monkeypatch, tmp_path
+):
+    """A busy machine: the first space fired (its worlds built first) took 50 s, so the
+    first look's 40 shots would take about 100 s, past the 30 s given: said in words
+    before the second space is fired, exit 2, the first space's shots kept."""
+    from sim.studies.comparing import board_mean
+    from tests.helpers import run
+
+    timed = lambda *job: (board_mean.fire_space(*job), 50.0)  # noqa: E731
+    monkeypatch.setattr(board_mean, "timed_space", timed)
+    argv = ["design", "compare", "stock", "fast-spring", "--spaces", "r1c1,r2c5", "--shots"]
+    argv += ["10", "--workers", "1", "--budget", "30", "--cache", str(tmp_path)]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    start, said = err.splitlines()
+    assert start.startswith("piggy: design compare stock vs fast-spring: ")
+    assert said.startswith(
+        "piggy: error: --budget 30 cannot hold even the first look here: its 40 shots, at "
+        "the 0.4 shots a second its first spaces were fired at just now, take about 100 s, "
+    )
+    assert " or more at this load (the shots fired are kept" in said
+    assert sorted(p.name for p in tmp_path.glob("mean-*.csv.parts/*.json")) == ["r1c1.json"] * 2
+
+
 # --- files a user brings, read safely ------------------------------------------------------------
 def _mesh_design(folder: Path, mesh: str) -> str:
     path = folder / "own.toml"

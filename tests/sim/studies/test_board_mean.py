@@ -11,9 +11,10 @@ import pytest
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
+from models.errors import InputError
 from models.mean_rule import MeanRule
 from sim.studies import plain
-from sim.studies.comparing import design_tools, engines_verdict
+from sim.studies.comparing import board_mean, design_tools, engines_verdict
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.shots.space_shots import SweepSpec
 
@@ -53,10 +54,32 @@ def files(cache) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(cache.glob("mean-*.csv"))}
 
 
-def compared(cache, workers=1, how=None, progress=None):
+def compared(cache, workers=1, how=None, progress=None, budget=None):
     return design_tools.compare_designs(
-        spec(), load_board("stock"), designs(), workers, cache, progress, how or rule()
+        spec(), load_board("stock"), designs(), workers, cache, progress, how or rule(), budget
     )
+
+
+class FakeTime:
+    """A budget's clock that moves only as the test says: ``space_s`` seconds each
+    space fired (the progress callback), and each space's shots said to take as long
+    (board_mean.timed_space, whose seconds a budget's first look is sized by)."""
+
+    def __init__(self, monkeypatch, space_s: float):
+        self.now = 0.0
+        self.space_s = space_s
+        timed = lambda *job: (board_mean.fire_space(*job), space_s)  # noqa: E731
+        monkeypatch.setattr(board_mean, "timed_space", timed)
+
+    def clock(self) -> float:
+        return self.now
+
+    def progress(self, done, total, note=None, fired=None) -> None:
+        if fired:
+            self.now += self.space_s
+
+    def budget(self, seconds: float) -> board_mean.Budget:
+        return board_mean.Budget(seconds, self.clock, began=self.now)
 
 
 @pytest.fixture(scope="module")
@@ -122,11 +145,14 @@ def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(cle
 
 
 @pytest.mark.slow
-def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path):
+def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path, monkeypatch):
     """A budget spent by the first look: the answer is that look's, its interval
     wider, the mean's stop "budget" with what more it would need; a run without the
-    budget goes on from those shots to the clean run's files."""
-    _, short = compared(tmp_path, how=rule(budget_s=1e-9))[:2]
+    budget goes on from those shots to the clean run's files. (5 s a space, 12 s
+    given: the first look's 2 spaces fit, the second look's 10 s do not.)"""
+    time = FakeTime(monkeypatch, space_s=5.0)
+    how = rule(budget_s=12)
+    _, short = compared(tmp_path, how=how, progress=time.progress, budget=time.budget(12))[:2]
     stopped = short[0].stopped
     assert stopped.stop == "budget" and stopped.looks_taken == 1 and stopped.pairs == 15
     assert stopped.more_pairs > 15
@@ -135,6 +161,55 @@ def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path):
     assert "not decided" in short[0].to_dict()["verdict"] or short[0].on_average != "undecided"
     compared(tmp_path)
     assert files(tmp_path) == clean[0]
+
+
+@pytest.mark.slow
+def test_a_budget_that_cannot_hold_the_first_look_says_so_before_firing_it(
+    clean, tmp_path, monkeypatch
+):
+    """The first look sized by the rate its first space was fired at (5 s for its 30
+    shots; 6 s given): refused in words before the second space is fired, the first
+    kept; a run without the budget goes on from it to the clean run's files."""
+    time = FakeTime(monkeypatch, space_s=5.0)
+    with pytest.raises(InputError) as refused:
+        compared(tmp_path, how=rule(budget_s=6), progress=time.progress, budget=time.budget(6))
+    assert str(refused.value) == (
+        "--budget 6 cannot hold even the first look here: its 60 shots, at the 6 shots a "
+        "second its first spaces were fired at just now, take about 10 s, and 1 s are left "
+        "for it; give --budget 10 or more at this load (the shots fired are kept: the same "
+        "command goes on from them)"
+    )
+    kept = sorted(p.name for p in tmp_path.glob("mean-*.csv.parts/*.json"))
+    assert kept == ["r2c3.json", "r2c3.json"]  # each design's first space, the second not
+    compared(tmp_path)
+    assert files(tmp_path) == clean[0]
+
+
+def test_one_budget_is_kept_over_every_engine(tmp_path, monkeypatch):
+    """``--engines bullet,mujoco --budget 30``: each engine gets an even share of
+    what is left when it starts, never a budget of its own (the first took 12 s of its
+    15: the second gets the 18 left)."""
+    time = FakeTime(monkeypatch, space_s=0.0)
+    given = []
+
+    class Second(Exception):
+        pass
+
+    def engine_run(*args):
+        budget = args[-1]
+        given.append((budget.seconds, budget.shared, budget.given))
+        if len(given) == 2:
+            raise Second
+        time.now += 12.0
+        return [], [], []
+
+    monkeypatch.setattr(design_tools, "compare_designs", engine_run)
+    with pytest.raises(Second):
+        engines_verdict.compare_in_engines(
+            spec(), load_board("stock"), designs(), ["stock", "fast-spring"],
+            ("bullet", "mujoco"), 1, tmp_path, None, rule(budget_s=30), time.budget(30),
+        )  # fmt: skip
+    assert given == [(15.0, 2, 30), (18.0, 1, 30)]
 
 
 def test_a_design_against_its_copy_flags_nothing_and_stops_at_once(tmp_path):
