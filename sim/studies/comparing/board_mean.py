@@ -15,7 +15,7 @@ answered, and each design's shots are a hit map of its own.
 - **Budget.** Given seconds, the run stops before a look it predicts would not fit,
   the prediction being the look's shots at the throughput measured so far: the looks
   are fixed, the budget only chooses how many are taken. Before any throughput is
-  measured, the look's first spaces are fired and timed (:func:`timed_space`), and a
+  measured, a tenth of the look's spaces are fired and timed (:func:`timed_space`), and a
   look that cannot fit even so is refused in words before the rest is fired. One
   budget is kept over a command: several runs (engines) share it (:meth:`Budget.share`).
   What each look said is not stored: :func:`replay` looks again at the shots.

@@ -74,6 +74,7 @@ def _looks(
 ) -> None:
     specs = tuple(o.spec for o in outputs)
     rate = None
+    _not_spent(budget, board.todo(rule.looks()[0] // rule.streams, rule.streams))
     with pool_for(workers, len(board.names)) as pool:
         for pairs in rule.looks():
             rounds = pairs // rule.streams
@@ -84,14 +85,15 @@ def _looks(
             began = budget.clock()
             job = partial(board_mean.fire_space, specs, (True, *board.live), rounds)
             if rate is None and budget.seconds is not None:
-                # no rate yet: fire the look's first spaces, one a worker, timed
-                size = pool.size if pool else 1
-                probe, todo = todo[:size], todo[size:]
+                look = "the first look" if pairs == rule.looks()[0] else "one more look"
                 timed = partial(board_mean.timed_space, specs, (True, *board.live), rounds)
-                seconds = _fire(pool, timed, probe, board, outputs, progress, timed=True)
-                first = "the first look" if pairs == rule.looks()[0] else "one more look"
-                fired = (shots, sum(seconds) / size)
-                _one_look_fits(budget, board, todo, (rounds, rule.streams), fired, first)
+                todo = _timed_start(
+                    (pool, timed, board, outputs, progress),
+                    budget,
+                    todo,
+                    (rounds, rule.streams, shots),
+                    look,
+                )
             _fire(pool, job, todo, board, outputs, progress)
             if shots:
                 rate = shots / max(budget.clock() - began, 1e-3)
@@ -102,35 +104,82 @@ def _looks(
                 return
 
 
+#: The share of a look's spaces fired to time it, where no rate is measured yet.
+PROBE_SHARE = 0.1
+
+
+def _not_spent(budget: Budget, todo: list[str]) -> None:
+    """Refuse a budget spent before the first shot (a command slow to start on a busy
+    machine), before the workers start."""
+    if not todo or budget.seconds is None or budget.left() > 0:
+        return
+    given = budget.given if budget.given is not None else budget.seconds
+    gone = given - budget.seconds * budget.shared + budget.clock() - budget.began
+    share = f"; this engine's share of one budget over {budget.shared}" if budget.shared > 1 else ""
+    raise InputError(
+        f"--budget {given:g} was spent before the first shot ({gone:.0f} s gone since the "
+        f"command began, on a busy machine{share}): give a larger --budget"
+    )
+
+
+def _probe(todo: list[str], size: int) -> list[list[str]]:
+    """The spaces a look is timed by, in waves of one a worker (``size`` workers):
+    about :data:`PROBE_SHARE` of ``todo``, evenly spread over it, and each wave
+    spread too (near and far shots differ in cost)."""
+    waves = max(1, math.ceil(len(todo) * PROBE_SHARE / size))
+    count = min(len(todo), size * waves)
+    spread = [todo[i * len(todo) // count] for i in range(count)]
+    return [spread[w::waves] for w in range(waves) if spread[w::waves]]
+
+
+def _timed_start(firing, budget: Budget, todo: list[str], look_shots, look: str) -> list[str]:
+    """Fire a look's :func:`_probe` waves, timed, the look's time told after each
+    (:func:`_one_look_fits`): the spaces left to fire once it fits. ``firing``: the
+    pool, the timed job, the board, the outputs and the progress; ``look_shots``: the
+    look's rounds, streams a round and shots."""
+    pool, timed, board, outputs, progress = firing
+    size = pool.size if pool else 1
+    seconds: list[float] = []
+    fired: list[str] = []
+    for wave in _probe(todo, size):
+        rest = [name for name in todo if name not in wave and name not in fired]
+        seconds += _fire(pool, timed, wave, board, outputs, progress, len(rest), True)
+        fired += wave
+        _one_look_fits(budget, board, rest, look_shots, (sum(seconds) / size, len(fired)), look)
+    return [name for name in todo if name not in fired]
+
+
 def _one_look_fits(
     budget: Budget,
     board: Board,
     rest: list[str],
-    rounds: tuple[int, int],
-    fired: tuple[int, float],
+    look_shots: tuple[int, int, int],
+    fired: tuple[float, int],
     look: str,
 ) -> None:
     """Refuse, in words, a budget that cannot hold even one look (``look``: which) at
-    the rate its first spaces were fired at (``fired``: the look's shots in all, of
-    which ``rest`` are still to fire, and the probe's seconds a worker): before the
-    rest is fired, the spaces fired kept."""
-    still = board_mean.shots_to(board, rest, *rounds)
-    shots, took = fired
+    the rate its :func:`_probe` spaces were fired at (``look_shots``: its rounds,
+    streams and shots in all, of which ``rest`` are still to fire; ``fired``: the
+    probe's seconds a worker and its spaces so far): before the rest is fired, the
+    spaces fired kept."""
+    rounds, streams, shots = look_shots
+    still = board_mean.shots_to(board, rest, rounds, streams)
+    took, probed = fired
     if not still or shots == still or budget.fits(still, (shots - still) / max(took, 1e-3)):
         return
-    need = took * shots / (shots - still)  # the whole first look at the rate measured
+    need = took * shots / (shots - still)  # the whole look at the rate measured
     assert budget.seconds is not None  # only a budget given has its first look timed
     given = budget.given if budget.given is not None else budget.seconds
     spent = given - budget.seconds * budget.shared  # before this run began
-    share = (
-        f" (this engine's share of one budget over {budget.shared})" if budget.shared > 1 else ""
-    )
+    timed = f"{probed} of its spaces were" if probed > 1 else "its first space was"
+    share = f" (this engine's share of one budget over {budget.shared})"
     raise InputError(
-        f"--budget {given:g} cannot hold even {look} here: its {shots:,} shots, at "
-        f"the {_rate(shots - still, took)} shots a second its first spaces were "
-        f"fired at just now, take about {math.ceil(need)} s, and {max(0, budget.left()):.0f} "
-        f"s are left for it{share}; give --budget {math.ceil(spent + need * budget.shared)} "
-        "or more at this load (the shots fired are kept: the same command goes on from them)"
+        f"--budget {given:g} cannot hold even {look} here: its {shots:,} shots, at the "
+        f"{_rate(shots - still, took)} shots a second {timed} fired at just now, take about "
+        f"{math.ceil(need)} s, and {max(0, budget.left()):.0f} s are left for it"
+        f"{share if budget.shared > 1 else ''}; give --budget "
+        f"{math.ceil(spent + need * budget.shared)} or more at this load (the shots fired "
+        "are kept: the same command goes on from them)"
     )
 
 
@@ -140,10 +189,13 @@ def _rate(shots: int, seconds: float) -> str:
     return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
 
 
-def _fire(pool, job, todo: list[str], board: Board, outputs, progress, timed=False) -> list[float]:
-    """One look's jobs, each space's parts written (and kept) as it finishes; a
-    ``timed`` job's seconds (:func:`board_mean.timed_space`), returned."""
-    finished = len(board.names) - len(todo)
+def _fire(
+    pool, job, todo: list[str], board: Board, outputs, progress, after: int = 0, timed=False
+) -> list[float]:
+    """One look's jobs (``after`` more spaces of it to fire after these), each space's
+    parts written (and kept) as it finishes; a ``timed`` job's seconds
+    (:func:`board_mean.timed_space`), returned."""
+    finished = len(board.names) - len(todo) - after
     seconds: list[float] = []
     if progress:
         progress(finished)  # the look starts (the first: the comparison does)

@@ -407,7 +407,7 @@ def test_a_budget_the_first_look_cannot_fit_at_the_rate_measured_is_said_in_word
     assert start.startswith("piggy: design compare stock vs fast-spring: ")
     assert said.startswith(
         "piggy: error: --budget 30 cannot hold even the first look here: its 40 shots, at "
-        "the 0.4 shots a second its first spaces were fired at just now, take about 100 s, "
+        "the 0.4 shots a second its first space was fired at just now, take about 100 s, "
     )
     assert " or more at this load (the shots fired are kept" in said
     assert sorted(p.name for p in tmp_path.glob("mean-*.csv.parts/*.json")) == ["r1c1.json"] * 2

@@ -175,7 +175,7 @@ def test_a_budget_that_cannot_hold_the_first_look_says_so_before_firing_it(
         compared(tmp_path, how=rule(budget_s=6), progress=time.progress, budget=time.budget(6))
     assert str(refused.value) == (
         "--budget 6 cannot hold even the first look here: its 60 shots, at the 6 shots a "
-        "second its first spaces were fired at just now, take about 10 s, and 1 s are left "
+        "second its first space was fired at just now, take about 10 s, and 1 s are left "
         "for it; give --budget 10 or more at this load (the shots fired are kept: the same "
         "command goes on from them)"
     )
@@ -183,6 +183,28 @@ def test_a_budget_that_cannot_hold_the_first_look_says_so_before_firing_it(
     assert kept == ["r2c3.json", "r2c3.json"]  # each design's first space, the second not
     compared(tmp_path)
     assert files(tmp_path) == clean[0]
+
+
+def test_a_budget_spent_before_the_first_shot_says_so_and_fires_nothing(tmp_path, monkeypatch):
+    """A command slow to start on a busy machine: 31 s gone of 30 before the first
+    look, which is not even timed."""
+    time = FakeTime(monkeypatch, space_s=5.0)
+    budget = time.budget(30)
+    time.now = 31.0
+    with pytest.raises(InputError, match=r"^--budget 30 was spent before the first shot \(31 s"):
+        compared(tmp_path, how=rule(budget_s=30), progress=time.progress, budget=budget)
+    assert not list(tmp_path.glob("mean-*.csv.parts/*.json"))
+
+
+def test_a_look_is_timed_by_a_tenth_of_its_spaces_spread_over_the_board():
+    """Near and far shots differ in cost: each wave of the probe (one space a worker)
+    spans the board, and the probe is a tenth of it."""
+    from sim.studies.comparing.mean_run import _probe
+
+    names = [f"s{i}" for i in range(68)]
+    waves = _probe(names, 2)
+    assert waves == [["s0", "s34"], ["s8", "s42"], ["s17", "s51"], ["s25", "s59"]]
+    assert _probe(names[:2], 1) == [["s0"]] and _probe(names[:3], 4) == [["s0", "s1", "s2"]]
 
 
 def test_one_budget_is_kept_over_every_engine(tmp_path, monkeypatch):
