@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from models.board import Board, load_board
-from models.design import Design, design_identity, design_toml
+from models.design import Design, design_content_sha256, design_identity, design_toml
 from models.errors import InputError
 from models.files import write_text_atomic
 from models.tables import read_table
@@ -102,19 +102,27 @@ def cached_parts(
 ) -> list[MeasuredSpace] | None:
     """A design's hit map from the cache (None when it has not been measured)."""
     out = cached_hitmap_path(spec, design, cache)
-    return read_cached(spec, out, partial(space_shots.expected_part, spec))
+    return read_cached(spec, out, partial(space_shots.expected_part, spec), design)
 
 
 def read_cached(
-    spec: space_shots.SweepSpec, out: Path, expected: Callable[[str], Expected]
+    spec: space_shots.SweepSpec, out: Path, expected: Callable[[str], Expected], design: Design
 ) -> list[MeasuredSpace] | None:
-    """The hit map ``out`` of the cache (None when it is not there), each space's
-    shots read back through their type (sim/studies/shots/records.py) as ``expected``
-    says, and its summary row held to its shots; a cache file that is not is
-    refused, naming it, on one line."""
+    """The hit map ``out`` of the cache (None when it is not there), made by
+    ``design`` (its content, as its provenance names it, not its name only), each
+    space's shots read back through their type (sim/studies/shots/records.py) as
+    ``expected`` says, and its summary row held to its shots; a cache file that is
+    not is refused, naming it, on one line."""
     shots_file = hitmap.per_shot_path(out)
     if not (out.exists() and shots_file.exists()):
         return None
+    made_by = datafiles.read_provenance(out).get("design_sha256")
+    if made_by != design_content_sha256(design):
+        raise InputError(
+            f"design-compare cache {shown(str(out))} holds another design's map than this "
+            f"{shown(design.name)} (its design_sha256 is {shown(made_by)}): delete it and "
+            f"{shown(shots_file.name)} (the map is measured again)"
+        )
     board = load_board(spec.board)
     rows = read_table(out)
     by_space: dict[str, list[dict]] = {name: [] for name in spec.spaces}
@@ -203,7 +211,7 @@ def paired_maps(
     from now)."""
     outputs = paired_outputs(spec, designs, rule, cache)
     if found is None:
-        found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+        found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
     if all(f is not None for f in found) and not _mean_goes_on(rule, found):
         if progress:
             progress(len(spec.spaces))
@@ -221,8 +229,13 @@ def paired_maps(
         hitmap.run_outputs(
             outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress
         )
-    measured = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+    measured = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
     return [m for m in measured if m is not None]
+
+
+def _read(output: hitmap.Output, design: Design) -> list[MeasuredSpace] | None:
+    """A comparison's cached map of ``design`` (:func:`read_cached`)."""
+    return read_cached(output.spec, output.path, output.expected, design)
 
 
 def comparison_maps(
@@ -245,9 +258,8 @@ def comparison_cached(
     """Whether a comparison by ``rule`` is in the cache already (it fires nothing)."""
     if not rule.sequential:
         return all(cached_parts(spec, d, cache) is not None for d in designs)
-    found = [
-        read_cached(o.spec, o.path, o.expected) for o in paired_outputs(spec, designs, rule, cache)
-    ]
+    outputs = paired_outputs(spec, designs, rule, cache)
+    found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
     return all(f is not None for f in found) and not _mean_goes_on(rule, found)
 
 
@@ -332,7 +344,7 @@ def compare_designs(
     if rule.sequential and len(designs) > 1:
         outputs = paired_outputs(spec, designs, rule, cache)
         # every cached map checked before any shot is fired, and read once
-        found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+        found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
         total = len(spec.spaces)
         maps = paired_maps(
             spec,
