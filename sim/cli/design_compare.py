@@ -110,8 +110,7 @@ def cmd_design_compare(args) -> int:
 
 
 def _compare(args) -> _Compared:
-    """Every input checked, then the designs fired in each engine and compared, within
-    ``--budget`` from now (the whole command's: every engine's share of one budget)."""
+    """Every input checked, then the designs compared in each engine, in one --budget."""
     began = time.monotonic()
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
     args.design = args.designs[0]
@@ -125,17 +124,16 @@ def _compare(args) -> _Compared:
     board, spec, workers, cache = _design_test_args(args)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
     from sim.physics.engines import with_engine
-    from sim.studies.comparing.board_mean import Budget
-    from sim.studies.comparing.engines_verdict import compare_in_engines
+    from sim.studies.comparing.engines_verdict import Budget, compare_in_engines
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
     progress = progress_bar(
         None, not args.json, "space", "design compare", pass_name=looks, start=start
     )
-    budget = Budget(rule.budget_s, began=began)
     done = compare_in_engines(
-        spec, board, designs, args.designs, engines, workers, cache, progress, rule, budget
+        *(spec, board, designs, args.designs, engines, workers, cache, progress, rule),
+        Budget(rule.budget_s, began=began),
     )
     progress(None)
     designs = [with_engine(d, engines[0]) for d in designs]

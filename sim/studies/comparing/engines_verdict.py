@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING
 from models.board import Board
 from models.design import Design
 from sim.studies.comparing import verdict_words
+from sim.studies.comparing.board_mean import Budget
 from sim.studies.comparing.compare import Comparison
 from sim.studies.comparing.comparison_rule import PER_MAP, ComparisonRule, comparison_rule
 from sim.studies.shots.records import ComparisonRow
 
 if TYPE_CHECKING:
-    from sim.studies.comparing.board_mean import Budget
     from sim.studies.shots.space_shots import SweepSpec
 
 #: The outcomes of a space a robust count is kept of, in the order the verdict says them.
@@ -81,10 +81,10 @@ def compare_in_engines(
     rule's time over every engine (None: ``rule.budget_s`` from now), each engine
     given an even share of what is left when it starts."""
     from sim.physics.engines import with_engine
-    from sim.studies.comparing import board_mean, design_tools
+    from sim.studies.comparing import design_tools
 
     rule = rule or comparison_rule(spec)
-    budget = budget or board_mean.Budget(rule.budget_s, began=time.monotonic())
+    budget = budget or Budget(rule.budget_s, began=time.monotonic())
 
     # the engine is the designs' own from here (keyed by their content, as any field)
     spec = dataclasses.replace(spec, engine="")
