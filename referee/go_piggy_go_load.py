@@ -85,16 +85,30 @@ def load(state: GoPiggyGoPosition, data: dict) -> None:
         state.passed[piggy] = count = field.item(
             f"passed_checkpoints.{piggy}", passed[piggy], whole(0, 2)
         )
-        least = (
-            board.checkpoints_passed(where)
-            if isinstance(where, tuple)
-            else {"pit-right": 1, "pit-left": 2}.get(where, 0)
-        )
+        least = _into_trough(game) if where == TROUGH else _least(game, where)
         field.require(
             count >= least and not (stick and where == "pit" and count),
             f"{piggy} in {pieces[piggy]} with {count} checkpoints passed",
         )
     _load_turn(state, field)
+
+
+def _least(game: GoPiggyGoRules, where: Space | str) -> int:
+    """The fewest checkpoints a piggy on a space or in a pit has passed: those behind
+    the space, or the pit's."""
+    if isinstance(where, tuple):
+        return game.board.checkpoints_passed(where)
+    return {"pit-right": 1, "pit-left": 2}.get(where, 0)
+
+
+def _into_trough(game: GoPiggyGoRules) -> int:
+    """The fewest checkpoints a piggy in the trough has passed: those of the place,
+    a space or a pit, nearest the start that the die's longest move takes into the
+    trough (a piggy's count is not raised on its way in: on the stock board, 1)."""
+    faces = [game.params["tractor_move"] if f == "tractor" else int(f) for f in game.faces]
+    geometry = game.geometry
+    starts: list[Space | str] = [*geometry.entries, *geometry.steps]
+    return min((_least(game, s) for s in starts if geometry.reachable(s, max(faces))[1]), default=2)
 
 
 def _load_stacks(state: GoPiggyGoPosition, raw: dict, field: Fields) -> dict[Space, list[str]]:

@@ -209,11 +209,11 @@ class WoolfyState(State):
             others = [p for p in potted if p != self.last_die]
             return others or potted
         free = [p for p in PIGLETS if self.where[p] != POT]
-        if self.last_die in free and not self._may_roll_again():
+        if self.last_die in free and not self.may_roll_again():
             free.remove(self.last_die)
         return free
 
-    def _may_roll_again(self) -> bool:
+    def may_roll_again(self) -> bool:
         """Ruling 6's exception: the piglet rolled last turn may be rolled again when both
         others are in the pot or both in houses (the sheet), or, with
         ``same_piglet_exception="pot-or-house"``, when each is in the pot or a house."""

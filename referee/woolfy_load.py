@@ -65,6 +65,8 @@ class WoolfyPosition(Protocol):
 
     def in_house(self, house: str) -> list[str]: ...
 
+    def may_roll_again(self) -> bool: ...
+
 
 def load(state: WoolfyPosition, data: dict) -> None:
     """Set ``state`` from a saved state's fields, or a one-line InputError."""
@@ -127,10 +129,27 @@ def load(state: WoolfyPosition, data: dict) -> None:
         and (state.rolled is not None) == (phase in (MOVE, HOUSE))
         and (phase != HOUSE or state.rolled == "house")
         and (phase != MOVE or state.rolled != "house")
-        and (chosen is None or (state.where[chosen] == POT) == state.rescuing),
+        and (  # a rescue is of the piglet chosen, in the pot, and only while one is
+            (state.where[chosen] == POT) == state.rescuing
+            if chosen is not None
+            else not state.rescuing
+        ),
         f"phase {phase} with piglet {quoted(chosen)} (rescuing {state.rescuing}) "
         f"and roll {quoted(state.rolled)}",
     )
+    if chosen is not None and chosen == state.last_die:  # ruling 6, as it was at the choice
+        others_potted = [p for p in PIGLETS if p != chosen and state.where[p] == POT]
+        exception = state.game.params["same_piglet_exception"]
+        field.require(
+            not others_potted if state.rescuing else state.may_roll_again(),
+            f"{chosen} chosen in phase {phase}, the piglet rolled last turn: ruling 6 allows "
+            + (
+                f"that on a rescue only with no other in the pot ({', '.join(others_potted)})"
+                if state.rescuing
+                else f"that only when the other two are in the pot or in houses "
+                f"(same_piglet_exception {exception})"
+            ),
+        )
     places = list(state.where.values())
     won, potted = places.count("brick") == len(places), places.count(POT) == len(places)
     capped = state.turn >= cap and not won and not potted

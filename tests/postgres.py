@@ -72,9 +72,10 @@ def postgres_server() -> Iterator[str]:
 
 
 @contextmanager
-def postgres() -> Iterator[Server]:
+def postgres(password: str | None = None) -> Iterator[Server]:
     """A running :class:`Server`, stopped and removed afterwards; skips as
-    :func:`postgres_server`."""
+    :func:`postgres_server`. With ``password``, user ``piggy`` must give it
+    (scram-sha-256), and :attr:`Server.url` holds it."""
     pytest.importorskip("psycopg", reason="psycopg (the cluster extra's driver) is missing")
     binaries = _binaries()
     if binaries is None:
@@ -97,10 +98,16 @@ def postgres() -> Iterator[Server]:
     port = _free_port()
     options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
     server = Server(binaries, data, as_user, options, port)
+    auth = ["-A", "trust"]
+    if password is not None:
+        server.url = server.url.replace("piggy@", f"piggy:{password}@")
+        pwfile = folder / "pwfile"
+        pwfile.write_text(password + "\n")
+        if owner is not None:
+            os.chown(pwfile, owner.pw_uid, owner.pw_gid)
+        auth = ["-A", "scram-sha-256", f"--pwfile={pwfile}"]
     try:
-        server._run(
-            str(binaries / "initdb"), "-D", str(data), "-U", "piggy", "-A", "trust", "--no-sync"
-        )
+        server._run(str(binaries / "initdb"), "-D", str(data), "-U", "piggy", *auth, "--no-sync")
         server.start()
         try:
             yield server

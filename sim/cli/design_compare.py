@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from typing import TYPE_CHECKING
 
 from models.design import load_design, load_designs
@@ -109,7 +110,8 @@ def cmd_design_compare(args) -> int:
 
 
 def _compare(args) -> _Compared:
-    """Every input checked, then the designs fired in each engine and compared."""
+    """Every input checked, then the designs compared in each engine, in one --budget."""
+    began = time.monotonic()
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
     args.design = args.designs[0]
     if args.html:
@@ -122,7 +124,7 @@ def _compare(args) -> _Compared:
     board, spec, workers, cache = _design_test_args(args)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
     from sim.physics.engines import with_engine
-    from sim.studies.comparing.engines_verdict import compare_in_engines
+    from sim.studies.comparing.engines_verdict import Budget, compare_in_engines
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
@@ -130,7 +132,8 @@ def _compare(args) -> _Compared:
         None, not args.json, "space", "design compare", pass_name=looks, start=start
     )
     done = compare_in_engines(
-        spec, board, designs, args.designs, engines, workers, cache, progress, rule
+        *(spec, board, designs, args.designs, engines, workers, cache, progress, rule),
+        Budget(rule.budget_s, began=began),
     )
     progress(None)
     designs = [with_engine(d, engines[0]) for d in designs]
@@ -477,8 +480,9 @@ def _add_rule_options(q) -> None:
         "--budget",
         type=finite_number(0, above=True),
         metavar="SECONDS",
-        help="the mean rule's time: its looks are fixed beforehand, and the answer is the "
-        "last look that fits (not with --rule spaces or per-map)",
+        help="the mean rule's time, the whole command's (every engine's): its looks are "
+        "fixed beforehand, and the answer is the last look that fits at the rate measured "
+        "(not with --rule spaces or per-map)",
     )
     q.add_argument(
         "--engines",

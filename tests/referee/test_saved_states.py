@@ -96,6 +96,11 @@ def go_position(make_game):
             lambda d: d.update(phase="over", capped=True, turn=d["params"]["max_turns"]),
             "die 'tractor' in a game capped after",
         ),
+        (lambda d: all_in_the_trough(d, "gold"), "winner null with seats [1] in the trough"),
+        (  # gold's last piggy went in on green's move, which took none of green's there
+            lambda d: all_in_the_trough(d, "gold") or d.update(winner=1, phase="over"),
+            "winner 1 after seat 0's move with die 'tractor'",
+        ),
     ],
 )
 def test_go_piggy_go_refuses_corrupted_positions(make_game, change, expected):
@@ -103,6 +108,50 @@ def test_go_piggy_go_refuses_corrupted_positions(make_game, change, expected):
     make_game().state_from_json(json.dumps(data))  # as saved, it loads
     change(data)
     assert expected in refused(make_game(), data)
+
+
+def all_in_the_trough(data: dict, colour: str) -> None:
+    """Every piggy of a colour in the trough, past both checkpoints."""
+    for piggy in [p for p in data["pieces"] if p.startswith(colour)]:
+        data["pieces"][piggy] = "trough"
+        data["passed_checkpoints"][piggy] = 2
+        for stack in data["stacks"].values():
+            if piggy in stack:
+                stack.remove(piggy)
+    data["stacks"] = {space: stack for space, stack in data["stacks"].items() if stack}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # the same move by gold took gold's last piggy in: gold won
+        lambda d: all_in_the_trough(d, "gold") or d.update(winner=1, player=1, phase="over"),
+    ],
+    ids=["won-by-the-mover"],
+)
+def test_go_piggy_go_positions_next_to_those_refused_load(make_game, change):
+    """What the refusals above must not catch: positions a game reaches."""
+    data = go_position(make_game)
+    change(data)
+    make_game().state_from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize(("faces", "fewest"), [("1,2,tractor", 2), ("1,2,3,4,5,tractor", 0)])
+def test_a_piggy_in_the_trough_has_passed_what_the_longest_move_in_leaves_behind(
+    make_game, faces, fewest
+):
+    """A piggy's count is not raised on its way in, so the trough holds what the place
+    the die's longest move reaches it from had: on the 6-row test board, moves of 2 go
+    in from row 5 only (both checkpoints behind it), a move of 5 from the start pit."""
+    game = make_game(die_faces=faces)
+    data = go_position(lambda: game)
+    data["pieces"]["green-2"] = "trough"
+    for passed in range(3):
+        data["passed_checkpoints"]["green-2"] = passed
+        if passed < fewest:
+            assert f"green-2 in trough with {passed} checkpoints passed" in refused(game, data)
+        else:
+            game.state_from_json(json.dumps(data))
 
 
 # --- Pig-Out --------------------------------------------------------------------------------
@@ -156,6 +205,24 @@ def test_pig_out_refuses_corrupted_positions(change, expected):
         (lambda d: d.update(phase="die", chosen="red", rescuing=True), "(rescuing True)"),
         (lambda d: d.update(phase="over", result="won"), "result 'won'"),
         (lambda d: d["piglets"].update(red="pot", yellow="pot", blue="pot"), "result null"),
+        # a rescue only once a piglet is chosen: none in phase choose, armed or not
+        (lambda d: d.update(rescuing=True), "phase choose with piglet null (rescuing True)"),
+        (
+            lambda d: d["piglets"].update(red="pot") or d.update(rescue_armed=True, rescuing=True),
+            "phase choose with piglet null (rescuing True)",
+        ),
+        (
+            lambda d: d.update(last_die="red", phase="die", chosen="red"),
+            "red chosen in phase die, the piglet rolled last turn: ruling 6 allows that only "
+            "when the other two are in the pot or in houses (same_piglet_exception sheet)",
+        ),
+        (
+            lambda d: (
+                d["piglets"].update(red="pot", yellow="pot")
+                or d.update(last_die="red", phase="die", chosen="red", rescuing=True)
+            ),
+            "ruling 6 allows that on a rescue only with no other in the pot (yellow)",
+        ),
     ],
 )
 def test_woolfy_refuses_corrupted_positions(change, expected):
@@ -166,6 +233,31 @@ def test_woolfy_refuses_corrupted_positions(change, expected):
     game.state_from_json(json.dumps(data))
     change(data)
     assert expected in refused(game, data)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.update(last_die="red", phase="die", chosen="yellow"),
+        lambda d: (
+            d["piglets"].update(yellow="pot", blue="pot")
+            or d.update(last_die="red", phase="die", chosen="red")
+        ),
+        lambda d: (
+            d["piglets"].update(red="pot")
+            or d.update(last_die="red", phase="die", chosen="red", rescuing=True)
+        ),
+    ],
+    ids=["another-piglet", "the-others-potted", "the-only-one-potted"],
+)
+def test_woolfy_positions_next_to_those_refused_load(change):
+    """Ruling 6's own exceptions, which the refusals above must not catch."""
+    game = referee.load_game("woolfy")
+    data = by_hand(game.new_initial_state())
+    data["piglets"].update(red=3, yellow=12, blue="stick")
+    data["left_start"] = ["red", "yellow", "blue"]
+    change(data)
+    game.state_from_json(json.dumps(data))
 
 
 # --- By Golly! ------------------------------------------------------------------------------

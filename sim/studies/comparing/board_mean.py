@@ -14,8 +14,11 @@ answered, and each design's shots are a hit map of its own.
   alone by its hit map's rule at the first look, as the paired rule does.
 - **Budget.** Given seconds, the run stops before a look it predicts would not fit,
   the prediction being the look's shots at the throughput measured so far: the looks
-  are fixed, the budget only chooses how many are taken. What each look said is not
-  stored: :func:`replay` looks again at the shots.
+  are fixed, the budget only chooses how many are taken. Before any throughput is
+  measured, a tenth of the look's spaces are fired and timed (:func:`timed_space`), and a
+  look that cannot fit even so is refused in words before the rest is fired. One
+  budget is kept over a command: several runs (engines) share it (:meth:`Budget.share`).
+  What each look said is not stored: :func:`replay` looks again at the shots.
 """
 
 from __future__ import annotations
@@ -64,6 +67,26 @@ def fire_space(
                 rows = fire_rounds(spec, world, aim, name, target, rows, rounds)
             out.append(SpaceShots(name, True, aim.arc, target, tuple(rows)))
         return tuple(out)
+
+
+def timed_space(
+    specs: tuple[SweepSpec, ...],
+    live: tuple[bool, ...],
+    rounds: int,
+    name: str,
+    fired: tuple[SpaceShots | None, ...],
+) -> tuple[tuple[SpaceShots, ...], float]:
+    """:func:`fire_space`, and the seconds its shots took, the worker's first worlds
+    built before the clock starts (a budget's probe: the look's rate, not a new
+    worker's start)."""
+    from sim.physics.world_cache import WORLDS
+    from sim.studies.shots.space_shots import world_for
+
+    with WORLDS.room_for(len(specs)):
+        for spec in specs:
+            world_for(spec)
+        began = time.perf_counter()
+        return fire_space(specs, live, rounds, name, fired), time.perf_counter() - began
 
 
 def _streams(spec: SweepSpec) -> int:
@@ -158,18 +181,43 @@ def _short(part: SpaceShots | None, shots: int) -> bool:
 
 @dataclass(frozen=True)
 class Budget:
-    """Seconds given (None: no budget), the clock, and when the run began."""
+    """Seconds given to a run (None: no budget), the clock, and when the run began.
+    One budget is kept over a whole command: runs after one another (a comparison in
+    each engine) each get their :meth:`share` of what is left. ``given`` and
+    ``shared``: the seconds the user gave and the runs this one shares them with,
+    for the words of a refusal."""
 
     seconds: float | None
     clock: Callable[[], float] = time.monotonic
     began: float = 0.0
+    given: float | None = None
+    shared: int = 1
+
+    def left(self) -> float:
+        """Seconds left (inf without a budget)."""
+        if self.seconds is None:
+            return math.inf
+        return self.seconds - (self.clock() - self.began)
 
     def fits(self, shots: int, rate: float | None) -> bool:
         """Whether ``shots`` more, at ``rate`` shots a second (None: not measured
         yet), end within the budget."""
         if self.seconds is None or rate is None:
             return True
-        return self.clock() - self.began + shots / rate <= self.seconds
+        return shots / rate <= self.left()
+
+    def share(self, runs: int) -> Budget:
+        """The budget of the next of ``runs`` runs still to go, from now: an even share
+        of what is left, so that the runs after it keep theirs (none below 0)."""
+        if self.seconds is None:
+            return self
+        return Budget(
+            max(0.0, self.left()) / runs,
+            self.clock,
+            self.clock(),
+            self.given if self.given is not None else self.seconds,
+            runs,
+        )
 
 
 def shots_to(board: Board, todo: list[str], rounds: int, streams: int) -> int:

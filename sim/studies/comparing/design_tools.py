@@ -18,19 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
-from models.board import Board, load_board
+from models.board import Board
 from models.design import Design, design_identity, design_toml
-from models.errors import InputError
 from models.files import write_text_atomic
-from models.tables import read_table
-from models.text import shown
 from sim.physics.aim import reach_mm
 from sim.studies.comparing import board_mean, compare, mean_run, paired
+from sim.studies.comparing.cached_maps import read_cached
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.maps import hitmap
 from sim.studies.running.cluster import StudyWorkers
-from sim.studies.shots import datafiles, space_firing, space_shots
-from sim.studies.shots.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
+from sim.studies.shots import datafiles, space_shots
+from sim.studies.shots.records import MeasuredSpace
 
 #: The cached files' layout: raised when the columns change, so that files made by
 #: an older version are measured again rather than read.
@@ -102,50 +100,7 @@ def cached_parts(
 ) -> list[MeasuredSpace] | None:
     """A design's hit map from the cache (None when it has not been measured)."""
     out = cached_hitmap_path(spec, design, cache)
-    return read_cached(spec, out, partial(space_shots.expected_part, spec))
-
-
-def read_cached(
-    spec: space_shots.SweepSpec, out: Path, expected: Callable[[str], Expected]
-) -> list[MeasuredSpace] | None:
-    """The hit map ``out`` of the cache (None when it is not there), each space's
-    shots read back through their type (sim/studies/shots/records.py) as ``expected``
-    says, and its summary row held to its shots; a cache file that is not is
-    refused, naming it, on one line."""
-    shots_file = hitmap.per_shot_path(out)
-    if not (out.exists() and shots_file.exists()):
-        return None
-    board = load_board(spec.board)
-    rows = read_table(out)
-    by_space: dict[str, list[dict]] = {name: [] for name in spec.spaces}
-    for shot in read_table(shots_file):
-        for key in ("knocked", "first_struck"):  # none knocked out, nothing struck: empty
-            if shot.get(key, "") is None:
-                shot[key] = ""
-        by_space.setdefault(str(shot.get("space")), []).append(shot)
-    problem = None
-    if [r.get("space") for r in rows] != list(spec.spaces) or list(by_space) != list(spec.spaces):
-        problem = f"its spaces are not {', '.join(spec.spaces)}"
-    found = []
-    for row in rows if problem is None else []:
-        name = row["space"]
-        try:
-            summary = SpaceSummary.read(row)
-            data = {key: row[key] for key in ("space", "reachable", "arc", "target")}
-            part = SpaceShots.read(data | {"shots": by_space[name]}, expected(name))
-        except ShapeError as exc:
-            problem = f"space {name}: {exc}"
-            break
-        if not _same_summary(summary, space_firing.summarise(part, board)):
-            problem = f"space {name}: the row of {name} does not match its shots"
-            break
-        found.append(MeasuredSpace(part, summary))
-    if problem:
-        raise InputError(
-            f"design-compare cache {shown(str(out))} is corrupted ({problem}): "
-            f"delete it and {shown(shots_file.name)} (the map is measured again)"
-        )
-    return found
+    return read_cached(spec, out, partial(space_shots.expected_part, spec), design)
 
 
 # --- the sequential rules' maps (board mean, spaces) -----------------------------------------
@@ -192,16 +147,18 @@ def paired_maps(
     cache: Path,
     progress: Callable[..., None] | None = None,
     found: list[list[MeasuredSpace] | None] | None = None,
+    budget: board_mean.Budget | None = None,
 ) -> list[list[MeasuredSpace]]:
     """Every design's hit map of a comparison fired together, by the mean rule
     (sim/studies/comparing/board_mean.py) or the spaces rule (sim/studies/comparing/paired.py), from
     the
     cache when it is there (``found``: as :func:`read_cached` read it already);
     ``progress`` is called with the number of spaces finished (of each look, with
-    the mean rule)."""
+    the mean rule). ``budget``: the mean rule's time, kept (None: ``rule.budget_s``
+    from now)."""
     outputs = paired_outputs(spec, designs, rule, cache)
     if found is None:
-        found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+        found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
     if all(f is not None for f in found) and not _mean_goes_on(rule, found):
         if progress:
             progress(len(spec.spaces))
@@ -211,7 +168,7 @@ def paired_maps(
             {m.part.space: m.part for m in f} if f is not None else mean_run.found_parts(o)
             for o, f in zip(outputs, found, strict=True)
         ]
-        budget = board_mean.Budget(rule.budget_s, began=time.monotonic())
+        budget = budget or board_mean.Budget(rule.budget_s, began=time.monotonic())
         mean_run.run_looks(outputs, rule.mean, start, workers, budget, progress)
     else:
         assert rule.spaces is not None
@@ -219,8 +176,13 @@ def paired_maps(
         hitmap.run_outputs(
             outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress
         )
-    measured = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+    measured = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
     return [m for m in measured if m is not None]
+
+
+def _read(output: hitmap.Output, design: Design) -> list[MeasuredSpace] | None:
+    """A comparison's cached map of ``design`` (:func:`read_cached`)."""
+    return read_cached(output.spec, output.path, output.expected, design)
 
 
 def comparison_maps(
@@ -243,9 +205,8 @@ def comparison_cached(
     """Whether a comparison by ``rule`` is in the cache already (it fires nothing)."""
     if not rule.sequential:
         return all(cached_parts(spec, d, cache) is not None for d in designs)
-    found = [
-        read_cached(o.spec, o.path, o.expected) for o in paired_outputs(spec, designs, rule, cache)
-    ]
+    outputs = paired_outputs(spec, designs, rule, cache)
+    found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
     return all(f is not None for f in found) and not _mean_goes_on(rule, found)
 
 
@@ -259,23 +220,6 @@ def _mean_goes_on(rule: ComparisonRule, found: list) -> bool:
         board_mean.replay(rule.mean, parts_a, [m.part for m in f]).stop == "budget"
         for f in found[1:]
     )
-
-
-def _same_summary(read: SpaceSummary, made: SpaceSummary) -> bool:
-    """A hit map row read back equals the one its shots make (numbers to 1e-9)."""
-
-    def same(a: object, b: object) -> bool:
-        if (
-            isinstance(a, float | int)
-            and isinstance(b, float | int)
-            and not isinstance(a, bool)
-            and not isinstance(b, bool)
-        ):
-            return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-        return a == b and type(a) is type(b)
-
-    row, made_row = read.to_dict(), made.to_dict()
-    return all(same(row[k], made_row[k]) for k in made_row)
 
 
 def figures(board: Board, design: Design, measured: list[MeasuredSpace]) -> dict:
@@ -317,18 +261,20 @@ def compare_designs(
     cache: Path,
     progress: Callable[..., None] | None = None,
     rule: ComparisonRule | None = None,
+    budget: board_mean.Budget | None = None,
 ) -> tuple[list[dict], list[compare.Comparison], list[list[dict]]]:
     """Each design's figures, each design after the first compared with the first
     shot for shot, and the hit-map rows. ``rule``: the comparison's
     (sim/studies/comparing/comparison_rule.py; None: the default, the board-mean rule with its
     default δ). ``progress(done, total)`` counts spaces finished (the mean rule adds
-    ``note=``, the mean so far, after each look)."""
+    ``note=``, the mean so far, after each look). ``budget``: the mean rule's time
+    as :func:`paired_maps` keeps it."""
     _cluster_checked(workers)
     rule = rule or comparison_rule(spec)
     if rule.sequential and len(designs) > 1:
         outputs = paired_outputs(spec, designs, rule, cache)
         # every cached map checked before any shot is fired, and read once
-        found = [read_cached(o.spec, o.path, o.expected) for o in outputs]
+        found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
         total = len(spec.spaces)
         maps = paired_maps(
             spec,
@@ -338,6 +284,7 @@ def compare_designs(
             cache,
             progress and (lambda d, **n: progress(d, total, **n)),
             found,
+            budget,
         )
     else:
         maps = _maps_one_by_one(spec, designs, workers, cache, progress)

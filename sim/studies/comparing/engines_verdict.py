@@ -19,6 +19,7 @@ solving contacts.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 from models.board import Board
 from models.design import Design
 from sim.studies.comparing import verdict_words
+from sim.studies.comparing.board_mean import Budget
 from sim.studies.comparing.compare import Comparison
 from sim.studies.comparing.comparison_rule import PER_MAP, ComparisonRule, comparison_rule
 from sim.studies.shots.records import ComparisonRow
@@ -70,15 +72,19 @@ def compare_in_engines(
     cache,
     progress=None,
     rule: ComparisonRule | None = None,
+    budget: Budget | None = None,
 ) -> EngineRuns:
     """``design compare`` of ``designs`` (``names`` as given) in each engine of
     ``engines``, the designs fired in it (sim/studies/comparing/design_tools.py's
     ``compare_designs``) by ``rule`` (None: the default, sim/studies/comparing/comparison_rule.py).
-    ``progress(done, total)`` counts spaces over every engine."""
+    ``progress(done, total)`` counts spaces over every engine. ``budget``: the mean
+    rule's time over every engine (None: ``rule.budget_s`` from now), each engine
+    given an even share of what is left when it starts."""
     from sim.physics.engines import with_engine
     from sim.studies.comparing import design_tools
 
     rule = rule or comparison_rule(spec)
+    budget = budget or Budget(rule.budget_s, began=time.monotonic())
 
     # the engine is the designs' own from here (keyed by their content, as any field)
     spec = dataclasses.replace(spec, engine="")
@@ -91,6 +97,7 @@ def compare_in_engines(
             cache,
             progress and partial(_engine_progress, progress, index, len(engines)),
             rule,
+            budget.share(len(engines) - index),
         )
         for index, engine in enumerate(engines)
     ]

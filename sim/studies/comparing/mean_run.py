@@ -5,14 +5,15 @@ rule asked after every look, and the maps written at the end."""
 
 from __future__ import annotations
 
+import math
 import shutil
-import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
 
 import numpy as np
 
+from models.errors import InputError
 from models.mean_rule import MeanRule
 from sim.studies.comparing import board_mean
 from sim.studies.comparing.board_mean import Board, Budget
@@ -73,6 +74,7 @@ def _looks(
 ) -> None:
     specs = tuple(o.spec for o in outputs)
     rate = None
+    _not_spent(budget, board.todo(rule.looks()[0] // rule.streams, rule.streams))
     with pool_for(workers, len(board.names)) as pool:
         for pairs in rule.looks():
             rounds = pairs // rule.streams
@@ -80,11 +82,21 @@ def _looks(
             shots = board_mean.shots_to(board, todo, rounds, rule.streams)
             if todo and not budget.fits(shots, rate):
                 return
-            began = time.monotonic()
+            began = budget.clock()
             job = partial(board_mean.fire_space, specs, (True, *board.live), rounds)
+            if rate is None and budget.seconds is not None:
+                look = "the first look" if pairs == rule.looks()[0] else "one more look"
+                timed = partial(board_mean.timed_space, specs, (True, *board.live), rounds)
+                todo = _timed_start(
+                    (pool, timed, board, outputs, progress),
+                    budget,
+                    todo,
+                    (rounds, rule.streams, shots),
+                    look,
+                )
             _fire(pool, job, todo, board, outputs, progress)
             if shots:
-                rate = shots / max(time.monotonic() - began, 1e-3)
+                rate = shots / max(budget.clock() - began, 1e-3)
             said = _ask(rule, board, rounds)
             if progress and said is not None:
                 progress(len(board.names), note=said)
@@ -92,14 +104,108 @@ def _looks(
                 return
 
 
-def _fire(pool, job, todo: list[str], board: Board, outputs, progress) -> None:
-    """One look's jobs, each space's parts written (and kept) as it finishes."""
-    finished = len(board.names) - len(todo)
+#: The share of a look's spaces fired to time it, where no rate is measured yet.
+PROBE_SHARE = 0.1
+
+
+def _not_spent(budget: Budget, todo: list[str]) -> None:
+    """Refuse a budget spent before the first shot (a command slow to start on a busy
+    machine), before the workers start."""
+    if not todo or budget.seconds is None or budget.left() > 0:
+        return
+    given = budget.given if budget.given is not None else budget.seconds
+    gone = given - budget.seconds * budget.shared + budget.clock() - budget.began
+    share = f"; this engine's share of one budget over {budget.shared}" if budget.shared > 1 else ""
+    raise InputError(
+        f"--budget {given:g} was spent before the first shot ({gone:.0f} s gone since the "
+        f"command began, on a busy machine{share}): give a larger --budget"
+    )
+
+
+def _probe(todo: list[str], size: int) -> list[list[str]]:
+    """The spaces a look is timed by, in waves of one a worker (``size`` workers):
+    about :data:`PROBE_SHARE` of ``todo``, evenly spread over it, and each wave
+    spread too (near and far shots differ in cost)."""
+    waves = max(1, math.ceil(len(todo) * PROBE_SHARE / size))
+    count = min(len(todo), size * waves)
+    spread = [todo[i * len(todo) // count] for i in range(count)]
+    return [spread[w::waves] for w in range(waves) if spread[w::waves]]
+
+
+def _timed_start(firing, budget: Budget, todo: list[str], look_shots, look: str) -> list[str]:
+    """Fire a look's :func:`_probe` waves, timed, the look's time told after each
+    (:func:`_one_look_fits`): the spaces left to fire once it fits. ``firing``: the
+    pool, the timed job, the board, the outputs and the progress; ``look_shots``: the
+    look's rounds, streams a round and shots."""
+    pool, timed, board, outputs, progress = firing
+    size = pool.size if pool else 1
+    seconds: list[float] = []
+    fired: list[str] = []
+    for wave in _probe(todo, size):
+        rest = [name for name in todo if name not in wave and name not in fired]
+        seconds += _fire(pool, timed, wave, board, outputs, progress, len(rest), True)
+        fired += wave
+        _one_look_fits(budget, board, rest, look_shots, (sum(seconds) / size, len(fired)), look)
+    return [name for name in todo if name not in fired]
+
+
+def _one_look_fits(
+    budget: Budget,
+    board: Board,
+    rest: list[str],
+    look_shots: tuple[int, int, int],
+    fired: tuple[float, int],
+    look: str,
+) -> None:
+    """Refuse, in words, a budget that cannot hold even one look (``look``: which) at
+    the rate its :func:`_probe` spaces were fired at (``look_shots``: its rounds,
+    streams and shots in all, of which ``rest`` are still to fire; ``fired``: the
+    probe's seconds a worker and its spaces so far): before the rest is fired, the
+    spaces fired kept."""
+    rounds, streams, shots = look_shots
+    still = board_mean.shots_to(board, rest, rounds, streams)
+    took, probed = fired
+    if not still or shots == still or budget.fits(still, (shots - still) / max(took, 1e-3)):
+        return
+    need = took * shots / (shots - still)  # the whole look at the rate measured
+    assert budget.seconds is not None  # only a budget given has its first look timed
+    given = budget.given if budget.given is not None else budget.seconds
+    spent = given - budget.seconds * budget.shared  # before this run began
+    timed = f"{probed} of its spaces were" if probed > 1 else "its first space was"
+    share = f" (this engine's share of one budget over {budget.shared})"
+    raise InputError(
+        f"--budget {given:g} cannot hold even {look} here: its {shots:,} shots, at the "
+        f"{_rate(shots - still, took)} shots a second {timed} fired at just now, take about "
+        f"{math.ceil(need)} s, and {max(0, budget.left()):.0f} s are left for it"
+        f"{share if budget.shared > 1 else ''}; give --budget "
+        f"{math.ceil(spent + need * budget.shared)} or more at this load (the shots fired "
+        "are kept: the same command goes on from them)"
+    )
+
+
+def _rate(shots: int, seconds: float) -> str:
+    """Shots a second in words: whole above 10, else two figures."""
+    rate = shots / max(seconds, 1e-3)
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+
+
+def _fire(
+    pool, job, todo: list[str], board: Board, outputs, progress, after: int = 0, timed=False
+) -> list[float]:
+    """One look's jobs (``after`` more spaces of it to fire after these), each space's
+    parts written (and kept) as it finishes; a ``timed`` job's seconds
+    (:func:`board_mean.timed_space`), returned."""
+    finished = len(board.names) - len(todo) - after
+    seconds: list[float] = []
     if progress:
         progress(finished)  # the look starts (the first: the comparison does)
 
-    def keep(measured: tuple[SpaceShots, ...]) -> None:
+    def keep(result) -> None:
         nonlocal finished
+        if timed:
+            result, took = result
+            seconds.append(took)
+        measured: tuple[SpaceShots, ...] = result
         fired = 0
         for output, by_space, part in zip(outputs, board.shots, measured, strict=True):
             parts.write_part(parts.parts_folder(output.path), output.key, part)
@@ -113,12 +219,13 @@ def _fire(pool, job, todo: list[str], board: Board, outputs, progress) -> None:
     if pool is None:
         for name in todo:
             keep(job(name, _fired(board, name)))
-        return
+        return seconds
     from concurrent.futures import as_completed
 
     futures = [pool.executor.submit(job, name, _fired(board, name)) for name in todo]
     for future in as_completed(futures):
         keep(future.result())
+    return seconds
 
 
 def _fired(board: Board, name: str) -> tuple[SpaceShots | None, ...]:

@@ -14,7 +14,9 @@ study survives its crashes and its company.
   BASE trial is queued once).
 - **Secrets.** A storage URL is only ever shown with its password hidden.
 - **Refusals.** A storage that cannot hold trials (``?mode=ro``) is refused on one
-  line before any shot.
+  line before any shot, and so is one never reached (a closed port, a wrong
+  password, an unknown user or database): "cannot open", the database's reason
+  whole, and no word of waiting for it.
 - **Faults.** A storage lost mid-search (a PostgreSQL server stopped, a connection
   reset, SQLite's disk full) ends the search with one line naming the storage
   (:func:`losing_storage`); the trials it finished stay in the study, and the trial
@@ -45,6 +47,9 @@ PROCESS_ATTR = "process"
 #: The key of the PostgreSQL advisory lock under which studies are made (any number
 #: no other program on the database uses: "piggy" in ASCII).
 ADVISORY_LOCK = 0x7069676779
+#: Characters of a database's reason kept in a refusal: its whole message (a driver's
+#: runs to about 250 over several addresses), yet never megabytes.
+REASON_MAX_CHARS = 600
 
 
 def redacted(url: str) -> str:
@@ -53,9 +58,21 @@ def redacted(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
     except Exception:  # sqlalchemy's ArgumentError, and whatever else a bad URL raises
         return url.split("://")[0] + "://..." if "://" in url else url
+    return _scrubbed(parsed.render_as_string(hide_password=True), parsed.password)
+
+
+def _scrubbed(text: str, password: str | None) -> str:
+    """``text`` with ``password`` hidden wherever it is (as written and as a URL
+    quotes it): a driver's message, or a URL's other parts, may hold it too."""
+    from urllib.parse import quote_plus
+
+    for form in (password, quote_plus(password or "")):
+        if form:
+            text = text.replace(form, "***")
+    return text
 
 
 def _password(url: str) -> str | None:
@@ -88,13 +105,20 @@ def with_driver(url: str) -> str:
     )
 
 
+def _reason(url: str, exc: BaseException) -> str:
+    """What the database said, whole, on one line (a driver's message runs over
+    several: "connection failed: ...", then the server's "password authentication
+    failed", or each address tried), its password nowhere in it."""
+    orig = getattr(exc, "orig", None)  # SQLAlchemy's wrapper adds its class and a link
+    lines = [" ".join(line.split()) for line in str(orig or exc).splitlines()]
+    reason = "; ".join(line for line in lines if line) or type(exc).__name__
+    return shown(_scrubbed(reason, _password(url)), REASON_MAX_CHARS)
+
+
 def _refusal(url: str, exc: BaseException) -> InputError:
-    """The one line for a storage that cannot be opened, its password nowhere in it."""
-    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    password = _password(url)
-    if password:
-        reason = reason.replace(password, "***")
-    return InputError(f"cannot open the study storage {shown(redacted(url))}: {shown(reason)}")
+    """The one line for a storage that cannot be opened (never reached: a closed port,
+    a wrong password, an unknown user or database, a bad URL): nothing to wait for."""
+    return InputError(f"cannot open the study storage {shown(redacted(url))}: {_reason(url, exc)}")
 
 
 def _parsed(url: str):
@@ -258,16 +282,14 @@ def losing_storage(url: str) -> Iterator[None]:
     and how to go on; what the study holds stays there."""
     try:
         yield
+    except InputError:  # a storage never reached (:func:`_refusal`) is no storage lost
+        raise
     except Exception as exc:
         fault = _fault(exc)
         if fault is None:
             raise
-        reason = (str(fault).strip().splitlines() or [type(fault).__name__])[0]
-        password = _password(url)
-        if password:
-            reason = reason.replace(password, "***")
         raise InputError(
-            f"lost the study storage {shown(redacted(url))} ({shown(reason)}): the trials "
+            f"lost the study storage {shown(redacted(url))} ({_reason(url, fault)}): the trials "
             "finished are kept in it; run the same command when it is back to resume the study"
         ) from None
 

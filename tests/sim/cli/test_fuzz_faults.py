@@ -321,6 +321,41 @@ def test_a_storage_refused_never_shows_its_password(capsys, tmp_path):
     assert "hunter2secret" not in err
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        # a closed port of this machine (1: tcpmux, never served here)
+        (
+            "postgresql+psycopg://piggy:hunter2secret@127.0.0.1:1/db",
+            'connection to server at "127.0.0.1", port 1 failed: Connection refused; '
+            "Is the server running on that host",
+        ),
+        # a host that is no host name at all
+        ("postgresql+psycopg://piggy:hunter2secret@[bad/db", "failed to resolve host '[bad'"),
+        # the driver's own reason holds the password (the socket folder is named so)
+        (
+            "postgresql+psycopg://piggy:hunter2secret@/db?host=/nowhere/hunter2secret",
+            'connection to server on socket "/nowhere/***/.s.PGSQL.5432" failed',
+        ),
+    ],
+    ids=["closed-port", "bad-host", "password-in-reason"],
+)
+def test_a_storage_never_reached_is_one_line_that_it_cannot_be_opened(
+    capsys, tmp_path, url, reason
+):
+    """Never reached is not lost: "cannot open", the driver's reason whole, no word of
+    waiting for it to come back, and the password nowhere, even where the reason
+    holds it."""
+    pytest.importorskip("optuna")
+    pytest.importorskip("psycopg")
+    argv = _optimise_argv(tmp_path, "x.db")
+    argv[argv.index("--storage") + 1] = url
+    opening = f"cannot open the study storage {url.split('@')[0].replace('hunter2secret', '***')}@"
+    err = refused(capsys, argv, opening, tmp_path)
+    assert reason in err
+    assert "hunter2secret" not in err and "when it is back" not in err and "lost" not in err
+
+
 def test_a_read_only_sqlite_storage_is_refused_before_any_shot(capsys, tmp_path):
     pytest.importorskip("optuna")
     argv = _optimise_argv(tmp_path, "x.db")
@@ -350,6 +385,32 @@ def test_ctrl_c_to_a_hit_map_started_with_it_ignored_stops_it_and_keeps_its_part
     assert not (tmp_path / "h.csv").exists() and list(parts.glob("r*.json"))
     code, _, err = run(capsys, *argv, "--resume")
     assert code == 0 and "piggy: resumed: " in err and (tmp_path / "h.csv").exists()
+
+
+@pytest.mark.slow
+def test_a_budget_the_first_look_cannot_fit_at_the_rate_measured_is_said_in_words(
+    capsys, monkeypatch, tmp_path
+):
+    """A busy machine: the first space fired (its worlds built first) took 50 s, so the
+    first look's 40 shots would take about 100 s, past the 30 s given: said in words
+    before the second space is fired, exit 2, the first space's shots kept."""
+    from sim.studies.comparing import board_mean
+    from tests.helpers import run
+
+    timed = lambda *job: (board_mean.fire_space(*job), 50.0)  # noqa: E731
+    monkeypatch.setattr(board_mean, "timed_space", timed)
+    argv = ["design", "compare", "stock", "fast-spring", "--spaces", "r1c1,r2c5", "--shots"]
+    argv += ["10", "--workers", "1", "--budget", "30", "--cache", str(tmp_path)]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    start, said = err.splitlines()
+    assert start.startswith("piggy: design compare stock vs fast-spring: ")
+    assert said.startswith(
+        "piggy: error: --budget 30 cannot hold even the first look here: its 40 shots, at "
+        "the 0.4 shots a second its first space was fired at just now, take about 100 s, "
+    )
+    assert " or more at this load (the shots fired are kept" in said
+    assert sorted(p.name for p in tmp_path.glob("mean-*.csv.parts/*.json")) == ["r1c1.json"] * 2
 
 
 # --- files a user brings, read safely ------------------------------------------------------------

@@ -190,3 +190,40 @@ def test_a_piggy_on_one_side_pushed_across_its_space_is_knocked_out(board):
         start_parts_mm=on_plus,
     )
     assert v.knocked and "-y side" in v.reason
+
+
+# --- exact ties: on the line is on it ----------------------------------------------------------
+def _box(x_low: float, x_high: float) -> list[np.ndarray]:
+    """A block standing on the board, from ``x_low`` to ``x_high`` mm across and 10 mm
+    either side of y = 0: its reach on +x exactly ``x_high`` (numbers exact in binary)."""
+    corners = [(x, y, z) for x in (x_low, x_high) for y in (-10.0, 10.0) for z in (0.0, 10.0)]
+    return [np.array(corners)]
+
+
+def _tie_verdict(parts, rule="touches-line", before=None):
+    """A 50 mm space at the origin, a 4 mm outline: the line starts 23 mm from the centre."""
+    return verdict_on(parts, np.zeros(2), 50.0, 4.0, (-500.0, 500.0, -500.0, 500.0), rule, before)
+
+
+def test_a_piggy_reaching_exactly_to_the_start_of_its_outline_touches_it():
+    touching = _tie_verdict(_box(-10.0, 23.0))
+    assert touching.knocked and touching.line_starts_mm == touching.extent_mm == 23.0
+    assert (
+        touching.reason
+        == "touches the outline of its space on its +x side (0.0 mm onto or past the line)"
+    )
+    assert not _tie_verdict(_box(-10.0, 22.75)).knocked
+
+
+def test_a_piggy_pushed_exactly_the_further_distance_past_its_outline_is_knocked_out():
+    before = _box(-10.0, 24.0)
+    pushed = _tie_verdict(_box(-10.0 + FURTHER_MM, 24.0 + FURTHER_MM), before=before)
+    assert pushed.knocked and pushed.reason.startswith("pushed 0.5 mm further past the outline")
+    assert not _tie_verdict(_box(-9.75, 24.25), before=before).knocked
+
+
+def test_a_piggy_exactly_at_the_edge_of_its_space_has_cleared_it():
+    """The space ends at 25 mm (its outline's centre): a block from 25 mm on is wholly
+    outside it under the cleared rule; one 0.25 mm over is not."""
+    assert _tie_verdict(_box(25.0, 40.0), "cleared").reason == "wholly outside its space"
+    assert not _tie_verdict(_box(24.75, 40.0), "cleared").knocked

@@ -6,14 +6,16 @@ against its own copy flags nothing; and the mean is the default everywhere."""
 import dataclasses
 import tomllib
 
+import numpy as np
 import pytest
 
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
-from models.mean_rule import MeanRule
+from models.errors import InputError
+from models.mean_rule import BoardMean, MeanRule, board_chances
 from sim.studies import plain
-from sim.studies.comparing import design_tools, engines_verdict
+from sim.studies.comparing import board_mean, design_tools, engines_verdict
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.shots.space_shots import SweepSpec
 
@@ -53,10 +55,32 @@ def files(cache) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(cache.glob("mean-*.csv"))}
 
 
-def compared(cache, workers=1, how=None, progress=None):
+def compared(cache, workers=1, how=None, progress=None, budget=None):
     return design_tools.compare_designs(
-        spec(), load_board("stock"), designs(), workers, cache, progress, how or rule()
+        spec(), load_board("stock"), designs(), workers, cache, progress, how or rule(), budget
     )
+
+
+class FakeTime:
+    """A budget's clock that moves only as the test says: ``space_s`` seconds each
+    space fired (the progress callback), and each space's shots said to take as long
+    (board_mean.timed_space, whose seconds a budget's first look is sized by)."""
+
+    def __init__(self, monkeypatch, space_s: float):
+        self.now = 0.0
+        self.space_s = space_s
+        timed = lambda *job: (board_mean.fire_space(*job), space_s)  # noqa: E731
+        monkeypatch.setattr(board_mean, "timed_space", timed)
+
+    def clock(self) -> float:
+        return self.now
+
+    def progress(self, done, total, note=None, fired=None) -> None:
+        if fired:
+            self.now += self.space_s
+
+    def budget(self, seconds: float) -> board_mean.Budget:
+        return board_mean.Budget(seconds, self.clock, began=self.now)
 
 
 @pytest.fixture(scope="module")
@@ -122,11 +146,14 @@ def test_a_killed_run_keeps_its_parts_and_the_next_goes_on_to_the_same_files(cle
 
 
 @pytest.mark.slow
-def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path):
+def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path, monkeypatch):
     """A budget spent by the first look: the answer is that look's, its interval
     wider, the mean's stop "budget" with what more it would need; a run without the
-    budget goes on from those shots to the clean run's files."""
-    _, short = compared(tmp_path, how=rule(budget_s=1e-9))[:2]
+    budget goes on from those shots to the clean run's files. (5 s a space, 12 s
+    given: the first look's 2 spaces fit, the second look's 10 s do not.)"""
+    time = FakeTime(monkeypatch, space_s=5.0)
+    how = rule(budget_s=12)
+    _, short = compared(tmp_path, how=how, progress=time.progress, budget=time.budget(12))[:2]
     stopped = short[0].stopped
     assert stopped.stop == "budget" and stopped.looks_taken == 1 and stopped.pairs == 15
     assert stopped.more_pairs > 15
@@ -135,6 +162,77 @@ def test_a_budget_chooses_how_many_looks_never_which_data(clean, tmp_path):
     assert "not decided" in short[0].to_dict()["verdict"] or short[0].on_average != "undecided"
     compared(tmp_path)
     assert files(tmp_path) == clean[0]
+
+
+@pytest.mark.slow
+def test_a_budget_that_cannot_hold_the_first_look_says_so_before_firing_it(
+    clean, tmp_path, monkeypatch
+):
+    """The first look sized by the rate its first space was fired at (5 s for its 30
+    shots; 6 s given): refused in words before the second space is fired, the first
+    kept; a run without the budget goes on from it to the clean run's files."""
+    time = FakeTime(monkeypatch, space_s=5.0)
+    with pytest.raises(InputError) as refused:
+        compared(tmp_path, how=rule(budget_s=6), progress=time.progress, budget=time.budget(6))
+    assert str(refused.value) == (
+        "--budget 6 cannot hold even the first look here: its 60 shots, at the 6 shots a "
+        "second its first space was fired at just now, take about 10 s, and 1 s are left "
+        "for it; give --budget 10 or more at this load (the shots fired are kept: the same "
+        "command goes on from them)"
+    )
+    kept = sorted(p.name for p in tmp_path.glob("mean-*.csv.parts/*.json"))
+    assert kept == ["r2c3.json", "r2c3.json"]  # each design's first space, the second not
+    compared(tmp_path)
+    assert files(tmp_path) == clean[0]
+
+
+def test_a_budget_spent_before_the_first_shot_says_so_and_fires_nothing(tmp_path, monkeypatch):
+    """A command slow to start on a busy machine: 31 s gone of 30 before the first
+    look, which is not even timed."""
+    time = FakeTime(monkeypatch, space_s=5.0)
+    budget = time.budget(30)
+    time.now = 31.0
+    with pytest.raises(InputError, match=r"^--budget 30 was spent before the first shot \(31 s"):
+        compared(tmp_path, how=rule(budget_s=30), progress=time.progress, budget=budget)
+    assert not list(tmp_path.glob("mean-*.csv.parts/*.json"))
+
+
+def test_a_look_is_timed_by_a_tenth_of_its_spaces_spread_over_the_board():
+    """Near and far shots differ in cost: each wave of the probe (one space a worker)
+    spans the board, and the probe is a tenth of it."""
+    from sim.studies.comparing.mean_run import _probe
+
+    names = [f"s{i}" for i in range(68)]
+    waves = _probe(names, 2)
+    assert waves == [["s0", "s34"], ["s8", "s42"], ["s17", "s51"], ["s25", "s59"]]
+    assert _probe(names[:2], 1) == [["s0"]] and _probe(names[:3], 4) == [["s0", "s1", "s2"]]
+
+
+def test_one_budget_is_kept_over_every_engine(tmp_path, monkeypatch):
+    """``--engines bullet,mujoco --budget 30``: each engine gets an even share of
+    what is left when it starts, never a budget of its own (the first took 12 s of its
+    15: the second gets the 18 left)."""
+    time = FakeTime(monkeypatch, space_s=0.0)
+    given = []
+
+    class Second(Exception):
+        pass
+
+    def engine_run(*args):
+        budget = args[-1]
+        given.append((budget.seconds, budget.shared, budget.given))
+        if len(given) == 2:
+            raise Second
+        time.now += 12.0
+        return [], [], []
+
+    monkeypatch.setattr(design_tools, "compare_designs", engine_run)
+    with pytest.raises(Second):
+        engines_verdict.compare_in_engines(
+            spec(), load_board("stock"), designs(), ["stock", "fast-spring"],
+            ("bullet", "mujoco"), 1, tmp_path, None, rule(budget_s=30), time.budget(30),
+        )  # fmt: skip
+    assert given == [(15.0, 2, 30), (18.0, 1, 30)]
 
 
 def test_a_design_against_its_copy_flags_nothing_and_stops_at_once(tmp_path):
@@ -184,3 +282,42 @@ def test_the_progress_shows_the_means_interval_shrinking_look_by_look(clean):
         widths.append(high - low)
     assert widths == sorted(widths, reverse=True)
     assert notes[-1].endswith(f"at {stopped.pairs} pairs")
+
+
+@pytest.mark.parametrize(
+    ("at", "delta", "pairs"),
+    [
+        # its sign: the half-width 0.02 must fall to the mean's 0.01, (0.02/0.01)^2 = 4x
+        (BoardMean(0.01, -0.01, 0.03, 10), None, 40),
+        # within ±0.02: the half-width 0.03 to the 0.02 left, (0.03/0.02)^2 = 2.25x
+        (BoardMean(0.0, -0.03, 0.03, 20), 0.02, 45),
+        # never fewer than the pairs fired already
+        (BoardMean(0.01, -0.01, 0.03, 10), 0.05, 10),
+    ],
+)
+def test_the_pairs_that_would_decide_the_mean_go_as_the_square_of_its_width(at, delta, pairs):
+    assert board_mean.pairs_needed(at, delta) == pairs
+
+
+@pytest.mark.parametrize(("delta", "gain"), [(None, 0.02), (0.02, 0.0)])
+def test_firing_the_pairs_said_to_decide_the_mean_decides_it_half_the_time_or_more(delta, gain):
+    """ "About N more pairs a space would decide it", by simulation: a stock-like board
+    (68 spaces, P_A 0.2-0.9, 2-15 % of pairs discordant, a true gain of ``gain`` a
+    space at most), undecided at its first look of 10 pairs a space, fired on to the
+    pairs said (independent pairs, as the rule assumes; at most 10^5). The figure
+    aims at a half-width equal to the distance to decide, so about half; it is
+    measured here at 0.67-0.68 of about 290 comparisons each (±0.03), and at
+    0.03-0.36 with the width's ratio unsquared. A seeded run, so the same every time."""
+    rng = np.random.default_rng(1)
+    p_a, discordant = rng.uniform(0.2, 0.9, 68), rng.uniform(0.02, 0.15, 68)
+    chances = board_chances(p_a, discordant, np.minimum(discordant, gain))
+    mean_rule = MeanRule(cap=10**5, delta=delta, spaces=68)
+    decided = []
+    for _ in range(300):
+        counts = rng.multinomial(10, chances)
+        at = mean_rule.mean(counts)
+        if mean_rule.stop(at) is None:
+            more = min(board_mean.pairs_needed(at, delta), 10**5) - 10
+            decided.append(mean_rule.stop(mean_rule.mean(counts + rng.multinomial(more, chances))))
+    assert len(decided) > 250
+    assert sum(stop is not None for stop in decided) / len(decided) >= 0.5

@@ -188,3 +188,44 @@ def test_a_sweep_picture_spends_no_panel_on_a_constant_line():
     ]
     assert "spaces in reach: 68 for every value" in fig._suptitle.get_text()
     plt.close(fig)
+
+
+def _own(folder, pivot_height_mm: float):
+    """A design named "own" (a copy of stock with the pivot at ``pivot_height_mm``)."""
+    data = design_toml(load_design("stock")).replace('name = "stock"', 'name = "own"')
+    assert 'name = "own"' in data and "pivot_height_mm = 70.0" in data
+    path = folder / f"own-{pivot_height_mm:g}.toml"
+    path.write_text(data.replace("pivot_height_mm = 70.0", f"pivot_height_mm = {pivot_height_mm}"))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rule", ["mean", "per-map"])
+def test_two_designs_of_one_name_are_cached_by_their_content_and_checked_when_read(
+    capsys, tmp_path, rule
+):
+    """Two files both named "own", of other pivots: each compared against stock gets
+    maps of its own in the cache, each holding its own content; a cached map whose
+    provenance names another design's content is refused when read, not taken."""
+    from models.design import design_content_sha256
+    from sim.studies.shots.datafiles import read_provenance, sidecar_path
+
+    options = ["--spaces", "r8c3", "--shots", "3", "--workers", "1", "--json", "--rule", rule]
+    options += ["--cache", str(tmp_path / "cache")]
+    owns = [_own(tmp_path, 70.0), _own(tmp_path, 90.0)]
+    contents = [design_content_sha256(load_design(str(o))) for o in owns]
+    for own in owns:
+        code, _, err = run(capsys, "design", "compare", "stock", str(own), *options)
+        assert code == 0, err
+    maps = {
+        read_provenance(p)["design_sha256"]: p
+        for p in (tmp_path / "cache").glob("*.csv")
+        if not p.name.endswith(".shots.csv") and read_provenance(p)["design"] == "own"
+    }
+    assert sorted(maps) == sorted(contents)
+    # the first map's provenance edited to name the second's content: refused on reading
+    sidecar = sidecar_path(maps[contents[0]])
+    sidecar.write_text(json.dumps(json.loads(sidecar.read_text()) | {"design_sha256": contents[1]}))
+    code, out, err = run(capsys, "design", "compare", "stock", str(owns[0]), *options)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"cache {maps[contents[0]]} holds another design's map than this own" in err

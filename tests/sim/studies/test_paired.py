@@ -11,10 +11,13 @@ import pytest
 from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
+from models.sequential import PairedRule
 from sim.physics.bullet.world import World
 from sim.physics.world_cache import WORLDS
 from sim.studies.comparing import design_tools, paired
-from sim.studies.comparing.comparison_rule import PER_MAP, comparison_rule
+from sim.studies.comparing.compare import compare_parts
+from sim.studies.comparing.comparison_rule import PER_MAP, ComparisonRule, comparison_rule
+from sim.studies.shots.records import ShotRow, SpaceShots
 from sim.studies.shots.space_shots import SweepSpec
 from tests.helpers import run
 
@@ -196,3 +199,48 @@ def test_more_designs_than_the_world_cache_keeps_are_each_fired_in_their_own_wor
     assert paired.compare_space(specs, rule, "r2c3") == roomy
     assert len(WORLDS) == 1
     WORLDS.clear()
+
+
+# --- the spaces rule's p-values, on shots made by hand (no physics) ---------------------------
+def _part(space: str, hits: list[bool]) -> SpaceShots:
+    """A space's plain Monte Carlo shots, the target knocked out where ``hits`` says."""
+    rows = tuple(
+        ShotRow(space, i, 0, "green-1", 0.0, 10.0, 5000.0, "green-1" if hit else "", hit, 0,
+                False, "knocked" if hit else "missed", "green-1" if hit else "", 0)
+        for i, hit in enumerate(hits)
+    )  # fmt: skip
+    return SpaceShots(space, True, "low", "green-1", rows)
+
+
+def _spaces_rule(spaces: int) -> ComparisonRule:
+    """Looks at 10 and 20 pairs (K = 2): a space's p-value is 2 x its least look's."""
+    return ComparisonRule("spaces", None, spaces=PairedRule(20, None, spaces, first=10))
+
+
+def test_a_space_s_p_value_is_corrected_over_the_looks_it_took():
+    """A knocks out all 10 of the first pairs, B none: McNemar's p 2/2^10 at the first
+    look, below its flag level 0.05/2, so the rule stops there; the space's p-value is
+    twice that (Bonferroni over the K = 2 looks the data chose from), not the look's."""
+    a, b = _part("r2c3", [True] * 20), _part("r2c3", [False] * 20)
+    row = compare_parts("A", "B", [a], [b], _spaces_rule(1)).spaces[0]
+    assert row.stop == "sign" and row.shots == 10 and row.a_only == 10
+    assert row.p_value == pytest.approx(2 * 2 / 2**10, rel=1e-3)
+    assert row.p_value_adjusted == row.p_value and row.significant
+
+
+def test_the_spaces_p_values_are_adjusted_by_holm_over_the_spaces():
+    """Three spaces alike: 7 of the first 10 pairs and none of the next 10 knocked out
+    by A only (McNemar's p 2/2^7 at each look, over the flag level 0.05/6, so to the
+    cap), each space's p 2 x 2/2^7 = 0.031 over its looks, under 0.05 on its own; Holm
+    over the three spaces makes each 0.094, and none is flagged."""
+    hits_a = [True] * 10 + [False] * 10
+    hits_b = [False] * 7 + [True] * 3 + [False] * 10
+    names = ("r2c3", "r9c2", "r5c1")
+    rows = compare_parts(
+        "A", "B", [_part(n, hits_a) for n in names], [_part(n, hits_b) for n in names],
+        _spaces_rule(3),
+    ).spaces  # fmt: skip
+    assert [r.stop for r in rows] == ["cap"] * 3
+    assert [r.p_value for r in rows] == [pytest.approx(2 * 2 / 2**7, rel=1e-3)] * 3
+    assert [r.p_value_adjusted for r in rows] == [pytest.approx(3 * 2 * 2 / 2**7, rel=1e-3)] * 3
+    assert not any(r.significant for r in rows)

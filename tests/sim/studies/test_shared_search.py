@@ -313,3 +313,37 @@ def test_two_processes_making_one_study_on_postgresql_at_once_queue_base_once(mo
         assert len(opened) == 2
         trials = optuna.load_study(study_name=STUDY, storage=url).get_trials()
     assert [t.state for t in trials] == [optuna.trial.TrialState.WAITING]  # BASE, once
+
+
+@pytest.mark.slow
+def test_a_server_that_refuses_the_user_is_one_line_that_it_cannot_be_opened(capsys, tmp_path):
+    """A wrong password, an unknown user, a missing database: the server was reached
+    and said no, so "cannot open" with its reason whole, the password hidden, and
+    no word of waiting for the storage to come back."""
+    from tests.helpers import run
+    from tests.postgres import postgres
+
+    with postgres(password="right-pw-1") as server:
+        good = server.url
+        wrong = {
+            "wrong password": good.replace("right-pw-1", "wrong-pw-2"),
+            "unknown user": good.replace("piggy:", "nobody:"),
+            "missing database": good.replace("/postgres", "/nosuchdb"),
+        }
+        said = {}
+        for case, url in wrong.items():
+            code, out, err = run(
+                capsys,
+                *("design", "optimise", "stock", "--param", "pivot_height=60:100"),
+                *("--spaces", "r9c1", "--shots", "2", "--workers", "1", "--trials", "1"),
+                *("--storage", url, "--study", STUDY, "--cache", str(tmp_path / "cache")),
+                *("--out", str(tmp_path / "best.toml")),
+            )
+            assert code == 2 and out == "" and err.count("\n") == 1, (case, err)
+            assert err.startswith("piggy: error: cannot open the study storage "), err
+            assert "when it is back" not in err and "-pw-" not in err, err
+            said[case] = err
+    assert 'password authentication failed for user "piggy"' in said["wrong password"]
+    assert 'password authentication failed for user "nobody"' in said["unknown user"]
+    assert 'database "nosuchdb" does not exist' in said["missing database"]
+    assert not (tmp_path / "best.toml").exists()
