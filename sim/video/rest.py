@@ -1,0 +1,190 @@
+"""Where a shot's bale comes to rest, and where its bounce lands again, from its
+image track (docs/real-toy.md, "The bale to rest").
+
+**The rest point.** A bale at rest stays on the same pixels: the shot's last
+frames, where each lies within :data:`STILL_PX` of their median, are its still
+frames (at least :data:`MIN_STILL_FRAMES`; a bale still sliding or tumbling when
+the shot's frames end has none). Their centroids, averaged, are the bale's centre
+in the image; lying on the board its centre is half its height up, so the ray
+through that pixel meets the plane there (as a first touch is lifted,
+sim/video/touch.py), above the point of the board under it. There is no rest point
+where the shot's frames do not end still (the bale left the board over an edge,
+or was still moving), where the resting bale is not wholly in the picture (its
+centroid is then not its centre's), or where the point lies off the board's top
+(a bale on the table beside it).
+
+**The second touch.** After its first touch the bale hops and lands again: the
+image path breaks a second time. The next break (:func:`sim.video.touch.find_break`)
+is looked for in the frames after the bounce's own tumble (:data:`BOUNCE_FRAMES`),
+leaving out those where the bale shows less than :data:`WHOLE_AREA` of itself. It
+is kept only where the frames before it are one flight under gravity ending there
+(:func:`sim.video.speed.fit_flight`, within :data:`MAX_HOP_RMS_PX`) that began at
+the first touch (within :data:`HOP_START_MM`), and it lies on the board's top: a
+bale sliding or tumbling on the board, or a glitch of its centroid, also bends its
+path, but not as a body thrown up from the first touch falls. Its corner's pixel
+is put on the plane of the bale's centre height as it lands, which the video
+cannot tell (the bale spins after its first touch): the middle of lying flat and
+standing on a corner (:func:`landing_centre_height_mm`). The landing is taken
+under the centre: the corner that touches lies 0-2.5 mm from it, in a direction
+the spin decides. Most hops after a low shot's touch lift the bale a millimetre
+or two for 30-80 ms: the image shows no break there, and no second touch is given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.design import Bale
+from sim.video.detect import CameraPose
+from sim.video.speed import fit_flight
+from sim.video.touch import Touch, contact_pixel, find_break, settle_break
+
+#: A frame is still when its centroid lies within this many pixels of the still
+#: frames' median: the tracked centroid of a bale at rest wanders 0.1-0.2 px with
+#: the noise and the compression; one sliding at the engine's rest speed (4 mm/s)
+#: moves 0.02 mm a frame at 240 fps.
+STILL_PX = 0.5
+#: The least still frames that make a rest (``piggy film`` films about 7 before a
+#: shot ends: the design's rest time, 0.03 s; a real bale lies until picked up).
+MIN_STILL_FRAMES = 5
+#: A hop is one flight when its ballistic fit misses its frames by at most this, rms px.
+MAX_HOP_RMS_PX = 1.5
+#: The least frames of a hop (before its landing) that can show it is a flight.
+MIN_HOP_FRAMES = 8
+#: A hop's fitted flight, taken back to the first touch's time, must pass this near
+#: the bale's centre there, mm: a break from a glitch (the bale over a marker, partly
+#: hidden) makes a "hop" that starts elsewhere.
+HOP_START_MM = 8.0
+#: Frames where the bale shows less than this share of its median area after the
+#: bounce are left out of the search: it is partly hidden there, or over a marker
+#: (whose white leaves only part of it lighter), and its centroid is off its centre.
+WHOLE_AREA = 0.6
+#: Frames after the first touch's break left out of the search: the bale turns and
+#: tumbles in them and its centroid jumps (its area by half), which read as breaks.
+BOUNCE_FRAMES = 4
+
+#: The board's top (x_min, x_max, y_min, y_max, mm), None where not known.
+BoardTop = tuple[float, float, float, float] | None
+
+NOT_STILL = "the bale was still moving when its frames ended (it left the board or the picture)"
+CUT_OFF = "the bale at rest is not wholly in the picture"
+OFF_BOARD = "the bale came to rest off the board's top"
+
+
+@dataclass(frozen=True)
+class Rest:
+    """A shot's rest: the point under the bale's centre (x, y, mm; None where none
+    is measured, with ``why``), and the still frames averaged."""
+
+    point_mm: np.ndarray | None
+    still_frames: int
+    why: str = ""
+
+
+def still_tail(pixels: np.ndarray) -> int:
+    """How many of the last frames are still: each within :data:`STILL_PX` of the
+    median of the last :data:`MIN_STILL_FRAMES` (0 when those are not all still)."""
+    if len(pixels) < MIN_STILL_FRAMES:
+        return 0
+    centre = np.median(pixels[-MIN_STILL_FRAMES:], axis=0)
+    near = np.linalg.norm(pixels - centre, axis=1) <= STILL_PX
+    if not near[-MIN_STILL_FRAMES:].all():
+        return 0
+    moving = np.flatnonzero(~near)
+    return len(pixels) - (int(moving[-1]) + 1 if len(moving) else 0)
+
+
+def rest_point(
+    pose: CameraPose,
+    pixels: np.ndarray,
+    frame_size: tuple[int, int],
+    bale: Bale,
+    board_top_mm: BoardTop,
+) -> Rest:
+    """Where one shot's bale came to rest (its frames' centroids, in order, the
+    frames without the bale left out), on a board whose top spans ``board_top_mm``."""
+    still = still_tail(pixels)
+    if still < MIN_STILL_FRAMES:
+        return Rest(None, still, NOT_STILL)
+    centre_px = pixels[-still:].mean(axis=0)
+    centre = pose.on_plane(centre_px.reshape(1, 2), bale.height_mm / 2)[0]
+    if not _in_picture(pose, centre, bale.length_mm / 2, frame_size):
+        return Rest(None, still, CUT_OFF)
+    if not _on_board(centre, board_top_mm):
+        return Rest(None, still, OFF_BOARD)
+    return Rest(centre[:2], still)
+
+
+def _on_board(point_mm: np.ndarray, board_top_mm: BoardTop) -> bool:
+    if board_top_mm is None:
+        return True
+    x0, x1, y0, y1 = board_top_mm
+    return bool(x0 <= point_mm[0] <= x1 and y0 <= point_mm[1] <= y1)
+
+
+def _in_picture(pose: CameraPose, centre_mm: np.ndarray, reach_mm: float, size) -> bool:
+    """Whether every point within ``reach_mm`` of the centre (horizontally) is in
+    the picture, a pixel inside its edges."""
+    angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+    ring = centre_mm + reach_mm * np.column_stack(
+        [np.cos(angles), np.sin(angles), np.zeros_like(angles)]
+    )
+    pixels = pose.project(ring)
+    width, height = size
+    return bool(
+        np.isfinite(pixels).all()
+        and (pixels[:, 0] >= 0.5).all()
+        and (pixels[:, 0] <= width - 1.5).all()
+        and (pixels[:, 1] >= 0.5).all()
+        and (pixels[:, 1] <= height - 1.5).all()
+    )
+
+
+def landing_centre_height_mm(bale: Bale) -> float:
+    """The bale's centre height as it lands after a hop, mm: the middle of lying flat
+    (half its height) and standing on a corner (half its diagonal). On ``piggy film``
+    shots of the stock bale it was 4.2-7.0 mm (5.6 on average); this gives 5.1."""
+    diagonal = math.sqrt(bale.length_mm**2 + bale.width_mm**2 + bale.height_mm**2)
+    return (bale.height_mm / 2 + diagonal / 2) / 2
+
+
+def second_touch(
+    pose: CameraPose,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    areas_px: np.ndarray,
+    first: Touch,
+    bale: Bale,
+    board_top_mm: BoardTop,
+) -> np.ndarray | None:
+    """The bounce's landing on the board (x, y, mm) after the ``first`` touch of the
+    shot whose frames' times, centroids and areas are given; None where no second
+    break is seen or the frames before it are no hop from the first touch (see the
+    module's notes)."""
+    if first.flight is None:
+        return None
+    start = first.break_index + BOUNCE_FRAMES
+    whole = (
+        areas_px[start:] >= WHOLE_AREA * np.median(areas_px[start:])
+        if start < len(areas_px)
+        else []
+    )
+    times, path = times_s[start:][whole], pixels[start:][whole]
+    seen = find_break(times, path)
+    if seen is None or seen + 2 > len(times):
+        return None
+    broke = settle_break(times, path, seen)
+    if broke < MIN_HOP_FRAMES:
+        return None
+    pixel, time_s = contact_pixel(times, path, broke)
+    centre = pose.on_plane(pixel.reshape(1, 2), landing_centre_height_mm(bale))[0]
+    hop = fit_flight(pose, times[:broke], path[:broke], centre, time_s)
+    if hop is None or hop.rms_px > MAX_HOP_RMS_PX or not np.isfinite(centre).all():
+        return None
+    began = hop.position(first.flight.touch_time_s)
+    if np.linalg.norm(began - first.flight.touch_centre_mm) > HOP_START_MM:
+        return None
+    return centre[:2] if _on_board(centre, board_top_mm) else None
