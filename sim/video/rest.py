@@ -42,11 +42,15 @@ from sim.video.detect import CameraPose
 from sim.video.speed import fit_flight
 from sim.video.touch import Touch, contact_pixel, find_break, settle_break
 
-#: A frame is still when its centroid lies within this many pixels of the still
-#: frames' median: the tracked centroid of a bale at rest wanders 0.1-0.2 px with
-#: the noise and the compression; one sliding at the engine's rest speed (4 mm/s)
-#: moves 0.02 mm a frame at 240 fps.
+#: A frame is still when its centroid lies within this many pixels of the last
+#: frames' median: the tracked centroid of a bale at rest in a ``piggy film`` video
+#: wanders 0.01-0.02 px, and a noisier one's (0.1-0.15 px) stays within it. A bale
+#: creeping to a stop counts as still only within this of where it stops, 0.35 mm
+#: at 0.7 mm a pixel.
 STILL_PX = 0.5
+#: Still frames drift less than this a frame, pixels (at 0.7 mm a pixel and 240
+#: fps, 8 mm/s; the engine takes a bale under 4 mm/s for one at rest).
+MOST_DRIFT_PX = 0.05
 #: The least still frames that make a rest (``piggy film`` films about 7 before a
 #: shot ends: the design's rest time, 0.03 s; a real bale lies until picked up).
 MIN_STILL_FRAMES = 5
@@ -54,6 +58,10 @@ MIN_STILL_FRAMES = 5
 MAX_HOP_RMS_PX = 1.5
 #: The least frames of a hop (before its landing) that can show it is a flight.
 MIN_HOP_FRAMES = 8
+#: The least miss that can be a hop's landing, pixels (the first touch asks 2): a
+#: hop comes down slower than the flight, and a wrong break is caught by the checks
+#: that follow.
+LANDING_BREAK_PX = 1.0
 #: A hop's fitted flight, taken back to the first touch's time, must pass this near
 #: the bale's centre there, mm: a break from a glitch (the bale over a marker, partly
 #: hidden) makes a "hop" that starts elsewhere.
@@ -86,7 +94,8 @@ class Rest:
 
 def still_tail(pixels: np.ndarray) -> int:
     """How many of the last frames are still: each within :data:`STILL_PX` of the
-    median of the last :data:`MIN_STILL_FRAMES` (0 when those are not all still)."""
+    median of the last :data:`MIN_STILL_FRAMES`, and together drifting less than
+    :data:`MOST_DRIFT_PX` a frame (0 when the last frames are not still)."""
     if len(pixels) < MIN_STILL_FRAMES:
         return 0
     centre = np.median(pixels[-MIN_STILL_FRAMES:], axis=0)
@@ -94,7 +103,12 @@ def still_tail(pixels: np.ndarray) -> int:
     if not near[-MIN_STILL_FRAMES:].all():
         return 0
     moving = np.flatnonzero(~near)
-    return len(pixels) - (int(moving[-1]) + 1 if len(moving) else 0)
+    still = len(pixels) - (int(moving[-1]) + 1 if len(moving) else 0)
+    # The two halves' means, half the run apart: a slow slide along the line of
+    # sight stays within STILL_PX over a few frames, but moves between them.
+    half = still // 2
+    drift = np.linalg.norm(pixels[-half:].mean(axis=0) - pixels[-2 * half : -half].mean(axis=0))
+    return still if drift / half <= MOST_DRIFT_PX else 0
 
 
 def rest_point(
@@ -173,7 +187,7 @@ def second_touch(
         else []
     )
     times, path = times_s[start:][whole], pixels[start:][whole]
-    seen = find_break(times, path)
+    seen = find_break(times, path, min_break_px=LANDING_BREAK_PX)
     if seen is None or seen + 2 > len(times):
         return None
     broke = settle_break(times, path, seen)
