@@ -2,9 +2,10 @@
 image track (docs/real-toy.md, "The bale to rest").
 
 **The rest point.** A bale at rest stays on the same pixels: the shot's last
-frames, where each lies within :data:`STILL_PX` of their median, are its still
-frames (at least :data:`MIN_STILL_FRAMES`; a bale still sliding or tumbling when
-the shot's frames end has none). Their centroids, averaged, are the bale's centre
+frames, where each lies within :data:`STILL_PX` of the last few frames' median,
+are its still frames, if there are at least :data:`MIN_STILL_FRAMES` and they do
+not drift (:data:`MOST_DRIFT_PX`); a bale still sliding or tumbling when the
+shot's frames end has none. Their centroids, averaged, are the bale's centre
 in the image; lying on the board its centre is half its height up, so the ray
 through that pixel meets the plane there (as a first touch is lifted,
 sim/video/touch.py), above the point of the board under it. There is no rest point
@@ -17,9 +18,9 @@ centroid is then not its centre's), or where the point lies off the board's top
 image path breaks a second time. The next break (:func:`sim.video.touch.find_break`)
 is looked for in the frames after the bounce's own tumble (:data:`BOUNCE_FRAMES`),
 leaving out those where the bale shows less than :data:`WHOLE_AREA` of itself. It
-is kept only where the frames before it are one flight under gravity ending there
-(:func:`sim.video.speed.fit_flight`, within :data:`MAX_HOP_RMS_PX`) that began at
-the first touch (within :data:`HOP_START_MM`), and it lies on the board's top: a
+is kept only where the flight under gravity that best fits the frames before it
+and ends there (:func:`sim.video.speed.fit_flight`) began at the first touch
+(within :data:`HOP_START_MM`), and it lies on the board's top: a
 bale sliding or tumbling on the board, or a glitch of its centroid, also bends its
 path, but not as a body thrown up from the first touch falls. Its corner's pixel
 is put on the plane of the bale's centre height as it lands, which the video
@@ -54,8 +55,6 @@ MOST_DRIFT_PX = 0.05
 #: The least still frames that make a rest (``piggy film`` films about 7 before a
 #: shot ends: the design's rest time, 0.03 s; a real bale lies until picked up).
 MIN_STILL_FRAMES = 5
-#: A hop is one flight when its ballistic fit misses its frames by at most this, rms px.
-MAX_HOP_RMS_PX = 1.5
 #: The least frames of a hop (before its landing) that can show it is a flight.
 MIN_HOP_FRAMES = 8
 #: The least miss that can be a hop's landing, pixels (the first touch asks 2): a
@@ -196,7 +195,7 @@ def second_touch(
     pixel, time_s = contact_pixel(times, path, broke)
     centre = pose.on_plane(pixel.reshape(1, 2), landing_centre_height_mm(bale))[0]
     hop = fit_flight(pose, times[:broke], path[:broke], centre, time_s)
-    if hop is None or hop.rms_px > MAX_HOP_RMS_PX or not np.isfinite(centre).all():
+    if hop is None or not np.isfinite(centre).all():
         return None
     began = hop.position(first.flight.touch_time_s)
     if np.linalg.norm(began - first.flight.touch_centre_mm) > HOP_START_MM:
