@@ -180,11 +180,9 @@ def second_touch(
     if first.flight is None:
         return None
     start = first.break_index + BOUNCE_FRAMES
-    whole = (
-        areas_px[start:] >= WHOLE_AREA * np.median(areas_px[start:])
-        if start < len(areas_px)
-        else []
-    )
+    if len(times_s) - start < MIN_HOP_FRAMES + 2:
+        return None
+    whole = areas_px[start:] >= WHOLE_AREA * np.median(areas_px[start:])
     times, path = times_s[start:][whole], pixels[start:][whole]
     seen = find_break(times, path, min_break_px=LANDING_BREAK_PX)
     if seen is None or seen + 2 > len(times):
