@@ -36,7 +36,7 @@ from sim.video.detect import (
     solve_pose,
 )
 from sim.video.markers import MarkerLayout
-from sim.video.rest import BoardTop, rest_point, second_touch
+from sim.video.rest import rest_point, second_touch
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
 from sim.video.touch import Touch, first_touch
@@ -191,9 +191,7 @@ def measure_video(
             f"{angles.source} lists {len(angles)}: one row per shot fired, in order "
             "(a shot whose bale never came into view is not seen)"
         )
-    measured, used = measure_shots(
-        shots, track, info, pose, design, angles, readout, layout.board_top_mm
-    )
+    measured, used = measure_shots(shots, track, info, pose, design, angles, readout, layout)
     return Measurement(info, pose, track, measured, used)
 
 
@@ -205,7 +203,7 @@ def measure_shots(
     design: Design,
     angles: Angles,
     readout: float | None,
-    board_top_mm: BoardTop = None,
+    layout: MarkerLayout | None = None,
 ) -> tuple[tuple[ShotMeasure, ...], Readout]:
     """Each shot (its frames) measured from the track, and the readout used: the
     one given, or (None) the one estimated over the flights that can give a speed,
@@ -220,7 +218,7 @@ def measure_shots(
     else:
         used = Readout(readout, "given")
     measured = tuple(
-        _measure_shot(n + 1, frames, track, info, pose, design, angles, used.fraction, board_top_mm)
+        _measure_shot(n + 1, frames, track, info, pose, design, angles, used.fraction, layout)
         for n, frames in enumerate(shots)
     )
     return measured, used
@@ -250,11 +248,12 @@ def _flight_track(touch: Touch | None, times, pixels) -> FlightTrack | None:
 
 
 def _measure_shot(
-    number, frames, track, info, pose, design, angles, readout, board_top_mm=None
+    number, frames, track, info, pose, design, angles, readout, layout=None
 ) -> ShotMeasure:
     pitch, yaw = float(angles.pitch_deg[number - 1]), float(angles.yaw_deg[number - 1])
     touch, times, pixels = _touch(number, frames, track, info, pose, design, angles, readout)
-    rest = rest_point(pose, pixels, (info.width, info.height), design.bale, board_top_mm)
+    board_top = layout.board_top_mm if layout else None
+    rest = rest_point(pose, pixels, (info.width, info.height), design.bale, board_top)
     at_rest = (np.nan, np.nan) if rest.point_mm is None else rest.point_mm
     base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
     base |= {"rest_x_mm": at_rest[0], "rest_y_mm": at_rest[1], "no_rest": rest.why}
@@ -286,8 +285,7 @@ def _measure_shot(
             )
         else:
             speed = fitted[0]
-    area = track.area[frames]
-    second = second_touch(pose, times, pixels, area, touch, design.bale, board_top_mm)
+    second = second_touch(pose, times, pixels, touch, design.bale, layout)
     return ShotMeasure(
         **base,
         second_x_mm=math.nan if second is None else float(second[0]),

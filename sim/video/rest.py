@@ -15,20 +15,21 @@ centroid is then not its centre's), or where the point lies off the board's top
 (a bale on the table beside it).
 
 **The second touch.** After its first touch the bale hops and lands again: the
-image path breaks a second time. The next break (:func:`sim.video.touch.find_break`)
-is looked for in the frames after the bounce's own tumble (:data:`BOUNCE_FRAMES`),
-leaving out those where the bale shows less than :data:`WHOLE_AREA` of itself. It
-is kept only where the flight under gravity that best fits the frames before it
-and ends there (:func:`sim.video.speed.fit_flight`) began at the first touch
-(within :data:`HOP_START_MM`), and it lies on the board's top: a
-bale sliding or tumbling on the board, or a glitch of its centroid, also bends its
-path, but not as a body thrown up from the first touch falls. Its corner's pixel
-is put on the plane of the bale's centre height as it lands, which the video
-cannot tell (the bale spins after its first touch): the middle of lying flat and
-standing on a corner (:func:`landing_centre_height_mm`). The landing is taken
-under the centre: the corner that touches lies 0-2.5 mm from it, in a direction
-the spin decides. Most hops after a low shot's touch lift the bale a millimetre
-or two for 30-80 ms: the image shows no break there, and no second touch is given.
+image path breaks a second time. The next break (:func:`sim.video.touch.find_break`,
+a miss of :data:`LANDING_BREAK_PX` enough) is looked for in the frames after the
+bounce's own tumble (:data:`BOUNCE_FRAMES`). Its pixel is put on the plane of
+the bale's centre height as it lands, which the video cannot tell (the bale
+spins after its first touch): the middle of lying flat and standing on a corner
+(:func:`landing_centre_height_mm`). The landing is taken under the centre: the
+corner that touches lies 0-2.5 mm from it, in a direction the spin decides. It
+is kept only where the hop's frames (at least :data:`MIN_HOP_FRAMES`) lie on the
+one flight under gravity from the bale's centre at the first touch to its centre
+there (within :data:`HOP_MISFIT_PX`), and where it lies on the board's top and
+away from the markers: a bale sliding or tumbling on the board, or a centroid
+jumping over a marker's white paper, also bends the path, but not as a body
+thrown up from the first touch falls. Most hops after a low shot's touch lift the
+bale a millimetre or two for 30-80 ms: the image shows no clear break there, and
+no second touch is given.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.design import Bale
+from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.video.detect import CameraPose
-from sim.video.speed import fit_flight
+from sim.video.markers import MarkerLayout
 from sim.video.touch import Touch, contact_pixel, find_break, settle_break
 
 #: A frame is still when its centroid lies within this many pixels of the last
@@ -55,26 +57,26 @@ MOST_DRIFT_PX = 0.05
 #: The least still frames that make a rest (``piggy film`` films about 7 before a
 #: shot ends: the design's rest time, 0.03 s; a real bale lies until picked up).
 MIN_STILL_FRAMES = 5
-#: The least frames of a hop (before its landing) that can show it is a flight.
-MIN_HOP_FRAMES = 8
 #: The least miss that can be a hop's landing, pixels (the first touch asks 2): a
 #: hop comes down slower than the flight, and a wrong break is caught by the checks
 #: that follow.
 LANDING_BREAK_PX = 1.0
-#: A hop's fitted flight, taken back to the first touch's time, must pass this near
-#: the bale's centre there, mm: a break from a glitch (the bale over a marker, partly
-#: hidden) makes a "hop" that starts elsewhere.
-HOP_START_MM = 8.0
-#: Frames where the bale shows less than this share of its median area after the
-#: bounce are left out of the search: it is partly hidden there, or over a marker
-#: (whose white leaves only part of it lighter), and its centroid is off its centre.
-WHOLE_AREA = 0.6
+#: The least frames of a hop seen after the tumble: over fewer (50 ms), a slide, a
+#: tumble and a glitch also lie near some flight from the first touch.
+MIN_HOP_FRAMES = 12
+#: The hop's frames must lie within this (rms px) of the one flight under gravity
+#: from the bale's centre at the first touch to its centre at the landing: a break
+#: from a glitch (the bale over a marker, partly hidden) or a slide makes a "hop"
+#: whose frames are elsewhere.
+HOP_MISFIT_PX = 1.5
 #: Frames after the first touch's break left out of the search: the bale turns and
 #: tumbles in them and its centroid jumps (its area by half), which read as breaks.
 BOUNCE_FRAMES = 4
 
 #: The board's top (x_min, x_max, y_min, y_max, mm), None where not known.
 BoardTop = tuple[float, float, float, float] | None
+
+_GRAVITY = np.array([0.0, 0.0, -GRAVITY_MM_S2])
 
 NOT_STILL = "the bale was still moving when its frames ended (it left the board or the picture)"
 CUT_OFF = "the bale at rest is not wholly in the picture"
@@ -164,26 +166,44 @@ def landing_centre_height_mm(bale: Bale) -> float:
     return (bale.height_mm / 2 + diagonal / 2) / 2
 
 
+def _hop(from_mm: np.ndarray, from_s: float, to_mm: np.ndarray, to_s: float):
+    """The flight under gravity from one point and time to another: its centre at
+    times (n,), mm (n, 3)."""
+    span = to_s - from_s
+    velocity = (to_mm - from_mm) / span - 0.5 * _GRAVITY * span
+
+    def at(times_s: np.ndarray) -> np.ndarray:
+        tau = (np.asarray(times_s, float) - from_s)[:, None]
+        return from_mm + velocity * tau + 0.5 * _GRAVITY * tau**2
+
+    return at
+
+
+def _misfit_px(pose: CameraPose, hop, times_s: np.ndarray, pixels: np.ndarray) -> float:
+    """How far the frames lie from a hop's path in the picture, rms px."""
+    missed = pose.project(hop(times_s)) - pixels
+    return float(np.sqrt(np.mean(np.sum(missed**2, axis=1))))
+
+
 def second_touch(
     pose: CameraPose,
     times_s: np.ndarray,
     pixels: np.ndarray,
-    areas_px: np.ndarray,
     first: Touch,
     bale: Bale,
-    board_top_mm: BoardTop,
+    layout: MarkerLayout | None,
 ) -> np.ndarray | None:
     """The bounce's landing on the board (x, y, mm) after the ``first`` touch of the
-    shot whose frames' times, centroids and areas are given; None where no second
-    break is seen or the frames before it are no hop from the first touch (see the
-    module's notes)."""
+    shot whose frames' times and centroids are given, on the board the
+    ``layout``'s markers lie on; None where no second break is seen, the frames
+    before it are no hop from the first touch, or it lies off the board or by a
+    marker (see the module's notes)."""
     if first.flight is None:
         return None
     start = first.break_index + BOUNCE_FRAMES
-    if len(times_s) - start < MIN_HOP_FRAMES + 2:
+    if start >= len(times_s):
         return None
-    whole = areas_px[start:] >= WHOLE_AREA * np.median(areas_px[start:])
-    times, path = times_s[start:][whole], pixels[start:][whole]
+    times, path = times_s[start:], pixels[start:]
     seen = find_break(times, path, min_break_px=LANDING_BREAK_PX)
     if seen is None or seen + 2 > len(times):
         return None
@@ -192,10 +212,24 @@ def second_touch(
         return None
     pixel, time_s = contact_pixel(times, path, broke)
     centre = pose.on_plane(pixel.reshape(1, 2), landing_centre_height_mm(bale))[0]
-    hop = fit_flight(pose, times[:broke], path[:broke], centre, time_s)
-    if hop is None or not np.isfinite(centre).all():
+    if not np.isfinite(centre).all():
         return None
-    began = hop.position(first.flight.touch_time_s)
-    if np.linalg.norm(began - first.flight.touch_centre_mm) > HOP_START_MM:
+    hop = _hop(first.flight.touch_centre_mm, first.flight.touch_time_s, centre, time_s)
+    if _misfit_px(pose, hop, times[:broke], path[:broke]) > HOP_MISFIT_PX:
         return None
-    return centre[:2] if _on_board(centre, board_top_mm) else None
+    if layout is not None and (
+        not _on_board(centre, layout.board_top_mm) or _by_a_marker(centre, layout, bale)
+    ):
+        return None
+    return centre[:2]
+
+
+def _by_a_marker(point_mm: np.ndarray, layout: MarkerLayout, bale: Bale) -> bool:
+    """Whether the bale's centre lies within its half length of a marker's printed
+    square: over the white paper the bale is darker than the still picture, found
+    in part, and its centroid jumps."""
+    reach = bale.length_mm / 2
+    return any(
+        np.all(np.abs(point_mm[:2] - marker.centre_mm) <= marker.paper_mm / 2 + reach)
+        for marker in layout.markers
+    )

@@ -5,6 +5,7 @@ is given, and the truth ``piggy film`` writes for them from the shot records."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from models.design import load_design
 from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, direction, release_point_mm
 from sim.physics.results import ShotResult
 from sim.video.film import Take, truth_rows
+from sim.video.markers import marker_layout
 from sim.video.rest import (
     CUT_OFF,
     NOT_STILL,
@@ -26,7 +28,8 @@ from sim.video.touch import first_touch
 from tests.sim.video.test_measure import CAMERA, _pose
 
 DESIGN = load_design("stock")
-BOARD_TOP = load_board("stock").surface_extent_mm
+LAYOUT = marker_layout(load_board("stock"))
+BOARD_TOP = LAYOUT.board_top_mm
 FPS = 240.0
 G = np.array([0.0, 0.0, -GRAVITY_MM_S2])
 
@@ -95,12 +98,11 @@ def _seen(pose, centres, seed=1):
     return pose.project(centres) + np.random.default_rng(seed).normal(0, 0.1, (len(centres), 2))
 
 
-def _touches(pose, times, pixels, touch_args):
+def _touches(pose, times, pixels, touch_args, layout=LAYOUT):
     depth, ahead, yaw = touch_args
     touch = first_touch(pose, times, pixels, depth, ahead, yaw)
     assert touch is not None
-    areas = np.full(len(times), 100.0)
-    return touch, second_touch(pose, times, pixels, areas, touch, DESIGN.bale, BOARD_TOP)
+    return touch, second_touch(pose, times, pixels, touch, DESIGN.bale, layout)
 
 
 def test_the_rest_point_and_the_hops_landing_from_the_track(pose):
@@ -223,3 +225,20 @@ def test_calibrate_reads_past_the_rest_and_second_touch_columns():
         "70,-28,148.3,293.0,2012,good,,,176.2,330.5\n"
     )
     assert len(shots) == 2 and list(shots.x_mm) == [-48.4, 148.3]
+
+
+def test_a_landing_by_a_marker_is_not_given(pose):
+    """Over a marker's white paper the bale is found in part and its centroid jumps:
+    a landing within the bale's half length of a marker's paper is not given."""
+    from sim.video.markers import Marker
+
+    times, centres, touch_args, second, _, _ = _shot()
+    pixels = _seen(pose, centres)
+    x, y = second
+    beside = Marker(0, (x - 30.0, y), 40.0, "by the landing")  # paper 53 mm: 3 mm from it
+    layout = replace(LAYOUT, markers=(beside,))
+    _, landed = _touches(pose, times, pixels, touch_args, layout)
+    assert landed is None
+    layout = replace(LAYOUT, markers=(replace(beside, centre_mm=(x - 60.0, y)),))
+    _, landed = _touches(pose, times, pixels, touch_args, layout)
+    assert landed is not None

@@ -2,7 +2,8 @@
 design whose bale grips the board (friction 0.9, restitution 0.7: the stock
 bale's 0.5 slides off the board's end after every shot of the example's angles)
 and films them from a tripod beside the board; ``piggy measure`` finds each rest
-point within 3 mm of the truth's. Slow: a few hundred 720p frames drawn."""
+point within 3 mm of the truth's, and gives no second touch the truth does not
+have. Slow: a few hundred 720p frames drawn."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ FILM = ["--camera-at=-480,-700,850", "--look-at=0,150,0", "--size", "1280x720"]
 #: Each rest point measured within this of the shot record's, mm (0.2-1.9 mm when
 #: written).
 REST_MM = 3.0
+#: A second touch, where one is given, within this of the record's, mm: these low
+#: shots' hops are too low to show (none given when written), and a break of their
+#: tumble or slide taken for one lands 10-20 mm off.
+SECOND_MM = 5.0
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +67,10 @@ def test_the_rest_points_measure_to_the_truth(filmed, capsys):
         assert shot["rest_mm"] is not None, shot["no_rest"]
         miss = np.subtract(shot["rest_mm"], [float(row["rest_x_mm"]), float(row["rest_y_mm"])])
         assert np.linalg.norm(miss) < REST_MM, (shot["shot"], miss)
+        if shot["second_touch_mm"] is not None:
+            assert row["second_x_mm"], shot
+            truth_second = [float(row["second_x_mm"]), float(row["second_y_mm"])]
+            assert np.linalg.norm(np.subtract(shot["second_touch_mm"], truth_second)) < SECOND_MM
     with open(out) as handle:
         rows = list(csv.DictReader(handle))
     measured = [s for s in shots if not s["skipped"]]
