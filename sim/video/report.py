@@ -139,8 +139,10 @@ def report_lines(measurement: Measurement, out) -> list[str]:
         f"Measured {len(done)} of {len(shots)} shots from {shown(str(measurement.info.path))} "
         f"({measurement.info.fps:g} fps; camera at {camera} mm, markers fit to "
         f"{pose.reprojection_px:.2f} px), {len(speeds)} with a launch speed.",
-        f"  the bale followed to rest in {sum(not math.isnan(s.rest_x_mm) for s in done)}, "
-        f"its second touch seen in {sum(not math.isnan(s.second_x_mm) for s in done)}",
+        f"  the bale followed to rest in {sum(not math.isnan(s.rest_x_mm) for s in shots)} "
+        f"of {len(shots)} shots ({sum(not math.isnan(s.rest_x_mm) for s in done)} of them "
+        f"in the CSV), its second touch seen in "
+        f"{sum(not math.isnan(s.second_x_mm) for s in done)}",
         f"  rolling shutter readout: {measurement.readout.describe()}",
     ]
     for s in shots:
