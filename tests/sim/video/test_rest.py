@@ -17,6 +17,7 @@ from sim.physics.results import ShotResult
 from sim.video.film import Take, truth_rows
 from sim.video.markers import marker_layout
 from sim.video.rest import (
+    BOUNCE_FRAMES,
     CUT_OFF,
     NOT_STILL,
     OFF_BOARD,
@@ -144,7 +145,8 @@ def test_a_rest_off_the_boards_top_or_cut_by_the_pictures_edge_is_not_given(pose
 def test_a_slide_or_a_glitch_is_no_second_touch(pose):
     """A bale that slides on from its first touch shows no second touch; nor does a
     centroid that jumps 3 px for three frames in the slide (the bale over a marker),
-    which reads as a break but starts no hop from the first touch."""
+    which reads as a break but starts no hop from the first touch, nor one that
+    steps soon after the bounce."""
     times, centres, touch_args, second, _, _ = _shot(hop=False)
     assert second is None
     pixels = _seen(pose, centres)
@@ -154,6 +156,13 @@ def test_a_slide_or_a_glitch_is_no_second_touch(pose):
     at = touch.break_index + 20
     jumped[at : at + 3] += [3.0, -2.0]
     _, landed = _touches(pose, times, jumped, touch_args)
+    assert landed is None
+    # Soon after the bounce the bale rolls onto another face as it slides: its
+    # centroid steps 2 px and stays there. Over so few frames (8 after the tumble)
+    # some flight from the first touch passes near them, so a hop that short is none.
+    rolled = pixels.copy()
+    rolled[touch.break_index + BOUNCE_FRAMES + 8 :] += [2.0, 1.0]
+    _, landed = _touches(pose, times, rolled, touch_args)
     assert landed is None
 
 
