@@ -57,7 +57,8 @@ def cmd_film(args) -> int:
         print(line)
     print(f"Wrote {shown(args.out)} ({report['frames']} frames at {args.fps} fps)")
     if args.truth:
-        print(f"Wrote {shown(args.truth)} (each shot's true first touch and launch speed)")
+        truth = "first touch, launch speed, rest point, second touch"
+        print(f"Wrote {shown(args.truth)} (each shot's true {truth})")
     return 0
 
 
@@ -144,7 +145,8 @@ def add_film(sub) -> None:
         "film them from a camera anywhere over it: the board with its markers "
         "(piggy markers), the bale and its shadow, with motion blur, a rolling "
         "shutter, sensor noise, lighting and compression. Positions in mm, board "
-        "frame. --truth writes each shot's true first touch and launch speed, the "
+        "frame. --truth writes each shot's true first touch, launch speed, rest point "
+        "and second touch, the "
         "measurement's answer. To plan a filming setup and to test a measurement "
         "(docs/real-toy.md).",
     )
@@ -156,7 +158,9 @@ def add_film(sub) -> None:
     p.add_argument(
         "--truth",
         metavar="TRUTH.csv",
-        help="write each shot's true first touch (x_mm, y_mm) and launch speed (speed_mm_s)",
+        help="write each shot's true first touch (x_mm, y_mm), launch speed (speed_mm_s), "
+        "rest point (rest_x_mm, rest_y_mm) and second touch of the board (second_x_mm, "
+        "second_y_mm)",
     )
     _pose_options(p)
     _camera_options(p)

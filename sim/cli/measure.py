@@ -147,8 +147,10 @@ def add_measure(sub) -> None:
         description="Find the board's markers and the camera's pose, track the bale "
         "frame by frame, cut the video into shots, and find each shot's first touch "
         "on the board (where its image path breaks) and its launch speed (a 3D "
-        "ballistic fit to its flight, where the view shows enough of it). Writes the "
-        "CSV piggy calibrate reads, with a quality column; a shot that cannot be "
+        "ballistic fit to its flight, where the view shows enough of it), then follow "
+        "the bale to where it rests and, where the view shows it, where its bounce "
+        "lands. Writes the CSV piggy calibrate reads, with a quality column and the "
+        "rest and second-touch columns; a shot that cannot be "
         "measured is skipped with its reason, never guessed. A 240 fps phone video "
         "from a tripod (docs/real-toy.md, 'Measuring from a video').",
     )

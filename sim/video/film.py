@@ -20,8 +20,9 @@ What a real camera adds, each a setting of :class:`FilmSettings`:
 A frame's time starts at a random phase of the frame period from the bale's
 release (a camera does not know when the shot leaves). Shots are separated, and
 the video begins and ends, with ``gap_s`` of still frames without a bale. The
-video holds pixels only; each shot's truth (its first touch of the board and its
-launch speed) goes to a separate CSV (:func:`truth_rows`).
+video holds pixels only; each shot's truth (its first touch of the board, its
+launch speed, where it came to rest and its second touch) goes to a separate CSV
+(:func:`truth_rows`).
 """
 
 from __future__ import annotations
@@ -206,13 +207,16 @@ def write_film(
 
 def truth_rows(takes: Sequence[Take]) -> list[dict]:
     """Each shot's truth, in the angles file's order: the settings, the bale's first
-    touch of the board (x_mm, y_mm; empty when it first touched something else) and
-    its launch speed: a measured-shots CSV (``piggy calibrate`` reads it)."""
+    touch of the board (x_mm, y_mm; empty when it first touched something else), its
+    launch speed, where it came to rest (:func:`rest_on_board`) and its second touch
+    of the board (:func:`second_touch`): a measured-shots CSV (``piggy calibrate``
+    reads it)."""
     rows = []
     for take in takes:
         shot = take.shot
         on_board = shot.first_contact_with == "board" and shot.first_contact_mm is not None
         x, y = shot.first_contact_mm[:2] if on_board else ("", "")  # type: ignore[index]
+        rest, second = rest_on_board(shot), second_touch(shot)
         rows.append(
             {
                 "pitch_deg": f"{take.pitch_deg:g}",
@@ -220,9 +224,35 @@ def truth_rows(takes: Sequence[Take]) -> list[dict]:
                 "x_mm": f"{x:.2f}" if on_board else "",
                 "y_mm": f"{y:.2f}" if on_board else "",
                 "speed_mm_s": f"{shot.speed_mm_s:.1f}",
+                "rest_x_mm": "" if rest is None else f"{rest[0]:.2f}",
+                "rest_y_mm": "" if rest is None else f"{rest[1]:.2f}",
+                "second_x_mm": "" if second is None else f"{second[0]:.2f}",
+                "second_y_mm": "" if second is None else f"{second[1]:.2f}",
             }
         )
     return rows
+
+
+def rest_on_board(shot: ShotResult) -> tuple[float, float] | None:
+    """Where the bale's centre came to rest (x, y, mm), or None where it did not rest
+    on the board: it left the board (the engine then gives where it left, beside the
+    board and below its top), or the time cap ended the shot with it still moving."""
+    if not shot.settled or shot.rest_mm[2] < 0:
+        return None
+    return shot.rest_mm[0], shot.rest_mm[1]
+
+
+def second_touch(shot: ShotResult) -> tuple[float, float] | None:
+    """The bale's second touch of the board (x, y, mm): the strike after its first,
+    where both were of the board. None where it first struck something else, struck
+    nothing after, or struck something else next (a fence, the table): a touch after
+    that is no longer the bounce's landing. A bale sliding on after its first touch
+    keeps touching, which is one strike (sim/physics/shot_core.py), so a second touch
+    is a landing after a hop."""
+    if shot.contacts[:2] != ["board", "board"]:
+        return None
+    x, y = shot.contact_points_mm[1][:2]
+    return x, y
 
 
 class _Noise:

@@ -55,6 +55,10 @@ def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
         "seed": seed,
         "first_touch": "the bale's first contact with the board, board frame, mm",
         "speed": "the launch speed drawn for the shot, mm/s",
+        "rest": "rest_x_mm, rest_y_mm: the bale's centre at rest, board frame, mm; empty "
+        "where it left the board or was still moving when the shot's time ran out",
+        "second_touch": "second_x_mm, second_y_mm: the bale's next strike after its first "
+        "touch, where both were of the board (a landing after a hop), mm; empty otherwise",
         "version": package_version(),
     }
 

@@ -77,11 +77,14 @@ class Marker:
 
 @dataclass(frozen=True)
 class MarkerLayout:
-    """Where the markers go on one board: the ArUco dictionary and the markers."""
+    """Where the markers go on one board: the ArUco dictionary and the markers, and
+    the board's top they lie on (x_min, x_max, y_min, y_max, mm; None where not
+    known): a bale resting beyond it is off the board."""
 
     board: str
     markers: tuple[Marker, ...]
     dictionary: str = DICTIONARY
+    board_top_mm: tuple[float, float, float, float] | None = None
 
     @property
     def ids(self) -> list[int]:
@@ -133,7 +136,7 @@ def marker_layout(board: Board) -> MarkerLayout:
         Marker(i, (round(x, 2), round(y, 2)), round(side, 2), where)
         for i, (x, y, where) in enumerate(places)
     )
-    return MarkerLayout(board.name, markers)
+    return MarkerLayout(board.name, markers, board_top_mm=board.surface_extent_mm)
 
 
 def dictionary(layout: MarkerLayout):

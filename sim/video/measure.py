@@ -12,6 +12,8 @@ launch speed out (docs/real-toy.md, "Measuring from a video").
 5. Each shot's first touch (sim/video/touch.py) and launch speed
    (sim/video/speed.py). A shot that cannot be measured is skipped with its
    reason; a speed the view cannot give is left empty with its reason.
+6. Each shot's bale followed on to rest, and its bounce's second touch
+   (sim/video/rest.py), where the view shows them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from sim.video.detect import (
     solve_pose,
 )
 from sim.video.markers import MarkerLayout
+from sim.video.rest import rest_point, second_touch
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
 from sim.video.touch import Touch, first_touch
@@ -68,7 +71,8 @@ NO_BREAK = (
 class ShotMeasure:
     """One shot: its angles, first touch (x, y mm) and launch speed (NaN where not
     measured), quality in words, the reason it was skipped (None if measured),
-    and its frames and fitted pieces for the overlay."""
+    and its frames and fitted pieces for the overlay; where its bale came to rest
+    and its second touch (x, y mm, NaN where not seen; ``no_rest`` says why not)."""
 
     number: int
     pitch_deg: float
@@ -80,6 +84,11 @@ class ShotMeasure:
     skipped: str | None = None
     frames: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     break_frame: int | None = None
+    rest_x_mm: float = math.nan
+    rest_y_mm: float = math.nan
+    no_rest: str = ""
+    second_x_mm: float = math.nan
+    second_y_mm: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -182,7 +191,7 @@ def measure_video(
             f"{angles.source} lists {len(angles)}: one row per shot fired, in order "
             "(a shot whose bale never came into view is not seen)"
         )
-    measured, used = measure_shots(shots, track, info, pose, design, angles, readout)
+    measured, used = measure_shots(shots, track, info, pose, design, angles, readout, layout)
     return Measurement(info, pose, track, measured, used)
 
 
@@ -194,6 +203,7 @@ def measure_shots(
     design: Design,
     angles: Angles,
     readout: float | None,
+    layout: MarkerLayout | None = None,
 ) -> tuple[tuple[ShotMeasure, ...], Readout]:
     """Each shot (its frames) measured from the track, and the readout used: the
     one given, or (None) the one estimated over the flights that can give a speed,
@@ -208,7 +218,7 @@ def measure_shots(
     else:
         used = Readout(readout, "given")
     measured = tuple(
-        _measure_shot(n + 1, frames, track, info, pose, design, angles, used.fraction)
+        _measure_shot(n + 1, frames, track, info, pose, design, angles, used.fraction, layout)
         for n, frames in enumerate(shots)
     )
     return measured, used
@@ -237,10 +247,16 @@ def _flight_track(touch: Touch | None, times, pixels) -> FlightTrack | None:
     return FlightTrack(times[:b], pixels[:b], flight.touch_centre_mm, flight.touch_time_s)
 
 
-def _measure_shot(number, frames, track, info, pose, design, angles, readout) -> ShotMeasure:
+def _measure_shot(
+    number, frames, track, info, pose, design, angles, readout, layout=None
+) -> ShotMeasure:
     pitch, yaw = float(angles.pitch_deg[number - 1]), float(angles.yaw_deg[number - 1])
+    touch, times, pixels = _touch(number, frames, track, info, pose, design, angles, readout)
+    board_top = layout.board_top_mm if layout else None
+    rest = rest_point(pose, pixels, (info.width, info.height), design.bale, board_top)
+    at_rest = (np.nan, np.nan) if rest.point_mm is None else rest.point_mm
     base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
-    touch, _, _ = _touch(number, frames, track, info, pose, design, angles, readout)
+    base |= {"rest_x_mm": at_rest[0], "rest_y_mm": at_rest[1], "no_rest": rest.why}
     if touch is None or touch.break_index < MIN_TOUCH_FRAMES:
         return ShotMeasure(**base, skipped=NO_BREAK)
     flight = touch.flight
@@ -269,8 +285,11 @@ def _measure_shot(number, frames, track, info, pose, design, angles, readout) ->
             )
         else:
             speed = fitted[0]
+    second = second_touch(pose, times, pixels, touch, design.bale, layout)
     return ShotMeasure(
         **base,
+        second_x_mm=math.nan if second is None else float(second[0]),
+        second_y_mm=math.nan if second is None else float(second[1]),
         x_mm=x,
         y_mm=y,
         speed_mm_s=speed,
@@ -279,8 +298,13 @@ def _measure_shot(number, frames, track, info, pose, design, angles, readout) ->
     )
 
 
+def _cell(value_mm: float) -> str:
+    return "" if math.isnan(value_mm) else f"{value_mm:.1f}"
+
+
 def result_rows(measurement: Measurement) -> list[dict]:
-    """The measured shots as rows of the CSV ``piggy calibrate`` reads."""
+    """The measured shots as rows of the CSV ``piggy calibrate`` reads: a shot's
+    rest point and second touch are empty where the view did not show them."""
     rows = []
     for shot in measurement.shots:
         if shot.skipped:
@@ -293,6 +317,10 @@ def result_rows(measurement: Measurement) -> list[dict]:
                 "y_mm": f"{shot.y_mm:.1f}",
                 "speed_mm_s": "" if math.isnan(shot.speed_mm_s) else f"{shot.speed_mm_s:.0f}",
                 "quality": shot.quality,
+                "rest_x_mm": _cell(shot.rest_x_mm),
+                "rest_y_mm": _cell(shot.rest_y_mm),
+                "second_x_mm": _cell(shot.second_x_mm),
+                "second_y_mm": _cell(shot.second_y_mm),
             }
         )
     return rows

@@ -38,11 +38,28 @@ def provenance(measurement: Measurement, sources: dict, camera_file: bool) -> di
         "markers_seen": list(pose.markers_seen),
         "marker_reprojection_px": round(pose.reprojection_px, 3),
         "readout": readout_json(measurement),
+        "columns": COLUMNS,
         "skipped": [
             {"shot": s.number, "reason": s.skipped} for s in measurement.shots if s.skipped
         ],
         "package_version": package_version(),
     }
+
+
+#: What each column of the measured CSV holds (board frame, mm).
+COLUMNS = {
+    "pitch_deg, yaw_deg": "the angles set for the shot (--angles)",
+    "x_mm, y_mm": "the first touch: the lowest corner where the bale's image path first "
+    "breaks, lifted to the board",
+    "speed_mm_s": "the launch speed from a ballistic fit to the flight; empty where the view "
+    "cannot give it (quality says why)",
+    "quality": "good, or why the speed is missing",
+    "rest_x_mm, rest_y_mm": "the point of the board under the bale's centre at rest (its still "
+    "frames' centroid on the plane of half its height); empty where the shot's frames do not "
+    "end with it still on the board and wholly in the picture",
+    "second_x_mm, second_y_mm": "the bounce's landing: the next break of the image path after "
+    "the first touch, where the frames between are a hop from it; empty where not seen",
+}
 
 
 def readout_json(measurement: Measurement) -> dict:
@@ -77,6 +94,10 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _point(x_mm: float, y_mm: float) -> list[float] | None:
+    return None if math.isnan(x_mm) else [round(x_mm, 2), round(y_mm, 2)]
+
+
 def summary(measurement: Measurement) -> dict:
     """The measurement as JSON-ready data."""
     shots = []
@@ -91,6 +112,9 @@ def summary(measurement: Measurement) -> dict:
                 "speed_mm_s": None if math.isnan(s.speed_mm_s) else round(s.speed_mm_s, 1),
                 "quality": s.quality or None,
                 "skipped": s.skipped,
+                "rest_mm": _point(s.rest_x_mm, s.rest_y_mm),
+                "no_rest": s.no_rest or None,
+                "second_touch_mm": _point(s.second_x_mm, s.second_y_mm),
             }
         )
     pose = measurement.pose
@@ -115,6 +139,10 @@ def report_lines(measurement: Measurement, out) -> list[str]:
         f"Measured {len(done)} of {len(shots)} shots from {shown(str(measurement.info.path))} "
         f"({measurement.info.fps:g} fps; camera at {camera} mm, markers fit to "
         f"{pose.reprojection_px:.2f} px), {len(speeds)} with a launch speed.",
+        f"  the bale followed to rest in {sum(not math.isnan(s.rest_x_mm) for s in shots)} "
+        f"of {len(shots)} shots ({sum(not math.isnan(s.rest_x_mm) for s in done)} of them "
+        f"in the CSV), its second touch seen in "
+        f"{sum(not math.isnan(s.second_x_mm) for s in done)}",
         f"  rolling shutter readout: {measurement.readout.describe()}",
     ]
     for s in shots:

@@ -4,7 +4,9 @@ One row per shot fired on an empty board: ``pitch_deg``, ``yaw_deg`` (the settin
 used), ``x_mm``, ``y_mm`` (where the bale first touched the board, board frame),
 and optionally ``speed_mm_s`` (a chronograph's reading) and ``pivot_height_mm``;
 an optional cell may be left empty. A ``quality`` column (``piggy measure``'s
-words on each shot) may be there and is not read. Rows are numbered as a spreadsheet shows
+words on each shot) and the bale's rest point and second touch (``rest_x_mm``,
+``rest_y_mm``, ``second_x_mm``, ``second_y_mm``: ``piggy measure``'s and
+``piggy film --truth``'s) may be there and are not read. Rows are numbered as a spreadsheet shows
 them: the header is row 1.
 """
 
@@ -27,8 +29,10 @@ from models.text import shown
 
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
-#: Columns read past: ``piggy measure``'s per-shot quality, words for a person.
-NOTES = ("quality",)
+#: Columns read past: ``piggy measure``'s per-shot quality, words for a person, and
+#: where the bale came to rest and touched the board again (the launcher's fit does
+#: not use them).
+NOTES = ("quality", "rest_x_mm", "rest_y_mm", "second_x_mm", "second_y_mm")
 #: Allowed values of each column: the pitch within any design's reach, a yaw as the
 #: CLI takes it, landings within 5 m, speeds and pivots as in design files.
 _RANGES = {

@@ -29,7 +29,7 @@ def filmed(tmp_path_factory):
     args += ["--size", "1280x720", "--seed", "4", "--out", str(folder / "shots.mp4")]
     assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
     with open(folder / "truth.csv") as handle:
-        truth = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+        truth = [{k: float(v) for k, v in row.items() if v} for row in csv.DictReader(handle)]
     return folder, truth
 
 
