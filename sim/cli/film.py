@@ -24,14 +24,14 @@ from sim.video import defaults
 
 
 def cmd_film(args) -> int:
-    scene, angles = _inputs(args)
+    scene, angles, layout = _inputs(args)
     from sim.video.film import most_frames
     from sim.video.filming import film, truth_provenance
     from sim.video.plan import plan_lines
 
     truth = args.truth and (
         args.truth,
-        truth_provenance(args.board, args.design, args.angles, args.seed),
+        truth_provenance(args.board, args.design, args.angles, args.seed, args.layout),
     )
     bars, settings = not args.json, _settings(args)
     shots, (width, height) = len(angles), args.size
@@ -49,6 +49,7 @@ def cmd_film(args) -> int:
         args.seed,
         truth=truth or None,
         progress=lambda total, unit, label: progress_bar(total, bars, unit, label),
+        layout=layout,
     )
     if args.json:
         json_out(report | {"files": {"video": args.out, "truth": args.truth}})
@@ -57,13 +58,15 @@ def cmd_film(args) -> int:
         print(line)
     print(f"Wrote {shown(args.out)} ({report['frames']} frames at {args.fps} fps)")
     if args.truth:
-        print(f"Wrote {shown(args.truth)} (each shot's true first touch and launch speed)")
+        knocked = ", the piggies it knocked out" if layout is not None else ""
+        print(f"Wrote {shown(args.truth)} (each shot's true first touch and launch speed{knocked})")
     return 0
 
 
 def _inputs(args):
     """Everything that can be refused, refused before a shot is fired: the files to
-    write, the camera, the board, the design, the angles and OpenCV itself."""
+    write, the camera, the board, the design, the layout (its piggies and spaces, on
+    the board given), the angles and OpenCV itself."""
     check_output(args.out, "--out", (".mp4",))
     if args.truth:
         from sim.studies.shots.datafiles import sidecar_path
@@ -75,6 +78,11 @@ def _inputs(args):
     camera = make_camera(args.camera_at, args.look_at, args.fov, *args.size)
     board = load_board(args.board)
     design = load_design(args.design)
+    layout = None
+    if args.layout is not None:
+        from models.layout import load_layout
+
+        layout = load_layout(args.layout, board=board)
     from sim.video.angles import read_angles
 
     angles = read_angles(args.angles)
@@ -83,7 +91,7 @@ def _inputs(args):
 
     check_pitches(angles, design)
     opencv()  # refused on one line, naming the extra, before any work
-    return (board, design, camera), angles
+    return (board, design, camera), angles, layout
 
 
 def _settings(args):
@@ -152,7 +160,14 @@ def add_film(sub) -> None:
     p.add_argument(
         "--truth",
         metavar="TRUTH.csv",
-        help="write each shot's true first touch (x_mm, y_mm) and launch speed (speed_mm_s)",
+        help="write each shot's true first touch (x_mm, y_mm) and launch speed "
+        "(speed_mm_s); with --layout, the piggies it knocked out (knocked)",
+    )
+    p.add_argument(
+        "--layout",
+        metavar="LAYOUT.json",
+        help="fire at piggies standing as this layout file says (or 'crowded'), each "
+        "shot from the settled layout, and draw them (default: the empty board)",
     )
     _pose_options(p)
     _camera_options(p)
