@@ -33,6 +33,7 @@ def run_measure(args, out: str | Path, bars: bool):
     design = load_design(args.design)
     layout = marker_layout(load_board(args.board))
     intrinsics = read_camera_file(args.camera_file) if args.camera_file else None
+    piggies = _layout(args)
     update = progress_bar(None, bars, unit="frame", label="measuring")
     measurement = measure_video(
         args.video,
@@ -43,6 +44,7 @@ def run_measure(args, out: str | Path, bars: bool):
         progress=update,
         on_ready=lambda info: update(0, total=info.frames),
         readout=args.readout,
+        piggies=piggies,
     )
     update(None)
     _write_measured(measurement, out, args)
@@ -55,6 +57,16 @@ def run_measure(args, out: str | Path, bars: bool):
     return measurement
 
 
+def _layout(args):
+    """``--layout`` (``piggy measure`` only), on the board of ``--board``: its
+    piggies and spaces checked before the video is read."""
+    if getattr(args, "layout", None) is None:
+        return None
+    from models.layout import load_layout
+
+    return load_layout(args.layout, board=load_board(args.board))
+
+
 def _write_measured(measurement, out, args) -> None:
     from sim.studies.shots.datafiles import write_table
     from sim.video.measure import result_rows
@@ -64,6 +76,10 @@ def _write_measured(measurement, out, args) -> None:
     if not rows:
         raise no_shot_measured(measurement)
     sources = {"angles": Path(args.angles).name, "design": args.design, "board": args.board}
+    if getattr(args, "layout", None) is not None:
+        from sim.video.piggies_seen import provenance as piggies_provenance
+
+        sources |= piggies_provenance(args.layout)
     write_table(rows, out, "csv", provenance(measurement, sources, bool(args.camera_file)))
 
 
@@ -153,6 +169,12 @@ def add_measure(sub) -> None:
         "--design",
         default="stock",
         help="the design fired (its bale's size and launcher's speed; default: stock)",
+    )
+    p.add_argument(
+        "--layout",
+        metavar="LAYOUT.json",
+        help="the piggies stood as this layout file says (or 'crowded'): read each "
+        "one's place before and after each shot and write knocked, moved_mm and unseen",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_measure)

@@ -24,6 +24,7 @@ import numpy as np
 
 from models.design import Design
 from models.errors import InputError
+from models.layout import Layout
 from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, release_radius_mm
 from sim.video.angles import Angles
 from sim.video.detect import (
@@ -34,6 +35,7 @@ from sim.video.detect import (
     solve_pose,
 )
 from sim.video.markers import MarkerLayout
+from sim.video.piggies_seen import check_layout, read_piggies
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
 from sim.video.touch import Touch, first_touch
@@ -89,6 +91,8 @@ class Measurement:
     track: Track
     shots: tuple[ShotMeasure, ...]
     readout: Readout
+    #: each shot's piggies, with ``--layout`` (sim/video/piggies_seen.py)
+    piggies: tuple | None = None
 
 
 def needed_fps(design: Design) -> float:
@@ -164,13 +168,17 @@ def measure_video(
     progress: Callable[[int], None] = lambda done: None,
     on_ready: Callable[[VideoInfo], None] = lambda info: None,
     readout: float | None = None,
+    piggies: Layout | None = None,
 ) -> Measurement:
     """The whole pipeline (see the module's notes); ``readout`` is the rolling
-    shutter's (share of the frame period), None to estimate it from the video."""
+    shutter's (share of the frame period), None to estimate it from the video;
+    with ``piggies`` (their layout), each shot's piggies are read too."""
     frames = open_video(video)
     info = frames.info
     check_frame_rate(info, design)
     pose = locate_camera(frames, layout, intrinsics)
+    if piggies is not None:
+        check_layout(video, pose, piggies, design)  # before the long pass
     finder = bale_finder(frames, pose, design)
     on_ready(info)
     track = track_video(frames, finder, progress)
@@ -183,7 +191,8 @@ def measure_video(
             "(a shot whose bale never came into view is not seen)"
         )
     measured, used = measure_shots(shots, track, info, pose, design, angles, readout)
-    return Measurement(info, pose, track, measured, used)
+    seen = None if piggies is None else read_piggies(video, shots, pose, piggies, design)
+    return Measurement(info, pose, track, measured, used, seen)
 
 
 def measure_shots(
@@ -280,10 +289,17 @@ def _measure_shot(number, frames, track, info, pose, design, angles, readout) ->
 
 
 def result_rows(measurement: Measurement) -> list[dict]:
-    """The measured shots as rows of the CSV ``piggy calibrate`` reads."""
+    """The measured shots as rows of the CSV ``piggy calibrate`` reads; with a
+    layout, every shot (one not measured with its reason as its quality) and its
+    piggies' columns."""
     rows = []
-    for shot in measurement.shots:
+    piggies = measurement.piggies
+    for n, shot in enumerate(measurement.shots):
         if shot.skipped:
+            if piggies is not None:
+                empty = dict.fromkeys(("x_mm", "y_mm", "speed_mm_s"), "")
+                angles = {"pitch_deg": f"{shot.pitch_deg:g}", "yaw_deg": f"{shot.yaw_deg:g}"}
+                rows.append(angles | empty | {"quality": shot.skipped} | piggies[n].row())
             continue
         rows.append(
             {
@@ -294,5 +310,6 @@ def result_rows(measurement: Measurement) -> list[dict]:
                 "speed_mm_s": "" if math.isnan(shot.speed_mm_s) else f"{shot.speed_mm_s:.0f}",
                 "quality": shot.quality,
             }
+            | ({} if piggies is None else piggies[n].row())
         )
     return rows

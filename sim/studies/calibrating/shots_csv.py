@@ -27,8 +27,9 @@ from models.text import shown
 
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
-#: Columns read past: ``piggy measure``'s per-shot quality, words for a person.
-NOTES = ("quality",)
+#: Columns read past: ``piggy measure``'s per-shot quality, words for a person, and
+#: the piggies it read with ``--layout`` (``piggy film --truth`` writes ``knocked``).
+NOTES = ("quality", "knocked", "moved_mm", "unseen")
 #: Allowed values of each column: the pitch within any design's reach, a yaw as the
 #: CLI takes it, landings within 5 m, speeds and pivots as in design files.
 _RANGES = {
