@@ -145,10 +145,11 @@ def add_film(sub) -> None:
         help="the sandbox's shots as a phone on a tripod would film them",
         description="Fire the shots of an angles CSV (pitch_deg, yaw_deg: one row a "
         "shot, the file written while filming) with PyBullet on the empty board (or "
-        "at the piggies of --layout) and film them from a camera anywhere over it: the board with its markers "
-        "(piggy markers), the bale and its shadow, with motion blur, a rolling "
-        "shutter, sensor noise, lighting and compression. Positions in mm, board "
-        "frame. --truth writes each shot's true first touch and launch speed, the "
+        "at the piggies of --layout) and film them from a camera anywhere over it: "
+        "the board with its markers (piggy markers), the bale and its shadow, with "
+        "motion blur, a rolling shutter, sensor noise, lighting and compression. "
+        "Positions in mm, board frame. --truth writes each shot's true first touch "
+        "and launch speed (and with --layout the piggies it knocked out), the "
         "measurement's answer. To plan a filming setup and to test a measurement "
         "(docs/real-toy.md).",
     )

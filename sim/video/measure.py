@@ -35,7 +35,7 @@ from sim.video.detect import (
     solve_pose,
 )
 from sim.video.markers import MarkerLayout
-from sim.video.piggies_seen import check_layout, read_piggies
+from sim.video.piggies_seen import check_layout, moving_runs, read_piggies
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
 from sim.video.touch import Touch, first_touch
@@ -183,6 +183,8 @@ def measure_video(
     on_ready(info)
     track = track_video(frames, finder, progress)
     shots = split_shots(track, info.fps)
+    if piggies is not None:
+        shots = moving_runs(shots, track)  # a knocked piggy lying still is no shot
     # Only the whole pass can count the shots, so this check comes after it.
     if len(shots) != len(angles):
         raise InputError(

@@ -134,3 +134,19 @@ def test_a_layout_that_is_not_the_pictures_is_refused_naming_the_piggy(scene):
     elsewhere = dict(poses) | {"gold-3": PiggyPose(110.0, -55.0, 0.0)}  # r3c5, empty
     with pytest.raises(InputError, match=r"gold-3 is not where the video shows it: on r7c5"):
         read_before(reader, _labels(shape, elsewhere), poses)
+
+
+def test_a_knocked_piggy_lying_still_is_no_shot():
+    """The tracking follows what became lighter: a pink or gold piggy knocked onto
+    the green board is, and after the shot's bale is gone it can make a run of its
+    own. A run that never moves is dropped; a flight crossing the picture is kept."""
+    from sim.video.piggies_seen import moving_runs
+    from sim.video.track import Track
+
+    flight = np.column_stack([np.linspace(400, 700, 30), np.linspace(300, 200, 30)])
+    lying = np.tile([[512.3, 240.8]], (25, 1)) + np.random.default_rng(0).normal(0, 0.05, (25, 2))
+    pixels = np.vstack([flight, np.full((40, 2), np.nan), lying])
+    present = np.isfinite(pixels).all(axis=1)
+    track = Track(present, pixels, np.where(present, 300.0, 0.0))
+    runs = [np.arange(0, 30), np.arange(70, 95)]
+    assert [r.tolist() for r in moving_runs(runs, track)] == [runs[0].tolist()]
