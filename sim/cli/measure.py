@@ -92,6 +92,10 @@ def cmd_measure(args) -> int:
         return 0
     for line in report_lines(measurement, args.out):
         print(line)
+    if measurement.piggies is not None:
+        from sim.video.piggies_seen import summary_line
+
+        print(summary_line(measurement.piggies))
     if args.overlay:
         print(f"Wrote {shown(args.overlay)} (the track, the first touches, the board's axes)")
     sys.stdout.flush()

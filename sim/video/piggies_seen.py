@@ -3,14 +3,15 @@ before each shot and where the shot left it, and whether that knocked it out by
 the rulebook's test (docs/rules/go-piggy-go.md, ruling 7; sim/physics/knockout.py)
 as closely as a camera can tell.
 
-1. The still frames around each shot are found. A shot's "before" is the frames
-   just before its bale comes into view. Its "after" is the last still picture
-   before the piggies are set up again for the next shot: going back from the
-   next shot's start over every 4th frame at a quarter of the size, the first
-   sudden change of the piggy colours (for the last shot, the video's end).
+1. The still frames around each shot are found (sim/video/still_frames.py). A
+   shot's "before" is the frames just before its bale comes into view. Its
+   "after" is the last still picture before the piggies are set up again for the
+   next shot: going back from the next shot's start over every 4th frame at a
+   quarter of the size, the first sudden change of the piggy colours (for the
+   last shot, the video's end).
 2. Each pixel of those frames (the median of three) is given a piggy colour by
    its chromaticity (its RGB over their sum: the light's gain and shading leave
-   it), within :data:`CHROMA_TOLERANCE` of the colour's (sim/colours.py), or
+   it), within 0.08 of the colour's (sim/colours.py), or
    marked "grey" (the tractor, the markers: they hide what is behind them).
 3. Each piggy's pose (x, y, heading; the height for the top of a stack) is fitted
    by drawing its silhouette from its mesh (the piggy's convex parts, projected
@@ -30,40 +31,32 @@ as closely as a camera can tell.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from models.board import space_name
 from models.errors import InputError
 from models.layout import Layout
-from sim.colours import PIGGY_RGBA
 from sim.physics import knockout
 from sim.video.detect import CameraPose
+from sim.video.still_frames import (
+    COLOURS,
+    RESET_SHARE,
+    SAMPLE_SCALE,
+    after_frames,
+    labelled,
+    samples,
+)
 
-COLOURS = tuple(PIGGY_RGBA)
-#: A pixel is of a piggy's colour within this chromaticity distance of it.
-CHROMA_TOLERANCE = 0.08
-#: A pixel this near neutral grey is the tractor's or a marker's: it may hide a piggy.
-GREY_TOLERANCE = 0.04
-#: Pixels darker than this (the sum of RGB) have no colour to tell.
-DARK = 60
 #: A piggy is seen when at least this share of its silhouette is not hidden.
 MIN_SEEN = 0.4
 #: A fit is a piggy where its silhouette and its colour overlap this much (IoU).
 MIN_FIT = 0.5
 #: A piggy's colour changed when this share of its silhouette's pixels changed.
 CHANGED = 0.08
-#: Frames between the samples searched for the set-up between shots, the samples'
-#: shrinking, and the share of a piggy's silhouette that must change between two
-#: samples for it to be one.
-SAMPLE_STRIDE = 4
-SAMPLE_SCALE = 4
-RESET_SHARE = 0.15
 #: A run of the tracking whose centre stays this near its median (pixels) is a
 #: piggy lying still where a shot left it, not a shot.
 STILL_RUN_PX = 2.0
@@ -71,6 +64,10 @@ STILL_RUN_PX = 2.0
 
 @dataclass(frozen=True)
 class PiggyPose:
+    """A piggy standing upright: its own frame's origin (on the ground under its
+    footprint's centre, mm, board frame), its heading (0: snout to +y) and the
+    height it stands at (0 on the board; the top of a stack on its bottom one)."""
+
     x_mm: float
     y_mm: float
     heading_deg: float
@@ -125,36 +122,6 @@ class PiggyShape:
         for a, b in zip(self.sizes[:-1], self.sizes[1:], strict=True):
             hull = cv2.convexHull(np.round(pixels[a:b]).astype(np.int32))
             cv2.fillConvexPoly(mask, hull, 1, cv2.LINE_8, 4)
-
-
-def colour_labels(rgb: np.ndarray) -> np.ndarray:
-    """Per pixel: the index of its piggy colour in :data:`COLOURS`, ``len(COLOURS)``
-    for grey, -1 for anything else (the board, the table, the bale); looked up in
-    :func:`_label_table` by the pixel's RGB at 6 bits a channel (a frame in a few
-    ms, where the chromaticity computed per pixel took a quarter of a second)."""
-    bits = (rgb >> 2).astype(np.uint32)
-    index = (bits[..., 0] << 12) | (bits[..., 1] << 6) | bits[..., 2]
-    return _label_table()[index]
-
-
-@cache
-def _label_table() -> np.ndarray:
-    """The label (:func:`colour_labels`) of every RGB colour at 6 bits a channel,
-    taken at the middle of its bin."""
-    levels = np.arange(64, dtype=np.float32) * 4 + 1.5
-    r, g, b = np.meshgrid(levels, levels, levels, indexing="ij")
-    pixels = np.stack([r, g, b], axis=-1).reshape(-1, 3)
-    total = pixels.sum(axis=1)
-    chroma = pixels / total[:, None]
-    labels = np.full(len(pixels), -1, np.int8)
-    lit = total >= DARK
-    grey = np.linalg.norm(chroma - 1 / 3, axis=1) < GREY_TOLERANCE
-    labels[lit & grey] = len(COLOURS)
-    for index, name in enumerate(COLOURS):
-        ref = np.array(PIGGY_RGBA[name][:3], np.float32)
-        near = np.linalg.norm(chroma - ref / ref.sum(), axis=1) < CHROMA_TOLERANCE
-        labels[lit & near] = index
-    return labels
 
 
 class Reader:
@@ -335,6 +302,16 @@ def _blob_starts(reader: Reader, piggy, labels, poses, changed) -> list[PiggyPos
     return starts
 
 
+def summary_line(seen: Sequence[PiggiesSeen]) -> str:
+    """What ``piggy measure --layout`` read of the piggies, in one line."""
+    knocked = sum(len(shot.knocked) for shot in seen)
+    unseen = sum(len(shot.unseen) for shot in seen)
+    return (
+        f"Piggies: {knocked} seen knocked out over {len(seen)} shots; {unseen} "
+        "piggy-shots unseen (hidden, lying or gone: see the unseen column)"
+    )
+
+
 def moving_runs(shots: Sequence[np.ndarray], track) -> list[np.ndarray]:
     """The runs of the tracking that are shots: a piggy knocked aside stays lighter
     than the board it left until it is set up again, and the tracking may follow
@@ -358,7 +335,7 @@ def check_layout(video, camera: CameraPose, layout: Layout, design) -> None:
 
     model = PiggyModel.for_design(design)
     shape = PiggyShape(model.parts_mm, model.principal_axes, model.com_mm)
-    labels = next(_labelled(video, [[0, 1, 2]]))
+    labels = next(labelled(video, [[0, 1, 2]]))
     read_before(
         Reader(layout, shape, camera, labels.shape[::-1]), labels, start_poses(layout, shape)
     )
@@ -371,15 +348,15 @@ def read_piggies(video, shots: Sequence[np.ndarray], camera: CameraPose, layout:
 
     model = PiggyModel.for_design(design)
     shape = PiggyShape(model.parts_mm, model.principal_axes, model.com_mm)
-    samples = _samples(video)
-    height, width = (SAMPLE_SCALE * side for side in samples[0][1].shape)
+    found = samples(video)
+    height, width = (SAMPLE_SCALE * side for side in found[0][1].shape)
     reader = Reader(layout, shape, camera, (width, height))
     layout_poses = start_poses(layout, shape)
     area = np.median(
         [np.count_nonzero(reader.silhouette(p, reader.box([p]))) for p in layout_poses.values()]
     )
     starts = [int(frames[0]) for frames in shots]
-    afters = _after_frames(samples, starts, RESET_SHARE * area / SAMPLE_SCALE**2)
+    afters = after_frames(found, starts, RESET_SHARE * area / SAMPLE_SCALE**2)
     groups: list[list[int]] = []
     for start, after in zip(starts, afters, strict=True):
         groups += [
@@ -389,7 +366,7 @@ def read_piggies(video, shots: Sequence[np.ndarray], camera: CameraPose, layout:
     poses: dict[str, PiggyPose] = {}
     before_labels = None
     seen = []
-    for index, labels in enumerate(_labelled(video, groups)):
+    for index, labels in enumerate(labelled(video, groups)):
         if before_labels is None:
             poses = read_before(reader, labels, layout_poses)
         if index % 2 == 0:
@@ -405,99 +382,6 @@ def read_piggies(video, shots: Sequence[np.ndarray], camera: CameraPose, layout:
             assert before_labels is not None  # groups alternate, before first
             seen.append(read_shot(reader, before_labels, labels, poses))
     return tuple(seen)
-
-
-def _frames(video, select: str, scale: int = 1, count: int | None = None):
-    """The frames of ``video`` that ffmpeg's ``select`` expression picks, RGB,
-    shrunk ``scale`` times; with ``count``, ffmpeg stops decoding after that many."""
-    import imageio_ffmpeg
-
-    shrink = "" if scale == 1 else f",scale=iw/{scale}:ih/{scale}:flags=area"
-    output = ["-vf", f"select='{select}'{shrink}", "-fps_mode", "passthrough"]
-    reader = imageio_ffmpeg.read_frames(
-        str(video),
-        pix_fmt="rgb24",
-        output_params=output + ([] if count is None else ["-frames:v", str(count)]),
-    )
-    quiet = logging.getLogger("imageio_ffmpeg")  # it warns of the size asked for
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        meta = next(reader)
-    finally:
-        quiet.setLevel(level)
-    width, height = meta["size"]
-    try:
-        for raw in reader:
-            yield np.frombuffer(raw, np.uint8).reshape(height, width, 3)
-    finally:
-        reader.close()
-
-
-def _any_of(indices: Sequence[int]) -> str:
-    """An ffmpeg ``select`` expression true for the frames of ``indices`` (sorted):
-    their runs as ``between`` terms, summed as a balanced tree (a long chain of sums
-    exhausts ffmpeg's expression parser)."""
-    runs: list[list[int]] = []
-    for n in indices:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    terms = [f"between(n\\,{a}\\,{b})" for a, b in runs]
-    while len(terms) > 1:
-        pairs = [terms[i : i + 2] for i in range(0, len(terms), 2)]
-        terms = [f"({'+'.join(pair)})" if len(pair) == 2 else pair[0] for pair in pairs]
-    return terms[0]
-
-
-def _samples(video) -> list[tuple[int, np.ndarray]]:
-    """Every :data:`SAMPLE_STRIDE`-th frame at 1/:data:`SAMPLE_SCALE` of the size:
-    its index and its piggy colours (labels, grey as nothing)."""
-    samples = []
-    select = f"not(mod(n\\,{SAMPLE_STRIDE}))"
-    for k, frame in enumerate(_frames(video, select, SAMPLE_SCALE)):
-        labels = colour_labels(frame)
-        samples.append((k * SAMPLE_STRIDE, np.where(labels < len(COLOURS), labels, -1)))
-    return samples
-
-
-def _after_frames(samples, starts: Sequence[int], least: float) -> list[int]:
-    """For each shot, the last frame before the piggies were set up again: going
-    back from the next shot's start (the video's end for the last), the first
-    sample after which the piggy colours change by more than ``least`` pixels
-    (module notes, 1); the last sample when none does (nothing moved). Still
-    frames drift a few pixels as the encoder redraws them; a set-up moves a piggy."""
-    afters = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] - 2 if i + 1 < len(starts) else samples[-1][0]
-        window = [(n, labels) for n, labels in samples if start < n <= end]
-        found = window[-1][0] if window else end
-        for (n, earlier), (_, later) in zip(window[-2::-1], window[:0:-1], strict=True):
-            if np.count_nonzero(earlier != later) > least:
-                found = n
-                break
-        afters.append(found)
-    return afters
-
-
-def _labelled(video, groups: Sequence[Sequence[int]]):
-    """For each group of frame indices, in order, the colour labels of the median of
-    its frames (full size)."""
-    wanted = sorted({n for group in groups for n in group})
-    ranges = _any_of(wanted)
-    kept: dict[int, np.ndarray] = {}
-    frames = iter(_frames(video, ranges, count=len(wanted)))
-    arrived = iter(wanted)
-    for group in groups:
-        while any(n not in kept for n in group):
-            n = next(arrived)
-            kept[n] = next(frames).copy()
-        a, b, c = (kept[n] for n in group)  # the median of three, per channel
-        picture = np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
-        yield colour_labels(picture)
-        for n in [n for n in kept if n < min(group)]:
-            del kept[n]
 
 
 def provenance(layout: str) -> dict:

@@ -79,7 +79,7 @@ def test_the_piggies_are_drawn_in_their_colours_where_they_stand(filmed):
     from models.board import load_board
     from sim.colours import PIGGY_RGBA
     from sim.video.camera import make_camera
-    from sim.video.piggies_seen import COLOURS, colour_labels
+    from sim.video.still_frames import COLOURS, colour_labels
 
     folder, _ = filmed
     import imageio_ffmpeg

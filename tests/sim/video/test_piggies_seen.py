@@ -22,12 +22,12 @@ from sim.video.piggies_seen import (
     PiggyPose,
     PiggyShape,
     Reader,
-    colour_labels,
     read_before,
     read_shot,
     start_poses,
 )
 from sim.video.scene import BOARD_RGB, TRACTOR_RGB
+from sim.video.still_frames import colour_labels
 
 cv2 = pytest.importorskip("cv2")
 
@@ -44,12 +44,12 @@ def _pose() -> CameraPose:
 
 @pytest.fixture(scope="module")
 def scene():
-    """The layout, the piggy's shape, a reader and the poses the layout stands them at."""
+    """The piggy's shape, a reader of the layout and the poses it stands them at."""
     model = PiggyModel.load()
     shape = PiggyShape(model.parts_mm, model.principal_axes, model.com_mm)
     layout = layout_from_dict({"stacks": STACKS})
     reader = Reader(layout, shape, _pose(), (CAMERA.width, CAMERA.height))
-    return layout, shape, reader, start_poses(layout, shape)
+    return shape, reader, start_poses(layout, shape)
 
 
 def _labels(shape: PiggyShape, poses: dict[str, PiggyPose], hide: list[Part] = ()):
@@ -84,7 +84,7 @@ def _after(poses, **moves):
 
 
 def test_the_drawn_piggies_are_found_where_they_stand(scene):
-    layout, shape, reader, poses = scene
+    shape, reader, poses = scene
     fitted = read_before(reader, _labels(shape, poses), poses)
     for name, pose in poses.items():
         assert math.hypot(fitted[name].x_mm - pose.x_mm, fitted[name].y_mm - pose.y_mm) < 1.0, name
@@ -93,7 +93,7 @@ def test_the_drawn_piggies_are_found_where_they_stand(scene):
 def test_a_piggy_pushed_onto_its_outline_is_knocked_out_and_one_nudged_is_not(scene):
     """The stock piggy is 44 mm long in a 55 mm space (the outline 26.5 mm from the
     centre): 9 mm toward the trough reaches it, 2 mm sideways does not."""
-    layout, shape, reader, poses = scene
+    shape, reader, poses = scene
     before = read_before(reader, _labels(shape, poses), poses)
     after = _after(poses, gold_3=(0.0, 9.0, 0.0), blue_1=(2.0, 0.0, 0.0))
     seen = read_shot(reader, _labels(shape, poses), _labels(shape, after), before)
@@ -106,7 +106,7 @@ def test_a_piggy_pushed_onto_its_outline_is_knocked_out_and_one_nudged_is_not(sc
 
 
 def test_two_piggies_of_one_colour_are_told_apart_by_where_they_stood(scene):
-    layout, shape, reader, poses = scene
+    shape, reader, poses = scene
     before = read_before(reader, _labels(shape, poses), poses)
     after = _after(poses, pink_2=(30.0, 12.0, 40.0))
     seen = read_shot(reader, _labels(shape, poses), _labels(shape, after), before)
@@ -116,12 +116,13 @@ def test_two_piggies_of_one_colour_are_told_apart_by_where_they_stood(scene):
 
 
 def test_a_piggy_hidden_behind_a_grey_body_is_unseen_not_guessed(scene):
-    layout, shape, reader, poses = scene
+    shape, reader, poses = scene
     before = read_before(reader, _labels(shape, poses), poses)
     x, y = poses["gold-3"].x_mm, poses["gold-3"].y_mm
-    wall = np.array([[x + dx, y - 40.0, z] for dx in (-40, 40) for z in (0, 120)] + [
-        [x + dx, y - 45.0, z] for dx in (-40, 40) for z in (0, 120)
-    ])
+    wall = np.array(
+        [[x + dx, y - 40.0, z] for dx in (-40, 40) for z in (0, 120)]
+        + [[x + dx, y - 45.0, z] for dx in (-40, 40) for z in (0, 120)]
+    )
     hidden = [Part(wall, TRACTOR_RGB)]
     after = _after(poses, gold_3=(0.0, 9.0, 0.0))
     seen = read_shot(reader, _labels(shape, poses), _labels(shape, after, hidden), before)
@@ -130,7 +131,7 @@ def test_a_piggy_hidden_behind_a_grey_body_is_unseen_not_guessed(scene):
 
 
 def test_a_layout_that_is_not_the_pictures_is_refused_naming_the_piggy(scene):
-    layout, shape, reader, poses = scene
+    shape, reader, poses = scene
     elsewhere = dict(poses) | {"gold-3": PiggyPose(110.0, -55.0, 0.0)}  # r3c5, empty
     with pytest.raises(InputError, match=r"gold-3 is not where the video shows it: on r7c5"):
         read_before(reader, _labels(shape, elsewhere), poses)
