@@ -33,7 +33,6 @@ def run_measure(args, out: str | Path, bars: bool):
     design = load_design(args.design)
     layout = marker_layout(load_board(args.board))
     intrinsics = read_camera_file(args.camera_file) if args.camera_file else None
-    piggies = _layout(args)
     update = progress_bar(None, bars, unit="frame", label="measuring")
     measurement = measure_video(
         args.video,
@@ -44,17 +43,21 @@ def run_measure(args, out: str | Path, bars: bool):
         progress=update,
         on_ready=lambda info: update(0, total=info.frames),
         readout=args.readout,
-        piggies=piggies,
+        piggies=_layout(args),
     )
     update(None)
     _write_measured(measurement, out, args)
     if args.overlay:
-        from sim.video.overlay import write_overlay
-
-        update = progress_bar(measurement.info.frames, bars, unit="frame", label="overlay")
-        write_overlay(measurement, args.overlay, update)
-        update(None)
+        _write_overlay(measurement, args.overlay, bars)
     return measurement
+
+
+def _write_overlay(measurement, path, bars: bool) -> None:
+    from sim.video.overlay import write_overlay
+
+    update = progress_bar(measurement.info.frames, bars, unit="frame", label="overlay")
+    write_overlay(measurement, path, update)
+    update(None)
 
 
 def _layout(args):
