@@ -24,14 +24,14 @@ from sim.video import defaults
 
 
 def cmd_film(args) -> int:
-    scene, angles = _inputs(args)
+    scene, angles, layout = _inputs(args)
     from sim.video.film import most_frames
     from sim.video.filming import film, truth_provenance
     from sim.video.plan import plan_lines
 
     truth = args.truth and (
         args.truth,
-        truth_provenance(args.board, args.design, args.angles, args.seed),
+        truth_provenance(args.board, args.design, args.angles, args.seed, args.layout),
     )
     bars, settings = not args.json, _settings(args)
     shots, (width, height) = len(angles), args.size
@@ -49,6 +49,7 @@ def cmd_film(args) -> int:
         args.seed,
         truth=truth or None,
         progress=lambda total, unit, label: progress_bar(total, bars, unit, label),
+        layout=layout,
     )
     if args.json:
         json_out(report | {"files": {"video": args.out, "truth": args.truth}})
@@ -58,13 +59,15 @@ def cmd_film(args) -> int:
     print(f"Wrote {shown(args.out)} ({report['frames']} frames at {args.fps} fps)")
     if args.truth:
         truth = "first touch, launch speed, rest point, second touch"
-        print(f"Wrote {shown(args.truth)} (each shot's true {truth})")
+        knocked = ", the piggies it knocked out" if layout is not None else ""
+        print(f"Wrote {shown(args.truth)} (each shot's true {truth}{knocked})")
     return 0
 
 
 def _inputs(args):
     """Everything that can be refused, refused before a shot is fired: the files to
-    write, the camera, the board, the design, the angles and OpenCV itself."""
+    write, the camera, the board, the design, the layout (its piggies and spaces, on
+    the board given), the angles and OpenCV itself."""
     check_output(args.out, "--out", (".mp4",))
     if args.truth:
         from sim.studies.shots.datafiles import sidecar_path
@@ -76,6 +79,11 @@ def _inputs(args):
     camera = make_camera(args.camera_at, args.look_at, args.fov, *args.size)
     board = load_board(args.board)
     design = load_design(args.design)
+    layout = None
+    if args.layout is not None:
+        from models.layout import load_layout
+
+        layout = load_layout(args.layout, board=board)
     from sim.video.angles import read_angles
 
     angles = read_angles(args.angles)
@@ -88,7 +96,7 @@ def _inputs(args):
 
     check_film_budget(most_frames(len(angles), _settings(args)), *args.size)
     opencv()  # refused on one line, naming the extra, before any work
-    return (board, design, camera), angles
+    return (board, design, camera), angles, layout
 
 
 def _settings(args):
@@ -141,12 +149,13 @@ def add_film(sub) -> None:
         "film",
         help="the sandbox's shots as a phone on a tripod would film them",
         description="Fire the shots of an angles CSV (pitch_deg, yaw_deg: one row a "
-        "shot, the file written while filming) with PyBullet on the empty board and "
-        "film them from a camera anywhere over it: the board with its markers "
-        "(piggy markers), the bale and its shadow, with motion blur, a rolling "
-        "shutter, sensor noise, lighting and compression. Positions in mm, board "
-        "frame. --truth writes each shot's true first touch, launch speed, rest point "
-        "and second touch, the "
+        "shot, the file written while filming) with PyBullet on the empty board (or "
+        "at the piggies of --layout) and film them from a camera anywhere over it: "
+        "the board with its markers (piggy markers), the bale and its shadow, with "
+        "motion blur, a rolling shutter, sensor noise, lighting and compression. "
+        "Positions in mm, board frame. --truth writes each shot's true first touch, "
+        "launch speed, rest point and second touch (and with --layout the piggies it "
+        "knocked out), the "
         "measurement's answer. To plan a filming setup and to test a measurement "
         "(docs/real-toy.md).",
     )
@@ -160,7 +169,13 @@ def add_film(sub) -> None:
         metavar="TRUTH.csv",
         help="write each shot's true first touch (x_mm, y_mm), launch speed (speed_mm_s), "
         "rest point (rest_x_mm, rest_y_mm) and second touch of the board (second_x_mm, "
-        "second_y_mm)",
+        "second_y_mm); with --layout, the piggies it knocked out (knocked)",
+    )
+    p.add_argument(
+        "--layout",
+        metavar="LAYOUT.json",
+        help="fire at piggies standing as this layout file says (or 'crowded'), each "
+        "shot from the settled layout, and draw them (default: the empty board)",
     )
     _pose_options(p)
     _camera_options(p)

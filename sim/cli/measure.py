@@ -41,15 +41,12 @@ def run_measure(args, out: str | Path, bars: bool, what: str = "--out"):
         progress=update,
         on_ready=lambda info: update(0, total=info.frames),
         readout=args.readout,
+        piggies=_layout(args),
     )
     update(None)
     _write_measured(measurement, out, args)
     if args.overlay:
-        from sim.video.overlay import write_overlay
-
-        update = progress_bar(measurement.info.frames, bars, unit="frame", label="overlay")
-        write_overlay(measurement, args.overlay, update)
-        update(None)
+        _write_overlay(measurement, args.overlay, bars)
     return measurement
 
 
@@ -61,6 +58,24 @@ def _check_outputs(args, out: str | Path, what: str) -> None:
         check_output(args.overlay, "--overlay", (".mp4",))
 
 
+def _write_overlay(measurement, path, bars: bool) -> None:
+    from sim.video.overlay import write_overlay
+
+    update = progress_bar(measurement.info.frames, bars, unit="frame", label="overlay")
+    write_overlay(measurement, path, update)
+    update(None)
+
+
+def _layout(args):
+    """``--layout`` (``piggy measure`` only), on the board of ``--board``: its
+    piggies and spaces checked before the video is read."""
+    if getattr(args, "layout", None) is None:
+        return None
+    from models.layout import load_layout
+
+    return load_layout(args.layout, board=load_board(args.board))
+
+
 def _write_measured(measurement, out, args) -> None:
     from sim.studies.shots.datafiles import write_table
     from sim.video.measure import result_rows
@@ -70,6 +85,10 @@ def _write_measured(measurement, out, args) -> None:
     if not rows:
         raise no_shot_measured(measurement)
     sources = {"angles": Path(args.angles).name, "design": args.design, "board": args.board}
+    if getattr(args, "layout", None) is not None:
+        from sim.video.piggies_seen import provenance as piggies_provenance
+
+        sources |= piggies_provenance(args.layout)
     write_table(rows, out, "csv", provenance(measurement, sources, bool(args.camera_file)))
 
 
@@ -82,6 +101,10 @@ def cmd_measure(args) -> int:
         return 0
     for line in report_lines(measurement, args.out):
         print(line)
+    if measurement.piggies is not None:
+        from sim.video.piggies_seen import summary_line
+
+        print(summary_line(measurement.piggies))
     if args.overlay:
         print(f"Wrote {shown(args.overlay)} (the track, the first touches, the board's axes)")
     sys.stdout.flush()
@@ -161,6 +184,12 @@ def add_measure(sub) -> None:
         "--design",
         default="stock",
         help="the design fired (its bale's size and launcher's speed; default: stock)",
+    )
+    p.add_argument(
+        "--layout",
+        metavar="LAYOUT.json",
+        help="the piggies stood as this layout file says (or 'crowded'): read each "
+        "one's place before and after each shot and write knocked, moved_mm and unseen",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_measure)

@@ -37,13 +37,22 @@ import numpy as np
 
 from models.design import Design
 from models.grid import Board
+from models.layout import Layout
 from models.seeds import split_seed
 from sim.physics.results import ShotResult
 from sim.video import defaults
 from sim.video.angles import Angles
+from sim.video.bodies import quat_rotation
 from sim.video.camera import Camera
+from sim.video.film_piggies import Look, gap_pictures, piggy_drawer, turned_tractor
 from sim.video.markers import marker_layout
-from sim.video.scene import BALE_RGB, SHADOW_DEPTH, Lighting, still_scene, with_tractor
+from sim.video.scene import (
+    BALE_RGB,
+    SHADOW_DEPTH,
+    Lighting,
+    still_scene,
+    with_tractor,
+)
 
 #: The physics steps a second the shots are filmed with, at least (a design stepped
 #: finer keeps its own). The engine turns a falling bale only in the step after it
@@ -101,17 +110,19 @@ def fire(
     seed: int,
     settings: FilmSettings,
     progress: Callable[[int], None] = lambda done: None,
+    layout: Layout | None = None,
 ) -> list[Take]:
     """Fire every shot of ``angles`` in order (shot i seeded ``split_seed(seed, i)``),
     stepped at least :data:`FILM_STEPS_PER_S` times a second and recording the bale
-    at every step, and lay out each one's frames."""
+    (and the piggies of ``layout``, each shot from the settled layout) at every
+    step, and lay out each one's frames."""
     from sim.physics.engines import make_world
 
     if design.physics.steps_per_s < FILM_STEPS_PER_S:
         design = replace(design, physics=replace(design.physics, steps_per_s=FILM_STEPS_PER_S))
     phases = np.random.default_rng(split_seed(seed, len(angles), 1)).uniform(size=len(angles))
     takes = []
-    with make_world(board, design, engine="bullet") as world:
+    with make_world(board, design, layout, engine="bullet") as world:
         for i, (pitch, yaw) in enumerate(zip(angles.pitch_deg, angles.yaw_deg, strict=True)):
             shot = world.shoot(yaw, pitch, seed=split_seed(seed, i), record_every=1)
             assert shot.recording is not None  # record_every asks for it
@@ -145,9 +156,11 @@ def write_film(
     settings: FilmSettings,
     seed: int,
     progress: Callable[[int], None] = lambda done: None,
+    piggies: bool = False,
 ) -> Path:
     """Draw the video and write it as an H.264 MP4, atomically (a failed write is
-    one line; no temporary file is left)."""
+    one line; no temporary file is left). ``piggies``: draw the piggies the shots
+    were fired at (:mod:`sim.video.film_piggies`)."""
     import imageio_ffmpeg
 
     from sim.physics.bodies import tractor_parts
@@ -163,6 +176,16 @@ def write_film(
         if parts is None or take is None:
             return scene
         return with_tractor(scene, camera, parts, take.shot.yaw_deg, gain)
+
+    drawer = piggy_drawer(camera, design, gain) if piggies else None
+
+    def look(take: Take | None) -> Look | None:
+        """A shot's backgrounds with its piggies (None without piggies)."""
+        if drawer is None or take is None:
+            return None
+        assert take.shot.recording is not None
+        turned = turned_tractor(parts or [], take.shot.yaw_deg)
+        return drawer.look(scene, turned, background(take), take.shot.recording)
 
     hull = design.bale.hull_mm
     noise = _Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
@@ -181,36 +204,52 @@ def write_film(
         writer.send(None)
         frame = np.empty_like(scene)
         done = 0
+
+        def send(canvas: np.ndarray, bale=None) -> None:
+            nonlocal done
+            noise.draw(canvas, frame)
+            if bale is not None:
+                rows, cols, picture = bale
+                frame[rows, cols] = noise.add(picture, rows, cols)
+            writer.send(frame)
+            done += 1
+            progress(done)
+
+        mid_exposure = settings.exposure / settings.fps / 2
         try:
-            for take in [None, *takes]:  # a gap first, then each shot and a gap
-                still = background(take or (takes[0] if takes else None))
-                for time_s in [] if take is None else take.times_s:
-                    assert take is not None
-                    noise.draw(still, frame)
-                    drawn = _draw_bale(still, gain, camera, hull, take.shot, time_s, settings)
-                    if drawn is not None:
-                        rows, cols, picture = drawn
-                        frame[rows, cols] = noise.add(picture, rows, cols)
-                    writer.send(frame)
-                    done += 1
-                    progress(done)
-                for _ in range(settings.gap_frames):
-                    noise.draw(still, frame)
-                    writer.send(frame)
-                    done += 1
-                    progress(done)
+            current = look(takes[0]) if takes else None
+            opening = background(takes[0] if takes else None)
+            for _ in range(settings.gap_frames):  # a gap first, then each shot and a gap
+                send(opening if current is None else current.before)
+            for index, take in enumerate(takes):
+                still = background(take)
+                recording = take.shot.recording
+                assert recording is not None  # fire records every shot
+                for time_s in take.times_s:
+                    canvas, depth = still, None
+                    if drawer is not None and current is not None:
+                        canvas, depth = drawer.frame(current, recording, time_s + mid_exposure)
+                    send(
+                        canvas,
+                        _draw_bale(canvas, gain, camera, hull, take.shot, time_s, settings, depth),
+                    )
+                following = look(takes[index + 1]) if index + 1 < len(takes) else None
+                for picture in gap_pictures(still, current, following, settings.gap_frames):
+                    send(picture)
+                current = following
         finally:
             writer.close()
         check_video(tmp)
     return path
 
 
-def truth_rows(takes: Sequence[Take]) -> list[dict]:
+def truth_rows(takes: Sequence[Take], piggies: bool = False) -> list[dict]:
     """Each shot's truth, in the angles file's order: the settings, the bale's first
     touch of the board (x_mm, y_mm; empty when it first touched something else), its
     launch speed, where it came to rest (:func:`rest_on_board`) and its second touch
     of the board (:func:`second_touch`): a measured-shots CSV (``piggy calibrate``
-    reads it)."""
+    reads it). With ``piggies`` (a film with a layout), ``knocked``: the piggies the
+    shot knocked out, sorted, joined by ``;`` (empty: none)."""
     rows = []
     for take in takes:
         shot = take.shot
@@ -229,6 +268,7 @@ def truth_rows(takes: Sequence[Take]) -> list[dict]:
                 "second_x_mm": "" if second is None else f"{second[0]:.2f}",
                 "second_y_mm": "" if second is None else f"{second[1]:.2f}",
             }
+            | ({"knocked": ";".join(shot.knocked)} if piggies else {})
         )
     return rows
 
@@ -306,18 +346,7 @@ def _bale_pose(shot: ShotResult, time_s: float) -> tuple[np.ndarray, np.ndarray,
         rec.bale_mm[k] if rec.frames == 1 else (1 - f) * rec.bale_mm[k] + f * rec.bale_mm[k + 1]
     )
     nearer = k if f < 0.5 else k + 1
-    return position, _rotation(rec.bale_quat[nearer]), bool(rec.bale_in_play[k])
-
-
-def _rotation(q: np.ndarray) -> np.ndarray:
-    x, y, z, w = q / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    return position, quat_rotation(rec.bale_quat[nearer]), bool(rec.bale_in_play[k])
 
 
 def _draw_bale(
@@ -328,10 +357,13 @@ def _draw_bale(
     shot: ShotResult,
     time_s: float,
     settings: FilmSettings,
+    depth: np.ndarray | None = None,
 ) -> tuple[slice, slice, np.ndarray] | None:
     """The bale and its shadow drawn on the still scene, blurred over the exposure and
     placed by the rolling shutter: the rows and columns of the part drawn anew and
-    that part (uint8 RGB); None when the bale is not in the picture."""
+    that part (uint8 RGB); None when the bale is not in the picture. With the
+    scene's ``depth`` (:mod:`sim.video.bodies`), the bale is hidden where a body
+    nearer than its centre is drawn, and its shadow falls on the board only."""
     import cv2
 
     samples = settings.blur_samples if settings.exposure > 0 else 1
@@ -354,13 +386,14 @@ def _draw_bale(
         shadow = camera.project(ground)
         if not (np.isfinite(outline).all() and np.isfinite(shadow).all()):
             continue
-        depth = SHADOW_DEPTH * max(0.0, 1.0 - centre[2] / SHADOW_HEIGHT_MM)
+        shade = SHADOW_DEPTH * max(0.0, 1.0 - centre[2] / SHADOW_HEIGHT_MM)
         u, v = camera.project(centre)
         lit = gain[int(np.clip(v, 0, camera.height - 1)), int(np.clip(u, 0, camera.width - 1))]
-        shapes.append((outline, shadow, depth, lit))
+        distance = float(np.linalg.norm(centre - np.asarray(camera.position_mm, float)))
+        shapes.append((outline, shadow, shade, lit, distance))
     if not shapes:
         return None
-    every = np.concatenate([np.vstack([o, s]) for o, s, _, _ in shapes])
+    every = np.concatenate([np.vstack([o, s]) for o, s, _, _, _ in shapes])
     x0, y0 = np.floor(every.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(every.max(axis=0)).astype(int) + 3
     x0, y0 = max(x0, 0), max(y0, 0)
@@ -369,15 +402,20 @@ def _draw_bale(
         return None  # out of the picture
     corner = np.array([x0, y0], float)
     base = still[y0:y1, x0:x1]
+    behind = None if depth is None else depth[y0:y1, x0:x1]
     total = np.zeros(base.shape, np.float32)
-    for outline, shadow, depth, lit in shapes:
+    for outline, shadow, shade, lit, distance in shapes:
         tile = base.copy()
-        if depth > 0:
+        if shade > 0:
             mask = np.zeros(base.shape[:2], np.uint8)
             cv2.fillConvexPoly(mask, _polygon(shadow - corner), 255, cv2.LINE_AA, 4)
-            tile = (tile * (1 - depth / 255 * mask[..., None].astype(np.float32))).astype(np.uint8)
+            if behind is not None:
+                mask[np.isfinite(behind)] = 0  # the shadow on the board, not on a body
+            tile = (tile * (1 - shade / 255 * mask[..., None].astype(np.float32))).astype(np.uint8)
         colour = tuple(float(c) for c in np.clip(BALE_RGB * lit, 0, 255))
         cv2.fillConvexPoly(tile, _polygon(outline - corner), colour, cv2.LINE_AA, 4)
+        if behind is not None:
+            np.copyto(tile, base, where=(behind <= distance)[..., None])
         total += tile
     picture = np.clip(total / len(shapes) + 0.5, 0, 255).astype(np.uint8)
     return slice(y0, y1), slice(x0, x1), picture

@@ -11,6 +11,7 @@ from models.design import Design, design_identity
 from models.errors import InputError
 from models.grid import Board
 from models.identity import board_sha256
+from models.layout import Layout
 from sim.video.angles import Angles
 from sim.video.camera import Camera
 from sim.video.film import (
@@ -39,9 +40,12 @@ def check_pitches(angles: Angles, design: Design) -> None:
             )
 
 
-def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
+def truth_provenance(
+    board: str, design: str, angles: str, seed: int, layout: str | None = None
+) -> dict:
     """What made a truth file: the board, the design (its file and sha256), the
-    engine and its steps, the angles file, the seed and the package's version."""
+    engine and its steps, the angles file, the seed, the layout (its file and
+    sha256, or its keyword) and the package's version."""
     from sim.studies.shots.datafiles import package_version
 
     return {
@@ -60,6 +64,19 @@ def truth_provenance(board: str, design: str, angles: str, seed: int) -> dict:
         "second_touch": "second_x_mm, second_y_mm: the bale's next strike after its first "
         "touch, where both were of the board (a landing after a hop), mm; empty otherwise",
         "version": package_version(),
+    } | ({} if layout is None else _layout_identity(layout))
+
+
+def _layout_identity(layout: str) -> dict:
+    """The layout a film's shots were fired at: its file and sha256 (a keyword,
+    ``crowded`` or ``empty``, names itself), and what ``knocked`` holds."""
+    from models.identity import file_sha256
+
+    known = layout in ("crowded", "empty")
+    return {
+        "layout": layout,
+        **({} if known else {"layout_sha256": file_sha256(layout, "layout")}),
+        "knocked": "the piggies the shot knocked out (the rulebook's test), sorted, ';'-joined",
     }
 
 
@@ -71,22 +88,25 @@ def film(
     seed: int,
     truth: tuple[str | Path, dict] | None = None,
     progress: Progress | None = None,
+    layout: Layout | None = None,
 ) -> dict:
-    """Fire the shots, write the video to ``out`` and, with ``truth`` (a path and its
-    provenance), each shot's truth as CSV with a sidecar ``<file>.json``; return what
-    the setup shows (:func:`sim.video.plan.plan`) with ``frames``, the video's."""
+    """Fire the shots (at the piggies of ``layout``, drawn too), write the video to
+    ``out`` and, with ``truth`` (a path and its provenance), each shot's truth as
+    CSV with a sidecar ``<file>.json``; return what the setup shows
+    (:func:`sim.video.plan.plan`) with ``frames``, the video's."""
     from sim.studies.shots.datafiles import write_table
 
     board, design, camera = scene
     quiet: Progress = lambda total, unit, label: lambda done: None  # noqa: E731
     bar = progress or quiet
     update = bar(len(angles), "shot", "firing")
-    takes = fire(board, design, angles, seed, settings, update)
+    takes = fire(board, design, angles, seed, settings, update, layout)
     update(None)
     frames = frame_count(takes, settings)
     update = bar(frames, "frame", "filming")
-    write_film(out, board, design, camera, takes, settings, seed, update)
+    piggies = layout is not None
+    write_film(out, board, design, camera, takes, settings, seed, update, piggies)
     update(None)
     if truth is not None:
-        write_table(truth_rows(takes), truth[0], "csv", truth[1])
+        write_table(truth_rows(takes, piggies), truth[0], "csv", truth[1])
     return plan(camera, board, design, takes, settings) | {"frames": frames}

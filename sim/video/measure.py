@@ -26,6 +26,7 @@ import numpy as np
 
 from models.design import Design
 from models.errors import InputError
+from models.layout import Layout
 from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, release_radius_mm
 from sim.video.angles import Angles
 from sim.video.detect import (
@@ -37,6 +38,7 @@ from sim.video.detect import (
 )
 from sim.video.markers import MarkerLayout
 from sim.video.rest import rest_point, second_touch
+from sim.video.piggies_seen import check_layout, moving_runs, read_piggies
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
 from sim.video.touch import Touch, first_touch
@@ -98,6 +100,8 @@ class Measurement:
     track: Track
     shots: tuple[ShotMeasure, ...]
     readout: Readout
+    #: each shot's piggies, with ``--layout`` (sim/video/piggies_seen.py)
+    piggies: tuple | None = None
 
 
 def needed_fps(design: Design) -> float:
@@ -173,17 +177,23 @@ def measure_video(
     progress: Callable[[int], None] = lambda done: None,
     on_ready: Callable[[VideoInfo], None] = lambda info: None,
     readout: float | None = None,
+    piggies: Layout | None = None,
 ) -> Measurement:
     """The whole pipeline (see the module's notes); ``readout`` is the rolling
-    shutter's (share of the frame period), None to estimate it from the video."""
+    shutter's (share of the frame period), None to estimate it from the video;
+    with ``piggies`` (their layout), each shot's piggies are read too."""
     frames = open_video(video)
     info = frames.info
     check_frame_rate(info, design)
     pose = locate_camera(frames, layout, intrinsics)
+    if piggies is not None:
+        check_layout(video, pose, piggies, design)  # before the long pass
     finder = bale_finder(frames, pose, design)
     on_ready(info)
     track = track_video(frames, finder, progress)
     shots = split_shots(track, info.fps)
+    if piggies is not None:
+        shots = moving_runs(shots, track)  # a knocked piggy lying still is no shot
     # Only the whole pass can count the shots, so this check comes after it.
     if len(shots) != len(angles):
         raise InputError(
@@ -192,7 +202,8 @@ def measure_video(
             "(a shot whose bale never came into view is not seen)"
         )
     measured, used = measure_shots(shots, track, info, pose, design, angles, readout, layout)
-    return Measurement(info, pose, track, measured, used)
+    seen = None if piggies is None else read_piggies(video, shots, pose, piggies, design)
+    return Measurement(info, pose, track, measured, used, seen)
 
 
 def measure_shots(
@@ -304,23 +315,33 @@ def _cell(value_mm: float) -> str:
 
 def result_rows(measurement: Measurement) -> list[dict]:
     """The measured shots as rows of the CSV ``piggy calibrate`` reads: a shot's
-    rest point and second touch are empty where the view did not show them."""
+    rest point and second touch are empty where the view did not show them. With a
+    layout, every shot (one not measured with its reason as its quality) and its
+    piggies' columns."""
     rows = []
-    for shot in measurement.shots:
-        if shot.skipped:
+    piggies = measurement.piggies
+    for n, shot in enumerate(measurement.shots):
+        if shot.skipped and piggies is None:
             continue
-        rows.append(
-            {
-                "pitch_deg": f"{shot.pitch_deg:g}",
-                "yaw_deg": f"{shot.yaw_deg:g}",
+        measured = (
+            {"x_mm": "", "y_mm": "", "speed_mm_s": "", "quality": shot.skipped}
+            if shot.skipped
+            else {
                 "x_mm": f"{shot.x_mm:.1f}",
                 "y_mm": f"{shot.y_mm:.1f}",
                 "speed_mm_s": "" if math.isnan(shot.speed_mm_s) else f"{shot.speed_mm_s:.0f}",
                 "quality": shot.quality,
+            }
+        )
+        rows.append(
+            {"pitch_deg": f"{shot.pitch_deg:g}", "yaw_deg": f"{shot.yaw_deg:g}"}
+            | measured
+            | {
                 "rest_x_mm": _cell(shot.rest_x_mm),
                 "rest_y_mm": _cell(shot.rest_y_mm),
                 "second_x_mm": _cell(shot.second_x_mm),
                 "second_y_mm": _cell(shot.second_y_mm),
             }
+            | ({} if piggies is None else piggies[n].row())
         )
     return rows

@@ -30,9 +30,19 @@ from models.text import shown
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
 #: Columns read past: ``piggy measure``'s per-shot quality, words for a person, and
-#: where the bale came to rest and touched the board again (the launcher's fit does
-#: not use them).
-NOTES = ("quality", "rest_x_mm", "rest_y_mm", "second_x_mm", "second_y_mm")
+#: where the bale came to rest and touched the board again, and the piggies it read
+#: with ``--layout`` (``piggy film --truth`` writes ``knocked``); the launcher's fit
+#: does not use them.
+NOTES = (
+    "quality",
+    "rest_x_mm",
+    "rest_y_mm",
+    "second_x_mm",
+    "second_y_mm",
+    "knocked",
+    "moved_mm",
+    "unseen",
+)
 #: Allowed values of each column: the pitch within any design's reach, a yaw as the
 #: CLI takes it, landings within 5 m, speeds and pivots as in design files.
 _RANGES = {

@@ -11,7 +11,7 @@ import pytest
 from models.board import load_board
 from sim.studies.calibrating.shots_csv import read_shots
 from sim.video.markers import marker_layout
-from tests.helpers import run
+from tests.helpers import ROOT, run
 
 cv2 = pytest.importorskip("cv2")
 
@@ -190,6 +190,10 @@ def distance_to_path(point, path):
         ({"--angles": "bad-number.csv"}, "row 3, column 'pitch_deg': 'x' is not a number"),
         ({"--angles": "no-yaw.csv"}, "missing column 'yaw_deg'"),
         ({"--angles": "too-low.csv"}, "outside design 'stock''s pitch range"),
+        ({"--layout": "missing.json"}, "missing.json"),
+        ({"--layout": "unknown-piggy.json"}, "unknown piggy 'purple-1'"),
+        ({"--layout": "unknown-space.json"}, "r20c1"),
+        ({"--layout": "other-board.json"}, "the layout is for board 'other', not for the board"),
     ],
 )
 def test_bad_input_is_one_line_before_any_work(tmp_path, capsys, monkeypatch, change, error):
@@ -198,6 +202,13 @@ def test_bad_input_is_one_line_before_any_work(tmp_path, capsys, monkeypatch, ch
     (tmp_path / "bad-number.csv").write_text("pitch_deg,yaw_deg\n10,0\nx,0\n")
     (tmp_path / "no-yaw.csv").write_text("pitch_deg\n10\n")
     (tmp_path / "too-low.csv").write_text("pitch_deg,yaw_deg\n-50,0\n")
+    (tmp_path / "unknown-piggy.json").write_text('{"stacks": {"r7c2": ["purple-1"]}}')
+    (tmp_path / "unknown-space.json").write_text('{"stacks": {"r20c1": ["gold-1"]}}')
+    stock = (ROOT / "models" / "boards" / "stock.toml").read_text()
+    (tmp_path / "other.toml").write_text(stock.replace('name = "stock"', 'name = "other"'))
+    (tmp_path / "other-board.json").write_text(
+        '{"board": "other.toml", "stacks": {"r7c2": ["gold-1"]}}'
+    )
     options = {"--design": "stock", "--angles": "angles.csv", "--camera-at": "0,-900,700",
                "--out": "shots.mp4", "--size": "320x240", "--fps": "60"} | change  # fmt: skip
     before = set(tmp_path.iterdir())

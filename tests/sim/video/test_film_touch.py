@@ -9,7 +9,8 @@ import numpy as np
 from models.board import load_board
 from models.design import load_design
 from sim.video.angles import Angles
-from sim.video.film import FilmSettings, _rotation, fire
+from sim.video.bodies import quat_rotation
+from sim.video.film import FilmSettings, fire
 
 #: How far inside the board the bale may be seen where its path turns, mm, on
 #: average over the shots: the engine's own contact tolerance leaves 0.4-1.0 mm
@@ -26,7 +27,7 @@ def _inside_where_it_turns(take, hull_mm: np.ndarray) -> float:
     accel = np.diff(centre, 2, axis=0)  # mm per step per step
     off_flight = np.linalg.norm(accel - accel[0], axis=1) > 1e-3 * np.linalg.norm(accel[0])
     turn = int(np.argmax(off_flight)) + 1
-    lowest = (centre[turn] + hull_mm @ _rotation(rec.bale_quat[turn]).T)[:, 2].min()
+    lowest = (centre[turn] + hull_mm @ quat_rotation(rec.bale_quat[turn]).T)[:, 2].min()
     return max(0.0, -float(lowest))
 
 
