@@ -37,8 +37,8 @@ from sim.video.detect import (
     solve_pose,
 )
 from sim.video.markers import MarkerLayout
-from sim.video.rest import rest_point, second_touch
 from sim.video.piggies_seen import check_layout, moving_runs, read_piggies
+from sim.video.rest import rest_point, second_touch
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_speed
 from sim.video.touch import Touch, first_touch
