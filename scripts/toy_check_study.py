@@ -30,9 +30,10 @@ from models.design import load_design
 from models.layout import load_layout
 from sim.studies.calibrating.knocked_csv import parse_knocked_shots
 from sim.studies.calibrating.knocked_shots import aimed_angles, heavier_piggies, sandbox_film_csv
-from sim.studies.calibrating.toy_check import CheckSpec, fire_refires, launches_of
-from sim.studies.calibrating.toy_check_report import verdict
+from sim.studies.calibrating.toy_check import CheckSpec, fire_refires, judged, launches_of
+from sim.studies.calibrating.toy_check_report import format_check, verdict
 from sim.studies.calibrating.toy_check_stats import check_statistics
+from sim.views.toy_check_picture import save_check_plot
 
 
 def cpu_s() -> float:
@@ -93,9 +94,12 @@ def main() -> int:
         }
         np.save(out / f"refires-{name}.npy", fired[name])
     for name, film in films.items():
-        observed, seen = film.outcomes(piggies)
-        stats = check_statistics(fired["stock"], observed, seen)
-        figures[f"check_{name}_film"] = stats.to_dict() | {"verdict": verdict(stats)}
+        check = judged(film, CheckSpec(board, stock, layout, args.refires), fired["stock"])
+        save_check_plot(check, out / f"check-{name}.png")
+        (out / f"check-{name}.txt").write_text(format_check(check) + "\n")
+        figures[f"check_{name}_film"] = check.statistics.to_dict() | {
+            "verdict": verdict(check.statistics)
+        }
     for name, truth in (("size", fired["stock"]), ("heavy", fired["heavy"])):
         rate, held, true_delta = simulate(truth, fired["stock"], args.refires, args.trials, 1)
         figures[f"simulated_{name}"] = {

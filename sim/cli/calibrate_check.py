@@ -50,7 +50,7 @@ def _checked_input(args):
     from sim.cli.hitmap import workers_of
     from sim.physics.engines import check_engine
     from sim.studies.calibrating.knocked_csv import read_knocked_shots
-    from sim.studies.calibrating.toy_check import REFIRES, CheckSpec, launches_of
+    from sim.studies.calibrating.toy_check import REFIRES, CheckSpec, checked_launches
 
     if not args.layout:
         raise InputError(
@@ -68,9 +68,9 @@ def _checked_input(args):
     design = load_design(args.design)
     layout = load_layout(args.layout, board=load_board(args.board))
     shots = read_knocked_shots(args.check, sorted(layout.piggies))
-    launches_of(shots, design)  # angles and speeds the design can fire, or refused now
-    check_engine(design.physics.engine)  # installed
     spec = CheckSpec(layout.board, design, layout, args.refires or REFIRES, args.seed)
+    checked_launches(shots, spec)  # angles and speeds the design can fire, or refused now
+    check_engine(design.physics.engine)  # installed
     return shots, spec, workers
 
 

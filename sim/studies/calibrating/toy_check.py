@@ -185,14 +185,24 @@ def toy_check(
     progress: Callable[[int], None] | None = None,
 ) -> ToyCheck:
     """The check of ``spec``'s sandbox against the measured ``shots``."""
-    launches = launches_of(shots, spec.design)
-    piggies = sorted(spec.layout.piggies)
-    if not piggies:
+    launches = checked_launches(shots, spec)
+    return judged(shots, spec, fire_refires(spec, launches, workers, progress))
+
+
+def checked_launches(shots: KnockedShots, spec: CheckSpec) -> list[SetLaunch]:
+    """:func:`launches_of`, once the check has piggies to judge: refused on one line
+    for a layout without piggies, or a film on which none was seen."""
+    if not spec.layout.piggies:
         raise InputError("the layout has no piggies: the check needs piggies to knock out")
-    observed, seen = shots.outcomes(piggies)
-    if not seen.any():
+    if not shots.outcomes(sorted(spec.layout.piggies))[1].any():
         raise InputError(f"{shots.source}: every piggy is unseen in every shot")
-    fired = fire_refires(spec, launches, workers, progress)
+    return launches_of(shots, spec.design)
+
+
+def judged(shots: KnockedShots, spec: CheckSpec, fired: np.ndarray) -> ToyCheck:
+    """The check of ``shots`` once their re-fires (shots, refires, piggies) are fired."""
+    piggies = sorted(spec.layout.piggies)
+    observed, seen = shots.outcomes(piggies)
     return ToyCheck(
         spec=spec,
         source=shots.source,

@@ -33,6 +33,7 @@ def _film(tmp_path: Path, text: str = FILM) -> str:
         ),
         (["--check", "NOKNOCKED", "--layout", "crowded"], "missing column 'knocked'"),
         (["--check", "FILM", "--layout", "empty"], "'blue-1' is not a piggy of the layout"),
+        (["--check", "NOKNOCKS", "--layout", "empty"], "the layout has no piggies"),
         (["--check", "WRONGPIGGY", "--layout", "crowded"], "row 3, column 'knocked': 'pink-9'"),
         (["--check", "STEEP", "--layout", "crowded"], "row 2: pitch 80 deg is out of range"),
         (["FILM", "--check", "FILM", "--layout", "crowded"], "leave SHOTS.csv out"),
@@ -49,6 +50,9 @@ def test_the_check_refuses_bad_input_in_one_line_and_writes_nothing(
         "NOKNOCKED": FILM.replace(",knocked,", ",hit,"),
         "WRONGPIGGY": FILM.replace("pink-2;pink-3", "pink-9"),
         "STEEP": FILM.replace("3,37,", "80,37,"),
+        "NOKNOCKS": FILM.replace("blue-1,", ",")
+        .replace("pink-2;pink-3,", ",")
+        .replace("gold-2,green-1", ","),
     }
     argv = [_film(tmp_path, texts[a]) if a in texts else a for a in argv]
     if "--plot" not in argv:
