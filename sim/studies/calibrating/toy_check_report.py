@@ -21,13 +21,14 @@ def verdict(stats: CheckStatistics) -> str:
     lo, hi = stats.delta_p_interval
     delta = f"ΔP about {stats.delta_p:+.3f} [{lo:+.3f}, {hi:+.3f}]"
     if not stats.rejected:
-        return f"consistent with the toy (p = {_p(stats.p_value)}; {delta})"
+        return f"consistent with the toy ({_p(stats.p_value)}; {delta})"
     more = "more" if stats.delta_p > 0 else "fewer"
-    return f"the toy knocks out {more} than the sandbox: {delta} (p = {_p(stats.p_value)})"
+    return f"the toy knocks out {more} than the sandbox: {delta} ({_p(stats.p_value)})"
 
 
 def _p(p_value: float) -> str:
-    return "< 0.0001" if p_value < 1e-4 else f"{p_value:.4f}".rstrip("0").rstrip(".")
+    """``p = 0.0984``, or ``p < 0.0001``."""
+    return "p < 0.0001" if p_value < 1e-4 else "p = " + f"{p_value:.4f}".rstrip("0").rstrip(".")
 
 
 def format_check(check: ToyCheck) -> str:
@@ -40,12 +41,12 @@ def format_check(check: ToyCheck) -> str:
         f"  piggy-shots: {stats.piggy_shots} ({stats.unseen} unseen on film, left out)",
         f"  knocked out: {stats.observed_total} on film, {stats.predicted_total:.1f} "
         f"predicted (sd {stats.total_sd:.1f} if the toy knocks out as the sandbox does)",
-        f"  test of the total: z = {stats.z:+.2f}, p = {_p(stats.p_value)} (two-sided, "
+        f"  test of the total: z = {stats.z:+.2f}, {_p(stats.p_value)} (two-sided, "
         f"rejects at p < {ALPHA:g})",
         f"  ΔP (film - sandbox, mean over piggy-shots): {stats.delta_p:+.3f} "
         f"[{stats.delta_p_interval[0]:+.3f}, {stats.delta_p_interval[1]:+.3f}] (95 %)",
         f"  power: a mean |ΔP| of {stats.min_detectable:.3f} or more is found at "
-        f"{ALPHA:g} with {POWER:.0%} power by this many shots",
+        f"{ALPHA * 100:g} % with {POWER * 100:g} % power by this many shots",
         f"  Brier score {stats.brier:.4f} (Monte Carlo error taken out), reference "
         f"{stats.brier_reference:.4f} (each piggy's P averaged over the shots): "
         f"{_skill(stats)}",
