@@ -16,7 +16,7 @@ from sim.studies.calibrating.toy_check import CheckSpec, fire_refires, launches_
 
 pytestmark = pytest.mark.slow
 
-SHOTS, REFIRES = 12, 60
+SHOTS, REFIRES = 12, 40
 
 
 @pytest.fixture(scope="module")
