@@ -92,7 +92,10 @@ class CheckStatistics:
         return self.p_value < ALPHA
 
     def to_dict(self) -> dict:
+        """Every field, and whether the test rejects; an infinite z (a knock-out the
+        sandbox calls impossible) is written as null, JSON having no infinity."""
         data = asdict(self)
+        data["z"] = self.z if math.isfinite(self.z) else None
         data["rejected"] = self.rejected
         return data
 

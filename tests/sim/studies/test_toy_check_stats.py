@@ -3,6 +3,7 @@ P's: its error rates by simulation, its interval's coverage, its Brier skill and
 reliability table. A test's error rate is checked by simulation, and a rule that
 ignores how the piggies of one shot fall together fails the same check."""
 
+import json
 import math
 
 import numpy as np
@@ -144,6 +145,7 @@ def test_a_knock_out_the_sandbox_calls_impossible_is_rejected():
     film = np.array([[0], [1], [0]], bool)
     stats = check_statistics(fired, film, np.ones(film.shape, bool))
     assert stats.rejected and stats.p_value == 0 and stats.z == math.inf
+    assert json.loads(json.dumps(stats.to_dict(), allow_nan=False))["z"] is None
 
 
 def test_the_reliability_table_bins_piggy_shots_by_predicted_p():
