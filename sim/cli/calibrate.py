@@ -13,10 +13,10 @@ from sim.cli.measure import video_args
 
 
 def cmd_calibrate(args) -> int:
-    from sim.studies.calibrating.shots_csv import read_shots
-
     if wants_check(args):
         return cmd_check(args)
+    from sim.studies.calibrating.shots_csv import read_shots
+
     # Everything that can be refused is refused before the fit.
     if args.out:
         check_output(args.out, "--out", (".toml",))

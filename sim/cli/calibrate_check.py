@@ -7,6 +7,7 @@ from __future__ import annotations
 from models.errors import InputError
 from models.text import shown
 from sim.cli.common import check_output, json_out, progress_bar, seed_arg, whole_number, workers_arg
+from sim.defaults import CHECK_REFIRES, CHECK_REFIRES_RANGE
 
 
 def wants_check(args) -> bool:
@@ -50,7 +51,7 @@ def _checked_input(args):
     from sim.cli.hitmap import workers_of
     from sim.physics.engines import check_engine
     from sim.studies.calibrating.knocked_csv import read_knocked_shots
-    from sim.studies.calibrating.toy_check import REFIRES, CheckSpec, checked_launches
+    from sim.studies.calibrating.toy_check import CheckSpec, checked_launches
 
     if not args.layout:
         raise InputError(
@@ -68,7 +69,7 @@ def _checked_input(args):
     design = load_design(args.design)
     layout = load_layout(args.layout, board=load_board(args.board))
     shots = read_knocked_shots(args.check, sorted(layout.piggies))
-    spec = CheckSpec(layout.board, design, layout, args.refires or REFIRES, args.seed)
+    spec = CheckSpec(layout.board, design, layout, args.refires or CHECK_REFIRES, args.seed)
     checked_launches(shots, spec)  # angles and speeds the design can fire, or refused now
     check_engine(design.physics.engine)  # installed
     return shots, spec, workers
@@ -76,8 +77,6 @@ def _checked_input(args):
 
 def check_options(p) -> None:
     """The check's options of ``calibrate``."""
-    from sim.studies.calibrating.toy_check import MAX_REFIRES, MIN_REFIRES, REFIRES
-
     p.add_argument(
         "--check",
         metavar="MEASURED.csv",
@@ -91,9 +90,10 @@ def check_options(p) -> None:
     )
     p.add_argument(
         "--refires",
-        type=whole_number(MIN_REFIRES, MAX_REFIRES),
-        help=f"with --check: sandbox shots per measured shot ({MIN_REFIRES} to "
-        f"{MAX_REFIRES}, default {REFIRES})",
+        type=whole_number(*CHECK_REFIRES_RANGE),
+        help="with --check: sandbox shots per measured shot ({} to {}, default {})".format(
+            *CHECK_REFIRES_RANGE, CHECK_REFIRES
+        ),
     )
     seed_arg(p, "with --check: seeds the sandbox's re-fires")
     workers_arg(p, "with --check: local worker processes for the re-fires (default: every core)")

@@ -31,16 +31,11 @@ from models.design_checks import check_angles
 from models.errors import InputError
 from models.layout import Layout
 from models.seeds import split_seed
+from sim.defaults import CHECK_REFIRES
 from sim.studies.calibrating.knocked_csv import KnockedShots
 from sim.studies.calibrating.toy_check_stats import CheckStatistics, check_statistics
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.running.workers import pool_for
-
-#: Re-fires per shot by default: 40 shots x 200 of them fire in about a minute on two
-#: cores (docs/real-toy.md, "Checking the sandbox's knock-outs").
-REFIRES = 200
-#: Fewest and most re-fires per shot.
-MIN_REFIRES, MAX_REFIRES = 20, 10_000
 
 
 @dataclass(frozen=True)
@@ -50,7 +45,7 @@ class CheckSpec:
     board: Board
     design: Design
     layout: Layout
-    refires: int = REFIRES
+    refires: int = CHECK_REFIRES
     seed: int = 0
 
 
