@@ -44,3 +44,9 @@ IN_FLIGHT_ON_CLUSTER = 2
 #: space's difference (``--scale`` overrides): a map of differences of a few points
 #: is not all white, and the same difference has the same colour on maps of one scale.
 DIFFERENCE_SCALES = (0.05, 0.1, 0.2, 0.5)
+
+#: ``calibrate --check``'s sandbox shots per measured shot: 40 shots x 200 of them fire
+#: in about 80 s on two idle cores (docs/real-toy.md, "Checking the sandbox's
+#: knock-outs"); and the fewest and most allowed.
+CHECK_REFIRES = 200
+CHECK_REFIRES_RANGE = (20, 10_000)

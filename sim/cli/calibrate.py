@@ -7,11 +7,14 @@ from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
 from models.text import shown
+from sim.cli.calibrate_check import check_options, cmd_check, wants_check
 from sim.cli.common import check_output, finite_number, json_out
 from sim.cli.measure import video_args
 
 
 def cmd_calibrate(args) -> int:
+    if wants_check(args):
+        return cmd_check(args)
     from sim.studies.calibrating.shots_csv import read_shots
 
     # Everything that can be refused is refused before the fit.
@@ -162,4 +165,5 @@ def add_calibrate(sub) -> None:
         "0 and at most 50 (default 2)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    check_options(p)
     p.set_defaults(func=cmd_calibrate)

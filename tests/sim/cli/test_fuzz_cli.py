@@ -802,6 +802,9 @@ NUMERIC = [
     (["design", "game", "stock"], "--seed", SEED),
     (["design", "game", "stock"], "--workers", whole(1, MAX_WORKERS)),
     (["calibrate", "shots.csv"], "--measurement-sd", finite(0, 50, above=True)),
+    (["calibrate", "--check=m.csv", "--layout=crowded"], "--refires", whole(20, 10_000)),
+    (["calibrate", "--check=m.csv", "--layout=crowded"], "--seed", SEED),
+    (["calibrate", "--check=m.csv", "--layout=crowded"], "--workers", whole(1, MAX_WORKERS)),
     *[
         (argv, "--readout", lambda v: v is None or finite(-1, 1)(v))  # None: "estimate"
         for argv in (
