@@ -24,9 +24,11 @@ as closely as a camera can tell.
    its colour, upright on the board or (the top of a stack) where it stood, and
    judged by the touches-line test on its fitted footprint against its fitted
    footprint before the shot.
-5. A piggy less than :data:`MIN_SEEN` of whose silhouette can be seen (hidden by
-   the tractor or another piggy), or that no pose fits (lying on its side, gone
-   from the board), is ``unseen`` for that shot: not guessed.
+5. A piggy that no upright pose fits but whose place is in view and empty of its
+   colour has left it (lying on its side, or gone from the board): knocked out,
+   its ``moved_mm`` not known. A piggy less than :data:`MIN_SEEN` of whose
+   silhouette can be seen (hidden by the tractor or another piggy), or no pose
+   fits where its place is hidden, is ``unseen`` for that shot: not guessed.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ from sim.video.still_frames import (
 MIN_SEEN = 0.4
 #: A fit is a piggy where its silhouette and its colour overlap this much (IoU).
 MIN_FIT = 0.5
+#: A piggy no upright pose fits has left its place when its colour covers less than
+#: this share (IoU) of where it stood, that place being in view.
+LEFT = 0.25
 #: A piggy's colour changed when this share of its silhouette's pixels changed.
 CHANGED = 0.08
 #: A run of the tracking whose centre stays this near its median (pixels) is a
@@ -245,7 +250,10 @@ def read_shot(reader: Reader, before_labels, after_labels, before: dict[str, Pig
         starts = [before[piggy], *_blob_starts(reader, piggy, after_labels, before, changed)]
         pose, fit, seen = reader.fit(piggy, starts, after_labels, after)
         if fit < MIN_FIT or seen < MIN_SEEN:
-            unseen.append(piggy)
+            if _left_its_place(reader, piggy, before, after_labels, after):
+                knocked.append(piggy)
+            else:
+                unseen.append(piggy)
             continue
         after[piggy] = pose
         dx, dy = pose.x_mm - before[piggy].x_mm, pose.y_mm - before[piggy].y_mm
@@ -268,6 +276,17 @@ def read_shot(reader: Reader, before_labels, after_labels, before: dict[str, Pig
             if reader.score(piggy, before[piggy], after_labels, after, box)[1] < MIN_SEEN:
                 unseen.append(piggy)
     return PiggiesSeen(tuple(sorted(knocked)), moved, tuple(sorted(unseen)))
+
+
+def _left_its_place(reader: Reader, piggy, before, after_labels, after) -> bool:
+    """Whether a piggy no upright pose fits has left where it stood: its place is in
+    view (not hidden by another piggy or a grey body) and its colour covers under
+    :data:`LEFT` of it. It lies on its side or is gone, so it is out by the rule: a
+    piggy stands 4.7 mm clear of its outline and is 35 mm tall, so no fall or slide
+    that takes it off its footprint keeps all of it off the line."""
+    box = reader.box([before[piggy]])
+    overlap, visible = reader.score(piggy, before[piggy], after_labels, after, box)
+    return visible >= MIN_SEEN and overlap < LEFT
 
 
 def _changed(reader: Reader, piggy, poses, before_labels, after_labels) -> bool:

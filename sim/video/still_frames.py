@@ -6,9 +6,9 @@ piggy colour, and the frames before and after each shot.
   the light's gain and shading leave it) is within :data:`CHROMA_TOLERANCE` of
   that colour's (sim/colours.py); a grey pixel is the tractor's or a marker's.
 - A shot's "after" is the last still picture before the piggies are set up
-  again for the next shot: going back from the next shot's start over every
-  :data:`SAMPLE_STRIDE`-th frame at 1/:data:`SAMPLE_SCALE` of the size, the
-  first sudden change of the piggy colours (for the last shot, the video's end).
+  again for the next shot: over every :data:`SAMPLE_STRIDE`-th frame at
+  1/:data:`SAMPLE_SCALE` of the size, the last whose piggy colours still differ
+  clearly from the next shot's set-up (for the last shot, the video's end).
 """
 
 from __future__ import annotations
@@ -122,38 +122,49 @@ def samples(video) -> list[tuple[int, np.ndarray]]:
 
 
 def after_frames(samples, starts: Sequence[int], least: float) -> list[int]:
-    """For each shot, the last frame before the piggies were set up again: going
-    back from the next shot's start (the video's end for the last), the first
-    sample after which the piggy colours change by more than ``least`` pixels
-    (module notes, 1); the last sample when none does (nothing moved). Still
-    frames drift a few pixels as the encoder redraws them; a set-up moves a piggy."""
+    """For each shot, the last frame before the piggies were set up again: the last
+    sample before the next shot's start whose piggy colours still differ from the
+    set-up the next shot starts from (its last sample) by over half the most any of
+    the shot's samples differ from it, and by over ``least`` pixels (module notes,
+    1); the last sample when none does (nothing moved), and the video's end for the
+    last shot. Still frames flicker a few pixels as the encoder redraws them and the
+    noise crosses a colour's edge, most on a small picture: the set-up is found
+    against the next start, not as a change between neighbouring samples."""
     afters = []
     for i, start in enumerate(starts):
-        end = starts[i + 1] - 2 if i + 1 < len(starts) else samples[-1][0]
-        window = [(n, labels) for n, labels in samples if start < n <= end]
-        found = window[-1][0] if window else end
-        for (n, earlier), (_, later) in zip(window[-2::-1], window[:0:-1], strict=True):
-            if np.count_nonzero(earlier != later) > least:
-                found = n
-                break
+        if i + 1 == len(starts):
+            afters.append(samples[-1][0])
+            continue
+        window = [(n, labels) for n, labels in samples if start < n <= starts[i + 1] - 2]
+        if not window:
+            afters.append(starts[i + 1] - 2)
+            continue
+        set_up = window[-1][1]
+        away = [(n, np.count_nonzero(labels != set_up)) for n, labels in window]
+        most = max(count for _, count in away)
+        found = window[-1][0]
+        if most > least:
+            found = max(n for n, count in away if count > max(least, most / 2))
         afters.append(found)
     return afters
 
 
 def labelled(video, groups: Sequence[Sequence[int]]):
     """For each group of frame indices, in order, the colour labels of the median of
-    its frames (full size)."""
+    its frames (full size). Groups may share frames or come out of order (a shot's
+    frames after it can reach into the next one's before it, where the set-up
+    between them was quick): each frame is kept until the last group that needs it."""
     wanted = sorted({n for group in groups for n in group})
-    ranges = any_of(wanted)
+    last_use = {n: i for i, group in enumerate(groups) for n in group}
     kept: dict[int, np.ndarray] = {}
-    frames = iter(frames_where(video, ranges, count=len(wanted)))
+    frames = iter(frames_where(video, any_of(wanted), count=len(wanted)))
     arrived = iter(wanted)
-    for group in groups:
+    for i, group in enumerate(groups):
         while any(n not in kept for n in group):
             n = next(arrived)
             kept[n] = next(frames).copy()
         a, b, c = (kept[n] for n in group)  # the median of three, per channel
         picture = np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
         yield colour_labels(picture)
-        for n in [n for n in kept if n < min(group)]:
+        for n in [n for n in kept if last_use[n] <= i]:
             del kept[n]

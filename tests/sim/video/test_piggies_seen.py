@@ -130,6 +130,20 @@ def test_a_piggy_hidden_behind_a_grey_body_is_unseen_not_guessed(scene):
     assert "gold-3" not in seen.knocked
 
 
+def test_a_piggy_that_left_its_place_in_view_is_knocked_out_though_no_upright_pose_fits(scene):
+    """Knocked off the board (here 300 mm away: no upright pose near its place or its
+    colour's blobs fits), its place in view and empty: out by the rule, its distance
+    not known. A knocked-out piggy lying on its side is read the same way; were
+    such piggies called unseen, the check against the sandbox would lose exactly the
+    piggy-shots that were knocked out."""
+    shape, reader, poses = scene
+    before = read_before(reader, _labels(shape, poses), poses)
+    gone = {name: pose for name, pose in poses.items() if name != "gold-3"}
+    seen = read_shot(reader, _labels(shape, poses), _labels(shape, gone), before)
+    assert seen.knocked == ("gold-3",)
+    assert "gold-3" not in seen.unseen and "gold-3" not in seen.moved_mm
+
+
 def test_a_layout_that_is_not_the_pictures_is_refused_naming_the_piggy(scene):
     shape, reader, poses = scene
     elsewhere = dict(poses) | {"gold-3": PiggyPose(110.0, -55.0, 0.0)}  # r3c5, empty
