@@ -296,6 +296,33 @@ def fit_contact(
     seconds, rests = check_shown(shots)
     started = time.process_time()
     sandbox = _Sandbox(shots, launcher_fit, board, seed)
+    estimate, intervals = _search(sandbox, repeats)
+    estimates = {}
+    for k, name in enumerate(COEFFICIENTS):
+        low, high = intervals[k]
+        everywhere = low <= SEARCH[name][0] and high >= SEARCH[name][1]
+        determined = math.isfinite(low) and math.isfinite(high) and not everywhere
+        estimates[name] = ContactEstimate(
+            name,
+            float(estimate[k]) if determined else None,
+            low if math.isfinite(low) else SEARCH[name][0],
+            high if math.isfinite(high) else SEARCH[name][1],
+            float(getattr(launcher_fit.design.surfaces, name)),
+        )
+    return ContactFit(
+        estimates=estimates,
+        shots=len(shots),
+        second_touches=seconds,
+        rests=rests,
+        sandbox_shots=sandbox.fired,
+        cpu_s=time.process_time() - started,
+    )
+
+
+def _search(sandbox: _Sandbox, repeats: int) -> tuple[np.ndarray, list[list[float]]]:
+    """The maximum of the synthetic likelihood and each coefficient's 95 % interval
+    [low, high] (an end the profile never reached: NaN), by the coarse grid and then
+    the local grids."""
     lows = np.array([SEARCH[n][0] for n in COEFFICIENTS])
     highs = np.array([SEARCH[n][1] for n in COEFFICIENTS])
     axes = [np.linspace(lo, hi, COARSE_POINTS) for lo, hi in zip(lows, highs, strict=True)]
@@ -308,45 +335,28 @@ def fit_contact(
         lo, hi = np.maximum(lows, centre - half), np.minimum(highs, centre + half)
         emulator = _Emulator(sandbox, lo, hi, repeats)
         u_hat, peak = emulator.maximum()
-        estimate = emulator.at(u_hat)
+        centre = emulator.at(u_hat)
         last = round_ == ROUNDS - 1
         beyond = (u_hat < -0.98) & (lo > lows) | (u_hat > 0.98) & (hi < highs)
         if beyond.any() and not last:  # the maximum lies past the grid: go there
-            centre = estimate
             continue
-        ends = [[emulator.bound(k, u_hat[k], peak, side) for side in (-1, 1)] for k in range(2)]
-        # an end the profile did not reach within the grid: at the range's end, the
-        # interval ends there; else widen the grid that way
-        for k in range(2):
-            for j, (edge, limit) in enumerate(((lo[k], lows[k]), (hi[k], highs[k]))):
-                if ends[k][j] is None and edge == limit:
-                    ends[k][j] = float(limit)
-        open_axes = [k for k in range(2) if None in ends[k]]
-        if open_axes and not last:
-            centre = estimate
-            half = half.copy()
-            half[open_axes] *= 2
-            continue
-        break
-    estimates = {}
-    for k, name in enumerate(COEFFICIENTS):
-        low, high = ends[k]
-        surface = float(getattr(launcher_fit.design.surfaces, name))
-        determined = (
-            low is not None and high is not None and not (low <= lows[k] and high >= highs[k])
-        )
-        estimates[name] = ContactEstimate(
-            name,
-            float(estimate[k]) if determined else None,
-            float(lo[k] if low is None else low),
-            float(hi[k] if high is None else high),
-            surface,
-        )
-    return ContactFit(
-        estimates=estimates,
-        shots=len(shots),
-        second_touches=seconds,
-        rests=rests,
-        sandbox_shots=sandbox.fired,
-        cpu_s=time.process_time() - started,
-    )
+        # An end the profile did not reach within the grid is the range's end where
+        # the grid reaches it; else the grid widens that way.
+        intervals = [
+            [
+                math.nan if end is None and edge != limit else float(limit if end is None else end)
+                for end, edge, limit in zip(
+                    (emulator.bound(k, u_hat[k], peak, side) for side in (-1, 1)),
+                    (lo[k], hi[k]),
+                    (lows[k], highs[k]),
+                    strict=True,
+                )
+            ]
+            for k in range(len(COEFFICIENTS))
+        ]
+        open_axes = [k for k, ends in enumerate(intervals) if not np.all(np.isfinite(ends))]
+        if not open_axes or last:
+            return centre, intervals
+        half = half.copy()
+        half[open_axes] *= 2
+    raise AssertionError("the last round returns")
