@@ -27,8 +27,10 @@ board costs 2-5 ms):
    runs out of it, at most :data:`ROUNDS` times.
 
 Each 95 % interval is where the profile of the synthetic log likelihood lies within
-χ²₁(0.95)/2 = 1.92 of its maximum. A coefficient whose interval runs out of the
-allowed range at both ends is not determined: no value is given for it.
+χ²₁(0.95)/2 = 1.92 of its maximum, widened where the grid's own firings, fitted as
+if measured, err by more (sim/studies/calibrating/contact_emulator.py). A
+coefficient whose interval runs out of the allowed range at both ends is not
+determined: no value is given for it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ import time
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.optimize import brentq, minimize, minimize_scalar
 
 from models.board import Board
 from models.design import RANGES, Design
@@ -46,6 +47,7 @@ from models.seeds import split_seed
 from sim.physics.noise import Deviates
 from sim.studies.calibrating import contact_stats
 from sim.studies.calibrating.calibration_result import CalibrationResult
+from sim.studies.calibrating.contact_emulator import Z_95, Emulator
 from sim.studies.calibrating.shots_csv import MeasuredShots
 
 #: The fitted coefficients of the bale, in the order of the search's axes.
@@ -55,16 +57,12 @@ COEFFICIENTS = ("restitution", "friction")
 SEARCH = {name: (0.02, RANGES[f"bale.{name}"][1]) for name in COEFFICIENTS}
 #: The coarse grid's candidates per axis, and launches per measured shot there.
 COARSE_POINTS, COARSE_REPEATS = 7, 2
-#: The local grid's candidates per axis.
-LOCAL_POINTS = 5
 #: Launches per measured shot at each local candidate (the fit's default).
 REPEATS = 6
 #: Local grids at most (the first, then moved or widened).
 ROUNDS = 4
 #: Fewest shots showing a second touch or a rest that the fit takes.
 MIN_SHOWN = 8
-#: Drop of the profile log likelihood at a 95 % bound: χ²₁(0.95) / 2.
-DROP_95 = 3.8415 / 2
 
 
 class ContactNotFitted(Exception):
@@ -159,7 +157,6 @@ class _Sandbox:
         first = np.stack([shots.x_mm, shots.y_mm], -1)
         measured = contact_stats.shown(first, shots.second_mm, shots.rest_mm)
         self.observed = [measured[g] for g in self.groups]
-        self.observed_means = [z.mean(axis=0) for z in self.observed]
         self.fired = 0
 
     def _deviates(self, shot: int, repeat: int) -> Deviates:
@@ -206,81 +203,6 @@ class _Sandbox:
         return contact_stats.log_likelihood(*zip(*terms, strict=True))
 
 
-def _quadratic(u: np.ndarray) -> np.ndarray:
-    """The quadratic's terms at points u (k, 2): 1, u1, u2, u1², u1·u2, u2²."""
-    u1, u2 = u[:, 0], u[:, 1]
-    return np.stack([np.ones_like(u1), u1, u2, u1 * u1, u1 * u2, u2 * u2], -1)
-
-
-class _Emulator:
-    """Each group's mean z as a quadratic over a local grid on the window [lo, hi]
-    (coordinates u in [-1, 1]²), its covariance pooled over the grid."""
-
-    def __init__(self, sandbox: _Sandbox, lo: np.ndarray, hi: np.ndarray, repeats: int):
-        self.lo, self.hi = lo, hi
-        axis = np.linspace(-1.0, 1.0, LOCAL_POINTS)
-        self.grid = np.array([(a, b) for a in axis for b in axis])
-        means, covariances = [], []
-        for point in self.grid:
-            restitution, friction = self.at(point)
-            shown = sandbox.shown(float(restitution), float(friction), repeats)
-            terms = [
-                contact_stats.group_terms(z, sim, repeats)
-                for z, sim in zip(sandbox.observed, shown, strict=True)
-            ]
-            means.append([t[1] for t in terms])
-            covariances.append([t[2] for t in terms])
-        self.observed = sandbox.observed_means
-        x = _quadratic(self.grid)
-        by_group = np.array(means).transpose(1, 0, 2)  # group, point, term
-        self.coefficients = [np.linalg.lstsq(x, m, rcond=None)[0] for m in by_group]
-        self.inverse = [np.linalg.inv(c) for c in np.mean(covariances, axis=0)]
-
-    def at(self, u) -> np.ndarray:
-        """The coefficients at grid coordinates u."""
-        return self.lo + (self.hi - self.lo) * (np.asarray(u, float) + 1.0) / 2.0
-
-    def log_likelihood(self, u) -> float:
-        x = _quadratic(np.asarray(u, float)[None, :])[0]
-        total = 0.0
-        for z, coefficients, inverse in zip(
-            self.observed, self.coefficients, self.inverse, strict=True
-        ):
-            r = z - x @ coefficients
-            total -= 0.5 * float(r @ inverse @ r)
-        return total
-
-    def maximum(self) -> tuple[np.ndarray, float]:
-        """The emulated maximum within the grid, from the best of the grid's points."""
-        values = [self.log_likelihood(u) for u in self.grid]
-        start = self.grid[int(np.argmax(values))]
-        best = minimize(
-            lambda u: -self.log_likelihood(u), start, method="L-BFGS-B", bounds=[(-1, 1)] * 2
-        )
-        return np.array(best.x), -float(best.fun)
-
-    def profile(self, k: int, t: float) -> float:
-        """The profile log likelihood of coordinate ``k`` at ``t``: the other one
-        maximised within the grid."""
-
-        def negative(s: float) -> float:
-            return -self.log_likelihood(np.array([t, s] if k == 0 else [s, t]))
-
-        return -float(minimize_scalar(negative, bounds=(-1.0, 1.0), method="bounded").fun)
-
-    def bound(self, k: int, u_hat: float, peak: float, side: int) -> float | None:
-        """The coefficient ``k`` where its profile has dropped by :data:`DROP_95` on
-        ``side`` (-1, +1) of its maximum at ``u_hat``; None where it has not by the
-        grid's edge."""
-        level = peak - DROP_95
-        if self.profile(k, float(side)) > level:
-            return None
-        t = brentq(lambda t: self.profile(k, t) - level, u_hat, float(side), xtol=1e-4)
-        u = np.zeros(2)
-        u[k] = t
-        return float(self.at(u)[k])
-
-
 def fit_contact(
     shots: MeasuredShots,
     launcher_fit: CalibrationResult,
@@ -322,7 +244,8 @@ def fit_contact(
 def _search(sandbox: _Sandbox, repeats: int) -> tuple[np.ndarray, list[list[float]]]:
     """The maximum of the synthetic likelihood and each coefficient's 95 % interval
     [low, high] (an end the profile never reached: NaN), by the coarse grid and then
-    the local grids."""
+    the local grids: the profile's interval, widened to the replicates' where that is
+    wider (sim/studies/calibrating/contact_emulator.py)."""
     lows = np.array([SEARCH[n][0] for n in COEFFICIENTS])
     highs = np.array([SEARCH[n][1] for n in COEFFICIENTS])
     axes = [np.linspace(lo, hi, COARSE_POINTS) for lo, hi in zip(lows, highs, strict=True)]
@@ -333,7 +256,7 @@ def _search(sandbox: _Sandbox, repeats: int) -> tuple[np.ndarray, list[list[floa
     half = (highs - lows) / (COARSE_POINTS - 1)
     for round_ in range(ROUNDS):
         lo, hi = np.maximum(lows, centre - half), np.minimum(highs, centre + half)
-        emulator = _Emulator(sandbox, lo, hi, repeats)
+        emulator = Emulator(sandbox.shown, sandbox.observed, lo, hi, repeats)
         u_hat, peak = emulator.maximum()
         centre = emulator.at(u_hat)
         last = round_ == ROUNDS - 1
@@ -356,7 +279,14 @@ def _search(sandbox: _Sandbox, repeats: int) -> tuple[np.ndarray, list[list[floa
         ]
         open_axes = [k for k, ends in enumerate(intervals) if not np.all(np.isfinite(ends))]
         if not open_axes or last:
-            return centre, intervals
+            spread = Z_95 * emulator.replicate_spread()
+            return centre, [  # an open end (NaN) stays open
+                [
+                    low if math.isnan(low) else max(lows[k], min(low, centre[k] - spread[k])),
+                    high if math.isnan(high) else min(highs[k], max(high, centre[k] + spread[k])),
+                ]
+                for k, (low, high) in enumerate(intervals)
+            ]
         half = half.copy()
         half[open_axes] *= 2
     raise AssertionError("the last round returns")
