@@ -148,7 +148,8 @@ def add_calibrate(sub) -> None:
         "--board",
         default="stock",
         help="board drawn under the landings in --plot, and with --video the board "
-        "the markers are on (default: stock)",
+        "the markers are on; with --contact the board the shots were fired on "
+        "(default: stock)",
     )
     p.add_argument(
         "--measurement-sd",
