@@ -161,3 +161,34 @@ def test_a_hidden_bale_is_fitted_back_within_its_intervals(capsys, tmp_path):
         assert e["bale_on_board"] == pytest.approx(e["value"] * 0.5, abs=1e-3)
         assert abs(getattr(fitted, name) - e["value"]) < 0.01  # written, rounded
     assert any("cannot be determined" in note for note in contact["notes"])
+
+
+def test_the_replicates_spread_is_the_estimates_own_spread():
+    """The emulator's leave-one-firing-out spread against the true spread of its
+    estimate, on a model with no physics (two groups whose hops are linear in the
+    coefficients plus noise of sd 0.2). The firings share their errors across the
+    grid's candidates (common random numbers), so the spread rests on about 6 draws:
+    within a factor 2 is what it can promise (seeded: the same each run)."""
+    from sim.studies.calibrating.contact_emulator import Emulator
+
+    def shown(restitution, friction, repeats, seed=0):
+        rng = np.random.default_rng(seed)
+        groups = []
+        for a, b in ((1.5, -0.5), (0.5, 1.0)):
+            z = np.zeros((repeats * 8, 4))
+            z[:, 0] = 1.0
+            z[:, 1] = a * restitution + b * friction + rng.normal(0, 0.2, repeats * 8)
+            groups.append(z)
+        return groups
+
+    truth = np.array([0.7, 0.3])
+    emulator = Emulator(
+        shown, shown(*truth, 1, seed=99), np.array([0.55, 0.1]), np.array([0.85, 0.5]), 6
+    )
+    errors = []
+    for k in range(200):  # measurements of the truth, fitted
+        u, _ = emulator.maximum([z.mean(axis=0) for z in shown(*truth, 1, seed=1000 + k)])
+        errors.append(emulator.at(u) - truth)
+    true_rms = np.sqrt(np.mean(np.square(errors), axis=0))
+    ratio = emulator.replicate_spread() / true_rms
+    assert np.all((ratio > 0.5) & (ratio < 2.0)), ratio
