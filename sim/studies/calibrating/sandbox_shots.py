@@ -13,7 +13,8 @@ from models.board import load_board
 from models.design import Design
 from models.errors import InputError
 from models.seeds import split_seed
-from sim.studies.calibrating.shots_csv import REQUIRED
+from sim.studies.calibrating.contact_stats import rest_on_board_mm, second_touch_mm
+from sim.studies.calibrating.shots_csv import CONTACT, REQUIRED
 
 #: The settings of the example measurement (docs/real-toy.md): five pitches, two
 #: steep low shots (their landings show the pitch spread), one just above level and
@@ -34,6 +35,7 @@ def sandbox_shots_csv(
     yaw_offset_deg: float = 0.0,
     board: str = "stock",
     chronograph: bool = False,
+    contact: bool = False,
 ) -> str:
     """Fire ``shots_per_pitch`` shots at each pitch (yaws taken in turn) with the
     design's noise, and write what was measured as CSV text.
@@ -41,16 +43,20 @@ def sandbox_shots_csv(
     The barrel really points at the setting plus the offset (a tilt scale that
     reads off); the CSV has the settings. The landing is the first board contact
     of the bale. With ``chronograph`` each row also has the shot's speed. Same
-    seed, same file. Raises :class:`InputError` when a shot touches something
-    else first (a fence, the tractor): choose other settings.
+    seed, same file. With ``contact`` each row also has where the bale came to rest on
+    the board and its second touch of the board (:data:`CONTACT`; empty where it left
+    the board, or did not come down on it a second time). Raises :class:`InputError`
+    when a shot touches something else first (a fence, the tractor): choose other
+    settings.
     """
     from sim.physics.engines import make_world
 
-    columns = [*REQUIRED, *(["speed_mm_s"] if chronograph else [])]
+    columns = [*REQUIRED, *(["speed_mm_s"] if chronograph else []), *(CONTACT if contact else [])]
+    board_shape = load_board(board)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    with make_world(load_board(board), design) as world:
+    with make_world(board_shape, design) as world:
         for i, pitch in enumerate(pitches_deg):
             for k in range(shots_per_pitch):
                 yaw = yaws_deg[k % len(yaws_deg)]
@@ -65,5 +71,10 @@ def sandbox_shots_csv(
                     )
                 x, y, _ = landing
                 row = [f"{pitch:g}", f"{yaw:g}", f"{x:.1f}", f"{y:.1f}"]
-                writer.writerow(row + ([f"{shot.speed_mm_s:.0f}"] if chronograph else []))
+                if chronograph:
+                    row.append(f"{shot.speed_mm_s:.0f}")
+                if contact:
+                    for point in (rest_on_board_mm(shot, board_shape), second_touch_mm(shot)):
+                        row += [f"{v:.1f}" for v in point[:2]] if point else ["", ""]
+                writer.writerow(row)
     return out.getvalue()

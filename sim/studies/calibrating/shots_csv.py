@@ -3,11 +3,15 @@
 One row per shot fired on an empty board: ``pitch_deg``, ``yaw_deg`` (the settings
 used), ``x_mm``, ``y_mm`` (where the bale first touched the board, board frame),
 and optionally ``speed_mm_s`` (a chronograph's reading) and ``pivot_height_mm``;
-an optional cell may be left empty. A ``quality`` column (``piggy measure``'s
-words on each shot) and the bale's rest point and second touch (``rest_x_mm``,
-``rest_y_mm``, ``second_x_mm``, ``second_y_mm``: ``piggy measure``'s and
-``piggy film --truth``'s) may be there and are not read. Rows are numbered as a spreadsheet shows
-them: the header is row 1.
+an optional cell may be left empty. ``piggy measure`` also writes where the bale came
+to rest (``rest_x_mm``, ``rest_y_mm``: empty where it left the board or the picture)
+and the bounce's second touch of the board (``second_x_mm``, ``second_y_mm``: empty
+where there was none or it was not seen), which ``piggy calibrate --contact`` fits
+the bale's contact physics to (sim/studies/calibrating/contact_fit.py). A ``quality``
+column (``piggy measure``'s words on each shot) and the piggies it read with
+``--layout`` (``knocked``, ``moved_mm``, ``unseen``: ``piggy calibrate --check``
+reads them) may be there and are not read here. Rows are numbered as a spreadsheet
+shows them: the header is row 1.
 """
 
 from __future__ import annotations
@@ -29,20 +33,12 @@ from models.text import shown
 
 REQUIRED = ("pitch_deg", "yaw_deg", "x_mm", "y_mm")
 OPTIONAL = ("speed_mm_s", "pivot_height_mm")
+#: Where the bale came to rest and where it touched the board the second time, each
+#: point a pair of columns whose cells are both given or both empty.
+CONTACT = ("rest_x_mm", "rest_y_mm", "second_x_mm", "second_y_mm")
 #: Columns read past: ``piggy measure``'s per-shot quality, words for a person, and
-#: where the bale came to rest and touched the board again, and the piggies it read
-#: with ``--layout`` (``piggy film --truth`` writes ``knocked``); the launcher's fit
-#: does not use them.
-NOTES = (
-    "quality",
-    "rest_x_mm",
-    "rest_y_mm",
-    "second_x_mm",
-    "second_y_mm",
-    "knocked",
-    "moved_mm",
-    "unseen",
-)
+#: the piggies it read with ``--layout`` (``piggy film --truth`` writes ``knocked``).
+NOTES = ("quality", "knocked", "moved_mm", "unseen")
 #: Allowed values of each column: the pitch within any design's reach, a yaw as the
 #: CLI takes it, landings within 5 m, speeds and pivots as in design files.
 _RANGES = {
@@ -52,12 +48,15 @@ _RANGES = {
     "y_mm": (-5000.0, 5000.0),
     "speed_mm_s": RANGES["launcher.muzzle_speed_mm_s"],
     "pivot_height_mm": RANGES["launcher.pivot_height_mm"],
+    **{name: (-5000.0, 5000.0) for name in CONTACT},
 }
 
 
 @dataclass(frozen=True)
 class MeasuredShots:
-    """The shots as arrays (n,); an optional column's missing values are NaN."""
+    """The shots as arrays (n,); an optional column's missing values are NaN. The
+    rest and second-touch points are (n, 2) arrays, NaN where a cell is empty or the
+    file has no such columns; ``columns`` are the header's names."""
 
     pitch_deg: np.ndarray
     yaw_deg: np.ndarray
@@ -66,6 +65,9 @@ class MeasuredShots:
     speed_mm_s: np.ndarray
     pivot_height_mm: np.ndarray
     source: str = "shots"
+    rest_mm: np.ndarray | None = None
+    second_mm: np.ndarray | None = None
+    columns: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.pitch_deg)
@@ -86,7 +88,7 @@ def read_shots(path) -> MeasuredShots:
 
 def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
     """:func:`read_shots` on the text of a file."""
-    allowed = (*REQUIRED, *OPTIONAL)
+    allowed = (*REQUIRED, *OPTIONAL, *CONTACT)
     try:
         rows = list(csv.reader(io.StringIO(text)))
     except csv.Error as exc:
@@ -99,7 +101,7 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
         if name not in allowed and name not in NOTES:
             raise InputError(
                 f"{source}: unknown column '{name}' (columns: "
-                f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})"
+                f"{', '.join(REQUIRED)}; optional {', '.join((*OPTIONAL, *CONTACT))})"
             )
     if len(set(header)) != len(header):
         raise InputError(f"{source}: a column is named twice in the header")
@@ -118,14 +120,29 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
         cells = dict(zip(header, row, strict=True))  # NOTES columns are not read
         for name in allowed:
             columns[name].append(_number(cells.get(name, ""), name, number, source))
-        if math.hypot(columns["x_mm"][-1], columns["y_mm"][-1]) < 1.0:
-            raise InputError(
-                f"{source} row {number}: the landing (x_mm, y_mm) is at the "
-                "tractor's pivot; measure where the bale first touched the board"
-            )
+        _check_points({name: values[-1] for name, values in columns.items()}, number, source)
+    arrays = {name: np.array(values, float) for name, values in columns.items()}
     return MeasuredShots(
-        **{name: np.array(values, float) for name, values in columns.items()}, source=source
+        **{name: arrays[name] for name in (*REQUIRED, *OPTIONAL)},
+        source=source,
+        rest_mm=np.stack([arrays["rest_x_mm"], arrays["rest_y_mm"]], -1),
+        second_mm=np.stack([arrays["second_x_mm"], arrays["second_y_mm"]], -1),
+        columns=tuple(header),
     )
+
+
+def _check_points(row: dict[str, float], number: int, source: str) -> None:
+    """A row's points: a landing away from the pivot, each contact point whole."""
+    if math.hypot(row["x_mm"], row["y_mm"]) < 1.0:
+        raise InputError(
+            f"{source} row {number}: the landing (x_mm, y_mm) is at the "
+            "tractor's pivot; measure where the bale first touched the board"
+        )
+    for x_name, y_name in (CONTACT[:2], CONTACT[2:]):
+        if math.isnan(row[x_name]) != math.isnan(row[y_name]):
+            raise InputError(
+                f"{source} row {number}: give both {x_name} and {y_name}, or leave both empty"
+            )
 
 
 def _number(text: str, name: str, row: int, source: str) -> float:
