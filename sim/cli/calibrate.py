@@ -16,21 +16,10 @@ from sim.cli.measure import video_args
 def cmd_calibrate(args) -> int:
     if wants_check(args):
         return cmd_check(args)
-    from sim.studies.calibrating.shots_csv import read_shots
-
-    # Everything that can be refused is refused before the fit.
-    if args.out:
-        check_output(args.out, "--out", (".toml",))
-    if args.plot:
-        check_output(args.plot, "--plot", (".png",))
-        load_board(args.board)
-    base = load_design(args.design)
-    shots = read_shots(_measured(args) if _from_video(args) else args.shots)
+    shots, base = _inputs(args)
     contact_note = calibrate_contact.contact_note(shots) if args.contact else None
     from sim.studies.calibrating.calibration import calibrate
     from sim.studies.calibrating.calibration_report import format_calibration
-    from sim.studies.calibrating.fitted_file import write_fitted_design
-    from sim.views.calibration_picture import save_residuals_plot
 
     options = {} if args.measurement_sd is None else {"measurement_sd_mm": args.measurement_sd}
     result = calibrate(shots, base, **options)
@@ -39,17 +28,7 @@ def cmd_calibrate(args) -> int:
         if args.contact and not contact_note
         else None
     )
-    if args.out:
-        from models.design import DESIGNS_DIR
-        from models.files import resolve_named_file
-
-        base_file = resolve_named_file(args.design, DESIGNS_DIR, "design")
-        if contact:
-            calibrate_contact.write_design(result, contact, args.out, base_file)
-        else:
-            write_fitted_design(result, args.out, base_file)
-    if args.plot:
-        save_residuals_plot(result, args.plot, board=args.board, cloud=args.video is not None)
+    _write_files(args, result, contact)
     if args.json:
         data = result.to_dict()
         data["files"] = {"design": args.out, "plot": args.plot}
@@ -64,6 +43,39 @@ def cmd_calibrate(args) -> int:
         if path:
             print(f"Wrote {shown(path)} ({what})")
     return 0
+
+
+def _inputs(args):
+    """The measured shots and the base design; everything that can be refused is
+    refused here, before the fit (the files to write, the board, the CSV)."""
+    from sim.studies.calibrating.shots_csv import read_shots
+
+    if args.out:
+        check_output(args.out, "--out", (".toml",))
+    if args.plot:
+        check_output(args.plot, "--plot", (".png",))
+        load_board(args.board)
+    base = load_design(args.design)
+    return read_shots(_measured(args) if _from_video(args) else args.shots), base
+
+
+def _write_files(args, result, contact) -> None:
+    """The fitted design (with the contact fit's values when there is one) and the
+    residuals plot, where asked for."""
+    from sim.studies.calibrating.fitted_file import write_fitted_design
+    from sim.views.calibration_picture import save_residuals_plot
+
+    if args.out:
+        from models.design import DESIGNS_DIR
+        from models.files import resolve_named_file
+
+        base_file = resolve_named_file(args.design, DESIGNS_DIR, "design")
+        if contact:
+            calibrate_contact.write_design(result, contact, args.out, base_file)
+        else:
+            write_fitted_design(result, args.out, base_file)
+    if args.plot:
+        save_residuals_plot(result, args.plot, board=args.board, cloud=args.video is not None)
 
 
 def _from_video(args) -> bool:
@@ -171,6 +183,14 @@ def add_calibrate(sub) -> None:
         "the markers are on; with --contact the board the shots were fired on "
         "(default: stock)",
     )
+    _fit_options(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    check_options(p)
+    p.set_defaults(func=cmd_calibrate)
+
+
+def _fit_options(p) -> None:
+    """How the fit reads the shots: the marking's precision, and the contact fit."""
     p.add_argument(
         "--measurement-sd",
         type=finite_number(0, 50, above=True),
@@ -185,6 +205,3 @@ def add_calibrate(sub) -> None:
         "second touches and rests (rest_x_mm, rest_y_mm, second_x_mm, second_y_mm), "
         "each with a 95 %% interval; about a minute of CPU",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    check_options(p)
-    p.set_defaults(func=cmd_calibrate)

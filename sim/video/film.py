@@ -40,6 +40,7 @@ from models.grid import Board
 from models.layout import Layout
 from models.seeds import split_seed
 from sim.physics.results import ShotResult
+from sim.studies.calibrating.contact_stats import rest_on_board_mm, second_touch_mm
 from sim.video import defaults
 from sim.video.angles import Angles
 from sim.video.bodies import quat_rotation
@@ -243,11 +244,12 @@ def write_film(
     return path
 
 
-def truth_rows(takes: Sequence[Take], piggies: bool = False) -> list[dict]:
+def truth_rows(takes: Sequence[Take], board: Board, piggies: bool = False) -> list[dict]:
     """Each shot's truth, in the angles file's order: the settings, the bale's first
     touch of the board (x_mm, y_mm; empty when it first touched something else), its
-    launch speed, where it came to rest (:func:`rest_on_board`) and its second touch
-    of the board (:func:`second_touch`): a measured-shots CSV (``piggy calibrate``
+    launch speed, where it came to rest on ``board`` and its second touch of the
+    board, as the contact fit reads a shot record
+    (:mod:`sim.studies.calibrating.contact_stats`): a measured-shots CSV (``piggy calibrate``
     reads it). With ``piggies`` (a film with a layout), ``knocked``: the piggies the
     shot knocked out, sorted, joined by ``;`` (empty: none)."""
     rows = []
@@ -255,7 +257,7 @@ def truth_rows(takes: Sequence[Take], piggies: bool = False) -> list[dict]:
         shot = take.shot
         on_board = shot.first_contact_with == "board" and shot.first_contact_mm is not None
         x, y = shot.first_contact_mm[:2] if on_board else ("", "")  # type: ignore[index]
-        rest, second = rest_on_board(shot), second_touch(shot)
+        rest, second = rest_on_board_mm(shot, board), second_touch_mm(shot)
         rows.append(
             {
                 "pitch_deg": f"{take.pitch_deg:g}",
@@ -271,28 +273,6 @@ def truth_rows(takes: Sequence[Take], piggies: bool = False) -> list[dict]:
             | ({"knocked": ";".join(shot.knocked)} if piggies else {})
         )
     return rows
-
-
-def rest_on_board(shot: ShotResult) -> tuple[float, float] | None:
-    """Where the bale's centre came to rest (x, y, mm), or None where it did not rest
-    on the board: it left the board (the engine then gives where it left, beside the
-    board and below its top), or the time cap ended the shot with it still moving."""
-    if not shot.settled or shot.rest_mm[2] < 0:
-        return None
-    return shot.rest_mm[0], shot.rest_mm[1]
-
-
-def second_touch(shot: ShotResult) -> tuple[float, float] | None:
-    """The bale's second touch of the board (x, y, mm): the strike after its first,
-    where both were of the board. None where it first struck something else, struck
-    nothing after, or struck something else next (a fence, the table): a touch after
-    that is no longer the bounce's landing. A bale sliding on after its first touch
-    keeps touching, which is one strike (sim/physics/shot_core.py), so a second touch
-    is a landing after a hop."""
-    if shot.contacts[:2] != ["board", "board"]:
-        return None
-    x, y = shot.contact_points_mm[1][:2]
-    return x, y
 
 
 class _Noise:

@@ -108,5 +108,5 @@ def film(
     write_film(out, board, design, camera, takes, settings, seed, update, piggies)
     update(None)
     if truth is not None:
-        write_table(truth_rows(takes, piggies), truth[0], "csv", truth[1])
+        write_table(truth_rows(takes, board, piggies), truth[0], "csv", truth[1])
     return plan(camera, board, design, takes, settings) | {"frames": frames}

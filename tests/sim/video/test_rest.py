@@ -211,7 +211,7 @@ def test_the_truth_gives_the_records_rest_and_second_touch_of_the_board():
         _record(["board"], [a], [-110.0, 230.0, 3.0], settled=False),
         _record(["fence", "board"], [c, b], [-125.0, 205.0, 3.0]),
     ]
-    rows = truth_rows([Take(8.0, 20.0, r, np.zeros(1)) for r in records])
+    rows = truth_rows([Take(8.0, 20.0, r, np.zeros(1)) for r in records], load_board("stock"))
     cells = [(r["rest_x_mm"], r["rest_y_mm"], r["second_x_mm"], r["second_y_mm"]) for r in rows]
     assert cells == [
         ("-120.00", "200.00", "-80.00", "140.00"),
