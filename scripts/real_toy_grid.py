@@ -26,6 +26,7 @@ import math
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -116,9 +117,10 @@ def compare(truth_csv: Path, summary: dict) -> dict:
     first-touch rms (mm, over the shots that first touched the board) and speed
     rms (%)."""
     truth = list(csv.DictReader(truth_csv.open()))
-    misses, speeds = [], []
+    misses, speeds, why = [], [], Counter[str]()
     for row, got in zip(truth, summary["shots"], strict=True):
         if got["skipped"]:
+            why[got["skipped"].split(":")[0].split(" (")[0]] += 1
             continue
         if row["x_mm"]:
             misses.append(
@@ -135,19 +137,21 @@ def compare(truth_csv: Path, summary: dict) -> dict:
         "touch_worst_mm": max(misses, default=math.nan),
         "speeds": len(speeds),
         "speed_rms_pct": 100 * rms(speeds),
+        "skipped": "; ".join(f"{n} {reason}" for reason, n in why.most_common()),
     }
 
 
 def row_text(place: tuple, result: dict) -> str:
     d, e, p, t = place
     where = f"| {d:g} m | {e:g}° | {p:+g}° | {'yes' if t else 'no'} |"
-    if "skipped" in result:
-        return f"{where} not approved by the plan: {result['skipped']} | | |"
+    if "not_approved" in result:
+        return f"{where} not approved by the plan: {result['not_approved']} | | |"
     if "refused" in result:
         return f"{where} refused: {result['refused']} | | |"
+    skipped = f"; skipped: {result['skipped']}" if result["skipped"] else ""
     return (
         f"{where} {result['measured']} of {result['shots']} ({result['first_touch_on_board']} "
-        f"first touched the board) | {result['touch_rms_mm']:.1f} mm (worst "
+        f"first touched the board){skipped} | {result['touch_rms_mm']:.1f} mm (worst "
         f"{result['touch_worst_mm']:.1f}) | {result['speed_rms_pct']:.1f} % over "
         f"{result['speeds']} |"
     )
@@ -171,7 +175,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for place in args.places or GRID:
             notes = plan_notes(place, args.angles, args.seed, args.size, args.fov)
-            result = {"skipped": "; ".join(notes)} if notes else run_place(place, args, Path(tmp))
+            result = (
+                {"not_approved": "; ".join(notes)} if notes else run_place(place, args, Path(tmp))
+            )
             print(row_text(place, result), flush=True)
     return 0
 
