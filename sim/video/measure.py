@@ -5,8 +5,9 @@ launch speed out (docs/real-toy.md, "Measuring from a video").
    and the markers found and the camera's pose solved from the video's first
    frames: everything that can be refused is refused before the long pass.
 2. One pass over every frame tracks the bale (sim/video/track.py).
-3. The track is cut into shots; their count must be the angles CSV's (this can
-   only be known after the pass).
+3. The track is cut into shots, each starting with a launch (sim/video/track.py,
+   ``split_shots``); their count must be the angles CSV's (this can only be
+   known after the pass).
 4. The rolling shutter's readout, given or estimated over the shots' flights
    (sim/video/shutter.py), times each tracked point by its row.
 5. Each shot's first touch (sim/video/touch.py) and launch speed
@@ -14,6 +15,8 @@ launch speed out (docs/real-toy.md, "Measuring from a video").
    reason; a speed the view cannot give is left empty with its reason.
 6. Each shot's bale followed on to rest, and its bounce's second touch
    (sim/video/rest.py), where the view shows them.
+7. A flight that left the barrel at another pitch or yaw than its row says is
+   refused by name (sim/video/rows.py).
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ import numpy as np
 from models.design import Design
 from models.errors import InputError
 from models.layout import Layout
-from sim.physics.ballistics import GRAVITY_MM_S2, contact_offset_mm, release_radius_mm
+from sim.physics.ballistics import (
+    GRAVITY_MM_S2,
+    contact_offset_mm,
+    direction,
+    release_radius_mm,
+)
 from sim.video.angles import Angles
 from sim.video.detect import (
     CameraPose,
@@ -39,12 +47,15 @@ from sim.video.detect import (
 from sim.video.markers import MarkerLayout
 from sim.video.piggies_seen import check_layout, moving_runs, read_piggies
 from sim.video.rest import rest_point, second_touch
+from sim.video.rows import check_rows
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
-from sim.video.speed import launch_speed
+from sim.video.speed import launch_angles, launch_speed
 from sim.video.touch import Touch, first_touch
 from sim.video.track import (
+    LAUNCH_REACH_MM,
     BaleFinder,
     Frames,
+    LaunchZone,
     Track,
     VideoInfo,
     first_frames,
@@ -91,6 +102,10 @@ class ShotMeasure:
     no_rest: str = ""
     second_x_mm: float = math.nan
     second_y_mm: float = math.nan
+    #: the fitted flight's pitch and yaw at the barrel and their standard errors,
+    #: degrees (NaN where its path does not come back to the barrel)
+    flown_deg: tuple[float, float] = (math.nan, math.nan)
+    flown_se_deg: tuple[float, float] = (math.nan, math.nan)
 
 
 @dataclass(frozen=True)
@@ -168,6 +183,28 @@ def bale_finder(frames: Frames, pose: CameraPose, design: Design) -> BaleFinder:
     return BaleFinder(still_background(frames), max(4.0, 0.25 * area), 10 * area + 50, stride)
 
 
+def launch_zone(pose: CameraPose, design: Design, size: tuple[int, int]) -> LaunchZone:
+    """Where a shot's bale can first be seen: its centre from the muzzle to
+    :data:`~sim.video.track.LAUNCH_REACH_MM` beyond, for every yaw and pitch the
+    barrel can take, within two bale lengths (the bale first seen a few frames out,
+    past the barrel or the tractor hiding its start), and not at the picture's
+    edge (a bale coming back into view)."""
+    launcher = design.launcher
+    pivot = np.array([0.0, 0.0, launcher.pivot_height_mm])
+    reach = release_radius_mm(design)
+    ways = [
+        direction(yaw, pitch)
+        for yaw in np.arange(-90.0, 91.0, 10.0)
+        for pitch in np.arange(launcher.pitch_min_deg - 5, launcher.pitch_max_deg + 6, 5.0)
+    ]
+    points = np.array(
+        [pivot + r * way for way in ways for r in np.linspace(reach, reach + LAUNCH_REACH_MM, 9)]
+    )
+    pixels = pose.project(points)
+    pixels = pixels[np.isfinite(pixels).all(axis=1)]
+    return LaunchZone(pixels, 2 * design.bale.length_mm * pixels_per_mm(pose) + 3, size)
+
+
 def measure_video(
     video,
     angles: Angles,
@@ -191,7 +228,7 @@ def measure_video(
     finder = bale_finder(frames, pose, design)
     on_ready(info)
     track = track_video(frames, finder, progress)
-    shots = split_shots(track, info.fps)
+    shots = split_shots(track, info.fps, launch_zone(pose, design, (info.width, info.height)))
     if piggies is not None:
         shots = moving_runs(shots, track)  # a knocked piggy lying still is no shot
     # Only the whole pass can count the shots, so this check comes after it.
@@ -202,6 +239,7 @@ def measure_video(
             "(a shot whose bale never came into view is not seen)"
         )
     measured, used = measure_shots(shots, track, info, pose, design, angles, readout, layout)
+    check_rows(measured, angles, design)
     seen = None if piggies is None else read_piggies(video, shots, pose, piggies, design)
     return Measurement(info, pose, track, measured, used, seen)
 
@@ -283,11 +321,16 @@ def _measure_shot(
             skipped=f"the path before its break is not one flight ending there ({misfit}): "
             "the bounce was not seen",
         )
+    reach = release_radius_mm(design) * math.cos(math.radians(pitch))
+    flown = launch_angles(flight, reach)
+    nan2 = (math.nan, math.nan)
+    flown_deg = nan2 if flown is None else (float(flown[0][0]), float(flown[0][1]))
+    flown_se_deg = nan2 if flown is None else (float(flown[1][0]), float(flown[1][1]))
     speed, quality = math.nan, "good"
     if touch.break_index < MIN_SPEED_FRAMES:
         quality = f"no speed: only {touch.break_index} flight frames in view"
     else:
-        fitted = launch_speed(flight, release_radius_mm(design) * math.cos(math.radians(pitch)))
+        fitted = launch_speed(flight, reach)
         if fitted is None:
             quality = "no speed: the fitted path does not come back to the barrel"
         elif fitted[1] > MAX_SPEED_SE * fitted[0]:
@@ -306,6 +349,8 @@ def _measure_shot(
         speed_mm_s=speed,
         quality=quality,
         break_frame=int(frames[touch.break_index]),
+        flown_deg=flown_deg,
+        flown_se_deg=flown_se_deg,
     )
 
 

@@ -111,33 +111,63 @@ def _residuals(params, pose, times_s, pixels, centre):
     return (pose.project(points) - pixels).ravel()
 
 
-def launch_speed(flight: Flight, reach_mm: float) -> tuple[float, float] | None:
-    """The fitted path's speed where it left the barrel, and its standard error
-    (mm/s): the time, before the touch, when its horizontal distance from the
-    pivot axis was ``reach_mm``. None when the path never comes that close."""
+def _muzzle_velocity(params: np.ndarray, centre: np.ndarray, reach_mm: float) -> np.ndarray:
+    """The path's velocity (mm/s) where it left the barrel, for parameters (vx, vy,
+    vz at the touch, t_c): when, before the touch, its horizontal distance from the
+    pivot axis was ``reach_mm`` (the later root: the muzzle, not behind the pivot;
+    where the path never comes that close, its closest)."""
+    c, v = centre[:2], params[:3]
+    a, b = v[:2] @ v[:2], 2 * c @ v[:2]
+    disc = max(b * b - 4 * a * (c @ c - reach_mm**2), 0.0)
+    tau = (-b + math.sqrt(disc)) / (2 * a)
+    return v + _GRAVITY * tau
+
+
+def _with_error(flight: Flight, value) -> tuple[np.ndarray, np.ndarray]:
+    """``value(params)`` (an array) at the fitted parameters and its standard error,
+    from their covariance (a numerical gradient)."""
+    params = np.concatenate([flight.velocity_mm_s, [flight.touch_time_s]])
+    at = np.atleast_1d(value(params))
+    gradient = np.zeros((len(at), 4))
+    for i, step in enumerate((0.1, 0.1, 0.1, 1e-6)):
+        bumped = params.copy()
+        bumped[i] += step
+        gradient[:, i] = (np.atleast_1d(value(bumped)) - at) / step
+    variance = np.einsum("ij,jk,ik->i", gradient, flight.covariance, gradient)
+    return at, np.sqrt(np.maximum(variance, 0.0))
+
+
+def _reaches(flight: Flight, reach_mm: float) -> bool:
+    """Whether the path, before the touch, came back to ``reach_mm`` from the
+    pivot axis."""
     c, v = flight.touch_centre_mm[:2], flight.velocity_mm_s[:2]
     # |c + v tau| = reach, tau < 0: a quadratic in tau.
     a, b, k = v @ v, 2 * c @ v, c @ c - reach_mm**2
     disc = b * b - 4 * a * k
-    if a <= 0 or disc < 0:
-        return None
-    tau = (-b + math.sqrt(disc)) / (2 * a)  # the later root: the muzzle, not behind the pivot
-    if tau >= 0:
-        return None
+    return a > 0 and disc >= 0 and (-b + math.sqrt(disc)) / (2 * a) < 0
 
-    def speed_of(params: np.ndarray) -> float:
-        cc, vv = c, params[:3]
-        aa, bb = vv[:2] @ vv[:2], 2 * cc @ vv[:2]
-        dd = max(bb * bb - 4 * aa * (cc @ cc - reach_mm**2), 0.0)
-        t = (-bb + math.sqrt(dd)) / (2 * aa)
-        return float(np.linalg.norm(vv + _GRAVITY * t))
 
-    params = np.concatenate([flight.velocity_mm_s, [flight.touch_time_s]])
-    speed = speed_of(params)
-    gradient = np.zeros(4)
-    for i, step in enumerate((0.1, 0.1, 0.1, 1e-6)):
-        bumped = params.copy()
-        bumped[i] += step
-        gradient[i] = (speed_of(bumped) - speed) / step
-    se = math.sqrt(max(float(gradient @ flight.covariance @ gradient), 0.0))
-    return speed, se
+def launch_speed(flight: Flight, reach_mm: float) -> tuple[float, float] | None:
+    """The fitted path's speed where it left the barrel, and its standard error
+    (mm/s): the time, before the touch, when its horizontal distance from the
+    pivot axis was ``reach_mm``. None when the path never comes that close."""
+    if not _reaches(flight, reach_mm):
+        return None
+    centre = flight.touch_centre_mm
+    speed, se = _with_error(flight, lambda p: np.linalg.norm(_muzzle_velocity(p, centre, reach_mm)))
+    return float(speed[0]), float(se[0])
+
+
+def launch_angles(flight: Flight, reach_mm: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The fitted path's pitch and yaw where it left the barrel (degrees; yaw 0
+    along +y, positive toward -x, as the barrel's) and their standard errors. None
+    when the path never comes back to the barrel."""
+    if not _reaches(flight, reach_mm):
+        return None
+    centre = flight.touch_centre_mm
+
+    def angles(params: np.ndarray) -> np.ndarray:
+        vx, vy, vz = _muzzle_velocity(params, centre, reach_mm)
+        return np.degrees([math.atan2(vz, math.hypot(vx, vy)), math.atan2(-vx, vy)])
+
+    return _with_error(flight, angles)

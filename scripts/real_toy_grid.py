@@ -1,0 +1,186 @@
+"""Film and measure the same shots from a list of tripod places: the table of
+docs/real-toy.md, "From any tripod place".
+
+Each place is ``DISTANCE_M,ELEVATION_DEG,DIRECTION_DEG[,tractor]``: the camera that
+far from the landings' middle (0, 120, 0) mm, that high above the board, turned that
+far from straight behind the start end (positive toward +x), looking at that point.
+For each place the shots are fired and ``piggy film``'s plan asked first (a place
+whose plan notes a problem is skipped and says which); then ``piggy film`` films
+them, ffmpeg re-encodes the film as a phone's editor would (H.264 at CRF 23, the
+metadata stripped), ``piggy measure`` measures it, and the measured first touches
+and speeds are set against the truth CSV. One place at a time: run it with nice.
+
+    nice -n 10 python scripts/real_toy_grid.py --places 1.2,50,0 0.6,75,60,tractor
+
+With no ``--places``, the whole grid (0.6/1.2/1.8 m x 25/50/75 deg x 0/+-30/+-60 deg
+x tractor or not: 90 places, hours of CPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+TARGET_MM = (0.0, 120.0, 0.0)
+GRID = [
+    (d, e, p, t)
+    for d, e, p, t in itertools.product(
+        (0.6, 1.2, 1.8), (25, 50, 75), (0, 30, -30, 60, -60), (False, True)
+    )
+]
+
+
+def camera_at(distance_m: float, elevation_deg: float, direction_deg: float) -> tuple:
+    """The camera's place, mm: ``distance_m`` from the target, ``elevation_deg`` above
+    the board, ``direction_deg`` from straight behind (-y) toward +x."""
+    e, p = math.radians(elevation_deg), math.radians(direction_deg)
+    r = 1000 * distance_m
+    x, y, z = TARGET_MM
+    return (
+        x + r * math.cos(e) * math.sin(p),
+        y - r * math.cos(e) * math.cos(p),
+        z + r * math.sin(e),
+    )
+
+
+def parse_place(text: str) -> tuple:
+    parts = text.split(",")
+    tractor = parts[3:] == ["tractor"]
+    if len(parts) not in (3, 4) or (len(parts) == 4 and not tractor):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: DISTANCE_M,ELEVATION_DEG,DIRECTION_DEG[,tractor]"
+        )
+    return float(parts[0]), float(parts[1]), float(parts[2]), tractor
+
+
+def plan_notes(place: tuple, angles: str, seed: int, size: tuple, fov: float) -> list[str]:
+    """What ``piggy film``'s plan says against the place (empty: approved), from the
+    fired shots alone (nothing is drawn)."""
+    from models.board import load_board
+    from models.design import load_design
+    from sim.video.angles import read_angles
+    from sim.video.camera import make_camera
+    from sim.video.film import FilmSettings, fire
+    from sim.video.plan import plan
+
+    board, design = load_board("stock"), load_design("stock")
+    camera = make_camera(camera_at(*place[:3]), TARGET_MM, fov, *size)
+    settings = FilmSettings(tractor=place[3])
+    takes = fire(board, design, read_angles(angles), seed, settings)
+    return plan(camera, board, design, takes, settings)["notes"]
+
+
+def run_place(place: tuple, args, work: Path) -> dict:
+    """Film, re-encode and measure one place: its row of the table."""
+    import imageio_ffmpeg
+
+    cam = ",".join(f"{v:.1f}" for v in camera_at(*place[:3]))
+    film, truth = work / "film.mp4", work / "truth.csv"
+    encoded, measured = work / "phone.mp4", work / "measured.csv"
+    for path in (film, truth, encoded, measured, Path(f"{truth}.json"), Path(f"{measured}.json")):
+        path.unlink(missing_ok=True)
+    film_cmd = [
+        sys.executable, "-m", "sim.cli", "film", "--design", "stock", "--angles", args.angles,
+        f"--camera-at={cam}", "--look-at=" + ",".join(f"{v:g}" for v in TARGET_MM),
+        "--fov", f"{args.fov:g}", "--size", f"{args.size[0]}x{args.size[1]}",
+        "--seed", str(args.seed), "--out", str(film), "--truth", str(truth), "--json",
+    ] + (["--tractor"] if place[3] else [])  # fmt: skip
+    subprocess.run(film_cmd, check=True, capture_output=True)
+    ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+    subprocess.run(
+        [ffmpeg, "-loglevel", "error", "-y", "-i", str(film), "-c:v", "libx264", "-crf", "23",
+         "-map_metadata", "-1", str(encoded)],
+        check=True,
+    )  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "measure", str(encoded), "--angles", args.angles,
+         "--out", str(measured), "--json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return {"refused": (done.stderr.strip().splitlines() or ["?"])[-1]}
+    return compare(truth, json.loads(done.stdout))
+
+
+def compare(truth_csv: Path, summary: dict) -> dict:
+    """The measured shots (``piggy measure --json``) against the truth: counts,
+    first-touch rms (mm, over the shots that first touched the board) and speed
+    rms (%)."""
+    truth = list(csv.DictReader(truth_csv.open()))
+    misses, speeds, why = [], [], Counter[str]()
+    for row, got in zip(truth, summary["shots"], strict=True):
+        if got["skipped"]:
+            why[got["skipped"].split(":")[0].split(" (")[0]] += 1
+            continue
+        if row["x_mm"]:
+            misses.append(
+                math.hypot(got["x_mm"] - float(row["x_mm"]), got["y_mm"] - float(row["y_mm"]))
+            )
+        if got["speed_mm_s"] is not None:
+            speeds.append(got["speed_mm_s"] / float(row["speed_mm_s"]) - 1)
+    rms = lambda v: float(np.sqrt(np.mean(np.square(v)))) if v else math.nan  # noqa: E731
+    return {
+        "shots": len(truth),
+        "first_touch_on_board": sum(bool(row["x_mm"]) for row in truth),
+        "measured": sum(not got["skipped"] for got in summary["shots"]),
+        "touch_rms_mm": rms(misses),
+        "touch_worst_mm": max(misses, default=math.nan),
+        "speeds": len(speeds),
+        "speed_rms_pct": 100 * rms(speeds),
+        "skipped": "; ".join(f"{n} {reason}" for reason, n in why.most_common()),
+    }
+
+
+def row_text(place: tuple, result: dict) -> str:
+    d, e, p, t = place
+    where = f"| {d:g} m | {e:g}° | {p:+g}° | {'yes' if t else 'no'} |"
+    if "not_approved" in result:
+        return f"{where} not approved by the plan: {result['not_approved']} | | |"
+    if "refused" in result:
+        return f"{where} refused: {result['refused']} | | |"
+    skipped = f"; skipped: {result['skipped']}" if result["skipped"] else ""
+    return (
+        f"{where} {result['measured']} of {result['shots']} ({result['first_touch_on_board']} "
+        f"first touched the board){skipped} | {result['touch_rms_mm']:.1f} mm (worst "
+        f"{result['touch_worst_mm']:.1f}) | {result['speed_rms_pct']:.1f} % over "
+        f"{result['speeds']} |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--places", nargs="*", type=parse_place, default=None)
+    parser.add_argument("--angles", default="docs/examples/measured-shots.csv")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--size", type=lambda s: tuple(int(v) for v in s.split("x")), default=(1920, 1080)
+    )
+    parser.add_argument("--fov", type=float, default=60.0)
+    args = parser.parse_args()
+    print(
+        "| distance | elevation | direction | tractor | shots measured "
+        "| first touch rms | speed rms |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for place in args.places or GRID:
+            notes = plan_notes(place, args.angles, args.seed, args.size, args.fov)
+            result = (
+                {"not_approved": "; ".join(notes)} if notes else run_place(place, args, Path(tmp))
+            )
+            print(row_text(place, result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
