@@ -71,7 +71,7 @@ def _adders() -> tuple:
 
 
 def main(argv: list[str] | None = None) -> int:
-    previous = interruptible()
+    interruptible()
     try:
         code = _main(argv)
         if was_interrupted() and code != 130:  # a Ctrl-C that a library swallowed
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         print("piggy: interrupted", file=sys.stderr)
         return 130
     finally:
-        forget(previous)
+        forget()
 
 
 def _main(argv: list[str] | None) -> int:

@@ -11,24 +11,16 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable
-from types import FrameType
-from typing import Any
-
-#: What ``signal.signal`` takes and gives back: a function, or SIG_DFL / SIG_IGN.
-Handler = Callable[[int, FrameType | None], Any] | int | None
 
 _INTERRUPTED = threading.Event()
 
 
-def interruptible() -> Handler:
+def interruptible() -> None:
     """Install the handler (the main thread only: signals are delivered there), even
-    when piggy was started with SIGINT ignored (a shell's background job); return the
-    handler it replaced, for :func:`forget` to put back."""
+    when piggy was started with SIGINT ignored (a shell's background job)."""
     _INTERRUPTED.clear()
     if threading.current_thread() is threading.main_thread():
-        return signal.signal(signal.SIGINT, _on_interrupt)
-    return None
+        signal.signal(signal.SIGINT, _on_interrupt)
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
@@ -47,10 +39,7 @@ def was_interrupted() -> bool:
     return _INTERRUPTED.is_set()
 
 
-def forget(previous: Handler = None) -> None:
+def forget() -> None:
     """The command is over: its Ctrl-C is told, and concerns no later work in this
-    process (a test's, or a notebook's that called ``main``), whose own handler
-    (``previous``, from :func:`interruptible`) is put back."""
+    process (a test's, say)."""
     _INTERRUPTED.clear()
-    if previous is not None and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, previous)
