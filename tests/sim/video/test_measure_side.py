@@ -28,7 +28,9 @@ def filmed(tmp_path_factory):
     args += ["--size", "960x540", "--seed", "3", "--out", str(folder / "shots.mp4")]
     assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
     with open(folder / "truth.csv") as handle:
-        truth = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+        # empty cells (a rest or second touch the shot did not have) as NaN
+        rows = csv.DictReader(handle)
+        truth = [{k: float(v) if v else math.nan for k, v in row.items()} for row in rows]
     return folder, truth
 
 
