@@ -170,31 +170,36 @@ def pixels_per_mm(pose: CameraPose) -> float:
     return float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
 
 
-def bale_finder(frames: Frames, pose: CameraPose, design: Design) -> BaleFinder:
+def bale_finder(
+    frames: Frames, pose: CameraPose, design: Design, follow: bool = True
+) -> BaleFinder:
     """A finder for a blob the bale's size as seen on the board (from a quarter of
     it, partly hidden or far, to ten times it, blurred and near; smaller blobs are
     the compression's and the sensor's noise), searched at a
-    stride that keeps the bale three samples across."""
+    stride that keeps the bale three samples across; ``follow``: see
+    :class:`~sim.video.track.BaleFinder`."""
     px_per_mm = pixels_per_mm(pose)
     bale = design.bale
     across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
     area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2
     stride = int(min(4, max(1, across_px // 3)))
-    return BaleFinder(still_background(frames), max(4.0, 0.25 * area), 10 * area + 50, stride)
+    background = still_background(frames)
+    return BaleFinder(background, max(4.0, 0.25 * area), 10 * area + 50, stride, follow)
 
 
 def launch_zone(pose: CameraPose, design: Design, size: tuple[int, int]) -> LaunchZone:
     """Where a shot's bale can first be seen: its centre from the muzzle to
     :data:`~sim.video.track.LAUNCH_REACH_MM` beyond, for every yaw and pitch the
-    barrel can take, within two bale lengths (the bale first seen a few frames out,
-    past the barrel or the tractor hiding its start), and not at the picture's
-    edge (a bale coming back into view)."""
+    barrel can take (the tractor turns all the way round), within two bale
+    lengths (the bale first seen a few frames out, past the barrel or the tractor
+    hiding its start), and not at the picture's edge (a bale coming back into
+    view)."""
     launcher = design.launcher
     pivot = np.array([0.0, 0.0, launcher.pivot_height_mm])
     reach = release_radius_mm(design)
     ways = [
         direction(yaw, pitch)
-        for yaw in np.arange(-90.0, 91.0, 10.0)
+        for yaw in np.arange(-180.0, 180.0, 10.0)
         for pitch in np.arange(launcher.pitch_min_deg - 5, launcher.pitch_max_deg + 6, 5.0)
     ]
     points = np.array(
@@ -225,7 +230,7 @@ def measure_video(
     pose = locate_camera(frames, layout, intrinsics)
     if piggies is not None:
         check_layout(video, pose, piggies, design)  # before the long pass
-    finder = bale_finder(frames, pose, design)
+    finder = bale_finder(frames, pose, design, follow=piggies is None)
     on_ready(info)
     track = track_video(frames, finder, progress)
     shots = split_shots(track, info.fps, launch_zone(pose, design, (info.width, info.height)))

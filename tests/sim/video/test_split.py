@@ -97,3 +97,28 @@ def test_the_bale_is_followed_through_a_size_change_past_a_still_larger_change()
     for hit, centre in found:
         assert hit is not None and np.hypot(hit[0] - centre[0], hit[1] - centre[1]) < 0.6
     assert (finder.background[20:30, 200:220] > 80 + MIN_CHANGE).all()
+
+
+def test_the_launch_zone_holds_a_shot_fired_back_toward_the_start():
+    """The tractor turns all the way round: a shot at yaw 160 deg (toward the start
+    Mud Pit, at the camera behind the board) starts a shot as one at yaw 0 does.
+    The zone once spanned yaws -90 to 90 only, and such shots were merged into the
+    shot before (37 shots of 40 on a film aimed at every piggy)."""
+    import cv2
+
+    from models.design import load_design
+    from sim.physics.ballistics import direction, release_radius_mm
+    from sim.video.camera import Camera
+    from sim.video.detect import CameraPose, Intrinsics
+    from sim.video.measure import launch_zone
+
+    camera = Camera((0.0, -800.0, 700.0), (0.0, 120.0, 0.0), 60.0, 960, 540)
+    k = camera.K
+    rvec = cv2.Rodrigues(camera.R)[0].ravel()
+    pose = CameraPose(Intrinsics(k[0, 0], k[1, 1], k[0, 2], k[1, 2]), rvec, camera.t, 0.1, ())
+    design = load_design("stock")
+    zone = launch_zone(pose, design, (camera.width, camera.height))
+    pivot = np.array([0.0, 0.0, design.launcher.pivot_height_mm])
+    for yaw in (0.0, 90.0, 160.0, -160.0, 180.0):
+        muzzle = pivot + (release_radius_mm(design) + 20.0) * direction(yaw, -10.0)
+        assert zone.holds(pose.project(muzzle[None])[0]), yaw
