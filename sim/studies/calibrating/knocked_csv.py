@@ -13,27 +13,21 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from models import file_kinds
-from models.design import RANGES
 from models.errors import InputError
 from models.files import read_text
-from models.numbers import ascii_decimal
 from models.text import shown
+from sim.studies.calibrating.shots_csv import cell_number
 
 REQUIRED = ("pitch_deg", "yaw_deg", "knocked")
 OPTIONAL = ("speed_mm_s", "unseen")
-#: Allowed values of the numbers read (as a shots CSV allows them).
-_RANGES = {
-    "pitch_deg": (-60.0, 85.0),
-    "yaw_deg": (-180.0, 180.0),
-    "speed_mm_s": RANGES["launcher.muzzle_speed_mm_s"],
-}
+#: The numbers read, each in the range a shots CSV allows (shots_csv.cell_number).
+_NUMBERS = ("pitch_deg", "yaw_deg", "speed_mm_s")
 
 
 @dataclass(frozen=True)
@@ -90,7 +84,7 @@ def parse_knocked_shots(text: str, piggies: list[str], source: str = "shots") ->
             )
     if len(rows) < 3:
         raise InputError(f"{source}: {len(rows) - 1} shot(s); the check needs at least 2")
-    numbers: dict[str, list[float]] = {name: [] for name in _RANGES}
+    numbers: dict[str, list[float]] = {name: [] for name in _NUMBERS}
     knocked, unseen = [], []
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -98,8 +92,8 @@ def parse_knocked_shots(text: str, piggies: list[str], source: str = "shots") ->
                 f"{source} row {number}: {len(row)} values, the header has {len(header)}"
             )
         cells = dict(zip(header, row, strict=True))
-        for name in _RANGES:
-            numbers[name].append(_number(cells.get(name, ""), name, number, source))
+        for name in _NUMBERS:
+            numbers[name].append(cell_number(cells.get(name, ""), name, number, source))
         knocked.append(_names(cells["knocked"], "knocked", piggies, number, source))
         unseen.append(_names(cells.get("unseen", ""), "unseen", piggies, number, source))
         if both := knocked[-1] & unseen[-1]:
@@ -125,22 +119,3 @@ def _names(text: str, column: str, piggies: list[str], row: int, source: str) ->
     if len(set(names)) != len(names):
         raise InputError(f"{source} row {row}, column '{column}': a piggy is named twice")
     return frozenset(names)
-
-
-def _number(text: str, name: str, row: int, source: str) -> float:
-    text = text.strip()
-    if not text:
-        if name != "speed_mm_s":
-            raise InputError(f"{source} row {row}, column '{name}': empty (it is required)")
-        return math.nan
-    value = ascii_decimal(text)
-    if value is None:
-        raise InputError(
-            f"{source} row {row}, column '{name}': '{shown(text)}' is not a number in ASCII digits"
-        )
-    lo, hi = _RANGES[name]
-    if not lo <= value <= hi:
-        raise InputError(
-            f"{source} row {row}, column '{name}': {text} is out of range [{lo:g}, {hi:g}]"
-        )
-    return value

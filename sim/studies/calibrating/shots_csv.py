@@ -119,7 +119,7 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
             )
         cells = dict(zip(header, row, strict=True))  # NOTES columns are not read
         for name in allowed:
-            columns[name].append(_number(cells.get(name, ""), name, number, source))
+            columns[name].append(cell_number(cells.get(name, ""), name, number, source))
         _check_points({name: values[-1] for name, values in columns.items()}, number, source)
     arrays = {name: np.array(values, float) for name, values in columns.items()}
     return MeasuredShots(
@@ -145,7 +145,10 @@ def _check_points(row: dict[str, float], number: int, source: str) -> None:
             )
 
 
-def _number(text: str, name: str, row: int, source: str) -> float:
+def cell_number(text: str, name: str, row: int, source: str) -> float:
+    """A CSV cell of column ``name`` (row ``row`` of ``source``) as a number in its
+    range; NaN where an optional cell is empty. Shared with the check's CSV
+    (sim/studies/calibrating/knocked_csv.py)."""
     text = text.strip()
     if not text:
         if name in REQUIRED:
