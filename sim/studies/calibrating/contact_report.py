@@ -12,7 +12,12 @@ from pathlib import Path
 from models.design import Design, design_toml
 from models.files import write_text_atomic
 from sim.studies.calibrating.calibration_result import CalibrationResult
-from sim.studies.calibrating.contact_fit import COEFFICIENTS, SEARCH, ContactFit
+from sim.studies.calibrating.contact_fit import (
+    COEFFICIENTS,
+    MIN_SECOND_TOUCHES,
+    SEARCH,
+    ContactFit,
+)
 from sim.studies.calibrating.fitted_file import header, supported, with_values
 
 #: What no video of the bale on the board can tell, said with every fit.
@@ -53,6 +58,12 @@ def undetermined_note(name: str, fit: ContactFit, kept: float) -> str:
     e = fit.estimates[name]
     lo, hi = SEARCH[name]
     seen = f"{fit.second_touches} second touches and {fit.rests} rests"
+    if name == "restitution" and fit.second_touches < MIN_SECOND_TOUCHES:
+        return (
+            f"the bale's restitution is not determined: {fit.second_touches} second touches "
+            f"of {fit.shots} shots (at least {MIN_SECOND_TOUCHES}), and a bounce the "
+            f"camera did not see cannot be told from none; the design keeps {kept:g}"
+        )
     return (
         f"the bale's {name} is not determined: {seen} of {fit.shots} shots leave it "
         f"anywhere in [{e.low:.2g}, {e.high:.2g}] of the range searched [{lo:g}, {hi:g}] "

@@ -19,6 +19,7 @@ from sim.studies.calibrating.contact_fit import (
     ContactFit,
     ContactNotFitted,
     check_shown,
+    is_determined,
 )
 from sim.studies.calibrating.contact_report import write_contact_design
 from sim.studies.calibrating.contact_stats import LENGTH_UNIT_MM, shown
@@ -110,6 +111,32 @@ def test_the_fitted_file_has_the_bale_values_with_intervals_and_keeps_the_undete
     assert "the bale's friction is not determined" in text and "the design keeps 0.5" in text
     assert "cannot be determined (the board's are kept" in text
     assert "friction = 0.5\n" in text  # no number claimed for it
+
+
+def test_restitution_needs_bounces_seen_and_says_so_rather_than_a_number():
+    """A measured CSV cannot tell a bounce the camera missed from none: measured from
+    a side film of a bale of restitution 0.7 with no second touch seen, the fit read
+    0.02 [0.02, 0.16]. With fewer than 4 second touches restitution gets no value;
+    friction, read from the rests, still does."""
+    assert not is_determined("restitution", 0.02, 0.16, second_touches=3)
+    assert is_determined("restitution", 0.6, 0.8, second_touches=4)
+    assert is_determined("friction", 0.76, 0.94, second_touches=0)
+    assert not is_determined("friction", 0.0, 5.0, second_touches=20)  # the whole range
+    from sim.studies.calibrating.contact_report import undetermined_note
+
+    fit = ContactFit(
+        estimates={
+            "restitution": ContactEstimate("restitution", None, 0.02, 0.156, 0.5),
+            "friction": ContactEstimate("friction", 0.846, 0.756, 0.942, 0.5),
+        },
+        shots=32,
+        second_touches=0,
+        rests=8,
+        sandbox_shots=7936,
+        cpu_s=43.0,
+    )
+    note = undetermined_note("restitution", fit, 0.5)
+    assert "0 second touches of 32 shots" in note and "cannot be told from none" in note
 
 
 def test_calibrate_contact_without_the_columns_fits_the_launcher_and_says_why(capsys, tmp_path):
