@@ -1,10 +1,12 @@
 """How often the contact fit's 95 % intervals hold a hidden bale's values.
 
     python scripts/contact_coverage.py [--hidden 0.7,0.3 0.8,0.6 ...] [--seeds 1-8]
+        [--shots-per-pitch 8]
 
 For each hidden (restitution, friction) of the bale and each seed: 40 sandbox
-shots at the example's settings (sim/studies/calibrating/sandbox_shots.py, with the
-rest and second-touch columns), the launcher fitted, then the contact
+shots at the example's settings (5 pitches, ``--shots-per-pitch`` 8 each;
+sim/studies/calibrating/sandbox_shots.py, with the rest and second-touch
+columns), the launcher fitted, then the contact
 (sim/studies/calibrating/contact_fit.py, its sandbox seeded apart from the shots').
 One JSON line a fit (flushed: a long study can be read as it goes), then a summary:
 how many intervals held the hidden value, their mean and largest half-widths, and
@@ -31,6 +33,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hidden", nargs="+", default=["0.7,0.3", "0.8,0.6", "0.4,0.8"])
     parser.add_argument("--seeds", default="1-4", help="first-last, inclusive")
+    parser.add_argument("--shots-per-pitch", type=int, default=8)
     args = parser.parse_args()
     first, last = (int(v) for v in args.seeds.split("-"))
     stock, board = load_design("stock"), load_board("stock")
@@ -43,14 +46,22 @@ def main() -> int:
             bale = dataclasses.replace(
                 stock.bale, restitution=hidden["restitution"], friction=hidden["friction"]
             )
-            text = sandbox_shots_csv(dataclasses.replace(stock, bale=bale), seed=seed, contact=True)
+            text = sandbox_shots_csv(
+                dataclasses.replace(stock, bale=bale),
+                shots_per_pitch=args.shots_per_pitch,
+                seed=seed,
+                contact=True,
+            )
             shots = parse_shots(text, source=f"hidden {pair} seed {seed}")
             fit = fit_contact(shots, calibrate(shots, stock), board, seed=seed + 1000)
             for name, e in fit.estimates.items():
                 held[name] += e.low <= hidden[name] <= e.high
                 halves[name].append((e.high - e.low) / 2)
             cpu.append(fit.cpu_s)
-            print(json.dumps({"hidden": hidden, "seed": seed, **fit.to_dict()}), flush=True)
+            print(
+                json.dumps({"hidden": hidden, "seed": seed, "shots": len(shots), **fit.to_dict()}),
+                flush=True,
+            )
     for name in COEFFICIENTS:
         print(
             f"{name}: held {held[name]} of {len(cpu)}; half-width mean "
