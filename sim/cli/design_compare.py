@@ -64,9 +64,9 @@ def _design_test_args(args):
         check_output(args.plot, "--plot", (".png",))
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)  # its plain options before any study module
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing import cached_maps
 
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
+    cache = check_output_folder(cached_maps.cache_folder(args.cache), "--cache")
     return layout.board, spec, workers_of(args), cache
 
 

@@ -68,7 +68,7 @@ def compare(
     the first compared with the first shot for shot (``sim.studies.comparing.compare.Comparison``)
     and the hit maps' rows; ``rule``, δ (``delta``, else the rule's default) and
     ``budget_s`` as the command's (sim/studies/comparing/comparison_rule.py)."""
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing import cached_maps, design_tools
     from sim.studies.comparing.comparison_rule import comparison_rule
 
     spec = plain_spec(designs[0], spaces, shots, precision, seed, aimer)
@@ -77,7 +77,7 @@ def compare(
         load_board(spec.board),
         [load_design(d) for d in designs],
         workers or os.cpu_count() or 1,
-        design_tools.cache_folder(str(cache) if cache else None),
+        cached_maps.cache_folder(str(cache) if cache else None),
         None,
         comparison_rule(spec, rule, delta, budget_s),
     )

@@ -29,7 +29,7 @@ import numpy as np
 from models.board import Board, load_board
 from models.design import Design
 from models.errors import InputError
-from sim.studies.comparing import compare, design_tools, verdict, verdict_words
+from sim.studies.comparing import cached_maps, compare, verdict, verdict_words
 from sim.studies.comparing.engines_verdict import AcrossEngines
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import space_firing, space_shots
@@ -278,5 +278,5 @@ def record(
     """The page of a comparison just made (``design compare --html``): the maps it was
     made of, read back from ``cache`` as it made them, then :func:`build` (its shots
     recorded, a few seconds)."""
-    maps = design_tools.comparison_maps(spec, designs, comparison.rule, workers, cache)
+    maps = cached_maps.comparison_maps(spec, designs, comparison.rule, workers, cache)
     return build(spec, board, designs, comparison, maps, made_by, scale, across)
