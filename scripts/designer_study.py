@@ -34,7 +34,7 @@ from models.design import load_design
 from models.stats import wilson_interval
 from sim.studies.comparing import cached_maps, compare, design_tools, report, verdict
 from sim.studies.shots import rqmc, space_shots
-from sim.views.design_pictures import difference_figure
+from sim.views.difference_map import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 from sim.views.report_page import write_report_page

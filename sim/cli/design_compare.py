@@ -149,7 +149,8 @@ def _write_pictures(c: _Compared, args) -> None:
     """The difference map (``--plot``) and the page (``--html``), the first engine's."""
     across = c.across[0] if c.across else None
     if args.plot:  # matplotlib only for a picture: a re-read without one is quick
-        from sim.views.design_pictures import comparison_figure, difference_figure
+        from sim.views.design_pictures import comparison_figure
+        from sim.views.difference_map import difference_figure
         from sim.views.pictures import save_figure
 
         figure = (

@@ -21,7 +21,7 @@ from models.files import write_text_atomic
 from sim.studies.comparing import compare, verdict_words
 from sim.studies.shots import rqmc
 from sim.views import viewer
-from sim.views.design_pictures import difference_figure
+from sim.views.difference_map import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import figure_png
 from sim.views.sensitivity_picture import sensitivity_section
