@@ -1,6 +1,6 @@
 """The words of a design comparison, shared by its verdict line (text and JSON:
 sim/studies/comparing/compare.py), its difference map and its report page
-(sim/views/difference_map.py, sim/views/report_page.py), so that all say the same
+(sim/views/difference_map.py, sim/views/report_rows.py), so that all say the same
 thing the same way.
 
 First the board mean, the sentence a designer reads before anything else (is B
