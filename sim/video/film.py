@@ -245,15 +245,14 @@ def truth_rows(takes: Sequence[Take], board: Board, piggies: bool = False) -> li
     rows = []
     for take in takes:
         shot = take.shot
-        on_board = shot.first_contact_with == "board" and shot.first_contact_mm is not None
-        x, y = shot.first_contact_mm[:2] if on_board else ("", "")  # type: ignore[index]
+        touch = shot.first_contact_mm if shot.first_contact_with == "board" else None
         rest, second = rest_on_board_mm(shot, board), second_touch_mm(shot)
         rows.append(
             {
                 "pitch_deg": f"{take.pitch_deg:g}",
                 "yaw_deg": f"{take.yaw_deg:g}",
-                "x_mm": f"{x:.2f}" if on_board else "",
-                "y_mm": f"{y:.2f}" if on_board else "",
+                "x_mm": "" if touch is None else f"{touch[0]:.2f}",
+                "y_mm": "" if touch is None else f"{touch[1]:.2f}",
                 "speed_mm_s": f"{shot.speed_mm_s:.1f}",
                 "rest_x_mm": "" if rest is None else f"{rest[0]:.2f}",
                 "rest_y_mm": "" if rest is None else f"{rest[1]:.2f}",
