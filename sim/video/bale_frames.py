@@ -5,7 +5,7 @@ hidden where a nearer body is drawn; and the sensor noise laid on every frame.""
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,22 +21,16 @@ NOISE_BANK = 8
 SHADOW_HEIGHT_MM = 150.0
 
 
-class Exposure(Protocol):
-    """What of a film's settings the bale's drawing reads (sim/video/film.py's
-    ``FilmSettings``): the frames a second, the shutter open for ``exposure`` of a
-    period, the renders averaged over it, and the rolling shutter's readout."""
+@dataclass(frozen=True)
+class Exposure:
+    """How a frame of a film is exposed (sim/video/film.py's ``FilmSettings.exposed``):
+    the frames a second, the shutter open for ``exposure`` of a period, the renders
+    averaged over that time, and the rolling shutter's readout, a share of the period."""
 
-    @property
-    def fps(self) -> int: ...
-
-    @property
-    def exposure(self) -> float: ...
-
-    @property
-    def blur_samples(self) -> int: ...
-
-    @property
-    def rolling_shutter(self) -> float: ...
+    fps: int
+    exposure: float
+    blur_samples: int
+    rolling_shutter: float
 
 
 class Noise:
@@ -100,7 +94,7 @@ def draw_bale(
     hull_mm: np.ndarray,
     shot: ShotResult,
     time_s: float,
-    settings: Exposure,
+    exposed: Exposure,
     depth: np.ndarray | None = None,
 ) -> tuple[slice, slice, np.ndarray] | None:
     """The bale and its shadow drawn on the still scene, blurred over the exposure and
@@ -110,16 +104,16 @@ def draw_bale(
     nearer than its centre is drawn, and its shadow falls on the board only."""
     import cv2
 
-    samples = settings.blur_samples if settings.exposure > 0 else 1
-    period = 1.0 / settings.fps
+    samples = exposed.blur_samples if exposed.exposure > 0 else 1
+    period = 1.0 / exposed.fps
     shapes = []  # per sample: the bale's outline, its shadow's, the shadow's depth, its gain
     for k in range(samples):
-        t = time_s + settings.exposure * period * (k + 0.5) / samples
+        t = time_s + exposed.exposure * period * (k + 0.5) / samples
         centre, _, in_play = _bale_pose(shot, t)
         pixel = camera.project(centre)
-        if settings.rolling_shutter > 0 and np.isfinite(pixel).all():
+        if exposed.rolling_shutter > 0 and np.isfinite(pixel).all():
             row = min(max(pixel[1], 0.0), camera.height - 1.0)
-            t += settings.rolling_shutter * period * row / camera.height
+            t += exposed.rolling_shutter * period * row / camera.height
         centre, rotation, in_play = _bale_pose(shot, t)
         if not in_play:
             continue

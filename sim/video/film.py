@@ -44,7 +44,7 @@ from sim.physics.results import ShotResult
 from sim.studies.calibrating.contact_stats import rest_on_board_mm, second_touch_mm
 from sim.video import defaults
 from sim.video.angles import Angles
-from sim.video.bale_frames import Noise, draw_bale
+from sim.video.bale_frames import Exposure, Noise, draw_bale
 from sim.video.camera import Camera
 from sim.video.film_piggies import Look, gap_pictures, piggy_drawer, turned_tractor
 from sim.video.markers import marker_layout
@@ -81,6 +81,11 @@ class FilmSettings:
     @property
     def gap_frames(self) -> int:
         return max(1, round(self.gap_s * self.fps))
+
+    @property
+    def exposed(self) -> Exposure:
+        """What of these settings the bale's drawing reads."""
+        return Exposure(self.fps, self.exposure, self.blur_samples, self.rolling_shutter)
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,7 @@ def write_film(
         turned = turned_tractor(parts or [], take.shot.yaw_deg)
         return drawer.look(scene, turned, background(take), take.shot.recording)
 
-    hull = design.bale.hull_mm
+    hull, exposed = design.bale.hull_mm, settings.exposed
     noise = Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
     with replacing(tmp, path):
@@ -222,7 +227,7 @@ def write_film(
                         canvas, depth = drawer.frame(current, recording, time_s + mid_exposure)
                     send(
                         canvas,
-                        draw_bale(canvas, gain, camera, hull, take.shot, time_s, settings, depth),
+                        draw_bale(canvas, gain, camera, hull, take.shot, time_s, exposed, depth),
                     )
                 following = look(takes[index + 1]) if index + 1 < len(takes) else None
                 for picture in gap_pictures(still, current, following, settings.gap_frames):

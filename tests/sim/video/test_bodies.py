@@ -74,8 +74,10 @@ def test_the_bale_is_hidden_behind_a_nearer_body():
     shot = ShotResult(0, 0, 2000, [0, 0, 0], None, None, None, [0, 0, 0], [], [], 0, True, {}, "")
     shot = ShotResult(**{**shot.__dict__, "recording": rec})
     settings = FilmSettings(exposure=0.0, rolling_shutter=0.0)
-    hidden = draw_bale(image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings, depth)
-    shown = draw_bale(image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings)
+    hidden = draw_bale(
+        image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings.exposed, depth
+    )
+    shown = draw_bale(image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings.exposed)
     assert hidden is not None and shown is not None
     rows, cols, picture = hidden
     cube = np.isfinite(depth[rows, cols])
