@@ -23,7 +23,7 @@ from sim.cli.common import (
 )
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.defaults import DIFFERENCE_SCALES
-from sim.studies.comparing.comparison_rule import check_rule
+from sim.studies.comparing.comparison_rule import DEFAULT_RULE, check_rule
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -323,7 +323,7 @@ def _add_rule_options(q) -> None:
     """When a space stops, and in which engines."""
     q.add_argument(
         "--rule",
-        default="mean",
+        default=DEFAULT_RULE,
         metavar="RULE",
         help="when the shots stop: mean (default: the board mean decided, docs/hitmap.md), "
         "spaces (each space's verdict decided; 'paired' is its old name) or per-map "

@@ -143,7 +143,8 @@ def _mean(value, mean) -> str:
 
 
 def _pairs(comparison: Comparison) -> str:
-    """The pairs a space took, fewest to most (the paired rule's)."""
+    """The pairs a space took, fewest to most (a rule that fires the designs together:
+    mean, spaces)."""
     fired = [r.shots for r in comparison.spaces if r.diff is not None]
     return f"{min(fired)}-{max(fired)}" if fired else "0"
 

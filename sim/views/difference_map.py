@@ -38,7 +38,7 @@ def difference_figure(
     the board-mean verdict (sim/studies/comparing/verdict_words.py) and then counts the spaces.
 
     Each space shows what the comparison says of it: significant spaces are drawn
-    full, outlined and starred; under the paired rule a space found the same within
+    full, outlined and starred; under the spaces rule a space found the same within
     ±δ is faded with a dashed outline and "≈", one undecided at the cap faded with
     "?"; under the per-map rule the others are faded. A space with fewer than
     :data:`~sim.studies.shots.dead_zones.FEW_SHOTS` pairs says how many under its number;

@@ -131,7 +131,7 @@ _TESTS = {
 
 def test_words(data: dict) -> tuple[str, str]:
     """The p column's head and what the interval and p are, for the test actually run:
-    the paired rule's sequential McNemar, else the per-map rule's test for the sampler
+    the sequential rules' McNemar (mean, spaces), else the per-map rule's test for the sampler
     (a t-test over RQMC's scrambles, McNemar's with plain Monte Carlo)."""
     if data.get("rule") in ("mean", "spaces"):
         return _TESTS[data["rule"]]
@@ -192,7 +192,7 @@ def _engine_words(row: dict) -> str:
 
 
 def table_rows(data: dict) -> list[dict]:
-    """The table's rows, each with why the paired rule stopped there in words (and,
+    """The table's rows, each with why the spaces rule stopped there in words (and,
     with several engines, what they found there)."""
     engines = {r["space"]: _engine_words(r) for r in data.get("engines", {}).get("spaces", [])}
     return [

@@ -4,7 +4,7 @@ sim/views/report_page.py draws it.
 
 The page is one self-contained file: the verdict (the board mean first, then the
 spaces counted), the difference map and both hit maps as pictures inside it, the
-per-space table (with why the paired rule stopped at each space), what made it (the
+per-space table (with why the spaces rule stopped at each space), what made it (the
 rule and δ among it), and for a few spaces a representative shot of each design in
 the 3D viewer (sim/views/viewer.py). A page cannot fire shots once it is sent, so
 the shots it shows are recorded when it is written: for at most
@@ -185,7 +185,7 @@ def build(
     across: AcrossEngines | None = None,
 ) -> Report:
     """Everything the page shows, shots recorded: the board-mean verdict and the spaces
-    counted, the rule and δ, a row per space (with why the paired rule stopped there),
+    counted, the rule and δ, a row per space (with why the spaces rule stopped there),
     the shots fired again, and what made it (``made_by``, with the rule's constants
     where it does not record them); with ``across``, what every engine's verdict is,
     space by space and on average. The pictures are left to the page

@@ -142,7 +142,7 @@ def spaces_line(
 
 
 def stop_words(stop: str | None, significant: bool, delta: float | None) -> str:
-    """Why the paired rule stopped at a space, in words ("" for a space it did not
+    """Why the spaces rule stopped at a space, in words ("" for a space it did not
     compare): a space at the cap whose difference is significant after all (Holm over
     the spaces) is not undecided."""
     if stop is None:
