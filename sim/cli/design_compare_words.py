@@ -74,6 +74,13 @@ def print_figures(results: list[dict], paired_with: str | None) -> None:
         print(
             f"(worst space: fewer than {FEW_SHOTS} shots; its P is uncertain, measure it with more)"
         )
+    _print_dead_zones(results)
+    if paired_with is not None:
+        print(verdict_words.PAIRED_FIGURES.format(design=paired_with))
+
+
+def _print_dead_zones(results: list[dict]) -> None:
+    """Each design's dead zones named, by kind (a design with none says nothing)."""
     for r in results:
         named = [
             f"{kind.replace('_', ' ')} {', '.join(r['dead_zones'][kind])}"
@@ -82,8 +89,6 @@ def print_figures(results: list[dict], paired_with: str | None) -> None:
         ]
         if named:
             print(f"dead zones of {r['design']}: " + "; ".join(named))
-    if paired_with is not None:
-        print(verdict_words.PAIRED_FIGURES.format(design=paired_with))
 
 
 def print_differences(comparisons: list[Comparison], sampler: str) -> None:
