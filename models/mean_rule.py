@@ -55,7 +55,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from models.stats import PairedDifference, holm, mcnemar_exact, tango_interval
+from models.stats import PairedDifference, holm, mcnemar_exact, tango_difference
 
 #: The family-wise error rate of the flags, and one minus the intervals' coverage.
 ALPHA = 0.05
@@ -139,19 +139,8 @@ class MeanRule:
     def space(self, both: int, a_only: int, b_only: int, neither: int) -> PairedDifference:
         """One space at the stopping look: its difference, Tango's interval at
         :attr:`z` and its :meth:`p_value`."""
-        pairs = both + a_only + b_only + neither
-        low, high = tango_interval(a_only, b_only, pairs, self.z)
-        return PairedDifference(
-            pairs,
-            (both + a_only) / pairs,
-            (both + b_only) / pairs,
-            (b_only - a_only) / pairs,
-            low,
-            high,
-            a_only,
-            b_only,
-            self.p_value(a_only, b_only),
-        )
+        p_value = self.p_value(a_only, b_only)
+        return tango_difference(both, a_only, b_only, neither, self.z, p_value)
 
 
 # --- checking a rule by simulation ----------------------------------------------------------

@@ -49,7 +49,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from models.stats import PairedDifference, holm, mcnemar_exact, tango_interval
+from models.stats import PairedDifference, holm, mcnemar_exact, tango_difference
 
 #: The family-wise error rate of the flags, and one minus the intervals' coverage.
 ALPHA = 0.05
@@ -98,19 +98,8 @@ class PairedRule:
         """The difference after the pairs counted (``a_only``: the target knocked out
         by A only, and so on), with Tango's score interval at :attr:`z` and the exact
         McNemar p-value of this look."""
-        pairs = both + a_only + b_only + neither
-        low, high = tango_interval(a_only, b_only, pairs, self.z)
-        return PairedDifference(
-            pairs,
-            (both + a_only) / pairs,
-            (both + b_only) / pairs,
-            (b_only - a_only) / pairs,
-            low,
-            high,
-            a_only,
-            b_only,
-            mcnemar_exact(a_only, b_only),
-        )
+        p_value = mcnemar_exact(a_only, b_only)
+        return tango_difference(both, a_only, b_only, neither, self.z, p_value)
 
     def stop(self, at: PairedDifference) -> str | None:
         """Why a space stops after the look ``at``, or None to fire on."""

@@ -234,6 +234,29 @@ def tango_interval(a_only: int, b_only: int, pairs: int, z: float = Z_95) -> tup
 _BISECTIONS = 50
 
 
+def tango_difference(
+    both: int, a_only: int, b_only: int, neither: int, z: float, p_value: float
+) -> PairedDifference:
+    """P_B - P_A from the counts of the four kinds of pair (``a_only``: the target
+    knocked out by A only, and so on) with Tango's score interval at ``z``
+    (:func:`tango_interval`) and ``p_value``, the sequential rule's at its look (the
+    spaces rule's McNemar, models/sequential.py; the board-mean rule's adjusted over
+    its looks, models/mean_rule.py)."""
+    pairs = both + a_only + b_only + neither
+    low, high = tango_interval(a_only, b_only, pairs, z)
+    return PairedDifference(
+        pairs,
+        (both + a_only) / pairs,
+        (both + b_only) / pairs,
+        (b_only - a_only) / pairs,
+        low,
+        high,
+        a_only,
+        b_only,
+        p_value,
+    )
+
+
 def _tango_score(a_only: int, b_only: int, pairs: int, difference: float) -> float:
     """Tango's score statistic for "P_B - P_A = difference": the observed difference
     less the one tried, over its standard error with P(A only) at its maximum

@@ -32,9 +32,9 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import load_design
 from models.stats import wilson_interval
-from sim.studies.comparing import compare, design_tools, report, verdict
+from sim.studies.comparing import cached_maps, compare, design_tools, report, verdict
 from sim.studies.shots import rqmc, space_shots
-from sim.views.design_pictures import difference_figure
+from sim.views.difference_map import difference_figure
 from sim.views.hitmap_picture import heatmap_figure
 from sim.views.pictures import save_figure
 from sim.views.report_page import write_report_page
@@ -115,7 +115,7 @@ def main() -> None:
     stock, fast = load_design("stock"), load_design("fast-spring")
 
     start = time.perf_counter()
-    stock_map = design_tools.design_parts(spec, stock, args.workers, cache)
+    stock_map = cached_maps.design_parts(spec, stock, args.workers, cache)
     seconds = time.perf_counter() - start
     rows = [m.row.to_dict() for m in stock_map]
     shots = sum(r["shots"] for r in rows)
@@ -135,7 +135,7 @@ def main() -> None:
         paired, board, [stock, fast], args.workers, cache
     )
     versus = comparisons[0]
-    base_map, fast_map = design_tools.paired_maps(
+    base_map, fast_map = cached_maps.paired_maps(
         paired, [stock, fast], versus.rule, args.workers, cache
     )
     made_by = (
@@ -152,9 +152,9 @@ def main() -> None:
     # the guesses varied against stock as designed: each map to ±precision on its own
     # (the two differ in their settings, not their design), plain Monte Carlo as before
     as_designed = dataclasses.replace(spec, precision=args.compare_precision)
-    base_map = design_tools.design_parts(as_designed, stock, args.workers, cache)
+    base_map = cached_maps.design_parts(as_designed, stock, args.workers, cache)
     vary_spec = dataclasses.replace(as_designed, vary=VARY)
-    varied = design_tools.design_parts(vary_spec, stock, args.workers, cache)
+    varied = cached_maps.design_parts(vary_spec, stock, args.workers, cache)
     robust = compare.compare_parts(
         "as designed", "guesses varied", [m.part for m in base_map], [m.part for m in varied]
     )

@@ -4,7 +4,6 @@ side by side (compare), or one design field varied over a range (sweep)."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from typing import TYPE_CHECKING
 
@@ -24,8 +23,7 @@ from sim.cli.common import (
 )
 from sim.cli.hitmap import sweep_options, workers_of
 from sim.defaults import DIFFERENCE_SCALES
-from sim.studies.comparing.comparison_rule import check_rule
-from sim.studies.shots.dead_zones import FEW_SHOTS
+from sim.studies.comparing.comparison_rule import DEFAULT_RULE, check_rule
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,9 +34,6 @@ if TYPE_CHECKING:
     from sim.studies.comparing.engines_verdict import AcrossEngines
     from sim.studies.running.cluster import StudyWorkers
     from sim.studies.shots.space_shots import SweepSpec
-
-#: The dead zones of ``design compare``'s figures, in the order printed.
-DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
 
 
 def design_test_options(q, plot_help="the comparison picture") -> None:
@@ -69,9 +64,9 @@ def _design_test_args(args):
         check_output(args.plot, "--plot", (".png",))
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)  # its plain options before any study module
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing import cached_maps
 
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
+    cache = check_output_folder(cached_maps.cache_folder(args.cache), "--cache")
     return layout.board, spec, workers_of(args), cache
 
 
@@ -154,7 +149,8 @@ def _write_pictures(c: _Compared, args) -> None:
     """The difference map (``--plot``) and the page (``--html``), the first engine's."""
     across = c.across[0] if c.across else None
     if args.plot:  # matplotlib only for a picture: a re-read without one is quick
-        from sim.views.design_pictures import comparison_figure, difference_figure
+        from sim.views.design_pictures import comparison_figure
+        from sim.views.difference_map import difference_figure
         from sim.views.pictures import save_figure
 
         figure = (
@@ -193,44 +189,15 @@ def _json_compare(c: _Compared) -> None:
 
 
 def _print_compare(c: _Compared, args) -> None:
-    from sim.studies.comparing import verdict_words
+    """The comparison in words (sim/cli/design_compare_words.py)."""
+    from sim.cli import design_compare_words as words
 
-    for index, comparison in enumerate(c.comparisons):
-        if c.across:
-            print(c.across[index].verdict)
-            for engine, run in zip(c.engines, c.runs, strict=True):
-                print(f"  {engine}: {run[1][index].verdict}")
-        else:
-            print(comparison.verdict)
-    print()
-    if c.across:
-        print(f"The figures below are {c.engines[0]}'s:")
-    _print_figures(c.results)
-    if c.comparisons and c.comparisons[0].rule.sequential:
-        print(verdict_words.PAIRED_FIGURES.format(design=c.comparisons[0].design_a))
-
-    for comparison in c.comparisons:
-        mean, low, high = comparison.mean_diff
-        print(
-            f"\n{comparison.design_b} - {comparison.design_a}, same shots: mean difference "
-            f"{_mean(mean, mean)} [{_mean(low, mean)}, {_mean(high, mean)}]"
-            + ("" if comparison.rule.name == "per-map" else f", {_pairs(comparison)} pairs a space")
-        )
-        if comparison.stopped is not None:
-            print(f"  {_mean_stop(comparison)}")
-        significant = [r.to_dict() for r in comparison.spaces if r.significant]
-        for row in significant:
-            print(
-                f"  {row['space']:6s} {row['p_a']:.2f} -> {row['p_b']:.2f}  "
-                f"{_signed(row['diff'])} [{_signed(row['diff_ci_low'])}, "
-                f"{_signed(row['diff_ci_high'])}]  "
-                f"{verdict_words.p_words(row['p_value_adjusted'])} "
-                f"({verdict_words.p_test(comparison.rule.name, c.spec.sampler)})"
-            )
-    _print_cache(c.cache)
-    for path in (args.plot, args.html):
-        if path:
-            print(f"Wrote {shown(path)}")
+    by_engine = {e: run[1] for e, run in zip(c.engines, c.runs, strict=True)}
+    words.print_verdicts(c.comparisons, c.across, by_engine)
+    sequential = bool(c.comparisons) and c.comparisons[0].rule.sequential
+    words.print_figures(c.results, c.comparisons[0].design_a if sequential else None)
+    words.print_differences(c.comparisons, c.spec.sampler)
+    words.print_cache(c.cache, (args.plot, args.html))
 
 
 def _engines_of(args, designs) -> tuple[str, ...]:
@@ -258,51 +225,10 @@ def _rule_of(args, spec, workers, designs: int):
     """The comparison's rule, built once: ``--rule``, δ (``--delta``, else the rule's
     default) and ``--budget``, checked before any shot (a budget too small for the
     first look is refused, naming the smallest that fits)."""
-    from sim.studies.comparing.comparison_rule import comparison_rule
+    from sim.studies.comparing.comparison_rule import check_budget, comparison_rule
 
     rule = comparison_rule(spec, args.rule, args.delta, args.budget)
-    if rule.mean is not None and rule.budget_s is not None:
-        smallest = _first_look_seconds(rule.mean, designs, workers)
-        if rule.budget_s < smallest:
-            raise InputError(
-                f"--budget {rule.budget_s:g} is too small for the first look: give at least "
-                f"{math.ceil(smallest)} s ({rule.mean.looks()[0]} pairs a space, "
-                f"{designs} designs, at {SHOTS_PER_S_A_WORKER:g} shots/s a worker)"
-            )
-    return rule
-
-
-#: Shots a second a worker fires, about, for a budget's first look (a child aiming on
-#: the stock board, the idle development machine: docs/hitmap.md, "Time to an answer").
-SHOTS_PER_S_A_WORKER = 90.0
-
-
-def _first_look_seconds(rule, designs: int, workers) -> float:
-    """The first look's seconds at :data:`SHOTS_PER_S_A_WORKER` on the local workers
-    (a cluster counted as one worker: its size is not known before it is reached)."""
-    shots = rule.looks()[0] * rule.spaces * designs
-    return shots / (SHOTS_PER_S_A_WORKER * (workers if isinstance(workers, int) else 1))
-
-
-def _mean_stop(comparison) -> str:
-    """Where the board-mean rule stopped, in words: why, the looks, the shots, and what
-    an undecided mean would need."""
-    from sim.studies.comparing.verdict_words import mean_stop_words
-
-    return mean_stop_words(comparison.stopped.to_dict(), comparison.delta, len(comparison.spaces))
-
-
-def _mean(value, mean) -> str:
-    """A board-mean figure as the verdict prints it (sim/studies/comparing/verdict_words.py)."""
-    from sim.studies.comparing.verdict_words import figure
-
-    return "-" if value is None else figure(value, mean)
-
-
-def _pairs(comparison) -> str:
-    """The pairs a space took, fewest to most (the paired rule's)."""
-    fired = [r.shots for r in comparison.spaces if r.diff is not None]
-    return f"{min(fired)}-{max(fired)}" if fired else "0"
+    return check_budget(rule, designs, workers)
 
 
 def _write_report(path, c: _Compared, args, across) -> None:
@@ -324,59 +250,6 @@ def _write_report(path, c: _Compared, args, across) -> None:
             across,
         )
         write_report_page(path, recorded)
-
-
-def _print_cache(cache) -> None:
-    print(f"Hit maps cached in {cache} (--cache chooses another folder)")
-
-
-def _print_figures(results: list[dict]) -> None:
-    width = max(20, *(len(r["design"]) + 2 for r in results))
-    print(f"{'':24s}" + "".join(f"{r['design']:>{width}s}" for r in results))
-    lines = [
-        ("spaces in reach", lambda r: f"{r['in_reach']}/{r['spaces']}"),
-        ("mean P(knocked out)", lambda r: _p_ci(r["mean_p_target"], r["mean_p_target_ci"])),
-        (
-            "worst space",
-            lambda r: (
-                (r["worst_space"] or "-")
-                + (f" (n={r['worst_shots']})" if r["worst_few_shots"] else "")
-            ),
-        ),
-        ("worst P", lambda r: _p_ci(r["worst_p_target"], r["worst_p_target_ci"])),
-        ("collateral rate", lambda r: _p(r["collateral_rate"])),
-    ]
-    for label, cell in lines:
-        print(f"{label:24s}" + "".join(f"{cell(r):>{width}s}" for r in results))
-    for kind in DEAD_ZONE_KINDS:
-        print(
-            f"{'dead zones, ' + kind.replace('_', ' '):24s}"
-            + "".join(f"{len(r['dead_zones'][kind]):>{width}d}" for r in results)
-        )
-    if any(r["worst_few_shots"] for r in results):
-        print(
-            f"(worst space: fewer than {FEW_SHOTS} shots; its P is uncertain, measure it with more)"
-        )
-    for r in results:
-        named = [
-            f"{kind.replace('_', ' ')} {', '.join(r['dead_zones'][kind])}"
-            for kind in DEAD_ZONE_KINDS
-            if r["dead_zones"][kind]
-        ]
-        if named:
-            print(f"dead zones of {r['design']}: " + "; ".join(named))
-
-
-def _p_ci(p, ci) -> str:
-    return "-" if p is None else f"{p:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
-
-
-def _p(value) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def _signed(value) -> str:
-    return "-" if value is None else f"{value:+.2f}"
 
 
 def _swept(args, variants) -> tuple[list[dict], Path]:
@@ -411,22 +284,10 @@ def cmd_design_sweep(args) -> int:
             {"field": field, "values": values.tolist(), "results": results, "cache": str(cache)}
         )
         return 0
-    width = max(len(field), 10)
-    print(
-        f"{field:>{width}s} {'in reach':>9s} {'mean P [95 %]':>18s} {'worst space':>12s} "
-        f"{'worst P [95 %]':>18s} {'collateral':>10s}"
-    )
-    for value, r in zip(values, results, strict=True):
-        print(
-            f"{value:{width}g} {r['in_reach']:>4d}/{r['spaces']:<4d} "
-            f"{_p_ci(r['mean_p_target'], r['mean_p_target_ci']):>18s} "
-            f"{r['worst_space'] or '-':>12s} "
-            f"{_p_ci(r['worst_p_target'], r['worst_p_target_ci']):>18s} "
-            f"{_p(r['collateral_rate']):>10s}"
-        )
-    _print_cache(cache)
-    if args.plot:
-        print(f"Wrote {shown(args.plot)}")
+    from sim.cli import design_compare_words as words
+
+    words.print_sweep(field, values, results)
+    words.print_cache(cache, (args.plot,))
     return 0
 
 
@@ -462,7 +323,7 @@ def _add_rule_options(q) -> None:
     """When a space stops, and in which engines."""
     q.add_argument(
         "--rule",
-        default="mean",
+        default=DEFAULT_RULE,
         metavar="RULE",
         help="when the shots stop: mean (default: the board mean decided, docs/hitmap.md), "
         "spaces (each space's verdict decided; 'paired' is its old name) or per-map "

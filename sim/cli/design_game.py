@@ -105,9 +105,9 @@ def _hitmap_settings(args):
         None,
     )
     spec = sweep_spec(args, load_layout("empty", board=board))  # before any study module
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing import cached_maps
 
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
+    cache = check_output_folder(cached_maps.cache_folder(args.cache), "--cache")
     return workers, cache, board, spec
 
 

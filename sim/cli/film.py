@@ -121,11 +121,12 @@ def _point(text: str) -> tuple[float, float, float]:
     """An argparse ``type``: ``X,Y,Z`` in mm."""
     parts = text.split(",")
     values = [ascii_decimal(p.strip()) for p in parts]
-    if len(parts) != 3 or any(v is None or not math.isfinite(v) for v in values):
+    numbers = [v for v in values if v is not None and math.isfinite(v)]
+    if len(parts) != 3 or len(numbers) != 3:
         raise argparse.ArgumentTypeError(
             f"{shown(text, 40)} is not a point: expected X,Y,Z in mm (board frame), e.g. 0,-900,700"
         )
-    x, y, z = (float(v) for v in values)  # type: ignore[arg-type]
+    x, y, z = numbers
     return x, y, z
 
 
@@ -135,9 +136,10 @@ def _size(text: str) -> tuple[int, int]:
     values = [ascii_whole(p.strip()) for p in parts]
     (w_lo, w_hi), (h_lo, h_hi) = defaults.WIDTH_RANGE, defaults.HEIGHT_RANGE
     allowed = f"WxH, even numbers, width {w_lo} to {w_hi}, height {h_lo} to {h_hi}"
-    if len(parts) != 2 or any(v is None for v in values):
+    sides = [v for v in values if v is not None]
+    if len(parts) != 2 or len(sides) != 2:
         raise argparse.ArgumentTypeError(f"{shown(text, 40)} is not a size ({allowed})")
-    width, height = (int(v) for v in values)  # type: ignore[arg-type]
+    width, height = sides
     if not (w_lo <= width <= w_hi and h_lo <= height <= h_hi) or width % 2 or height % 2:
         raise argparse.ArgumentTypeError(f"{width}x{height} is not allowed ({allowed})")
     return width, height

@@ -123,13 +123,13 @@ def _search_of(args):
     layout = load_layout_args(args)
     spec = sweep_spec(args, layout)
     # Optuna and the studies (numpy, SciPy) once the plain input is read: a fast start
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing.cached_maps import cache_folder
     from sim.studies.optimising import optimise, racing
     from sim.studies.optimising.optimise_run import make_search
     from sim.studies.optimising.search_settings import Search
 
     optimise.optuna_module()
-    cache = check_output_folder(design_tools.cache_folder(args.cache), "--cache")
+    cache = check_output_folder(cache_folder(args.cache), "--cache")
     design_search.check_objectives(layout.board, spec.spaces, objectives)
     _check_min_reach(args.min_reach, len(spec.spaces))
     search = Search(

@@ -3,8 +3,9 @@ notebook calls to get what ``piggy design compare`` and ``piggy design optimise`
 give, without building their settings by hand (docs/optimise.md, "From Python").
 
 Every default is the command line's: the stock board, the empty layout, a child
-aiming, 50 shots a space (the cap 1000 with a precision), seed 0, the paired rule,
-every core, the user's cache folder. Only what the command line reads from options
+aiming, 50 shots a space (the cap 1000 with a precision), seed 0, the board-mean rule
+(comparison_rule.DEFAULT_RULE), every core, the user's cache folder
+(sim/studies/comparing/cached_maps.py). Only what the command line reads from options
 is set here; the studies themselves are sim/studies/comparing/design_tools.py's and
 sim/studies/optimising/optimise_run.py's.
 """
@@ -19,6 +20,7 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import check_spaces
 from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
+from sim.studies.comparing.comparison_rule import DEFAULT_RULE
 from sim.studies.optimising.optimise_run import SearchRun
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import space_shots
@@ -58,7 +60,7 @@ def compare(
     precision: float | None = None,
     seed: int = 0,
     aimer: str = "child",
-    rule: str = "mean",
+    rule: str = DEFAULT_RULE,
     delta: float | None = None,
     workers: StudyWorkers | None = None,
     cache: str | Path | None = None,
@@ -68,7 +70,7 @@ def compare(
     the first compared with the first shot for shot (``sim.studies.comparing.compare.Comparison``)
     and the hit maps' rows; ``rule``, δ (``delta``, else the rule's default) and
     ``budget_s`` as the command's (sim/studies/comparing/comparison_rule.py)."""
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing import cached_maps, design_tools
     from sim.studies.comparing.comparison_rule import comparison_rule
 
     spec = plain_spec(designs[0], spaces, shots, precision, seed, aimer)
@@ -77,7 +79,7 @@ def compare(
         load_board(spec.board),
         [load_design(d) for d in designs],
         workers or os.cpu_count() or 1,
-        design_tools.cache_folder(str(cache) if cache else None),
+        cached_maps.cache_folder(str(cache) if cache else None),
         None,
         comparison_rule(spec, rule, delta, budget_s),
     )

@@ -10,8 +10,6 @@ file serves as its own angles file. Rows are numbered as a spreadsheet shows the
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from models.errors import InputError
 from models.files import read_text
 from models.numbers import ascii_decimal
 from models.text import shown
-from sim.studies.calibrating.shots_csv import OPTIONAL, REQUIRED
+from sim.studies.calibrating.shots_csv import OPTIONAL, REQUIRED, csv_rows, header_of, row_cells
 
 ANGLES = ("pitch_deg", "yaw_deg")
 #: The angles as the measured-shots CSV allows them, degrees.
@@ -48,45 +46,27 @@ def read_angles(path) -> Angles:
 
 def parse_angles(text: str, source: str = "angles") -> Angles:
     """:func:`read_angles` on the text of a file."""
-    try:
-        rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    except csv.Error as exc:
-        raise InputError(f"{source}: not a valid CSV file ({exc})") from None
-    if not rows:
-        raise InputError(f"{source}: empty; the header must name {', '.join(ANGLES)}")
-    header = _header(rows[0], source)
+    rows = csv_rows(text, source, ANGLES)
+    allowed = (*REQUIRED, *OPTIONAL)
+    header = header_of(
+        rows[0],
+        source,
+        ANGLES,
+        f"columns: {', '.join(ANGLES)}",
+        known=allowed,
+        unknown_hint=f"columns: {', '.join(ANGLES)}; may also have "
+        f"{', '.join(c for c in allowed if c not in ANGLES)}",
+    )
     if len(rows) < 2:
         raise InputError(f"{source}: no shots; one row a shot under the header")
     if len(rows) - 1 > MAX_SHOTS:
         raise InputError(f"{source}: {len(rows) - 1} shots, at most {MAX_SHOTS}")
     values: dict[str, list[float]] = {name: [] for name in ANGLES}
     for number, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise InputError(
-                f"{source} row {number}: {len(row)} values, the header has {len(header)}"
-            )
-        cells = dict(zip(header, row, strict=True))
+        cells = row_cells(header, row, number, source)
         for name in ANGLES:
             values[name].append(_angle(cells[name].strip(), name, number, source))
     return Angles(tuple(values["pitch_deg"]), tuple(values["yaw_deg"]), source)
-
-
-def _header(row: list[str], source: str) -> list[str]:
-    """The header's column names, checked."""
-    allowed = (*REQUIRED, *OPTIONAL)
-    header = [h.strip() for h in row]
-    for name in header:
-        if name not in allowed:
-            raise InputError(
-                f"{source}: unknown column '{shown(name, 40)}' (columns: {', '.join(ANGLES)}; "
-                f"may also have {', '.join(c for c in allowed if c not in ANGLES)})"
-            )
-    if len(set(header)) != len(header):
-        raise InputError(f"{source}: a column is named twice in the header")
-    for name in ANGLES:
-        if name not in header:
-            raise InputError(f"{source}: missing column '{name}' (columns: {', '.join(ANGLES)})")
-    return header
 
 
 def _angle(text: str, name: str, row: int, source: str) -> float:

@@ -114,8 +114,9 @@ class Camera:
 def make_camera(position_mm, look_at_mm, fov_deg: float, width: int, height: int) -> Camera:
     """A checked :class:`Camera`: each bad setting is one :class:`InputError` line
     naming it and what is allowed."""
-    position = tuple(float(v) for v in position_mm)
-    look_at = tuple(float(v) for v in look_at_mm)
+    px, py, pz = (float(v) for v in position_mm)
+    lx, ly, lz = (float(v) for v in look_at_mm)
+    position, look_at = (px, py, pz), (lx, ly, lz)
     if not all(math.isfinite(v) for v in (*position, *look_at)):
         raise InputError("--camera-at and --look-at must be finite numbers, mm")
     lo, hi = FOV_RANGE_DEG
@@ -141,4 +142,4 @@ def make_camera(position_mm, look_at_mm, fov_deg: float, width: int, height: int
         raise InputError(
             "--camera-at and --look-at are the same point: the camera must look somewhere"
         )
-    return Camera(position, look_at, float(fov_deg), int(width), int(height))  # type: ignore[arg-type]
+    return Camera(position, look_at, float(fov_deg), int(width), int(height))

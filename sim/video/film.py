@@ -5,7 +5,8 @@ Each shot of an angles file is fired with PyBullet on the empty board (stepped a
 least :data:`FILM_STEPS_PER_S` times a second), its bale's pose recorded at every
 physics step; then the video is drawn frame by frame: the
 still scene once (:mod:`sim.video.scene`), and in each frame of a shot the bale
-(its convex hull, projected, in straw yellow) with its shadow straight below it.
+(its convex hull, projected, in straw yellow) with its shadow straight below it
+(:mod:`sim.video.bale_frames`).
 What a real camera adds, each a setting of :class:`FilmSettings`:
 
 - motion blur: the shutter is open for ``exposure`` of the frame's period, and the
@@ -43,17 +44,11 @@ from sim.physics.results import ShotResult
 from sim.studies.calibrating.contact_stats import rest_on_board_mm, second_touch_mm
 from sim.video import defaults
 from sim.video.angles import Angles
-from sim.video.bodies import quat_rotation
+from sim.video.bale_frames import Exposure, Noise, draw_bale
 from sim.video.camera import Camera
 from sim.video.film_piggies import Look, gap_pictures, piggy_drawer, turned_tractor
 from sim.video.markers import marker_layout
-from sim.video.scene import (
-    BALE_RGB,
-    SHADOW_DEPTH,
-    Lighting,
-    still_scene,
-    with_tractor,
-)
+from sim.video.scene import Lighting, still_scene, with_tractor
 
 #: The physics steps a second the shots are filmed with, at least (a design stepped
 #: finer keeps its own). The engine turns a falling bale only in the step after it
@@ -65,11 +60,6 @@ from sim.video.scene import (
 #: At 4000 the break is 0.2-0.7 mm inside, the engine's own contact tolerance
 #: (finer steps leave it there).
 FILM_STEPS_PER_S = 4000.0
-#: Frames of noise drawn once and taken in a seeded random order.
-NOISE_BANK = 8
-#: Above this height (mm) the bale casts no shadow the camera can see; below it the
-#: shadow darkens as the bale comes down.
-SHADOW_HEIGHT_MM = 150.0
 
 
 @dataclass(frozen=True)
@@ -91,6 +81,11 @@ class FilmSettings:
     @property
     def gap_frames(self) -> int:
         return max(1, round(self.gap_s * self.fps))
+
+    @property
+    def exposed(self) -> Exposure:
+        """What of these settings the bale's drawing reads."""
+        return Exposure(self.fps, self.exposure, self.blur_samples, self.rolling_shutter)
 
 
 @dataclass(frozen=True)
@@ -188,8 +183,8 @@ def write_film(
         turned = turned_tractor(parts or [], take.shot.yaw_deg)
         return drawer.look(scene, turned, background(take), take.shot.recording)
 
-    hull = design.bale.hull_mm
-    noise = _Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
+    hull, exposed = design.bale.hull_mm, settings.exposed
+    noise = Noise(camera, settings.noise, np.random.default_rng(split_seed(seed, len(takes), 2)))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.mp4")
     with replacing(tmp, path):
         writer = imageio_ffmpeg.write_frames(
@@ -232,7 +227,7 @@ def write_film(
                         canvas, depth = drawer.frame(current, recording, time_s + mid_exposure)
                     send(
                         canvas,
-                        _draw_bale(canvas, gain, camera, hull, take.shot, time_s, settings, depth),
+                        draw_bale(canvas, gain, camera, hull, take.shot, time_s, exposed, depth),
                     )
                 following = look(takes[index + 1]) if index + 1 < len(takes) else None
                 for picture in gap_pictures(still, current, following, settings.gap_frames):
@@ -255,15 +250,14 @@ def truth_rows(takes: Sequence[Take], board: Board, piggies: bool = False) -> li
     rows = []
     for take in takes:
         shot = take.shot
-        on_board = shot.first_contact_with == "board" and shot.first_contact_mm is not None
-        x, y = shot.first_contact_mm[:2] if on_board else ("", "")  # type: ignore[index]
+        touch = shot.first_contact_mm if shot.first_contact_with == "board" else None
         rest, second = rest_on_board_mm(shot, board), second_touch_mm(shot)
         rows.append(
             {
                 "pitch_deg": f"{take.pitch_deg:g}",
                 "yaw_deg": f"{take.yaw_deg:g}",
-                "x_mm": f"{x:.2f}" if on_board else "",
-                "y_mm": f"{y:.2f}" if on_board else "",
+                "x_mm": "" if touch is None else f"{touch[0]:.2f}",
+                "y_mm": "" if touch is None else f"{touch[1]:.2f}",
                 "speed_mm_s": f"{shot.speed_mm_s:.1f}",
                 "rest_x_mm": "" if rest is None else f"{rest[0]:.2f}",
                 "rest_y_mm": "" if rest is None else f"{rest[1]:.2f}",
@@ -273,136 +267,3 @@ def truth_rows(takes: Sequence[Take], board: Board, piggies: bool = False) -> li
             | ({"knocked": ";".join(shot.knocked)} if piggies else {})
         )
     return rows
-
-
-class _Noise:
-    """Sensor noise from a bank of frames drawn once, taken in a seeded random order:
-    two saturating uint8 operations a frame (cheap at 1080p)."""
-
-    def __init__(self, camera: Camera, sd: float, rng: np.random.Generator):
-        self._rng = rng
-        self._bank: list[tuple[np.ndarray, np.ndarray]] = []
-        self._now: tuple[np.ndarray, np.ndarray] | None = None
-        shape = (camera.height, camera.width, 3)
-        for _ in range(NOISE_BANK if sd > 0 else 0):
-            values = np.rint(rng.standard_normal(shape, dtype=np.float32) * sd)
-            np.clip(values, -255, 255, out=values)
-            self._bank.append(
-                (values.clip(0, None).astype(np.uint8), (-values).clip(0, None).astype(np.uint8))
-            )
-
-    def draw(self, still: np.ndarray, frame: np.ndarray) -> None:
-        """Start a frame: ``frame`` becomes ``still`` with this frame's noise."""
-        import cv2
-
-        if not self._bank:
-            np.copyto(frame, still)
-            return
-        self._now = self._bank[int(self._rng.integers(len(self._bank)))]
-        up, down = self._now
-        cv2.add(still, up, dst=frame)
-        cv2.subtract(frame, down, dst=frame)
-
-    def add(self, picture: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
-        """This frame's noise added to a part of it drawn anew (at ``rows``, ``cols``)."""
-        import cv2
-
-        if self._now is None:
-            return picture
-        up, down = self._now
-        return cv2.subtract(cv2.add(picture, up[rows, cols]), down[rows, cols])
-
-
-def _bale_pose(shot: ShotResult, time_s: float) -> tuple[np.ndarray, np.ndarray, bool]:
-    """The bale's centre (3,), mm, rotation (3, 3) and whether it is in play, at a
-    time after release: positions interpolated between the recorded steps, the
-    orientation of the nearer one; after the record's end, as it ended."""
-    rec = shot.recording
-    assert rec is not None
-    at = min(max(time_s / rec.dt_s, 0.0), rec.frames - 1.0)
-    k = min(int(at), rec.frames - 2) if rec.frames > 1 else 0
-    f = at - k if rec.frames > 1 else 0.0
-    position = (
-        rec.bale_mm[k] if rec.frames == 1 else (1 - f) * rec.bale_mm[k] + f * rec.bale_mm[k + 1]
-    )
-    nearer = k if f < 0.5 else k + 1
-    return position, quat_rotation(rec.bale_quat[nearer]), bool(rec.bale_in_play[k])
-
-
-def _draw_bale(
-    still: np.ndarray,
-    gain: np.ndarray,
-    camera: Camera,
-    hull_mm: np.ndarray,
-    shot: ShotResult,
-    time_s: float,
-    settings: FilmSettings,
-    depth: np.ndarray | None = None,
-) -> tuple[slice, slice, np.ndarray] | None:
-    """The bale and its shadow drawn on the still scene, blurred over the exposure and
-    placed by the rolling shutter: the rows and columns of the part drawn anew and
-    that part (uint8 RGB); None when the bale is not in the picture. With the
-    scene's ``depth`` (:mod:`sim.video.bodies`), the bale is hidden where a body
-    nearer than its centre is drawn, and its shadow falls on the board only."""
-    import cv2
-
-    samples = settings.blur_samples if settings.exposure > 0 else 1
-    period = 1.0 / settings.fps
-    shapes = []  # per sample: the bale's outline, its shadow's, the shadow's depth, its gain
-    for k in range(samples):
-        t = time_s + settings.exposure * period * (k + 0.5) / samples
-        centre, _, in_play = _bale_pose(shot, t)
-        pixel = camera.project(centre)
-        if settings.rolling_shutter > 0 and np.isfinite(pixel).all():
-            row = min(max(pixel[1], 0.0), camera.height - 1.0)
-            t += settings.rolling_shutter * period * row / camera.height
-        centre, rotation, in_play = _bale_pose(shot, t)
-        if not in_play:
-            continue
-        points = centre + hull_mm @ rotation.T
-        outline = camera.project(points)
-        ground = points.copy()
-        ground[:, 2] = 0.0
-        shadow = camera.project(ground)
-        if not (np.isfinite(outline).all() and np.isfinite(shadow).all()):
-            continue
-        shade = SHADOW_DEPTH * max(0.0, 1.0 - centre[2] / SHADOW_HEIGHT_MM)
-        u, v = camera.project(centre)
-        lit = gain[int(np.clip(v, 0, camera.height - 1)), int(np.clip(u, 0, camera.width - 1))]
-        distance = float(np.linalg.norm(centre - np.asarray(camera.position_mm, float)))
-        shapes.append((outline, shadow, shade, lit, distance))
-    if not shapes:
-        return None
-    every = np.concatenate([np.vstack([o, s]) for o, s, _, _, _ in shapes])
-    x0, y0 = np.floor(every.min(axis=0)).astype(int) - 2
-    x1, y1 = np.ceil(every.max(axis=0)).astype(int) + 3
-    x0, y0 = max(x0, 0), max(y0, 0)
-    x1, y1 = min(x1, camera.width), min(y1, camera.height)
-    if x1 <= x0 or y1 <= y0:
-        return None  # out of the picture
-    corner = np.array([x0, y0], float)
-    base = still[y0:y1, x0:x1]
-    behind = None if depth is None else depth[y0:y1, x0:x1]
-    total = np.zeros(base.shape, np.float32)
-    for outline, shadow, shade, lit, distance in shapes:
-        tile = base.copy()
-        if shade > 0:
-            mask = np.zeros(base.shape[:2], np.uint8)
-            cv2.fillConvexPoly(mask, _polygon(shadow - corner), 255, cv2.LINE_AA, 4)
-            if behind is not None:
-                mask[np.isfinite(behind)] = 0  # the shadow on the board, not on a body
-            tile = (tile * (1 - shade / 255 * mask[..., None].astype(np.float32))).astype(np.uint8)
-        colour = tuple(float(c) for c in np.clip(BALE_RGB * lit, 0, 255))
-        cv2.fillConvexPoly(tile, _polygon(outline - corner), colour, cv2.LINE_AA, 4)
-        if behind is not None:
-            np.copyto(tile, base, where=(behind <= distance)[..., None])
-        total += tile
-    picture = np.clip(total / len(shapes) + 0.5, 0, 255).astype(np.uint8)
-    return slice(y0, y1), slice(x0, x1), picture
-
-
-def _polygon(pixels: np.ndarray) -> np.ndarray:
-    """The convex hull of points (n, 2) as OpenCV's fixed-point polygon (4 bits)."""
-    import cv2
-
-    return cv2.convexHull(np.round(pixels * 16).astype(np.int32))

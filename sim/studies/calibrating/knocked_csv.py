@@ -11,8 +11,6 @@ are numbered as a spreadsheet shows them: the header is row 1.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from models import file_kinds
 from models.errors import InputError
 from models.files import read_text
 from models.text import shown
-from sim.studies.calibrating.shots_csv import cell_number
+from sim.studies.calibrating.shots_csv import cell_number, csv_rows, header_of, row_cells
 
 REQUIRED = ("pitch_deg", "yaw_deg", "knocked")
 OPTIONAL = ("speed_mm_s", "unseen")
@@ -67,31 +65,20 @@ def read_knocked_shots(path, piggies: list[str]) -> KnockedShots:
 
 def parse_knocked_shots(text: str, piggies: list[str], source: str = "shots") -> KnockedShots:
     """:func:`read_knocked_shots` on the text of a file."""
-    try:
-        rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    except csv.Error as exc:
-        raise InputError(f"{source}: not a valid CSV file ({exc})") from None
-    if not rows:
-        raise InputError(f"{source}: empty; the header must name {', '.join(REQUIRED)}")
-    header = [h.strip() for h in rows[0]]
-    if len(set(header)) != len(header):
-        raise InputError(f"{source}: a column is named twice in the header")
-    for name in REQUIRED:
-        if name not in header:
-            raise InputError(
-                f"{source}: missing column '{name}' (the check needs {', '.join(REQUIRED)}; "
-                f"optional {', '.join(OPTIONAL)}; `piggy measure --layout` writes them)"
-            )
+    rows = csv_rows(text, source, REQUIRED)
+    header = header_of(
+        rows[0],
+        source,
+        REQUIRED,
+        f"the check needs {', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)}; "
+        "`piggy measure --layout` writes them",
+    )
     if len(rows) < 3:
         raise InputError(f"{source}: {len(rows) - 1} shot(s); the check needs at least 2")
     numbers: dict[str, list[float]] = {name: [] for name in _NUMBERS}
     knocked, unseen = [], []
     for number, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise InputError(
-                f"{source} row {number}: {len(row)} values, the header has {len(header)}"
-            )
-        cells = dict(zip(header, row, strict=True))
+        cells = row_cells(header, row, number, source)
         for name in _NUMBERS:
             numbers[name].append(cell_number(cells.get(name, ""), name, number, source))
         knocked.append(_names(cells["knocked"], "knocked", piggies, number, source))

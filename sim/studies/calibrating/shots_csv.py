@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,35 +90,18 @@ def read_shots(path) -> MeasuredShots:
 def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
     """:func:`read_shots` on the text of a file."""
     allowed = (*REQUIRED, *OPTIONAL, *CONTACT)
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:
-        raise InputError(f"{source}: not a valid CSV file ({exc})") from None
-    rows = [r for r in rows if any(cell.strip() for cell in r)]
-    if not rows:
-        raise InputError(f"{source}: empty; the header must name {', '.join(REQUIRED)}")
-    header = [h.strip() for h in rows[0]]
-    for name in header:
-        if name not in allowed and name not in NOTES:
-            raise InputError(
-                f"{source}: unknown column '{name}' (columns: "
-                f"{', '.join(REQUIRED)}; optional {', '.join((*OPTIONAL, *CONTACT))})"
-            )
-    if len(set(header)) != len(header):
-        raise InputError(f"{source}: a column is named twice in the header")
-    for name in REQUIRED:
-        if name not in header:
-            raise InputError(
-                f"{source}: missing column '{name}' (columns: "
-                f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})"
-            )
+    rows = csv_rows(text, source, REQUIRED)
+    header = header_of(
+        rows[0],
+        source,
+        REQUIRED,
+        f"columns: {', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)}",
+        known=(*allowed, *NOTES),
+        unknown_hint=f"columns: {', '.join(REQUIRED)}; optional {', '.join((*OPTIONAL, *CONTACT))}",
+    )
     columns: dict[str, list[float]] = {name: [] for name in allowed}
     for number, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise InputError(
-                f"{source} row {number}: {len(row)} values, the header has {len(header)}"
-            )
-        cells = dict(zip(header, row, strict=True))  # NOTES columns are not read
+        cells = row_cells(header, row, number, source)  # NOTES columns are not read
         for name in allowed:
             columns[name].append(cell_number(cells.get(name, ""), name, number, source))
         _check_points({name: values[-1] for name, values in columns.items()}, number, source)
@@ -129,6 +113,53 @@ def parse_shots(text: str, source: str = "shots") -> MeasuredShots:
         second_mm=np.stack([arrays["second_x_mm"], arrays["second_y_mm"]], -1),
         columns=tuple(header),
     )
+
+
+def csv_rows(text: str, source: str, required: Sequence[str]) -> list[list[str]]:
+    """A CSV file's rows that are not blank, the header first; a file that is not
+    CSV, or holds no row, is refused on one line (naming the columns its header
+    must name, ``required``). Shared with the check's CSV and the angles CSV
+    (sim/studies/calibrating/knocked_csv.py, sim/video/angles.py), as are
+    :func:`header_of` and :func:`row_cells`."""
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise InputError(f"{source}: not a valid CSV file ({exc})") from None
+    if not rows:
+        raise InputError(f"{source}: empty; the header must name {', '.join(required)}")
+    return rows
+
+
+def header_of(
+    row: list[str],
+    source: str,
+    required: Sequence[str],
+    missing_hint: str,
+    known: Sequence[str] | None = None,
+    unknown_hint: str = "",
+) -> list[str]:
+    """A CSV header's column names, stripped and checked: each one of ``known``
+    (None: any), none named twice, each of ``required`` there; a bad one is refused
+    on one line naming it, with what the file may hold (``unknown_hint``, or
+    ``missing_hint`` for a column missing)."""
+    header = [h.strip() for h in row]
+    unknown = [name for name in header if known is not None and name not in known]
+    if unknown:
+        raise InputError(f"{source}: unknown column '{shown(unknown[0], 40)}' ({unknown_hint})")
+    if len(set(header)) != len(header):
+        raise InputError(f"{source}: a column is named twice in the header")
+    for name in required:
+        if name not in header:
+            raise InputError(f"{source}: missing column '{name}' ({missing_hint})")
+    return header
+
+
+def row_cells(header: list[str], row: list[str], number: int, source: str) -> dict[str, str]:
+    """Row ``number`` (as a spreadsheet numbers it) by its header's names; one with
+    more or fewer values than the header is refused on one line."""
+    if len(row) != len(header):
+        raise InputError(f"{source} row {number}: {len(row)} values, the header has {len(header)}")
+    return dict(zip(header, row, strict=True))
 
 
 def _check_points(row: dict[str, float], number: int, source: str) -> None:

@@ -22,6 +22,7 @@ from models.errors import InputError
 if TYPE_CHECKING:  # the rules' statistics import numpy: a bad --rule is told before it
     from models.mean_rule import MeanRule
     from models.sequential import PairedRule
+    from sim.studies.running.cluster import StudyWorkers
     from sim.studies.shots.space_shots import SweepSpec
 
 #: The rules of ``design compare``, the default first.
@@ -142,8 +143,21 @@ def comparison_rule(
     )
 
 
-def check_budget(seconds: float) -> float:
-    """A budget in seconds: finite and above 0."""
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise InputError(f"--budget must be a number of seconds above 0, got {seconds:g}")
-    return seconds
+def check_budget(rule: ComparisonRule, designs: int, workers: StudyWorkers) -> ComparisonRule:
+    """``rule`` when its budget (the mean rule's) can hold its first look: ``designs``
+    designs at every space, at the rate a worker fires about
+    (sim/studies/running/workers.py); a budget too small is refused on one line,
+    naming the smallest that fits, before any shot."""
+    if rule.mean is None or rule.budget_s is None:
+        return rule
+    from sim.studies.running.workers import SHOTS_PER_S_A_WORKER, shots_seconds
+
+    first_look = rule.mean.looks()[0]
+    smallest = shots_seconds(first_look * rule.mean.spaces * designs, workers)
+    if rule.budget_s < smallest:
+        raise InputError(
+            f"--budget {rule.budget_s:g} is too small for the first look: give at least "
+            f"{math.ceil(smallest)} s ({first_look} pairs a space, "
+            f"{designs} designs, at {SHOTS_PER_S_A_WORKER:g} shots/s a worker)"
+        )
+    return rule

@@ -49,16 +49,16 @@ def design_maps(
     """Each design's hit map of ``spec`` (design compare's, from its cache at ``cache``
     when there): its table (space -> P) and what it is (file, spaces, in reach,
     shots). ``progress`` counts spaces over every design."""
-    from sim.studies.comparing import design_tools
+    from sim.studies.comparing import cached_maps
 
     tables, maps = [], []
     spaces = len(spec.spaces)
     for k, design in enumerate(designs):
-        measured = design_tools.design_parts(
+        measured = cached_maps.design_parts(
             spec, design, workers, cache, progress and partial(_offset, progress, k * spaces)
         )
         rows = [m.row.to_dict() for m in measured]
-        path = design_tools.cached_hitmap_path(spec, design, cache)
+        path = cached_maps.cached_hitmap_path(spec, design, cache)
         tables.append(table_of(board, rows, f"hit map {path}"))
         maps.append(
             {

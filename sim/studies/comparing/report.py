@@ -4,7 +4,7 @@ sim/views/report_page.py draws it.
 
 The page is one self-contained file: the verdict (the board mean first, then the
 spaces counted), the difference map and both hit maps as pictures inside it, the
-per-space table (with why the paired rule stopped at each space), what made it (the
+per-space table (with why the spaces rule stopped at each space), what made it (the
 rule and δ among it), and for a few spaces a representative shot of each design in
 the 3D viewer (sim/views/viewer.py). A page cannot fire shots once it is sent, so
 the shots it shows are recorded when it is written: for at most
@@ -29,7 +29,7 @@ import numpy as np
 from models.board import Board, load_board
 from models.design import Design
 from models.errors import InputError
-from sim.studies.comparing import compare, design_tools, verdict, verdict_words
+from sim.studies.comparing import cached_maps, compare, verdict, verdict_words
 from sim.studies.comparing.engines_verdict import AcrossEngines
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import space_firing, space_shots
@@ -185,7 +185,7 @@ def build(
     across: AcrossEngines | None = None,
 ) -> Report:
     """Everything the page shows, shots recorded: the board-mean verdict and the spaces
-    counted, the rule and δ, a row per space (with why the paired rule stopped there),
+    counted, the rule and δ, a row per space (with why the spaces rule stopped there),
     the shots fired again, and what made it (``made_by``, with the rule's constants
     where it does not record them); with ``across``, what every engine's verdict is,
     space by space and on average. The pictures are left to the page
@@ -278,5 +278,5 @@ def record(
     """The page of a comparison just made (``design compare --html``): the maps it was
     made of, read back from ``cache`` as it made them, then :func:`build` (its shots
     recorded, a few seconds)."""
-    maps = design_tools.comparison_maps(spec, designs, comparison.rule, workers, cache)
+    maps = cached_maps.comparison_maps(spec, designs, comparison.rule, workers, cache)
     return build(spec, board, designs, comparison, maps, made_by, scale, across)

@@ -32,7 +32,7 @@ def mean_verdict(mean_diff: tuple, delta: float | None, by_the_mean: bool = Fals
 
 def space_counts(rows: list[ComparisonRow]) -> dict[str, int]:
     """The spaces by what the comparison says of each: B knocks out more, fewer,
-    within ±δ (the paired rule's equivalent spaces that are not significant),
+    within ±δ (the spaces rule's equivalent spaces that are not significant),
     undecided (the rest in reach of both), and where only one design reaches."""
     counts = {"more": 0, "fewer": 0, "within_delta": 0, "undecided": 0, "only_a": 0, "only_b": 0}
     for r in rows:

@@ -1,6 +1,6 @@
 """The words of a design comparison, shared by its verdict line (text and JSON:
 sim/studies/comparing/compare.py), its difference map and its report page
-(sim/views/design_pictures.py, sim/views/report_page.py), so that all say the same
+(sim/views/difference_map.py, sim/views/report_rows.py), so that all say the same
 thing the same way.
 
 First the board mean, the sentence a designer reads before anything else (is B
@@ -142,7 +142,7 @@ def spaces_line(
 
 
 def stop_words(stop: str | None, significant: bool, delta: float | None) -> str:
-    """Why the paired rule stopped at a space, in words ("" for a space it did not
+    """Why the spaces rule stopped at a space, in words ("" for a space it did not
     compare): a space at the cap whose difference is significant after all (Holm over
     the spaces) is not undecided."""
     if stop is None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from models.design import design_toml
 from models.files import write_text_atomic
 from models.text import shown
-from sim.studies.comparing import design_tools
+from sim.studies.comparing import cached_maps, design_tools
 from sim.studies.comparing.comparison_rule import comparison_rule
 from sim.studies.designs import design_search
 from sim.studies.designs.safety import safety_report
@@ -65,7 +65,7 @@ def verify(
             "shots_fired": 0,
         }
     rule = comparison_rule(spec)
-    cached = design_tools.comparison_cached(spec, [search.base, design], rule, cache)
+    cached = cached_maps.comparison_cached(spec, [search.base, design], rule, cache)
     _, comparisons, maps = design_tools.compare_designs(
         spec, search.board, [search.base, design], workers, cache, progress, rule
     )

@@ -84,7 +84,7 @@ def run_search(
     design files (the chosen one at ``out``), verify it against BASE and write the
     trials' ``table`` when asked. ``bars(total, unit, label)`` makes a progress
     callback (none by default); ``report`` is told that a study is resumed."""
-    from sim.studies.comparing.design_tools import cache_folder
+    from sim.studies.comparing.cached_maps import cache_folder
     from sim.studies.optimising import optimise, optimise_trial
     from sim.studies.optimising.study_storage import losing_storage
     from sim.studies.running.workers import pool_for

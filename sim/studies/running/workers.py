@@ -27,6 +27,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sim.studies.running.cluster import StudyWorkers
 
+#: Shots a second a worker fires, about, to size a study's time before any shot is
+#: fired (a child aiming on the stock board, the idle development machine:
+#: docs/hitmap.md, "Time to an answer").
+SHOTS_PER_S_A_WORKER = 90.0
+
 #: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h).
 _PR_SET_PDEATHSIG = 1
 #: How often the watchdog (where prctl is missing) looks at the parent, s.
@@ -124,3 +129,9 @@ def pool_for(workers: StudyWorkers, jobs: int | None = None) -> Iterator[Pool | 
         return
     with process_pool(size) as executor:
         yield Pool(executor, size)
+
+
+def shots_seconds(shots: int, workers: StudyWorkers) -> float:
+    """About how long ``shots`` take on ``workers`` at :data:`SHOTS_PER_S_A_WORKER`
+    (a cluster counted as one worker: its size is not known before it is reached)."""
+    return shots / (SHOTS_PER_S_A_WORKER * (workers if isinstance(workers, int) else 1))

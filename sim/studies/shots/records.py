@@ -371,11 +371,11 @@ class ComparisonRow:
     p_value: float | None
     p_value_adjusted: float | None
     significant: bool
-    stop: str | None = None  # the paired rule's: sign, equivalent or cap
+    stop: str | None = None  # the spaces rule's: sign, equivalent or cap
 
     def to_dict(self) -> dict:
         """The row as JSON and the comparison's files hold it, its fields in order
-        (``stop`` only where the paired rule fired the pairs)."""
+        (``stop`` only where the spaces rule fired the pairs)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         if self.stop is None:
             del out["stop"]

@@ -16,7 +16,7 @@ import pytest
 from models.board import BOARDS_DIR
 from models.design import load_design
 from sim.cli import build_parser
-from sim.studies.comparing import design_tools
+from sim.studies.comparing import cached_maps
 from sim.studies.maps import hitmap
 from sim.studies.shots import space_firing
 from tests.helpers import cli_spec, piggy_process
@@ -42,7 +42,7 @@ def _keys(board: Path, tmp_path: Path) -> tuple[str, Path, dict]:
     from sim.cli.optimise import _search_of
 
     spec = cli_spec([*HITMAP, "--board", str(board), "--out", "h.csv"])
-    cached = design_tools.cached_hitmap_path(spec, load_design("stock"), tmp_path)
+    cached = cached_maps.cached_hitmap_path(spec, load_design("stock"), tmp_path)
     optimise = ["design", "optimise", "stock", "--param", "pivot_height=40:120"]
     where = ["--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "best.toml")]
     args = build_parser().parse_args(

@@ -182,10 +182,16 @@ def test_a_sleeping_bales_stale_sensors_count_nothing_and_its_waking_is_unsure(w
     assert contacts.unsure.tolist() == [False, True]
 
 
-def test_a_shot_mujoco_warned_about_is_fired_alone_and_the_others_go_on(world, monkeypatch):
+def test_a_shot_mujoco_warned_about_is_fired_alone_and_the_others_go_on(
+    world, monkeypatch, tmp_path
+):
     """A shot whose warnings rose in the batch (an instability: the world refuses such
     a shot) is fired alone, as shot by shot; the others keep their batch results."""
     import mujoco.batch
+
+    # MuJoCo writes each warning to MUJOCO_LOG.TXT in the working folder: here, not
+    # in the checkout, should the shot fired alone warn too
+    monkeypatch.chdir(tmp_path)
 
     shots = aimed(world, {"r10c6": ["gold-1"]}, "gold-1", 3)
     rollout = mujoco.batch.Batch.rollout

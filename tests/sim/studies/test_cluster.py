@@ -126,9 +126,9 @@ def test_an_aim_spread_scan_on_a_cluster_writes_the_local_file(capsys, tmp_path,
 
 
 def test_a_design_games_maps_on_a_cluster_are_the_local_maps(tmp_path, scheduler):
-    """``design game`` measures its maps with :func:`design_tools.design_parts`."""
+    """``design game`` measures its maps with :func:`cached_maps.design_parts`."""
     from models.design import load_design
-    from sim.studies.comparing.design_tools import design_parts
+    from sim.studies.comparing.cached_maps import design_parts
 
     design = load_design("fast-spring")
     here = design_parts(spec(spaces=SPACES[:3]), design, 1, tmp_path / "local")

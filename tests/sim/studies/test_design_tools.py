@@ -152,7 +152,7 @@ def test_compare_bad_input(capsys):
 
 
 def test_a_designs_cached_map_does_not_depend_on_the_order_of_the_designs(tmp_path):
-    from sim.studies.comparing.design_tools import cached_hitmap_path
+    from sim.studies.comparing.cached_maps import cached_hitmap_path
     from sim.studies.shots.space_shots import SweepSpec
 
     spec = SweepSpec(board="stock", design="stock", stacks={}, spaces=("r8c3",), shots=2)

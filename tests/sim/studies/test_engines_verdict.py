@@ -12,7 +12,7 @@ from sim.studies.comparing import verdict_words
 from sim.studies.comparing.compare import Comparison
 from sim.studies.comparing.comparison_rule import ComparisonRule
 from sim.studies.comparing.engines_verdict import AcrossEngines
-from sim.views.design_pictures import difference_figure
+from sim.views.difference_map import difference_figure
 from sim.views.report_page import report_html
 from tests.helpers import comparison_row
 

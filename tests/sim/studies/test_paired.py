@@ -14,7 +14,7 @@ from models.design import design_from_dict, design_toml, load_design
 from models.sequential import PairedRule
 from sim.physics.bullet.world import World
 from sim.physics.world_cache import WORLDS
-from sim.studies.comparing import design_tools, paired
+from sim.studies.comparing import cached_maps, design_tools, paired
 from sim.studies.comparing.compare import compare_parts
 from sim.studies.comparing.comparison_rule import PER_MAP, ComparisonRule, comparison_rule
 from sim.studies.shots.records import ShotRow, SpaceShots
@@ -52,7 +52,7 @@ def test_pairs_are_the_same_points_and_each_stops_where_the_rule_says(compared):
     cache, designs, (_, comparisons, _) = compared
     full = comparison_rule(spec(), "spaces", 0.1)
     rule = full.spaces
-    maps = design_tools.paired_maps(spec(), designs, full, 1, cache)
+    maps = cached_maps.paired_maps(spec(), designs, full, 1, cache)
     for a, b, row in zip(maps[0], maps[1], comparisons[0].spaces, strict=True):
         shots_a, shots_b = a.part.shots, b.part.shots
         assert len(shots_a) == len(shots_b) == row.shots  # two designs: A stops with B
@@ -103,9 +103,9 @@ def test_a_warm_cache_answers_with_no_shot(compared, monkeypatch):
     monkeypatch.setattr(World, "__init__", no_world)
     monkeypatch.setattr(WORLDS, "world", no_world)
     reads = []
-    read_cached = design_tools.read_cached
+    read_cached = cached_maps.read_cached
     monkeypatch.setattr(
-        design_tools, "read_cached", lambda *a: reads.append(a[1]) or read_cached(*a)
+        cached_maps, "read_cached", lambda *a: reads.append(a[1]) or read_cached(*a)
     )
     again = design_tools.compare_designs(
         spec(), load_board("stock"), designs, 1, cache, rule=comparison_rule(spec(), "spaces", 0.1)
@@ -179,7 +179,7 @@ def test_the_per_map_rule_keeps_todays_maps(tmp_path):
     _, comparisons, maps = design_tools.compare_designs(
         settings, load_board("stock"), designs, 1, tmp_path, rule=PER_MAP
     )
-    alone = design_tools.design_parts(dataclasses.replace(settings), designs[1], 1, tmp_path)
+    alone = cached_maps.design_parts(dataclasses.replace(settings), designs[1], 1, tmp_path)
     assert maps[1] == [m.row.to_dict() for m in alone]
     assert (
         comparisons[0].rule.name == "per-map" and "stop" not in comparisons[0].spaces[0].to_dict()

@@ -53,12 +53,13 @@ def test_a_part_drawn_later_stays_behind_what_was_drawn_nearer_before():
 
 
 def test_the_bale_is_hidden_behind_a_nearer_body():
-    """_draw_bale with the scene's depth: a bale lying just behind a cube, below
+    """draw_bale with the scene's depth: a bale lying just behind a cube, below
     the camera's line over it, leaves the cube's pixels as they were; without the
     depth it is drawn over them."""
     from models.design import load_design
     from sim.physics.results import Recording, ShotResult
-    from sim.video.film import FilmSettings, _draw_bale
+    from sim.video.bale_frames import draw_bale
+    from sim.video.film import FilmSettings
 
     design = load_design("stock")
     image, depth = _drawn([Part(_box(0.0), BLUE)])
@@ -73,8 +74,10 @@ def test_the_bale_is_hidden_behind_a_nearer_body():
     shot = ShotResult(0, 0, 2000, [0, 0, 0], None, None, None, [0, 0, 0], [], [], 0, True, {}, "")
     shot = ShotResult(**{**shot.__dict__, "recording": rec})
     settings = FilmSettings(exposure=0.0, rolling_shutter=0.0)
-    hidden = _draw_bale(image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings, depth)
-    shown = _draw_bale(image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings)
+    hidden = draw_bale(
+        image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings.exposed, depth
+    )
+    shown = draw_bale(image, GAIN, CAMERA, design.bale.hull_mm, shot, 1e-3, settings.exposed)
     assert hidden is not None and shown is not None
     rows, cols, picture = hidden
     cube = np.isfinite(depth[rows, cols])

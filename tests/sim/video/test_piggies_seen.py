@@ -18,14 +18,8 @@ from sim.physics.geometry import PiggyModel
 from sim.video.bodies import Part, far_depth, paint, piggy_parts
 from sim.video.camera import Camera
 from sim.video.detect import CameraPose, Intrinsics
-from sim.video.piggies_seen import (
-    PiggyPose,
-    PiggyShape,
-    Reader,
-    read_before,
-    read_shot,
-    start_poses,
-)
+from sim.video.piggies_seen import read_before, read_shot
+from sim.video.piggy_fit import PiggyPose, PiggyShape, Reader, start_poses
 from sim.video.scene import BOARD_RGB, TRACTOR_RGB
 from sim.video.still_frames import colour_labels
 

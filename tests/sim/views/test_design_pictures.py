@@ -13,7 +13,7 @@ from matplotlib.text import Text
 from models.board import load_board
 from sim.studies.comparing import compare
 from sim.studies.comparing.comparison_rule import ComparisonRule
-from sim.views.design_pictures import difference_figure
+from sim.views.difference_map import difference_figure
 from tests.helpers import comparison_row
 
 
