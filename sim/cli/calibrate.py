@@ -12,7 +12,7 @@ from models.text import shown
 from sim.cli import calibrate_contact
 from sim.cli.calibrate_check import check_options, cmd_check, wants_check
 from sim.cli.common import check_output, finite_number, json_out
-from sim.cli.measure import video_args
+from sim.cli.measure import check_outputs, video_args
 
 
 def cmd_calibrate(args) -> int:
@@ -60,6 +60,7 @@ def _inputs(args):
     base = load_design(args.design)
     if not _from_video(args):
         return read_shots(args.shots), base
+    check_outputs(args, args.measured, "--measured")  # refused first, as measure does
     _check_angles(args.angles)
     shots = read_shots(_measured(args))
     if args.measured is None:  # a temporary file the user never named
