@@ -33,7 +33,7 @@ def test_a_line_each_twentieth_and_at_least_every_30_s():
     for _ in range(100):  # a twentieth: 100 tests
         clock.now += 0.25
         life.finished()
-    life.failed.add("tests/test_x.py::test_y")
+    life.failed.add("a_test_module.py::test_y")
     assert lines == ["tests: 100/2,000 done (5 %), 0m25s gone, 1m35s of CPU; 0 failed"]
     clock.now += 75  # one slow test: a line as it ends, though not a twentieth on
     life.finished()
