@@ -15,7 +15,13 @@ import pytest  # noqa: E402
 import referee  # noqa: E402
 from models.board import board_from_dict, load_board  # noqa: E402
 from models.design import load_design  # noqa: E402
+from tests import signs_of_life  # noqa: E402
 from tests.helpers import RULES_BOARD, SMALL_BOARD  # noqa: E402
+
+
+def pytest_configure(config):
+    """A line each twentieth of the tests, with the time and CPU gone (tests/signs_of_life.py)."""
+    signs_of_life.configure(config)
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from models.board import load_board
 from models.design import load_design
 from models.errors import InputError
@@ -10,7 +12,7 @@ from models.text import shown
 from sim.cli import calibrate_contact
 from sim.cli.calibrate_check import check_options, cmd_check, wants_check
 from sim.cli.common import check_output, finite_number, json_out
-from sim.cli.measure import video_args
+from sim.cli.measure import check_outputs, video_args
 
 
 def cmd_calibrate(args) -> int:
@@ -56,7 +58,25 @@ def _inputs(args):
         check_output(args.plot, "--plot", (".png",))
         load_board(args.board)
     base = load_design(args.design)
-    return read_shots(_measured(args) if _from_video(args) else args.shots), base
+    if not _from_video(args):
+        return read_shots(args.shots), base
+    check_outputs(args, args.measured, "--measured")  # refused first, as measure does
+    _check_angles(args.angles)
+    shots = read_shots(_measured(args))
+    if args.measured is None:  # a temporary file the user never named
+        shots = replace(shots, source=f"the shots measured from {shown(args.video)}")
+    return shots, base
+
+
+def _check_angles(path: str) -> None:
+    """The angles file given with ``--video`` against what a calibration needs (enough
+    shots, at enough pitches), before the first frame is read: the video's
+    measurement keeps at most these shots."""
+    from sim.studies.calibrating.calibration_checks import check_settings
+    from sim.video.angles import read_angles
+
+    angles = read_angles(path)
+    check_settings(angles.pitch_deg, shown(path))
 
 
 def _write_files(args, result, contact) -> None:

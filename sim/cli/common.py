@@ -8,6 +8,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import threading
 from contextlib import contextmanager
@@ -38,6 +39,11 @@ MAX_WORKERS = 256
 
 #: The namespace attribute naming the command whose arguments were left unread.
 _UNREAD_BY = "_unread_by"
+#: A value that starts with a minus and holds only numbers, commas and colons: a
+#: point left of the board (``--camera-at -480,-700,850``), a range. argparse takes
+#: only a lone negative number for a value, anything else starting with "-" for an
+#: option ("expected one argument"); no option of ours looks like this.
+_NUMBERS_STARTING_WITH_MINUS = re.compile(r"-\.?\d[\d.eE+\-,:]*")
 
 
 class Parser(argparse.ArgumentParser):
@@ -66,6 +72,12 @@ class Parser(argparse.ArgumentParser):
                 f"unrecognized arguments: {shown(' '.join(extras))} (see {command} --help)"
             )
         return parsed
+
+    def _parse_optional(self, arg_string):
+        """Numbers that start with a minus (``-480,-700,850``) are a value, not an option."""
+        if _NUMBERS_STARTING_WITH_MINUS.fullmatch(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
 
     def _get_value(self, action, arg_string):
         """Every value given on the command line is refused when empty or blank: an

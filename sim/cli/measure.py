@@ -19,7 +19,7 @@ def run_measure(args, out: str | Path, bars: bool, what: str = "--out"):
     here): the :class:`~sim.video.measure.Measurement`. Shared with ``calibrate --video``."""
     from sim.video import opencv, video_file
 
-    _check_outputs(args, out, what)
+    check_outputs(args, out, what)
     video_file(args.video)
     opencv()  # refused on one line, naming the extra, before any work
     from sim.video.angles import read_angles
@@ -50,10 +50,12 @@ def run_measure(args, out: str | Path, bars: bool, what: str = "--out"):
     return measurement
 
 
-def _check_outputs(args, out: str | Path, what: str) -> None:
-    """The files to write, checked before any work: the CSV, its sidecar, the overlay."""
-    check_output(out, what, (".csv",))
-    check_output(f"{out}.json", f"{what}'s sidecar")  # datafiles.sidecar_path
+def check_outputs(args, out: str | Path | None, what: str) -> None:
+    """The files to write, checked before any work: the CSV (None: a temporary file),
+    its sidecar, the overlay."""
+    if out is not None:
+        check_output(out, what, (".csv",))
+        check_output(f"{out}.json", f"{what}'s sidecar")  # datafiles.sidecar_path
     if args.overlay:
         check_output(args.overlay, "--overlay", (".mp4",))
 

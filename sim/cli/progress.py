@@ -25,6 +25,12 @@ from sim.cli.interrupts import raise_if_interrupted
 #: one comes on time even while no space finishes (a space can take minutes on a
 #: busy machine): a clock's thread asks for it.
 LINE_INTERVAL_S = 20.0
+#: Units done after a pass's first before its rate is trusted for the time left. The
+#: first unit carries the work's one-off set-up (the still scene drawn, a policy
+#: solved, the workers started: 1m44s against 0.1 s a frame for a film), so the
+#: rate is taken from its end on; a few units more, so that workers whose set-ups
+#: end together do not pass for a fast rate.
+UNITS_BEFORE_AN_ESTIMATE = 3
 
 
 def say(text: str, enabled: bool = True, stream: TextIO | None = None) -> None:
@@ -64,7 +70,9 @@ class Progress:
     (``lines`` False: nothing off a terminal, for a wait of seconds). A count that
     goes back (the board mean's next look counts the spaces again) starts a new
     pass, named ``pass_name`` and numbered in the lines when given; the time left is
-    estimated from the current pass's rate.
+    estimated from the current pass's rate after its first unit (which carries the
+    set-up), once :data:`UNITS_BEFORE_AN_ESTIMATE` more are done ("time left not
+    known yet" till then).
     """
 
     def __init__(
@@ -96,7 +104,8 @@ class Progress:
         self.shots = 0
         self.note: str | None = None
         self.passes = 1
-        self.pass_began, self.pass_from = self.began, 0
+        self.pass_from = 0
+        self.rate_from: tuple[float, int] | None = None  # (time, done) at the first unit's end
         self.closed = False
         self.bar = None
         self.ticking = ticking
@@ -125,7 +134,10 @@ class Progress:
         now = self.clock()
         if done < self.done:
             self.passes += 1
-            self.pass_began, self.pass_from = now, done
+            self.pass_from = done
+            self.rate_from = None
+        if self.rate_from is None and done > self.pass_from:
+            self.rate_from = (now, done)
         self.done, self.shots = done, self.shots + fired
         if total is not None:
             self.total = total
@@ -217,11 +229,18 @@ class Progress:
         return f"{count(self.done)}{of} {units}"
 
     def _left(self, now: float) -> str:
-        """The time left of this pass at its rate so far, or why it is not known."""
-        gone, moved = now - self.pass_began, self.done - self.pass_from
-        if self.total is None or moved <= 0 or gone <= 0:
+        """The time left of this pass at its rate since its first unit was done, or
+        why it is not known."""
+        if self.total is None:
             return "time left not known yet"
-        left = duration((self.total - self.done) * gone / moved)
+        if self.done >= self.total:
+            left = "0 s"
+        else:
+            since, done_then = self.rate_from or (now, self.done)
+            gone, moved = now - since, self.done - done_then
+            if moved < UNITS_BEFORE_AN_ESTIMATE or gone <= 0:
+                return "time left not known yet"
+            left = duration((self.total - self.done) * gone / moved)
         return f"about {left} left" + (f" of this {self.pass_name}" if self.pass_name else "")
 
 

@@ -155,11 +155,14 @@ def build_game(name: str, args) -> tuple[Game, dict | None]:
 
 
 def bots_help() -> str:
-    """The bots of each game, for --help."""
+    """The bots of each game, for --help: each name as it can be typed (hold-at-20,
+    with a word that any N works: "hold-at-N" itself is refused)."""
     from referee.bots import bot_names
 
     def names(game: str) -> str:
-        return ", ".join("hold-at-N" if b.startswith("hold-at-") else b for b in bot_names(game))
+        return ", ".join(
+            f"{b} (any hold-at-N)" if b.startswith("hold-at-") else b for b in bot_names(game)
+        )
 
     return "; ".join(
         f"{game.replace('_', '-')}: {names(game)}"

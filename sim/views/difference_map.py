@@ -189,7 +189,12 @@ def _headline(
         across.headline()
         if across
         else verdict_words.board_mean_parts(
-            a, b, comparison.on_average, comparison.mean_diff, comparison.delta
+            a,
+            b,
+            comparison.on_average,
+            comparison.mean_diff,
+            comparison.delta,
+            comparison.mean_stop,
         )
     )
     colour = _HEADLINE_COLOURS.get(comparison.on_average or "", "black")
@@ -209,7 +214,12 @@ def _headline(
         color=colour,
     )
     spaces = verdict_words.spaces_line(
-        a, b, verdict.space_counts(comparison.spaces), comparison.rule.name, comparison.delta
+        a,
+        b,
+        verdict.space_counts(comparison.spaces),
+        comparison.rule.name,
+        comparison.delta,
+        comparison.mean_stop,
     )
     rule = f"{comparison.rule.name} rule" + (
         f", δ {comparison.delta:g}" if comparison.delta is not None else ""
@@ -249,8 +259,8 @@ def _legend(ax, comparison: Comparison, cmap, norm, across: AcrossEngines | None
             ),
             (
                 Patch(facecolor=light, edgecolor="none"),
-                "? faded: not decided at this budget (its interval in the table and the "
-                "JSON; never 'no difference')",
+                f"? faded: {verdict_words.undecided(comparison.mean_stop)} (its interval in "
+                "the table and the JSON; never 'no difference')",
             ),
         ]
     elif comparison.rule.name == "spaces":

@@ -105,7 +105,8 @@ _TESTS = {
         "the difference's interval is Tango's score interval at the looks' level (the "
         "intervals of all the looks hold together with 95 %), at the look where the board "
         "mean stopped; p: the exact McNemar test there, Bonferroni over the looks, then Holm "
-        "over all the spaces; a space not flagged is not decided at this budget.",
+        "over all the spaces; a space not flagged is not decided (at this precision, the cap "
+        "or the budget: what stopped the board mean).",
     ),
     "spaces": (
         f"p ({verdict_words.p_test('spaces', 'rqmc')})",
@@ -146,8 +147,13 @@ def with_delta(text: str, delta: float | None) -> str:
 def verdict_box(data: dict) -> str:
     """The verdict box: the board mean, big, first; then the spaces counted."""
     a, b = data["design_a"], data["design_b"]
-    mean = verdict_words.board_mean(a, b, data["on_average"], data["mean_diff"], data["delta"])
-    spaces = verdict_words.spaces_line(a, b, data["space_counts"], data["rule"], data["delta"])
+    stop = data.get("mean_rule", {}).get("stop")
+    mean = verdict_words.board_mean(
+        a, b, data["on_average"], data["mean_diff"], data["delta"], stop
+    )
+    spaces = verdict_words.spaces_line(
+        a, b, data["space_counts"], data["rule"], data["delta"], stop
+    )
     return (
         f'<div class="verdict {data["on_average"] or "none"}" id="verdict">'
         f'<p class="mean" id="board-mean">{html.escape(mean)}</p>'

@@ -5,6 +5,7 @@ determined within stated bounds), each refusal one line saying what to measure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,31 +56,42 @@ LEVEL_DEG = 3.0
 
 
 def check_enough(shots: MeasuredShots) -> None:
-    n = len(shots)
+    """Refuse, on one line saying what to measure, shots a fit cannot use: too few,
+    one near level, too few pitches or too narrow a span of them."""
+    check_settings(shots.pitch_deg, shots.source)
+
+
+def check_settings(pitch_deg: Sequence[float] | np.ndarray, source: str) -> None:
+    """:func:`check_enough` on the pitches set for each shot alone, as an angles file
+    written while filming gives them (``calibrate --video`` checks it before the
+    first frame is read: the measurement keeps at most these shots); ``source``: the
+    file named in the refusal."""
+    pitches_set = np.asarray(pitch_deg, dtype=float)
+    n = len(pitches_set)
     if n < MIN_SHOTS:
         raise InputError(
-            f"{shots.source}: {n} shots; a calibration needs at least {MIN_SHOTS} "
+            f"{source}: {n} shots; a calibration needs at least {MIN_SHOTS} "
             "(measure 5 pitches x 8 shots)"
         )
-    level = np.flatnonzero(np.abs(shots.pitch_deg) < LEVEL_DEG)
+    level = np.flatnonzero(np.abs(pitches_set) < LEVEL_DEG)
     if len(level):
         raise InputError(
-            f"{shots.source} row {level[0] + 2}: pitch {shots.pitch_deg[level[0]]:g} "
+            f"{source} row {level[0] + 2}: pitch {pitches_set[level[0]]:g} "
             f"is within {LEVEL_DEG:g} deg of level, where the bale lands flat and "
             f"its first touch is ambiguous; fire at least {LEVEL_DEG:g} deg from "
             "level"
         )
-    pitches = sorted({round(float(p), 1) for p in shots.pitch_deg})
+    pitches = sorted({round(float(p), 1) for p in pitches_set})
     if len(pitches) < MIN_PITCHES:
         at = " and ".join(f"{p:g}" for p in pitches)
         raise InputError(
-            f"{shots.source}: all {n} shots were fired at pitch {at} deg: so few pitches cannot "
+            f"{source}: all {n} shots were fired at pitch {at} deg: so few pitches cannot "
             "tell the speed spread from the pitch spread, nor the speed from a pitch offset; "
             f"fire at {MIN_PITCHES} or more pitches (e.g. 5 pitches x 8 shots)"
         )
     if pitches[-1] - pitches[0] < MIN_PITCH_SPAN_DEG:
         raise InputError(
-            f"{shots.source}: the pitches span {pitches[0]:g} to {pitches[-1]:g} deg, less "
+            f"{source}: the pitches span {pitches[0]:g} to {pitches[-1]:g} deg, less "
             f"than {MIN_PITCH_SPAN_DEG:g} deg: so narrow a span cannot tell the speed from a "
             "pitch offset; fire at pitches spread over the range, low shots and high arcs "
             "(e.g. -30, -25, 8, 64 and 70 deg)"

@@ -25,6 +25,26 @@ EXAMPLE_PITCHES_DEG = (-30.0, -25.0, 8.0, 64.0, 70.0)
 EXAMPLE_YAWS_DEG = (28.0, -28.0)
 
 
+def example_settings(
+    pitches_deg=EXAMPLE_PITCHES_DEG, yaws_deg=EXAMPLE_YAWS_DEG, shots_per_pitch: int = 8
+) -> list[tuple[float, float]]:
+    """The (pitch, yaw) set for each shot, in the order fired: ``shots_per_pitch`` at
+    each pitch, the yaws taken in turn."""
+    return [
+        (pitch, yaws_deg[k % len(yaws_deg)])
+        for pitch in pitches_deg
+        for k in range(shots_per_pitch)
+    ]
+
+
+def angles_csv(settings: list[tuple[float, float]]) -> str:
+    """The angles file a person writes down while filming (sim/video/angles.py):
+    ``pitch_deg``, ``yaw_deg``, one row a shot; docs/examples/angles.csv is
+    :func:`example_settings` written so."""
+    rows = [",".join(REQUIRED[:2])] + [f"{pitch:g},{yaw:g}" for pitch, yaw in settings]
+    return "\n".join(rows) + "\n"
+
+
 def sandbox_shots_csv(
     design: Design,
     pitches_deg=EXAMPLE_PITCHES_DEG,
@@ -57,24 +77,24 @@ def sandbox_shots_csv(
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     with make_world(board_shape, design) as world:
-        for i, pitch in enumerate(pitches_deg):
-            for k in range(shots_per_pitch):
-                yaw = yaws_deg[k % len(yaws_deg)]
-                shot_seed = split_seed(seed, i, k)
-                shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
-                landing = shot.first_contact_mm
-                if shot.first_contact_with != "board" or landing is None:
-                    raise InputError(
-                        f"a sandbox shot at yaw {yaw:g}, pitch {pitch:g} deg first "
-                        f"touched {shot.first_contact_with or 'nothing'}, not the board: "
-                        "choose other settings"
-                    )
-                x, y, _ = landing
-                row = [f"{pitch:g}", f"{yaw:g}", f"{x:.1f}", f"{y:.1f}"]
-                if chronograph:
-                    row.append(f"{shot.speed_mm_s:.0f}")
-                if contact:
-                    for point in (rest_on_board_mm(shot, board_shape), second_touch_mm(shot)):
-                        row += [f"{v:.1f}" for v in point[:2]] if point else ["", ""]
-                writer.writerow(row)
+        settings = example_settings(pitches_deg, yaws_deg, shots_per_pitch)
+        for n, (pitch, yaw) in enumerate(settings):
+            i, k = divmod(n, shots_per_pitch)
+            shot_seed = split_seed(seed, i, k)
+            shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
+            landing = shot.first_contact_mm
+            if shot.first_contact_with != "board" or landing is None:
+                raise InputError(
+                    f"a sandbox shot at yaw {yaw:g}, pitch {pitch:g} deg first "
+                    f"touched {shot.first_contact_with or 'nothing'}, not the board: "
+                    "choose other settings"
+                )
+            x, y, _ = landing
+            row = [f"{pitch:g}", f"{yaw:g}", f"{x:.1f}", f"{y:.1f}"]
+            if chronograph:
+                row.append(f"{shot.speed_mm_s:.0f}")
+            if contact:
+                for point in (rest_on_board_mm(shot, board_shape), second_touch_mm(shot)):
+                    row += [f"{v:.1f}" for v in point[:2]] if point else ["", ""]
+            writer.writerow(row)
     return out.getvalue()

@@ -23,9 +23,10 @@ sim/studies/comparing/board_mean.py) the pairs were fired together at every spac
 look, until the board mean's question was answered; each space's row is its pairs
 at that look (Tango's interval at the looks' level, its McNemar p-value times the
 looks), Holm's correction taken over the spaces: the spaces not flagged are not
-decided at this budget. With the spaces rule (sim/studies/comparing/paired.py) each space
-stopped when its own question was answered; its row is the rule's last look
-(models/sequential.py), Holm's correction then taken over the spaces' p-values.
+decided (at this precision, the cap or the budget: what stopped the mean). With
+the spaces rule (sim/studies/comparing/paired.py) each space stopped when its own
+question was answered; its row is the rule's last look (models/sequential.py),
+Holm's correction then taken over the spaces' p-values.
 
 **The verdict** leads with the question "is B better?": the mean of P_B - P_A over
 the spaces both designs reach, with its interval, detectably above or below 0 or
@@ -78,6 +79,13 @@ class Comparison:
         difference lies above or below 0, "within_delta" when it lies within ±δ,
         "not_detectable" otherwise; None with no space in reach of both."""
         return mean_verdict(self.mean_diff, self.delta, self.rule.name == "mean")
+
+    @property
+    def mean_stop(self) -> str | None:
+        """Why the board-mean rule stopped (models/mean_rule.py's ``STOPS``; None under
+        another rule): the words of a question it left open say it
+        (verdict_words.undecided)."""
+        return None if self.stopped is None else self.stopped.stop
 
     def to_dict(self) -> dict:
         """As JSON: a difference that cannot be estimated is null, with the reason."""
@@ -180,7 +188,8 @@ def _compared(name_a, name_b, pairs, stops, rule, stopped=None, mean=None) -> Co
         tested = [(r, r.diff) for r in rows if r.diff is not None]
         variances = [_paired_variance(r) for r, _ in tested]
         mean = mean_interval([diff for _, diff in tested], variances)
-    line = verdict_line(name_a, name_b, rows, mean, rule.delta, rule.name)
+    stop = None if stopped is None else stopped.stop
+    line = verdict_line(name_a, name_b, rows, mean, rule.delta, rule.name, stop)
     return Comparison(name_a, name_b, rows, line, mean, rule, stopped)
 
 

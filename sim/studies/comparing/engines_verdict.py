@@ -43,7 +43,7 @@ _AVERAGE_WORDS = {
     "fewer": "fewer",
     "within_delta": "the same within ±{delta:g}",
     "not_detectable": "not detectable",
-    "undecided": "not decided at this budget",
+    "undecided": "{undecided}",
     "none": "none in reach of both",
 }
 #: How many of the spaces the engines disagree on the verdict names.
@@ -207,7 +207,7 @@ class AcrossEngines:
         engines = " and ".join(self.engines)
         if self.robust_on_average:
             said, _ = verdict_words.board_mean_parts(
-                a, b, self.on_average, first.mean_diff, first.delta
+                a, b, self.on_average, first.mean_diff, first.delta, first.mean_stop
             )
             sized = (
                 "Robust"
@@ -216,8 +216,7 @@ class AcrossEngines:
             )
             return f"{sized} across {engines}: {said[0].lower()}{said[1:]} in every engine", figures
         each = "; ".join(
-            f"{e} {_AVERAGE_WORDS[c.on_average or 'none'].format(delta=c.delta or 0)}"
-            for e, c in zip(self.engines, self.comparisons, strict=True)
+            f"{e} {_average_words(c)}" for e, c in zip(self.engines, self.comparisons, strict=True)
         )
         return f"Not robust across {engines}: on average the engines differ ({each})", figures
 
@@ -256,6 +255,13 @@ class AcrossEngines:
             "space_counts": self.counts(),
             "spaces": self.spaces(),
         }
+
+
+def _average_words(comparison: Comparison) -> str:
+    """One engine's board-mean verdict in a word or two."""
+    words = _AVERAGE_WORDS[comparison.on_average or "none"]
+    undecided = verdict_words.undecided(comparison.mean_stop)
+    return words.format(delta=comparison.delta or 0, undecided=undecided)
 
 
 def _compared(row: dict) -> bool:

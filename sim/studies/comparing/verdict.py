@@ -55,14 +55,16 @@ def verdict_line(
     mean_diff: tuple,
     delta: float | None = None,
     rule: str = "per-map",
+    stop: str | None = None,
 ) -> str:
     """One sentence, the board mean first: whether B knocks out more or fewer than A
     on average over the spaces both reach (the mean difference and its interval),
     then on how many spaces B knocks out more, fewer, or no detectably different
-    (the spaces rule: within ±δ, or undecided at the cap; the mean rule: not decided
-    at this budget), and where only one of the two reaches
+    (the spaces rule: within ±δ, or undecided at the cap; the mean rule: not decided,
+    at this precision, the cap or this budget as its ``stop`` says), and where only one
+    of the two reaches
     (sim/studies/comparing/verdict_words.py: the map and the page say the same)."""
     on_average = mean_verdict(mean_diff, delta, rule == "mean")
-    mean = verdict_words.board_mean(name_a, name_b, on_average, mean_diff, delta)
-    spaces = verdict_words.spaces_line(name_a, name_b, space_counts(rows), rule, delta)
+    mean = verdict_words.board_mean(name_a, name_b, on_average, mean_diff, delta, stop)
+    spaces = verdict_words.spaces_line(name_a, name_b, space_counts(rows), rule, delta, stop)
     return f"{mean}; {spaces[0].lower()}{spaces[1:]}"

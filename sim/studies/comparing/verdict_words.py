@@ -65,11 +65,13 @@ def board_mean(
     on_average: str | None,
     mean_diff: tuple | list,
     delta: float | None,
+    stop: str | None = None,
 ) -> str:
     """The board-mean verdict in one sentence: "On average B knocks out more than A:
     +0.04 [+0.03, +0.05] (95 %)" (``on_average``: :attr:`Comparison.on_average
-    <sim.studies.comparing.compare.Comparison.on_average>`; ``mean_diff``: mean, low, high)."""
-    said, figures = board_mean_parts(design_a, design_b, on_average, mean_diff, delta)
+    <sim.studies.comparing.compare.Comparison.on_average>`; ``mean_diff``: mean, low, high;
+    ``stop``: why the board-mean rule stopped, :func:`undecided`)."""
+    said, figures = board_mean_parts(design_a, design_b, on_average, mean_diff, delta, stop)
     return f"{said}: {figures}" if figures else said
 
 
@@ -79,6 +81,7 @@ def board_mean_parts(
     on_average: str | None,
     mean_diff: tuple | list,
     delta: float | None,
+    stop: str | None = None,
 ) -> tuple[str, str]:
     """:func:`board_mean` in two parts, the words and the figures ("" with no space in
     reach of both), for a headline that puts them on lines of their own. Words that
@@ -92,12 +95,26 @@ def board_mean_parts(
         "fewer": f"On average {design_b} knocks out fewer than {design_a}",
         "within_delta": f"On average {design_b} and {design_a} are practically the same",
         "not_detectable": f"On average no detectable difference between {design_b} and {design_a}",
-        "undecided": f"On average {design_b} against {design_a} is not decided at this budget",
+        "undecided": f"On average {design_b} against {design_a} is {undecided(stop)}",
     }[on_average]
     figures = f"{figure(mean, mean)} [{figure(low, mean)}, {figure(high, mean)}] (95 %)"
     if on_average == "within_delta":
         figures += f", within ±{delta or 0:g}"
     return said, figures
+
+
+#: What left a question of the board-mean rule open, by how the rule stopped
+#: (models/mean_rule.py's ``STOPS``): the time given, or every look taken.
+_UNDECIDED = {"budget": "not decided at this budget", "cap": "not decided at the cap"}
+
+
+def undecided(stop: str | None) -> str:
+    """A question the board-mean rule left open, in the words of what stopped it
+    (``stop``: :attr:`MeanStop.stop <sim.studies.comparing.compare.MeanStop>`):
+    ``--budget``'s time ("not decided at this budget"), every look taken ("... at
+    the cap"), else the precision's looks and the rule, the board mean decided
+    before the space ("... at this precision")."""
+    return _UNDECIDED.get(stop or "", "not decided at this precision")
 
 
 def figure(value: float, mean: float) -> str:
@@ -108,11 +125,17 @@ def figure(value: float, mean: float) -> str:
 
 
 def spaces_line(
-    design_a: str, design_b: str, counts: dict[str, int], rule: str, delta: float | None
+    design_a: str,
+    design_b: str,
+    counts: dict[str, int],
+    rule: str,
+    delta: float | None,
+    stop: str | None = None,
 ) -> str:
     """The spaces by what the comparison says of each (``counts``:
     :func:`sim.studies.comparing.verdict.space_counts`): under the mean rule more, fewer
-    (family-wise over the spaces and looks) and not decided at this budget; under the
+    (family-wise over the spaces and looks) and not decided (:func:`undecided`, by the
+    mean rule's ``stop``); under the
     spaces rule more, fewer, within ±δ and undecided at the cap (family-wise); under
     the per-map rule more, fewer and no detectable difference; then where only one
     design reaches."""
@@ -123,8 +146,8 @@ def spaces_line(
     )
     if rule == "mean":
         text += (
-            f" (family-wise 95 % over the spaces and looks, Holm), not decided at this "
-            f"budget on {counts['undecided']}"
+            f" (family-wise 95 % over the spaces and looks, Holm), {undecided(stop)} "
+            f"on {counts['undecided']}"
         )
     elif rule == "spaces":
         within = (

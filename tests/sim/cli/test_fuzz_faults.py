@@ -19,7 +19,7 @@ from sim.cli import build_parser
 from sim.studies.comparing import cached_maps
 from sim.studies.maps import hitmap
 from sim.studies.shots import space_firing
-from tests.helpers import cli_spec, piggy_process
+from tests.helpers import cli_spec, piggy_process, said_lines
 from tests.sim.cli.fuzz_support import HITMAP, NOT_ASCII_NUMBERS, refused
 
 
@@ -403,7 +403,7 @@ def test_a_budget_the_first_look_cannot_fit_at_the_rate_measured_is_said_in_word
     argv += ["10", "--workers", "1", "--budget", "30", "--cache", str(tmp_path)]
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
-    start, said = err.splitlines()
+    start, said = said_lines(err)
     assert start.startswith("piggy: design compare stock vs fast-spring: ")
     assert said.startswith(
         "piggy: error: --budget 30 cannot hold even the first look here: its 40 shots, at "

@@ -11,7 +11,7 @@ import pytest
 from referee.records import read_record
 from sim.cli import main
 from sim.cli.terminal import human_seat, parse_params
-from tests.helpers import read_terminal, run
+from tests.helpers import read_terminal, run, said_lines
 from tests.referee.positions import position
 
 
@@ -270,7 +270,7 @@ def test_progress_bar_on_a_real_terminal_and_quiet_when_piped():
     assert done.returncode == 0 and b"3/3" in shown and b"game" in shown
     piped = subprocess.run(argv, capture_output=True, text=True)
     assert piped.returncode == 0
-    start, finished = piped.stderr.splitlines()
+    start, finished = said_lines(piped.stderr)
     assert start == "piggy: tournament of woolfy: 3 games, seats careful, careful"
     assert re.fullmatch(r"piggy: tournament: finished: 3/3 games in \d+ s", finished)
 

@@ -15,7 +15,7 @@ from models.design import design_from_dict, design_toml, load_design
 from models.errors import InputError
 from models.mean_rule import BoardMean, MeanRule, board_chances
 from sim.studies import plain
-from sim.studies.comparing import board_mean, design_tools, engines_verdict
+from sim.studies.comparing import board_mean, design_tools, engines_verdict, verdict_words
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.shots.space_shots import SweepSpec
 
@@ -116,7 +116,7 @@ def test_every_space_stops_at_the_same_look_and_says_so(clean):
     assert said["rule"] == "mean" and said["mean_rule"]["stop"] == stopped.stop
     assert said["mean_rule"]["looks"] == [15, 30, 60, 80]
     assert said["mean_diff_ci"] == [round(low, 6), round(high, 6)]
-    assert "not decided at this budget" in comparison.verdict or all(
+    assert verdict_words.undecided(stopped.stop) in comparison.verdict or all(
         r.significant for r in comparison.spaces
     )
 

@@ -66,12 +66,12 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
         }
     # the board mean first (3 pairs a space, no δ: nothing decided), then the spaces
     assert data["verdict"].startswith(
-        "On average fast-spring against stock is not decided at this budget: "
+        "On average fast-spring against stock is not decided at the cap: "
     )
     assert (
         "; space by space, fast-spring knocks out more on 0 spaces, fewer on 0 " in data["verdict"]
     )
-    assert data["verdict"].endswith("not decided at this budget on 4")
+    assert data["verdict"].endswith("not decided at the cap on 4")
     assert data["comparisons"][0]["mean_rule"]["stop"] == "cap"
     assert [r["space"] for r in data["spaces"]] == SPACES.split(",")
     assert data["provenance"]["aimer"] == "child" and data["provenance"]["rule"] == "mean"

@@ -178,9 +178,9 @@ def test_a_design_compared_with_itself_shows_no_difference(capsys, tmp_path):
     # 20 pairs a space and no δ: the board mean 0 within its interval (the pseudo-pairs'
     # width, z²/40 = 0.096: no pair discordant), nothing decided
     assert data["verdict"] == (
-        "On average stock against stock is not decided at this budget: +0.000 [-0.096, "
+        "On average stock against stock is not decided at the cap: +0.000 [-0.096, "
         "+0.096] (95 %); space by space, stock knocks out more on 0 spaces, fewer on 0 "
-        "(family-wise 95 % over the spaces and looks, Holm), not decided at this budget on 2"
+        "(family-wise 95 % over the spaces and looks, Holm), not decided at the cap on 2"
     )
     for row in data["spaces"]:
         assert row["diff"] == 0 and row["p_value_adjusted"] == 1 and not row["significant"]

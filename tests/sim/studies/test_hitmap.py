@@ -24,7 +24,7 @@ from sim.studies.running.cluster import Cluster
 from sim.studies.running.parts import write_part
 from sim.studies.shots.space_firing import run_space
 from sim.studies.shots.space_shots import SweepSpec, shot_seed
-from tests.helpers import cli_spec
+from tests.helpers import cli_spec, said_lines
 from tests.referee.positions import position
 
 SPACES = ("r8c3", "r9c5", "r10c0", "r2c1")
@@ -381,7 +381,7 @@ def test_a_map_with_no_space_in_reach_is_a_result_and_exits_0(capsys, tmp_path):
     )
     printed, err = capsys.readouterr()
     assert code == 0 and "none in reach of design 'weak'" in printed
-    start, finished = err.splitlines()  # the signs of life only: no error, no warning
+    start, finished = said_lines(err)  # the signs of life only: no error, no warning
     assert start.startswith("piggy: a hit map of weak: 2 spaces, 2 shots a space")
     assert finished.startswith("piggy: hitmap: finished: 2/2 spaces in ")  # no shot fired
     assert [r["reachable"] for r in read_table(out)] == [False, False]

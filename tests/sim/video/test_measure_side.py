@@ -13,6 +13,7 @@ import math
 import pytest
 
 from sim.cli import main
+from tests.helpers import said_lines
 
 pytestmark = pytest.mark.slow
 
@@ -71,6 +72,6 @@ def test_a_flight_that_disagrees_with_its_row_is_refused_by_name(
     code, out = _measure(folder, angles, f"wrong{shot}")
     err = capsys.readouterr().err.strip()
     assert code == 2 and not out.exists()
-    assert len(err.splitlines()) == 1
+    assert len(said_lines(err)) == 1
     assert f"shot {shot}: its flight leaves the barrel at about pitch" in err
     assert f"row {shot + 1} says {says}" in err
