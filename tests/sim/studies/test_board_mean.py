@@ -200,7 +200,7 @@ def test_a_budget_spent_before_the_first_shot_says_so_and_fires_nothing(tmp_path
 def test_a_look_is_timed_by_a_tenth_of_its_spaces_spread_over_the_board():
     """Near and far shots differ in cost: each wave of the probe (one space a worker)
     spans the board, and the probe is a tenth of it."""
-    from sim.studies.comparing.mean_run import _probe
+    from sim.studies.running.budget import probe as _probe
 
     names = [f"s{i}" for i in range(68)]
     waves = _probe(names, 2)
