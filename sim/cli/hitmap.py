@@ -30,6 +30,13 @@ from sim.cli.common import (
     workers_arg,
     world_args,
 )
+from sim.cli.hitmap_budget import (
+    budget_arg,
+    budget_words,
+    check_budget_args,
+    reached,
+    run_in_budget,
+)
 from sim.cli.sensitivity import check_sensitivity, print_sensitivity, sensitivity
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER, SAMPLERS, SWEEP_ARCS
 
@@ -109,6 +116,7 @@ def workers_of(args) -> StudyWorkers:
 def cmd_hitmap(args) -> int:
     workers = workers_of(args)
     designs = args.design or ["stock"]
+    check_budget_args(args)
     out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
@@ -124,10 +132,17 @@ def cmd_hitmap(args) -> int:
 
         return scan(args, spec, designs, spreads, out, fmt, workers)
     start = start_lines.hitmap(spec, workers, design=design.name)
-    progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
-    outcome = hitmap.run_sweep(
-        spec, out, fmt, workers, args.resume, args.per_shot, progress, args.sensitivity
+    looks = "look" if args.budget else None
+    start += f"; budget {args.budget:g} s, in looks over the board" if args.budget else ""
+    progress = progress_bar(
+        len(spec.spaces), not args.json, "space", "hitmap", pass_name=looks, start=start
     )
+    if args.budget:
+        outcome, done = run_in_budget(args, spec, out, fmt, workers, progress)
+    else:
+        outcome = hitmap.run_sweep(
+            spec, out, fmt, workers, args.resume, args.per_shot, progress, args.sensitivity
+        )
     progress(None)
     rows = outcome.rows
     if args.resume:
@@ -136,7 +151,9 @@ def cmd_hitmap(args) -> int:
     if not reachable:
         return _none_in_reach(args, design.name, rows, out)
     summary = _summary(spec, out, outcome, reachable)
-    sampling = _sampling(spec, summary["shots_per_space"])
+    if args.budget:
+        summary["budget"] = reached(spec, rows, done, args.budget)
+    sampling = _sampling(spec, summary)
     if args.plot:
         _plot(args.plot, layout.board, rows, design.name, summary, sampling)
     summary |= _added(args, spec, out, outcome)
@@ -173,9 +190,10 @@ def _scan_spreads(args, designs: list[str]):
 def _print_resumed(outcome, out: Path) -> None:
     from sim.studies.maps import hitmap
 
+    gone_on = f", {outcome.gone_on:,} shots gone on from" if outcome.gone_on else ""
     print(
         f"piggy: resumed: {outcome.reused} of {len(outcome.rows)} spaces reused from "
-        f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
+        f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now{gone_on}",
         file=sys.stderr,
     )
 
@@ -210,12 +228,15 @@ def _check_outputs(args, designs: list[str]) -> tuple[Path, str]:
     return out, fmt
 
 
-def _sampling(spec, shots_per_space: list[int]) -> str:
-    """How the spaces were sampled, in words: the precision or the shots a space
-    (fewest and most), and the sampler unless plain Monte Carlo."""
-    fewest, most = shots_per_space
+def _sampling(spec, summary: dict) -> str:
+    """How the spaces were sampled, in words: the precision (or a budget's) or the
+    shots a space (fewest and most), and the sampler unless plain Monte Carlo."""
+    fewest, most = summary["shots_per_space"]
+    budget = summary.get("budget")
     sampling = (
-        f"to ±{spec.precision:g} (95 %), {fewest}-{most} shots a space"
+        f"by --budget {budget['budget_s']:g} s, {fewest}-{most} shots a space"
+        if budget and not budget["finished"]
+        else f"to ±{spec.precision:g} (95 %), {fewest}-{most} shots a space"
         if spec.precision
         else f"{most} shots a space"
     )
@@ -276,6 +297,8 @@ def _print_summary(summary: dict, sampling: str, plot: str | None) -> None:
         f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
         f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}] (95 %, {summary['interval']})"
     )
+    if "budget" in summary:
+        print(budget_words(summary["budget"], Path(summary["file"])))
     if capped := summary["capped_spaces"]:
         print(
             f"not to ±{summary['precision']:g} on {len(capped)} of {summary['in_reach']} "
@@ -412,6 +435,11 @@ def add_hitmap(sub) -> None:
     p.add_argument(
         "--sensitivity", action="store_true", help="with --vary: which guesses matter most"
     )
-    p.add_argument("--resume", action="store_true", help="finish an interrupted sweep")
+    budget_arg(p)
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted sweep, or go on from a --budget's (to any --precision)",
+    )
     p.add_argument("--json", action="store_true", help="a JSON summary on stdout")
     p.set_defaults(func=cmd_hitmap)

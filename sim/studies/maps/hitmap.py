@@ -94,12 +94,14 @@ class SweepOutcome:
     """A finished sweep: the hit map's rows, and how many spaces were taken from the
     parts of an earlier run (``reused``) or measured now (``computed``); its parts,
     where they were asked to be kept (a study of its shots:
-    sim/studies/maps/sensitivity.py)."""
+    sim/studies/maps/sensitivity.py); the shots of unfinished spaces an earlier run
+    left and this one went on from (``gone_on``: a budget's, another precision's)."""
 
     rows: list
     reused: int
     computed: int
     parts: tuple[SpaceShots, ...] = ()
+    gone_on: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,11 @@ class Output:
 
     @classmethod
     def of(cls, spec: SweepSpec, path: Path) -> Output:
-        """A hit map's output, measured by the map's own rule."""
-        return cls(spec, path, spec.key(), partial(expected_part, spec), provenance(spec))
+        """A hit map's output, measured by the map's own rule, its parts kept under a
+        key every precision shares (sim/studies/maps/map_looks.py)."""
+        from sim.studies.maps.map_looks import looks_key
+
+        return cls(spec, path, looks_key(spec), partial(expected_part, spec), provenance(spec))
 
 
 def sweep(
@@ -147,8 +152,17 @@ def run_sweep(
     (sim/studies/running/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished (and ``fired=``, the shots the last one fired). With
-    ``keep_parts`` the outcome holds every space's shots."""
+    ``keep_parts`` the outcome holds every space's shots. Parts another run left
+    (a budget's, another precision's) are gone on from look by look
+    (sim/studies/maps/map_looks.py)."""
     outputs = [Output.of(spec, out)]
+    if resume and parts.part_files(parts_folder(out)):
+        from sim.studies.maps import map_looks
+        from sim.studies.running.budget import Budget
+
+        return map_looks.run_looks(
+            outputs[0], fmt, workers, Budget(None), progress, per_shot, keep_parts, resume
+        )[0]
     job = partial(one_space, spec)
     return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress, keep_parts)[0]
 
@@ -188,7 +202,7 @@ def _owned_sweep(
     spaces = outputs[0].spec.spaces
     done: set[str] = set(spaces)
     for output in outputs:
-        done &= _parts_found(output, resume)
+        done &= parts_found(output, resume)
     folders = [parts_folder(o.path) for o in outputs]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
@@ -216,7 +230,7 @@ def _owned_sweep(
     return outcomes
 
 
-def _parts_found(output: Output, resume: bool) -> set[str]:
+def parts_found(output: Output, resume: bool) -> set[str]:
     """The spaces whose parts an earlier run of ``output`` left, every one checked
     (refused on one line when resuming is not asked for, or a part is not this
     sweep's)."""
