@@ -11,6 +11,7 @@ from models.design import load_design, load_designs
 from models.errors import InputError
 from models.text import shown
 from sim.cli import start_lines
+from sim.cli.cache_words import ShotsFired, cache_line, from_cache
 from sim.cli.common import (
     check_output,
     check_output_folder,
@@ -88,6 +89,7 @@ class _Compared:
     made_by: dict
     workers: StudyWorkers
     cache: Path
+    from_cache: dict  # the shots read from the cache and fired now (sim/cli/cache_words.py)
 
     @property
     def results(self) -> list[dict]:
@@ -127,8 +129,8 @@ def _compare(args) -> _Compared:
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
-    progress = progress_bar(
-        None, not args.json, "space", "design compare", pass_name=looks, start=start
+    progress = ShotsFired(
+        progress_bar(None, not args.json, "space", "design compare", pass_name=looks, start=start)
     )
     done = compare_in_engines(
         *(spec, board, designs, args.designs, engines, workers, cache, progress, rule),
@@ -146,6 +148,7 @@ def _compare(args) -> _Compared:
         done.made_by,
         workers,
         cache,
+        from_cache([run[2] for run in done.runs], progress.fired),
     )
 
 
@@ -187,6 +190,7 @@ def _json_compare(c: _Compared) -> None:
             **engines,
             "provenance": c.made_by,
             "cache": str(c.cache),
+            "from_cache": c.from_cache,
         }
     )
 
@@ -226,7 +230,7 @@ def _print_compare(c: _Compared, args) -> None:
                 f"{verdict_words.p_words(row['p_value_adjusted'])} "
                 f"({verdict_words.p_test(comparison.rule.name, c.spec.sampler)})"
             )
-    _print_cache(c.cache)
+    print(cache_line(c.from_cache, c.cache))
     for path in (args.plot, args.html):
         if path:
             print(f"Wrote {shown(path)}")

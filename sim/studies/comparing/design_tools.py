@@ -22,10 +22,11 @@ from models.board import Board
 from models.design import Design, design_identity, design_toml
 from models.files import write_text_atomic
 from sim.physics.aim import reach_mm
-from sim.studies.comparing import board_mean, compare, mean_run, paired
+from sim.studies.comparing import board_mean, compare, mean_run, paired, shared_looks
 from sim.studies.comparing.cached_maps import read_cached
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.maps import hitmap
+from sim.studies.maps.map_looks import looks_key
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import datafiles, space_shots
 from sim.studies.shots.records import MeasuredSpace
@@ -112,9 +113,12 @@ def paired_outputs(
     every design of the comparison: a design's shots there depend on its partners),
     with the design's file (written now) beside it; its parts checked against that
     key too."""
-    settings = dataclasses.replace(spec, design="").key()
+    if rule.mean is not None:  # every precision's and δ's looks shared (shared_looks.py)
+        shots_key = shared_looks.mean_key(spec, rule)
+    else:
+        shots_key = f"{rule.cache_key()}|{dataclasses.replace(spec, design='').key()}"
     designs_text = "|".join(design_toml(d) for d in designs)
-    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{rule.cache_key()}|{settings}|{designs_text}")
+    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{shots_key}|{designs_text}")
     stem = "paired" if rule.name == "spaces" else rule.name
     outputs = []
     cache.mkdir(parents=True, exist_ok=True)
@@ -131,7 +135,7 @@ def paired_outputs(
             hitmap.Output(
                 design_spec,
                 out,
-                f"{design_spec.key()}|{key}",
+                f"{looks_key(design_spec) if rule.mean else design_spec.key()}|{key}",
                 partial(paired.expected, design_spec),
                 made_by,
             )
@@ -159,13 +163,17 @@ def paired_maps(
     outputs = paired_outputs(spec, designs, rule, cache)
     if found is None:
         found = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
-    if all(f is not None for f in found) and not _mean_goes_on(rule, found):
+    whole = [f for f in found if f is not None]
+    short = shared_looks.short_alone(spec, whole) if rule.mean and len(whole) == len(found) else ()
+    if len(whole) == len(found) and not short and not _mean_goes_on(rule, found):
         if progress:
             progress(len(spec.spaces))
-        return [f for f in found if f is not None]
+        return _as_asked(spec, rule, whole)
     if rule.mean is not None:
         start = [
-            {m.part.space: m.part for m in f} if f is not None else mean_run.found_parts(o)
+            {m.part.space: m.part for m in f if m.part.space not in short}
+            if f is not None
+            else mean_run.found_parts(o)
             for o, f in zip(outputs, found, strict=True)
         ]
         budget = budget or board_mean.Budget(rule.budget_s, began=time.monotonic())
@@ -177,7 +185,15 @@ def paired_maps(
             outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress
         )
     measured = [_read(o, d) for o, d in zip(outputs, designs, strict=True)]
-    return [m for m in measured if m is not None]
+    return _as_asked(spec, rule, [m for m in measured if m is not None])
+
+
+def _as_asked(
+    spec: space_shots.SweepSpec, rule: ComparisonRule, maps: list[list[MeasuredSpace]]
+) -> list[list[MeasuredSpace]]:
+    """The maps as this rule fires them: a board-mean comparison's cut where this
+    precision's mean stops (the cache may hold a finer one's looks)."""
+    return shared_looks.as_asked(spec, rule.mean, maps) if rule.mean and len(maps) > 1 else maps
 
 
 def _read(output: hitmap.Output, design: Design) -> list[MeasuredSpace] | None:
