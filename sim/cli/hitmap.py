@@ -138,6 +138,8 @@ def cmd_hitmap(args) -> int:
         len(spec.spaces), not args.json, "space", "hitmap", pass_name=looks, start=start
     )
     if args.budget:
+        if args.plot:  # matplotlib now, so that the looks' time left counts it
+            import sim.views.hitmap_picture  # noqa: F401
         outcome, done = run_in_budget(args, spec, out, fmt, workers, progress)
     else:
         outcome = hitmap.run_sweep(
@@ -270,6 +272,7 @@ def _summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
         "capped_spaces": _capped(spec, reachable),
         "reused_spaces": outcome.reused,
         "measured_spaces": outcome.computed,
+        "gone_on_shots": outcome.gone_on,
         "dead_zones": dead_zones(rows),
     }
 
