@@ -112,7 +112,6 @@ def cmd_design_compare(args) -> int:
 
 def _compare(args) -> _Compared:
     """Every input checked, then the designs compared in each engine, in one --budget."""
-    began = args.began  # the budget counts from the command's start (sim/cli/__init__.py)
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
     args.design = args.designs[0]
     if args.html:
@@ -134,7 +133,7 @@ def _compare(args) -> _Compared:
     )
     done = compare_in_engines(
         *(spec, board, designs, args.designs, engines, workers, cache, progress, rule),
-        Budget(rule.budget_s, began=began),
+        Budget(rule.budget_s, began=args.began),  # from the command's start (sim/cli)
     )
     progress(None)
     designs = [with_engine(d, engines[0]) for d in designs]

@@ -13,7 +13,6 @@ from models.errors import InputError
 from models.grid import HIT_RULES
 from models.layout import check_spaces
 from models.text import shown
-from sim.cli import start_lines
 from sim.cli.common import (
     aimer_args,
     board_reference,
@@ -24,18 +23,17 @@ from sim.cli.common import (
     json_out,
     load_aimer_args,
     load_layout_args,
-    progress_bar,
     seed_arg,
     whole_number,
     workers_arg,
     world_args,
 )
 from sim.cli.hitmap_budget import (
-    budget_arg,
+    budget_options,
+    budget_summary,
     budget_words,
     check_budget_args,
-    reached,
-    run_in_budget,
+    fire_map,
 )
 from sim.cli.sensitivity import check_sensitivity, print_sensitivity, sensitivity
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER, SAMPLERS, SWEEP_ARCS
@@ -124,37 +122,20 @@ def cmd_hitmap(args) -> int:
     spec = sweep_spec(args, layout)
     check_sensitivity(args, spec)
     from sim.physics.engines import check_engine
-    from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
     check_engine(spec.engine or design.physics.engine)  # installed, before the start line
     if spreads is not None:
         from sim.cli.scan import scan
 
         return scan(args, spec, designs, spreads, out, fmt, workers)
-    start = start_lines.hitmap(spec, workers, design=design.name)
-    looks = "look" if args.budget else None
-    start += f"; budget {args.budget:g} s, in looks over the board" if args.budget else ""
-    progress = progress_bar(
-        len(spec.spaces), not args.json, "space", "hitmap", pass_name=looks, start=start
-    )
-    if args.budget:
-        if args.plot:  # matplotlib now, so that the looks' time left counts it
-            import sim.views.hitmap_picture  # noqa: F401
-        outcome, done = run_in_budget(args, spec, out, fmt, workers, progress)
-    else:
-        outcome = hitmap.run_sweep(
-            spec, out, fmt, workers, args.resume, args.per_shot, progress, args.sensitivity
-        )
-    progress(None)
+    outcome, done = fire_map(args, spec, (out, fmt), workers, design.name)
     rows = outcome.rows
     if args.resume:
         _print_resumed(outcome, out)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         return _none_in_reach(args, design.name, rows, out)
-    summary = _summary(spec, out, outcome, reachable)
-    if args.budget:
-        summary["budget"] = reached(spec, rows, done, args.budget)
+    summary = _summary(spec, out, outcome, reachable) | budget_summary(args, spec, rows, done)
     sampling = _sampling(spec, summary)
     if args.plot:
         _plot(args.plot, layout.board, rows, design.name, summary, sampling)
@@ -438,11 +419,6 @@ def add_hitmap(sub) -> None:
     p.add_argument(
         "--sensitivity", action="store_true", help="with --vary: which guesses matter most"
     )
-    budget_arg(p)
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="finish an interrupted sweep, or go on from a --budget's (to any --precision)",
-    )
+    budget_options(p)
     p.add_argument("--json", action="store_true", help="a JSON summary on stdout")
     p.set_defaults(func=cmd_hitmap)

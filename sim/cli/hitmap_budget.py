@@ -17,8 +17,13 @@ from sim.cli.common import finite_number
 BUDGET_PRECISION = 0.05
 
 
-def budget_arg(p) -> None:
-    """``hitmap --budget``."""
+def budget_options(p) -> None:
+    """``hitmap --budget`` and ``--resume``, which goes on from a budget's parts."""
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted sweep, or go on from a --budget's (to any --precision)",
+    )
     p.add_argument(
         "--budget",
         type=finite_number(0, above=True),
@@ -43,17 +48,34 @@ def check_budget_args(args) -> None:
         args.precision = BUDGET_PRECISION
 
 
-def run_in_budget(args, spec, out: Path, fmt: str, workers, progress):
-    """The map fired in looks within ``args.budget`` seconds from the command's start
-    (``args.began``), one budget over every worker: the outcome and how far it got."""
-    from sim.studies.maps import hitmap, map_looks
+def fire_map(args, spec, out_fmt: tuple[Path, str], workers, design: str):
+    """The map fired (sim/studies/maps/map_looks.py's ``run_map``) after its start line,
+    its progress shown: space by space, or in looks within ``args.budget`` seconds from
+    the command's start (``args.began``), one budget over every worker. The outcome,
+    and how far the looks got (None: no looks)."""
+    from sim.cli import start_lines
+    from sim.cli.common import progress_bar
+    from sim.studies.maps import map_looks
     from sim.studies.running.budget import Budget
 
-    budget = Budget(args.budget, began=args.began)
-    output = hitmap.Output.of(spec, out)
-    return map_looks.run_looks(
-        output, fmt, workers, budget, progress, args.per_shot, args.sensitivity, args.resume
+    start = start_lines.hitmap(spec, workers, design=design)
+    start += f"; budget {args.budget:g} s, in looks over the board" if args.budget else ""
+    looks = "look" if args.budget else None
+    progress = progress_bar(
+        len(spec.spaces), not args.json, "space", "hitmap", pass_name=looks, start=start
     )
+    if args.budget and args.plot:  # matplotlib now, so that the looks' time left counts it
+        import sim.views.hitmap_picture  # noqa: F401
+    budget = Budget(args.budget, began=args.began)
+    how = (args.resume, args.per_shot, args.sensitivity)
+    done = map_looks.run_map(spec, out_fmt[0], out_fmt[1], workers, budget, how, progress)
+    progress(None)
+    return done
+
+
+def budget_summary(args, spec, rows: list[dict], done) -> dict:
+    """The summary's ``budget`` (:func:`reached`), where one was given."""
+    return {"budget": reached(spec, rows, done, args.budget)} if args.budget else {}
 
 
 def reached(spec, rows: list[dict], done, budget_s: float) -> dict:

@@ -26,7 +26,7 @@ from sim.studies.comparing import board_mean, compare, mean_run, paired, shared_
 from sim.studies.comparing.cached_maps import read_cached
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.maps import hitmap
-from sim.studies.maps.map_looks import looks_key
+from sim.studies.maps.hitmap import looks_key
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import datafiles, space_shots
 from sim.studies.shots.records import MeasuredSpace

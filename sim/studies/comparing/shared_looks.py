@@ -24,7 +24,8 @@ from models.board import load_board
 from models.mean_rule import MeanRule
 from sim.studies.comparing import board_mean
 from sim.studies.comparing.comparison_rule import ComparisonRule
-from sim.studies.maps.map_looks import looks_key, replayed
+from sim.studies.maps.hitmap import looks_key
+from sim.studies.maps.map_looks import replayed
 from sim.studies.shots.records import MeasuredSpace, SpaceShots
 from sim.studies.shots.space_firing import summarise
 from sim.studies.shots.space_shots import SweepSpec

@@ -21,6 +21,7 @@ One space's measurement (its seeds, its precision, its shots and its row) is
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from concurrent.futures import as_completed
@@ -89,6 +90,15 @@ def one_space(spec: SweepSpec, name: str) -> tuple[SpaceShots]:
 parts_folder = parts.parts_folder
 
 
+def looks_key(spec: SweepSpec) -> str:
+    """The key a hit map's parts are kept under: every precision's the same (a space's
+    shots come in the same steps whatever the precision: only where they stop depends
+    on it; sim/studies/maps/map_looks.py), apart from a map of a fixed number of shots."""
+    if spec.precision is None:
+        return spec.key()
+    return "looks|" + dataclasses.replace(spec, precision=None).key()
+
+
 @dataclass(frozen=True)
 class SweepOutcome:
     """A finished sweep: the hit map's rows, and how many spaces were taken from the
@@ -118,9 +128,7 @@ class Output:
     @classmethod
     def of(cls, spec: SweepSpec, path: Path) -> Output:
         """A hit map's output, measured by the map's own rule, its parts kept under a
-        key every precision shares (sim/studies/maps/map_looks.py)."""
-        from sim.studies.maps.map_looks import looks_key
-
+        key every precision shares (:func:`looks_key`)."""
         return cls(spec, path, looks_key(spec), partial(expected_part, spec), provenance(spec))
 
 
@@ -152,17 +160,9 @@ def run_sweep(
     (sim/studies/running/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished (and ``fired=``, the shots the last one fired). With
-    ``keep_parts`` the outcome holds every space's shots. Parts another run left
-    (a budget's, another precision's) are gone on from look by look
-    (sim/studies/maps/map_looks.py)."""
+    ``keep_parts`` the outcome holds every space's shots. (Parts an unfinished
+    budget left are gone on from by sim/studies/maps/map_looks.py's ``run_map``.)"""
     outputs = [Output.of(spec, out)]
-    if resume and parts.part_files(parts_folder(out)):
-        from sim.studies.maps import map_looks
-        from sim.studies.running.budget import Budget
-
-        return map_looks.run_looks(
-            outputs[0], fmt, workers, Budget(None), progress, per_shot, keep_parts, resume
-        )[0]
     job = partial(one_space, spec)
     return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress, keep_parts)[0]
 

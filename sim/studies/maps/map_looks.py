@@ -10,9 +10,9 @@ hit map resumed from the parts another run left (a budget's, or a precision's).
 - **Shared by every precision.** A space's shots come in the same steps whatever
   the precision asked for (the RQMC points 2, 4, 6, ... a scramble; plain Monte
   Carlo's batches of 20): only where they stop depends on it. So the parts are kept
-  under a key without the precision (:func:`looks_key`), and a part made for another
-  precision is replayed (:func:`replayed`): cut at the look where this precision
-  stops, or gone on from where it ends.
+  under a key without the precision (sim/studies/maps/hitmap.py's ``looks_key``), and a
+  part made for another precision is replayed (:func:`replayed`): cut at the look
+  where this precision stops, or gone on from where it ends.
 - **Budget.** Given seconds (sim/studies/running/budget.py), a look is fired only if it
   fits at the rate the last look was fired at; the first is timed by a tenth of its
   spaces. The map is written with each space's interval as reached, and its parts are
@@ -28,6 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import as_completed
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from sim.studies.maps import hitmap
 from sim.studies.running import owner, parts
@@ -38,14 +39,6 @@ from sim.studies.shots import datafiles
 from sim.studies.shots.records import SpaceShots
 from sim.studies.shots.space_firing import MapRule, advance, hits_of
 from sim.studies.shots.space_shots import SweepSpec
-
-
-def looks_key(spec: SweepSpec) -> str:
-    """The key a hit map's parts are kept under: every precision's the same (their
-    shots come in the same steps), apart from a map of a fixed number of shots."""
-    if spec.precision is None:
-        return spec.key()
-    return "looks|" + dataclasses.replace(spec, precision=None).key()
 
 
 def replayed(spec: SweepSpec, part: SpaceShots) -> tuple[SpaceShots, bool]:
@@ -115,6 +108,26 @@ class _Board:
 
     def todo(self) -> list[str]:
         return [n for n in self.names if n not in self.stopped]
+
+
+def run_map(
+    spec: SweepSpec,
+    out: Path,
+    fmt: str,
+    workers: StudyWorkers,
+    budget: Budget,
+    how: tuple[bool, bool, bool] = (False, False, False),
+    progress: Callable[..., None] | None = None,
+) -> tuple[hitmap.SweepOutcome, Reached | None]:
+    """``piggy hitmap``'s map into ``out``: space by space (sim/studies/maps/hitmap.py's
+    ``run_sweep``), or in looks over the board where a budget is given or parts an
+    earlier run left are resumed (a budget's parts are unfinished spaces). ``how``:
+    resume, the per-shot file, every space's shots kept in the outcome."""
+    resume, per_shot, keep_parts = how
+    output = hitmap.Output.of(spec, out)
+    if budget.seconds is not None or (resume and parts.part_files(parts.parts_folder(out))):
+        return run_looks(output, fmt, workers, budget, progress, per_shot, keep_parts, resume)
+    return hitmap.run_sweep(spec, out, fmt, workers, resume, per_shot, progress, keep_parts), None
 
 
 def run_looks(

@@ -18,7 +18,7 @@ from models.tables import read_table
 from referee.match import sample_chance
 from referee.shots import TableResolver
 from sim.cli import main
-from sim.studies.maps import map_looks
+from sim.studies.maps import hitmap
 from sim.studies.maps.hitmap import parts_folder, run_sweep, sweep
 from sim.studies.running.cluster import Cluster
 from sim.studies.running.parts import write_part
@@ -110,14 +110,11 @@ def test_resume_reuses_the_finished_spaces_and_measures_only_the_rest(tmp_path, 
         sweep(spec(), out, "csv")
     measured = []
 
-    look_space = map_looks.look_space
-
-    def run_and_note(made_spec, name, fired):
+    def run_and_note(made_spec, name):
         measured.append(name)
-        return look_space(made_spec, name, fired)
+        return run_space(made_spec, name)
 
-    # a resumed map goes on look by look (sim/studies/maps/map_looks.py); workers=1: here
-    monkeypatch.setattr(map_looks, "look_space", run_and_note)
+    monkeypatch.setattr(hitmap, "run_space", run_and_note)  # workers=1: in this process
     outcome = run_sweep(spec(), out, "csv", resume=True)
     assert (outcome.reused, outcome.computed) == (2, 2)
     assert measured == list(SPACES[2:])  # finished spaces are not fired at again

@@ -85,7 +85,7 @@ def test_a_budget_stops_at_the_last_look_that_fits_and_resumed_is_the_straight_f
     assert [r["shots"] for r in outcome.rows] == [20, 20]
     assert files(out)[1]["stopped_by_budget"] == {"budget_s": 250, "looks": 1}
     assert sorted(p.name for p in parts_folder(out).iterdir()) == ["r0c3.json", "r5c1.json"]
-    resumed = hitmap.run_sweep(spec(), out, "csv", resume=True)
+    resumed, _ = map_looks.run_map(spec(), out, "csv", 1, Budget(None), (True, False, False))
     assert files(out) == straight
     assert (resumed.reused, resumed.gone_on) == (0, 40)
     assert not parts_folder(out).exists()
@@ -100,8 +100,8 @@ def test_a_finer_precisions_parts_are_cut_where_a_coarser_one_stops_and_the_reve
     assert len(fine_part.shots) > len(coarse_part.shots)
     assert map_looks.replayed(coarse, fine_part) == (coarse_part, True)
     assert map_looks.replayed(fine, coarse_part) == (coarse_part, False)
-    assert map_looks.looks_key(fine) == map_looks.looks_key(coarse)
-    assert map_looks.looks_key(spec(precision=None)) != map_looks.looks_key(coarse)
+    assert hitmap.looks_key(fine) == hitmap.looks_key(coarse)
+    assert hitmap.looks_key(spec(precision=None)) != hitmap.looks_key(coarse)
 
 
 def test_a_budget_that_cannot_hold_the_first_look_says_so_and_keeps_its_shots(
