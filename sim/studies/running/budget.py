@@ -141,6 +141,9 @@ def one_look_fits(budget: Budget, look: Look, rest: list[str], fired: tuple[floa
         return
     need = took * shots / (shots - still)  # the whole look at the rate measured
     assert budget.seconds is not None  # only a budget given has its first look timed
+    # what would hold it: the time gone since the command began (its start-up, the
+    # probe) and the rest of the look, for each run that shares the budget
+    hold = budget.spent_before() + (budget.clock() - budget.began + need - took) * budget.shared
     given = budget.given if budget.given is not None else budget.seconds
     timed = f"{probed} of its spaces were" if probed > 1 else "its first space was"
     share = f" (this engine's share of one budget over {budget.shared})"
@@ -149,7 +152,7 @@ def one_look_fits(budget: Budget, look: Look, rest: list[str], fired: tuple[floa
         f"{rate_words(shots - still, took)} shots a second {timed} fired at just now, take "
         f"about {math.ceil(need)} s, and {max(0, budget.left()):.0f} s are left for it"
         f"{share if budget.shared > 1 else ''}; give --budget "
-        f"{math.ceil(budget.spent_before() + need * budget.shared)} or more at this load (the "
+        f"{math.ceil(hold)} or more at this load (the "
         f"shots fired are kept: {look.kept})"
     )
 

@@ -124,6 +124,20 @@ def test_a_budget_that_cannot_hold_the_first_look_says_so_and_keeps_its_shots(
     assert not out.exists()
 
 
+def test_the_budget_a_refusal_names_holds_the_start_up_too(tmp_path, monkeypatch):
+    """20 s gone before the first shot (a busy machine's start-up), then 25 s for the
+    first space: the look's other 20 shots need 25 s more, past the 60 s given; the
+    budget named is the 70 s the whole command would take, not the look's 50."""
+    time = FakeTime(monkeypatch, space_s=25.0)
+    budget = time.budget(60)
+    time.now = 20.0
+    one = spec(shots=20, precision=None)
+    with pytest.raises(InputError, match=r"take about 50 s, .* give --budget 70 or more"):
+        map_looks.run_looks(
+            hitmap.Output.of(one, tmp_path / "m.csv"), "csv", 1, budget, time.progress
+        )
+
+
 def test_what_a_budget_reached_is_said_with_the_time_the_rest_would_take():
     """±0.08 at the worst space after 40 shots: ±0.05 needs about 40 x (0.08/0.05)²
     = 103 shots there, 63 more, at 7 shots a second about 9 s; a space already within
