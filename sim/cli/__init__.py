@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 # Only the standard library (and interrupts.py, which needs nothing else) here: main()
 # holds Ctrl-C from its first line, and imports the command groups after it.
@@ -71,9 +72,10 @@ def _adders() -> tuple:
 
 
 def main(argv: list[str] | None = None) -> int:
+    began = command_began(argv)
     interruptible()
     try:
-        code = _main(argv)
+        code = _main(argv, began)
         if was_interrupted() and code != 130:  # a Ctrl-C that a library swallowed
             raise KeyboardInterrupt
         return code
@@ -84,7 +86,25 @@ def main(argv: list[str] | None = None) -> int:
         forget()
 
 
-def _main(argv: list[str] | None) -> int:
+def command_began(argv: list[str] | None) -> float:
+    """When the command began, on ``time.monotonic()``'s clock: for ``piggy`` itself
+    (``argv`` None: the command line), when its process started (Linux: /proc), so
+    that a ``--budget`` counts the interpreter's and the imports' start as the user
+    waits for them; for a call from Python, now."""
+    now = time.monotonic()
+    if argv is not None or not sys.platform.startswith("linux"):
+        return now
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+        age = since_boot - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return now
+    return now - age if 0 <= age < 60 else now  # a process reused (an embedded one): now
+
+
+def _main(argv: list[str] | None, began: float) -> int:
     from models.errors import InputError
     from models.text import shown
     from sim.cli.common import given_files
@@ -96,6 +116,7 @@ def _main(argv: list[str] | None) -> int:
         if not hasattr(args, "func"):
             parser.print_help()
             return 0 if not argv else 2
+        args.began = began  # a --budget's clock: from the command's start
         with given_files(args):
             return args.func(args)
     except InputError as exc:

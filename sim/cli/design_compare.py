@@ -4,13 +4,13 @@ side by side (compare), or one design field varied over a range (sweep)."""
 from __future__ import annotations
 
 import dataclasses
-import time
 from typing import TYPE_CHECKING
 
 from models.design import load_design, load_designs
 from models.errors import InputError
 from models.text import shown
 from sim.cli import start_lines
+from sim.cli.cache_words import ShotsFired, cache_line, from_cache
 from sim.cli.common import (
     check_output,
     check_output_folder,
@@ -84,6 +84,7 @@ class _Compared:
     made_by: dict
     workers: StudyWorkers
     cache: Path
+    from_cache: dict  # the shots read from the cache and fired now (sim/cli/cache_words.py)
 
     @property
     def results(self) -> list[dict]:
@@ -106,7 +107,6 @@ def cmd_design_compare(args) -> int:
 
 def _compare(args) -> _Compared:
     """Every input checked, then the designs compared in each engine, in one --budget."""
-    began = time.monotonic()
     designs = load_designs(args.designs)  # first: a mistyped name is told at once
     args.design = args.designs[0]
     if args.html:
@@ -123,12 +123,12 @@ def _compare(args) -> _Compared:
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
-    progress = progress_bar(
-        None, not args.json, "space", "design compare", pass_name=looks, start=start
+    progress = ShotsFired(
+        progress_bar(None, not args.json, "space", "design compare", pass_name=looks, start=start)
     )
     done = compare_in_engines(
         *(spec, board, designs, args.designs, engines, workers, cache, progress, rule),
-        Budget(rule.budget_s, began=began),
+        Budget(rule.budget_s, began=args.began),  # from the command's start (sim/cli)
     )
     progress(None)
     designs = [with_engine(d, engines[0]) for d in designs]
@@ -142,6 +142,7 @@ def _compare(args) -> _Compared:
         done.made_by,
         workers,
         cache,
+        from_cache([run[2] for run in done.runs], progress.fired),
     )
 
 
@@ -184,6 +185,7 @@ def _json_compare(c: _Compared) -> None:
             **engines,
             "provenance": c.made_by,
             "cache": str(c.cache),
+            "from_cache": c.from_cache,
         }
     )
 
@@ -197,7 +199,7 @@ def _print_compare(c: _Compared, args) -> None:
     sequential = bool(c.comparisons) and c.comparisons[0].rule.sequential
     words.print_figures(c.results, c.comparisons[0].design_a if sequential else None)
     words.print_differences(c.comparisons, c.spec.sampler)
-    words.print_cache(c.cache, (args.plot, args.html))
+    words.print_cache(cache_line(c.from_cache, c.cache), (args.plot, args.html))
 
 
 def _engines_of(args, designs) -> tuple[str, ...]:
@@ -287,7 +289,7 @@ def cmd_design_sweep(args) -> int:
     from sim.cli import design_compare_words as words
 
     words.print_sweep(field, values, results)
-    words.print_cache(cache, (args.plot,))
+    words.print_cache(f"Hit maps cached in {cache} (--cache chooses another folder)", (args.plot,))
     return 0
 
 

@@ -14,8 +14,6 @@ from sim.studies.comparing import verdict_words
 from sim.studies.shots.dead_zones import FEW_SHOTS
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import numpy as np
 
     from sim.studies.comparing.compare import Comparison
@@ -134,9 +132,10 @@ def print_sweep(field: str, values: np.ndarray, results: list[dict]) -> None:
         )
 
 
-def print_cache(cache: Path, written: Sequence[str | None] = ()) -> None:
-    """Where the hit maps are cached, then each file written (None: not asked for)."""
-    print(f"Hit maps cached in {cache} (--cache chooses another folder)")
+def print_cache(cache_line: str, written: Sequence[str | None] = ()) -> None:
+    """Where the hit maps are cached (and how much of the answer came from there:
+    sim/cli/cache_words.py), then each file written (None: not asked for)."""
+    print(cache_line)
     for path in written:
         if path:
             print(f"Wrote {shown(path)}")

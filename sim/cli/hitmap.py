@@ -11,7 +11,7 @@ from models.design import load_design
 from models.errors import InputError
 from models.grid import HIT_RULES
 from models.layout import check_spaces
-from sim.cli import hitmap_summary, start_lines
+from sim.cli import hitmap_summary
 from sim.cli.common import (
     aimer_args,
     board_reference,
@@ -22,11 +22,16 @@ from sim.cli.common import (
     json_out,
     load_aimer_args,
     load_layout_args,
-    progress_bar,
     seed_arg,
     whole_number,
     workers_arg,
     world_args,
+)
+from sim.cli.hitmap_budget import (
+    budget_options,
+    budget_summary,
+    check_budget_args,
+    fire_map,
 )
 from sim.cli.sensitivity import check_sensitivity, sensitivity
 from sim.defaults import MAX_SHOTS, PRECISION_CAP, SAMPLER, SAMPLERS, SWEEP_ARCS
@@ -107,6 +112,7 @@ def workers_of(args) -> StudyWorkers:
 def cmd_hitmap(args) -> int:
     workers = workers_of(args)
     designs = args.design or ["stock"]
+    check_budget_args(args)
     out, fmt = _check_outputs(args, designs)
     design = load_design(args.design)
     layout = load_layout_args(args)
@@ -114,27 +120,23 @@ def cmd_hitmap(args) -> int:
     spec = sweep_spec(args, layout)
     check_sensitivity(args, spec)
     from sim.physics.engines import check_engine
-    from sim.studies.maps import hitmap  # here, after what the input can refuse: a fast start
 
     check_engine(spec.engine or design.physics.engine)  # installed, before the start line
     if spreads is not None:
         from sim.cli.scan import scan
 
         return scan(args, spec, designs, spreads, out, fmt, workers)
-    start = start_lines.hitmap(spec, workers, design=design.name)
-    progress = progress_bar(len(spec.spaces), not args.json, "space", "hitmap", start=start)
-    outcome = hitmap.run_sweep(
-        spec, out, fmt, workers, args.resume, args.per_shot, progress, args.sensitivity
-    )
-    progress(None)
+    outcome, done = fire_map(args, spec, (out, fmt), workers, design.name)
     rows = outcome.rows
     if args.resume:
         hitmap_summary.print_resumed(outcome, out)
     reachable = [r for r in rows if r["reachable"]]
     if not reachable:
         return hitmap_summary.none_in_reach(args, design.name, rows, out)
-    summary = hitmap_summary.summary(spec, out, outcome, reachable)
-    sampling = hitmap_summary.sampling_words(spec, summary["shots_per_space"])
+    summary = hitmap_summary.summary(spec, out, outcome, reachable) | budget_summary(
+        args, spec, rows, done
+    )
+    sampling = hitmap_summary.sampling_words(spec, summary)
     if args.plot:
         _plot(args.plot, layout.board, rows, design.name, summary, sampling)
     summary |= _added(args, spec, out, outcome)
@@ -289,6 +291,6 @@ def add_hitmap(sub) -> None:
     p.add_argument(
         "--sensitivity", action="store_true", help="with --vary: which guesses matter most"
     )
-    p.add_argument("--resume", action="store_true", help="finish an interrupted sweep")
+    budget_options(p)
     p.add_argument("--json", action="store_true", help="a JSON summary on stdout")
     p.set_defaults(func=cmd_hitmap)

@@ -11,25 +11,30 @@ from pathlib import Path
 
 from models.text import shown
 from sim.cli.common import json_out
+from sim.cli.hitmap_budget import budget_words
 from sim.cli.sensitivity import print_sensitivity
 
 
 def print_resumed(outcome, out: Path) -> None:
     from sim.studies.maps import hitmap
 
+    gone_on = f", {outcome.gone_on:,} shots gone on from" if outcome.gone_on else ""
     print(
         f"piggy: resumed: {outcome.reused} of {len(outcome.rows)} spaces reused from "
-        f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now",
+        f"{shown(str(hitmap.parts_folder(out)))}, {outcome.computed} measured now{gone_on}",
         file=sys.stderr,
     )
 
 
-def sampling_words(spec, shots_per_space: list[int]) -> str:
-    """How the spaces were sampled, in words: the precision or the shots a space
-    (fewest and most), and the sampler unless plain Monte Carlo."""
-    fewest, most = shots_per_space
+def sampling_words(spec, summary: dict) -> str:
+    """How the spaces were sampled, in words: the precision (or a budget's) or the
+    shots a space (fewest and most), and the sampler unless plain Monte Carlo."""
+    fewest, most = summary["shots_per_space"]
+    budget = summary.get("budget")
     sampling = (
-        f"to ±{spec.precision:g} (95 %), {fewest}-{most} shots a space"
+        f"by --budget {budget['budget_s']:g} s, {fewest}-{most} shots a space"
+        if budget and not budget["finished"]
+        else f"to ±{spec.precision:g} (95 %), {fewest}-{most} shots a space"
         if spec.precision
         else f"{most} shots a space"
     )
@@ -63,6 +68,7 @@ def summary(spec, out: Path, outcome, reachable: list[dict]) -> dict:
         "capped_spaces": _capped(spec, reachable),
         "reused_spaces": outcome.reused,
         "measured_spaces": outcome.computed,
+        "gone_on_shots": outcome.gone_on,
         "dead_zones": dead_zones(rows),
     }
 
@@ -90,6 +96,8 @@ def print_summary(summary: dict, sampling: str, plot: str | None) -> None:
         f"{summary['mean_p_target']:.2f}, worst {summary['worst']} "
         f"{summary['worst_p_target']:.2f} [{low:.2f}, {high:.2f}] (95 %, {summary['interval']})"
     )
+    if "budget" in summary:
+        print(budget_words(summary["budget"], Path(summary["file"])))
     if capped := summary["capped_spaces"]:
         print(
             f"not to ±{summary['precision']:g} on {len(capped)} of {summary['in_reach']} "

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from models.mean_rule import BoardMean, MeanRule
+from sim.studies.running.budget import Budget  # noqa: F401  (the comparisons' name for it)
 from sim.studies.shots.records import SpaceShots
 from sim.studies.shots.space_firing import advance, aim_at_space, fire_rounds, hits_of
 from sim.studies.shots.space_shots import SweepSpec
@@ -177,47 +177,6 @@ class Board:
 def _short(part: SpaceShots | None, shots: int) -> bool:
     """Whether a design's part at a space has fewer than ``shots`` (none: yes)."""
     return part is None or (part.reachable and len(part.shots) < shots)
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Seconds given to a run (None: no budget), the clock, and when the run began.
-    One budget is kept over a whole command: runs after one another (a comparison in
-    each engine) each get their :meth:`share` of what is left. ``given`` and
-    ``shared``: the seconds the user gave and the runs this one shares them with,
-    for the words of a refusal."""
-
-    seconds: float | None
-    clock: Callable[[], float] = time.monotonic
-    began: float = 0.0
-    given: float | None = None
-    shared: int = 1
-
-    def left(self) -> float:
-        """Seconds left (inf without a budget)."""
-        if self.seconds is None:
-            return math.inf
-        return self.seconds - (self.clock() - self.began)
-
-    def fits(self, shots: int, rate: float | None) -> bool:
-        """Whether ``shots`` more, at ``rate`` shots a second (None: not measured
-        yet), end within the budget."""
-        if self.seconds is None or rate is None:
-            return True
-        return shots / rate <= self.left()
-
-    def share(self, runs: int) -> Budget:
-        """The budget of the next of ``runs`` runs still to go, from now: an even share
-        of what is left, so that the runs after it keep theirs (none below 0)."""
-        if self.seconds is None:
-            return self
-        return Budget(
-            max(0.0, self.left()) / runs,
-            self.clock,
-            self.clock(),
-            self.given if self.given is not None else self.seconds,
-            runs,
-        )
 
 
 def shots_to(board: Board, todo: list[str], rounds: int, streams: int) -> int:

@@ -21,9 +21,10 @@ from models.errors import InputError
 from models.files import write_text_atomic
 from models.tables import read_table
 from models.text import shown
-from sim.studies.comparing import board_mean, mean_run, paired
+from sim.studies.comparing import board_mean, mean_run, paired, shared_looks
 from sim.studies.comparing.comparison_rule import ComparisonRule
 from sim.studies.maps import hitmap
+from sim.studies.maps.hitmap import looks_key
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import datafiles, space_firing, space_shots
 from sim.studies.shots.records import Expected, MeasuredSpace, ShapeError, SpaceShots, SpaceSummary
@@ -171,9 +172,12 @@ def paired_outputs(
     every design of the comparison: a design's shots there depend on its partners),
     with the design's file (written now) beside it; its parts checked against that
     key too."""
-    settings = dataclasses.replace(spec, design="").key()
+    if rule.mean is not None:  # every precision's and δ's looks shared (shared_looks.py)
+        shots_key = shared_looks.mean_key(spec, rule)
+    else:
+        shots_key = f"{rule.cache_key()}|{dataclasses.replace(spec, design='').key()}"
     designs_text = "|".join(design_toml(d) for d in designs)
-    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{rule.cache_key()}|{settings}|{designs_text}")
+    key = datafiles.sha256_text(f"{CACHE_FORMAT}|{shots_key}|{designs_text}")
     stem = "paired" if rule.name == "spaces" else rule.name
     outputs = []
     cache.mkdir(parents=True, exist_ok=True)
@@ -190,7 +194,7 @@ def paired_outputs(
             hitmap.Output(
                 design_spec,
                 out,
-                f"{design_spec.key()}|{key}",
+                f"{looks_key(design_spec) if rule.mean else design_spec.key()}|{key}",
                 partial(paired.expected, design_spec),
                 made_by,
             )
@@ -218,13 +222,17 @@ def paired_maps(
     outputs = paired_outputs(spec, designs, rule, cache)
     if found is None:
         found = [read_output(o, d) for o, d in zip(outputs, designs, strict=True)]
-    if all(f is not None for f in found) and not _mean_goes_on(rule, found):
+    whole = [f for f in found if f is not None]
+    short = shared_looks.short_alone(spec, whole) if rule.mean and len(whole) == len(found) else ()
+    if len(whole) == len(found) and not short and not _mean_goes_on(rule, found):
         if progress:
             progress(len(spec.spaces))
-        return [f for f in found if f is not None]
+        return _as_asked(spec, rule, whole)
     if rule.mean is not None:
         start = [
-            {m.part.space: m.part for m in f} if f is not None else mean_run.found_parts(o)
+            {m.part.space: m.part for m in f if m.part.space not in short}
+            if f is not None
+            else mean_run.found_parts(o)
             for o, f in zip(outputs, found, strict=True)
         ]
         budget = budget or board_mean.Budget(rule.budget_s, began=time.monotonic())
@@ -236,7 +244,15 @@ def paired_maps(
             outputs, "csv", job, workers, resume=True, per_shot=True, progress=progress
         )
     measured = [read_output(o, d) for o, d in zip(outputs, designs, strict=True)]
-    return [m for m in measured if m is not None]
+    return _as_asked(spec, rule, [m for m in measured if m is not None])
+
+
+def _as_asked(
+    spec: space_shots.SweepSpec, rule: ComparisonRule, maps: list[list[MeasuredSpace]]
+) -> list[list[MeasuredSpace]]:
+    """The maps as this rule fires them: a board-mean comparison's cut where this
+    precision's mean stops (the cache may hold a finer one's looks)."""
+    return shared_looks.as_asked(spec, rule.mean, maps) if rule.mean and len(maps) > 1 else maps
 
 
 def read_output(output: hitmap.Output, design: Design) -> list[MeasuredSpace] | None:

@@ -5,7 +5,6 @@ rule asked after every look, and the maps written at the end."""
 
 from __future__ import annotations
 
-import math
 import shutil
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -13,12 +12,12 @@ from functools import partial
 
 import numpy as np
 
-from models.errors import InputError
 from models.mean_rule import MeanRule
 from sim.studies.comparing import board_mean
-from sim.studies.comparing.board_mean import Board, Budget
+from sim.studies.comparing.board_mean import Board
 from sim.studies.maps import hitmap
 from sim.studies.running import owner, parts
+from sim.studies.running.budget import Budget, Look, not_spent, timed_start
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.running.workers import pool_for
 from sim.studies.shots.records import SpaceShots
@@ -74,7 +73,7 @@ def _looks(
 ) -> None:
     specs = tuple(o.spec for o in outputs)
     rate = None
-    _not_spent(budget, board.todo(rule.looks()[0] // rule.streams, rule.streams))
+    not_spent(budget, board.todo(rule.looks()[0] // rule.streams, rule.streams))
     with pool_for(workers, len(board.names)) as pool:
         for pairs in rule.looks():
             rounds = pairs // rule.streams
@@ -85,15 +84,15 @@ def _looks(
             began = budget.clock()
             job = partial(board_mean.fire_space, specs, (True, *board.live), rounds)
             if rate is None and budget.seconds is not None:
-                look = "the first look" if pairs == rule.looks()[0] else "one more look"
                 timed = partial(board_mean.timed_space, specs, (True, *board.live), rounds)
-                todo = _timed_start(
-                    (pool, timed, board, outputs, progress),
-                    budget,
+                look = Look(
                     todo,
-                    (rounds, rule.streams, shots),
-                    look,
+                    shots,
+                    "the first look" if pairs == rule.looks()[0] else "one more look",
+                    partial(board_mean.shots_to, board, rounds=rounds, streams=rule.streams),
                 )
+                fire_timed = partial(_fire_timed, pool, timed, board, outputs, progress)
+                todo = timed_start(fire_timed, pool.size if pool else 1, budget, look)
             _fire(pool, job, todo, board, outputs, progress)
             if shots:
                 rate = shots / max(budget.clock() - began, 1e-3)
@@ -102,91 +101,6 @@ def _looks(
                 progress(len(board.names), note=said)
             if not any(board.live):
                 return
-
-
-#: The share of a look's spaces fired to time it, where no rate is measured yet.
-PROBE_SHARE = 0.1
-
-
-def _not_spent(budget: Budget, todo: list[str]) -> None:
-    """Refuse a budget spent before the first shot (a command slow to start on a busy
-    machine), before the workers start."""
-    if not todo or budget.seconds is None or budget.left() > 0:
-        return
-    given = budget.given if budget.given is not None else budget.seconds
-    gone = given - budget.seconds * budget.shared + budget.clock() - budget.began
-    share = f"; this engine's share of one budget over {budget.shared}" if budget.shared > 1 else ""
-    raise InputError(
-        f"--budget {given:g} was spent before the first shot ({gone:.0f} s gone since the "
-        f"command began, on a busy machine{share}): give a larger --budget"
-    )
-
-
-def _probe(todo: list[str], size: int) -> list[list[str]]:
-    """The spaces a look is timed by, in waves of one a worker (``size`` workers):
-    about :data:`PROBE_SHARE` of ``todo``, evenly spread over it, and each wave
-    spread too (near and far shots differ in cost)."""
-    waves = max(1, math.ceil(len(todo) * PROBE_SHARE / size))
-    count = min(len(todo), size * waves)
-    spread = [todo[i * len(todo) // count] for i in range(count)]
-    return [spread[w::waves] for w in range(waves) if spread[w::waves]]
-
-
-def _timed_start(firing, budget: Budget, todo: list[str], look_shots, look: str) -> list[str]:
-    """Fire a look's :func:`_probe` waves, timed, the look's time told after each
-    (:func:`_one_look_fits`): the spaces left to fire once it fits. ``firing``: the
-    pool, the timed job, the board, the outputs and the progress; ``look_shots``: the
-    look's rounds, streams a round and shots."""
-    pool, timed, board, outputs, progress = firing
-    size = pool.size if pool else 1
-    seconds: list[float] = []
-    fired: list[str] = []
-    for wave in _probe(todo, size):
-        rest = [name for name in todo if name not in wave and name not in fired]
-        seconds += _fire(pool, timed, wave, board, outputs, progress, len(rest), True)
-        fired += wave
-        _one_look_fits(budget, board, rest, look_shots, (sum(seconds) / size, len(fired)), look)
-    return [name for name in todo if name not in fired]
-
-
-def _one_look_fits(
-    budget: Budget,
-    board: Board,
-    rest: list[str],
-    look_shots: tuple[int, int, int],
-    fired: tuple[float, int],
-    look: str,
-) -> None:
-    """Refuse, in words, a budget that cannot hold even one look (``look``: which) at
-    the rate its :func:`_probe` spaces were fired at (``look_shots``: its rounds,
-    streams and shots in all, of which ``rest`` are still to fire; ``fired``: the
-    probe's seconds a worker and its spaces so far): before the rest is fired, the
-    spaces fired kept."""
-    rounds, streams, shots = look_shots
-    still = board_mean.shots_to(board, rest, rounds, streams)
-    took, probed = fired
-    if not still or shots == still or budget.fits(still, (shots - still) / max(took, 1e-3)):
-        return
-    need = took * shots / (shots - still)  # the whole look at the rate measured
-    assert budget.seconds is not None  # only a budget given has its first look timed
-    given = budget.given if budget.given is not None else budget.seconds
-    spent = given - budget.seconds * budget.shared  # before this run began
-    timed = f"{probed} of its spaces were" if probed > 1 else "its first space was"
-    share = f" (this engine's share of one budget over {budget.shared})"
-    raise InputError(
-        f"--budget {given:g} cannot hold even {look} here: its {shots:,} shots, at the "
-        f"{_rate(shots - still, took)} shots a second {timed} fired at just now, take about "
-        f"{math.ceil(need)} s, and {max(0, budget.left()):.0f} s are left for it"
-        f"{share if budget.shared > 1 else ''}; give --budget "
-        f"{math.ceil(spent + need * budget.shared)} or more at this load (the shots fired "
-        "are kept: the same command goes on from them)"
-    )
-
-
-def _rate(shots: int, seconds: float) -> str:
-    """Shots a second in words: whole above 10, else two figures."""
-    rate = shots / max(seconds, 1e-3)
-    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
 
 
 def _fire(
@@ -226,6 +140,11 @@ def _fire(
     for future in as_completed(futures):
         keep(future.result())
     return seconds
+
+
+def _fire_timed(pool, job, board: Board, outputs, progress, todo: list[str], after: int):
+    """:func:`_fire` of a timed job (a look's probe): each space's seconds."""
+    return _fire(pool, job, todo, board, outputs, progress, after, True)
 
 
 def _fired(board: Board, name: str) -> tuple[SpaceShots | None, ...]:

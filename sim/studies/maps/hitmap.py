@@ -21,6 +21,7 @@ One space's measurement (its seeds, its precision, its shots and its row) is
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from concurrent.futures import as_completed
@@ -89,17 +90,28 @@ def one_space(spec: SweepSpec, name: str) -> tuple[SpaceShots]:
 parts_folder = parts.parts_folder
 
 
+def looks_key(spec: SweepSpec) -> str:
+    """The key a hit map's parts are kept under: every precision's the same (a space's
+    shots come in the same steps whatever the precision: only where they stop depends
+    on it; sim/studies/maps/map_looks.py), apart from a map of a fixed number of shots."""
+    if spec.precision is None:
+        return spec.key()
+    return "looks|" + dataclasses.replace(spec, precision=None).key()
+
+
 @dataclass(frozen=True)
 class SweepOutcome:
     """A finished sweep: the hit map's rows, and how many spaces were taken from the
     parts of an earlier run (``reused``) or measured now (``computed``); its parts,
     where they were asked to be kept (a study of its shots:
-    sim/studies/maps/sensitivity.py)."""
+    sim/studies/maps/sensitivity.py); the shots of unfinished spaces an earlier run
+    left and this one went on from (``gone_on``: a budget's, another precision's)."""
 
     rows: list
     reused: int
     computed: int
     parts: tuple[SpaceShots, ...] = ()
+    gone_on: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,8 +127,9 @@ class Output:
 
     @classmethod
     def of(cls, spec: SweepSpec, path: Path) -> Output:
-        """A hit map's output, measured by the map's own rule."""
-        return cls(spec, path, spec.key(), partial(expected_part, spec), provenance(spec))
+        """A hit map's output, measured by the map's own rule, its parts kept under a
+        key every precision shares (:func:`looks_key`)."""
+        return cls(spec, path, looks_key(spec), partial(expected_part, spec), provenance(spec))
 
 
 def sweep(
@@ -147,7 +160,8 @@ def run_sweep(
     (sim/studies/running/parts.py); with ``resume`` the parts there are checked, all of them
     before a shot is fired, and used. ``progress`` is called with the number of
     spaces finished (and ``fired=``, the shots the last one fired). With
-    ``keep_parts`` the outcome holds every space's shots."""
+    ``keep_parts`` the outcome holds every space's shots. (Parts an unfinished
+    budget left are gone on from by sim/studies/maps/map_looks.py's ``run_map``.)"""
     outputs = [Output.of(spec, out)]
     job = partial(one_space, spec)
     return run_outputs(outputs, fmt, job, workers, resume, per_shot, progress, keep_parts)[0]
@@ -188,7 +202,7 @@ def _owned_sweep(
     spaces = outputs[0].spec.spaces
     done: set[str] = set(spaces)
     for output in outputs:
-        done &= _parts_found(output, resume)
+        done &= parts_found(output, resume)
     folders = [parts_folder(o.path) for o in outputs]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
@@ -216,7 +230,7 @@ def _owned_sweep(
     return outcomes
 
 
-def _parts_found(output: Output, resume: bool) -> set[str]:
+def parts_found(output: Output, resume: bool) -> set[str]:
     """The spaces whose parts an earlier run of ``output`` left, every one checked
     (refused on one line when resuming is not asked for, or a part is not this
     sweep's)."""

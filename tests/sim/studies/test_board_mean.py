@@ -200,7 +200,7 @@ def test_a_budget_spent_before_the_first_shot_says_so_and_fires_nothing(tmp_path
 def test_a_look_is_timed_by_a_tenth_of_its_spaces_spread_over_the_board():
     """Near and far shots differ in cost: each wave of the probe (one space a worker)
     spans the board, and the probe is a tenth of it."""
-    from sim.studies.comparing.mean_run import _probe
+    from sim.studies.running.budget import probe as _probe
 
     names = [f"s{i}" for i in range(68)]
     waves = _probe(names, 2)
@@ -321,3 +321,38 @@ def test_firing_the_pairs_said_to_decide_the_mean_decides_it_half_the_time_or_mo
             decided.append(mean_rule.stop(mean_rule.mean(counts + rng.multinomial(more, chances))))
     assert len(decided) > 250
     assert sum(stop is not None for stop in decided) / len(decided) >= 0.5
+
+
+def fired_by(run) -> int:
+    """The shots a comparison fired now (its progress told them)."""
+    fired = []
+    run(lambda done, total, note=None, fired_now=0, **told: fired.append(told.get("fired", 0)))
+    return sum(fired)
+
+
+@pytest.mark.slow
+def test_every_precision_shares_the_looks_a_finer_one_fired(tmp_path):
+    """The mean's looks are fixed whatever the precision (δ only chooses where it
+    stops). A design against its copy: ±0.1 (δ 0.05) goes to the cap, four looks;
+    ±0.5 (δ 0.25) is the same within δ at the first. After ±0.1, ±0.5 fires no shot
+    and answers as a run of its own would, its maps cut at its own stop; after ±0.5,
+    ±0.1 fires only the looks it adds, and its files are the straight ±0.1 run's."""
+    data = tomllib.loads(design_toml(load_design("stock"))) | {"name": "twin"}
+    pair = [load_design("stock"), design_from_dict(data, source="a copy of stock")]
+
+    def run(cache, precision, progress=None):
+        return design_tools.compare_designs(
+            spec(precision=precision), load_board("stock"), pair, 1, cache, progress,
+            rule(precision / 2),
+        )  # fmt: skip
+
+    fine, coarse, straight = tmp_path / "fine", tmp_path / "coarse", tmp_path / "straight"
+    fine_first = fired_by(lambda progress: run(fine, 0.1, progress))
+    assert fired_by(lambda progress: run(fine, 0.5, progress)) == 0
+    _, said, rows = run(fine, 0.5)
+    _, said_alone, rows_alone = run(straight, 0.5)
+    assert said_alone[0].stopped.looks_taken == 1 and rows_alone[0][0]["shots"] == 15
+    assert said[0].to_dict() == said_alone[0].to_dict() and rows == rows_alone
+    coarse_fired = fired_by(lambda progress: run(coarse, 0.5, progress))
+    assert fired_by(lambda progress: run(coarse, 0.1, progress)) == fine_first - coarse_fired
+    assert fine_first - coarse_fired > 0 and files(coarse) == files(fine)

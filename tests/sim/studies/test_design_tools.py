@@ -78,8 +78,10 @@ def test_compare_reports_the_figures_and_caches_the_hit_maps(capsys, tmp_path):
     cached = sorted(p.name for p in (tmp_path / "cache").glob("mean-*.shots.csv"))
     assert len(cached) == 2  # one per design
     assert (tmp_path / "cmp.png").stat().st_size > 10_000
-    code, again, _ = run(capsys, *argv)  # read from the cache: the same figures
-    assert code == 0 and json.loads(again) == data
+    code, again, _ = run(capsys, *argv)  # read from the cache: the same figures, said so
+    read = {"shots": 24, "shots_read": 24, "shots_fired_now": 0, "wholly": True}
+    assert data["from_cache"] == read | {"shots_read": 0, "shots_fired_now": 24, "wholly": False}
+    assert code == 0 and json.loads(again) == data | {"from_cache": read}
 
 
 def test_a_weak_design_has_dead_zones_too_far(capsys, tmp_path):
