@@ -46,7 +46,7 @@ from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
 from sim.physics.bodies import pair_friction, pair_restitution
-from sim.physics.engines import make_world
+from sim.physics.engines import make_world, resolve
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: The drop's height (mm, the bale's bottom above the board) and the slide's speed.
@@ -118,7 +118,7 @@ def shots(engine: str, count: int) -> dict:
     """``count`` child's shots (see the module docstring): unstable and unsettled."""
     board, design = load_board("stock"), load_design("stock")
     aimer = load_aimer("child")
-    world = make_world(board, design, engine=engine, bale_to_rest=False)
+    world = make_world(board, resolve(design, engine), bale_to_rest=False)
     crowded = load_layout("crowded", board=board)
     targets = [(crowded, piggy) for piggy in sorted(crowded.piggies)]
     targets += [
@@ -154,7 +154,7 @@ def discordant(count: int, space: str) -> dict:
     board, design, aimer = load_board("stock"), load_design("stock"), load_aimer("child")
     layout = layout_from_dict({"stacks": {space: [TARGET]}}, board=board)
     worlds = {
-        engine: make_world(board, design, layout, bale_to_rest=False, engine=engine)
+        engine: make_world(board, resolve(design, engine), layout, bale_to_rest=False)
         for engine in ("bullet", "mujoco")
     }
     aim = shoot.solve_aim(worlds["bullet"], TARGET, "low")
@@ -189,12 +189,12 @@ def discordant(count: int, space: str) -> dict:
 
 def measure(engine: str) -> dict:
     board, design = load_board("stock"), load_design("stock")
-    world = make_world(board, design, engine=engine)
+    world = make_world(board, resolve(design, engine))
     out = {
         "drop_restitution": drop(world),
         "slide_friction": slide(world),
         "strike_piggy_mm_s": strike(world),
-        "release_landing_miss_mm": release(make_world(board, design, engine=engine)),
+        "release_landing_miss_mm": release(make_world(board, resolve(design, engine))),
     }
     out["settle_sink_mm"], out["settle_tilt_deg"] = settle(world)
     return {k: round(v, 4) for k, v in out.items()}

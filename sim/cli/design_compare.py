@@ -83,7 +83,7 @@ class _Compared:
     spec: SweepSpec
     board: Board
     designs: list[Design]
-    engines: tuple[str, ...]
+    engines: tuple[str | None, ...]
     runs: list[tuple[list[dict], list[Comparison], list[list[dict]]]]
     across: list[AcrossEngines]
     made_by: dict
@@ -123,8 +123,12 @@ def _compare(args) -> _Compared:
     engines = _engines_of(args, designs)
     board, spec, workers, cache = _design_test_args(args)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
-    from sim.physics.engines import with_engine
+    from sim.physics.engines import resolve, with_engine
     from sim.studies.comparing.engines_verdict import Budget, compare_in_engines
+
+    for engine in engines:  # known and installed for every design (a heavy import: last)
+        for design in designs:
+            resolve(design, engine)
 
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
@@ -233,25 +237,23 @@ def _print_compare(c: _Compared, args) -> None:
             print(f"Wrote {shown(path)}")
 
 
-def _engines_of(args, designs) -> tuple[str, ...]:
-    """The engines the comparison is made in: ``--engines`` (two or more, each
-    known and installed), else ``--engine``'s, else none but the designs' own (""),
-    checked before any shot."""
-    from sim.physics.engines import check_engine
-
-    if not args.engines:
-        return (check_engine(args.engine) if args.engine else "",)
-    if args.engine:
-        raise InputError("give --engine or --engines, not both")
-    if len(designs) < 2:
-        raise InputError("--engines compares two designs in each engine: give two designs")
-    engines = tuple(e.strip() for e in args.engines.split(","))
-    if len(engines) < 2 or len(set(engines)) != len(engines):
-        raise InputError(
-            f"--engines takes two or more different engines, e.g. bullet,mujoco; got "
-            f"{shown(args.engines)}"
-        )
-    return tuple(check_engine(e) for e in engines)
+def _engines_of(args, designs) -> tuple[str | None, ...]:
+    """The engines the comparison is made in: ``--engines`` (two or more), else
+    ``--engine``'s, else none but the designs' own (None), each resolved for every
+    design by :func:`_compare` before any shot."""
+    engines: tuple[str | None, ...] = (args.engine or None,)
+    if args.engines:
+        if args.engine:
+            raise InputError("give --engine or --engines, not both")
+        if len(designs) < 2:
+            raise InputError("--engines compares two designs in each engine: give two designs")
+        engines = tuple(e.strip() for e in args.engines.split(","))
+        if len(engines) < 2 or len(set(engines)) != len(engines):
+            raise InputError(
+                f"--engines takes two or more different engines, e.g. bullet,mujoco; got "
+                f"{shown(args.engines)}"
+            )
+    return engines
 
 
 def _rule_of(args, spec, workers, designs: int):

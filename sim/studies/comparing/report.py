@@ -190,7 +190,7 @@ def build(
     where it does not record them); with ``across``, what every engine's verdict is,
     space by space and on average. The pictures are left to the page
     (sim/views/report_page.py's ``page_data``)."""
-    from sim.physics.engines import make_world
+    from sim.physics.engines import make_world, with_engine
 
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = [
@@ -206,7 +206,7 @@ def build(
     by_space = {r.space: r for r in comparison.spaces}
     for side, design in zip("ab", designs, strict=True):
         world = make_world(
-            load_board(spec.board), design, hit_rule=spec.hit_rule, engine=spec.engine
+            load_board(spec.board), with_engine(design, spec.engine), hit_rule=spec.hit_rule
         )
         with world:
             for name in spaces:

@@ -20,7 +20,6 @@ The whole sweep over many spaces, in parallel and resumable, is
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 from dataclasses import asdict, dataclass, field
@@ -31,7 +30,7 @@ import numpy as np
 from models import identity
 from models.aimer import Aimer
 from models.board import load_board
-from models.design import design_identity, load_design
+from models.design import Design, design_identity, load_design
 from models.errors import InputError
 from models.grid import parse_space_name
 from models.layout import LONE_TARGET, aimed_piggy
@@ -71,7 +70,7 @@ class SweepSpec:
     hit_rule: str = "touches-line"
     layout: str = ""  # what the user named for the layout, for the record
     sampler: str = "rqmc"  # piggy hitmap's default; or "mc": plain Monte Carlo (rqmc.py)
-    engine: str = ""  # the physics engine, where not the design's own (--engine)
+    engine: str | None = None  # the engine asked for (--engine; None: the design's own)
 
     def key(self) -> str:
         """The settings as text, the board and design by their content, not their
@@ -85,7 +84,7 @@ class SweepSpec:
         settings["inputs"] = identity.inputs(self.board, self.design)
         if self.sampler == "mc":
             del settings["sampler"]
-        if not self.engine:
+        if self.engine is None:
             del settings["engine"]
         return json.dumps(settings, sort_keys=True)
 
@@ -225,23 +224,21 @@ def provenance(spec: SweepSpec) -> dict:
     )
 
 
-def engine_provenance(spec: SweepSpec) -> dict:
-    """What a file records of its engine: nothing for Bullet (a file without
-    ``engine`` was made by Bullet, as every file before there was a choice), else the
-    engine's name and its settings, and whether its shots were fired as batches (and,
-    for ``mujoco-warp``, on which device), or singly and why."""
-    design = load_design(spec.design)
-    engine = spec.engine or design.physics.engine
-    if engine == "bullet":
-        return {}
-    from sim.physics.mujoco.scene import SETTINGS
+def spec_design(spec: SweepSpec) -> Design:
+    """The design a sweep fires, its engine the spec's (resolved where the spec was
+    built: :func:`sim.physics.engines.resolve`)."""
+    from sim.physics.engines import with_engine
 
-    if engine == "mujoco-warp":
-        from sim.physics.mujoco.warp_world import batch_provenance
-    else:
-        from sim.physics.mujoco.batch import batch_provenance
-    fired = batch_provenance(design, spec.vary)
-    return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)} | fired
+    return with_engine(load_design(spec.design), spec.engine)
+
+
+def engine_provenance(spec: SweepSpec) -> dict:
+    """What a file records of its engine: the registry's answer
+    (:func:`sim.physics.engines.provenance`; nothing for Bullet, else the engine's
+    name, its settings and how its shots were fired)."""
+    from sim.physics.engines import provenance
+
+    return provenance(spec_design(spec), spec.vary)
 
 
 # --- one part: one space ------------------------------------------------------------------
@@ -254,11 +251,7 @@ def world_for(spec: SweepSpec):
     # a hit map counts verdicts and strikes: a shot may end once the bale can strike
     # nothing more (docs/physics.md, "Speed")
     return WORLDS.world(
-        load_board(spec.board),
-        load_design(spec.design),
-        hit_rule=spec.hit_rule,
-        bale_to_rest=False,
-        engine=spec.engine or None,
+        load_board(spec.board), spec_design(spec), hit_rule=spec.hit_rule, bale_to_rest=False
     )
 
 

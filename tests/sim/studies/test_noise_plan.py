@@ -8,7 +8,7 @@ import pytest
 
 from models.aimer import load_aimer
 from models.board import load_board
-from sim.physics.engines import make_world
+from sim.physics.engines import make_world, resolve
 from sim.studies.shots import rqmc, space_shots
 from sim.studies.shots.space_firing import aim_at_space, fire_rounds
 from sim.studies.shots.space_shots import SweepSpec, noise_plan, shot_noise, shot_seed
@@ -88,7 +88,7 @@ def test_a_look_hands_its_shots_to_the_engine_together(engine):
     if engine == "mujoco":
         pytest.importorskip("mujoco")
     sweep = spec("rqmc", shots=20)
-    world = make_world(load_board("stock"), _design(), bale_to_rest=False, engine=engine)
+    world = make_world(load_board("stock"), resolve(_design(), engine), bale_to_rest=False)
     target, aim = aim_at_space(world, sweep, "r2c3")
     calls = []
     fire = world.fire
