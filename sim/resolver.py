@@ -19,6 +19,7 @@ from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.engine import ShotEngine
 from sim.physics.engines import resolve
+from sim.physics.launch import AimedShot
 from sim.physics.results import ShotResult
 from sim.physics.world_cache import WORLDS
 
@@ -65,7 +66,9 @@ class PhysicalResolver:
             self.last = None
             return [((), 1.0)]
         seed = split_seed(self.seed, shot_number)
-        result = shoot.fire(world, shot_aim, seed=seed, aimer=self.aimer)
+        result = shoot.fire(
+            world, AimedShot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed, aimer=self.aimer)
+        )
         self.last = result
         return [(tuple(result.knocked), 1.0)]
 

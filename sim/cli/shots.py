@@ -84,6 +84,7 @@ def _fire(args, scene, aimer, record: bool):
     its aim, its result and its report; its picture written with ``--png``."""
     from sim.physics import shoot
     from sim.physics.engines import make_world, resolve
+    from sim.physics.launch import AimedShot
 
     board, design, layout = scene
     with make_world(board, resolve(design, args.engine), layout, hit_rule=args.hit_rule) as world:
@@ -93,11 +94,11 @@ def _fire(args, scene, aimer, record: bool):
             )
         else:
             shot_aim = shoot.Aim(args.yaw, args.pitch)
-        noise = not args.exact
-        result = shoot.fire(
-            world, shot_aim, seed=args.seed, noise=noise, aimer=aimer, record=record
+        shot = AimedShot(
+            shot_aim.yaw_deg, shot_aim.pitch_deg, args.seed, noise=not args.exact, aimer=aimer
         )
-        data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
+        result = shoot.fire(world, shot, record=record)
+        data = shoot.report(world, shot_aim, shot, result)
         if args.png:
             from sim.views.pictures import save_figure
             from sim.views.shot_picture import shot_figure

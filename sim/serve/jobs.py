@@ -101,13 +101,15 @@ def fire(
     """One shot as ``piggy shoot`` fires it: its JSON, its words and its replay (the
     frames of :func:`sim.views.viewer.shot_data`, without the scene)."""
     from sim.physics import shoot
+    from sim.physics.launch import AimedShot
     from sim.views.viewer import shot_data
 
     world = _world(board, design, stacks, engine)
     shot_aim = _aim(world, aim)
     shot_aimer = load_aimer(aimer)
-    result = shoot.fire(world, shot_aim, seed=seed, noise=noise, aimer=shot_aimer, record=True)
-    data = shoot.report(world, shot_aim, result, seed=seed, noise=noise, aimer=shot_aimer)
+    shot = AimedShot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed, noise=noise, aimer=shot_aimer)
+    result = shoot.fire(world, shot, record=True)
+    data = shoot.report(world, shot_aim, shot, result)
     replay = shot_data(world.board, world.design, result, with_scene=False)
     return {
         "shot": data,

@@ -70,7 +70,7 @@ class BatchedWorld(Protocol):
 
     def aimed_launch(self, shot: AimedShot) -> Launch: ...
 
-    def shoot_aimed(self, shot: AimedShot) -> ShotResult: ...
+    def shoot(self, shot: AimedShot) -> ShotResult: ...
 
 
 def no_batch_form(design: Design, vary: dict[str, float] | None) -> str | None:
@@ -146,7 +146,7 @@ class MujocoBatch:
             results[i] = self._result(launch, book, ends, judge, i)
         for alone in map(int, np.flatnonzero(ends.alone)):
             self.refired += 1
-            results[alone] = world.shoot_aimed(shots[alone])
+            results[alone] = world.shoot(shots[alone])
         return [r for r in results if r is not None]
 
     def _start(self, batch: Any, ids: np.ndarray, launches: list[Launch]) -> None:

@@ -82,14 +82,8 @@ def replay(world, spec: space_shots.SweepSpec, name: str, row: ShotRow):
     from sim.physics import shoot
 
     _, aim = space_firing.aim_at_space(world, spec, name)
-    return shoot.fire(
-        world,
-        aim,
-        aimer=spec.aimer,
-        vary=spec.vary,
-        record=True,
-        **space_shots.shot_noise(spec, world.board.parse_space(name), row),
-    )
+    shot = space_shots.row_shot(spec, world.board.parse_space(name), row, aim)
+    return shoot.fire(world, shot, record=True)
 
 
 def why(row: SpaceSummary, part: SpaceShots) -> dict:
