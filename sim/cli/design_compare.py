@@ -123,13 +123,9 @@ def _compare(args) -> _Compared:
     engines = _engines_of(args, designs)
     board, spec, workers, cache = _design_test_args(args)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
-    from sim.physics.engines import resolve, with_engine
     from sim.studies.comparing.engines_verdict import Budget, compare_in_engines
 
-    for engine in engines:  # known and installed for every design (a heavy import: last)
-        for design in designs:
-            resolve(design, engine)
-
+    shown_designs = _resolved(designs, engines)  # before any shot
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
     progress = progress_bar(
@@ -140,11 +136,10 @@ def _compare(args) -> _Compared:
         Budget(rule.budget_s, began=began),
     )
     progress(None)
-    designs = [with_engine(d, engines[0]) for d in designs]
     return _Compared(
         done.spec,
         board,
-        designs,
+        shown_designs,
         engines,
         done.runs,
         done.across,
@@ -237,10 +232,22 @@ def _print_compare(c: _Compared, args) -> None:
             print(f"Wrote {shown(path)}")
 
 
+def _resolved(designs: list[Design], engines: tuple[str | None, ...]) -> list[Design]:
+    """The designs in the first engine (its figures and page), every engine resolved
+    for every design first: each known and installed (a heavy import: after the
+    plain options)."""
+    from sim.physics.engines import resolve
+
+    for engine in engines[1:]:
+        for design in designs:
+            resolve(design, engine)
+    return [resolve(design, engines[0]) for design in designs]
+
+
 def _engines_of(args, designs) -> tuple[str | None, ...]:
     """The engines the comparison is made in: ``--engines`` (two or more), else
     ``--engine``'s, else none but the designs' own (None), each resolved for every
-    design by :func:`_compare` before any shot."""
+    design by :func:`_resolved` before any shot."""
     engines: tuple[str | None, ...] = (args.engine or None,)
     if args.engines:
         if args.engine:

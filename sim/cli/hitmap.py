@@ -82,9 +82,7 @@ def sweep_spec(args, layout):
         engine=args.engine or None,
     )
     space_shots.check_targets(spec)
-    # the one check of the engine, asked for or the design's own: known and installed
-    # (last: an engine's import is heavy)
-    resolve(load_design(spec.design), spec.engine)
+    resolve(load_design(spec.design), spec.engine)  # the engine's one check: heavy, last
     return spec
 
 

@@ -40,10 +40,7 @@ LOOPBACK = "127.0.0.1"
 def cmd_serve(args) -> int:
     load_design(args.design)  # first: a mistyped name is told at once
     board, layout = _scene_of(args)  # a bad file told before the web app is imported
-    # the engine asked for (or the design's own) known and installed before the server
-    # starts (its import is heavy: after the files); each tab's design is resolved by
-    # its jobs
-    resolve(load_design(args.design), args.engine)
+    resolve(load_design(args.design), args.engine)  # heavy: after the files; jobs resolve theirs
     engine = args.engine or None
     try:
         import uvicorn
