@@ -136,7 +136,9 @@ def bench_child(per_space: int, quiet: bool) -> dict:
                 same_batched += json.dumps(results[MUJOCO].to_dict()) == json.dumps(
                     results[MUJOCO_SINGLE].to_dict()
                 )
-                launch = launch_state(design, aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+                launch = launch_state(
+                    design, AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+                )
                 ceiling += stepping_alone(worlds[MUJOCO], launch, results[MUJOCO].sim_time_s)
     for world in worlds.values():
         world.close()
@@ -192,7 +194,7 @@ def fire_space(worlds: dict, aim, aimer, seeds: list[int], cpu: dict, turn: int)
         for label in one_by_one[turn % len(one_by_one) :] + one_by_one[: turn % len(one_by_one)]:
             start = time.process_time()
             fired[label].append(
-                worlds[label].shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+                worlds[label].shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer))
             )
             cpu[label] += time.process_time() - start
     return fired, turn

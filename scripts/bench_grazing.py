@@ -41,6 +41,7 @@ from models.stats import wilson_interval
 from sim.physics import aim
 from sim.physics.bullet.world import World
 from sim.physics.engines import installed
+from sim.physics.launch import AimedShot
 from sim.physics.mujoco.world import MujocoWorld
 
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
@@ -141,7 +142,7 @@ def fire_variants(board, design, layout, variants: dict, aims_by_target: list) -
             turn += 1
             for label in labels[turn % len(labels) :] + labels[: turn % len(labels)]:
                 start = time.process_time()
-                result = worlds[label].shoot(yaw, pitch, seed=seed)
+                result = worlds[label].shoot(AimedShot(yaw, pitch, seed=seed))
                 cpu[label] += time.process_time() - start
                 verdicts[label][k].append(frozenset(result.knocked))
                 simulated[label] += result.sim_time_s

@@ -48,7 +48,7 @@ from models.layout import ALL_PIGGIES, Layout, layout_from_dict, load_layout
 from sim.physics import shoot
 from sim.physics.bullet.world import World
 from sim.physics.geometry import BodyPose, PiggyModel
-from sim.physics.launch import launch_state
+from sim.physics.launch import AimedShot, launch_state
 from sim.physics.materials import Materials
 from sim.physics.mujoco.mjcf import SETTINGS
 from sim.physics.mujoco.scene import MujocoScene
@@ -189,9 +189,9 @@ def fire_in_turn(worlds: dict, shots: list, cpu: dict, turn: int, aimer=None):
             start = time.process_time()
             world = worlds[label]
             fired[label].append(
-                world.shoot(yaw, pitch, seed=seed, aimer=aimer)
+                world.shoot(AimedShot(yaw, pitch, seed=seed, aimer=aimer))
                 if aimer
-                else world.shoot(yaw, pitch, seed=seed)
+                else world.shoot(AimedShot(yaw, pitch, seed=seed))
             )
             cpu[label] += time.process_time() - start
     return fired, turn
@@ -225,7 +225,9 @@ def child_speed(variants: dict, per_space: int) -> dict:
             steps[label] += sum(round(r.sim_time_s / worlds[label].scene.dt) for r in results)
             verdicts[label].append([frozenset(r.knocked) for r in results])
             for (yaw, pitch, seed), result in zip(shots, results, strict=True):
-                launch = launch_state(worlds[label].design, yaw, pitch, seed=seed, aimer=aimer)
+                launch = launch_state(
+                    worlds[label].design, AimedShot(yaw, pitch, seed=seed, aimer=aimer)
+                )
                 alone[label] += stepping_alone(worlds[label], launch, result.sim_time_s)
     for world in worlds.values():
         world.close()
@@ -240,7 +242,10 @@ def grazing(variants: dict, per_target: int) -> dict:
     with World(board, design, layout, bale_to_rest=False) as bullet:
         aims = grazing_aims(bullet, per_target)
         bullet_verdicts = [
-            [frozenset(bullet.shoot(yaw, pitch, seed=seed).knocked) for yaw, pitch, seed in row]
+            [
+                frozenset(bullet.shoot(AimedShot(yaw, pitch, seed=seed)).knocked)
+                for yaw, pitch, seed in row
+            ]
             for row in aims
         ]
     worlds = {

@@ -28,6 +28,7 @@ from models.design import Design, load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: The example design with an own piggy.
@@ -111,7 +112,9 @@ def _fire(
             for label in labels[turn % len(labels) :] + labels[: turn % len(labels)]:
                 aim = aims[label]
                 start = time.process_time()
-                result = worlds[label].shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+                result = worlds[label].shoot(
+                    AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+                )
                 cpu[label] += time.process_time() - start
                 simulated[label] += result.sim_time_s
                 hits[label][name] += TARGET in result.knocked

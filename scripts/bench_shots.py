@@ -31,6 +31,7 @@ from models.layout import ALL_PIGGIES, load_layout
 from sim.physics import aim
 from sim.physics.bullet import pb
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 
 #: How far every aim is moved to see how sensitive the reference's verdicts are, degrees.
 AIM_NUDGE_DEG = 0.01
@@ -99,14 +100,14 @@ def time_naive(board, design, layout, shots) -> tuple[float, list]:
     results = []
     for yaw, pitch, seed in shots:
         with World(board, naive_design(design), layout) as world:
-            results.append(world.shoot(yaw, pitch, seed=seed).knocked)
+            results.append(world.shoot(AimedShot(yaw, pitch, seed=seed)).knocked)
     return time.perf_counter() - start, results
 
 
 def time_engine(board, design, layout, shots) -> tuple[float, list]:
     world = World(board, design, layout)
     start = time.perf_counter()
-    results = [world.shoot(yaw, pitch, seed=seed).knocked for yaw, pitch, seed in shots]
+    results = [world.shoot(AimedShot(yaw, pitch, seed=seed)).knocked for yaw, pitch, seed in shots]
     elapsed = time.perf_counter() - start
     world.close()
     return elapsed, results
@@ -125,7 +126,10 @@ def _worker_ready(_) -> None:
 
 
 def _engine_part(shots) -> list:
-    return [_WORKER_WORLD[0].shoot(yaw, pitch, seed=seed).knocked for yaw, pitch, seed in shots]
+    return [
+        _WORKER_WORLD[0].shoot(AimedShot(yaw, pitch, seed=seed)).knocked
+        for yaw, pitch, seed in shots
+    ]
 
 
 def time_engine_workers(shots, workers: int) -> tuple[float, list]:

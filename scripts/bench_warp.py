@@ -40,7 +40,7 @@ from sim.physics.mujoco.warp_batch import WarpBatch, default_device
 from sim.physics.mujoco.world import MujocoWorld
 from sim.studies.shots.space_firing import aim_at_space
 from sim.studies.shots.space_shots import SweepSpec
-from sim.studies.shots.warp_space import space_noises
+from sim.studies.shots.warp_space import space_shots
 
 SPACES = ("r0c3", "r2c1", "r7c3")
 
@@ -73,13 +73,13 @@ def bench_space(
     target, aim = aim_at_space(world, spec, name)
     if aim is None:
         return {"space": name, "reachable": False}
-    noises = space_noises(spec, name)
+    noises = space_shots(spec, name, aim)
     start = _clock()
-    cpu = [world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=aimer, **noise) for noise in noises]
+    cpu = [world.shoot(shot) for shot in noises]
     cpu_wall, cpu_cpu = _since(start)
-    batch.shoot(aim.yaw_deg, aim.pitch_deg, noises[:2], aimer=aimer)  # compiled, warm
+    batch.fire(noises[:2])  # compiled, warm
     start = _clock()
-    warp = batch.shoot(aim.yaw_deg, aim.pitch_deg, noises, aimer=aimer)
+    warp = batch.fire(noises)
     warp_wall, warp_cpu = _since(start)
     a = np.array([target in r.knocked for r in cpu])
     b = np.array([target in r.knocked for r in warp])

@@ -46,7 +46,8 @@ from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
 from sim.physics.bodies import pair_friction, pair_restitution
-from sim.physics.engines import make_world
+from sim.physics.engines import make_world, resolve
+from sim.physics.launch import AimedShot
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: The drop's height (mm, the bale's bottom above the board) and the slide's speed.
@@ -92,7 +93,7 @@ def release(world, space: str = "r9c3") -> float:
     """How far (mm) from the closed-form landing a solver-aimed, noiseless shot first
     comes down on an empty space."""
     target = shoot.solve_aim(world, space, "low")
-    result = shoot.fire(world, target, noise=False)
+    result = shoot.fire(world, AimedShot(target.yaw_deg, target.pitch_deg, noise=False))
     landing, _ = closed_form_landing(
         world.design, target.pitch_deg, 0.0 + world.design.bale.height_mm / 2
     )
@@ -118,7 +119,7 @@ def shots(engine: str, count: int) -> dict:
     """``count`` child's shots (see the module docstring): unstable and unsettled."""
     board, design = load_board("stock"), load_design("stock")
     aimer = load_aimer("child")
-    world = make_world(board, design, engine=engine, bale_to_rest=False)
+    world = make_world(board, resolve(design, engine), bale_to_rest=False)
     crowded = load_layout("crowded", board=board)
     targets = [(crowded, piggy) for piggy in sorted(crowded.piggies)]
     targets += [
@@ -139,7 +140,7 @@ def shots(engine: str, count: int) -> dict:
         for index in range(min(per_target, count - fired)):
             fired += 1
             try:
-                result = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=index, aimer=aimer)
+                result = world.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=index, aimer=aimer))
             except RuntimeError:
                 unstable += 1
                 continue
@@ -154,7 +155,7 @@ def discordant(count: int, space: str) -> dict:
     board, design, aimer = load_board("stock"), load_design("stock"), load_aimer("child")
     layout = layout_from_dict({"stacks": {space: [TARGET]}}, board=board)
     worlds = {
-        engine: make_world(board, design, layout, bale_to_rest=False, engine=engine)
+        engine: make_world(board, resolve(design, engine), layout, bale_to_rest=False)
         for engine in ("bullet", "mujoco")
     }
     aim = shoot.solve_aim(worlds["bullet"], TARGET, "low")
@@ -163,7 +164,7 @@ def discordant(count: int, space: str) -> dict:
     for index in range(count):
         seed = shot_seed(0, board.parse_space(space), index)
         results = {
-            engine: world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer)
+            engine: world.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=aimer))
             for engine, world in worlds.items()
         }
         knocked = tuple(TARGET in r.knocked for r in results.values())
@@ -189,12 +190,12 @@ def discordant(count: int, space: str) -> dict:
 
 def measure(engine: str) -> dict:
     board, design = load_board("stock"), load_design("stock")
-    world = make_world(board, design, engine=engine)
+    world = make_world(board, resolve(design, engine))
     out = {
         "drop_restitution": drop(world),
         "slide_friction": slide(world),
         "strike_piggy_mm_s": strike(world),
-        "release_landing_miss_mm": release(make_world(board, design, engine=engine)),
+        "release_landing_miss_mm": release(make_world(board, resolve(design, engine))),
     }
     out["settle_sink_mm"], out["settle_tilt_deg"] = settle(world)
     return {k: round(v, 4) for k, v in out.items()}

@@ -34,6 +34,7 @@ from models.design import load_design  # noqa: E402
 from models.layout import layout_from_dict  # noqa: E402
 from sim.defaults import CAMERAS  # noqa: E402
 from sim.physics import shoot  # noqa: E402
+from sim.physics.launch import AimedShot  # noqa: E402
 from sim.studies import demo  # noqa: E402
 from sim.views import shot_picture  # noqa: E402
 
@@ -67,7 +68,8 @@ def demo_shot():
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
     world = World(board, design, layout)
-    result = shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=SEED, record=True)
+    aim = shoot.solve_aim(world, demo.DEMO_TARGET)
+    result = shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, SEED), record=True)
     return world, result
 
 

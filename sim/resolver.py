@@ -18,6 +18,8 @@ from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.engine import ShotEngine
+from sim.physics.engines import resolve
+from sim.physics.launch import AimedShot
 from sim.physics.results import ShotResult
 from sim.physics.world_cache import WORLDS
 
@@ -64,7 +66,9 @@ class PhysicalResolver:
             self.last = None
             return [((), 1.0)]
         seed = split_seed(self.seed, shot_number)
-        result = shoot.fire(world, shot_aim, seed=seed, aimer=self.aimer)
+        result = shoot.fire(
+            world, AimedShot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed, aimer=self.aimer)
+        )
         self.last = result
         return [(tuple(result.knocked), 1.0)]
 
@@ -82,7 +86,8 @@ def physical_resolver(
     """``--shots physics``: the resolver of ``design`` aimed by ``aimer`` (both read
     by the command, before this module's physics is imported), and what decides its
     shots, for the output."""
-    resolver = PhysicalResolver(design, hit_rule=hit_rule, seed=seed, aimer=aimer)
+    # the design's engine resolved as the resolver is built: refused before the game
+    resolver = PhysicalResolver(resolve(design, None), hit_rule=hit_rule, seed=seed, aimer=aimer)
     return resolver, {
         "resolver": "physics",
         "design": design.name,

@@ -49,7 +49,7 @@ def _checked_input(args):
     from models.design import load_design
     from models.layout import load_layout
     from sim.cli.hitmap import workers_of
-    from sim.physics.engines import check_engine
+    from sim.physics.engines import resolve
     from sim.studies.calibrating.knocked_csv import read_knocked_shots
     from sim.studies.calibrating.toy_check import CheckSpec, checked_launches
 
@@ -66,12 +66,11 @@ def _checked_input(args):
     if args.plot:
         check_output(args.plot, "--plot", (".png",))
     workers = workers_of(args)
-    design = load_design(args.design)
+    design = resolve(load_design(args.design), None)  # its engine known and installed
     layout = load_layout(args.layout, board=load_board(args.board))
     shots = read_knocked_shots(args.check, sorted(layout.piggies))
     spec = CheckSpec(layout.board, design, layout, args.refires or CHECK_REFIRES, args.seed)
     checked_launches(shots, spec)  # angles and speeds the design can fire, or refused now
-    check_engine(design.physics.engine)  # installed
     return shots, spec, workers
 
 

@@ -78,7 +78,7 @@ class _Compared:
     spec: SweepSpec
     board: Board
     designs: list[Design]
-    engines: tuple[str, ...]
+    engines: tuple[str | None, ...]
     runs: list[tuple[list[dict], list[Comparison], list[list[dict]]]]
     across: list[AcrossEngines]
     made_by: dict
@@ -118,9 +118,9 @@ def _compare(args) -> _Compared:
     engines = _engines_of(args, designs)
     board, spec, workers, cache = _design_test_args(args)
     rule = _rule_of(args, spec, workers, len(designs) * len(engines))
-    from sim.physics.engines import with_engine
     from sim.studies.comparing.engines_verdict import Budget, compare_in_engines
 
+    shown_designs = _resolved(designs, engines)  # before any shot
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
     progress = ShotsFired(
@@ -131,11 +131,10 @@ def _compare(args) -> _Compared:
         Budget(rule.budget_s, began=args.began),  # from the command's start (sim/cli)
     )
     progress(None)
-    designs = [with_engine(d, engines[0]) for d in designs]
     return _Compared(
         done.spec,
         board,
-        designs,
+        shown_designs,
         engines,
         done.runs,
         done.across,
@@ -202,25 +201,35 @@ def _print_compare(c: _Compared, args) -> None:
     words.print_cache(cache_line(c.from_cache, c.cache), (args.plot, args.html))
 
 
-def _engines_of(args, designs) -> tuple[str, ...]:
-    """The engines the comparison is made in: ``--engines`` (two or more, each
-    known and installed), else ``--engine``'s, else none but the designs' own (""),
-    checked before any shot."""
-    from sim.physics.engines import check_engine
+def _resolved(designs: list[Design], engines: tuple[str | None, ...]) -> list[Design]:
+    """The designs in the first engine (its figures and page), every engine resolved
+    for every design first: each known and installed (a heavy import: after the
+    plain options)."""
+    from sim.physics.engines import resolve
 
-    if not args.engines:
-        return (check_engine(args.engine) if args.engine else "",)
-    if args.engine:
-        raise InputError("give --engine or --engines, not both")
-    if len(designs) < 2:
-        raise InputError("--engines compares two designs in each engine: give two designs")
-    engines = tuple(e.strip() for e in args.engines.split(","))
-    if len(engines) < 2 or len(set(engines)) != len(engines):
-        raise InputError(
-            f"--engines takes two or more different engines, e.g. bullet,mujoco; got "
-            f"{shown(args.engines)}"
-        )
-    return tuple(check_engine(e) for e in engines)
+    for engine in engines[1:]:
+        for design in designs:
+            resolve(design, engine)
+    return [resolve(design, engines[0]) for design in designs]
+
+
+def _engines_of(args, designs) -> tuple[str | None, ...]:
+    """The engines the comparison is made in: ``--engines`` (two or more), else
+    ``--engine``'s, else none but the designs' own (None), each resolved for every
+    design by :func:`_resolved` before any shot."""
+    engines: tuple[str | None, ...] = (args.engine or None,)
+    if args.engines:
+        if args.engine:
+            raise InputError("give --engine or --engines, not both")
+        if len(designs) < 2:
+            raise InputError("--engines compares two designs in each engine: give two designs")
+        engines = tuple(e.strip() for e in args.engines.split(","))
+        if len(engines) < 2 or len(set(engines)) != len(engines):
+            raise InputError(
+                f"--engines takes two or more different engines, e.g. bullet,mujoco; got "
+                f"{shown(args.engines)}"
+            )
+    return engines
 
 
 def _rule_of(args, spec, workers, designs: int):

@@ -26,7 +26,7 @@ DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
 def print_verdicts(
     comparisons: list[Comparison],
     across: list[AcrossEngines],
-    by_engine: dict[str, list[Comparison]],
+    by_engine: dict[str | None, list[Comparison]],
 ) -> None:
     """Each comparison's verdict (made in several engines: the verdict across them,
     then each engine's), and whose figures follow."""

@@ -53,7 +53,7 @@ def sweep_spec(args, layout):
     """The :class:`~sim.studies.shots.space_shots.SweepSpec` of the options shared by ``hitmap`` and
     the design studies, on ``layout`` and its board; everything checked before a shot
     is fired, and what needs no study module checked before one is imported."""
-    from sim.physics.engines import check_engine
+    from sim.physics.engines import resolve
     from sim.physics.materials import parse_vary
 
     if args.arc not in SWEEP_ARCS:
@@ -62,7 +62,6 @@ def sweep_spec(args, layout):
         raise InputError(f"unknown sampler '{args.sampler}': allowed are {', '.join(SAMPLERS)}")
     precision = check_precision(args.precision)
     aimer = load_aimer_args(args)
-    engine = check_engine(args.engine) if args.engine else ""
     vary = parse_vary(args.vary)
     spaces = check_spaces(layout.board, args.spaces, layout.stacks)
     # numpy and SciPy (the studies' samplers) once the plain input is read: a fast start
@@ -83,9 +82,10 @@ def sweep_spec(args, layout):
         hit_rule=args.hit_rule,
         layout=args.layout,
         sampler=args.sampler,
-        engine=engine,
+        engine=args.engine or None,
     )
     space_shots.check_targets(spec)
+    resolve(load_design(spec.design), spec.engine)  # the engine's one check: heavy, last
     return spec
 
 
@@ -119,9 +119,7 @@ def cmd_hitmap(args) -> int:
     spreads = _scan_spreads(args, designs)
     spec = sweep_spec(args, layout)
     check_sensitivity(args, spec)
-    from sim.physics.engines import check_engine
 
-    check_engine(spec.engine or design.physics.engine)  # installed, before the start line
     if spreads is not None:
         from sim.cli.scan import scan
 

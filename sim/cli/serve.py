@@ -25,7 +25,7 @@ from sim.cli.common import (
     sandbox_scene_args,
     whole_number,
 )
-from sim.physics.engines import check_engine
+from sim.physics.engines import resolve
 from sim.serve.hosts import LOCAL_HOSTS, allowed_host
 from sim.serve.sources import LAYOUT_WORDS
 
@@ -39,8 +39,9 @@ LOOPBACK = "127.0.0.1"
 
 def cmd_serve(args) -> int:
     load_design(args.design)  # first: a mistyped name is told at once
-    engine = check_engine(args.engine) if args.engine else ""
     board, layout = _scene_of(args)  # a bad file told before the web app is imported
+    resolve(load_design(args.design), args.engine)  # heavy: after the files; jobs resolve theirs
+    engine = args.engine or None
     try:
         import uvicorn
 

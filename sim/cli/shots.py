@@ -83,22 +83,22 @@ def _fire(args, scene, aimer, record: bool):
     """The shot of the command line in a world of ``scene`` (board, design, layout):
     its aim, its result and its report; its picture written with ``--png``."""
     from sim.physics import shoot
-    from sim.physics.engines import check_engine, make_world
+    from sim.physics.engines import make_world, resolve
+    from sim.physics.launch import AimedShot
 
     board, design, layout = scene
-    engine = check_engine(args.engine) if args.engine else None
-    with make_world(board, design, layout, hit_rule=args.hit_rule, engine=engine) as world:
+    with make_world(board, resolve(design, args.engine), layout, hit_rule=args.hit_rule) as world:
         if args.at is not None:
             shot_aim = shoot.solve_aim(
                 world, args.at, args.arc or "low", strict=args.arc is not None
             )
         else:
             shot_aim = shoot.Aim(args.yaw, args.pitch)
-        noise = not args.exact
-        result = shoot.fire(
-            world, shot_aim, seed=args.seed, noise=noise, aimer=aimer, record=record
+        shot = AimedShot(
+            shot_aim.yaw_deg, shot_aim.pitch_deg, args.seed, noise=not args.exact, aimer=aimer
         )
-        data = shoot.report(world, shot_aim, result, seed=args.seed, noise=noise, aimer=aimer)
+        result = shoot.fire(world, shot, record=record)
+        data = shoot.report(world, shot_aim, shot, result)
         if args.png:
             from sim.views.pictures import save_figure
             from sim.views.shot_picture import shot_figure
@@ -163,9 +163,9 @@ def cmd_aim(args) -> int:
     board, design, layout = load_scene(args)
     (layout or Layout(board=board, stacks={})).target(args.at)  # before the world
     from sim.physics import aim, shoot
-    from sim.physics.bullet.world import World
+    from sim.physics.engines import make_world, resolve
 
-    with World(board, design, layout) as world:
+    with make_world(board, resolve(design, None), layout) as world:
         point, label = shoot.target_point(world, args.at)
         solutions = aim.solve(design, point, label)
     if args.json:

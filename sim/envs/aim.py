@@ -30,6 +30,7 @@ from sim.envs.episodes import Episode, TargetSampler, occupancy, parse_layout
 from sim.physics.aim import solve
 from sim.physics.engine import ShotEngine
 from sim.physics.engines import make_world
+from sim.physics.launch import AimedShot
 from sim.physics.results import Recording, ShotResult
 from sim.views.render import CAMERAS, DEFAULT_SIZE, ShotRenderer
 
@@ -202,7 +203,7 @@ class AimEnv(gymnasium.Env):
         shot_seed = int(self.np_random.integers(2**63))
         record = _RECORD_EVERY if self.render_mode == "rgb_array" else 0
         self._shot = result = self.world.shoot(
-            yaw, pitch, seed=shot_seed, aimer=self.aimer, record_every=record
+            AimedShot(yaw, pitch, seed=shot_seed, aimer=self.aimer), record_every=record
         )
         target = self._episode.target
         knocked = result.knocked

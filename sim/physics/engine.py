@@ -14,14 +14,12 @@ from typing import Protocol, Self
 
 import numpy as np
 
-from models.aimer import PERFECT, Aimer
 from models.board import Board
 from models.design import Design
 from models.layout import Layout
 from sim.physics.geometry import BodyPose, PiggyModel
 from sim.physics.launch import AimedShot, Launch, euler_turn, launch_from, launch_state
 from sim.physics.materials import Materials
-from sim.physics.noise import Deviates
 from sim.physics.results import ShotResult
 
 #: A point or a velocity (3,): x, y, z.
@@ -73,14 +71,8 @@ class ShotEngine(Protocol):
 
     def shoot(
         self,
-        yaw_deg: float,
-        pitch_deg: float,
+        shot: AimedShot,
         *,
-        seed: int | None = 0,
-        noise: bool = True,
-        aimer: Aimer = PERFECT,
-        vary: dict[str, float] | None = None,
-        deviates: Deviates | None = None,
         record_every: int = 0,
         on_step: Callable[[], None] | None = None,
     ) -> ShotResult: ...
@@ -182,47 +174,19 @@ class FiringEngine(ABC):
 
     def shoot(
         self,
-        yaw_deg: float,
-        pitch_deg: float,
+        shot: AimedShot,
         *,
-        seed: int | None = 0,
-        noise: bool = True,
-        aimer: Aimer = PERFECT,
-        vary: dict[str, float] | None = None,
-        deviates: Deviates | None = None,
         record_every: int = 0,
         on_step: Callable[[], None] | None = None,
     ) -> ShotResult:
-        """Turn and tilt the tractor, fire one bale, and judge every piggy.
+        """Turn and tilt the tractor as ``shot`` asks, fire one bale with its noise
+        drawn, and judge every piggy.
 
-        Parameters
-        ----------
-        yaw_deg, pitch_deg : the aim asked for, degrees; pitch within the design's range.
-        seed : seeds the shot's noise: the launcher's spread (speed, turret and tilt
-            play), then the aimer's error, then the ``vary`` factors, drawn in that
-            order so that adding an aimer or ``vary`` leaves the earlier draws as they
-            were (sim/physics/noise.py).
-        noise : ``False`` fires exactly as asked at the mean speed, nominal materials.
-        aimer : the person aiming (models/aimer.py); the default aims perfectly.
-        vary : relative half-ranges of the guessed physical parameters
-            (sim/physics/materials.py), one factor each drawn per shot.
-        deviates : the shot's errors given as standard deviates instead of drawn from
-            ``seed`` (a sampler's point: sim/physics/noise.py).
-        record_every : record every body's pose every this many of the engine's steps
-            (0: not at all).
-        on_step : called after every step (the sandbox uses it to play in real time).
+        ``record_every``: record every body's pose every this many of the engine's
+        steps (0: not at all). ``on_step``: called after every step (the sandbox uses
+        it to play in real time).
         """
-        launch = launch_state(
-            self.design,
-            yaw_deg,
-            pitch_deg,
-            seed=seed,
-            noise=noise,
-            aimer=aimer,
-            vary=vary,
-            deviates=deviates,
-            turn=self.turn,
-        )
+        launch = self.aimed_launch(shot)
         self._start(launch)
         return self._run(launch, record_every, on_step)
 
@@ -230,27 +194,12 @@ class FiringEngine(ABC):
         """Fire these shots (a space's, or a look's), their results in the same order:
         each the same as :meth:`shoot` gives it. Here one by one; an engine that
         steps shots together overrides this."""
-        return [self.shoot_aimed(shot) for shot in shots]
-
-    def shoot_aimed(self, shot: AimedShot) -> ShotResult:
-        """:meth:`shoot` of one aimed shot."""
-        launch = self.aimed_launch(shot)
-        self._start(launch)
-        return self._run(launch, 0, None)
+        return [self.shoot(shot) for shot in shots]
 
     def aimed_launch(self, shot: AimedShot) -> Launch:
-        """The launch :meth:`shoot_aimed` fires (for an engine that starts shots its
-        own way: a batch)."""
-        return launch_state(
-            self.design,
-            shot.yaw_deg,
-            shot.pitch_deg,
-            seed=shot.seed,
-            aimer=shot.aimer,
-            vary=shot.vary,
-            deviates=shot.deviates,
-            turn=self.turn,
-        )
+        """The launch :meth:`shoot` fires (for an engine that starts shots its own
+        way: a batch)."""
+        return launch_state(self.design, shot, self.turn)
 
     def launch(
         self,

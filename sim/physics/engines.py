@@ -7,6 +7,11 @@ firing the same :class:`~sim.physics.launch.Launch` and returning the same
 (:mod:`sim.physics.engine`); a design names its engine (``[physics] engine``) and
 ``--engine`` chooses another.
 
+The engine is resolved once, where a spec, a scene or a serve job is built
+(:func:`resolve`: the design's own, None, or the one asked for, checked there); from
+then on it is the design's ``[physics] engine``, and what a file records of it is
+the registry's answer (:func:`provenance`), so no study asks which engine it is.
+
 The registry names each engine's world by its module path, imported only when
 that engine is asked for: nothing here imports PyBullet or MuJoCo, and an engine
 that is not installed is refused on one line naming what installs it
@@ -35,28 +40,41 @@ class Engine:
     """An engine of the registry: its name (a design's ``[physics] engine``), its
     world as ``module:class``, the module that imports what it needs (PyBullet is
     imported quietly by :mod:`sim.physics.bullet`) and what that is called in
-    messages, and the optional extra that installs it (None: one of the project's
-    own dependencies)."""
+    messages, the optional extra that installs it (None: one of the project's own
+    dependencies), and, as ``module:function`` of the design and ``vary``, what a hit
+    map records of the engine (None: nothing, Bullet's: a file without ``engine``
+    was made by Bullet, as every file before there was a choice)."""
 
     name: str
     world: str
     needs: str
     called: str
     extra: str | None
+    provenance: str | None
 
 
 #: The engines, one line each (their names are models.design.ENGINES, in this order).
 REGISTRY = {
     engine.name: engine
     for engine in (
-        Engine("bullet", "sim.physics.bullet.world:World", "sim.physics.bullet", "PyBullet", None),
-        Engine("mujoco", "sim.physics.mujoco.world:MujocoWorld", "mujoco", "MuJoCo", "mujoco"),
+        Engine(
+            "bullet", "sim.physics.bullet.world:World", "sim.physics.bullet", "PyBullet", None, None
+        ),
+        Engine(
+            "mujoco",
+            "sim.physics.mujoco.world:MujocoWorld",
+            "mujoco",
+            "MuJoCo",
+            "mujoco",
+            "sim.physics.mujoco.batch:engine_provenance",
+        ),
         Engine(
             "mujoco-warp",
             "sim.physics.mujoco.warp_world:WarpWorld",
             "mujoco_warp",
             "MuJoCo Warp",
             "gpu",
+            "sim.physics.mujoco.warp_world:engine_provenance",
         ),
     )
 }
@@ -89,13 +107,31 @@ def installed(name: str) -> bool:
     return True
 
 
+def resolve(design: Design, name: str | None) -> Design:
+    """``design`` as it is simulated: on the engine ``name`` (None: the design's own),
+    that engine refused here on one line when unknown or not installed. Applied once,
+    where a spec, a scene or a serve job is built; from then on the engine is the
+    design's ``[physics] engine``."""
+    return with_engine(design, check_engine(name or design.physics.engine))
+
+
 def with_engine(design: Design, engine: str | None) -> Design:
-    """``design`` simulated by ``engine`` (None: its own)."""
-    if not engine or engine == design.physics.engine:
+    """``design`` simulated by ``engine`` (None: its own), not checked: for an engine
+    resolved already (a sweep's, told to its workers by name)."""
+    if engine is None or engine == design.physics.engine:
         return design
-    return dataclasses.replace(
-        design, physics=dataclasses.replace(design.physics, engine=check_engine(engine))
-    )
+    return dataclasses.replace(design, physics=dataclasses.replace(design.physics, engine=engine))
+
+
+def provenance(design: Design, vary: dict[str, float] | None) -> dict:
+    """What a hit map of ``design`` (its engine resolved) with ``vary`` records of
+    its engine: the registry's answer (:attr:`Engine.provenance`)."""
+    told = REGISTRY[design.physics.engine].provenance
+    if told is None:
+        return {}
+    module, name = told.split(":")
+    said: dict = getattr(importlib.import_module(module), name)(design, vary)
+    return said
 
 
 def make_world(
@@ -105,12 +141,16 @@ def make_world(
     *,
     hit_rule: str = "touches-line",
     bale_to_rest: bool = True,
-    engine: str | None = None,
 ) -> ShotEngine:
-    """A shot engine on the design's engine (or ``engine``), built as each engine's
-    world is: ``World(board, design, layout, hit_rule=..., bale_to_rest=...)``."""
-    design = with_engine(design, engine)
-    module, name = REGISTRY[check_engine(design.physics.engine)].world.split(":")
-    world = getattr(importlib.import_module(module), name)
+    """A shot engine on the design's engine (as :func:`resolve` gives it), built as
+    each engine's world is: ``World(board, design, layout, hit_rule=...,
+    bale_to_rest=...)``. An engine not installed that no boundary resolved is told
+    here, on the same one line."""
+    module, name = REGISTRY[design.physics.engine].world.split(":")
+    try:
+        world = getattr(importlib.import_module(module), name)
+    except ImportError:
+        check_engine(design.physics.engine)  # the refusal in words
+        raise
     built: ShotEngine = world(board, design, layout, hit_rule=hit_rule, bale_to_rest=bale_to_rest)
     return built

@@ -41,9 +41,18 @@ class Launch:
 
 @dataclass(frozen=True)
 class AimedShot:
-    """A shot asked of an engine, before its noise is drawn: the aim (degrees) and
-    how its errors are drawn, as :meth:`sim.physics.engine.FiringEngine.shoot`'s
-    arguments (``seed``, or a sampler's ``deviates``; the aimer; ``vary``)."""
+    """A shot asked of an engine, before its noise is drawn: the one request every
+    engine fires (:meth:`sim.physics.engine.FiringEngine.shoot`, ``fire``).
+
+    ``yaw_deg``, ``pitch_deg``: the tractor's setting, degrees (pitch within the
+    design's range). ``seed`` seeds the shot's noise: the launcher's spread (speed,
+    turret and tilt play), then the aimer's error, then the ``vary`` factors, drawn in
+    that order so that adding an aimer or ``vary`` leaves the earlier draws as they
+    were (sim/physics/noise.py); ``deviates`` gives those errors as standard deviates
+    instead (a sampler's point). ``aimer``: the person aiming (models/aimer.py; the
+    default aims perfectly). ``vary``: relative half-ranges of the guessed physical
+    parameters (sim/physics/materials.py), one factor each drawn per shot.
+    ``noise=False`` fires exactly as set, at the mean speed, nominal materials."""
 
     yaw_deg: float
     pitch_deg: float
@@ -51,6 +60,7 @@ class AimedShot:
     deviates: Deviates | None = None
     aimer: Aimer = PERFECT
     vary: dict[str, float] | None = None
+    noise: bool = True
 
 
 def euler_turn(yaw_deg: float, pitch_deg: float) -> list[float]:
@@ -61,30 +71,18 @@ def euler_turn(yaw_deg: float, pitch_deg: float) -> list[float]:
     return [cz * sx, sz * sx, sz * cx, cz * cx]
 
 
-def launch_state(
-    design: Design,
-    yaw_deg: float,
-    pitch_deg: float,
-    *,
-    seed: int | None = 0,
-    noise: bool = True,
-    aimer: Aimer = PERFECT,
-    vary: dict[str, float] | None = None,
-    deviates: Deviates | None = None,
-    turn: Turn = euler_turn,
-) -> Launch:
-    """A shot's launch from the tractor set at ``yaw_deg``, ``pitch_deg``, its errors
-    drawn from ``seed`` (or given as ``deviates``: sim/physics/noise.py), the bale
-    turned by ``turn``."""
+def launch_state(design: Design, shot: AimedShot, turn: Turn = euler_turn) -> Launch:
+    """The launch of ``shot`` from the tractor, its errors drawn from its seed (or
+    given as its deviates: sim/physics/noise.py), the bale turned by ``turn``."""
     yaw_deg, pitch_deg, speed, materials = fired_with(
         design.launcher,
-        yaw_deg,
-        pitch_deg,
-        seed=seed,
-        noise=noise,
-        aimer=aimer,
-        vary=vary,
-        deviates=deviates,
+        shot.yaw_deg,
+        shot.pitch_deg,
+        seed=shot.seed,
+        noise=shot.noise,
+        aimer=shot.aimer,
+        vary=shot.vary,
+        deviates=shot.deviates,
     )
     return Launch(
         yaw_deg,

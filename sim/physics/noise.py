@@ -87,13 +87,13 @@ def _deviate_materials(deviates: Deviates, vary: dict | None) -> Materials:
     return Materials(**factors) if factors else NOMINAL
 
 
-def materials_of(noise: dict, vary: dict | None) -> Materials:
-    """The factors a shot drew, from how it drew its errors (``{"seed": ...}`` or
-    ``{"deviates": ...}``, as a hit map's noise plan gives them), without firing it:
+def materials_of(seed: int | None, deviates: Deviates | None, vary: dict | None) -> Materials:
+    """The factors a shot drew, from how it drew its errors (its ``seed``, or its
+    ``deviates`` where given, as a hit map's rows give them back), without firing it:
     a study reads its shots' draws back (sim/studies/maps/sensitivity.py)."""
-    if "deviates" in noise:
-        return _deviate_materials(noise["deviates"], vary)
-    return _seeded_draws(noise["seed"], vary)[2]
+    if deviates is not None:
+        return _deviate_materials(deviates, vary)
+    return _seeded_draws(seed, vary)[2]
 
 
 def deviate_errors(

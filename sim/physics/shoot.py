@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.aimer import PERFECT, Aimer
+from models.aimer import PERFECT
 from models.board import Board, space_name
 from models.design_checks import check_angles
 from models.errors import InputError
 from sim.physics import aim
 from sim.physics.engine import ShotEngine
-from sim.physics.noise import Deviates
+from sim.physics.launch import AimedShot
 from sim.physics.results import ShotResult
 
 #: Yaw may be given in either sense of turning, once round.
@@ -82,50 +82,24 @@ def solve_aim(world: ShotEngine, at: str, arc: str = "low", strict: bool = False
     return Aim(chosen.yaw_deg, chosen.pitch_deg, at, chosen.arc, (x, y, z))
 
 
-def fire(
-    world: ShotEngine,
-    shot_aim: Aim,
-    *,
-    seed: int = 0,
-    noise: bool = True,
-    aimer: Aimer = PERFECT,
-    vary: dict | None = None,
-    deviates: Deviates | None = None,
-    record: bool = False,
-) -> ShotResult:
-    """Fire one shot with an aim; ``record`` keeps the bale's path for pictures;
-    ``vary`` and ``deviates`` as in :meth:`ShotEngine.shoot`."""
-    check_angles(world.design, shot_aim.yaw_deg, shot_aim.pitch_deg)
-    return world.shoot(
-        shot_aim.yaw_deg,
-        shot_aim.pitch_deg,
-        seed=seed,
-        noise=noise,
-        aimer=aimer,
-        vary=vary,
-        deviates=deviates,
-        record_every=_RECORD_EVERY if record else 0,
-    )
+def fire(world: ShotEngine, shot: AimedShot, *, record: bool = False) -> ShotResult:
+    """Fire one shot, its angles checked against the design's range first;
+    ``record`` keeps the bale's path for pictures."""
+    check_angles(world.design, shot.yaw_deg, shot.pitch_deg)
+    return world.shoot(shot, record_every=_RECORD_EVERY if record else 0)
 
 
-def report(
-    world: ShotEngine,
-    shot_aim: Aim,
-    result: ShotResult,
-    *,
-    seed: int,
-    noise: bool,
-    aimer: Aimer = PERFECT,
-) -> dict:
-    """The shot JSON (docs/formats.md, "Shot JSON")."""
+def report(world: ShotEngine, shot_aim: Aim, shot: AimedShot, result: ShotResult) -> dict:
+    """The shot JSON (docs/formats.md, "Shot JSON") of ``shot`` fired with
+    ``shot_aim``."""
     data = {
         "board": world.board.name,
         "design": world.design.name,
         "layout": world.layout.to_dict()["stacks"],
         "aim": shot_aim.to_dict(),
-        "seed": seed,
-        "noise": noise,
-        **({} if aimer == PERFECT else {"aimer": aimer.to_dict()}),
+        "seed": shot.seed,
+        "noise": shot.noise,
+        **({} if shot.aimer == PERFECT else {"aimer": shot.aimer.to_dict()}),
         **({} if world.engine == "bullet" else {"engine": world.engine}),
         **result.to_dict(),
     }

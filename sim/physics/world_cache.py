@@ -12,10 +12,10 @@ cache for them all, not one each.
 - **Key.** What a world is built from, by content: the board (its value, which
   holds every field of its file), the design as its normalised text
   (:func:`models.design.design_content_sha256`, as :mod:`models.identity` keys a
-  design) once the engine asked for is applied to it,
-  the hit rule and ``bale_to_rest``. A file edited while the process lives makes
-  another key, never the old world; the same content reached by another name or
-  path shares a world.
+  design), its engine resolved by the caller (:func:`sim.physics.engines.resolve`:
+  the engine is in its text), the hit rule and ``bale_to_rest``. A file edited
+  while the process lives makes another key, never the old world; the same content
+  reached by another name or path shares a world.
 - **Bound.** At most :data:`BOUND` worlds, the least recently used let go first.
 - **Eviction.** A world let go is closed at once (a Bullet world's PyBullet
   connection disconnected), not when the garbage collector gets to it.
@@ -28,11 +28,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from models.board import Board
 from models.design import Design, design_content_sha256
-from sim.physics.engines import make_world, with_engine
+from sim.physics.engines import make_world
+
+if TYPE_CHECKING:
+    from sim.physics.engine import ShotEngine
 
 #: Worlds kept per process. A Bullet world of the stock design holds about 28 MB
 #: (its scene's bodies and meshes; measured as the process's resident memory per
@@ -52,7 +55,7 @@ class WorldCache:
         if bound < 1:
             raise ValueError(f"a world cache holds at least one world, not {bound}")
         self.bound = bound
-        self._worlds: OrderedDict[tuple, Any] = OrderedDict()  # most recently used last
+        self._worlds: OrderedDict[tuple, ShotEngine] = OrderedDict()  # most recently used last
 
     def __len__(self) -> int:
         return len(self._worlds)
@@ -64,12 +67,10 @@ class WorldCache:
         *,
         hit_rule: str = "touches-line",
         bale_to_rest: bool = True,
-        engine: str | None = None,
-    ) -> Any:
+    ) -> ShotEngine:
         """The world for these, built as :func:`sim.physics.engines.make_world`
-        builds it (``engine`` None: the design's own) unless one is kept already.
+        builds it (on the design's engine, as resolved) unless one is kept already.
         Its layout is whatever its last user left: set it before a shot."""
-        design = with_engine(design, engine)
         key = _key(board, design, hit_rule, bale_to_rest)
         if key in self._worlds:
             self._worlds.move_to_end(key)
@@ -86,11 +87,10 @@ class WorldCache:
         *,
         hit_rule: str = "touches-line",
         bale_to_rest: bool = True,
-        engine: str | None = None,
     ) -> None:
         """Close the world for these, if one is kept (a caller done with it that
         would rather free it now than when it is the least recently used)."""
-        key = _key(board, with_engine(design, engine), hit_rule, bale_to_rest)
+        key = _key(board, design, hit_rule, bale_to_rest)
         world = self._worlds.pop(key, None)
         if world is not None:
             world.close()
@@ -119,7 +119,7 @@ class WorldCache:
 
 
 def _key(board: Board, design: Design, hit_rule: str, bale_to_rest: bool) -> tuple:
-    """What a world is built from (``design`` with its engine applied: the engine is
+    """What a world is built from (``design`` with its engine resolved: the engine is
     in its text, unsaid for Bullet as in a design file)."""
     return board, design_content_sha256(design), hit_rule, bale_to_rest
 

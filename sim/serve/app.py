@@ -52,7 +52,7 @@ class Server:
     ``board``, ``design`` (names or paths) and ``layout`` (None: the demo's piggies;
     ``empty``, ``crowded``, a path, or the stacks) are what a new tab starts with, read
     for it by content (:mod:`sim.serve.sources`); ``engine`` simulates every tab's
-    shots and estimates ("": each design's own engine); ``hosts``, the Host names
+    shots and estimates (None: each design's own engine); ``hosts``, the Host names
     answered (None: any); ``cluster``, a Dask cluster's pool the estimates run on
     (None: the workers here)."""
 
@@ -65,7 +65,7 @@ class Server:
         token: str | None = None,
         capacity: int = 32,
         idle_s: float = 1800.0,
-        engine: str = "",
+        engine: str | None = None,
         hosts: frozenset[str] | None = None,
         cluster: Pool | None = None,
     ):

@@ -34,14 +34,16 @@ def start_worker(parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _world(board: str, design: str, stacks: dict, engine: str, hit_rule: str = "touches-line"):
-    """The worker's world for ``board`` and ``design`` on ``engine`` ("": the design's
-    own), its layout set to ``stacks``."""
+def _world(
+    board: str, design: str, stacks: dict, engine: str | None, hit_rule: str = "touches-line"
+):
+    """The worker's world for ``board`` and ``design`` on ``engine`` (None: the
+    design's own, resolved here: the job is where it is built), its layout set to
+    ``stacks``."""
+    from sim.physics.engines import resolve
     from sim.physics.world_cache import WORLDS
 
-    world = WORLDS.world(
-        load_board(board), load_design(design), hit_rule=hit_rule, engine=engine or None
-    )
+    world = WORLDS.world(load_board(board), resolve(load_design(design), engine), hit_rule=hit_rule)
     world.set_layout(
         layout_from_dict({"stacks": stacks}, board=world.board, source="the sandbox's layout")
     )
@@ -63,7 +65,7 @@ def plain_errors(job):
 
 
 @plain_errors
-def look(board: str, design: str, stacks: dict, aim: dict, engine: str = "") -> dict:
+def look(board: str, design: str, stacks: dict, aim: dict, engine: str | None = None) -> dict:
     """What the page draws between shots: the piggies' resting poses on the layout
     (name -> [position mm, quaternion]) and the aim as yaw and pitch, or why the
     aim cannot be taken (``aim_error``)."""
@@ -94,18 +96,20 @@ def fire(
     seed: int,
     noise: bool,
     aimer: str,
-    engine: str = "",
+    engine: str | None = None,
 ) -> dict:
     """One shot as ``piggy shoot`` fires it: its JSON, its words and its replay (the
     frames of :func:`sim.views.viewer.shot_data`, without the scene)."""
     from sim.physics import shoot
+    from sim.physics.launch import AimedShot
     from sim.views.viewer import shot_data
 
     world = _world(board, design, stacks, engine)
     shot_aim = _aim(world, aim)
     shot_aimer = load_aimer(aimer)
-    result = shoot.fire(world, shot_aim, seed=seed, noise=noise, aimer=shot_aimer, record=True)
-    data = shoot.report(world, shot_aim, result, seed=seed, noise=noise, aimer=shot_aimer)
+    shot = AimedShot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed, noise=noise, aimer=shot_aimer)
+    result = shoot.fire(world, shot, record=True)
+    data = shoot.report(world, shot_aim, shot, result)
     replay = shot_data(world.board, world.design, result, with_scene=False)
     return {
         "shot": data,

@@ -68,14 +68,16 @@ class DemoShot:
 def demo_shot(seed: int = 0) -> DemoShot:
     """The solver-aimed shot at :data:`DEMO_TARGET`, recorded, with its report."""
     from sim.physics import shoot
-    from sim.physics.bullet.world import World
+    from sim.physics.engines import make_world, resolve
+    from sim.physics.launch import AimedShot
 
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout")
-    with World(board, design, layout) as world:
+    with make_world(board, resolve(design, None), layout) as world:
         shot_aim = shoot.solve_aim(world, DEMO_TARGET)
-        result = shoot.fire(world, shot_aim, seed=seed, record=True)
-        data = shoot.report(world, shot_aim, result, seed=seed, noise=True)
+        shot = AimedShot(shot_aim.yaw_deg, shot_aim.pitch_deg, seed)
+        result = shoot.fire(world, shot, record=True)
+        data = shoot.report(world, shot_aim, shot, result)
     return DemoShot(board, design, layout, shot_aim, result, data)
 
 

@@ -40,6 +40,7 @@ from models.design import Design
 from models.grid import Board
 from models.layout import Layout
 from models.seeds import split_seed
+from sim.physics.launch import AimedShot
 from sim.physics.results import ShotResult
 from sim.studies.calibrating.contact_stats import rest_on_board_mm, second_touch_mm
 from sim.video import defaults
@@ -112,15 +113,15 @@ def fire(
     stepped at least :data:`FILM_STEPS_PER_S` times a second and recording the bale
     (and the piggies of ``layout``, each shot from the settled layout) at every
     step, and lay out each one's frames."""
-    from sim.physics.engines import make_world
+    from sim.physics.engines import make_world, resolve
 
     if design.physics.steps_per_s < FILM_STEPS_PER_S:
         design = replace(design, physics=replace(design.physics, steps_per_s=FILM_STEPS_PER_S))
     phases = np.random.default_rng(split_seed(seed, len(angles), 1)).uniform(size=len(angles))
     takes = []
-    with make_world(board, design, layout, engine="bullet") as world:
+    with make_world(board, resolve(design, "bullet"), layout) as world:
         for i, (pitch, yaw) in enumerate(zip(angles.pitch_deg, angles.yaw_deg, strict=True)):
-            shot = world.shoot(yaw, pitch, seed=split_seed(seed, i), record_every=1)
+            shot = world.shoot(AimedShot(yaw, pitch, seed=split_seed(seed, i)), record_every=1)
             assert shot.recording is not None  # record_every asks for it
             length = min((shot.recording.frames - 1) * shot.recording.dt_s, settings.shot_s)
             start = phases[i] / settings.fps

@@ -18,6 +18,7 @@ from models.errors import InputError
 from models.layout import Layout
 from sim.physics.bullet import pb
 from sim.physics.bullet.world import WindowedWorld
+from sim.physics.launch import AimedShot
 
 #: Seconds between two looks at the sliders and buttons.
 _POLL_S = 0.05
@@ -147,7 +148,7 @@ def _serve(board, design, layout, deadline, auto_fire, slowmo, seed, report) -> 
                 )
                 try:
                     result = world.shoot(
-                        *angles, seed=seed + shots, on_step=_pacer(step_s, deadline)
+                        AimedShot(*angles, seed=seed + shots), on_step=_pacer(step_s, deadline)
                     )
                 except _TimeUp:
                     report("Time is up: the last shot was cut short.")

@@ -16,6 +16,7 @@ from models.design import (
     spring_speed_mm_s,
 )
 from models.errors import InputError
+from sim.physics.launch import AimedShot
 from sim.studies.designs.design_sweep import parse_sweep, with_value
 
 SPRING = {
@@ -128,5 +129,5 @@ def test_the_physics_fires_at_the_derived_speed():
 
     design = load_design("spring-stock")
     with World(load_board("stock"), design) as world:
-        shot = world.shoot(0.0, 10.0, noise=False)
+        shot = world.shoot(AimedShot(0.0, 10.0, noise=False))
     assert shot.speed_mm_s == pytest.approx(design.launcher.muzzle_speed_mm_s)

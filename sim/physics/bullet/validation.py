@@ -32,6 +32,7 @@ from models.board import Board
 from models.design import Design
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def range_table(board: Board, design: Design, pitches_deg) -> list[RangeRow]:
         for pitch in pitches_deg:
             height = lowest_point_height_mm(design, pitch)
             expected, t = closed_form_landing(design, pitch, height)
-            result = world.shoot(0.0, float(pitch), noise=False)
+            result = world.shoot(AimedShot(0.0, float(pitch), noise=False))
             if result.first_contact_with != "board" or result.first_contact_centre_mm is None:
                 raise RuntimeError(f"pitch {pitch}: first struck {result.first_contact_with}")
             simulated = float(result.first_contact_centre_mm[1])

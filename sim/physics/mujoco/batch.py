@@ -32,6 +32,7 @@ each shot the same bytes as :meth:`MujocoWorld.shoot` fires it alone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -44,7 +45,7 @@ from sim.physics.launch import AimedShot, Launch
 from sim.physics.mujoco.batch_book import Ends, SensedBook
 from sim.physics.mujoco.batch_sensors import ContactSensors
 from sim.physics.mujoco.mjcf import M_PER_MM
-from sim.physics.mujoco.scene import MujocoScene
+from sim.physics.mujoco.scene import SETTINGS, MujocoScene
 from sim.physics.results import ShotResult
 from sim.physics.shot_core import shot_result
 
@@ -69,7 +70,7 @@ class BatchedWorld(Protocol):
 
     def aimed_launch(self, shot: AimedShot) -> Launch: ...
 
-    def shoot_aimed(self, shot: AimedShot) -> ShotResult: ...
+    def shoot(self, shot: AimedShot) -> ShotResult: ...
 
 
 def no_batch_form(design: Design, vary: dict[str, float] | None) -> str | None:
@@ -88,6 +89,13 @@ def batch_provenance(design: Design, vary: dict[str, float] | None) -> dict:
     if reason:
         return {"mujoco_batch": f"not used: {reason}; every shot fired singly"}
     return {"mujoco_batch": "each look's shots as one persistent mujoco.batch, 10-step chunks"}
+
+
+def engine_provenance(design: Design, vary: dict[str, float] | None) -> dict:
+    """What a hit map on the ``mujoco`` engine records of it (the registry's answer):
+    its name, its settings, and how its shots were fired."""
+    settings = dataclasses.asdict(SETTINGS)
+    return {"engine": "mujoco", "engine_settings": settings} | batch_provenance(design, vary)
 
 
 class MujocoBatch:
@@ -138,7 +146,7 @@ class MujocoBatch:
             results[i] = self._result(launch, book, ends, judge, i)
         for alone in map(int, np.flatnonzero(ends.alone)):
             self.refired += 1
-            results[alone] = world.shoot_aimed(shots[alone])
+            results[alone] = world.shoot(shots[alone])
         return [r for r in results if r is not None]
 
     def _start(self, batch: Any, ids: np.ndarray, launches: list[Launch]) -> None:

@@ -54,7 +54,6 @@ from typing import Any
 
 import numpy as np
 
-from models.aimer import PERFECT, Aimer
 from models.errors import InputError
 from sim.physics.judge import Judge
 from sim.physics.launch import AimedShot
@@ -214,22 +213,6 @@ class WarpBatch:
                 )
             )
         return results
-
-    def shoot(
-        self,
-        yaw_deg: float,
-        pitch_deg: float,
-        noises: Sequence[dict],
-        *,
-        aimer: Aimer = PERFECT,
-        vary: dict[str, float] | None = None,
-    ) -> list[ShotResult]:
-        """Fire one shot per entry of ``noises`` (each :meth:`MujocoWorld.shoot`'s
-        ``seed=`` or ``deviates=``, as :func:`sim.studies.shots.warp_space.space_noises`
-        gives them) from the tractor set at ``yaw_deg``, ``pitch_deg``: :meth:`fire`."""
-        return self.fire(
-            [AimedShot(yaw_deg, pitch_deg, aimer=aimer, vary=vary, **noise) for noise in noises]
-        )
 
     def _run(self, rows: list) -> tuple[ShotBook, _Ends]:
         """Step the batch from these starts (qpos, qvel, mocap_quat per world) until

@@ -10,11 +10,13 @@ no batch form (:func:`no_batch_form`: ``--vary``, air drag) are fired by
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from models.design import Design
 from sim.physics.launch import AimedShot
 from sim.physics.mujoco.batch import no_batch_form
+from sim.physics.mujoco.scene import SETTINGS
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.results import ShotResult
 
@@ -31,6 +33,13 @@ def batch_provenance(design: Design, vary: dict[str, float] | None) -> dict:
         "warp_batch": "each space's shots as one batch, island sleeping off",
         "warp_device": default_device(),
     }
+
+
+def engine_provenance(design: Design, vary: dict[str, float] | None) -> dict:
+    """What a hit map on the ``mujoco-warp`` engine records of it (the registry's
+    answer): MuJoCo's settings, and the Warp batch's device or why it was not used."""
+    settings = dataclasses.asdict(SETTINGS)
+    return {"engine": "mujoco-warp", "engine_settings": settings} | batch_provenance(design, vary)
 
 
 class WarpWorld(MujocoWorld):

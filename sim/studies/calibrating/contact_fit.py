@@ -44,6 +44,7 @@ import numpy as np
 from models.board import Board
 from models.design import RANGES, Design
 from models.seeds import split_seed
+from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates
 from sim.studies.calibrating import contact_stats
 from sim.studies.calibrating.calibration_result import CalibrationResult
@@ -187,9 +188,11 @@ class _Sandbox:
             for group in self.groups:
                 fired = [
                     world.shoot(
-                        float(self.shots.yaw_deg[i] + d_yaw),
-                        float(self.shots.pitch_deg[i] + d_pitch),
-                        deviates=self._deviates(int(i), r),
+                        AimedShot(
+                            float(self.shots.yaw_deg[i] + d_yaw),
+                            float(self.shots.pitch_deg[i] + d_pitch),
+                            deviates=self._deviates(int(i), r),
+                        )
                     )
                     for r in range(repeats)
                     for i in group

@@ -16,6 +16,7 @@ from models.board import Board
 from models.design import Design
 from models.layout import Layout
 from models.seeds import split_seed
+from sim.physics.launch import AimedShot
 
 #: The columns written (``piggy measure --layout``'s that the check reads, and the
 #: first touch and quality that it reads past).
@@ -77,7 +78,7 @@ def sandbox_film_csv(
     world = WORLDS.world(board, toy, bale_to_rest=False)
     world.set_layout(layout)
     for k, (pitch, yaw) in enumerate(angles):
-        shot = world.shoot(yaw, pitch, seed=split_seed(seed, k))
+        shot = world.shoot(AimedShot(yaw, pitch, seed=split_seed(seed, k)))
         touch = shot.first_contact_mm
         x, y = (f"{touch[0]:.1f}", f"{touch[1]:.1f}") if touch is not None else ("", "")
         speed = f"{shot.speed_mm_s:.0f}" if chronograph else ""

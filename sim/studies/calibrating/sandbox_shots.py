@@ -13,6 +13,7 @@ from models.board import load_board
 from models.design import Design
 from models.errors import InputError
 from models.seeds import split_seed
+from sim.physics.launch import AimedShot
 from sim.studies.calibrating.contact_stats import rest_on_board_mm, second_touch_mm
 from sim.studies.calibrating.shots_csv import CONTACT, REQUIRED
 
@@ -81,7 +82,9 @@ def sandbox_shots_csv(
         for n, (pitch, yaw) in enumerate(settings):
             i, k = divmod(n, shots_per_pitch)
             shot_seed = split_seed(seed, i, k)
-            shot = world.shoot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
+            shot = world.shoot(
+                AimedShot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
+            )
             landing = shot.first_contact_mm
             if shot.first_contact_with != "board" or landing is None:
                 raise InputError(

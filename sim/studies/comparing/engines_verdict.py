@@ -67,7 +67,7 @@ def compare_in_engines(
     board: Board,
     designs: list[Design],
     names: list[str],
-    engines: tuple[str, ...],
+    engines: tuple[str | None, ...],
     workers,
     cache,
     progress=None,
@@ -87,7 +87,7 @@ def compare_in_engines(
     budget = budget or Budget(rule.budget_s, began=time.monotonic())
 
     # the engine is the designs' own from here (keyed by their content, as any field)
-    spec = dataclasses.replace(spec, engine="")
+    spec = dataclasses.replace(spec, engine=None)
     runs = [
         design_tools.compare_designs(
             spec,
@@ -101,9 +101,10 @@ def compare_in_engines(
         )
         for index, engine in enumerate(engines)
     ]
+    named = tuple(e for e in engines if e is not None)  # several are each named (--engines)
     across = (
-        [AcrossEngines(engines, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))]
-        if len(engines) > 1
+        [AcrossEngines(named, tuple(run[1][i] for run in runs)) for i in range(len(runs[0][1]))]
+        if len(named) > 1
         else []
     )
     made_by = design_tools.comparison_provenance(spec, names, runs[0][2])

@@ -82,14 +82,8 @@ def replay(world, spec: space_shots.SweepSpec, name: str, row: ShotRow):
     from sim.physics import shoot
 
     _, aim = space_firing.aim_at_space(world, spec, name)
-    return shoot.fire(
-        world,
-        aim,
-        aimer=spec.aimer,
-        vary=spec.vary,
-        record=True,
-        **space_shots.shot_noise(spec, world.board.parse_space(name), row),
-    )
+    shot = space_shots.row_shot(spec, world.board.parse_space(name), row, aim)
+    return shoot.fire(world, shot, record=True)
 
 
 def why(row: SpaceSummary, part: SpaceShots) -> dict:
@@ -190,7 +184,7 @@ def build(
     where it does not record them); with ``across``, what every engine's verdict is,
     space by space and on average. The pictures are left to the page
     (sim/views/report_page.py's ``page_data``)."""
-    from sim.physics.engines import make_world
+    from sim.physics.engines import make_world, with_engine
 
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = [
@@ -206,7 +200,7 @@ def build(
     by_space = {r.space: r for r in comparison.spaces}
     for side, design in zip("ab", designs, strict=True):
         world = make_world(
-            load_board(spec.board), design, hit_rule=spec.hit_rule, engine=spec.engine
+            load_board(spec.board), with_engine(design, spec.engine), hit_rule=spec.hit_rule
         )
         with world:
             for name in spaces:

@@ -40,7 +40,7 @@ from models.grid import parse_space_name
 from sim.physics.materials import VARIABLE
 from sim.physics.noise import materials_of
 from sim.studies.shots.records import SpaceShots
-from sim.studies.shots.space_shots import SweepSpec, shot_noise
+from sim.studies.shots.space_shots import SweepSpec, row_draws
 
 #: Bootstrap replicates behind each interval.
 BOOTSTRAP = 400
@@ -88,7 +88,7 @@ def draws_of(spec: SweepSpec, parts: Iterable[SpaceShots]) -> ShotDraws:
     for index, part in enumerate(p for p in parts if p.shots):
         where = parse_space_name(part.space)
         for row in part.shots:
-            materials = materials_of(shot_noise(spec, where, row), spec.vary)
+            materials = materials_of(*row_draws(spec, where, row), spec.vary)
             units.append([getattr(materials, n) for n in names])
             knocked.append(row.target_knocked)
             space.append(index)

@@ -16,7 +16,6 @@ from models.board import Board
 from models.layout import layout_from_dict
 from models.stats import precision_reached
 from sim.physics.aim import OutOfReach
-from sim.physics.launch import AimedShot
 from sim.studies.shots import rqmc
 from sim.studies.shots.dead_zones import dead_zone, first_struck, shot_outcome
 from sim.studies.shots.records import ShotRow, SpaceShots, SpaceSummary
@@ -137,12 +136,8 @@ def fire_rounds(
     batch where it has one, else shot by shot). A row names its scramble and point;
     its seed is the scramble's. The same shots in the same order whatever the looks
     between."""
-    plan = noise_plan(spec, world.board.parse_space(name), len(rows), rounds)
-    shots = [
-        AimedShot(aim.yaw_deg, aim.pitch_deg, aimer=spec.aimer, vary=spec.vary, **p.noise)
-        for p in plan
-    ]
-    results = world.fire(shots)
+    plan = noise_plan(spec, world.board.parse_space(name), len(rows), rounds, aim)
+    results = world.fire([p.shot for p in plan])
     fired = [
         _shot_row(name, p.index, p.seed, target, result, p.scramble, p.point)
         for p, result in zip(plan, results, strict=True)

@@ -20,26 +20,30 @@ The whole sweep over many spaces, in parallel and resumable, is
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 from dataclasses import asdict, dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models import identity
 from models.aimer import Aimer
 from models.board import load_board
-from models.design import design_identity, load_design
+from models.design import Design, design_identity, load_design
 from models.errors import InputError
 from models.grid import parse_space_name
 from models.layout import LONE_TARGET, aimed_piggy
 from models.seeds import split_seed
 from sim.defaults import MAX_SHOTS, SWEEP_ARCS
+from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates, vary_dims
 from sim.studies.shots import datafiles, rqmc
 from sim.studies.shots.records import Expected, ShotRow
+
+if TYPE_CHECKING:
+    from sim.physics.shoot import Aim
 
 #: The piggy that stands on each measured empty space in turn.
 TARGET = LONE_TARGET
@@ -71,7 +75,7 @@ class SweepSpec:
     hit_rule: str = "touches-line"
     layout: str = ""  # what the user named for the layout, for the record
     sampler: str = "rqmc"  # piggy hitmap's default; or "mc": plain Monte Carlo (rqmc.py)
-    engine: str = ""  # the physics engine, where not the design's own (--engine)
+    engine: str | None = None  # the engine asked for (--engine; None: the design's own)
 
     def key(self) -> str:
         """The settings as text, the board and design by their content, not their
@@ -85,7 +89,7 @@ class SweepSpec:
         settings["inputs"] = identity.inputs(self.board, self.design)
         if self.sampler == "mc":
             del settings["sampler"]
-        if not self.engine:
+        if self.engine is None:
             del settings["engine"]
         return json.dumps(settings, sort_keys=True)
 
@@ -99,66 +103,85 @@ def shot_seed(root_seed: int, space: tuple[int, int], index: int) -> int:
 class PlannedShot:
     """One shot of a space's noise plan: its row's number, the seed its row records
     (its own, plain Monte Carlo; its scramble's, RQMC) with the scramble and point,
-    and how it draws its errors (:meth:`sim.physics.engine.FiringEngine.shoot`'s
-    ``seed=`` or ``deviates=``)."""
+    and the shot asked of the engine (:class:`~sim.physics.launch.AimedShot`: the
+    space's aim, the sweep's aimer and ``vary``, its errors drawn from its own seed
+    or given as its scramble's point)."""
 
     index: int
     seed: int
-    noise: dict
+    shot: AimedShot
     scramble: int | None = None
     point: int | None = None
 
 
 def noise_plan(
-    spec: SweepSpec, space: tuple[int, int], fired: int, rounds: int
+    spec: SweepSpec, space: tuple[int, int], fired: int, rounds: int, aim: Aim
 ) -> list[PlannedShot]:
-    """The one noise plan of a space: the shots that take it from ``fired`` shots to
-    ``rounds`` rounds, in the order the hit map fires them (plain Monte Carlo's shot
-    i from its own seed; RQMC's points scramble by scramble, each scramble's next
-    points in order). The same shots whatever the looks between."""
+    """The one noise plan of a space fired at with ``aim``: the shots that take it
+    from ``fired`` shots to ``rounds`` rounds, in the order the hit map fires them
+    (plain Monte Carlo's shot i from its own seed; RQMC's points scramble by scramble,
+    each scramble's next points in order). The same shots whatever the looks
+    between."""
     if spec.sampler != "rqmc":
         seeds = ((i, shot_seed(spec.seed, space, i)) for i in range(fired, rounds))
-        return [PlannedShot(i, seed, {"seed": seed}) for i, seed in seeds]
+        return [PlannedShot(i, seed, _shot(spec, aim, seed, None)) for i, seed in seeds]
     scrambles, _, _ = rqmc.plan(spec.shots, spec.precision)
     done = fired // scrambles
     plan: list[PlannedShot] = []
     for r in range(scrambles):
         seed = rqmc.scramble_seed(spec.seed, space, r)
-        for j, noise in enumerate(_scramble_noises(spec, seed, rounds)[done:], start=done):
-            plan.append(PlannedShot(fired + len(plan), seed, noise, r, j))
+        for j, point in enumerate(_scramble_deviates(spec, seed, rounds)[done:], start=done):
+            plan.append(PlannedShot(fired + len(plan), seed, _shot(spec, aim, None, point), r, j))
     return plan
 
 
-def shot_noise(spec: SweepSpec, space: tuple[int, int], row: ShotRow) -> dict:
-    """How the shot of hit-map row ``row`` drew its errors (its
-    :class:`PlannedShot`'s noise): its seed (plain Monte Carlo), or its scramble's
-    point (RQMC)."""
+def row_shot(spec: SweepSpec, space: tuple[int, int], row: ShotRow, aim: Aim) -> AimedShot:
+    """The shot of hit-map row ``row`` (its :class:`PlannedShot`'s), fired at
+    ``aim``: to fire it again."""
+    return _shot(spec, aim, *row_draws(spec, space, row))
+
+
+def row_draws(
+    spec: SweepSpec, space: tuple[int, int], row: ShotRow
+) -> tuple[int | None, Deviates | None]:
+    """How the shot of hit-map row ``row`` drew its errors: its seed (plain Monte
+    Carlo), or its scramble's point as deviates (RQMC)."""
     if spec.sampler != "rqmc":
-        return {"seed": shot_seed(spec.seed, space, row.shot)}
+        return shot_seed(spec.seed, space, row.shot), None
     assert row.scramble is not None and row.point is not None  # an RQMC sweep's row
     seed = rqmc.scramble_seed(spec.seed, space, row.scramble)
-    return _scramble_noises(spec, seed, row.point + 1)[row.point]
+    return None, _scramble_deviates(spec, seed, row.point + 1)[row.point]
 
 
-def _scramble_noises(spec: SweepSpec, scramble_seed: int, points: int) -> list[dict]:
-    """The first ``points`` points of one RQMC scramble as shots' ``deviates=``."""
+def _shot(spec: SweepSpec, aim: Aim, seed: int | None, deviates: Deviates | None) -> AimedShot:
+    """A sweep's shot at ``aim``: its aimer and ``vary``, its errors drawn from
+    ``seed`` or given as ``deviates``."""
+    if deviates is not None:
+        return AimedShot(
+            aim.yaw_deg, aim.pitch_deg, aimer=spec.aimer, vary=spec.vary, deviates=deviates
+        )
+    return AimedShot(aim.yaw_deg, aim.pitch_deg, seed, aimer=spec.aimer, vary=spec.vary)
+
+
+def _scramble_deviates(spec: SweepSpec, scramble_seed: int, points: int) -> list[Deviates]:
+    """The first ``points`` points of one RQMC scramble as shots' deviates."""
     return _scramble_shots(scramble_seed, 3 + vary_dims(spec.vary)).first(points)
 
 
 class _ScrambleShots:
-    """One RQMC scramble's points drawn so far as shots' ``deviates=``, extended as a
+    """One RQMC scramble's points drawn so far as shots' deviates, extended as a
     space's looks ask for more (each look would otherwise draw the scramble again
     from its first point)."""
 
     def __init__(self, scramble_seed: int, dims: int):
         self._points = rqmc.ScrambleStream(scramble_seed, dims)
-        self._noises: list[dict] = []
+        self._deviates: list[Deviates] = []
 
-    def first(self, count: int) -> list[dict]:
-        if count > len(self._noises):
-            z = rqmc.to_deviates(self._points.first(count)[len(self._noises) :])
-            self._noises += [{"deviates": _deviates(point)} for point in z]
-        return self._noises[:count]
+    def first(self, count: int) -> list[Deviates]:
+        if count > len(self._deviates):
+            z = rqmc.to_deviates(self._points.first(count)[len(self._deviates) :])
+            self._deviates += [_deviates(point) for point in z]
+        return self._deviates[:count]
 
 
 #: The scrambles of the last few spaces this process fired at (a space's looks reuse
@@ -225,23 +248,21 @@ def provenance(spec: SweepSpec) -> dict:
     )
 
 
-def engine_provenance(spec: SweepSpec) -> dict:
-    """What a file records of its engine: nothing for Bullet (a file without
-    ``engine`` was made by Bullet, as every file before there was a choice), else the
-    engine's name and its settings, and whether its shots were fired as batches (and,
-    for ``mujoco-warp``, on which device), or singly and why."""
-    design = load_design(spec.design)
-    engine = spec.engine or design.physics.engine
-    if engine == "bullet":
-        return {}
-    from sim.physics.mujoco.scene import SETTINGS
+def spec_design(spec: SweepSpec) -> Design:
+    """The design a sweep fires, its engine the spec's (resolved where the spec was
+    built: :func:`sim.physics.engines.resolve`)."""
+    from sim.physics.engines import with_engine
 
-    if engine == "mujoco-warp":
-        from sim.physics.mujoco.warp_world import batch_provenance
-    else:
-        from sim.physics.mujoco.batch import batch_provenance
-    fired = batch_provenance(design, spec.vary)
-    return {"engine": engine, "engine_settings": dataclasses.asdict(SETTINGS)} | fired
+    return with_engine(load_design(spec.design), spec.engine)
+
+
+def engine_provenance(spec: SweepSpec) -> dict:
+    """What a file records of its engine: the registry's answer
+    (:func:`sim.physics.engines.provenance`; nothing for Bullet, else the engine's
+    name, its settings and how its shots were fired)."""
+    from sim.physics.engines import provenance
+
+    return provenance(spec_design(spec), spec.vary)
 
 
 # --- one part: one space ------------------------------------------------------------------
@@ -254,11 +275,7 @@ def world_for(spec: SweepSpec):
     # a hit map counts verdicts and strikes: a shot may end once the bale can strike
     # nothing more (docs/physics.md, "Speed")
     return WORLDS.world(
-        load_board(spec.board),
-        load_design(spec.design),
-        hit_rule=spec.hit_rule,
-        bale_to_rest=False,
-        engine=spec.engine or None,
+        load_board(spec.board), spec_design(spec), hit_rule=spec.hit_rule, bale_to_rest=False
     )
 
 

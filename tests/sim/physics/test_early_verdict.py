@@ -23,6 +23,7 @@ from sim.physics.early_verdict import (
     travel_mm,
 )
 from sim.physics.knockout import transform, verdict_on
+from sim.physics.launch import AimedShot
 
 #: The piggy's parts about its centre of mass, as the world simulates it.
 PARTS = [m.vertices for m in load_parts("piggy_principal").values()]
@@ -139,8 +140,8 @@ def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, d
         s = aim.solve(design, point)[0]
         sooner = 0
         for seed in range(6):
-            a = quick.shoot(s.yaw_deg, s.pitch_deg, seed=seed)
-            b = full.shoot(s.yaw_deg, s.pitch_deg, seed=seed)
+            a = quick.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=seed))
+            b = full.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=seed))
             assert a.knocked == b.knocked, seed
             assert a.sim_time_s <= b.sim_time_s + 1e-9, seed
             sooner += a.sim_time_s < b.sim_time_s
@@ -162,8 +163,8 @@ def test_a_world_not_following_the_bale_to_rest_gives_the_same_verdicts_and_stri
         s = solve_aim(full, "gold-1", "low")
         sooner = 0
         for seed in range(8):
-            a = full.shoot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child"))
-            b = quick.shoot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child"))
+            a = full.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child")))
+            b = quick.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=seed, aimer=load_aimer("child")))
             assert a.knocked == b.knocked, seed
             assert b.contacts == a.contacts[: len(b.contacts)], seed
             assert set(a.contacts[len(b.contacts) :]) <= {"board"}, seed

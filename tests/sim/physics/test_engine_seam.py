@@ -17,7 +17,7 @@ from models.errors import InputError
 from sim.physics.bullet import pb
 from sim.physics.engine import FiringEngine
 from sim.physics.engines import REGISTRY, check_engine, installed
-from sim.physics.launch import euler_turn, launch_from, launch_state
+from sim.physics.launch import AimedShot, euler_turn, launch_from, launch_state
 from sim.physics.materials import NOMINAL
 from sim.physics.shot_core import Recorder, RestClock, StrikeLog
 
@@ -52,13 +52,11 @@ def test_a_launch_from_a_velocity_has_its_heading_and_climb():
 
 def test_a_seeded_launch_is_the_same_whoever_turns_the_bale():
     design = load_design("stock")
-    mine = launch_state(design, 10.0, 30.0, seed=4)
+    mine = launch_state(design, AimedShot(10.0, 30.0, seed=4))
     bullets = launch_state(
         design,
-        10.0,
-        30.0,
-        seed=4,
-        turn=lambda y, p: list(pb.getQuaternionFromEuler([math.radians(p), 0, math.radians(y)])),
+        AimedShot(10.0, 30.0, seed=4),
+        lambda y, p: list(pb.getQuaternionFromEuler([math.radians(p), 0, math.radians(y)])),
     )
     assert (mine.yaw_deg, mine.pitch_deg, mine.speed_mm_s) == (
         bullets.yaw_deg,

@@ -20,6 +20,7 @@ from models.design import load_design
 from models.layout import layout_from_dict
 from sim.physics import aim
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 
 GOLDEN = Path(__file__).with_name("golden_shots.json")
 #: A stack and two lone piggies: strikes of bale on piggy, piggy after piggy, the board.
@@ -36,7 +37,7 @@ def fired() -> list[dict]:
         for piggy, seed in SHOTS:
             centre = world.piggy_centre_mm(piggy)
             low = next(s for s in aim.solve(world.design, centre) if s.arc == "low")
-            records.append(world.shoot(low.yaw_deg, low.pitch_deg, seed=seed).to_dict())
+            records.append(world.shoot(AimedShot(low.yaw_deg, low.pitch_deg, seed=seed)).to_dict())
     return records
 
 

@@ -8,6 +8,7 @@ from models.errors import InputError
 from sim.physics.bodies import pair_friction
 from sim.physics.bullet import pb
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL, Materials, draw_materials, parse_vary
 from sim.physics.mujoco.mjcf import Coefficients
 from sim.physics.noise import Deviates, fired_with, materials_of
@@ -84,12 +85,12 @@ def test_a_shots_factors_are_read_back_from_how_it_drew_them(design):
         fired = fired_with(
             design.launcher, 0.0, 20.0, seed=seed, noise=True, aimer=aimer, vary=vary, deviates=None
         )[3]
-        assert materials_of({"seed": seed}, vary) == fired != NOMINAL
+        assert materials_of(seed, None, vary) == fired != NOMINAL
     deviates = Deviates(0.1, -0.2, 0.3, (0.5, -0.5, 0.9, -0.1))
     fired = fired_with(
         design.launcher, 0.0, 20.0, seed=0, noise=True, aimer=aimer, vary=vary, deviates=deviates
     )[3]
-    assert materials_of({"deviates": deviates}, vary) == fired
+    assert materials_of(0, deviates, vary) == fired
     assert fired.mass == pytest.approx(1.25) and fired.bale_friction == pytest.approx(0.75)
 
 
@@ -100,7 +101,7 @@ def test_bullet_gives_each_body_its_own_materials_factor(board, design):
     with World(board, design) as world:
         client, bale = world.client, world.scene.bale
         board_body = world.scene.static_bodies[0]
-        shot = world.shoot(10.0, 5.0, seed=5, vary={"bale_friction": 0.5})
+        shot = world.shoot(AimedShot(10.0, 5.0, seed=5, vary={"bale_friction": 0.5}))
         assert shot.materials.bale_friction != 1.0
 
         def friction(body: int) -> float:
@@ -108,7 +109,7 @@ def test_bullet_gives_each_body_its_own_materials_factor(board, design):
 
         assert friction(bale) == pytest.approx(design.bale.friction * shot.materials.bale_friction)
         assert friction(board_body) == pytest.approx(design.surfaces.friction)
-        surfaced = world.shoot(10.0, 5.0, seed=5, vary={"surface_restitution": 0.5})
+        surfaced = world.shoot(AimedShot(10.0, 5.0, seed=5, vary={"surface_restitution": 0.5}))
         info = pb.getDynamicsInfo(board_body, -1, physicsClientId=client)
         assert info[5] == pytest.approx(
             design.surfaces.restitution * surfaced.materials.surface_restitution

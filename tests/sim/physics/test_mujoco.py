@@ -22,6 +22,7 @@ from sim.physics.bodies import pair_friction, pair_restitution
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.bullet.world import World
 from sim.physics.engines import make_world
+from sim.physics.launch import AimedShot
 from sim.studies.maps import hitmap
 from sim.studies.shots.space_shots import TARGET, SweepSpec
 
@@ -175,12 +176,12 @@ def test_the_same_seed_gives_the_same_shot_in_a_new_world_or_after_others():
     child = load_aimer("child")
     first = MujocoWorld(board, design, lone(board, "r4c1"))
     aim = shoot.solve_aim(first, TARGET, "low")
-    shot = first.shoot(aim.yaw_deg, aim.pitch_deg, seed=11, aimer=child).to_dict()
+    shot = first.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=11, aimer=child)).to_dict()
     for seed in (1, 2, 3):  # other shots between
-        first.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=child)
-    again = first.shoot(aim.yaw_deg, aim.pitch_deg, seed=11, aimer=child).to_dict()
+        first.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=child))
+    again = first.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=11, aimer=child)).to_dict()
     fresh = MujocoWorld(board, design, lone(board, "r4c1"))
-    anew = fresh.shoot(aim.yaw_deg, aim.pitch_deg, seed=11, aimer=child).to_dict()
+    anew = fresh.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=11, aimer=child)).to_dict()
     assert json.dumps(shot) == json.dumps(again) == json.dumps(anew)
 
 
@@ -196,8 +197,10 @@ def test_flights_stepped_in_one_call_change_no_byte_of_a_shot():
         world.set_layout(lone(board, space))
         aim = shoot.solve_aim(world, TARGET, "low")
         for seed in range(6):
-            quick = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=child)
-            steps = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=child, record_every=1)
+            quick = world.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=child))
+            steps = world.shoot(
+                AimedShot(aim.yaw_deg, aim.pitch_deg, seed=seed, aimer=child), record_every=1
+            )
             assert quick.recording is None and steps.recording is not None
             assert json.dumps(quick.to_dict()) == json.dumps(steps.to_dict())
             compared += 1

@@ -45,7 +45,9 @@ def aimed(world, stacks: dict, target: str, shots: int) -> list[AimedShot]:
 
 def one_by_one(world, shots: list[AimedShot]) -> list[str]:
     return [
-        json.dumps(world.shoot(s.yaw_deg, s.pitch_deg, seed=s.seed, aimer=s.aimer).to_dict())
+        json.dumps(
+            world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=s.seed, aimer=s.aimer)).to_dict()
+        )
         for s in shots
     ]
 
@@ -121,7 +123,7 @@ def test_vary_is_fired_shot_by_shot_and_the_provenance_says_so(world):
     vary = {"mass": 0.1}
     fired = fresh.fire([AimedShot(s.yaw_deg, s.pitch_deg, seed=s.seed, vary=vary) for s in shots])
     assert fresh._cpu_batch is None  # never made: each shot fired alone
-    alone = [fresh.shoot(s.yaw_deg, s.pitch_deg, seed=s.seed, vary=vary) for s in shots]
+    alone = [fresh.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=s.seed, vary=vary)) for s in shots]
     assert [r.to_dict() for r in fired] == [r.to_dict() for r in alone]
 
 

@@ -18,6 +18,7 @@ from sim.physics.bullet.scene import Scene
 from sim.physics.bullet.validation import default_pitches, range_table
 from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
+from sim.physics.launch import AimedShot
 
 PIGGY_NAMES = [f"{c}-{i}" for c in ("green", "gold", "pink", "blue") for i in (1, 2, 3)]
 
@@ -86,7 +87,7 @@ def _clearance_mm(board, design) -> float:
     with World(board, design) as world:
         world.set_layout(Layout(board=board, stacks={(8, 3): ("pink-1",)}))
         # straight at the trough, far to the side of r8c3: the piggy is not touched
-        result = world.shoot(60.0, 10.0, seed=0, noise=False)
+        result = world.shoot(AimedShot(60.0, 10.0, seed=0, noise=False))
     piggy = result.piggies["pink-1"]
     assert not piggy.knocked
     match = re.search(r"([0-9.]+) mm clear of the outline", piggy.reason)
@@ -150,9 +151,9 @@ def test_an_own_tractor_is_what_the_bale_hits(tmp_path, board):
     wall.apply_translation([0.0, 70.0, 75.0])
     design = load_design(_own_design(tmp_path, "tractor", wall))
     with World(board, design) as world:
-        own = world.shoot(0.0, 0.0, seed=0, noise=False)
+        own = world.shoot(AimedShot(0.0, 0.0, seed=0, noise=False))
     with World(board, load_design("stock")) as world:
-        stock = world.shoot(0.0, 0.0, seed=0, noise=False)
+        stock = world.shoot(AimedShot(0.0, 0.0, seed=0, noise=False))
     assert own.first_contact_with == "tractor" and own.first_contact_mm[1] < 66.0
     assert stock.first_contact_with != "tractor" and stock.first_contact_mm[1] > 100.0
 

@@ -11,6 +11,7 @@ from models.layout import layout_from_dict
 from sim.physics.ballistics import direction
 from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
+from sim.physics.launch import AimedShot
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +22,10 @@ def world(board, design):
 
 
 def test_a_shot_is_born_with_the_aim_it_was_fired_with_and_cannot_be_changed(world):
-    exact = world.shoot(12.5, 7.25, noise=False)
+    exact = world.shoot(AimedShot(12.5, 7.25, noise=False))
     assert (exact.yaw_deg, exact.pitch_deg) == (12.5, 7.25)
     assert exact.speed_mm_s == world.design.launcher.muzzle_speed_mm_s
-    noisy = world.shoot(12.5, 7.25, seed=3)
+    noisy = world.shoot(AimedShot(12.5, 7.25, seed=3))
     assert math.isfinite(noisy.yaw_deg) and noisy.yaw_deg != 12.5
     assert noisy.to_dict()["bale"]["yaw_deg"] == round(noisy.yaw_deg, 4)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -42,7 +43,7 @@ def test_a_launch_reports_its_heading_as_its_aim(world):
 
 def test_every_piggy_s_start_and_final_pose_are_in_the_result(world, board):
     model = PiggyModel.load()
-    hit = world.shoot(0.0, 0.0, noise=False)  # straight ahead at r8c3
+    hit = world.shoot(AimedShot(0.0, 0.0, noise=False))  # straight ahead at r8c3
     assert set(hit.piggies) == {"gold-1", "green-1"}
     for piggy, shot in hit.piggies.items():
         start = model.centre_at(shot.start_pose)

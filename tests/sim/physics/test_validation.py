@@ -5,6 +5,7 @@ import pytest
 
 from models.design import load_design
 from sim.physics.bullet.validation import default_pitches, range_table
+from sim.physics.launch import AimedShot
 
 
 @pytest.mark.parametrize("name", ["stock", "fast-spring"])
@@ -41,7 +42,7 @@ def test_dragged_flight_matches_the_integrated_drag_equation(board):
     with World(open_board(board), dragged) as world:
         for pitch in (-10.0, 10.0, 35.0, 60.0):
             expected = _landing_with_drag(dragged, pitch, lowest_point_height_mm(dragged, pitch))
-            result = world.shoot(0.0, pitch, noise=False)
+            result = world.shoot(AimedShot(0.0, pitch, noise=False))
             simulated = result.first_contact_centre_mm[1]
             assert abs(result.first_contact_centre_mm[0]) < 0.01  # no sideways push
             bound = 3 * design.launcher.muzzle_speed_mm_s * math.cos(math.radians(pitch)) * dt

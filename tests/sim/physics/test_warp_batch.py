@@ -21,12 +21,12 @@ from models.design import load_design
 from models.errors import InputError
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.launch import launch_state
+from sim.physics.launch import AimedShot, launch_state
 from sim.physics.mujoco.warp_batch import WarpBatch
 from sim.physics.mujoco.world import MujocoWorld
 
 pytestmark = pytest.mark.slow  # Warp's kernels compile once (~1 min), cached after
-SEEDS = [{"seed": 11}, {"seed": 12}]
+SEEDS = (11, 12)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,13 @@ def lone():
     aim = shoot.solve_aim(world, "gold-1", "low")
     batch = WarpBatch(world, device="cpu")
     child = load_aimer("child")
-    first = batch.shoot(aim.yaw_deg, aim.pitch_deg, SEEDS, aimer=child)
+    first = batch.fire(shots(aim, child))
     return world, batch, aim, child, first
+
+
+def shots(aim, aimer, vary=None) -> list[AimedShot]:
+    """The batch's shots: one per seed of :data:`SEEDS`, at ``aim``."""
+    return [AimedShot(aim.yaw_deg, aim.pitch_deg, seed, aimer=aimer, vary=vary) for seed in SEEDS]
 
 
 def test_the_batch_model_is_the_mujoco_scenes(lone):
@@ -71,9 +76,9 @@ def test_the_batch_model_is_the_mujoco_scenes(lone):
 def test_a_batch_comes_back_whole_and_judged(lone):
     world, _, aim, child, first = lone
     assert len(first) == len(SEEDS)
-    cpu = [world.shoot(aim.yaw_deg, aim.pitch_deg, aimer=child, **noise) for noise in SEEDS]
-    for noise, shot, alone in zip(SEEDS, first, cpu, strict=True):
-        launch = launch_state(world.design, aim.yaw_deg, aim.pitch_deg, aimer=child, **noise)
+    cpu = [world.shoot(asked) for asked in shots(aim, child)]
+    for asked, shot, alone in zip(shots(aim, child), first, cpu, strict=True):
+        launch = launch_state(world.design, asked)
         assert (shot.yaw_deg, shot.pitch_deg, shot.speed_mm_s) == (
             launch.yaw_deg,
             launch.pitch_deg,
@@ -96,7 +101,7 @@ def test_a_batch_comes_back_whole_and_judged(lone):
 
 def test_the_same_seeds_give_the_same_results(lone):
     _, batch, aim, child, first = lone
-    again = batch.shoot(aim.yaw_deg, aim.pitch_deg, SEEDS, aimer=child)
+    again = batch.fire(shots(aim, child))
     for a, b in zip(first, again, strict=True):
         assert (a.knocked, a.sim_time_s, a.settled) == (b.knocked, b.sim_time_s, b.settled)
         assert (a.contacts, a.contact_points_mm, a.rest_mm) == (
@@ -112,7 +117,7 @@ def test_the_same_seeds_give_the_same_results(lone):
 def test_varied_materials_are_refused(lone):
     _, batch, aim, child, _ = lone
     with pytest.raises(InputError, match="nominal materials"):
-        batch.shoot(aim.yaw_deg, aim.pitch_deg, SEEDS, aimer=child, vary={"friction": 0.2})
+        batch.fire(shots(aim, child, vary={"friction": 0.2}))
 
 
 #: A hit map's shots a space in the agreement test (RQMC, the hit map's default).

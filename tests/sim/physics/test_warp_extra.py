@@ -35,23 +35,27 @@ def test_the_gpu_extra_is_no_default_and_not_in_dev():
 def test_a_batch_fires_the_hit_maps_shots():
     """The noise a batch fires at a space is the hit map's, shot for shot."""
     from models.board import load_board
+    from sim.physics.shoot import Aim
     from sim.studies.shots import rqmc
     from sim.studies.shots.space_shots import SweepSpec, shot_seed
-    from sim.studies.shots.warp_space import space_noises
+    from sim.studies.shots.warp_space import space_shots
 
     spec = SweepSpec(
         board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=40, sampler="mc"
     )
     space = load_board("stock").parse_space("r0c3")
-    assert space_noises(spec, "r0c3") == [{"seed": shot_seed(0, space, i)} for i in range(40)]
+    aim = Aim(3.0, 20.0)
+    mc = space_shots(spec, "r0c3", aim)
+    assert [shot.seed for shot in mc] == [shot_seed(0, space, i) for i in range(40)]
+    assert {(shot.yaw_deg, shot.pitch_deg, shot.aimer) for shot in mc} == {(3.0, 20.0, spec.aimer)}
     rq = SweepSpec(**{**spec.__dict__, "sampler": "rqmc"})
-    noises = space_noises(rq, "r0c3")
+    shots = space_shots(rq, "r0c3", aim)
     scrambles, _, points = rqmc.plan(40, None)
-    assert len(noises) == scrambles * points
+    assert len(shots) == scrambles * points
     first = rqmc.to_deviates(rqmc.scramble_points(rqmc.scramble_seed(0, space, 0), 3, 1))[0]
-    assert noises[0]["deviates"].yaw == float(first[0])
+    assert shots[0].deviates is not None and shots[0].deviates.yaw == float(first[0])
     with pytest.raises(InputError, match="precision"):
-        space_noises(SweepSpec(**{**spec.__dict__, "precision": 0.05}), "r0c3")
+        space_shots(SweepSpec(**{**spec.__dict__, "precision": 0.05}), "r0c3", aim)
 
 
 @pytest.mark.parametrize(

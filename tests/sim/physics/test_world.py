@@ -18,6 +18,7 @@ from sim.physics.ballistics import GRAVITY_MM_S2, direction, release_point_mm
 from sim.physics.bullet import pb
 from sim.physics.bullet.validation import open_board
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 
 
 def layout(board, stacks):
@@ -33,7 +34,7 @@ def test_bale_has_no_hidden_damping_and_flies_the_euler_parabola(open_small_boar
     flight is exactly the semi-implicit Euler parabola (tolerance 0.001 mm)."""
     dt = 1 / design.physics.steps_per_s
     with World(open_small_board, design) as world:
-        result = world.shoot(0.0, 40.0, noise=False, record_every=1)
+        result = world.shoot(AimedShot(0.0, 40.0, noise=False), record_every=1)
     path = result.trajectory_mm[:120]
     p0 = release_point_mm(design, 0.0, 40.0)
     v0 = design.launcher.muzzle_speed_mm_s * direction(0.0, 40.0)
@@ -77,7 +78,7 @@ def test_settled_layout_stands_inside_its_spaces(board, design):
 def test_direct_hit_on_a_lone_piggy_aimed_by_the_solver(board, design):
     with World(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
         s = solve(world, "blue-1")
-        result = world.shoot(s.yaw_deg, s.pitch_deg, seed=1)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=1))
     assert result.first_contact_with == "blue-1"
     assert result.knocked == ["blue-1"]
     assert result.piggies["blue-1"].moved_mm > 5.0
@@ -87,7 +88,7 @@ def test_direct_hit_on_a_lone_piggy_aimed_by_the_solver(board, design):
 def test_a_clear_miss_knocks_nobody(board, design):
     with World(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
         s = aim.solve(design, np.append(board.space_center_mm((9, 0)), 3.0))[0]
-        result = world.shoot(s.yaw_deg, s.pitch_deg, seed=1)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=1))
     assert result.knocked == []
     assert "blue-1" not in result.contacts and result.contacts[0] == "board"
     assert result.piggies["blue-1"].moved_mm < 0.01
@@ -98,7 +99,7 @@ def test_a_hit_on_the_bottom_of_a_stack_knocks_both(board, design):
     stacks = {"r8c3": ["gold-2", "pink-1"]}
     with World(board, design, layout(board, stacks)) as world:
         s = solve(world, "gold-2")
-        result = world.shoot(s.yaw_deg, s.pitch_deg, noise=False)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert result.knocked == ["gold-2", "pink-1"]
     assert (result.piggies["gold-2"].level, result.piggies["pink-1"].level) == (0, 1)
 
@@ -108,7 +109,7 @@ def test_stacked_piggies_are_judged_one_by_one(board, design):
     stacks = {"r8c1": ["gold-2", "pink-1"]}
     with World(board, design, layout(board, stacks)) as world:
         s = solve(world, "pink-1")
-        result = world.shoot(s.yaw_deg, s.pitch_deg, noise=False)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert result.knocked == ["pink-1"]
     assert not result.piggies["gold-2"].knocked
 
@@ -119,7 +120,7 @@ def test_ricochet_off_a_fence_knocks_a_piggy_nobody_aimed_at(small_board, design
     with World(small_board, design, layout(small_board, {"r6c3": ["pink-2"]})) as world:
         fence_point = (20.0, 137.5 - 5.0, 50.0)  # the fence's face, 5 mm short of its line
         s = aim.solve(design, fence_point)[0]
-        result = world.shoot(s.yaw_deg, s.pitch_deg, noise=False)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert result.contacts[0] == "fence"
     assert "pink-2" in result.contacts[1:]
     assert result.knocked == ["pink-2"]
@@ -195,14 +196,14 @@ def test_same_shot_same_bytes_whatever_came_before(board, design):
     stacks = {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}
     with World(board, design, layout(board, stacks)) as world:
         s = solve(world, "gold-2")
-        first = json.dumps(world.shoot(s.yaw_deg, s.pitch_deg, seed=5).to_dict())
-        world.shoot(30.0, 10.0, seed=6)  # something else in between
-        again = json.dumps(world.shoot(s.yaw_deg, s.pitch_deg, seed=5).to_dict())
+        first = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
+        world.shoot(AimedShot(30.0, 10.0, seed=6))  # something else in between
+        again = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
     with World(board, design, layout(board, stacks)) as fresh:
-        anew = json.dumps(fresh.shoot(s.yaw_deg, s.pitch_deg, seed=5).to_dict())
+        anew = json.dumps(fresh.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
     assert first == again == anew
     with World(board, design, layout(board, stacks)) as world:
-        other_seed = json.dumps(world.shoot(s.yaw_deg, s.pitch_deg, seed=6).to_dict())
+        other_seed = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=6)).to_dict())
     assert other_seed != first  # the seed really drives the noise
 
 
@@ -216,7 +217,7 @@ def test_the_bale_is_one_body_reset_to_a_new_one_for_every_shot(board, design):
         bale, client = world.scene.bale, world.client
         s = solve(world, "gold-2")
         varied = world.shoot(
-            s.yaw_deg, s.pitch_deg, seed=3, vary={"friction": 0.5, "restitution": 0.5}
+            AimedShot(s.yaw_deg, s.pitch_deg, seed=3, vary={"friction": 0.5, "restitution": 0.5})
         )
         assert "gold-2" in varied.contacts  # contact state for the reset to clear
         # (PyBullet reports no restitution for a rigid body: the last shot below holds it)
@@ -226,10 +227,10 @@ def test_the_bale_is_one_body_reset_to_a_new_one_for_every_shot(board, design):
         assert world.scene.bale == bale
         assert pb.getContactPoints(bodyA=bale, physicsClientId=client) == ()
         assert pb.getBaseVelocity(bale, physicsClientId=client) == ((0, 0, 0), (0, 0, 0))
-        after = json.dumps(world.shoot(s.yaw_deg, s.pitch_deg, seed=5).to_dict())
+        after = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
         assert world.scene.bale == bale
     with World(board, design, layout(board, stacks)) as fresh:
-        anew = json.dumps(fresh.shoot(s.yaw_deg, s.pitch_deg, seed=5).to_dict())
+        anew = json.dumps(fresh.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
     assert after == anew
 
 
@@ -244,12 +245,16 @@ def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, des
     with World(board, design, crowded) as world:
         aims = [solve(world, piggy) for piggy in ALL_PIGGIES]
         series = [
-            json.dumps(world.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i).to_dict())
+            json.dumps(
+                world.shoot(
+                    AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)
+                ).to_dict()
+            )
             for i in range(18)
         ]
     for i in (2, 7, 13, 17):
         with World(board, design, crowded) as fresh:
-            shot = fresh.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)
+            shot = fresh.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))
         assert json.dumps(shot.to_dict()) == series[i], f"shot {i}"
 
 
@@ -285,7 +290,7 @@ def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, desig
 
         for shot in range(24):
             s = aims[shot % 12]
-            world.shoot(s.yaw_deg, s.pitch_deg, seed=shot, on_step=look)
+            world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=shot), on_step=look)
     assert overlaps == []
 
 
@@ -306,11 +311,12 @@ def test_crowded_shots_are_the_same_bytes_whatever_the_hash_seed(tmp_path):
         "from models.layout import ALL_PIGGIES, load_layout\n"
         "from sim.physics import aim\n"
         "from sim.physics.bullet.world import World\n"
+        "from sim.physics.launch import AimedShot\n"
         "board, design = load_board('stock'), load_design('stock')\n"
         "with World(board, design, load_layout('crowded', board)) as w:\n"
         "    aims = [aim.solve(design, w.piggy_centre_mm(p))[0] for p in ALL_PIGGIES]\n"
         "    for i in range(12):\n"
-        "        r = w.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)\n"
+        "        r = w.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))\n"
         "        print(hashlib.sha256(json.dumps(r.to_dict()).encode()).hexdigest())\n"
     )
     runs = [
@@ -344,8 +350,8 @@ def test_stand_ins_give_the_shots_of_a_fully_awake_world(board, design):
     with World(board, design, crowded) as lazy, World(board, awake_design, crowded) as awake:
         aims = [solve(lazy, piggy) for piggy in ALL_PIGGIES]
         for i in range(24):
-            fast = lazy.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)
-            full = awake.shoot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i)
+            fast = lazy.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))
+            full = awake.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))
             verdicts_differ += fast.knocked != full.knocked
             hits += ALL_PIGGIES[i % 12] in fast.knocked
             for name, mine in fast.piggies.items():
@@ -366,7 +372,7 @@ def test_a_world_is_reused_across_layouts(board, design):
         world.set_layout(layout(board, {"r2c1": ["green-2"], "r8c3": ["gold-1"]}))
         assert world.client == client
         s = solve(world, "green-2")
-        result = world.shoot(s.yaw_deg, s.pitch_deg, noise=False)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert set(result.piggies) == {"green-2", "gold-1"}
     assert "green-2" in result.knocked
 
@@ -376,8 +382,8 @@ def test_air_drag_shortens_the_shot(open_small_board, design):
         design, physics=dataclasses.replace(design.physics, air_drag=True)
     )
     with World(open_small_board, design) as plain, World(open_small_board, dragged) as drag:
-        far = plain.shoot(0.0, 30.0, noise=False).first_contact_centre_mm[1]
-        near = drag.shoot(0.0, 30.0, noise=False).first_contact_centre_mm[1]
+        far = plain.shoot(AimedShot(0.0, 30.0, noise=False)).first_contact_centre_mm[1]
+        near = drag.shoot(AimedShot(0.0, 30.0, noise=False)).first_contact_centre_mm[1]
     assert near < far - 1.0
 
 
@@ -394,9 +400,9 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
     with World(small, design, layout(small, stacks)) as world:
         for piggy in stacks.values():
             assert world.judge.knocked_out(piggy[0], against_start=False).knocked
-        away = world.shoot(180.0, 10.0, noise=False)
+        away = world.shoot(AimedShot(180.0, 10.0, noise=False))
         s = solve(world, "blue-1")
-        hit = world.shoot(s.yaw_deg, s.pitch_deg, noise=False)
+        hit = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert away.knocked == [] and "blue-1" not in away.contacts
     assert all("where it stood before the shot" in p.reason for p in away.piggies.values())
     assert "blue-1" in hit.knocked and hit.piggies["blue-1"].moved_mm > 5.0
@@ -406,7 +412,7 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
 def test_hit_rule_reaches_the_verdicts(board, design, rule):
     with World(board, design, layout(board, {"r9c5": ["blue-1"]}), hit_rule=rule) as world:
         s = solve(world, "blue-1")
-        result = world.shoot(s.yaw_deg, s.pitch_deg, seed=1)
+        result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=1))
     assert result.hit_rule == rule
     if rule == "cleared" and result.piggies["blue-1"].knocked:
         assert (

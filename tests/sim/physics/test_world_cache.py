@@ -8,6 +8,7 @@ import gc
 import pytest
 
 from models.design import DESIGNS_DIR, load_design
+from sim.physics.engines import resolve
 from sim.physics.world_cache import WorldCache
 from tests.helpers import pybullet_connections
 
@@ -25,7 +26,7 @@ def test_the_same_content_gets_the_same_world_whatever_its_file(board, design, t
     copy = tmp_path / "copy.toml"
     copy.write_text((DESIGNS_DIR / "stock.toml").read_text())
     assert cache.world(board, load_design(copy)) is world
-    assert cache.world(board, design, engine="bullet") is world  # the design's own engine
+    assert cache.world(board, resolve(design, "bullet")) is world  # the design's own engine
     assert len(cache) == 1
     cache.clear()
 
@@ -49,9 +50,9 @@ def test_another_engine_gets_another_world(board, design):
     pytest.importorskip("mujoco")
     cache = WorldCache()
     bullet = cache.world(board, design)
-    mujoco = cache.world(board, design, engine="mujoco")
+    mujoco = cache.world(board, resolve(design, "mujoco"))
     assert mujoco is not bullet and mujoco.engine == "mujoco" and bullet.engine == "bullet"
-    assert cache.world(board, design, engine="mujoco") is mujoco
+    assert cache.world(board, resolve(design, "mujoco")) is mujoco
     cache.clear()
 
 

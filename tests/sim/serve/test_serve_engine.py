@@ -17,7 +17,7 @@ STACKS = {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}
 
 def test_a_served_shot_in_mujoco_is_piggy_shoots_in_mujoco(tmp_path, capsys):
     served = jobs.fire("stock", "stock", STACKS, {"at": "blue-1"}, 3, True, "child", "mujoco")
-    bullet = jobs.fire("stock", "stock", STACKS, {"at": "blue-1"}, 3, True, "child", "")
+    bullet = jobs.fire("stock", "stock", STACKS, {"at": "blue-1"}, 3, True, "child", None)
     layout = tmp_path / "layout.json"
     layout.write_text(json.dumps({"board": "stock", "stacks": STACKS}))
     shoot = ["shoot", "--layout", str(layout), "--at", "blue-1", "--seed", "3", "--aimer", "child"]

@@ -260,7 +260,7 @@ def test_the_mean_is_the_default_rule_of_every_caller(tmp_path):
     assert comparison_rule(short).name == "mean"
     assert comparison_rule(short, "paired").name == "spaces"
     done = engines_verdict.compare_in_engines(
-        short, load_board("stock"), designs(), ["stock", "fast-spring"], ("",), 1, tmp_path
+        short, load_board("stock"), designs(), ["stock", "fast-spring"], (None,), 1, tmp_path
     )
     assert done.made_by["rule"] == "mean" and done.runs[0][1][0].rule.name == "mean"
     _, comparisons, _ = plain.compare(

@@ -14,6 +14,7 @@ from models.design import load_design
 from models.tables import read_table
 from sim.physics.bullet import pb
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.studies.maps.hitmap import sweep
 from sim.studies.shots.datafiles import read_provenance
@@ -63,7 +64,7 @@ def world():
 def test_a_perfect_aimer_fires_as_before(world):
     """Only the launcher's spread: the fired yaw is the asked yaw plus the first normal
     draw of the shot's generator times the design's 0.8 degrees, as before aimers."""
-    shot = world.shoot(10.0, 5.0, seed=42)
+    shot = world.shoot(AimedShot(10.0, 5.0, seed=42))
     d_yaw, d_pitch, _ = np.random.default_rng(42).standard_normal(3)
     assert shot.yaw_deg == 10.0 + d_yaw * 0.8
     assert shot.pitch_deg == 5.0 + d_pitch * 0.8
@@ -144,13 +145,13 @@ def test_vary_reaches_the_physics(world):
     """The drawn factors are the coefficients Bullet uses for that shot, and a shot
     without --vary puts the design's own back."""
     surfaces = world.design.surfaces
-    shot = world.shoot(10.0, 5.0, seed=5, vary={"friction": 0.5, "restitution": 0.5})
+    shot = world.shoot(AimedShot(10.0, 5.0, seed=5, vary={"friction": 0.5, "restitution": 0.5}))
     board = world.scene.static_bodies[0]
     info = pb.getDynamicsInfo(board, -1, physicsClientId=world.client)
     assert info[1] == pytest.approx(surfaces.friction * shot.materials.friction)
     assert info[5] == pytest.approx(surfaces.restitution * shot.materials.restitution)
     assert shot.to_dict()["materials"]["friction"] == round(shot.materials.friction, 4)
-    plain = world.shoot(10.0, 5.0, seed=5)
+    plain = world.shoot(AimedShot(10.0, 5.0, seed=5))
     info = pb.getDynamicsInfo(board, -1, physicsClientId=world.client)
     assert plain.materials == NOMINAL and info[1] == pytest.approx(surfaces.friction)
 

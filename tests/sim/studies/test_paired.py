@@ -99,7 +99,6 @@ def test_a_warm_cache_answers_with_no_shot(compared, monkeypatch):
         raise AssertionError("a physics world was built")
 
     monkeypatch.setattr(World, "shoot", no_shot)
-    monkeypatch.setattr(World, "shoot_aimed", no_shot)
     monkeypatch.setattr(World, "__init__", no_world)
     monkeypatch.setattr(WORLDS, "world", no_world)
     reads = []

@@ -67,7 +67,6 @@ def shots(monkeypatch):
         return fire_counted
 
     monkeypatch.setattr(World, "shoot", counted(World.shoot))
-    monkeypatch.setattr(World, "shoot_aimed", counted(World.shoot_aimed))
     return fired
 
 

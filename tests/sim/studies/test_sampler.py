@@ -15,6 +15,7 @@ from models.layout import layout_from_dict
 from models.tables import read_table
 from sim.cli import main
 from sim.physics.bullet.world import World
+from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates
 from sim.physics.shoot import solve_aim
 from sim.studies.comparing import compare
@@ -58,7 +59,7 @@ def test_plain_monte_carlo_rows_are_the_seeded_shots(world):
     aim = solve_aim(world, "gold-1", "low")
     for row in part.shots:
         assert row.seed == shot_seed(7, (8, 3), row.shot) and "scramble" not in row.to_dict()
-        shot = world.shoot(aim.yaw_deg, aim.pitch_deg, seed=row.seed, aimer=CHILD)
+        shot = world.shoot(AimedShot(aim.yaw_deg, aim.pitch_deg, seed=row.seed, aimer=CHILD))
         assert (row.yaw_deg, row.pitch_deg, row.speed_mm_s, row.knocked) == (
             round(normalised_yaw(shot.yaw_deg), 4),
             round(shot.pitch_deg, 4),
@@ -82,14 +83,16 @@ def test_rqmc_rows_are_the_scrambles_points(world):
 
 
 def test_deviates_combine_the_launcher_s_and_the_aimer_s_spread(world):
-    result = world.shoot(0.0, 20.0, aimer=CHILD, deviates=Deviates(1.0, -1.0, 0.0))
+    result = world.shoot(AimedShot(0.0, 20.0, aimer=CHILD, deviates=Deviates(1.0, -1.0, 0.0)))
     launcher = world.design.launcher
     assert result.yaw_deg == pytest.approx(math.hypot(launcher.yaw_sd_deg, CHILD.yaw_sd_deg))
     assert result.pitch_deg == pytest.approx(
         20.0 - math.hypot(launcher.pitch_sd_deg, CHILD.pitch_sd_deg)
     )
     assert result.speed_mm_s == pytest.approx(launcher.muzzle_speed_mm_s)
-    varied = world.shoot(0.0, 20.0, deviates=Deviates(0.0, 0.0, 0.0, (1.0,)), vary={"mass": 0.1})
+    varied = world.shoot(
+        AimedShot(0.0, 20.0, deviates=Deviates(0.0, 0.0, 0.0, (1.0,)), vary={"mass": 0.1})
+    )
     assert varied.materials.mass == pytest.approx(1.1) and varied.materials.friction == 1.0
 
 

@@ -21,6 +21,7 @@ from sim.physics import shoot
 from sim.physics.bullet import pb
 from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
+from sim.physics.launch import AimedShot
 from sim.views import viewer
 from sim.views.pictures import PIGGY_COLOURS
 from sim.views.render import ShotRenderer
@@ -56,7 +57,7 @@ def _shot(board, design):
     layout = Layout(board=board, stacks={board.parse_space("r7c2"): ("gold-2",)})
     with World(board, design, layout) as world:
         aim = shoot.solve_aim(world, "gold-2")
-        return shoot.fire(world, aim, seed=0, noise=False, record=True)
+        return shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, noise=False), record=True)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.bullet.world import World
 from sim.physics.geometry import PiggyModel
+from sim.physics.launch import AimedShot
 from sim.studies import demo
 from sim.views import hitmap_picture, pictures, shot_picture
 
@@ -20,7 +21,8 @@ def demo_figure(board, design):
     """The demo's shot and its picture, with where its piggies stood as drawn."""
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
     with World(board, design, layout) as world:
-        result = shoot.fire(world, shoot.solve_aim(world, demo.DEMO_TARGET), seed=0)
+        aim = shoot.solve_aim(world, demo.DEMO_TARGET)
+        result = shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, 0))
     # drawn once the simulation is gone: the result and the board are all it needs
     figure = shot_picture.shot_figure(board, design, result)
     starts, _ = shot_picture._footprints(PiggyModel.for_design(design), result)
@@ -216,7 +218,7 @@ def test_the_section_draws_a_strike_off_the_board_on_the_table(board, design):
     from sim.views.shot_section import TABLE_COLOUR, along_aim, draw_section
 
     with World(board, design, layout_from_dict({"stacks": {}}, board=board)) as world:
-        result = shoot.fire(world, shoot.Aim(10.0, 5.0), seed=0)
+        result = shoot.fire(world, AimedShot(10.0, 5.0, 0))
     assert result.contacts[-1] == "table"
     figure, ax = plt.subplots()
     draw_section(ax, board, design, result)
