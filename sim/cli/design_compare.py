@@ -101,7 +101,9 @@ def cmd_design_compare(args) -> int:
     if args.json:
         _json_compare(compared)
     else:
-        _print_compare(compared, args)
+        from sim.cli.design_compare_words import print_compare
+
+        print_compare(compared, cache_line(compared.from_cache, compared.cache), args)
     return 0
 
 
@@ -187,18 +189,6 @@ def _json_compare(c: _Compared) -> None:
             "from_cache": c.from_cache,
         }
     )
-
-
-def _print_compare(c: _Compared, args) -> None:
-    """The comparison in words (sim/cli/design_compare_words.py)."""
-    from sim.cli import design_compare_words as words
-
-    by_engine = {e: run[1] for e, run in zip(c.engines, c.runs, strict=True)}
-    words.print_verdicts(c.comparisons, c.across, by_engine)
-    sequential = bool(c.comparisons) and c.comparisons[0].rule.sequential
-    words.print_figures(c.results, c.comparisons[0].design_a if sequential else None)
-    words.print_differences(c.comparisons, c.spec.sampler)
-    words.print_cache(cache_line(c.from_cache, c.cache), (args.plot, args.html))
 
 
 def _resolved(designs: list[Design], engines: tuple[str | None, ...]) -> list[Design]:
