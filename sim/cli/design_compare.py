@@ -101,9 +101,7 @@ def cmd_design_compare(args) -> int:
     if args.json:
         _json_compare(compared)
     else:
-        from sim.cli.design_compare_words import print_compare
-
-        print_compare(compared, cache_line(compared.from_cache, compared.cache), args)
+        _print_compare(compared, args)
     return 0
 
 
@@ -189,6 +187,16 @@ def _json_compare(c: _Compared) -> None:
             "from_cache": c.from_cache,
         }
     )
+
+
+def _print_compare(c: _Compared, args) -> None:
+    """The comparison in words (sim/cli/design_compare_words.py)."""
+    from sim.cli.design_compare_words import print_compare
+
+    by_engine = {e: run[1] for e, run in zip(c.engines, c.runs, strict=True)}
+    cache = cache_line(c.from_cache, c.cache)
+    written = (args.plot, args.html)
+    print_compare(c.comparisons, c.across, by_engine, c.results, c.spec.sampler, cache, written)
 
 
 def _resolved(designs: list[Design], engines: tuple[str | None, ...]) -> list[Design]:

@@ -16,7 +16,6 @@ from sim.studies.shots.dead_zones import FEW_SHOTS
 if TYPE_CHECKING:
     import numpy as np
 
-    from sim.cli.design_compare import _Compared
     from sim.studies.comparing.compare import Comparison
     from sim.studies.comparing.engines_verdict import AcrossEngines
 
@@ -24,15 +23,22 @@ if TYPE_CHECKING:
 DEAD_ZONE_KINDS = ("too_close", "too_far", "blocked", "missed", "never_out")
 
 
-def print_compare(c: _Compared, cache_line: str, args) -> None:
+def print_compare(
+    comparisons: list[Comparison],
+    across: list[AcrossEngines],
+    by_engine: dict[str | None, list[Comparison]],
+    results: list[dict],
+    sampler: str,
+    cache_line: str,
+    written: Sequence[str | None],
+) -> None:
     """The whole comparison in words: verdicts, figures, differences, the cache (and
     how much of the answer came from it) and the files written."""
-    by_engine = {e: run[1] for e, run in zip(c.engines, c.runs, strict=True)}
-    print_verdicts(c.comparisons, c.across, by_engine)
-    sequential = bool(c.comparisons) and c.comparisons[0].rule.sequential
-    print_figures(c.results, c.comparisons[0].design_a if sequential else None)
-    print_differences(c.comparisons, c.spec.sampler)
-    print_cache(cache_line, (args.plot, args.html))
+    print_verdicts(comparisons, across, by_engine)
+    sequential = bool(comparisons) and comparisons[0].rule.sequential
+    print_figures(results, comparisons[0].design_a if sequential else None)
+    print_differences(comparisons, sampler)
+    print_cache(cache_line, written)
 
 
 def print_verdicts(
