@@ -815,6 +815,7 @@ NUMERIC = [
     (["design", "compare", "stock"], "--scale", finite(0, 1, above=True)),
     (["design", "compare", "stock"], "--delta", finite(0, 1, above=True)),
     (["design", "compare", "stock"], "--budget", finite(0, above=True)),
+    (["hitmap"], "--budget", finite(0, above=True)),
     (["serve"], "--port", whole(0, 65535)),
     (["serve"], "--workers", whole(2, 64)),
     (["markers", "--out=sheet.png"], "--dpi", whole(72, 1200)),
