@@ -60,7 +60,7 @@ LAYERS = (
     "sim.studies.calibrating",
     "sim.studies",
     "sim.views",
-    "sim.video",
+    "sim.real_toy",
     "sim.envs",
     "sim.serve",
     "sim.cli",

@@ -68,10 +68,10 @@ def plan_notes(place: tuple, angles: str, seed: int, size: tuple, fov: float) ->
     fired shots alone (nothing is drawn)."""
     from models.board import load_board
     from models.design import load_design
-    from sim.video.angles import read_angles
-    from sim.video.camera import make_camera
-    from sim.video.film import FilmSettings, fire
-    from sim.video.plan import plan
+    from sim.real_toy.angles import read_angles
+    from sim.real_toy.camera import make_camera
+    from sim.real_toy.film import FilmSettings, fire
+    from sim.real_toy.plan import plan
 
     board, design = load_board("stock"), load_design("stock")
     camera = make_camera(camera_at(*place[:3]), TARGET_MM, fov, *size)

@@ -72,8 +72,8 @@ def _check_angles(path: str) -> None:
     """The angles file given with ``--video`` against what a calibration needs (enough
     shots, at enough pitches), before the first frame is read: the video's
     measurement keeps at most these shots."""
+    from sim.real_toy.angles import read_angles
     from sim.studies.calibrating.calibration_checks import check_settings
-    from sim.video.angles import read_angles
 
     angles = read_angles(path)
     check_settings(angles.pitch_deg, shown(path))
@@ -137,7 +137,7 @@ def _measured(args) -> str:
     from pathlib import Path
 
     from sim.cli.measure import run_measure
-    from sim.video.report import report_lines
+    from sim.real_toy.report import report_lines
 
     out = args.measured
     if out is None:

@@ -20,14 +20,14 @@ from sim.cli.common import (
     whole_number,
 )
 from sim.cli.progress import count, say
-from sim.video import defaults
+from sim.real_toy import defaults
 
 
 def cmd_film(args) -> int:
     scene, angles, layout = _inputs(args)
-    from sim.video.film import most_frames
-    from sim.video.filming import film, truth_provenance
-    from sim.video.plan import plan_lines
+    from sim.real_toy.film import most_frames
+    from sim.real_toy.plan import plan_lines
+    from sim.real_toy.whole_film import film, truth_provenance
 
     truth = args.truth and (
         args.truth,
@@ -74,7 +74,7 @@ def _inputs(args):
 
         check_output(args.truth, "--truth", (".csv",))
         check_output(sidecar_path(args.truth), "--truth's sidecar")
-    from sim.video.camera import make_camera
+    from sim.real_toy.camera import make_camera
 
     camera = make_camera(args.camera_at, args.look_at, args.fov, *args.size)
     board = load_board(args.board)
@@ -84,15 +84,15 @@ def _inputs(args):
         from models.layout import load_layout
 
         layout = load_layout(args.layout, board=board)
-    from sim.video.angles import read_angles
+    from sim.real_toy.angles import read_angles
 
     angles = read_angles(args.angles)
-    from sim.video import opencv
-    from sim.video.filming import check_pitches
+    from sim.real_toy import opencv
+    from sim.real_toy.whole_film import check_pitches
 
     check_pitches(angles, design)
-    from sim.video.budget import check_film_budget
-    from sim.video.film import most_frames
+    from sim.real_toy.budget import check_film_budget
+    from sim.real_toy.film import most_frames
 
     check_film_budget(most_frames(len(angles), _settings(args)), *args.size)
     opencv()  # refused on one line, naming the extra, before any work
@@ -100,8 +100,8 @@ def _inputs(args):
 
 
 def _settings(args):
-    from sim.video.film import FilmSettings
-    from sim.video.scene import Lighting
+    from sim.real_toy.film import FilmSettings
+    from sim.real_toy.scene import Lighting
 
     return FilmSettings(
         fps=args.fps,

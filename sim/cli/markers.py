@@ -6,17 +6,17 @@ from __future__ import annotations
 from models.board import load_board
 from models.text import shown
 from sim.cli.common import check_output, json_out, whole_number
-from sim.video.defaults import DPI, DPI_RANGE
+from sim.real_toy.defaults import DPI, DPI_RANGE
 
 
 def cmd_markers(args) -> int:
     check_output(args.out, "--out", (".pdf", ".png"))
     board = load_board(args.board)
-    from sim.video import opencv
+    from sim.real_toy import opencv
 
     opencv()  # refused on one line, naming the extra, before anything is drawn
-    from sim.video.markers import marker_layout
-    from sim.video.sheet import write_sheet
+    from sim.real_toy.markers import marker_layout
+    from sim.real_toy.sheet import write_sheet
 
     layout = marker_layout(board)
     write_sheet(layout, args.out, dpi=args.dpi)

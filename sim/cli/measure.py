@@ -11,21 +11,21 @@ from models.board import load_board
 from models.design import load_design
 from models.text import shown
 from sim.cli.common import check_output, finite_number, json_out, progress_bar
-from sim.video.defaults import READOUT_RANGE
+from sim.real_toy.defaults import READOUT_RANGE
 
 
 def run_measure(args, out: str | Path, bars: bool, what: str = "--out"):
     """Measure ``args.video`` into ``out`` (named by option ``what``; checked and written
-    here): the :class:`~sim.video.measure.Measurement`. Shared with ``calibrate --video``."""
-    from sim.video import opencv, video_file
+    here): the :class:`~sim.real_toy.measure.Measurement`. Shared with ``calibrate --video``."""
+    from sim.real_toy import opencv, video_file
 
     check_outputs(args, out, what)
     video_file(args.video)
     opencv()  # refused on one line, naming the extra, before any work
-    from sim.video.angles import read_angles
-    from sim.video.detect import read_camera_file
-    from sim.video.markers import marker_layout
-    from sim.video.measure import measure_video
+    from sim.real_toy.angles import read_angles
+    from sim.real_toy.detect import read_camera_file
+    from sim.real_toy.markers import marker_layout
+    from sim.real_toy.measure import measure_video
 
     angles = read_angles(args.angles)
     design = load_design(args.design)
@@ -61,7 +61,7 @@ def check_outputs(args, out: str | Path | None, what: str) -> None:
 
 
 def _write_overlay(measurement, path, bars: bool) -> None:
-    from sim.video.overlay import write_overlay
+    from sim.real_toy.overlay import write_overlay
 
     update = progress_bar(measurement.info.frames, bars, unit="frame", label="overlay")
     write_overlay(measurement, path, update)
@@ -79,16 +79,16 @@ def _layout(args):
 
 
 def _write_measured(measurement, out, args) -> None:
+    from sim.real_toy.measure import result_rows
+    from sim.real_toy.report import no_shot_measured, provenance
     from sim.studies.shots.datafiles import write_table
-    from sim.video.measure import result_rows
-    from sim.video.report import no_shot_measured, provenance
 
     rows = result_rows(measurement)
     if not rows:
         raise no_shot_measured(measurement)
     sources = {"angles": Path(args.angles).name, "design": args.design, "board": args.board}
     if getattr(args, "layout", None) is not None:
-        from sim.video.piggies_seen import provenance as piggies_provenance
+        from sim.real_toy.piggies_seen import provenance as piggies_provenance
 
         sources |= piggies_provenance(args.layout)
     write_table(rows, out, "csv", provenance(measurement, sources, bool(args.camera_file)))
@@ -96,7 +96,7 @@ def _write_measured(measurement, out, args) -> None:
 
 def cmd_measure(args) -> int:
     measurement = run_measure(args, args.out, bars=not args.json)
-    from sim.video.report import report_lines, summary
+    from sim.real_toy.report import report_lines, summary
 
     if args.json:
         json_out(summary(measurement) | {"files": {"csv": args.out, "overlay": args.overlay}})
@@ -104,7 +104,7 @@ def cmd_measure(args) -> int:
     for line in report_lines(measurement, args.out):
         print(line)
     if measurement.piggies is not None:
-        from sim.video.piggies_seen import summary_line
+        from sim.real_toy.piggies_seen import summary_line
 
         print(summary_line(measurement.piggies))
     if args.overlay:

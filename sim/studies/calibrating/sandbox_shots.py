@@ -39,7 +39,7 @@ def example_settings(
 
 
 def angles_csv(settings: list[tuple[float, float]]) -> str:
-    """The angles file a person writes down while filming (sim/video/angles.py):
+    """The angles file a person writes down while filming (sim/real_toy/angles.py):
     ``pitch_deg``, ``yaw_deg``, one row a shot; docs/examples/angles.csv is
     :func:`example_settings` written so."""
     rows = [",".join(REQUIRED[:2])] + [f"{pitch:g},{yaw:g}" for pitch, yaw in settings]

@@ -119,7 +119,7 @@ def csv_rows(text: str, source: str, required: Sequence[str]) -> list[list[str]]
     """A CSV file's rows that are not blank, the header first; a file that is not
     CSV, or holds no row, is refused on one line (naming the columns its header
     must name, ``required``). Shared with the check's CSV and the angles CSV
-    (sim/studies/calibrating/knocked_csv.py, sim/video/angles.py), as are
+    (sim/studies/calibrating/knocked_csv.py, sim/real_toy/angles.py), as are
     :func:`header_of` and :func:`row_cells`."""
     try:
         rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]

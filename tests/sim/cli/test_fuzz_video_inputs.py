@@ -59,7 +59,7 @@ def test_a_huge_camera_file_is_refused_without_reading_it_all(capsys, here):
 
 def test_a_camera_file_that_is_a_fifo_is_refused_and_never_waited_on(here):
     """Opening a FIFO waits for a writer: the reader must refuse it first."""
-    from sim.video.detect import read_camera_file
+    from sim.real_toy.detect import read_camera_file
 
     os.mkfifo(here / "cam.json")
     raised: list[BaseException] = []

@@ -65,7 +65,7 @@ def test_film_on_a_full_disk_says_so_on_one_line(capsys, tmp_path, full_disk):
 @pytest.mark.slow
 def test_the_overlay_on_a_full_disk_says_so_on_one_line(tmp_path, full_disk):
     from models.errors import InputError
-    from sim.video.overlay import write_overlay
+    from sim.real_toy.overlay import write_overlay
 
     video = tmp_path / "v.mp4"
     frames = imageio_ffmpeg_io.write_frames(str(video), (32, 32), macro_block_size=1)

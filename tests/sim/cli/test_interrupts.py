@@ -41,17 +41,17 @@ def test_a_ctrl_c_a_library_swallows_still_stops_film_before_it_writes(
     capsys, tmp_path, monkeypatch
 ):
     pytest.importorskip("cv2")
-    import sim.video.filming
+    import sim.real_toy.whole_film
 
     angles = tmp_path / "a.csv"
     angles.write_text("pitch_deg,yaw_deg\n20,0\n25,0\n")
-    checked = sim.video.filming.check_pitches
+    checked = sim.real_toy.whole_film.check_pitches
 
     def check_then_swallow(*args):
         checked(*args)
         _swallowing_library()
 
-    monkeypatch.setattr(sim.video.filming, "check_pitches", check_then_swallow)
+    monkeypatch.setattr(sim.real_toy.whole_film, "check_pitches", check_then_swallow)
     argv = ["film", "--design", "stock", "--angles", str(angles), "--camera-at", "0,-900,700"]
     argv += ["--size", "64x48", "--fps", "30", "--out", str(tmp_path / "f.mp4")]
     code, _, err = run(capsys, *argv)

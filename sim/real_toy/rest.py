@@ -1,0 +1,235 @@
+"""Where a shot's bale comes to rest, and where its bounce lands again, from its
+image track (docs/real-toy.md, "The bale to rest").
+
+**The rest point.** A bale at rest stays on the same pixels: the shot's last
+frames, where each lies within :data:`STILL_PX` of the last few frames' median,
+are its still frames, if there are at least :data:`MIN_STILL_FRAMES` and they do
+not drift (:data:`MOST_DRIFT_PX`); a bale still sliding or tumbling when the
+shot's frames end has none. Their centroids, averaged, are the bale's centre
+in the image; lying on the board its centre is half its height up, so the ray
+through that pixel meets the plane there (as a first touch is lifted,
+sim/real_toy/touch.py), above the point of the board under it. There is no rest point
+where the shot's frames do not end still (the bale left the board over an edge,
+or was still moving), where the resting bale is not wholly in the picture (its
+centroid is then not its centre's), or where the point lies off the board's top
+(a bale on the table beside it).
+
+**The second touch.** After its first touch the bale hops and lands again: the
+image path breaks a second time. The next break (:func:`sim.real_toy.touch.find_break`,
+a miss of :data:`LANDING_BREAK_PX` enough) is looked for in the frames after the
+bounce's own tumble (:data:`BOUNCE_FRAMES`). Its pixel is put on the plane of
+the bale's centre height as it lands, which the video cannot tell (the bale
+spins after its first touch): the middle of lying flat and standing on a corner
+(:func:`landing_centre_height_mm`). The landing is taken under the centre: the
+corner that touches lies 0-2.5 mm from it, in a direction the spin decides. It
+is kept only where the hop's frames (at least :data:`MIN_HOP_FRAMES`) lie on the
+one flight under gravity from the bale's centre at the first touch to its centre
+there (within :data:`HOP_MISFIT_PX`), and where it lies on the board's top and
+away from the markers: a bale sliding or tumbling on the board, or a centroid
+jumping over a marker's white paper, also bends the path, but not as a body
+thrown up from the first touch falls. Most hops after a low shot's touch lift the
+bale a millimetre or two for 30-80 ms: the image shows no clear break there, and
+no second touch is given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.design import Bale
+from sim.physics.ballistics import GRAVITY_MM_S2
+from sim.real_toy.detect import CameraPose
+from sim.real_toy.markers import MarkerLayout
+from sim.real_toy.touch import Touch, contact_pixel, find_break, settle_break
+
+#: A frame is still when its centroid lies within this many pixels of the last
+#: frames' median: the tracked centroid of a bale at rest in a ``piggy film`` video
+#: wanders 0.01-0.02 px, and a noisier one's (0.1-0.15 px) stays within it. A bale
+#: creeping to a stop counts as still only within this of where it stops, 0.35 mm
+#: at 0.7 mm a pixel.
+STILL_PX = 0.5
+#: Still frames drift less than this a frame, pixels (at 0.7 mm a pixel and 240
+#: fps, 8 mm/s; the engine takes a bale under 4 mm/s for one at rest).
+MOST_DRIFT_PX = 0.05
+#: The least still frames that make a rest (``piggy film`` films about 7 before a
+#: shot ends: the design's rest time, 0.03 s; a real bale lies until picked up).
+MIN_STILL_FRAMES = 5
+#: The least miss that can be a hop's landing, pixels (the first touch asks 2): a
+#: hop comes down slower than the flight, and a wrong break is caught by the checks
+#: that follow.
+LANDING_BREAK_PX = 1.0
+#: The least frames of a hop seen after the tumble: over fewer (50 ms), a slide, a
+#: tumble and a glitch also lie near some flight from the first touch.
+MIN_HOP_FRAMES = 12
+#: The hop's frames must lie within this (rms px) of the one flight under gravity
+#: from the bale's centre at the first touch to its centre at the landing: a break
+#: from a glitch (the bale over a marker, partly hidden) or a slide makes a "hop"
+#: whose frames are elsewhere.
+HOP_MISFIT_PX = 1.5
+#: Frames after the first touch's break left out of the search: the bale turns and
+#: tumbles in them and its centroid jumps (its area by half), which read as breaks.
+BOUNCE_FRAMES = 4
+
+#: The board's top (x_min, x_max, y_min, y_max, mm), None where not known.
+BoardTop = tuple[float, float, float, float] | None
+
+_GRAVITY = np.array([0.0, 0.0, -GRAVITY_MM_S2])
+
+NOT_STILL = "the bale was still moving when its frames ended (it left the board or the picture)"
+CUT_OFF = "the bale at rest is not wholly in the picture"
+OFF_BOARD = "the bale came to rest off the board's top"
+
+
+@dataclass(frozen=True)
+class Rest:
+    """A shot's rest: the point under the bale's centre (x, y, mm; None where none
+    is measured, with ``why``), and the still frames averaged."""
+
+    point_mm: np.ndarray | None
+    still_frames: int
+    why: str = ""
+
+
+def still_tail(pixels: np.ndarray) -> int:
+    """How many of the last frames are still: each within :data:`STILL_PX` of the
+    median of the last :data:`MIN_STILL_FRAMES`, and together drifting less than
+    :data:`MOST_DRIFT_PX` a frame (0 when the last frames are not still)."""
+    if len(pixels) < MIN_STILL_FRAMES:
+        return 0
+    centre = np.median(pixels[-MIN_STILL_FRAMES:], axis=0)
+    near = np.linalg.norm(pixels - centre, axis=1) <= STILL_PX
+    if not near[-MIN_STILL_FRAMES:].all():
+        return 0
+    moving = np.flatnonzero(~near)
+    still = len(pixels) - (int(moving[-1]) + 1 if len(moving) else 0)
+    # The two halves' means, half the run apart: a slow slide along the line of
+    # sight stays within STILL_PX over a few frames, but moves between them.
+    half = still // 2
+    drift = np.linalg.norm(pixels[-half:].mean(axis=0) - pixels[-2 * half : -half].mean(axis=0))
+    return still if drift / half <= MOST_DRIFT_PX else 0
+
+
+def rest_point(
+    pose: CameraPose,
+    pixels: np.ndarray,
+    frame_size: tuple[int, int],
+    bale: Bale,
+    board_top_mm: BoardTop,
+) -> Rest:
+    """Where one shot's bale came to rest (its frames' centroids, in order, the
+    frames without the bale left out), on a board whose top spans ``board_top_mm``."""
+    still = still_tail(pixels)
+    if still < MIN_STILL_FRAMES:
+        return Rest(None, still, NOT_STILL)
+    centre_px = pixels[-still:].mean(axis=0)
+    centre = pose.on_plane(centre_px.reshape(1, 2), bale.height_mm / 2)[0]
+    if not _in_picture(pose, centre, bale.length_mm / 2, frame_size):
+        return Rest(None, still, CUT_OFF)
+    if not _on_board(centre, board_top_mm):
+        return Rest(None, still, OFF_BOARD)
+    return Rest(centre[:2], still)
+
+
+def _on_board(point_mm: np.ndarray, board_top_mm: BoardTop) -> bool:
+    if board_top_mm is None:
+        return True
+    x0, x1, y0, y1 = board_top_mm
+    return bool(x0 <= point_mm[0] <= x1 and y0 <= point_mm[1] <= y1)
+
+
+def _in_picture(pose: CameraPose, centre_mm: np.ndarray, reach_mm: float, size) -> bool:
+    """Whether every point within ``reach_mm`` of the centre (horizontally) is in
+    the picture, a pixel inside its edges."""
+    angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+    ring = centre_mm + reach_mm * np.column_stack(
+        [np.cos(angles), np.sin(angles), np.zeros_like(angles)]
+    )
+    pixels = pose.project(ring)
+    width, height = size
+    return bool(
+        np.isfinite(pixels).all()
+        and (pixels[:, 0] >= 0.5).all()
+        and (pixels[:, 0] <= width - 1.5).all()
+        and (pixels[:, 1] >= 0.5).all()
+        and (pixels[:, 1] <= height - 1.5).all()
+    )
+
+
+def landing_centre_height_mm(bale: Bale) -> float:
+    """The bale's centre height as it lands after a hop, mm: the middle of lying flat
+    (half its height) and standing on a corner (half its diagonal). On ``piggy film``
+    shots of the stock bale it was 4.2-7.0 mm (5.6 on average); this gives 5.1."""
+    diagonal = math.sqrt(bale.length_mm**2 + bale.width_mm**2 + bale.height_mm**2)
+    return (bale.height_mm / 2 + diagonal / 2) / 2
+
+
+def _hop(from_mm: np.ndarray, from_s: float, to_mm: np.ndarray, to_s: float):
+    """The flight under gravity from one point and time to another: its centre at
+    times (n,), mm (n, 3)."""
+    span = to_s - from_s
+    velocity = (to_mm - from_mm) / span - 0.5 * _GRAVITY * span
+
+    def at(times_s: np.ndarray) -> np.ndarray:
+        tau = (np.asarray(times_s, float) - from_s)[:, None]
+        return from_mm + velocity * tau + 0.5 * _GRAVITY * tau**2
+
+    return at
+
+
+def _misfit_px(pose: CameraPose, hop, times_s: np.ndarray, pixels: np.ndarray) -> float:
+    """How far the frames lie from a hop's path in the picture, rms px."""
+    missed = pose.project(hop(times_s)) - pixels
+    return float(np.sqrt(np.mean(np.sum(missed**2, axis=1))))
+
+
+def second_touch(
+    pose: CameraPose,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    first: Touch,
+    bale: Bale,
+    layout: MarkerLayout | None,
+) -> np.ndarray | None:
+    """The bounce's landing on the board (x, y, mm) after the ``first`` touch of the
+    shot whose frames' times and centroids are given, on the board the
+    ``layout``'s markers lie on; None where no second break is seen, the frames
+    before it are no hop from the first touch, or it lies off the board or by a
+    marker (see the module's notes)."""
+    if first.flight is None:
+        return None
+    start = first.break_index + BOUNCE_FRAMES
+    if start >= len(times_s):
+        return None
+    times, path = times_s[start:], pixels[start:]
+    seen = find_break(times, path, min_break_px=LANDING_BREAK_PX)
+    if seen is None or seen + 2 > len(times):
+        return None
+    broke = settle_break(times, path, seen)
+    if broke < MIN_HOP_FRAMES:
+        return None
+    pixel, time_s = contact_pixel(times, path, broke)
+    centre = pose.on_plane(pixel.reshape(1, 2), landing_centre_height_mm(bale))[0]
+    if not np.isfinite(centre).all():
+        return None
+    hop = _hop(first.flight.touch_centre_mm, first.flight.touch_time_s, centre, time_s)
+    if _misfit_px(pose, hop, times[:broke], path[:broke]) > HOP_MISFIT_PX:
+        return None
+    if layout is not None and (
+        not _on_board(centre, layout.board_top_mm) or _by_a_marker(centre, layout, bale)
+    ):
+        return None
+    return centre[:2]
+
+
+def _by_a_marker(point_mm: np.ndarray, layout: MarkerLayout, bale: Bale) -> bool:
+    """Whether the bale's centre lies within its half length of a marker's printed
+    square: over the white paper the bale is darker than the still picture, found
+    in part, and its centroid jumps."""
+    reach = bale.length_mm / 2
+    return any(
+        np.all(np.abs(point_mm[:2] - marker.centre_mm) <= marker.paper_mm / 2 + reach)
+        for marker in layout.markers
+    )

@@ -1,0 +1,188 @@
+"""Where the bale first touches the board, from its image track.
+
+The bale is in the air until it touches, so its pixels cannot be dropped onto
+the board plane as they are. Instead: where it first touches, its image path
+breaks (the bounce turns its velocity). The break is the first frame that a
+smooth curve through the frames before it does not predict, while the next
+frame does not return to the curve either. The corner of that V (the curve
+before and the curve after, met between two frames) is the bale's centre at the
+touch in the image (when the break is first seen a frame late, the split that
+fits the frames either side best is taken); its ray meets the plane at the
+centre's height then (from the bale's size and tilt) at the centre's place on
+the board. A break whose place lies off the flight's vertical plane (the yaw set,
+through the pivot axis) is a glitch in mid-air, not the touch, and the next one
+is looked for. The touch is the bale's lowest corner there (the centre plus the
+corner's offset along the flight, away from the pivot axis;
+sim/physics/ballistics.py's ``contact_offset_mm``). The flight before it, fitted
+in 3D through that point (sim/real_toy/speed.py), gives the speed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.physics.ballistics import direction
+from sim.real_toy.detect import CameraPose
+from sim.real_toy.speed import Flight, fit_flight
+
+#: Frames the smooth curve is fitted to when predicting the next one.
+WINDOW = 8
+#: A frame is off the curve when it misses the prediction by more than this many
+#: times the typical miss before it, and at least MIN_BREAK_PX pixels.
+BREAK_FACTOR = 5.0
+MIN_BREAK_PX = 2.0
+#: A break whose centre, put on the board, lies further than this from the vertical
+#: plane of the set yaw (through the pivot axis) is not the touch, degrees: the
+#: yaw's spread and a person's offset of its scale are a few degrees, while a
+#: glitch in mid-air (the bale over a marker) put on the board falls 10 or more
+#: off it (seen from behind, a high point's ray meets the board nearer the middle).
+OFF_PLANE_DEG = 6.0
+#: The earliest frame of a track that can be a break (a steep low shot touches
+#: about 9 frames after it leaves the barrel at 240 fps).
+FIRST_BREAK = 8
+
+
+@dataclass(frozen=True)
+class Touch:
+    """A first touch: the lowest corner's point on the board (x, y, mm), the fitted
+    flight it ends, and the frame (index into the shot) where the path broke."""
+
+    point_mm: np.ndarray
+    flight: Flight | None
+    break_index: int
+
+
+def find_break(
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    start: int = FIRST_BREAK,
+    min_break_px: float = MIN_BREAK_PX,
+) -> int | None:
+    """Index of the first frame after the bounce (the path's break), or None when
+    the path runs smoothly to its end (the bale left the view first).
+
+    Each frame is predicted from a quadratic through the (up to) :data:`WINDOW`
+    frames before it; a break is a frame missed by more than :data:`BREAK_FACTOR` times
+    the typical miss so far (the track's own noise, extrapolated), and the frame
+    after it missed too."""
+    misses: list[float] = []
+    # The first frames are left out: a bale coming out from behind the barrel is
+    # seen in part, its centroid sliding as more of it shows.
+    for i in range(max(start, FIRST_BREAK), len(times_s) - 1):
+        window = slice(max(0, i - WINDOW), i)
+        miss_here = _miss(times_s[window], pixels[window], times_s[i], pixels[i])
+        # Until a few misses are known, the floor alone: a steep low shot may
+        # touch within a dozen frames.
+        typical = float(np.median(misses)) if len(misses) >= 3 else 0.0
+        limit = max(min_break_px, BREAK_FACTOR * typical)
+        if miss_here > limit:
+            miss_next = _miss(times_s[window], pixels[window], times_s[i + 1], pixels[i + 1])
+            if miss_next > limit:
+                return i
+        misses.append(miss_here)
+    return None
+
+
+def _quadratic(times, pixels):
+    """A quadratic in time through the frames (a line through fewer than five)."""
+    t0 = times[-1]
+    degree = 2 if len(times) >= 5 else 1
+    return [np.polyfit(times - t0, pixels[:, axis], degree) for axis in (0, 1)], t0
+
+
+def _miss(times, pixels, t, pixel) -> float:
+    fits, t0 = _quadratic(times, pixels)
+    predicted = np.array([np.polyval(f, t - t0) for f in fits])
+    return float(np.linalg.norm(predicted - pixel))
+
+
+def settle_break(times_s: np.ndarray, pixels: np.ndarray, broke: int) -> int:
+    """The break, or the frame before it where that splits the path better. A bale
+    that bounced just before a frame has barely left the curve in it, so the break
+    is first seen a frame late and the curve before it would end on a frame after
+    the bounce (a steep low shot's touch then lands 2-3 mm off): the split whose
+    curves before and after (each on up to :data:`WINDOW` frames) fit their frames
+    with the least squared misfit is taken."""
+    best, least = broke, np.inf
+    for split in (broke - 1, broke):
+        before = slice(max(0, split - WINDOW), split)
+        after = slice(split, min(len(times_s), split + WINDOW))
+        if split - before.start < 5 or after.stop - split < 2:
+            continue
+        misfit = _misfit(times_s[before], pixels[before]) + _misfit(times_s[after], pixels[after])
+        if misfit < least:
+            best, least = split, misfit
+    return best
+
+
+def _misfit(times, pixels) -> float:
+    fits, t0 = _quadratic(times, pixels)
+    predicted = np.column_stack([np.polyval(f, times - t0) for f in fits])
+    return float(((predicted - pixels) ** 2).sum())
+
+
+def contact_pixel(times_s: np.ndarray, pixels: np.ndarray, broke: int) -> tuple[np.ndarray, float]:
+    """Where and when in the image the path breaks: the corner of the V that the
+    curve before the break and the curve after it make (each fitted to up to
+    :data:`WINDOW` frames), searched between the last frame before and the break."""
+    before = slice(max(0, broke - WINDOW), broke)
+    after = slice(broke, min(len(times_s), broke + WINDOW))
+    fits_in, t_in = _quadratic(times_s[before], pixels[before])
+    fits_out, t_out = _quadratic(times_s[after], pixels[after])
+    candidates = np.linspace(times_s[broke - 1], times_s[broke], 41)
+    path_in = np.column_stack([np.polyval(f, candidates - t_in) for f in fits_in])
+    path_out = np.column_stack([np.polyval(f, candidates - t_out) for f in fits_out])
+    best = int(np.argmin(np.linalg.norm(path_in - path_out, axis=1)))
+    return (path_in[best] + path_out[best]) / 2, float(candidates[best])
+
+
+def flight_heading(centre_mm: np.ndarray) -> np.ndarray:
+    """The flight's horizontal heading at a point of it: straight away from the
+    pivot axis. The barrel turns about that vertical axis and the bale leaves along
+    the barrel, so every flight lies in a vertical plane through the axis. (The
+    fitted flight's velocity is no guide: a steep low shot's 8-10 flight frames
+    leave its direction loose, and it turned the corner's offset up to 90 degrees,
+    putting those touches 5-6 mm short.)"""
+    outward = np.asarray(centre_mm, float)[:2]
+    return outward / max(float(np.linalg.norm(outward)), 1e-9)
+
+
+def _off_plane_deg(centre_mm: np.ndarray, yaw_deg: float) -> float:
+    """How far a point on the board lies from the set yaw's flight plane, degrees
+    about the pivot axis."""
+    aimed = direction(yaw_deg, 0.0)[:2]
+    return math.degrees(math.acos(min(1.0, float(flight_heading(centre_mm) @ aimed))))
+
+
+def first_touch(
+    pose: CameraPose,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    contact_depth_mm: float,
+    contact_ahead_mm: float,
+    yaw_deg: float | None = None,
+) -> Touch | None:
+    """The first touch of one shot's track (its frames' times and pixels); None
+    when no break is seen. The bale's centre is where the ray through the break's
+    pixel meets the plane of its height at the touch; the touch is its lowest
+    corner, ``contact_ahead_mm`` from the centre along the flight (away from the
+    pivot axis). With ``yaw_deg`` (the yaw set), a break whose centre lies off that
+    yaw's flight plane (:data:`OFF_PLANE_DEG`) is passed over for the next one."""
+    start = FIRST_BREAK
+    while (seen := find_break(times_s, pixels, start)) is not None:
+        if seen + 2 > len(times_s):
+            return None
+        broke = settle_break(times_s, pixels, seen)
+        pixel, time_s = contact_pixel(times_s, pixels, broke)
+        centre = pose.on_plane(pixel.reshape(1, 2), contact_depth_mm)[0]
+        if yaw_deg is None or _off_plane_deg(centre, yaw_deg) <= OFF_PLANE_DEG:
+            break
+        start = seen + 1
+    else:
+        return None
+    flight = fit_flight(pose, times_s[:broke], pixels[:broke], centre, time_s)
+    point = centre[:2] + contact_ahead_mm * flight_heading(centre)
+    return Touch(point, flight, broke)
