@@ -42,7 +42,7 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import design_from_dict, design_toml, load_design
 from models.stats import sequential_bias
-from sim.physics.engines import installed
+from sim.physics.registry import installed
 from sim.studies.comparing import design_tools
 from sim.studies.comparing.comparison_rule import comparison_rule
 from sim.studies.maps import hitmap

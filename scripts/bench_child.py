@@ -44,9 +44,9 @@ from models.design import load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.bullet.world import World
-from sim.physics.engines import installed
 from sim.physics.launch import AimedShot, launch_state
 from sim.physics.mujoco.world import MujocoWorld
+from sim.physics.registry import installed
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: Stock spaces: open ones (r0c3, r10c6, r2c1, r4c1) and fence-held ones (r7c3, r9c2).

@@ -40,9 +40,9 @@ from models.layout import ALL_PIGGIES, load_layout
 from models.stats import wilson_interval
 from sim.physics import aim
 from sim.physics.bullet.world import World
-from sim.physics.engines import installed
 from sim.physics.launch import AimedShot
 from sim.physics.mujoco.world import MujocoWorld
+from sim.physics.registry import installed
 
 #: The engine as issue 10 left it, what issue 18's speed changes are compared with.
 ISSUE_10 = "issue 10's engine"

@@ -46,8 +46,8 @@ from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
 from sim.physics.bodies import pair_friction, pair_restitution
-from sim.physics.engines import make_world, resolve
 from sim.physics.launch import AimedShot
+from sim.physics.registry import make_world, resolve
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
 #: The drop's height (mm, the bale's bottom above the board) and the slide's speed.

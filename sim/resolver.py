@@ -18,8 +18,8 @@ from models.seeds import split_seed
 from sim.physics import shoot
 from sim.physics.aim import OutOfReach
 from sim.physics.engine import ShotEngine
-from sim.physics.engines import resolve
 from sim.physics.launch import AimedShot
+from sim.physics.registry import resolve
 from sim.physics.results import ShotResult
 from sim.physics.world_cache import WORLDS
 

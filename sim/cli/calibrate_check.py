@@ -49,7 +49,7 @@ def _checked_input(args):
     from models.design import load_design
     from models.layout import load_layout
     from sim.cli.hitmap import workers_of
-    from sim.physics.engines import resolve
+    from sim.physics.registry import resolve
     from sim.studies.calibrating.knocked_csv import read_knocked_shots
     from sim.studies.calibrating.toy_check import CheckSpec, checked_launches
 

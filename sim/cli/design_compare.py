@@ -203,7 +203,7 @@ def _resolved(designs: list[Design], engines: tuple[str | None, ...]) -> list[De
     """The designs in the first engine (its figures and page), every engine resolved
     for every design first: each known and installed (a heavy import: after the
     plain options)."""
-    from sim.physics.engines import resolve
+    from sim.physics.registry import resolve
 
     for engine in engines[1:]:
         for design in designs:

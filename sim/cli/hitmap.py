@@ -53,8 +53,8 @@ def sweep_spec(args, layout):
     """The :class:`~sim.studies.shots.space_shots.SweepSpec` of the options shared by ``hitmap`` and
     the design studies, on ``layout`` and its board; everything checked before a shot
     is fired, and what needs no study module checked before one is imported."""
-    from sim.physics.engines import resolve
     from sim.physics.materials import parse_vary
+    from sim.physics.registry import resolve
 
     if args.arc not in SWEEP_ARCS:
         raise InputError(f"unknown arc '{args.arc}': allowed are {', '.join(SWEEP_ARCS)}")

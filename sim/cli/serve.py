@@ -25,7 +25,7 @@ from sim.cli.common import (
     sandbox_scene_args,
     whole_number,
 )
-from sim.physics.engines import resolve
+from sim.physics.registry import resolve
 from sim.serve.hosts import LOCAL_HOSTS, allowed_host
 from sim.serve.sources import LAYOUT_WORDS
 

@@ -83,8 +83,8 @@ def _fire(args, scene, aimer, record: bool):
     """The shot of the command line in a world of ``scene`` (board, design, layout):
     its aim, its result and its report; its picture written with ``--png``."""
     from sim.physics import shoot
-    from sim.physics.engines import make_world, resolve
     from sim.physics.launch import AimedShot
+    from sim.physics.registry import make_world, resolve
 
     board, design, layout = scene
     with make_world(board, resolve(design, args.engine), layout, hit_rule=args.hit_rule) as world:
@@ -163,7 +163,7 @@ def cmd_aim(args) -> int:
     board, design, layout = load_scene(args)
     (layout or Layout(board=board, stacks={})).target(args.at)  # before the world
     from sim.physics import aim, shoot
-    from sim.physics.engines import make_world, resolve
+    from sim.physics.registry import make_world, resolve
 
     with make_world(board, resolve(design, None), layout) as world:
         point, label = shoot.target_point(world, args.at)

@@ -29,8 +29,8 @@ from models.meshes import load_piggy_mass
 from sim.envs.episodes import Episode, TargetSampler, occupancy, parse_layout
 from sim.physics.aim import solve
 from sim.physics.engine import ShotEngine
-from sim.physics.engines import make_world
 from sim.physics.launch import AimedShot
+from sim.physics.registry import make_world
 from sim.physics.results import Recording, ShotResult
 from sim.views.render import CAMERAS, DEFAULT_SIZE, ShotRenderer
 

@@ -4,7 +4,7 @@ fire through (:class:`ShotEngine`), and what the engines share
 (:class:`FiringEngine`: the scene's data for callers, and ``shoot`` and ``launch``
 turned into a :class:`~sim.physics.launch.Launch` that the engine runs). The engines
 are adapters, each in its own folder (sim/physics/bullet/, sim/physics/mujoco/),
-named in the registry of :mod:`sim.physics.engines`."""
+named in the registry of :mod:`sim.physics.registry`."""
 
 from __future__ import annotations
 

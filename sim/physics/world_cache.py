@@ -12,7 +12,7 @@ cache for them all, not one each.
 - **Key.** What a world is built from, by content: the board (its value, which
   holds every field of its file), the design as its normalised text
   (:func:`models.design.design_content_sha256`, as :mod:`models.identity` keys a
-  design), its engine resolved by the caller (:func:`sim.physics.engines.resolve`:
+  design), its engine resolved by the caller (:func:`sim.physics.registry.resolve`:
   the engine is in its text), the hit rule and ``bale_to_rest``. A file edited
   while the process lives makes another key, never the old world; the same content
   reached by another name or path shares a world.
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from models.board import Board
 from models.design import Design, design_content_sha256
-from sim.physics.engines import make_world
+from sim.physics.registry import make_world
 
 if TYPE_CHECKING:
     from sim.physics.engine import ShotEngine
@@ -68,7 +68,7 @@ class WorldCache:
         hit_rule: str = "touches-line",
         bale_to_rest: bool = True,
     ) -> ShotEngine:
-        """The world for these, built as :func:`sim.physics.engines.make_world`
+        """The world for these, built as :func:`sim.physics.registry.make_world`
         builds it (on the design's engine, as resolved) unless one is kept already.
         Its layout is whatever its last user left: set it before a shot."""
         key = _key(board, design, hit_rule, bale_to_rest)

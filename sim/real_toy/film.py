@@ -113,7 +113,7 @@ def fire(
     stepped at least :data:`FILM_STEPS_PER_S` times a second and recording the bale
     (and the piggies of ``layout``, each shot from the settled layout) at every
     step, and lay out each one's frames."""
-    from sim.physics.engines import make_world, resolve
+    from sim.physics.registry import make_world, resolve
 
     if design.physics.steps_per_s < FILM_STEPS_PER_S:
         design = replace(design, physics=replace(design.physics, steps_per_s=FILM_STEPS_PER_S))

@@ -40,7 +40,7 @@ def _world(
     """The worker's world for ``board`` and ``design`` on ``engine`` (None: the
     design's own, resolved here: the job is where it is built), its layout set to
     ``stacks``."""
-    from sim.physics.engines import resolve
+    from sim.physics.registry import resolve
     from sim.physics.world_cache import WORLDS
 
     world = WORLDS.world(load_board(board), resolve(load_design(design), engine), hit_rule=hit_rule)

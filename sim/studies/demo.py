@@ -68,8 +68,8 @@ class DemoShot:
 def demo_shot(seed: int = 0) -> DemoShot:
     """The solver-aimed shot at :data:`DEMO_TARGET`, recorded, with its report."""
     from sim.physics import shoot
-    from sim.physics.engines import make_world, resolve
     from sim.physics.launch import AimedShot
+    from sim.physics.registry import make_world, resolve
 
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(DEMO_LAYOUT, board=board, source="demo layout")

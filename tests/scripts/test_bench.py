@@ -11,7 +11,7 @@ import pytest
 import trimesh
 
 from models.layout import ALL_PIGGIES
-from sim.physics.engines import installed
+from sim.physics.registry import installed
 
 ROOT = Path(__file__).resolve().parents[2]
 

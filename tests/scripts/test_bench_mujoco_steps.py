@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.spatial import Delaunay
 
-from sim.physics.engines import installed
+from sim.physics.registry import installed
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not installed("mujoco"), reason="MuJoCo is not installed")

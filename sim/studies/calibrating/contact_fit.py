@@ -179,7 +179,7 @@ class _Sandbox:
 
     def shown(self, restitution: float, friction: float, repeats: int) -> list[np.ndarray]:
         """Each group's z (repeats x its shots, 4) at these bale coefficients."""
-        from sim.physics.engines import make_world
+        from sim.physics.registry import make_world
 
         bale = replace(self.design.bale, restitution=restitution, friction=friction)
         d_pitch, d_yaw = self.offsets

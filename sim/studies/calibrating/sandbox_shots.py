@@ -70,7 +70,7 @@ def sandbox_shots_csv(
     when a shot touches something else first (a fence, the tractor): choose other
     settings.
     """
-    from sim.physics.engines import make_world
+    from sim.physics.registry import make_world
 
     columns = [*REQUIRED, *(["speed_mm_s"] if chronograph else []), *(CONTACT if contact else [])]
     board_shape = load_board(board)

@@ -80,7 +80,7 @@ def compare_in_engines(
     ``progress(done, total)`` counts spaces over every engine. ``budget``: the mean
     rule's time over every engine (None: ``rule.budget_s`` from now), each engine
     given an even share of what is left when it starts."""
-    from sim.physics.engines import with_engine
+    from sim.physics.registry import with_engine
     from sim.studies.comparing import design_tools
 
     rule = rule or comparison_rule(spec)

@@ -184,7 +184,7 @@ def build(
     where it does not record them); with ``across``, what every engine's verdict is,
     space by space and on average. The pictures are left to the page
     (sim/views/report_page.py's ``page_data``)."""
-    from sim.physics.engines import make_world, with_engine
+    from sim.physics.registry import make_world, with_engine
 
     spaces_a, spaces_b = ({m.part.space: m for m in measured} for measured in maps)
     rows = [

@@ -250,17 +250,17 @@ def provenance(spec: SweepSpec) -> dict:
 
 def spec_design(spec: SweepSpec) -> Design:
     """The design a sweep fires, its engine the spec's (resolved where the spec was
-    built: :func:`sim.physics.engines.resolve`)."""
-    from sim.physics.engines import with_engine
+    built: :func:`sim.physics.registry.resolve`)."""
+    from sim.physics.registry import with_engine
 
     return with_engine(load_design(spec.design), spec.engine)
 
 
 def engine_provenance(spec: SweepSpec) -> dict:
     """What a file records of its engine: the registry's answer
-    (:func:`sim.physics.engines.provenance`; nothing for Bullet, else the engine's
+    (:func:`sim.physics.registry.provenance`; nothing for Bullet, else the engine's
     name, its settings and how its shots were fired)."""
-    from sim.physics.engines import provenance
+    from sim.physics.registry import provenance
 
     return provenance(spec_design(spec), spec.vary)
 

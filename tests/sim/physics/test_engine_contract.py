@@ -1,4 +1,4 @@
-"""The engine contract: what every engine of the registry (sim/physics/engines.py)
+"""The engine contract: what every engine of the registry (sim/physics/registry.py)
 must do, written once and run on each, as Gymnasium's ``check_env`` is for an
 environment. An engine builds a world from the stock design, fires a seeded shot
 (the same shot again from the same seed), fills every field of a shot result and
@@ -18,8 +18,8 @@ from models.design import load_design
 from models.errors import InputError, install_hint
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.engines import REGISTRY, installed, make_world, resolve
 from sim.physics.launch import AimedShot
+from sim.physics.registry import REGISTRY, installed, make_world, resolve
 from sim.studies.shots.records import ShotRow, SpaceSummary
 from sim.studies.shots.space_firing import run_space, summarise
 from sim.studies.shots.space_shots import SweepSpec, engine_provenance

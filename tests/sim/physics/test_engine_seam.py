@@ -16,9 +16,9 @@ from models.design import ENGINES, load_design
 from models.errors import InputError
 from sim.physics.bullet import pb
 from sim.physics.engine import FiringEngine
-from sim.physics.engines import REGISTRY, check_engine, installed
 from sim.physics.launch import AimedShot, euler_turn, launch_from, launch_state
 from sim.physics.materials import NOMINAL
+from sim.physics.registry import REGISTRY, check_engine, installed
 from sim.physics.shot_core import Recorder, RestClock, StrikeLog
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -21,8 +21,8 @@ from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bodies import pair_friction, pair_restitution
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.bullet.world import World
-from sim.physics.engines import make_world
 from sim.physics.launch import AimedShot
+from sim.physics.registry import make_world
 from sim.studies.maps import hitmap
 from sim.studies.shots.space_shots import TARGET, SweepSpec
 

@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from models.design import DESIGNS_DIR, load_design
-from sim.physics.engines import resolve
+from sim.physics.registry import resolve
 from sim.physics.world_cache import WorldCache
 from tests.helpers import pybullet_connections
 

@@ -8,8 +8,8 @@ import pytest
 
 from models.aimer import load_aimer
 from models.board import load_board
-from sim.physics.engines import make_world, resolve
 from sim.physics.launch import AimedShot
+from sim.physics.registry import make_world, resolve
 from sim.physics.shoot import Aim
 from sim.studies.shots import rqmc, space_shots
 from sim.studies.shots.space_firing import aim_at_space, fire_rounds

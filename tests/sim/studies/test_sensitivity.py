@@ -89,7 +89,7 @@ def test_a_vary_hit_map_reads_its_own_shots(capsys, tmp_path):
     are those each shot was fired with (the shot replayed from its row)."""
     from models.board import load_board
     from models.design import load_design
-    from sim.physics.engines import make_world
+    from sim.physics.registry import make_world
     from sim.studies.comparing.report import replay
     from sim.studies.shots.space_firing import run_space
 
