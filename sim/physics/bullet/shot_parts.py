@@ -5,7 +5,7 @@ and the limits the step loop keeps to.
 The engine (:class:`sim.physics.bullet.world.World`) makes a new set for each shot and
 calls them in its step loop; each reads the scene's Bullet (the engine-neutral
 parts they feed, the strike log, the rest clock and the recorder, are in
-:mod:`sim.physics.shot_core`) and keeps its own state, so that each can be tested
+:mod:`sim.physics.shot_log`) and keeps its own state, so that each can be tested
 on its own. Lengths inside are cm, as in :mod:`sim.physics.bullet.scene`; what
 they hand out is mm.
 """
@@ -23,7 +23,7 @@ from models.design import Design
 from sim.physics.ballistics import GRAVITY_MM_S2, drag_constant_per_mm
 from sim.physics.bullet import CM_PER_MM, pb
 from sim.physics.bullet.scene import REST_CHECK_EVERY, Scene
-from sim.physics.shot_core import Recorder, RestClock, StrikeLog
+from sim.physics.shot_log import Recorder, RestClock, StrikeLog
 
 #: Speed a falling bale can add to its muzzle speed over the board (a 300 mm drop), mm/s.
 _FALL_SPEED_MM_S = math.sqrt(2 * GRAVITY_MM_S2 * 300.0)

@@ -41,7 +41,7 @@ from sim.physics.judge import Judge
 from sim.physics.launch import Launch
 from sim.physics.materials import Materials
 from sim.physics.results import ShotResult
-from sim.physics.shot_core import shot_result
+from sim.physics.shot_log import shot_result
 
 
 class World(FiringEngine):

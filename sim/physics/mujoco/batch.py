@@ -9,7 +9,7 @@ each shot the same bytes as :meth:`MujocoWorld.shoot` fires it alone.
   changes no state, so the release's alone gives the same step.) Nominal
   materials: ``--vary`` has no batch form.
 - **Chunks of steps.** The shots still running step together
-  :data:`~sim.physics.shot_core.REST_CHECK_S` at a time (the rest check's
+  :data:`~sim.physics.shot_log.REST_CHECK_S` at a time (the rest check's
   interval) in one call, the contact sensors recorded every step
   (:mod:`sim.physics.mujoco.batch_sensors`): the same steps as the world's, which
   steps its shot one call at a time. A persistent batch keeps each shot's whole
@@ -47,7 +47,7 @@ from sim.physics.mujoco.batch_sensors import ContactSensors
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import SETTINGS, MujocoScene
 from sim.physics.results import ShotResult
-from sim.physics.shot_core import shot_result
+from sim.physics.shot_log import shot_result
 
 
 class BatchedWorld(Protocol):

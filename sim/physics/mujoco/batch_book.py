@@ -23,7 +23,7 @@ from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
 from sim.physics.mujoco.warp_shots import BatchPoses, ShotBook
-from sim.physics.shot_core import REST_CHECK_S, StrikeLog
+from sim.physics.shot_log import REST_CHECK_S, StrikeLog
 
 #: What each chunk records of every step: the sensors, which bodies are awake
 #: (whether a sensor is current) and the bodies' positions (the bale's at a strike).
@@ -157,7 +157,7 @@ class SensedBook(ShotBook):
         from step ``step``); the shots it cannot settle: two new strikes in one step
         (their order is the contacts'), or a spread among piggies that depends on the
         contacts' order. A touch is a new strike where the thing's last touch (this
-        chunk's or before) is :data:`~sim.physics.shot_core.STRIKE_GAP_S` ago."""
+        chunk's or before) is :data:`~sim.physics.shot_log.STRIKE_GAP_S` ago."""
         pushed = contacts.pushed & self.in_play[run, None, None]
         unsure = np.zeros(len(run), dtype=bool)
         if pushed.any():

@@ -15,7 +15,7 @@ through it; docs/gpu.md says what was measured.
   row of the batch: each world starts as :meth:`MujocoWorld.shoot` starts.
 - **The same shot's logic, in chunks.** The batch steps every world together; each
   step's contacts feed every shot's strike log and woken piggies, and every
-  :data:`~sim.physics.shot_core.REST_CHECK_S` the rest rule and the early verdict
+  :data:`~sim.physics.shot_log.REST_CHECK_S` the rest rule and the early verdict
   are checked on the batch (:class:`~sim.physics.mujoco.warp_shots.ShotBook`: the
   CPU engine's rules). A world done is not read again; the batch stops when every
   world is done or at ``max_time_s``.
@@ -62,7 +62,7 @@ from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.warp_shots import BatchPoses, ShotBook
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.results import ShotResult
-from sim.physics.shot_core import REST_CHECK_S, shot_result
+from sim.physics.shot_log import REST_CHECK_S, shot_result
 
 #: Contacts allowed per world at least, and beyond twice the settled layout's
 #: (MuJoCo Warp's arrays are sized up front; a batch that overflows them is refused,

@@ -5,19 +5,19 @@ shot, kept for every world of the batch at once (numpy across the worlds).
 - **The strike log and the woken piggies, every step.** Each step's contacts are
   read back from the batch (MuJoCo Warp's contact arrays, every world's in one):
   a bale contact that pushed is a strike in that world's
-  :class:`~sim.physics.shot_core.StrikeLog` (while the bale is in play), a piggy the
+  :class:`~sim.physics.shot_log.StrikeLog` (while the bale is in play), a piggy the
   bale touched is woken, and so is a piggy touching a woken one. The contacts are
   read directly, not through contact sensors: the batch runs without island
   sleeping, so no contact is stale on a wake-up step.
 - **The rest rule and the early verdict, every check.** Every
-  :data:`~sim.physics.shot_core.REST_CHECK_S` the bale out of play is parked, each
+  :data:`~sim.physics.shot_log.REST_CHECK_S` the bale out of play is parked, each
   woken piggy and the bale in play is quiet or not by the way it went since the
   last check (:meth:`MujocoWorld._quiet`'s rule: a body checked for the first time
   is not quiet), a restless piggy whose knock-out is sealed stops counting and a
   spent bale stops counting where the bale need not rest
   (:class:`~sim.physics.mujoco.early_verdict.EarlyVerdict`, asked of a probe: the
   scene's model with that world's state, MuJoCo's forward pass giving its
-  contacts), and the :class:`~sim.physics.shot_core.RestClock` counts.
+  contacts), and the :class:`~sim.physics.shot_log.RestClock` counts.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from sim.physics.geometry import BodyPose
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
-from sim.physics.shot_core import RestClock, StrikeLog
+from sim.physics.shot_log import RestClock, StrikeLog
 
 _OTHER, _BALE, _PIGGY = 0, 1, 2
 

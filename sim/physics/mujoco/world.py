@@ -34,7 +34,7 @@ from sim.physics.mujoco.free_flight import FreeFlight
 from sim.physics.mujoco.mjcf import M_PER_MM, SETTINGS, MujocoSettings
 from sim.physics.mujoco.scene import MujocoScene
 from sim.physics.results import ShotResult
-from sim.physics.shot_core import REST_CHECK_S, Recorder, RestClock, StrikeLog, shot_result
+from sim.physics.shot_log import REST_CHECK_S, Recorder, RestClock, StrikeLog, shot_result
 
 #: Simulated time allowed for a new layout to settle, s (as Bullet's scene).
 _SETTLE_TIME_S = 1.5

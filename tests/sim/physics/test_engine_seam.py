@@ -19,7 +19,7 @@ from sim.physics.engine import FiringEngine
 from sim.physics.launch import AimedShot, euler_turn, launch_from, launch_state
 from sim.physics.materials import NOMINAL
 from sim.physics.registry import REGISTRY, check_engine, installed
-from sim.physics.shot_core import Recorder, RestClock, StrikeLog
+from sim.physics.shot_log import Recorder, RestClock, StrikeLog
 
 ROOT = Path(__file__).resolve().parents[3]
 

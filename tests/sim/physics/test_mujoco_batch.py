@@ -21,7 +21,7 @@ from sim.physics.mujoco.batch import MujocoBatch
 from sim.physics.mujoco.batch_book import SensedBook
 from sim.physics.mujoco.batch_sensors import ChunkContacts
 from sim.physics.mujoco.world import MujocoWorld
-from sim.physics.shot_core import StrikeLog
+from sim.physics.shot_log import StrikeLog
 from sim.studies.maps import hitmap
 from sim.studies.shots.space_shots import SweepSpec, engine_provenance
 
