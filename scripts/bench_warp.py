@@ -5,7 +5,7 @@ At each of a few spaces of the stock board, one piggy alone, aimed at by the sol
 (low arc) as ``piggy hitmap`` aims and fired at by the ``child`` aimer with the hit
 map's seeds (plain Monte Carlo): the same shots fired by
 :class:`~sim.physics.mujoco.world.MujocoWorld` (as hit maps use it: the bale's early
-verdict) and as one batch of :class:`~sim.physics.mujoco.warp_batch.WarpBatch` worlds.
+verdict) and as one batch of :class:`~sim.physics.warp.batch.WarpBatch` worlds.
 Per space: P(target) of each with Wilson's interval, the paired difference
 (Newcombe's interval, exact McNemar) and each one's shots per second, wall and CPU
 time of this process. Shot by shot the two are not expected to agree at the knife
@@ -36,8 +36,8 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import load_design
 from models.stats import paired_difference, wilson_interval
-from sim.physics.mujoco.warp_batch import WarpBatch, default_device
 from sim.physics.mujoco.world import MujocoWorld
+from sim.physics.warp.batch import WarpBatch, default_device
 from sim.studies.shots.space_firing import aim_at_space
 from sim.studies.shots.space_shots import SweepSpec
 from sim.studies.shots.warp_space import space_shots

@@ -48,6 +48,7 @@ LAYERS = (
     "sim.physics",
     "sim.physics.bullet",
     "sim.physics.mujoco",
+    "sim.physics.warp",
     "sim.resolver",
     # the rooms of sim/studies/ by question, bottom first; plain.py and demo.py,
     # which call several rooms, stand on them in sim.studies itself
@@ -69,7 +70,10 @@ LAYERS = (
 
 #: Layers side by side, whatever their order in :data:`LAYERS`: neither imports the
 #: other (each engine runs without the other installed).
-APART = (("sim.physics.bullet", "sim.physics.mujoco"),)
+APART = (
+    ("sim.physics.bullet", "sim.physics.mujoco"),
+    ("sim.physics.bullet", "sim.physics.warp"),
+)
 
 #: (part, the libraries it must not import, why). A part is a layer with everything
 #: under it: what ``sim.physics`` must not import, neither may its engines.
@@ -78,6 +82,7 @@ BANNED_LIBRARIES = (
     ("sim.physics", ("matplotlib",), "the physics draws nothing"),
     ("sim.physics.mujoco", ("pybullet",), "the MuJoCo engine runs without PyBullet"),
     ("sim.physics.bullet", ("mujoco",), "the Bullet engine runs without MuJoCo"),
+    ("sim.physics.warp", ("pybullet",), "the GPU engine runs without PyBullet"),
 )
 
 

@@ -70,11 +70,11 @@ REGISTRY = {
         ),
         Engine(
             "mujoco-warp",
-            "sim.physics.mujoco.warp_world:WarpWorld",
+            "sim.physics.warp.world:WarpWorld",
             "mujoco_warp",
             "MuJoCo Warp",
             "gpu",
-            "sim.physics.mujoco.warp_world:engine_provenance",
+            "sim.physics.warp.world:engine_provenance",
         ),
     )
 }

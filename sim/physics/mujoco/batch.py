@@ -16,7 +16,7 @@ each shot the same bytes as :meth:`MujocoWorld.shoot` fires it alone.
   MjData between calls (the solver's warm start, the sleeping bodies).
 - **Between chunks, in numpy.** Each step's strikes and woken piggies from the
   sensors (the strike log's rule, the woken piggies' spread), then at the check the
-  world's rules on the batch (:class:`~sim.physics.mujoco.warp_shots.ShotBook`: the
+  world's rules on the batch (:class:`~sim.physics.mujoco.shot_book.ShotBook`: the
   bale out of play parked, the rest rule, the early verdict, asked of the shot's
   whole MjData only when its cheaper tests leave it open).
 - **Shots fired again alone.** A shot whose chunk the sensors cannot settle (the

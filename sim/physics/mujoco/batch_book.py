@@ -1,6 +1,6 @@
 """What a CPU batch of MuJoCo shots (:mod:`sim.physics.mujoco.batch`) keeps of each
 shot, and the chunks that step it: :class:`SensedBook` is the GPU batch's
-:class:`~sim.physics.mujoco.warp_shots.ShotBook` (the world's rules at every check
+:class:`~sim.physics.mujoco.shot_book.ShotBook` (the world's rules at every check
 for rest, on the whole batch) fed by the contact sensors
 (:mod:`sim.physics.mujoco.batch_sensors`) instead of each step's contacts. The
 early verdict is asked of a probe holding the shot's positions and velocities (the
@@ -22,7 +22,7 @@ from sim.physics.mujoco.batch_sensors import ChunkContacts, ContactSensors
 from sim.physics.mujoco.early_verdict import EarlyVerdict
 from sim.physics.mujoco.mjcf import M_PER_MM
 from sim.physics.mujoco.scene import MujocoScene
-from sim.physics.mujoco.warp_shots import BatchPoses, ShotBook
+from sim.physics.mujoco.shot_book import BatchPoses, ShotBook
 from sim.physics.shot_log import REST_CHECK_S, StrikeLog
 
 #: What each chunk records of every step: the sensors, which bodies are awake

@@ -1,5 +1,5 @@
 """One hit map space's shots as a MuJoCo Warp batch fires them (the gpu extra,
-:mod:`sim.physics.mujoco.warp_batch`; docs/gpu.md): a fixed number of shots at the
+:mod:`sim.physics.warp.batch`; docs/gpu.md): a fixed number of shots at the
 space's aim (no ``precision``: a batch is sized before it is fired), from its
 one noise plan (:func:`sim.studies.shots.space_shots.noise_plan`).
 

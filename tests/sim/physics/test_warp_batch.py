@@ -1,4 +1,4 @@
-"""MuJoCo Warp's batch (the gpu extra, sim/physics/mujoco/warp_batch.py), on the CPU device:
+"""MuJoCo Warp's batch (the gpu extra, sim/physics/warp/batch.py), on the CPU device:
 the batch's model is the MuJoCo scene's, a batch of a few shots comes back whole
 and judged, with its strikes, the same seeds give the same results twice, and a hit
 map on the ``mujoco-warp`` engine fills every column the CPU engine's does, with P
@@ -22,8 +22,8 @@ from models.errors import InputError
 from models.layout import layout_from_dict
 from sim.physics import shoot
 from sim.physics.launch import AimedShot, launch_state
-from sim.physics.mujoco.warp_batch import WarpBatch
 from sim.physics.mujoco.world import MujocoWorld
+from sim.physics.warp.batch import WarpBatch
 
 pytestmark = pytest.mark.slow  # Warp's kernels compile once (~1 min), cached after
 SEEDS = (11, 12)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from models.errors import InputError
-from sim.physics.mujoco import warp_batch
+from sim.physics.warp import batch as warp_batch
 
 
 @pytest.mark.parametrize("missing", ["mujoco_warp", "warp"])
@@ -111,8 +111,8 @@ def test_shots_with_no_batch_form_are_the_cpu_engines_shot_for_shot():
     from models.design import load_design
     from models.layout import layout_from_dict
     from sim.physics.launch import AimedShot
-    from sim.physics.mujoco.warp_world import WarpWorld
     from sim.physics.mujoco.world import MujocoWorld
+    from sim.physics.warp.world import WarpWorld
 
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict({"stacks": {"r2c3": ["gold-1"]}}, board=board, source="test")

@@ -1,6 +1,6 @@
 """The ``mujoco-warp`` engine: the MuJoCo engine whose :meth:`fire` (a hit map's
 space, a look's shots) runs as one MuJoCo Warp batch
-(:class:`~sim.physics.mujoco.warp_batch.WarpBatch`), on the device Warp picks (a
+(:class:`~sim.physics.warp.batch.WarpBatch`), on the device Warp picks (a
 CUDA GPU where there is one, else the CPU). Everything else is the CPU MuJoCo
 engine's: a single shot (``piggy shoot``, a recording, ``on_step``) and a shot with
 no batch form (:func:`no_batch_form`: ``--vary``, air drag) are fired by
@@ -27,7 +27,7 @@ def batch_provenance(design: Design, vary: dict[str, float] | None) -> dict:
     reason = no_batch_form(design, vary)
     if reason:
         return {"warp_batch": f"not used: {reason}; every shot fired singly by MuJoCo on the CPU"}
-    from sim.physics.mujoco.warp_batch import default_device
+    from sim.physics.warp.batch import default_device
 
     return {
         "warp_batch": "each space's shots as one batch, island sleeping off",
@@ -55,7 +55,7 @@ class WarpWorld(MujocoWorld):
         if any(no_batch_form(self.design, shot.vary) for shot in shots):
             return super().fire(shots)
         if self._batch is None:
-            from sim.physics.mujoco.warp_batch import WarpBatch
+            from sim.physics.warp.batch import WarpBatch
 
             self._batch = WarpBatch(self)
         return self._batch.fire(shots)

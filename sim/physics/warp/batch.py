@@ -2,7 +2,7 @@
 lockstep on MuJoCo Warp (``mujoco_warp``), each coming back as the same
 :class:`~sim.physics.results.ShotResult` the CPU engine gives (verdicts, strikes,
 where the bale rested), so a hit map fired on it fills every column. The engine
-``mujoco-warp`` (:mod:`sim.physics.mujoco.warp_world`) fires a hit map's spaces
+``mujoco-warp`` (:mod:`sim.physics.warp.world`) fires a hit map's spaces
 through it; docs/gpu.md says what was measured.
 
 - **The same model.** The batch is built from a :class:`~sim.physics.mujoco.world.
@@ -16,7 +16,7 @@ through it; docs/gpu.md says what was measured.
 - **The same shot's logic, in chunks.** The batch steps every world together; each
   step's contacts feed every shot's strike log and woken piggies, and every
   :data:`~sim.physics.shot_log.REST_CHECK_S` the rest rule and the early verdict
-  are checked on the batch (:class:`~sim.physics.mujoco.warp_shots.ShotBook`: the
+  are checked on the batch (:class:`~sim.physics.mujoco.shot_book.ShotBook`: the
   CPU engine's rules). A world done is not read again; the batch stops when every
   world is done or at ``max_time_s``.
 - **The same judge.** The piggies a shot disturbed are judged by
@@ -59,7 +59,7 @@ from sim.physics.judge import Judge
 from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL
 from sim.physics.mujoco.mjcf import M_PER_MM
-from sim.physics.mujoco.warp_shots import BatchPoses, ShotBook
+from sim.physics.mujoco.shot_book import BatchPoses, ShotBook
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.results import ShotResult
 from sim.physics.shot_log import REST_CHECK_S, shot_result

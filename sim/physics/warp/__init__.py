@@ -1,0 +1,1 @@
+"""The GPU engine: MuJoCo Warp's batched worlds (the `mujoco-warp` extra)."""
