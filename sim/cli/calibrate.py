@@ -21,7 +21,7 @@ def cmd_calibrate(args) -> int:
     shots, base = _inputs(args)
     contact_note = calibrate_contact.contact_note(shots) if args.contact else None
     from sim.studies.calibrating.calibration import calibrate
-    from sim.studies.calibrating.calibration_report import format_calibration
+    from sim.studies.calibrating.report import format_calibration
 
     options = {} if args.measurement_sd is None else {"measurement_sd_mm": args.measurement_sd}
     result = calibrate(shots, base, **options)
@@ -73,7 +73,7 @@ def _check_angles(path: str) -> None:
     shots, at enough pitches), before the first frame is read: the video's
     measurement keeps at most these shots."""
     from sim.real_toy.angles import read_angles
-    from sim.studies.calibrating.calibration_checks import check_settings
+    from sim.studies.calibrating.checks import check_settings
 
     angles = read_angles(path)
     check_settings(angles.pitch_deg, shown(path))

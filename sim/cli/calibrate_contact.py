@@ -10,8 +10,8 @@ from models.board import load_board
 
 if TYPE_CHECKING:  # numpy's modules: imported with the work, not the parser
     from models.design import Design
-    from sim.studies.calibrating.calibration_result import CalibrationResult
     from sim.studies.calibrating.contact_fit import ContactFit
+    from sim.studies.calibrating.result import CalibrationResult
     from sim.studies.calibrating.shots_csv import MeasuredShots
 
 #: How the fit's absence begins its line.

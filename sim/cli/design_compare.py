@@ -277,7 +277,7 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
 
 
 def cmd_design_sweep(args) -> int:
-    from sim.studies.designs import design_sweep
+    from sim.studies.designs import sweep as design_sweep
 
     field, values = design_sweep.parse_sweep(args.param)
     base = load_design(args.design)

@@ -32,7 +32,7 @@ _LIMIT = finite_number(0, 1e9, above=True)
 
 def cmd_design_optimise(args) -> int:
     search, verify_spec, cache, out = _search_of(args)
-    from sim.studies.optimising.optimise_run import run_search
+    from sim.studies.optimising.run import run_search
 
     study = check_label(args.study, "--study", 100) if args.study else None
     workers = workers_of(args)
@@ -81,7 +81,7 @@ def _bars(args, start: str):
 
 def _plot(run, path: str) -> None:
     """The picture of the search (a view of its rows and importances)."""
-    from sim.studies.designs import design_search
+    from sim.studies.designs import search as design_search
     from sim.views.optimise_pictures import search_figure
     from sim.views.pictures import save_figure
 
@@ -111,7 +111,7 @@ def _plot(run, path: str) -> None:
 def _search_of(args):
     """The search of the command line, the settings of the final comparison, the cache
     folder and the best design's file, everything checked before any shot."""
-    from sim.studies.designs import design_search
+    from sim.studies.designs import search as design_search
 
     base = load_design(args.base)  # first: a mistyped name is told at once
     objectives = design_search.parse_objectives(args.objective)
@@ -125,7 +125,7 @@ def _search_of(args):
     # Optuna and the studies (numpy, SciPy) once the plain input is read: a fast start
     from sim.studies.comparing.cached_maps import cache_folder
     from sim.studies.optimising import optimise, racing
-    from sim.studies.optimising.optimise_run import make_search
+    from sim.studies.optimising.run import make_search
     from sim.studies.optimising.search_settings import Search
 
     optimise.optuna_module()

@@ -22,7 +22,7 @@ def check_scan(args, designs: list[str]) -> np.ndarray:
     imported: a range not ``START:STOP:COUNT`` or spreads out of bounds, no
     ``--spaces``, options of a single map, a design named twice. Returns the spreads."""
     from models.aimer import MAX_SD_DEG
-    from sim.studies.designs.design_sweep import range_parts
+    from sim.studies.designs.sweep import range_parts
 
     start, stop, count = range_parts(
         args.aim_sd_scan, "--aim-sd-scan", 50, "START:STOP:COUNT in degrees, e.g. 0:6:7"

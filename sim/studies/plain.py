@@ -7,7 +7,7 @@ aiming, 50 shots a space (the cap 1000 with a precision), seed 0, the board-mean
 (comparison_rule.DEFAULT_RULE), every core, the user's cache folder
 (sim/studies/comparing/cached_maps.py). Only what the command line reads from options
 is set here; the studies themselves are sim/studies/comparing/design_tools.py's and
-sim/studies/optimising/optimise_run.py's.
+sim/studies/optimising/run.py's.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from models.design import load_design
 from models.layout import check_spaces
 from sim.defaults import PRECISION_CAP, SEARCH_PRECISION
 from sim.studies.comparing.comparison_rule import DEFAULT_RULE
-from sim.studies.optimising.optimise_run import SearchRun
+from sim.studies.optimising.run import SearchRun
 from sim.studies.running.cluster import StudyWorkers
 from sim.studies.shots import space_shots
 
@@ -102,12 +102,12 @@ def search(
     limits of design check and every space in reach, the best measured again and
     verified against BASE. Each trial's hit map is to ±0.1 unless ``shots`` or
     ``precision`` says otherwise; ``run`` is
-    :func:`~sim.studies.optimising.optimise_run.run_search`'s
+    :func:`~sim.studies.optimising.run.run_search`'s
     (``out``, ``storage``, ``study``, ``workers``, ``cache``, ``table``, ...)."""
-    from sim.studies.designs import design_search
+    from sim.studies.designs import search as design_search
     from sim.studies.designs.safety import SafetyLimits
     from sim.studies.optimising import racing
-    from sim.studies.optimising.optimise_run import make_search, run_search
+    from sim.studies.optimising.run import make_search, run_search
     from sim.studies.optimising.search_settings import Search
 
     design = load_design(base)

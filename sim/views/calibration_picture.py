@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.patches import Ellipse
 
 from models.board import load_board
-from sim.studies.calibrating.calibration_result import CalibrationResult
+from sim.studies.calibrating.result import CalibrationResult
 from sim.views.pictures import draw_board, save_figure
 
 #: Radius of the drawn ellipses, in standard deviations (95 % of a 2-D normal).

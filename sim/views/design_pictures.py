@@ -2,7 +2,7 @@
 figures, a sweep of one design field, and P(target) against the aim spread (the
 difference map of two designs fired with the same shots is
 sim/views/difference_map.py's). The studies (sim/studies/comparing/design_tools.py,
-sim/studies/designs/design_sweep.py, sim/studies/maps/scan.py) measure; these draw
+sim/studies/designs/sweep.py, sim/studies/maps/scan.py) measure; these draw
 what they return.
 """
 

@@ -17,7 +17,7 @@ from models.design import (
 )
 from models.errors import InputError
 from sim.physics.launch import AimedShot
-from sim.studies.designs.design_sweep import parse_sweep, with_value
+from sim.studies.designs.sweep import parse_sweep, with_value
 
 SPRING = {
     "spring_rate_n_m": 200.0,

@@ -31,7 +31,7 @@ import numpy as np
 from models.design import Design
 from models.errors import InputError
 from sim.physics.ballistics import drag_constant_per_mm, landing_point_mm
-from sim.studies.calibrating.calibration_checks import (
+from sim.studies.calibrating.checks import (
     ADVICE,
     LABELS,
     MAX_EVALUATIONS,
@@ -39,7 +39,6 @@ from sim.studies.calibrating.calibration_checks import (
     check_enough,
     refuse,
 )
-from sim.studies.calibrating.calibration_result import CalibrationResult, Estimate
 from sim.studies.calibrating.fitted_file import fitted_design
 from sim.studies.calibrating.likelihood import (
     Undetermined,
@@ -47,6 +46,7 @@ from sim.studies.calibrating.likelihood import (
     minimise,
     profile_upper_bound,
 )
+from sim.studies.calibrating.result import CalibrationResult, Estimate
 from sim.studies.calibrating.shots_csv import MeasuredShots
 
 #: The fitted parameters, in the order of the covariance matrix.

@@ -47,8 +47,8 @@ from models.seeds import split_seed
 from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates
 from sim.studies.calibrating import contact_stats
-from sim.studies.calibrating.calibration_result import CalibrationResult
 from sim.studies.calibrating.contact_emulator import Z_95, Emulator
+from sim.studies.calibrating.result import CalibrationResult
 from sim.studies.calibrating.shots_csv import MeasuredShots
 
 #: The fitted coefficients of the bale, in the order of the search's axes.

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from models.design import Design, design_toml
 from models.files import write_text_atomic
-from sim.studies.calibrating.calibration_result import CalibrationResult
 from sim.studies.calibrating.contact_fit import (
     COEFFICIENTS,
     MIN_SECOND_TOUCHES,
@@ -19,6 +18,7 @@ from sim.studies.calibrating.contact_fit import (
     ContactFit,
 )
 from sim.studies.calibrating.fitted_file import header, supported, with_values
+from sim.studies.calibrating.result import CalibrationResult
 
 #: What no video of the bale on the board can tell, said with every fit.
 PRODUCT_NOTE = (

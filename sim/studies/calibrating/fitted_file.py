@@ -24,7 +24,7 @@ from models.files import write_text_atomic
 from sim.studies.calibrating.shots_csv import MeasuredShots
 
 if TYPE_CHECKING:
-    from sim.studies.calibrating.calibration_result import CalibrationResult, Estimate
+    from sim.studies.calibrating.result import CalibrationResult, Estimate
 
 #: ``key = value   # comment`` on one line of a TOML file.
 _ASSIGNMENT = re.compile(r"^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*)(.*?)(\s*#.*)?$")

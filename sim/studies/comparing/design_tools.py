@@ -1,6 +1,6 @@
 """Launcher-design testing: compare designs by their hit maps, shot for shot
 (sim/studies/comparing/compare.py), each design's figures beside them, or sweep one
-design parameter (sim/studies/designs/design_sweep.py) and watch the figures move.
+design parameter (sim/studies/designs/sweep.py) and watch the figures move.
 
 The hit maps come from the cache (sim/studies/comparing/cached_maps.py): comparing
 again reads instead of shooting.

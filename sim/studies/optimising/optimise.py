@@ -1,7 +1,7 @@
 """``piggy design optimise``: a search over design fields with Optuna, constrained by
 safety and reach, ranked cheaply and verified properly.
 
-- **Trials.** Each trial is a design (sim/studies/designs/design_search.py). What is known
+- **Trials.** Each trial is a design (sim/studies/designs/search.py). What is known
   without physics is checked first: its safety figures (sim/studies/designs/safety.py) and
   its reach (the aim solver's, sim/studies/optimising/racing.py); a design over a limit or
   short of the reach required is recorded as infeasible and fires no shot. The
@@ -42,8 +42,9 @@ from models.design import Design
 from models.errors import InputError, install_hint
 from models.files import make_folder
 from models.text import shown
-from sim.studies.designs import design_search
-from sim.studies.optimising import optimise_trial, racing, study_storage
+from sim.studies.designs import search as design_search
+from sim.studies.optimising import racing, study_storage
+from sim.studies.optimising import trial as optimise_trial
 from sim.studies.optimising.search_settings import Search
 from sim.studies.running.workers import Pool
 

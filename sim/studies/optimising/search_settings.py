@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models.board import Board
 from models.design import Design, design_content_sha256
-from sim.studies.designs import design_search
+from sim.studies.designs import search as design_search
 from sim.studies.designs.safety import SafetyLimits
 from sim.studies.optimising import racing
 from sim.studies.shots import datafiles, space_shots

@@ -10,7 +10,7 @@ import pytest
 
 from sim.cli import main
 from sim.real_toy.angles import read_angles
-from sim.studies.calibrating.calibration_checks import check_settings
+from sim.studies.calibrating.checks import check_settings
 from sim.studies.calibrating.sandbox_shots import angles_csv, example_settings
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"

@@ -370,7 +370,7 @@ def test_a_parameter_the_shots_leave_undetermined_is_refused(
 ):
     """The stated bounds, made strict enough for good shots to miss them: exit 2, one
     line saying what to measure, no design written."""
-    from sim.studies.calibrating import calibration_checks
+    from sim.studies.calibrating import checks as calibration_checks
 
     monkeypatch.setattr(calibration_checks, threshold, value)
     shots = _shots_csv(tmp_path / "shots.csv", (-30.0, -25.0, 8.0, 64.0, 70.0), per_pitch=8)

@@ -16,8 +16,8 @@ from sim.studies.calibrating.calibration import (
     _Model,
     calibrate,
 )
-from sim.studies.calibrating.calibration_report import format_calibration
 from sim.studies.calibrating.fitted_file import supported, write_fitted_design
+from sim.studies.calibrating.report import format_calibration
 from sim.studies.calibrating.shots_csv import MeasuredShots, parse_shots, read_shots
 from sim.views.calibration_picture import save_residuals_plot
 from tests.helpers import closed_form_shots

@@ -7,7 +7,7 @@ import pytest
 
 from models.design import design_toml, load_design
 from models.errors import InputError
-from sim.studies.designs.design_sweep import parse_sweep, with_value
+from sim.studies.designs.sweep import parse_sweep, with_value
 from tests.helpers import run
 
 SPACES = "r3c3,r7c3,r8c3,r10c0"

@@ -10,7 +10,7 @@ import pytest
 from models.design import load_design
 from models.errors import InputError, install_hint
 from models.tables import read_table
-from sim.studies.designs.design_search import far_rows, parse_param, parse_params
+from sim.studies.designs.search import far_rows, parse_param, parse_params
 from sim.studies.shots import datafiles
 from tests.helpers import run
 
@@ -351,7 +351,7 @@ def test_the_wilcoxon_pruner_stops_a_surely_worse_trial_of_a_real_study(tmp_path
 
 def test_a_best_value_at_an_end_of_its_range_is_found_and_worded():
     """19.7 mm at the top of 5:20 is at the edge: the best may lie beyond."""
-    from sim.studies.designs.design_search import SearchParam
+    from sim.studies.designs.search import SearchParam
     from sim.studies.optimising.search_settings import at_edge, edge_words
 
     pivot = SearchParam("launcher.pivot_height_mm", 5.0, 20.0)

@@ -9,7 +9,7 @@ from models.board import load_board, space_name
 from models.design import design_toml, load_design
 from models.errors import InputError
 from sim.physics.bullet.world import World
-from sim.studies.designs import design_search
+from sim.studies.designs import search as design_search
 from sim.studies.optimising import racing
 from sim.studies.shots.space_firing import advance, aim_at_space, run_space
 from sim.studies.shots.space_shots import SweepSpec, world_for

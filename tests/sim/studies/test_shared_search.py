@@ -206,8 +206,8 @@ def _small_search():
     """A search over the launcher's yaw spread on two spaces (no shot is fired here)."""
     from models.board import load_board
     from models.design import load_design
-    from sim.studies.designs.design_search import parse_params
     from sim.studies.designs.safety import SafetyLimits
+    from sim.studies.designs.search import parse_params
     from sim.studies.optimising.search_settings import Search
     from sim.studies.plain import plain_spec
 

@@ -3,7 +3,7 @@ fields the objective against each field."""
 
 import matplotlib
 
-from sim.studies.designs.design_search import SearchParam
+from sim.studies.designs.search import SearchParam
 from sim.views.optimise_pictures import search_figure
 
 matplotlib.use("Agg")

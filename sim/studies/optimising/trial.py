@@ -12,7 +12,7 @@ from typing import Any
 from models.design import Design, design_toml
 from models.errors import InputError
 from models.files import write_text_atomic
-from sim.studies.designs import design_search
+from sim.studies.designs import search as design_search
 from sim.studies.designs.safety import safety_report
 from sim.studies.optimising import racing
 from sim.studies.optimising.search_settings import Search

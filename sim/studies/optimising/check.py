@@ -23,7 +23,7 @@ from models.files import write_text_atomic
 from models.text import shown
 from sim.studies.comparing import cached_maps, design_tools
 from sim.studies.comparing.comparison_rule import comparison_rule
-from sim.studies.designs import design_search
+from sim.studies.designs import search as design_search
 from sim.studies.designs.safety import safety_report
 from sim.studies.optimising import optimise
 from sim.studies.running.cluster import StudyWorkers

@@ -85,7 +85,8 @@ def run_search(
     trials' ``table`` when asked. ``bars(total, unit, label)`` makes a progress
     callback (none by default); ``report`` is told that a study is resumed."""
     from sim.studies.comparing.cached_maps import cache_folder
-    from sim.studies.optimising import optimise, optimise_trial
+    from sim.studies.optimising import optimise
+    from sim.studies.optimising import trial as optimise_trial
     from sim.studies.optimising.study_storage import losing_storage
     from sim.studies.running.workers import pool_for
 
@@ -178,7 +179,7 @@ def _finish(m: _Measured, made_by: dict, out: Path, in_flight: int, verifying, t
 
 def _verify(search: Search, best: list, chosen, entries: list[dict], verifying) -> dict | None:
     """The chosen design against BASE on new shots, paired; None without one."""
-    from sim.studies.optimising import optimise_check
+    from sim.studies.optimising import check as optimise_check
 
     if not best:
         return None
@@ -264,7 +265,8 @@ def _write_designs(
 ) -> list[dict]:
     """Each best trial's design file (the chosen one at ``out``, the others beside it
     as ``<stem>-trial<N>``), and its entry in ``best``."""
-    from sim.studies.optimising import optimise, optimise_check
+    from sim.studies.optimising import check as optimise_check
+    from sim.studies.optimising import optimise
 
     entries = []
     for index, trial in enumerate(best):

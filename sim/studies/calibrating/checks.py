@@ -14,7 +14,7 @@ from models.errors import InputError
 from sim.studies.calibrating.shots_csv import MeasuredShots
 
 if TYPE_CHECKING:
-    from sim.studies.calibrating.calibration_result import CalibrationResult
+    from sim.studies.calibrating.result import CalibrationResult
 
 LABELS = {
     "muzzle_speed_mm_s": "muzzle speed",

@@ -4,7 +4,7 @@ sim/views/calibration_picture.py)."""
 from __future__ import annotations
 
 from sim.studies.calibrating.calibration import LABELS
-from sim.studies.calibrating.calibration_result import CalibrationResult
+from sim.studies.calibrating.result import CalibrationResult
 
 
 def format_calibration(result: CalibrationResult) -> str:

@@ -13,7 +13,7 @@ from models.design import Design, design_from_dict, design_toml
 from models.errors import InputError
 from models.numbers import ascii_decimal, ascii_whole
 from models.text import shown
-from sim.studies.designs.design_search import field_of
+from sim.studies.designs.search import field_of
 
 if TYPE_CHECKING:  # numpy only once the text is read: a mistake is told before it
     import numpy as np

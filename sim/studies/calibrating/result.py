@@ -2,7 +2,7 @@
 with its standard error (:class:`Estimate`), and the fit as a whole
 (:class:`CalibrationResult`).
 
-A module of their own, below the fit: its checks (sim/studies/calibrating/calibration_checks.py)
+A module of their own, below the fit: its checks (sim/studies/calibrating/checks.py)
 and the fitted design's file (sim/studies/calibrating/fitted_file.py) read them, and the fit
 imports both of those, so naming the result in the fit's module would tie them to it
 in a circle.
