@@ -50,7 +50,7 @@ LAYERS = (
     "sim.physics.mujoco",
     "sim.physics.warp",
     "sim.resolver",
-    # the rooms of sim/studies/ by question, bottom first; plain.py and demo.py,
+    # the rooms of sim/studies/ by question, bottom first; notebook.py and demo.py,
     # which call several rooms, stand on them in sim.studies itself
     "sim.studies.shots",
     "sim.studies.designs",

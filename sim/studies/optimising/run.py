@@ -2,7 +2,7 @@
 resumed), its trials run, the best measured again at full precision, their design
 files written, the chosen one verified against BASE on new shots, the fields'
 importances, and a summary. A plain function, so that a notebook runs the same
-search as the command line (sim/studies/plain.py: with its defaults, docs/optimise.md,
+search as the command line (sim/studies/notebook.py: with its defaults, docs/optimise.md,
 "From Python"); the command line only parses, calls this and prints.
 """
 

@@ -14,7 +14,7 @@ from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
 from models.errors import InputError
 from models.mean_rule import BoardMean, MeanRule, board_chances
-from sim.studies import plain
+from sim.studies import notebook as plain
 from sim.studies.comparing import board_mean, design_tools, engines_verdict, verdict_words
 from sim.studies.comparing.comparison_rule import ComparisonRule, comparison_rule
 from sim.studies.shots.space_shots import SweepSpec

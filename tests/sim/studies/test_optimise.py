@@ -324,9 +324,9 @@ def test_the_wilcoxon_pruner_stops_a_surely_worse_trial_of_a_real_study(tmp_path
     against BASE, it stops there, short of the search's 9 spaces."""
     from models.board import load_board
     from sim.studies.designs.safety import SafetyLimits
+    from sim.studies.notebook import plain_spec
     from sim.studies.optimising import optimise, racing
     from sim.studies.optimising.search_settings import Search
-    from sim.studies.plain import plain_spec
 
     spaces = ["r2c0", "r2c2", "r2c4", "r3c1", "r3c3", "r4c0", "r4c5", "r5c1", "r5c6"]
     base = load_design("stock")

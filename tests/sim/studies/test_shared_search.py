@@ -208,8 +208,8 @@ def _small_search():
     from models.design import load_design
     from sim.studies.designs.safety import SafetyLimits
     from sim.studies.designs.search import parse_params
+    from sim.studies.notebook import plain_spec
     from sim.studies.optimising.search_settings import Search
-    from sim.studies.plain import plain_spec
 
     base = load_design("stock")
     spec = plain_spec("stock", ["r2c3", "r5c1"], 10)
