@@ -43,7 +43,7 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot, launch_state
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.registry import installed
@@ -62,11 +62,11 @@ MUJOCO = "MuJoCo (as hit maps)"
 MUJOCO_SINGLE = "MuJoCo shot by shot"
 #: Label -> (rigid obstacles, bale followed to rest, the engine); the first is what
 #: the others are compared with.
-VARIANTS: dict[str, tuple[bool, bool, type[World] | type[MujocoWorld]]] = {
-    "issue 10's engine": (False, True, World),
-    "rigid obstacles": (True, True, World),
-    "both": (True, False, World),
-    AS_HIT_MAPS: (False, False, World),
+VARIANTS: dict[str, tuple[bool, bool, type[BulletWorld] | type[MujocoWorld]]] = {
+    "issue 10's engine": (False, True, BulletWorld),
+    "rigid obstacles": (True, True, BulletWorld),
+    "both": (True, False, BulletWorld),
+    AS_HIT_MAPS: (False, False, BulletWorld),
     NEW_BALE: (False, False, NewBaleEachShot),
 }
 

@@ -39,7 +39,7 @@ from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from models.stats import wilson_interval
 from sim.physics import aim
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.physics.mujoco.world import MujocoWorld
 from sim.physics.registry import installed
@@ -67,7 +67,7 @@ CHANGES: list[tuple[str, dict[str, Any]]] = [
 
 
 def grazing_aims(
-    world: World, per_target: int, piggies: tuple[str, ...] = ALL_PIGGIES
+    world: BulletWorld, per_target: int, piggies: tuple[str, ...] = ALL_PIGGIES
 ) -> list[list[tuple[float, float, int]]]:
     """For each of ``piggies``, ``per_target`` shots (yaw, pitch, seed) aimed by the
     solver (low arc) at the point GRAZING_OFFSET_MM beside it."""
@@ -95,23 +95,23 @@ def grazing_variants(design, since_issue_10: bool = False) -> tuple[dict, str]:
     variants: dict[str, tuple[Any, bool, Any]] = {}
     if not since_issue_10:
         before = with_physics(design, **BEFORE_TUNING)
-        variants["before tuning"] = (before.physics, True, World)
+        variants["before tuning"] = (before.physics, True, BulletWorld)
         for label, change in CHANGES:
-            variants[label] = (with_physics(before, **change).physics, True, World)
+            variants[label] = (with_physics(before, **change).physics, True, BulletWorld)
         variants["all three"] = (
             with_physics(before, **{k: v for _, c in CHANGES for k, v in c.items()}).physics,
             True,
-            World,
+            BulletWorld,
         )
-    variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True, World)
+    variants[ISSUE_10] = (with_physics(design, rigid_obstacles=False).physics, True, BulletWorld)
     variants["rigid obstacles"] = (
         with_physics(design, rigid_obstacles=True).physics,
         True,
-        World,
+        BulletWorld,
     )
-    variants["both"] = (with_physics(design, rigid_obstacles=True).physics, False, World)
+    variants["both"] = (with_physics(design, rigid_obstacles=True).physics, False, BulletWorld)
     engine_label = f"design '{design.name}', as hit maps use it"
-    variants[engine_label] = (design.physics, False, World)
+    variants[engine_label] = (design.physics, False, BulletWorld)
     variants[NEW_BALE] = (design.physics, False, NewBaleEachShot)
     if installed("mujoco"):
         variants[MUJOCO] = (design.physics, False, MujocoWorld)
@@ -165,7 +165,7 @@ def bench_grazing(
     piggies = ALL_PIGGIES[:targets]
     board, design = load_board("stock"), load_design("stock")
     layout = load_layout("crowded", board)
-    with World(board, design, layout) as world:
+    with BulletWorld(board, design, layout) as world:
         aims_by_target = grazing_aims(world, per_target, piggies)
     variants, engine_label = grazing_variants(design, since_issue_10)
     results, cpu, simulated = fire_variants(board, design, layout, variants, aims_by_target)

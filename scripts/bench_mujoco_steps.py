@@ -46,7 +46,7 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import ALL_PIGGIES, Layout, layout_from_dict, load_layout
 from sim.physics import shoot
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.geometry import BodyPose, PiggyModel
 from sim.physics.launch import AimedShot, launch_state
 from sim.physics.materials import Materials
@@ -239,7 +239,7 @@ def grazing(variants: dict, per_target: int) -> dict:
     seconds and verdicts ([target][shot]) by label."""
     board, design = load_board("stock"), load_design("stock")
     layout = load_layout("crowded", board)
-    with World(board, design, layout, bale_to_rest=False) as bullet:
+    with BulletWorld(board, design, layout, bale_to_rest=False) as bullet:
         aims = grazing_aims(bullet, per_target)
         bullet_verdicts = [
             [

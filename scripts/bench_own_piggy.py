@@ -27,7 +27,7 @@ from models.board import load_board
 from models.design import Design, load_design
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.studies.shots.space_shots import TARGET, shot_seed
 
@@ -61,7 +61,7 @@ def bench_own_piggy(per_space: int, design: str | None, quiet: bool) -> dict:
     board = load_board("stock")
     designs = {"stock piggy": load_design("stock"), **own_piggy_designs(design)}
     # as hit maps fire: the bale followed only until it can strike nothing more
-    worlds = {label: World(board, d, bale_to_rest=False) for label, d in designs.items()}
+    worlds = {label: BulletWorld(board, d, bale_to_rest=False) for label, d in designs.items()}
     try:
         cpu, simulated, hits = _fire(worlds, per_space)
         parts = {label: world.scene.model.parts_mm for label, world in worlds.items()}
@@ -92,7 +92,7 @@ def bench_own_piggy(per_space: int, design: str | None, quiet: bool) -> dict:
 
 
 def _fire(
-    worlds: dict[str, World], per_space: int
+    worlds: dict[str, BulletWorld], per_space: int
 ) -> tuple[dict[str, float], dict[str, float], dict[str, dict[str, int]]]:
     """Every world fires the same child's shots, taking turns; each one's CPU time (s),
     simulated time (s) and hits on the target by space."""

@@ -3,10 +3,10 @@
 Shots, on the stock board's crowded layout (12 piggies, two stacks), the same
 solver-aimed shots and seeds for every variant, timed in the same run (these
 machines are noisy: compare the ratios, not the absolute figures):
-- the naive reference: the same physical model, but a fresh World per shot, a
+- the naive reference: the same physical model, but a fresh BulletWorld per shot, a
   fixed 2-second horizon, every piggy awake, no early stop, and the solver
   iterations the model had before it was tuned for speed (20);
-- our engine, one process: one World, idle piggies static stand-ins until
+- our engine, one process: one BulletWorld, idle piggies static stand-ins until
   something comes near, resting piggies frozen again, stopping when everything
   is at rest;
 - our engine with every piggy awake all the shot (what the stand-ins buy);
@@ -30,14 +30,14 @@ from models.design import load_design
 from models.layout import ALL_PIGGIES, load_layout
 from sim.physics import aim
 from sim.physics.bullet import pb
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 
 #: How far every aim is moved to see how sensitive the reference's verdicts are, degrees.
 AIM_NUDGE_DEG = 0.01
 
 
-def aims(world: World, count: int) -> list[tuple[float, float, int]]:
+def aims(world: BulletWorld, count: int) -> list[tuple[float, float, int]]:
     """``count`` shots at the piggies in turn: (yaw, pitch, seed)."""
     targets = [aim.solve(world.design, world.piggy_centre_mm(p))[0] for p in ALL_PIGGIES]
     return [(targets[i % 12].yaw_deg, targets[i % 12].pitch_deg, i) for i in range(count)]
@@ -59,9 +59,9 @@ def with_physics(design, **changes):
     return dataclasses.replace(design, physics=dataclasses.replace(design.physics, **changes))
 
 
-class NewBaleEachShot(World):
+class NewBaleEachShot(BulletWorld):
     """The engine as it was before issue 31, for the benches to time the reused bale
-    against: every shot removes the last shot's bale and makes a new one (World's
+    against: every shot removes the last shot's bale and makes a new one (BulletWorld's
     reset as it was then). Its shots are the same bytes as the engine's."""
 
     def _reset(self, tractor_yaw_deg: float = 0.0) -> None:
@@ -99,13 +99,13 @@ def time_naive(board, design, layout, shots) -> tuple[float, list]:
     start = time.perf_counter()
     results = []
     for yaw, pitch, seed in shots:
-        with World(board, naive_design(design), layout) as world:
+        with BulletWorld(board, naive_design(design), layout) as world:
             results.append(world.shoot(AimedShot(yaw, pitch, seed=seed)).knocked)
     return time.perf_counter() - start, results
 
 
 def time_engine(board, design, layout, shots) -> tuple[float, list]:
-    world = World(board, design, layout)
+    world = BulletWorld(board, design, layout)
     start = time.perf_counter()
     results = [world.shoot(AimedShot(yaw, pitch, seed=seed)).knocked for yaw, pitch, seed in shots]
     elapsed = time.perf_counter() - start
@@ -113,12 +113,12 @@ def time_engine(board, design, layout, shots) -> tuple[float, list]:
     return elapsed, results
 
 
-_WORKER_WORLD: list[World] = []
+_WORKER_WORLD: list[BulletWorld] = []
 
 
 def _start_worker() -> None:
     board = load_board("stock")
-    _WORKER_WORLD.append(World(board, load_design("stock"), load_layout("crowded", board)))
+    _WORKER_WORLD.append(BulletWorld(board, load_design("stock"), load_layout("crowded", board)))
 
 
 def _worker_ready(_) -> None:
@@ -151,7 +151,7 @@ def bench_shots(count: int, naive_count: int, quiet: bool) -> dict:
     """Shots per second for each variant (see the module docstring)."""
     board, design = load_board("stock"), load_design("stock")
     layout = load_layout("crowded", board)
-    with World(board, design, layout) as world:
+    with BulletWorld(board, design, layout) as world:
         shots = aims(world, count)
     awake = dataclasses.replace(
         design, physics=dataclasses.replace(design.physics, sleep_at_rest=False)

@@ -63,11 +63,11 @@ SEED = 0
 
 def demo_shot():
     """The demo's shot (recorded), the world it was fired in, its picture."""
-    from sim.physics.bullet.world import World
+    from sim.physics.bullet.world import BulletWorld
 
     board, design = load_board("stock"), load_design("stock")
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
-    world = World(board, design, layout)
+    world = BulletWorld(board, design, layout)
     aim = shoot.solve_aim(world, demo.DEMO_TARGET)
     result = shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, SEED), record=True)
     return world, result

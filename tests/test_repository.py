@@ -141,7 +141,7 @@ def test_dangling_references_are_found():
         f"rulings in {OUTSIDE_NAMES[1]}.\n",
         module: f'"""Board frame ({OUTSIDE_NAMES[0]}, "Units").\n'
         "As in docs/rules/<game>.md and models/boards/*.toml;\n"
-        'World is sim.physics.bullet.world.World; docs/formats.md."""\n',
+        'BulletWorld is sim.physics.bullet.world.BulletWorld; docs/formats.md."""\n',
     }
     assert dangling_references(planted) == [
         f"{doc}: mentions {OUTSIDE_NAMES[1]}, which is outside the repository",
@@ -231,7 +231,11 @@ _TYPED_ATTRIBUTE = "import typing\n\nif typing.TYPE_CHECKING:\n    {}\n"
 @pytest.mark.parametrize(
     ("package", "source", "imported"),
     [
-        ("models", "from sim.physics.bullet.world import World\n", "sim.physics.bullet.world"),
+        (
+            "models",
+            "from sim.physics.bullet.world import BulletWorld\n",
+            "sim.physics.bullet.world",
+        ),
         ("models", "def f():\n    import referee\n", "referee"),
         ("models", _TYPED.format("from referee.api import State"), "referee.api"),
         ("referee", "import pybullet\n", "pybullet"),
@@ -489,7 +493,7 @@ def package_modules(root: Path = ROOT) -> list[str]:
 def modules_named(text: str) -> set[str]:
     """The module paths that ``text`` names: by path (``sim/physics/bullet/world.py``),
     or by dotted name (``sim.physics.bullet.world``, also at the head of an
-    attribute's, ``sim.physics.bullet.world.World``); a package's folder
+    attribute's, ``sim.physics.bullet.world.BulletWorld``); a package's folder
     (``sim/envs/``) or dotted name (``sim.envs``) names its ``__init__.py``."""
     named = set()
     for match in _PATH_RE.finditer(text):

@@ -1,5 +1,5 @@
 """The physics engines a shot can run on, and the registry that names them: Bullet
-(:class:`sim.physics.bullet.world.World`, the default) and MuJoCo
+(:class:`sim.physics.bullet.world.BulletWorld`, the default) and MuJoCo
 (:class:`sim.physics.mujoco.world.MujocoWorld`, an optional extra). Every engine is
 an adapter in its own folder, built from the same data (:mod:`sim.physics.bodies`),
 firing the same :class:`~sim.physics.launch.Launch` and returning the same
@@ -58,7 +58,12 @@ REGISTRY = {
     engine.name: engine
     for engine in (
         Engine(
-            "bullet", "sim.physics.bullet.world:World", "sim.physics.bullet", "PyBullet", None, None
+            "bullet",
+            "sim.physics.bullet.world:BulletWorld",
+            "sim.physics.bullet",
+            "PyBullet",
+            None,
+            None,
         ),
         Engine(
             "mujoco",
@@ -143,7 +148,7 @@ def make_world(
     bale_to_rest: bool = True,
 ) -> ShotEngine:
     """A shot engine on the design's engine (as :func:`resolve` gives it), built as
-    each engine's world is: ``World(board, design, layout, hit_rule=...,
+    each engine's world is: ``BulletWorld(board, design, layout, hit_rule=...,
     bale_to_rest=...)``. An engine not installed that no boundary resolved is told
     here, on the same one line."""
     module, name = REGISTRY[design.physics.engine].world.split(":")

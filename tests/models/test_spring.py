@@ -125,9 +125,9 @@ def test_bad_spring_launchers_get_one_line(launcher, message):
 
 def test_the_physics_fires_at_the_derived_speed():
     from models.board import load_board
-    from sim.physics.bullet.world import World
+    from sim.physics.bullet.world import BulletWorld
 
     design = load_design("spring-stock")
-    with World(load_board("stock"), design) as world:
+    with BulletWorld(load_board("stock"), design) as world:
         shot = world.shoot(AimedShot(0.0, 10.0, noise=False))
     assert shot.speed_mm_s == pytest.approx(design.launcher.muzzle_speed_mm_s)

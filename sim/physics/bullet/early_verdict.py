@@ -4,7 +4,7 @@ moving piggies are sealed, and whether the bale can strike anything more.
 The rules themselves, with no physics, are :mod:`sim.physics.early_verdict`, shared
 with the MuJoCo engine (whose checks are in :mod:`sim.physics.mujoco.world`); they
 stay apart from this module so that neither they nor MuJoCo import PyBullet. This
-part of the engine (:class:`sim.physics.bullet.world.World`) reads the bodies' states from
+part of the engine (:class:`sim.physics.bullet.world.BulletWorld`) reads the bodies' states from
 the scene's Bullet and asks it what lies near. Lengths inside are cm, as in
 :mod:`sim.physics.bullet.scene`.
 """

@@ -3,7 +3,7 @@
 :class:`Scene` builds every body from a board, a design and a layout, lets the
 layout's piggies settle, and answers questions about where things are: a piggy's
 pose, whether it is at rest. It is the registry of the bodies: the engine that
-fires bales in it (:class:`sim.physics.bullet.world.World`) and that engine's parts
+fires bales in it (:class:`sim.physics.bullet.world.BulletWorld`) and that engine's parts
 make, swap and park bodies through it. What it builds from is static data
 (:mod:`sim.physics.geometry`), which the views draw from too.
 

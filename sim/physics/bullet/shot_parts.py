@@ -2,7 +2,7 @@
 strikes, the recorder of poses, the bale's leaving play, and the rest detector;
 and the limits the step loop keeps to.
 
-The engine (:class:`sim.physics.bullet.world.World`) makes a new set for each shot and
+The engine (:class:`sim.physics.bullet.world.BulletWorld`) makes a new set for each shot and
 calls them in its step loop; each reads the scene's Bullet (the engine-neutral
 parts they feed, the strike log, the rest clock and the recorder, are in
 :mod:`sim.physics.shot_log`) and keeps its own state, so that each can be tested

@@ -31,7 +31,7 @@ import numpy as np
 from models.board import Board
 from models.design import Design
 from sim.physics.ballistics import GRAVITY_MM_S2, closed_form_landing
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 
 
@@ -74,7 +74,7 @@ def range_table(board: Board, design: Design, pitches_deg) -> list[RangeRow]:
     rows = []
     dt = 1.0 / design.physics.steps_per_s
     speed = design.launcher.muzzle_speed_mm_s
-    with World(open_board(board), design) as world:
+    with BulletWorld(open_board(board), design) as world:
         for pitch in pitches_deg:
             height = lowest_point_height_mm(design, pitch)
             expected, t = closed_form_landing(design, pitch, height)

@@ -1,7 +1,7 @@
 """The stand-in shot engine: it holds a :class:`~sim.physics.bullet.scene.Scene`, fires bales
 in it and judges.
 
-Build a :class:`World` once, then fire many shots from it: each shot starts from
+Build a :class:`BulletWorld` once, then fire many shots from it: each shot starts from
 the settled layout (piggies at their resting poses, everything still), turns the
 tractor, releases the bale at the muzzle and steps until everything is at rest
 (or a cap), then judges every piggy by the knock-out test (docs/rules/go-piggy-go.md,
@@ -44,7 +44,7 @@ from sim.physics.results import ShotResult
 from sim.physics.shot_log import shot_result
 
 
-class World(FiringEngine):
+class BulletWorld(FiringEngine):
     """The stand-in shot engine, holding the scene it fires in (Bullet's: the MuJoCo
     engine is :class:`sim.physics.mujoco.world.MujocoWorld`).
 
@@ -259,7 +259,7 @@ class World(FiringEngine):
         return restless
 
 
-class WindowedWorld(World):
+class WindowedWorld(BulletWorld):
     """A Bullet world drawn in PyBullet's own window (the sandbox, sim/views/sandbox.py)."""
 
     gui = True

@@ -1,4 +1,4 @@
-"""The MuJoCo shot engine: the same shot as :class:`sim.physics.bullet.world.World`'s, on a
+"""The MuJoCo shot engine: the same shot as :class:`sim.physics.bullet.world.BulletWorld`'s, on a
 :class:`~sim.physics.mujoco.scene.MujocoScene`, with the same parts where a part
 needs no engine (the judge, the early verdict's rules, the strike log, the rest
 count, the result) and MuJoCo's own where it reads the simulation.

@@ -13,7 +13,7 @@ from models.layout import layout_from_dict, load_layout
 from models.meshes import load_parts
 from sim.physics import aim
 from sim.physics.ballistics import GRAVITY_MM_S2
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.early_verdict import (
     Motion,
     PiggyShape,
@@ -133,7 +133,7 @@ def test_a_world_with_the_early_verdict_judges_the_same_and_ends_sooner(board, d
     late = dataclasses.replace(
         design, physics=dataclasses.replace(design.physics, early_verdict=False)
     )
-    with World(board, early, crowded) as quick, World(board, late, crowded) as full:
+    with BulletWorld(board, early, crowded) as quick, BulletWorld(board, late, crowded) as full:
         centre = full.piggy_centre_mm("gold-2")
         along = centre[:2] / np.linalg.norm(centre[:2])
         point = centre + 15.0 * np.array([-along[1], along[0], 0.0])
@@ -157,8 +157,8 @@ def test_a_world_not_following_the_bale_to_rest_gives_the_same_verdicts_and_stri
 
     lone = layout_from_dict({"stacks": {"r7c3": ["gold-1"]}}, board=board)
     with (
-        World(board, design, lone) as full,
-        World(board, design, lone, bale_to_rest=False) as quick,
+        BulletWorld(board, design, lone) as full,
+        BulletWorld(board, design, lone, bale_to_rest=False) as quick,
     ):
         s = solve_aim(full, "gold-1", "low")
         sooner = 0

@@ -19,7 +19,7 @@ from models.board import load_board
 from models.design import load_design
 from models.layout import layout_from_dict
 from sim.physics import aim
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 
 GOLDEN = Path(__file__).with_name("golden_shots.json")
@@ -33,7 +33,7 @@ def fired() -> list[dict]:
     """The shots' records, fired in one world in order."""
     board, design = load_board("stock"), load_design("stock")
     records = []
-    with World(board, design, layout_from_dict({"stacks": STACKS}, board=board)) as world:
+    with BulletWorld(board, design, layout_from_dict({"stacks": STACKS}, board=board)) as world:
         for piggy, seed in SHOTS:
             centre = world.piggy_centre_mm(piggy)
             low = next(s for s in aim.solve(world.design, centre) if s.arc == "low")

@@ -7,7 +7,7 @@ import pytest
 from models.errors import InputError
 from sim.physics.bodies import pair_friction
 from sim.physics.bullet import pb
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL, Materials, draw_materials, parse_vary
 from sim.physics.mujoco.mjcf import Coefficients
@@ -98,7 +98,7 @@ def test_a_shots_factors_are_read_back_from_how_it_drew_them(design):
 def test_bullet_gives_each_body_its_own_materials_factor(board, design):
     """A shot varying the bale's friction alone moves the bale's friction, not the
     board's or a piggy's; the next plain shot puts the design's own back."""
-    with World(board, design) as world:
+    with BulletWorld(board, design) as world:
         client, bale = world.client, world.scene.bale
         board_body = world.scene.static_bodies[0]
         shot = world.shoot(AimedShot(10.0, 5.0, seed=5, vary={"bale_friction": 0.5}))

@@ -20,7 +20,7 @@ from sim.physics import shoot
 from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.physics.bodies import pair_friction, pair_restitution
 from sim.physics.bullet import CM_PER_MM, pb
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.physics.registry import make_world
 from sim.studies.maps import hitmap
@@ -37,7 +37,7 @@ M_PER_MM = 1e-3
 def crowded_worlds():
     board, design = load_board("stock"), load_design("stock")
     layout = load_layout("crowded", board)
-    bullet, mj = World(board, design, layout), MujocoWorld(board, design, layout)
+    bullet, mj = BulletWorld(board, design, layout), MujocoWorld(board, design, layout)
     yield bullet, mj
     bullet.close()
     mj.close()
@@ -143,7 +143,7 @@ def test_piggies_beside_every_fence_rest_where_bullets_do():
     board, design = load_board("stock"), load_design("stock")
     spaces = sorted({space_name(s) for fence in board.fences for s in fence})
     names = [f"{colour}-{k}" for colour in ("gold", "pink", "blue", "green") for k in (1, 2, 3)]
-    with World(board, design) as bullet, MujocoWorld(board, design) as mj:
+    with BulletWorld(board, design) as bullet, MujocoWorld(board, design) as mj:
         for start in range(0, len(spaces), len(names)):
             stacks = {s: [n] for s, n in zip(spaces[start:], names, strict=False)}
             layout = layout_from_dict({"stacks": stacks}, board=board, source="test")
@@ -266,7 +266,7 @@ def test_a_design_saying_bullet_is_keyed_and_shot_as_one_saying_nothing(tmp_path
     assert load_design(str(said)) == stock
     assert "engine" not in SweepSpec("stock", "stock", {}, ("r2c3",), 3).key()
     world = make_world(load_board("stock"), load_design(str(said)))
-    assert isinstance(world, World)
+    assert isinstance(world, BulletWorld)
 
 
 def test_an_unknown_engine_or_a_missing_mujoco_exits_2_with_one_line(capsys, monkeypatch):

@@ -16,7 +16,7 @@ from models.layout import Layout
 from sim.physics.bullet import pb
 from sim.physics.bullet.scene import Scene
 from sim.physics.bullet.validation import default_pitches, range_table
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.geometry import PiggyModel
 from sim.physics.launch import AimedShot
 
@@ -84,7 +84,7 @@ def test_an_own_piggy_stands_still_on_every_space_for_two_seconds(board, table_d
 
 
 def _clearance_mm(board, design) -> float:
-    with World(board, design) as world:
+    with BulletWorld(board, design) as world:
         world.set_layout(Layout(board=board, stacks={(8, 3): ("pink-1",)}))
         # straight at the trough, far to the side of r8c3: the piggy is not touched
         result = world.shoot(AimedShot(60.0, 10.0, seed=0, noise=False))
@@ -150,9 +150,9 @@ def test_an_own_tractor_is_what_the_bale_hits(tmp_path, board):
     wall = trimesh.creation.box(extents=(200.0, 10.0, 150.0))
     wall.apply_translation([0.0, 70.0, 75.0])
     design = load_design(_own_design(tmp_path, "tractor", wall))
-    with World(board, design) as world:
+    with BulletWorld(board, design) as world:
         own = world.shoot(AimedShot(0.0, 0.0, seed=0, noise=False))
-    with World(board, load_design("stock")) as world:
+    with BulletWorld(board, load_design("stock")) as world:
         stock = world.shoot(AimedShot(0.0, 0.0, seed=0, noise=False))
     assert own.first_contact_with == "tractor" and own.first_contact_mm[1] < 66.0
     assert stock.first_contact_with != "tractor" and stock.first_contact_mm[1] > 100.0
@@ -164,7 +164,7 @@ def test_an_own_piggy_is_aimed_at_its_centre_of_mass(tmp_path, board):
     board, and would move with how finely the cone is made."""
     cone = trimesh.creation.cone(radius=12.0, height=30.0, sections=64)
     design = load_design(_own_design(tmp_path, "piggy", cone))
-    with World(board, design, Layout(board=board, stacks={(5, 0): ("gold-1",)})) as world:
+    with BulletWorld(board, design, Layout(board=board, stacks={(5, 0): ("gold-1",)})) as world:
         centre = world.piggy_centre_mm("gold-1")
     x, y = board.space_center_mm((5, 0))
     assert centre == pytest.approx([x, y, 30.0 / 4], abs=0.05)

@@ -9,7 +9,7 @@ import pytest
 
 from models.layout import layout_from_dict
 from sim.physics.ballistics import direction
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.geometry import PiggyModel
 from sim.physics.launch import AimedShot
 
@@ -17,7 +17,7 @@ from sim.physics.launch import AimedShot
 @pytest.fixture(scope="module")
 def world(board, design):
     layout = layout_from_dict({"stacks": {"r8c3": ["gold-1"], "r2c1": ["green-1"]}}, board=board)
-    with World(board, design, layout) as built:
+    with BulletWorld(board, design, layout) as built:
         yield built
 
 

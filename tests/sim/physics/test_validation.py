@@ -29,7 +29,7 @@ def test_dragged_flight_matches_the_integrated_drag_equation(board):
 
     from sim.physics.aim import _landing_with_drag
     from sim.physics.bullet.validation import lowest_point_height_mm, open_board
-    from sim.physics.bullet.world import World
+    from sim.physics.bullet.world import BulletWorld
 
     design = load_design("stock")
     dragged = dataclasses.replace(
@@ -39,7 +39,7 @@ def test_dragged_flight_matches_the_integrated_drag_equation(board):
         ),
     )
     dt = 1.0 / design.physics.steps_per_s
-    with World(open_board(board), dragged) as world:
+    with BulletWorld(open_board(board), dragged) as world:
         for pitch in (-10.0, 10.0, 35.0, 60.0):
             expected = _landing_with_drag(dragged, pitch, lowest_point_height_mm(dragged, pitch))
             result = world.shoot(AimedShot(0.0, pitch, noise=False))

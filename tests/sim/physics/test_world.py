@@ -17,7 +17,7 @@ from sim.physics import aim
 from sim.physics.ballistics import GRAVITY_MM_S2, direction, release_point_mm
 from sim.physics.bullet import pb
 from sim.physics.bullet.validation import open_board
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 
 
@@ -33,7 +33,7 @@ def test_bale_has_no_hidden_damping_and_flies_the_euler_parabola(open_small_boar
     """PyBullet's default damping (0.04) would slow the bale; with it set to zero the
     flight is exactly the semi-implicit Euler parabola (tolerance 0.001 mm)."""
     dt = 1 / design.physics.steps_per_s
-    with World(open_small_board, design) as world:
+    with BulletWorld(open_small_board, design) as world:
         result = world.shoot(AimedShot(0.0, 40.0, noise=False), record_every=1)
     path = result.trajectory_mm[:120]
     p0 = release_point_mm(design, 0.0, 40.0)
@@ -55,7 +55,7 @@ def test_a_bale_sliding_on_the_board_goes_straight_and_stops_where_friction_says
     speed = 1000.0
     mu = design.bale.friction * design.surfaces.friction
     start = np.array([0.0, 300.0, design.bale.height_mm / 2 + 0.01])
-    with World(open_board(board), design) as world:
+    with BulletWorld(open_board(board), design) as world:
         result = world.launch(
             start, [0.0, speed, 0.0], pb.getQuaternionFromEuler([0.0, 0.0, yaw_rad])
         )
@@ -66,7 +66,7 @@ def test_a_bale_sliding_on_the_board_goes_straight_and_stops_where_friction_says
 
 def test_settled_layout_stands_inside_its_spaces(board, design):
     stacks = {"r8c3": ["gold-2", "pink-1"], "r2c1": ["green-1"], "r9c5": ["blue-1"]}
-    with World(board, design, layout(board, stacks)) as world:
+    with BulletWorld(board, design, layout(board, stacks)) as world:
         for piggy in world.layout.piggies:
             assert not world.judge.knocked_out(piggy).knocked
             _, rotation = world.piggy_pose_mm(piggy)
@@ -76,7 +76,7 @@ def test_settled_layout_stands_inside_its_spaces(board, design):
 
 
 def test_direct_hit_on_a_lone_piggy_aimed_by_the_solver(board, design):
-    with World(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
+    with BulletWorld(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
         s = solve(world, "blue-1")
         result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=1))
     assert result.first_contact_with == "blue-1"
@@ -86,7 +86,7 @@ def test_direct_hit_on_a_lone_piggy_aimed_by_the_solver(board, design):
 
 
 def test_a_clear_miss_knocks_nobody(board, design):
-    with World(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
+    with BulletWorld(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
         s = aim.solve(design, np.append(board.space_center_mm((9, 0)), 3.0))[0]
         result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=1))
     assert result.knocked == []
@@ -97,7 +97,7 @@ def test_a_clear_miss_knocks_nobody(board, design):
 
 def test_a_hit_on_the_bottom_of_a_stack_knocks_both(board, design):
     stacks = {"r8c3": ["gold-2", "pink-1"]}
-    with World(board, design, layout(board, stacks)) as world:
+    with BulletWorld(board, design, layout(board, stacks)) as world:
         s = solve(world, "gold-2")
         result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert result.knocked == ["gold-2", "pink-1"]
@@ -107,7 +107,7 @@ def test_a_hit_on_the_bottom_of_a_stack_knocks_both(board, design):
 def test_stacked_piggies_are_judged_one_by_one(board, design):
     """A hit on the top piggy knocks it off; the bottom piggy stays (ruling #7)."""
     stacks = {"r8c1": ["gold-2", "pink-1"]}
-    with World(board, design, layout(board, stacks)) as world:
+    with BulletWorld(board, design, layout(board, stacks)) as world:
         s = solve(world, "pink-1")
         result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
     assert result.knocked == ["pink-1"]
@@ -117,7 +117,7 @@ def test_stacked_piggies_are_judged_one_by_one(board, design):
 def test_ricochet_off_a_fence_knocks_a_piggy_nobody_aimed_at(small_board, design):
     """Set up on purpose: the bale is aimed at the tall fence ahead of the tractor,
     bounces off it, and knocks out pink-2, which stands beside its path."""
-    with World(small_board, design, layout(small_board, {"r6c3": ["pink-2"]})) as world:
+    with BulletWorld(small_board, design, layout(small_board, {"r6c3": ["pink-2"]})) as world:
         fence_point = (20.0, 137.5 - 5.0, 50.0)  # the fence's face, 5 mm short of its line
         s = aim.solve(design, fence_point)[0]
         result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, noise=False))
@@ -128,7 +128,7 @@ def test_ricochet_off_a_fence_knocks_a_piggy_nobody_aimed_at(small_board, design
 
 def test_a_bale_under_the_belly_between_the_legs_does_not_hit(open_small_board, design):
     """One convex hull of the piggy would fill this gap (tests/models/test_meshes.py)."""
-    with World(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
+    with BulletWorld(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
         centre = np.append(open_small_board.space_center_mm((7, 2)), 6.5)
         start = centre - np.array([0.0, 60.0, 0.0])
         under = w.launch(start, [0.0, 5000.0, 0.0])
@@ -163,7 +163,7 @@ def test_no_tunnelling_at_top_speed_from_close_range(open_small_board):
     design = load_design("fast-spring")
     speed = design.launcher.muzzle_speed_mm_s + 3 * design.launcher.speed_sd_mm_s
     rng = np.random.default_rng(7)
-    with World(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
+    with BulletWorld(open_small_board, design, layout(open_small_board, {"r7c2": ["gold-1"]})) as w:
         parts = w.scene.model.parts_at(w.scene.piggy_pose("gold-1"))  # settled, before a shot
         # legs, ears, tail, snout: every part less than 10 mm across one way (the body
         # and head are 16 mm or more every way)
@@ -194,15 +194,15 @@ def _principal_directions(points: np.ndarray) -> np.ndarray:
 
 def test_same_shot_same_bytes_whatever_came_before(board, design):
     stacks = {"r8c3": ["gold-2", "pink-1"], "r9c3": ["blue-1"]}
-    with World(board, design, layout(board, stacks)) as world:
+    with BulletWorld(board, design, layout(board, stacks)) as world:
         s = solve(world, "gold-2")
         first = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
         world.shoot(AimedShot(30.0, 10.0, seed=6))  # something else in between
         again = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
-    with World(board, design, layout(board, stacks)) as fresh:
+    with BulletWorld(board, design, layout(board, stacks)) as fresh:
         anew = json.dumps(fresh.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
     assert first == again == anew
-    with World(board, design, layout(board, stacks)) as world:
+    with BulletWorld(board, design, layout(board, stacks)) as world:
         other_seed = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=6)).to_dict())
     assert other_seed != first  # the seed really drives the noise
 
@@ -213,7 +213,7 @@ def test_the_bale_is_one_body_reset_to_a_new_one_for_every_shot(board, design):
     material factors. After a shot that varied friction and restitution by half, a
     shot at the design's own factors is the same bytes as in a fresh world."""
     stacks = {"r8c3": ["gold-2", "pink-1"]}
-    with World(board, design, layout(board, stacks)) as world:
+    with BulletWorld(board, design, layout(board, stacks)) as world:
         bale, client = world.scene.bale, world.client
         s = solve(world, "gold-2")
         varied = world.shoot(
@@ -229,7 +229,7 @@ def test_the_bale_is_one_body_reset_to_a_new_one_for_every_shot(board, design):
         assert pb.getBaseVelocity(bale, physicsClientId=client) == ((0, 0, 0), (0, 0, 0))
         after = json.dumps(world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
         assert world.scene.bale == bale
-    with World(board, design, layout(board, stacks)) as fresh:
+    with BulletWorld(board, design, layout(board, stacks)) as fresh:
         anew = json.dumps(fresh.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=5)).to_dict())
     assert after == anew
 
@@ -242,7 +242,7 @@ def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, des
     reused bale, broadphase wake order, bodies removed or re-added in mid-shot),
     fired again in fresh worlds."""
     crowded = load_layout("crowded", board)
-    with World(board, design, crowded) as world:
+    with BulletWorld(board, design, crowded) as world:
         aims = [solve(world, piggy) for piggy in ALL_PIGGIES]
         series = [
             json.dumps(
@@ -253,7 +253,7 @@ def test_every_shot_of_a_series_equals_the_same_shot_in_a_fresh_world(board, des
             for i in range(18)
         ]
     for i in (2, 7, 13, 17):
-        with World(board, design, crowded) as fresh:
+        with BulletWorld(board, design, crowded) as fresh:
             shot = fresh.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))
         assert json.dumps(shot.to_dict()) == series[i], f"shot {i}"
 
@@ -271,7 +271,7 @@ def test_no_moving_body_reaches_a_stand_in_s_box_before_it_is_woken(board, desig
     overlap would let it happen in every shot."""
     crowded = load_layout("crowded", board)
     overlaps = []
-    with World(board, design, crowded) as world:
+    with BulletWorld(board, design, crowded) as world:
         aims = [solve(world, piggy) for piggy in ALL_PIGGIES]
 
         def look() -> None:
@@ -310,10 +310,10 @@ def test_crowded_shots_are_the_same_bytes_whatever_the_hash_seed(tmp_path):
         "from models.design import load_design\n"
         "from models.layout import ALL_PIGGIES, load_layout\n"
         "from sim.physics import aim\n"
-        "from sim.physics.bullet.world import World\n"
+        "from sim.physics.bullet.world import BulletWorld\n"
         "from sim.physics.launch import AimedShot\n"
         "board, design = load_board('stock'), load_design('stock')\n"
-        "with World(board, design, load_layout('crowded', board)) as w:\n"
+        "with BulletWorld(board, design, load_layout('crowded', board)) as w:\n"
         "    aims = [aim.solve(design, w.piggy_centre_mm(p))[0] for p in ALL_PIGGIES]\n"
         "    for i in range(12):\n"
         "        r = w.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))\n"
@@ -347,7 +347,10 @@ def test_stand_ins_give_the_shots_of_a_fully_awake_world(board, design):
     )
     hits = verdicts_differ = 0
     still, moved = [], []
-    with World(board, design, crowded) as lazy, World(board, awake_design, crowded) as awake:
+    with (
+        BulletWorld(board, design, crowded) as lazy,
+        BulletWorld(board, awake_design, crowded) as awake,
+    ):
         aims = [solve(lazy, piggy) for piggy in ALL_PIGGIES]
         for i in range(24):
             fast = lazy.shoot(AimedShot(aims[i % 12].yaw_deg, aims[i % 12].pitch_deg, seed=i))
@@ -367,7 +370,7 @@ def test_stand_ins_give_the_shots_of_a_fully_awake_world(board, design):
 
 
 def test_a_world_is_reused_across_layouts(board, design):
-    with World(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
+    with BulletWorld(board, design, layout(board, {"r9c5": ["blue-1"]})) as world:
         client = world.client
         world.set_layout(layout(board, {"r2c1": ["green-2"], "r8c3": ["gold-1"]}))
         assert world.client == client
@@ -381,7 +384,10 @@ def test_air_drag_shortens_the_shot(open_small_board, design):
     dragged = dataclasses.replace(
         design, physics=dataclasses.replace(design.physics, air_drag=True)
     )
-    with World(open_small_board, design) as plain, World(open_small_board, dragged) as drag:
+    with (
+        BulletWorld(open_small_board, design) as plain,
+        BulletWorld(open_small_board, dragged) as drag,
+    ):
         far = plain.shoot(AimedShot(0.0, 30.0, noise=False)).first_contact_centre_mm[1]
         near = drag.shoot(AimedShot(0.0, 30.0, noise=False)).first_contact_centre_mm[1]
     assert near < far - 1.0
@@ -397,7 +403,7 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
         board, space_mm=40.0, tractor=tuple(v * scale for v in board.tractor)
     )
     stacks = {"r8c3": ["gold-1"], "r9c5": ["blue-1"], "r2c1": ["green-1"]}
-    with World(small, design, layout(small, stacks)) as world:
+    with BulletWorld(small, design, layout(small, stacks)) as world:
         for piggy in stacks.values():
             assert world.judge.knocked_out(piggy[0], against_start=False).knocked
         away = world.shoot(AimedShot(180.0, 10.0, noise=False))
@@ -410,7 +416,7 @@ def test_piggies_already_over_their_outline_are_judged_against_where_they_stood(
 
 @pytest.mark.parametrize("rule", ["touches-line", "cleared"])
 def test_hit_rule_reaches_the_verdicts(board, design, rule):
-    with World(board, design, layout(board, {"r9c5": ["blue-1"]}), hit_rule=rule) as world:
+    with BulletWorld(board, design, layout(board, {"r9c5": ["blue-1"]}), hit_rule=rule) as world:
         s = solve(world, "blue-1")
         result = world.shoot(AimedShot(s.yaw_deg, s.pitch_deg, seed=1))
     assert result.hit_rule == rule

@@ -13,7 +13,7 @@ from models.board import load_board
 from models.design import load_design
 from models.tables import read_table
 from sim.physics.bullet import pb
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.physics.materials import NOMINAL, draw_materials, parse_vary
 from sim.studies.maps.hitmap import sweep
@@ -57,7 +57,7 @@ def spec(**changes):
 
 @pytest.fixture(scope="module")
 def world():
-    with World(load_board("stock"), load_design("stock")) as w:
+    with BulletWorld(load_board("stock"), load_design("stock")) as w:
         yield w
 
 

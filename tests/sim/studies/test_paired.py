@@ -12,7 +12,7 @@ from models.aimer import load_aimer
 from models.board import load_board
 from models.design import design_from_dict, design_toml, load_design
 from models.sequential import PairedRule
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.world_cache import WORLDS
 from sim.studies.comparing import cached_maps, design_tools, paired
 from sim.studies.comparing.compare import compare_parts
@@ -98,8 +98,8 @@ def test_a_warm_cache_answers_with_no_shot(compared, monkeypatch):
     def no_world(*args, **kwargs):
         raise AssertionError("a physics world was built")
 
-    monkeypatch.setattr(World, "shoot", no_shot)
-    monkeypatch.setattr(World, "__init__", no_world)
+    monkeypatch.setattr(BulletWorld, "shoot", no_shot)
+    monkeypatch.setattr(BulletWorld, "__init__", no_world)
     monkeypatch.setattr(WORLDS, "world", no_world)
     reads = []
     read_cached = cached_maps.read_cached

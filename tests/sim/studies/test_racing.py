@@ -8,7 +8,7 @@ from models.aimer import load_aimer
 from models.board import load_board, space_name
 from models.design import design_toml, load_design
 from models.errors import InputError
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.studies.designs import search as design_search
 from sim.studies.optimising import racing
 from sim.studies.shots.space_firing import advance, aim_at_space, run_space
@@ -66,7 +66,7 @@ def shots(monkeypatch):
 
         return fire_counted
 
-    monkeypatch.setattr(World, "shoot", counted(World.shoot))
+    monkeypatch.setattr(BulletWorld, "shoot", counted(BulletWorld.shoot))
     return fired
 
 

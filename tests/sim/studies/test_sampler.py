@@ -14,7 +14,7 @@ from models.design import load_design
 from models.layout import layout_from_dict
 from models.tables import read_table
 from sim.cli import main
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.physics.noise import Deviates
 from sim.physics.shoot import solve_aim
@@ -46,11 +46,11 @@ def spec(**changes):
 
 @pytest.fixture(scope="module")
 def world():
-    return World(load_board("stock"), load_design("stock"))
+    return BulletWorld(load_board("stock"), load_design("stock"))
 
 
 def test_plain_monte_carlo_rows_are_the_seeded_shots(world):
-    """--sampler mc fires what seeded World.shoot fires: its files are those made
+    """--sampler mc fires what seeded BulletWorld.shoot fires: its files are those made
     before there was a sampler to choose."""
     part = run_space(spec(sampler="mc", shots=3, spaces=("r8c3",)), "r8c3")
     world.set_layout(

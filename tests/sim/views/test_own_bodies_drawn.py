@@ -19,7 +19,7 @@ from models.mesh_files import read_mesh_file
 from models.meshes import ASSETS_DIR, load_parts, parse_obj
 from sim.physics import shoot
 from sim.physics.bullet import pb
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.geometry import PiggyModel
 from sim.physics.launch import AimedShot
 from sim.views import viewer
@@ -55,7 +55,7 @@ def own_designs(tmp_path_factory):
 def _shot(board, design):
     """A recorded shot at gold-2, alone on r7c2."""
     layout = Layout(board=board, stacks={board.parse_space("r7c2"): ("gold-2",)})
-    with World(board, design, layout) as world:
+    with BulletWorld(board, design, layout) as world:
         aim = shoot.solve_aim(world, "gold-2")
         return shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, noise=False), record=True)
 

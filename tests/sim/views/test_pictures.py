@@ -9,7 +9,7 @@ from matplotlib.text import Text
 
 from models.layout import layout_from_dict
 from sim.physics import shoot
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.geometry import PiggyModel
 from sim.physics.launch import AimedShot
 from sim.studies import demo
@@ -20,7 +20,7 @@ from sim.views import hitmap_picture, pictures, shot_picture
 def demo_figure(board, design):
     """The demo's shot and its picture, with where its piggies stood as drawn."""
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
-    with World(board, design, layout) as world:
+    with BulletWorld(board, design, layout) as world:
         aim = shoot.solve_aim(world, demo.DEMO_TARGET)
         result = shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, 0))
     # drawn once the simulation is gone: the result and the board are all it needs
@@ -217,7 +217,7 @@ def test_the_section_draws_a_strike_off_the_board_on_the_table(board, design):
 
     from sim.views.shot_section import TABLE_COLOUR, along_aim, draw_section
 
-    with World(board, design, layout_from_dict({"stacks": {}}, board=board)) as world:
+    with BulletWorld(board, design, layout_from_dict({"stacks": {}}, board=board)) as world:
         result = shoot.fire(world, AimedShot(10.0, 5.0, 0))
     assert result.contacts[-1] == "table"
     figure, ax = plt.subplots()

@@ -11,7 +11,7 @@ from PIL import Image
 from models.layout import layout_from_dict
 from sim.cli import main
 from sim.physics import shoot
-from sim.physics.bullet.world import World
+from sim.physics.bullet.world import BulletWorld
 from sim.physics.launch import AimedShot
 from sim.studies import demo
 from sim.views import framing, labels, render
@@ -52,7 +52,7 @@ def shot_files(tmp_path_factory):
 def demo_shot(board, design):
     """The demo's shot, recorded."""
     layout = layout_from_dict(demo.DEMO_LAYOUT, board=board, source="demo layout")
-    with World(board, design, layout) as world:
+    with BulletWorld(board, design, layout) as world:
         aim = shoot.solve_aim(world, demo.DEMO_TARGET)
         return shoot.fire(world, AimedShot(aim.yaw_deg, aim.pitch_deg, 0), record=True)
 
