@@ -122,6 +122,8 @@ def _compare(args) -> _Compared:
 
     shown_designs = _resolved(designs, engines)  # before any shot
     start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
+    most = start_lines.compare_shots(spec, len(designs), rule, len(engines))
+    start_lines.say_if_warp_on_cpu(spec, designs, engines, most, at_most=True)
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
     progress = ShotsFired(
         progress_bar(None, not args.json, "space", "design compare", pass_name=looks, start=start)
@@ -268,6 +270,8 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
 
     board, spec, workers, cache = _design_test_args(args)
     start = f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}"
+    shots = start_lines.about_shots(spec, len(variants))
+    start_lines.say_if_warp_on_cpu(spec, variants, [None], shots)
     progress = progress_bar(None, not args.json, "space", "design sweep", start=start)
     results, _, _ = design_tools.compare_designs(
         spec, board, variants, workers, cache, progress, PER_MAP

@@ -3,6 +3,7 @@ on one line with the command that installs it. Needs neither MuJoCo Warp nor MuJ
 (their imports are made to fail)."""
 
 import sys
+import types
 
 import pytest
 
@@ -130,3 +131,70 @@ def test_shots_with_no_batch_form_are_the_cpu_engines_shot_for_shot():
             b.rest_mm,
             b.materials,
         )
+
+
+def _fake_warp(monkeypatch, device: str) -> None:
+    """MuJoCo Warp as if installed (the registry's check imports ``mujoco_warp``) on
+    ``device``: no Warp needed."""
+    monkeypatch.setitem(sys.modules, "mujoco_warp", types.ModuleType("mujoco_warp"))
+    monkeypatch.setattr(warp_batch, "default_device", lambda device_=None: device)
+
+
+class _NoShot(Exception):
+    """Raised where the first shot would be fired: what was said before it is seen."""
+
+
+@pytest.mark.parametrize(
+    "argv, fires",
+    [
+        (
+            [
+                "hitmap",
+                "--engine",
+                "mujoco-warp",
+                "--spaces",
+                "r0c3",
+                "--shots",
+                "40",
+                "--out",
+                "m.csv",
+            ],
+            "sim.studies.maps.map_looks.run_map",
+        ),
+        (
+            ["design", "compare", "stock", "stock", "--engine", "mujoco-warp", "--json"],
+            "sim.studies.comparing.engines_verdict.compare_in_engines",
+        ),
+    ],
+)
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
+    capsys, monkeypatch, tmp_path, argv, fires, device
+):
+    """No CUDA GPU: one line before the first shot says Warp runs on its CPU device,
+    about how long the run's shots take, and that --engine mujoco is faster (--json
+    too); on a GPU nothing is said."""
+    from tests.helpers import run
+
+    _fake_warp(monkeypatch, device)
+
+    def no_shot(*args, **kwargs):
+        raise _NoShot
+
+    monkeypatch.setattr(fires, no_shot)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert code != 0 and "_NoShot" in err.splitlines()[-1], err  # stopped at the first shot
+    told = [line for line in err.splitlines() if "no CUDA GPU" in line]
+    if device == "cuda":
+        assert told == []
+        return
+    assert len(told) == 1
+    line = told[0]
+    assert line.startswith("piggy: no CUDA GPU: MuJoCo Warp runs on its CPU device")
+    assert "1-3 shots a second against --engine mujoco's 60-90 (docs/gpu.md)" in line
+    assert "--engine mujoco gives the same P far faster" in line
+    if argv[0] == "hitmap":  # 40 shots at 1 to 3 a second
+        assert "this run's about 40 shots take about 13 s to 40 s" in line
+    else:  # the start line's cap: the mean rule's last look
+        assert "this run's at most 6,800 shots take up to 37m47s to 1h53m" in line
