@@ -2,6 +2,7 @@
 on one line with the command that installs it. Needs neither MuJoCo Warp nor MuJoCo
 (their imports are made to fail)."""
 
+import os
 import sys
 import types
 
@@ -198,3 +199,29 @@ def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
         assert "this run's about 40 shots take about 13 s to 40 s" in line
     else:  # the start line's cap: the mean rule's last look
         assert "this run's at most 6,800 shots take up to 37m47s to 1h53m" in line
+
+
+def test_warps_own_lines_as_it_starts_never_reach_the_user(capfd, monkeypatch):
+    """Warp's native library writes to the process's stdout and stderr as it starts
+    ("Warp CUDA warning: ..." with no GPU) and its banner unless told to be quiet: a
+    fake Warp that does both says nothing the user sees, and still starts."""
+    warp = types.ModuleType("warp")
+    warp.LOG_WARNING = 2  # type: ignore[attr-defined]
+    warp.config = types.SimpleNamespace(quiet=False, log_level=0)  # type: ignore[attr-defined]
+    started = []
+
+    def init():
+        os.write(2, b"Warp CUDA warning: Could not find or load the NVIDIA CUDA driver.\n")
+        os.write(1, b"Warp CUDA error 999 (in function init_cuda_driver)\n")
+        if not warp.config.quiet:  # type: ignore[attr-defined]
+            print("Warp 1.19.0 initialized:")
+        started.append(True)
+
+    warp.init = init  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "warp", warp)
+    monkeypatch.setitem(sys.modules, "mujoco_warp", types.ModuleType("mujoco_warp"))
+    warp_batch.check_warp()
+    print("piggy: the command's own line")
+    out, err = capfd.readouterr()
+    assert started == [True]
+    assert (out, err) == ("piggy: the command's own line\n", "")
