@@ -206,18 +206,18 @@ def test_warps_own_lines_as_it_starts_never_reach_the_user(capfd, monkeypatch):
     ("Warp CUDA warning: ..." with no GPU) and its banner unless told to be quiet: a
     fake Warp that does both says nothing the user sees, and still starts."""
     warp = types.ModuleType("warp")
-    warp.LOG_WARNING = 2  # type: ignore[attr-defined]
-    warp.config = types.SimpleNamespace(quiet=False, log_level=0)  # type: ignore[attr-defined]
+    warp.LOG_WARNING = 2
+    warp.config = types.SimpleNamespace(quiet=False, log_level=0)
     started = []
 
     def init():
         os.write(2, b"Warp CUDA warning: Could not find or load the NVIDIA CUDA driver.\n")
         os.write(1, b"Warp CUDA error 999 (in function init_cuda_driver)\n")
-        if not warp.config.quiet:  # type: ignore[attr-defined]
+        if not warp.config.quiet:
             print("Warp 1.19.0 initialized:")
         started.append(True)
 
-    warp.init = init  # type: ignore[attr-defined]
+    warp.init = init
     monkeypatch.setitem(sys.modules, "warp", warp)
     monkeypatch.setitem(sys.modules, "mujoco_warp", types.ModuleType("mujoco_warp"))
     warp_batch.check_warp()
