@@ -51,11 +51,12 @@ def per_space(spec: SweepSpec) -> str:
     return f"each to ±{spec.precision:g}, at most {count(spec.shots)} shots a space"
 
 
-def about_shots(spec: SweepSpec, maps: int = 1) -> int:
-    """About how many shots ``maps`` hit maps of ``spec`` fire: the cap, or under a
-    precision what it takes where P is 0.5 (:func:`coin_shots`)."""
+def about_shots(spec: SweepSpec, maps: int = 1, spaces: int | None = None) -> int:
+    """About how many shots ``maps`` hit maps of ``spec`` (of ``spaces`` spaces where
+    not all of its own) fire: the cap, or under a precision what it takes where P is
+    0.5 (:func:`coin_shots`)."""
     a_space = spec.shots if spec.precision is None else min(spec.shots, coin_shots(spec.precision))
-    return a_space * len(spec.spaces) * maps
+    return a_space * (len(spec.spaces) if spaces is None else spaces) * maps
 
 
 def hitmap(spec: SweepSpec, workers, maps: int = 1, design: str | None = None) -> str:

@@ -146,31 +146,43 @@ class _NoShot(Exception):
 
 
 @pytest.mark.parametrize(
-    "argv, fires",
-    [
+    "argv, fires, said",
+    [  # the shots are the start line's: 1 to 3 a second
         (
-            [
-                "hitmap",
-                "--engine",
-                "mujoco-warp",
-                "--spaces",
-                "r0c3",
-                "--shots",
-                "40",
-                "--out",
-                "m.csv",
-            ],
+            "hitmap --engine mujoco-warp --spaces r0c3 --shots 40 --out m.csv",
             "sim.studies.maps.map_looks.run_map",
+            "this run's about 40 shots take about 13 s to 40 s",
         ),
-        (
-            ["design", "compare", "stock", "stock", "--engine", "mujoco-warp", "--json"],
+        (  # the mean rule's last look: 100 pairs a space, 68 spaces
+            "design compare stock stock --engine mujoco-warp --json",
             "sim.studies.comparing.engines_verdict.compare_in_engines",
+            "this run's at most 6,800 shots take up to 37m47s to 1h53m",
+        ),
+        (  # 3 spreads of 50 shots
+            "hitmap --engine mujoco-warp --spaces r0c3 --aim-sd-scan 0:4:3",
+            "sim.studies.maps.scan.scan_designs",
+            "this run's about 150 shots take about 50 s to 2m30s",
+        ),
+        (  # 3 maps of 68 spaces, 50 shots each
+            "design sweep --param muzzle_speed=1500:3000:3 --engine mujoco-warp",
+            "sim.studies.comparing.design_tools.compare_designs",
+            "this run's about 10,200 shots take about 56m40s to 2h50m",
+        ),
+        (  # 2 maps of 68 spaces at ±0.1: 97 shots where P is 0.5
+            "design game stock stock --engine mujoco-warp --games 10",
+            "sim.studies.comparing.design_game.design_maps",
+            "this run's about 13,192 shots take about 1h13m to 3h39m",
+        ),
+        (  # 20 trials of 68 spaces at ±0.1 (its search precision)
+            "design optimise stock --param muzzle_speed=1500:3000 --engine mujoco-warp",
+            "sim.studies.optimising.optimise_run.run_search",
+            "this run's about 131,920 shots take about 12h12m to 36h38m",
         ),
     ],
 )
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
 def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
-    capsys, monkeypatch, tmp_path, argv, fires, device
+    capsys, monkeypatch, tmp_path, argv, fires, said, device
 ):
     """No CUDA GPU: one line before the first shot says Warp runs on its CPU device,
     about how long the run's shots take, and that --engine mujoco is faster (--json
@@ -184,7 +196,7 @@ def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
 
     monkeypatch.setattr(fires, no_shot)
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(capsys, *argv)
+    code, _, err = run(capsys, *argv.split())
     assert code != 0 and "_NoShot" in err.splitlines()[-1], err  # stopped at the first shot
     told = [line for line in err.splitlines() if "no CUDA GPU" in line]
     if device == "cuda":
@@ -195,10 +207,7 @@ def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
     assert line.startswith("piggy: no CUDA GPU: MuJoCo Warp runs on its CPU device")
     assert "1-3 shots a second against --engine mujoco's 60-90 (docs/gpu.md)" in line
     assert "--engine mujoco gives the same P far faster" in line
-    if argv[0] == "hitmap":  # 40 shots at 1 to 3 a second
-        assert "this run's about 40 shots take about 13 s to 40 s" in line
-    else:  # the start line's cap: the mean rule's last look
-        assert "this run's at most 6,800 shots take up to 37m47s to 1h53m" in line
+    assert said in line
 
 
 def test_warps_own_lines_as_it_starts_never_reach_the_user(capfd, monkeypatch):
