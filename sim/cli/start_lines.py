@@ -97,10 +97,11 @@ def compare(
     """``piggy design compare``: the question its rule asks, the looks and the most
     shots (a pair is a shot of each design)."""
     spaces, designs = len(spec.spaces), len(names)
+    most = compare_shots(spec, designs, rule, engines)
     if designs == 1:  # no partner: the design's hit map alone, whatever the rule
         return (
             f"design compare {names[0]}: one design, nothing to compare with: its hit map "
-            f"alone, {per_space(spec)}: at most {count(spec.shots * spaces)} shots "
+            f"alone, {per_space(spec)}: at most {count(most)} shots "
             f"{where(workers)}"
         )
     shots = spaces * designs * engines  # a pair a space, times the designs and engines
@@ -113,7 +114,7 @@ def compare(
         return (
             f"design compare {versus}{in_engines}: the board mean {delta} (mean rule), "
             f"{count(looks[0] * shots)} shots at the first look, at most "
-            f"{count(looks[-1] * shots)} in {_looks(looks)} {where(workers)}{budget}"
+            f"{count(most)} in {_looks(looks)} {where(workers)}{budget}"
         )
     if rule.spaces is not None:
         looks = rule.spaces.looks()
@@ -121,11 +122,11 @@ def compare(
         return (
             f"design compare {versus}{in_engines}: each space until its sign is decided"
             f"{delta} (spaces rule), at least {count(looks[0] * shots)} shots, at most "
-            f"{count(looks[-1] * shots)} in {_looks(looks)} {where(workers)}"
+            f"{count(most)} in {_looks(looks)} {where(workers)}"
         )
     return (
         f"design compare {versus}{in_engines}: each map on its own (per-map rule), "
-        f"{per_space(spec)}: at most {count(spec.shots * shots)} shots {where(workers)}"
+        f"{per_space(spec)}: at most {count(most)} shots {where(workers)}"
     )
 
 

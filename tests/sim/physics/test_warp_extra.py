@@ -8,6 +8,7 @@ import types
 
 import pytest
 
+from models.design import load_design
 from models.errors import InputError
 from sim.physics.mujoco import warp_batch
 
@@ -234,3 +235,22 @@ def test_warps_own_lines_as_it_starts_never_reach_the_user(capfd, monkeypatch):
     out, err = capfd.readouterr()
     assert started == [True]
     assert (out, err) == ("piggy: the command's own line\n", "")
+
+
+def test_a_warp_run_with_no_batch_form_says_nothing_of_warps_cpu_device(capsys, monkeypatch):
+    """--vary's shots are fired singly by MuJoCo on the CPU, never by Warp: no line of
+    Warp's rate (the provenance says how they were fired)."""
+    from sim.cli import start_lines
+    from sim.studies.shots.space_shots import SweepSpec
+
+    _fake_warp(monkeypatch, "cpu")
+    spec = SweepSpec(
+        board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=8, engine="mujoco-warp"
+    )
+    designs = [load_design("stock")]
+    start_lines.say_if_warp_on_cpu(
+        SweepSpec(**{**spec.__dict__, "vary": {"friction": 0.1}}), designs, [None], 8
+    )
+    assert capsys.readouterr().err == ""
+    start_lines.say_if_warp_on_cpu(spec, designs, [None], 8)
+    assert "no CUDA GPU" in capsys.readouterr().err
