@@ -28,6 +28,9 @@ COSTS = 'docs/hitmap.md, "What a precision costs"'
 #: the early verdict": 1.1 to 2.5 against 58 and 88; the table before it: 0.7 to 3.0).
 WARP_CPU_SHOTS_S = (1, 3)
 MUJOCO_SHOTS_S = (60, 90)
+#: Minutes the first batch in a fresh Warp kernel cache spends compiling MuJoCo
+#: Warp's kernels on the CPU device (docs/gpu.md, "Compile time": 113 s).
+WARP_CPU_COMPILE_MIN = 2
 
 
 def coin_shots(precision: float) -> int:
@@ -169,7 +172,8 @@ def warp_on_cpu(shots: int, at_most: bool = False) -> str:
         f"second against --engine mujoco's {MUJOCO_SHOTS_S[0]}-{MUJOCO_SHOTS_S[1]} "
         f"(docs/gpu.md): this run's {'at most' if at_most else 'about'} {count(shots)} "
         f"shots take {'up to' if at_most else 'about'} {duration(shots / fast)} to "
-        f"{duration(shots / slow)}; --engine mujoco gives the same P far faster"
+        f"{duration(shots / slow)} (and about {WARP_CPU_COMPILE_MIN} minutes more the first "
+        "time, compiling Warp's kernels); --engine mujoco gives the same P far faster"
     )
 
 

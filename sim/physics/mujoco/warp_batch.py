@@ -84,7 +84,6 @@ def check_warp() -> None:
             import warp
 
             # no banner, no line per kernel loaded (set before Warp starts)
-            warp.config.quiet = True
             warp.config.log_level = max(warp.config.log_level, warp.LOG_WARNING)
             warp.init()
             import mujoco_warp  # noqa: F401

@@ -207,23 +207,24 @@ def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
     line = told[0]
     assert line.startswith("piggy: no CUDA GPU: MuJoCo Warp runs on its CPU device")
     assert "1-3 shots a second against --engine mujoco's 60-90 (docs/gpu.md)" in line
+    assert "(and about 2 minutes more the first time, compiling Warp's kernels)" in line
     assert "--engine mujoco gives the same P far faster" in line
     assert said in line
 
 
 def test_warps_own_lines_as_it_starts_never_reach_the_user(capfd, monkeypatch):
     """Warp's native library writes to the process's stdout and stderr as it starts
-    ("Warp CUDA warning: ..." with no GPU) and its banner unless told to be quiet: a
+    ("Warp CUDA warning: ..." with no GPU) and its banner below LOG_WARNING: a
     fake Warp that does both says nothing the user sees, and still starts."""
     warp = types.ModuleType("warp")
-    warp.LOG_WARNING = 2
-    warp.config = types.SimpleNamespace(quiet=False, log_level=0)
+    warp.LOG_INFO, warp.LOG_WARNING = 20, 30  # Warp 1.19's, and its default level
+    warp.config = types.SimpleNamespace(log_level=warp.LOG_INFO)
     started = []
 
     def init():
         os.write(2, b"Warp CUDA warning: Could not find or load the NVIDIA CUDA driver.\n")
         os.write(1, b"Warp CUDA error 999 (in function init_cuda_driver)\n")
-        if not warp.config.quiet:
+        if warp.config.log_level <= warp.LOG_INFO:  # as Warp 1.19 does
             print("Warp 1.19.0 initialized:")
         started.append(True)
 
