@@ -60,8 +60,7 @@ def fire_map(args, spec, out_fmt: tuple[Path, str], workers, design: str):
     from sim.studies.running.budget import Budget
 
     start = start_lines.hitmap(spec, workers, design=design)
-    designs = [load_design(spec.design)]
-    start_lines.say_if_warp_on_cpu(spec, designs, [None], start_lines.about_shots(spec))
+    start_lines.say_if_warp_on_cpu(spec, [load_design(spec.design)], start_lines.about_shots(spec))
     start += f"; budget {args.budget:g} s, in looks over the board" if args.budget else ""
     looks = "look" if args.budget else None
     progress = progress_bar(

@@ -53,7 +53,7 @@ def scan(
     start = start_lines.scan(spec, designs, len(values), workers)
     maps = len(values) * len(designs)
     shots = start_lines.about_shots(spec, maps)
-    start_lines.say_if_warp_on_cpu(spec, [load_design(d) for d in designs], [None], shots)
+    start_lines.say_if_warp_on_cpu(spec, [load_design(d) for d in designs], shots)
     progress = progress_bar(
         len(values) * len(designs), not args.json, "spread", "aim spread scan", start=start
     )

@@ -180,8 +180,8 @@ def warp_on_cpu(shots: int, at_most: bool = False) -> str:
 def say_if_warp_on_cpu(
     spec: SweepSpec,
     designs: Iterable[Design],
-    engines: Iterable[str | None],
     shots: int,
+    engines: Iterable[str | None] = (None,),
     at_most: bool = False,
 ) -> None:
     """Before the first shot, on standard error (``--json`` too: it is a warning, not
@@ -199,6 +199,23 @@ def say_if_warp_on_cpu(
 
     if any(not no_batch_form(d, spec.vary) for d in warp) and default_device() == "cpu":
         say(warp_on_cpu(shots, at_most))
+
+
+def compare_start(
+    spec: SweepSpec, designs: list[Design], rule: ComparisonRule, workers, engines: tuple
+) -> str:
+    """``piggy design compare``'s start line (:func:`compare`), the line of
+    :func:`say_if_warp_on_cpu` said first where it applies (its shots the cap)."""
+    most = compare_shots(spec, len(designs), rule, len(engines))
+    say_if_warp_on_cpu(spec, designs, most, engines, at_most=True)
+    return compare(spec, [d.name for d in designs], rule, workers, len(engines))
+
+
+def sweep_start(spec: SweepSpec, variants: list[Design], workers) -> str:
+    """``piggy design sweep``'s start line, the line of :func:`say_if_warp_on_cpu`
+    said first where it applies."""
+    say_if_warp_on_cpu(spec, variants, about_shots(spec, len(variants)))
+    return f"design sweep: {hitmap(spec, workers, len(variants))}"
 
 
 def _looks(looks: tuple[int, ...]) -> str:

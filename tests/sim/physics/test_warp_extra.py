@@ -249,9 +249,8 @@ def test_a_warp_run_with_no_batch_form_says_nothing_of_warps_cpu_device(capsys, 
         board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=8, engine="mujoco-warp"
     )
     designs = [load_design("stock")]
-    start_lines.say_if_warp_on_cpu(
-        SweepSpec(**{**spec.__dict__, "vary": {"friction": 0.1}}), designs, [None], 8
-    )
+    varied = SweepSpec(**{**spec.__dict__, "vary": {"friction": 0.1}})
+    start_lines.say_if_warp_on_cpu(varied, designs, 8)
     assert capsys.readouterr().err == ""
-    start_lines.say_if_warp_on_cpu(spec, designs, [None], 8)
+    start_lines.say_if_warp_on_cpu(spec, designs, 8)
     assert "no CUDA GPU" in capsys.readouterr().err
