@@ -121,7 +121,7 @@ def _compare(args) -> _Compared:
     from sim.studies.comparing.engines_verdict import Budget, compare_in_engines
 
     shown_designs = _resolved(designs, engines)  # before any shot
-    start = start_lines.compare(spec, [d.name for d in designs], rule, workers, len(engines))
+    start = start_lines.compare_start(spec, designs, rule, workers, engines)
     looks = "look" if rule.mean is not None and len(engines) == 1 < len(designs) else None
     progress = ShotsFired(
         progress_bar(None, not args.json, "space", "design compare", pass_name=looks, start=start)
@@ -267,7 +267,7 @@ def _swept(args, variants) -> tuple[list[dict], Path]:
     from sim.studies.comparing.comparison_rule import PER_MAP
 
     board, spec, workers, cache = _design_test_args(args)
-    start = f"design sweep: {start_lines.hitmap(spec, workers, len(variants))}"
+    start = start_lines.sweep_start(spec, variants, workers)
     progress = progress_bar(None, not args.json, "space", "design sweep", start=start)
     results, _, _ = design_tools.compare_designs(
         spec, board, variants, workers, cache, progress, PER_MAP

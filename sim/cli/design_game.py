@@ -40,6 +40,7 @@ def cmd_design_game(args) -> int:
     from sim.studies.comparing import design_game
 
     start = start_lines.design_game(spec, [d.name for d in designs], args.games, workers)
+    start_lines.say_if_warp_on_cpu(spec, designs, start_lines.about_shots(spec, len(designs)))
     shooting = progress_bar(
         len(spec.spaces) * len(designs), not args.json, "space", "hit maps", start=start
     )

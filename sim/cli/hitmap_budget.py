@@ -53,12 +53,14 @@ def fire_map(args, spec, out_fmt: tuple[Path, str], workers, design: str):
     its progress shown: space by space, or in looks within ``args.budget`` seconds from
     the command's start (``args.began``), one budget over every worker. The outcome,
     and how far the looks got (None: no looks)."""
+    from models.design import load_design
     from sim.cli import start_lines
     from sim.cli.common import progress_bar
     from sim.studies.maps import map_looks
     from sim.studies.running.budget import Budget
 
     start = start_lines.hitmap(spec, workers, design=design)
+    start_lines.say_if_warp_on_cpu(spec, [load_design(spec.design)], start_lines.about_shots(spec))
     start += f"; budget {args.budget:g} s, in looks over the board" if args.budget else ""
     looks = "look" if args.budget else None
     progress = progress_bar(

@@ -37,6 +37,8 @@ def cmd_design_optimise(args) -> int:
     study = check_label(args.study, "--study", 100) if args.study else None
     workers = workers_of(args)
     bars = _bars(args, start_lines.optimise(search, args.trials, workers))
+    shots = start_lines.about_shots(search.spec, args.trials, len(search.fired_spaces))
+    start_lines.say_if_warp_on_cpu(search.spec, [search.base], shots)
     run = run_search(
         search,
         verify_spec,

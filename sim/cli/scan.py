@@ -47,9 +47,13 @@ def scan(
 ) -> int:
     """Measure the spreads ``values`` (checked by :func:`check_scan`) and write the
     data file (sim/studies/maps/scan.py), draw, and print the table."""
+    from models.design import load_design
     from sim.studies.maps import scan
 
     start = start_lines.scan(spec, designs, len(values), workers)
+    maps = len(values) * len(designs)
+    shots = start_lines.about_shots(spec, maps)
+    start_lines.say_if_warp_on_cpu(spec, [load_design(d) for d in designs], shots)
     progress = progress_bar(
         len(values) * len(designs), not args.json, "spread", "aim spread scan", start=start
     )

@@ -47,8 +47,11 @@ What differs from the CPU engine, and what it changes:
 from __future__ import annotations
 
 import copy
+import os
+import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,18 +77,45 @@ ROWS_PER_CONTACT = 4
 
 def check_warp() -> None:
     """Refuse on one line, with the command that installs it, when MuJoCo Warp is
-    not installed (an optional extra, never a default)."""
+    not installed (an optional extra, never a default). Warp is started here, its
+    own lines muted (:func:`_muted`)."""
     try:
-        import warp
+        with _muted():
+            import warp
 
-        # no banner, no line per kernel loaded (set before Warp starts)
-        warp.config.log_level = max(warp.config.log_level, warp.LOG_WARNING)
-        import mujoco_warp  # noqa: F401
+            # no banner, no line per kernel loaded (set before Warp starts)
+            warp.config.log_level = max(warp.config.log_level, warp.LOG_WARNING)
+            warp.init()
+            import mujoco_warp  # noqa: F401
     except ImportError:
         raise InputError(
             "the warp batch needs MuJoCo Warp, an optional extra: pip install -e "
             "'.[gpu]' in a checkout (pip install 'go-piggy-go-sandbox[gpu]')"
         ) from None
+
+
+@contextmanager
+def _muted() -> Iterator[None]:
+    """Standard output and error muted at the file descriptor level: Warp's native
+    library writes to them as it starts ("Warp CUDA warning: Could not find or load
+    the NVIDIA CUDA driver" where there is no GPU, its banner), which would clutter a
+    command's one-line errors and break ``--json``'s output. What it means is asked
+    in words (:func:`default_device`); an error still comes as an exception."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        sys.stdout.flush()  # what Python buffered while muted is dropped, not shown later
+        sys.stderr.flush()
+        for fd, kept in zip((1, 2), saved, strict=True):
+            os.dup2(kept, fd)
+            os.close(kept)
+        os.close(devnull)
 
 
 def default_device(device: str | None = None) -> str:

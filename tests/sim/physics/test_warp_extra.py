@@ -2,10 +2,13 @@
 on one line with the command that installs it. Needs neither MuJoCo Warp nor MuJoCo
 (their imports are made to fail)."""
 
+import os
 import sys
+import types
 
 import pytest
 
+from models.design import load_design
 from models.errors import InputError
 from sim.physics.warp import batch as warp_batch
 
@@ -130,3 +133,124 @@ def test_shots_with_no_batch_form_are_the_cpu_engines_shot_for_shot():
             b.rest_mm,
             b.materials,
         )
+
+
+def _fake_warp(monkeypatch, device: str) -> None:
+    """MuJoCo Warp as if installed (the registry's check imports ``mujoco_warp``) on
+    ``device``: no Warp needed."""
+    monkeypatch.setitem(sys.modules, "mujoco_warp", types.ModuleType("mujoco_warp"))
+    monkeypatch.setattr(warp_batch, "default_device", lambda device_=None: device)
+
+
+class _NoShot(Exception):
+    """Raised where the first shot would be fired: what was said before it is seen."""
+
+
+@pytest.mark.parametrize(
+    "argv, fires, said",
+    [  # the shots are the start line's: 1 to 3 a second
+        (
+            "hitmap --engine mujoco-warp --spaces r0c3 --shots 40 --out m.csv",
+            "sim.studies.maps.map_looks.run_map",
+            "this run's about 40 shots take about 13 s to 40 s",
+        ),
+        (  # the mean rule's last look: 100 pairs a space, 68 spaces
+            "design compare stock stock --engine mujoco-warp --json",
+            "sim.studies.comparing.engines_verdict.compare_in_engines",
+            "this run's at most 6,800 shots take up to 37m47s to 1h53m",
+        ),
+        (  # 3 spreads of 50 shots
+            "hitmap --engine mujoco-warp --spaces r0c3 --aim-sd-scan 0:4:3",
+            "sim.studies.maps.scan.scan_designs",
+            "this run's about 150 shots take about 50 s to 2m30s",
+        ),
+        (  # 3 maps of 68 spaces, 50 shots each
+            "design sweep --param muzzle_speed=1500:3000:3 --engine mujoco-warp",
+            "sim.studies.comparing.design_tools.compare_designs",
+            "this run's about 10,200 shots take about 56m40s to 2h50m",
+        ),
+        (  # 2 maps of 68 spaces at ±0.1: 97 shots where P is 0.5
+            "design game stock stock --engine mujoco-warp --games 10",
+            "sim.studies.comparing.design_game.design_maps",
+            "this run's about 13,192 shots take about 1h13m to 3h39m",
+        ),
+        (  # 20 trials of 68 spaces at ±0.1 (its search precision)
+            "design optimise stock --param muzzle_speed=1500:3000 --engine mujoco-warp",
+            "sim.studies.optimising.optimise_run.run_search",
+            "this run's about 131,920 shots take about 12h12m to 36h38m",
+        ),
+    ],
+)
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_the_warp_engine_on_its_cpu_device_says_so_and_the_time_before_any_shot(
+    capsys, monkeypatch, tmp_path, argv, fires, said, device
+):
+    """No CUDA GPU: one line before the first shot says Warp runs on its CPU device,
+    about how long the run's shots take, and that --engine mujoco is faster (--json
+    too); on a GPU nothing is said."""
+    from tests.helpers import run
+
+    _fake_warp(monkeypatch, device)
+
+    def no_shot(*args, **kwargs):
+        raise _NoShot
+
+    monkeypatch.setattr(fires, no_shot)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv.split())
+    assert code != 0 and "_NoShot" in err.splitlines()[-1], err  # stopped at the first shot
+    told = [line for line in err.splitlines() if "no CUDA GPU" in line]
+    if device == "cuda":
+        assert told == []
+        return
+    assert len(told) == 1
+    line = told[0]
+    assert line.startswith("piggy: no CUDA GPU: MuJoCo Warp runs on its CPU device")
+    assert "1-3 shots a second against --engine mujoco's 60-90 (docs/gpu.md)" in line
+    assert "(and about 2 minutes more the first time, compiling Warp's kernels)" in line
+    assert "--engine mujoco gives the same P far faster" in line
+    assert said in line
+
+
+def test_warps_own_lines_as_it_starts_never_reach_the_user(capfd, monkeypatch):
+    """Warp's native library writes to the process's stdout and stderr as it starts
+    ("Warp CUDA warning: ..." with no GPU) and its banner below LOG_WARNING: a
+    fake Warp that does both says nothing the user sees, and still starts."""
+    warp = types.ModuleType("warp")
+    warp.LOG_INFO, warp.LOG_WARNING = 20, 30  # Warp 1.19's, and its default level
+    warp.config = types.SimpleNamespace(log_level=warp.LOG_INFO)
+    started = []
+
+    def init():
+        os.write(2, b"Warp CUDA warning: Could not find or load the NVIDIA CUDA driver.\n")
+        os.write(1, b"Warp CUDA error 999 (in function init_cuda_driver)\n")
+        if warp.config.log_level <= warp.LOG_INFO:  # as Warp 1.19 does
+            print("Warp 1.19.0 initialized:")
+        started.append(True)
+
+    warp.init = init
+    monkeypatch.setitem(sys.modules, "warp", warp)
+    monkeypatch.setitem(sys.modules, "mujoco_warp", types.ModuleType("mujoco_warp"))
+    warp_batch.check_warp()
+    print("piggy: the command's own line")
+    out, err = capfd.readouterr()
+    assert started == [True]
+    assert (out, err) == ("piggy: the command's own line\n", "")
+
+
+def test_a_warp_run_with_no_batch_form_says_nothing_of_warps_cpu_device(capsys, monkeypatch):
+    """--vary's shots are fired singly by MuJoCo on the CPU, never by Warp: no line of
+    Warp's rate (the provenance says how they were fired)."""
+    from sim.cli import start_lines
+    from sim.studies.shots.space_shots import SweepSpec
+
+    _fake_warp(monkeypatch, "cpu")
+    spec = SweepSpec(
+        board="stock", design="stock", stacks={}, spaces=("r0c3",), shots=8, engine="mujoco-warp"
+    )
+    designs = [load_design("stock")]
+    varied = SweepSpec(**{**spec.__dict__, "vary": {"friction": 0.1}})
+    start_lines.say_if_warp_on_cpu(varied, designs, 8)
+    assert capsys.readouterr().err == ""
+    start_lines.say_if_warp_on_cpu(spec, designs, 8)
+    assert "no CUDA GPU" in capsys.readouterr().err
