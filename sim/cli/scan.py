@@ -54,9 +54,7 @@ def scan(
     maps = len(values) * len(designs)
     shots = start_lines.about_shots(spec, maps)
     start_lines.say_if_warp_on_cpu(spec, [load_design(d) for d in designs], shots)
-    progress = progress_bar(
-        len(values) * len(designs), not args.json, "spread", "aim spread scan", start=start
-    )
+    progress = progress_bar(maps, not args.json, "spread", "aim spread scan", start=start)
     rows, made_by = scan.scan_designs(spec, designs, values, out, fmt, workers, progress)
     if args.plot:
         title = (

@@ -188,14 +188,14 @@ def say_if_warp_on_cpu(
     progress): :func:`warp_on_cpu`'s line, where ``designs`` in ``engines`` (None:
     ``spec``'s, else each design's own) fire batches on MuJoCo Warp and its device
     is the CPU (the physics' answer: ``warp_batch.default_device``)."""
-    from sim.physics.engines import with_engine
+    from sim.physics.registry import with_engine
 
     fired = [with_engine(d, e or spec.engine) for e in engines for d in designs]
     warp = [d for d in fired if d.physics.engine == "mujoco-warp"]
     if not warp:
         return
     from sim.physics.mujoco.batch import no_batch_form
-    from sim.physics.mujoco.warp_batch import default_device
+    from sim.physics.warp.batch import default_device
 
     if any(not no_batch_form(d, spec.vary) for d in warp) and default_device() == "cpu":
         say(warp_on_cpu(shots, at_most))

@@ -176,7 +176,7 @@ class _NoShot(Exception):
         ),
         (  # 20 trials of 68 spaces at ±0.1 (its search precision)
             "design optimise stock --param muzzle_speed=1500:3000 --engine mujoco-warp",
-            "sim.studies.optimising.optimise_run.run_search",
+            "sim.studies.optimising.run.run_search",
             "this run's about 131,920 shots take about 12h12m to 36h38m",
         ),
     ],
