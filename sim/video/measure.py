@@ -37,6 +37,7 @@ from sim.physics.ballistics import (
     release_radius_mm,
 )
 from sim.video.angles import Angles
+from sim.video.arc import Launch
 from sim.video.detect import (
     CameraPose,
     Intrinsics,
@@ -50,7 +51,7 @@ from sim.video.rest import rest_point, second_touch
 from sim.video.rows import check_rows
 from sim.video.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.video.speed import launch_angles, launch_speed
-from sim.video.touch import Touch, first_touch
+from sim.video.touch import Touch, first_touch, steady_frames
 from sim.video.track import (
     LAUNCH_REACH_MM,
     BaleFinder,
@@ -261,7 +262,9 @@ def measure_shots(
 ) -> tuple[tuple[ShotMeasure, ...], Readout]:
     """Each shot (its frames) measured from the track, and the readout used: the
     one given, or (None) the one estimated over the flights that can give a speed,
-    found with every point at its frame's time."""
+    found with every point at its frame's time. A frame whose blob is not the whole
+    bale (:func:`~sim.video.touch.steady_frames`) is left out of its shot."""
+    shots = [frames[steady_frames(track.area[frames])] for frames in shots]
     if readout is None:
         flights = []
         for n, frames in enumerate(shots):
@@ -287,7 +290,12 @@ def _touch(number, frames, track, info, pose, design, angles, readout):
     pixels = track.pixel[frames]
     times = point_times(frames / info.fps, pixels, readout, info.fps, info.height)
     depth, ahead = contact_offset_mm(design.bale, pitch)
-    return first_touch(pose, times, pixels, float(depth), float(ahead), yaw), times, pixels
+    launcher = design.launcher
+    launch = Launch(
+        launcher.pivot_height_mm, release_radius_mm(design), yaw, pitch, launcher.muzzle_speed_mm_s
+    )
+    touch = first_touch(pose, times, pixels, float(depth), float(ahead), yaw, launch)
+    return touch, times, pixels
 
 
 def _flight_track(touch: Touch | None, times, pixels) -> FlightTrack | None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.physics.ballistics import direction
+from sim.video.arc import Launch, fit_arc
 from sim.video.detect import CameraPose
 from sim.video.speed import Flight, fit_flight
 
@@ -43,6 +44,19 @@ OFF_PLANE_DEG = 6.0
 #: The earliest frame of a track that can be a break (a steep low shot touches
 #: about 9 frames after it leaves the barrel at 240 fps).
 FIRST_BREAK = 8
+#: A frame's blob is the whole bale when its area is within these shares of the
+#: median over STEADY_SPAN frames either side (:func:`steady_frames`).
+STEADY_SHARE = (0.65, 1.5)
+STEADY_SPAN = 8
+#: A break is on the arc from the barrel when the arc comes down to the board
+#: within this many frames of it and this many mm of its centre: the arc lands up
+#: to 2.5 frames and 14-21 mm from the true touch (a low shot's 8-10 frames, a
+#: bale's centroid off its centre's image by a fraction of a pixel), while a
+#: break in mid-air lies 7 or more frames from where it lands.
+ARC_FRAMES = 4.0
+ARC_MM = 40.0
+#: Refits of the arc to the frames before where it came down.
+ARC_ROUNDS = 6
 
 
 @dataclass(frozen=True)
@@ -157,6 +171,20 @@ def _off_plane_deg(centre_mm: np.ndarray, yaw_deg: float) -> float:
     return math.degrees(math.acos(min(1.0, float(flight_heading(centre_mm) @ aimed))))
 
 
+def steady_frames(areas: np.ndarray) -> np.ndarray:
+    """Which frames' blobs are the whole bale (bool): those whose area is within
+    :data:`STEADY_SHARE` of the median over the :data:`STEADY_SPAN` frames either
+    side. The bale in front of a white marker or the tractor is no lighter than
+    what it hides there, so its blob shrinks and its centroid slides off the
+    bale's centre for a frame or a few: a bend in mid-air that is no bounce."""
+    areas = np.asarray(areas, float)
+    local = np.array(
+        [np.median(areas[max(0, i - STEADY_SPAN) : i + STEADY_SPAN + 1]) for i in range(len(areas))]
+    )
+    low, high = STEADY_SHARE
+    return (areas >= low * local) & (areas <= high * local)
+
+
 def first_touch(
     pose: CameraPose,
     times_s: np.ndarray,
@@ -164,25 +192,82 @@ def first_touch(
     contact_depth_mm: float,
     contact_ahead_mm: float,
     yaw_deg: float | None = None,
+    launch: Launch | None = None,
 ) -> Touch | None:
     """The first touch of one shot's track (its frames' times and pixels); None
     when no break is seen. The bale's centre is where the ray through the break's
     pixel meets the plane of its height at the touch; the touch is its lowest
     corner, ``contact_ahead_mm`` from the centre along the flight (away from the
     pivot axis). With ``yaw_deg`` (the yaw set), a break whose centre lies off that
-    yaw's flight plane (:data:`OFF_PLANE_DEG`) is passed over for the next one."""
+    yaw's flight plane (:data:`OFF_PLANE_DEG`) is passed over for the next one.
+    With ``launch``, a break is the touch only where the arc from the barrel
+    through the frames before it comes down to the board (:func:`_on_the_arc`);
+    where no break found so is, the frames where the arc comes down are taken
+    for the break if the path bends there as a bounce does."""
     start = FIRST_BREAK
     while (seen := find_break(times_s, pixels, start)) is not None:
         if seen + 2 > len(times_s):
-            return None
-        broke = settle_break(times_s, pixels, seen)
-        pixel, time_s = contact_pixel(times_s, pixels, broke)
-        centre = pose.on_plane(pixel.reshape(1, 2), contact_depth_mm)[0]
-        if yaw_deg is None or _off_plane_deg(centre, yaw_deg) <= OFF_PLANE_DEG:
             break
+        found = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg, launch)
+        if found is not None:
+            return _touch(pose, times_s, pixels, *found, contact_ahead_mm)
         start = seen + 1
-    else:
+    if launch is None:
         return None
+    guided = _where_the_arc_lands(pose, times_s, pixels, contact_depth_mm, launch)
+    if guided is None:
+        return None
+    found = _touch_at(pose, times_s, pixels, guided, contact_depth_mm, yaw_deg, launch)
+    return None if found is None else _touch(pose, times_s, pixels, *found, contact_ahead_mm)
+
+
+def _touch_at(pose, times_s, pixels, seen, depth_mm, yaw_deg, launch):
+    """The settled break, its centre and time for a break first seen at ``seen``;
+    None where it fails a check (off the yaw's plane, off the arc)."""
+    broke = settle_break(times_s, pixels, seen)
+    pixel, time_s = contact_pixel(times_s, pixels, broke)
+    centre = pose.on_plane(pixel.reshape(1, 2), depth_mm)[0]
+    if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
+        return None
+    if launch is not None and not _on_the_arc(
+        pose, times_s, pixels, broke, time_s, centre, depth_mm, launch
+    ):
+        return None
+    return broke, centre, time_s
+
+
+def _touch(pose, times_s, pixels, broke, centre, time_s, ahead_mm) -> Touch:
     flight = fit_flight(pose, times_s[:broke], pixels[:broke], centre, time_s)
-    point = centre[:2] + contact_ahead_mm * flight_heading(centre)
+    point = centre[:2] + ahead_mm * flight_heading(centre)
     return Touch(point, flight, broke)
+
+
+def _on_the_arc(pose, times_s, pixels, broke, time_s, centre, depth_mm, launch) -> bool:
+    """Whether the arc from the barrel through the frames before the break comes
+    down to the centre's height within :data:`ARC_FRAMES` frames of the break's
+    time and :data:`ARC_MM` of its centre."""
+    arc = fit_arc(pose, times_s[:broke], pixels[:broke], launch)
+    if arc is None:
+        return False
+    down = arc.down_to(depth_mm)
+    frame_s = float(np.median(np.diff(times_s)))
+    near = np.linalg.norm(arc.position(down)[:2] - centre[:2])
+    return abs(down - time_s) <= ARC_FRAMES * frame_s and near <= ARC_MM
+
+
+def _where_the_arc_lands(pose, times_s, pixels, depth_mm, launch) -> int | None:
+    """The first frame after the arc from the barrel comes down to ``depth_mm``
+    (the arc refitted to the frames before it until that frame stays), or None
+    where that is too early, past the track's end or the fit fails."""
+    cut = min(len(times_s), FIRST_BREAK)
+    for _ in range(ARC_ROUNDS):
+        arc = fit_arc(pose, times_s[:cut], pixels[:cut], launch)
+        if arc is None:
+            return None
+        landed = int(np.searchsorted(times_s, arc.down_to(depth_mm)))
+        if landed == cut:
+            break
+        cut = landed
+    if cut < FIRST_BREAK or cut + 2 > len(times_s):
+        return None
+    return cut
