@@ -221,7 +221,9 @@ def first_touch(
     return None if found is None else _touch(pose, times_s, pixels, *found, contact_ahead_mm)
 
 
-def _touch_at(pose, times_s, pixels, seen, depth_mm, yaw_deg, launch):
+def _touch_at(
+    pose, times_s, pixels, seen, depth_mm, yaw_deg, launch
+) -> tuple[int, np.ndarray, float] | None:
     """The settled break, its centre and time for a break first seen at ``seen``;
     None where it fails a check (off the yaw's plane, off the arc)."""
     broke = settle_break(times_s, pixels, seen)
@@ -252,7 +254,7 @@ def _on_the_arc(pose, times_s, pixels, broke, time_s, centre, depth_mm, launch) 
     down = arc.down_to(depth_mm)
     frame_s = float(np.median(np.diff(times_s)))
     near = np.linalg.norm(arc.position(down)[:2] - centre[:2])
-    return abs(down - time_s) <= ARC_FRAMES * frame_s and near <= ARC_MM
+    return bool(abs(down - time_s) <= ARC_FRAMES * frame_s and near <= ARC_MM)
 
 
 def _where_the_arc_lands(pose, times_s, pixels, depth_mm, launch) -> int | None:
