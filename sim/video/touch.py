@@ -44,9 +44,10 @@ OFF_PLANE_DEG = 6.0
 #: The earliest frame of a track that can be a break (a steep low shot touches
 #: about 9 frames after it leaves the barrel at 240 fps).
 FIRST_BREAK = 8
-#: A frame's blob is the whole bale when its area is within these shares of the
-#: median over STEADY_SPAN frames either side (:func:`steady_frames`).
-STEADY_SHARE = (0.65, 1.5)
+#: A frame's blob is the whole bale when its area is at least this share of the
+#: upper quartile over STEADY_SPAN frames either side (:func:`steady_frames`): a
+#: bale's blob varies by a tenth or so from frame to frame (its blur and turn).
+STEADY_SHARE = 0.75
 STEADY_SPAN = 8
 #: A break is on the arc from the barrel when the arc comes down to the board
 #: within this many frames of it and this many mm of its centre: the arc lands up
@@ -55,6 +56,11 @@ STEADY_SPAN = 8
 #: break in mid-air lies 7 or more frames from where it lands.
 ARC_FRAMES = 4.0
 ARC_MM = 40.0
+#: How many frames after the one first seen off the curve the break may lie
+#: (:func:`settle_break`): after the bale passed the tractor, hidden, the first
+#: frames seen again miss the curve before the gap though the bounce is 1-2
+#: frames later.
+SETTLE_LATE = 2
 #: Refits of the arc to the frames before where it came down.
 ARC_ROUNDS = 6
 
@@ -113,19 +119,23 @@ def _miss(times, pixels, t, pixel) -> float:
     return float(np.linalg.norm(predicted - pixel))
 
 
-def settle_break(times_s: np.ndarray, pixels: np.ndarray, broke: int) -> int:
-    """The break, or the frame before it where that splits the path better. A bale
-    that bounced just before a frame has barely left the curve in it, so the break
-    is first seen a frame late and the curve before it would end on a frame after
-    the bounce (a steep low shot's touch then lands 2-3 mm off): the split whose
-    curves before and after (each on up to :data:`WINDOW` frames) fit their frames
-    with the least squared misfit is taken."""
+def settle_break(times_s: np.ndarray, pixels: np.ndarray, broke: int, late: int = 0) -> int:
+    """The break, or the frame before it (or up to ``late`` frames after it) where
+    that splits the path better. A bale that bounced just before a frame has
+    barely left the curve in it, so the break is first seen a frame late and the
+    curve before it would end on a frame after the bounce (a steep low shot's touch
+    then lands 2-3 mm off). After frames left out (the bale passing the tractor),
+    the first frame seen again misses the curve before the gap though it may come
+    before the bounce. Of the splits, the one whose curves before and after fit
+    the same frames (up to :data:`WINDOW` either side of them all) with the least
+    squared misfit is taken."""
+    splits = range(broke - 1, broke + late + 1)
+    first, last = max(0, splits[0] - WINDOW), min(len(times_s), splits[-1] + WINDOW)
     best, least = broke, np.inf
-    for split in (broke - 1, broke):
-        before = slice(max(0, split - WINDOW), split)
-        after = slice(split, min(len(times_s), split + WINDOW))
-        if split - before.start < 5 or after.stop - split < 2:
+    for split in splits:
+        if split - first < 5 or last - split < 2:
             continue
+        before, after = slice(first, split), slice(split, last)
         misfit = _misfit(times_s[before], pixels[before]) + _misfit(times_s[after], pixels[after])
         if misfit < least:
             best, least = split, misfit
@@ -172,17 +182,21 @@ def _off_plane_deg(centre_mm: np.ndarray, yaw_deg: float) -> float:
 
 
 def steady_frames(areas: np.ndarray) -> np.ndarray:
-    """Which frames' blobs are the whole bale (bool): those whose area is within
-    :data:`STEADY_SHARE` of the median over the :data:`STEADY_SPAN` frames either
-    side. The bale in front of a white marker or the tractor is no lighter than
-    what it hides there, so its blob shrinks and its centroid slides off the
-    bale's centre for a frame or a few: a bend in mid-air that is no bounce."""
+    """Which frames' blobs are the whole bale (bool): those whose area is at least
+    :data:`STEADY_SHARE` of the upper quartile over the :data:`STEADY_SPAN` frames
+    either side. The bale in front of a white marker or the tractor is no lighter
+    than what it hides there, so its blob shrinks and its centroid slides off the
+    bale's centre for a frame or a few: a bend in mid-air that is no bounce. (The
+    quartile, not the median: passing the tractor shrinks the blob for up to a
+    dozen frames.)"""
     areas = np.asarray(areas, float)
     local = np.array(
-        [np.median(areas[max(0, i - STEADY_SPAN) : i + STEADY_SPAN + 1]) for i in range(len(areas))]
+        [
+            np.percentile(areas[max(0, i - STEADY_SPAN) : i + STEADY_SPAN + 1], 75)
+            for i in range(len(areas))
+        ]
     )
-    low, high = STEADY_SHARE
-    return (areas >= low * local) & (areas <= high * local)
+    return areas >= STEADY_SHARE * local
 
 
 def first_touch(
@@ -226,7 +240,7 @@ def _touch_at(
 ) -> tuple[int, np.ndarray, float] | None:
     """The settled break, its centre and time for a break first seen at ``seen``;
     None where it fails a check (off the yaw's plane, off the arc)."""
-    broke = settle_break(times_s, pixels, seen)
+    broke = settle_break(times_s, pixels, seen, SETTLE_LATE)
     pixel, time_s = contact_pixel(times_s, pixels, broke)
     centre = pose.on_plane(pixel.reshape(1, 2), depth_mm)[0]
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
