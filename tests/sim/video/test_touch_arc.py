@@ -111,6 +111,37 @@ def test_a_blob_cut_by_a_marker_is_left_out_of_its_shot():
     assert _measured_miss_mm(pose, pixels, np.full(len(times), 60.0), truth, launch) > 5.0
 
 
+def test_a_blob_shrunk_for_a_dozen_frames_passing_the_tractor_is_left_out():
+    """Twelve frames of a blob half the bale's (passing the tractor): all left
+    out, though they are most of the frames about them; a frame 1.6 times the
+    bale's (grown at its touch) is kept."""
+    areas = np.full(60, 100.0) + np.random.default_rng(5).normal(0, 4, 60)
+    areas[20:32] = 50.0
+    areas[45] = 160.0
+    assert np.flatnonzero(~steady_frames(areas)).tolist() == list(range(20, 32))
+
+
+def test_a_touch_just_after_the_bale_is_seen_again_is_the_bounces():
+    """A 64 deg shot hidden for the three frames before its last one in flight
+    (passing the tractor), its two frames before the gap 1 px off (half hidden):
+    the first frame seen again, still in flight, misses the curve before the gap
+    and is first taken for the break; the break settles on the frame after it,
+    the bounce's, and the touch is within 1 mm (4 mm or more off on the frame
+    seen again)."""
+    pose, times, _, pixels, truth, touched, (depth, ahead), launch = _shot(
+        64.0, -10.0, (0.6, 0.6, -0.4), 0.1
+    )
+    bounced = math.floor(touched - 0.4) + 1  # the first frame after the bounce
+    hidden = slice(bounced - 4, bounced - 1)
+    pixels[bounced - 6 : bounced - 4] += [1.0, 1.0]
+    seen = np.ones(len(times), bool)
+    seen[hidden] = False
+    touch = first_touch(pose, times[seen], pixels[seen], depth, ahead, launch.yaw_deg, launch)
+    assert touch is not None
+    assert np.flatnonzero(seen)[touch.break_index] == bounced
+    assert np.linalg.norm(touch.point_mm - truth) < 1.0
+
+
 def _measured_miss_mm(pose, pixels, areas, truth, launch) -> float:
     """How far from ``truth`` (mm) ``measure_shots`` puts the first touch of one
     shot whose track (pixels and blob areas a frame) follows a few still frames."""
