@@ -33,6 +33,8 @@ _GRAVITY = np.array([0.0, 0.0, -GRAVITY_MM_S2])
 #: spread and a person's offset of the scales), and the speed, as a share of it.
 ANGLE_PRIOR_DEG = 4.0
 SPEED_PRIOR = 0.1
+#: Misses beyond this (pixels) count less than their square in the fit.
+ROBUST_PX = 1.0
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,9 @@ def fit_arc(
         return np.concatenate([misses.ravel(), (params[:3] - prior) / spread])
 
     guess = np.append(prior, times_s[0] - 1 / fps) / scale
-    result = least_squares(residuals, guess, method="lm", x_scale="jac")
+    # A soft loss: a frame or a few whose blob was cut (a marker, the tractor)
+    # and kept pull the arc less than a square would.
+    result = least_squares(residuals, guess, loss="soft_l1", f_scale=ROBUST_PX, x_scale="jac")
     if not result.success:
         return None
     yaw, pitch, speed, left = result.x * scale
