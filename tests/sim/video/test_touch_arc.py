@@ -142,6 +142,30 @@ def test_a_touch_just_after_the_bale_is_seen_again_is_the_bounces():
     assert np.linalg.norm(touch.point_mm - truth) < 1.0
 
 
+def test_a_bounce_out_of_sight_is_not_measured():
+    """A 64 deg shot hidden from 4 frames before its bounce to 4 after (behind the
+    tractor): the curves either side, extrapolated across the gap, are no measure
+    of the touch; no touch is given (the shot is skipped, not guessed)."""
+    pose, times, _, pixels, _, touched, (depth, ahead), launch = _shot(
+        64.0, -10.0, (0.6, 0.6, -0.4), 0.1
+    )
+    bounced = math.floor(touched - 0.4) + 1
+    seen = np.ones(len(times), bool)
+    seen[bounced - 4 : bounced + 4] = False
+    assert (
+        first_touch(pose, times[seen], pixels[seen], depth, ahead, launch.yaw_deg, launch) is None
+    )
+
+
+def test_the_frames_from_the_barrel_are_kept_though_the_blob_grows_as_it_lands():
+    """A low shot near the camera: its blob shrinks from 660 to 480 px over its 9
+    frames of flight, then grows to 750-830 as it lands; none of its frames is
+    left out (the two before the touch were, and no touch was found)."""
+    areas = np.array([658, 643, 615, 613, 567, 561, 545, 517, 479, 718, 747, 720, 660, 737])
+    areas = np.concatenate([areas, np.full(20, 800.0)])
+    assert steady_frames(areas).all()
+
+
 def _measured_miss_mm(pose, pixels, areas, truth, launch) -> float:
     """How far from ``truth`` (mm) ``measure_shots`` puts the first touch of one
     shot whose track (pixels and blob areas a frame) follows a few still frames."""
