@@ -81,13 +81,38 @@ def plan_notes(place: tuple, angles: str, seed: int, size: tuple, fov: float) ->
 
 
 def run_place(place: tuple, args, work: Path) -> dict:
-    """Film, re-encode and measure one place: its row of the table."""
-    import imageio_ffmpeg
-
+    """Film, re-encode and measure one place: its row of the table. With
+    ``--keep``, a place's re-encoded film and truth are kept in a folder of its
+    own and measured again, not filmed again, on a later run (filming and
+    re-encoding a 1080p place is most of its time, and the same seed films the
+    same video: the folder's name holds what decides it)."""
+    if args.keep is not None:
+        name = "_".join(f"{v:g}" for v in place[:3]) + ("_tractor" if place[3] else "")
+        size = f"{args.size[0]}x{args.size[1]}"
+        work = args.keep / f"{name}_{size}_fov{args.fov:g}_seed{args.seed}_{Path(args.angles).stem}"
+        work.mkdir(parents=True, exist_ok=True)
     cam = ",".join(f"{v:.1f}" for v in camera_at(*place[:3]))
     film, truth = work / "film.mp4", work / "truth.csv"
     encoded, measured = work / "phone.mp4", work / "measured.csv"
-    for path in (film, truth, encoded, measured, Path(f"{truth}.json"), Path(f"{measured}.json")):
+    if args.keep is None or not (encoded.exists() and truth.exists()):
+        _film(place, args, cam, film, truth, encoded)
+    film.unlink(missing_ok=True)
+    measured.unlink(missing_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "measure", str(encoded), "--angles", args.angles,
+         "--out", str(measured), "--json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return {"refused": (done.stderr.strip().splitlines() or ["?"])[-1]}
+    return compare(truth, json.loads(done.stdout))
+
+
+def _film(place: tuple, args, cam: str, film: Path, truth: Path, encoded: Path) -> None:
+    """Film the place and re-encode it as a phone's editor would."""
+    import imageio_ffmpeg
+
+    for path in (film, truth, encoded, Path(f"{truth}.json")):
         path.unlink(missing_ok=True)
     film_cmd = [
         sys.executable, "-m", "sim.cli", "film", "--design", "stock", "--angles", args.angles,
@@ -102,14 +127,6 @@ def run_place(place: tuple, args, work: Path) -> dict:
          "-map_metadata", "-1", str(encoded)],
         check=True,
     )  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "sim.cli", "measure", str(encoded), "--angles", args.angles,
-         "--out", str(measured), "--json"],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    if done.returncode != 0:
-        return {"refused": (done.stderr.strip().splitlines() or ["?"])[-1]}
-    return compare(truth, json.loads(done.stdout))
 
 
 def compare(truth_csv: Path, summary: dict) -> dict:
@@ -166,6 +183,9 @@ def main() -> int:
         "--size", type=lambda s: tuple(int(v) for v in s.split("x")), default=(1920, 1080)
     )
     parser.add_argument("--fov", type=float, default=60.0)
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="keep each place's film here and reuse it"
+    )
     args = parser.parse_args()
     print(
         "| distance | elevation | direction | tractor | shots measured "

@@ -33,10 +33,10 @@ from models.layout import Layout
 from sim.physics.ballistics import (
     GRAVITY_MM_S2,
     contact_offset_mm,
-    direction,
     release_radius_mm,
 )
 from sim.real_toy.angles import Angles
+from sim.real_toy.arc import Launch
 from sim.real_toy.detect import (
     CameraPose,
     Intrinsics,
@@ -45,25 +45,20 @@ from sim.real_toy.detect import (
     solve_pose,
 )
 from sim.real_toy.markers import MarkerLayout
-from sim.real_toy.piggies_seen import check_layout, moving_runs, read_piggies
+from sim.real_toy.piggies_seen import check_layout, read_piggies
 from sim.real_toy.rest import rest_point, second_touch
 from sim.real_toy.rows import check_rows
 from sim.real_toy.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.real_toy.speed import launch_angles, launch_speed
-from sim.real_toy.touch import Touch, first_touch
+from sim.real_toy.touch import Touch, first_touch, steady_frames
 from sim.real_toy.track import (
-    LAUNCH_REACH_MM,
-    BaleFinder,
     Frames,
-    LaunchZone,
     Track,
     VideoInfo,
     first_frames,
     open_video,
-    split_shots,
-    still_background,
-    track_video,
 )
+from sim.real_toy.tracking import track_shots
 
 #: Frames searched for the markers at the start of the video.
 MARKER_FRAMES = 10
@@ -164,52 +159,6 @@ def locate_camera(
     return solve_pose(found, layout, (info.width, info.height), intrinsics)
 
 
-def pixels_per_mm(pose: CameraPose) -> float:
-    """The picture's scale on the board at the pivot, pixels a mm."""
-    ten_mm = pose.project(np.array([[0, 0, 0], [10.0, 0, 0], [0, 10.0, 0]]))
-    return float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
-
-
-def bale_finder(
-    frames: Frames, pose: CameraPose, design: Design, follow: bool = True
-) -> BaleFinder:
-    """A finder for a blob the bale's size as seen on the board (from a quarter of
-    it, partly hidden or far, to ten times it, blurred and near; smaller blobs are
-    the compression's and the sensor's noise), searched at a
-    stride that keeps the bale three samples across; ``follow``: see
-    :class:`~sim.real_toy.track.BaleFinder`."""
-    px_per_mm = pixels_per_mm(pose)
-    bale = design.bale
-    across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
-    area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2
-    stride = int(min(4, max(1, across_px // 3)))
-    background = still_background(frames)
-    return BaleFinder(background, max(4.0, 0.25 * area), 10 * area + 50, stride, follow)
-
-
-def launch_zone(pose: CameraPose, design: Design, size: tuple[int, int]) -> LaunchZone:
-    """Where a shot's bale can first be seen: its centre from the muzzle to
-    :data:`~sim.real_toy.track.LAUNCH_REACH_MM` beyond, for every yaw and pitch the
-    barrel can take (the tractor turns all the way round), within two bale
-    lengths (the bale first seen a few frames out, past the barrel or the tractor
-    hiding its start), and not at the picture's edge (a bale coming back into
-    view)."""
-    launcher = design.launcher
-    pivot = np.array([0.0, 0.0, launcher.pivot_height_mm])
-    reach = release_radius_mm(design)
-    ways = [
-        direction(yaw, pitch)
-        for yaw in np.arange(-180.0, 180.0, 10.0)
-        for pitch in np.arange(launcher.pitch_min_deg - 5, launcher.pitch_max_deg + 6, 5.0)
-    ]
-    points = np.array(
-        [pivot + r * way for way in ways for r in np.linspace(reach, reach + LAUNCH_REACH_MM, 9)]
-    )
-    pixels = pose.project(points)
-    pixels = pixels[np.isfinite(pixels).all(axis=1)]
-    return LaunchZone(pixels, 2 * design.bale.length_mm * pixels_per_mm(pose) + 3, size)
-
-
 def measure_video(
     video,
     angles: Angles,
@@ -230,12 +179,8 @@ def measure_video(
     pose = locate_camera(frames, layout, intrinsics)
     if piggies is not None:
         check_layout(video, pose, piggies, design)  # before the long pass
-    finder = bale_finder(frames, pose, design, follow=piggies is None)
     on_ready(info)
-    track = track_video(frames, finder, progress)
-    shots = split_shots(track, info.fps, launch_zone(pose, design, (info.width, info.height)))
-    if piggies is not None:
-        shots = moving_runs(shots, track)  # a knocked piggy lying still is no shot
+    track, shots = track_shots(frames, pose, design, piggies is not None, progress)
     # Only the whole pass can count the shots, so this check comes after it.
     if len(shots) != len(angles):
         raise InputError(
@@ -261,7 +206,9 @@ def measure_shots(
 ) -> tuple[tuple[ShotMeasure, ...], Readout]:
     """Each shot (its frames) measured from the track, and the readout used: the
     one given, or (None) the one estimated over the flights that can give a speed,
-    found with every point at its frame's time."""
+    found with every point at its frame's time. A frame whose blob is not the whole
+    bale (:func:`~sim.real_toy.touch.steady_frames`) is left out of its shot."""
+    shots = [frames[steady_frames(track.area[frames])] for frames in shots]
     if readout is None:
         flights = []
         for n, frames in enumerate(shots):
@@ -287,7 +234,12 @@ def _touch(number, frames, track, info, pose, design, angles, readout):
     pixels = track.pixel[frames]
     times = point_times(frames / info.fps, pixels, readout, info.fps, info.height)
     depth, ahead = contact_offset_mm(design.bale, pitch)
-    return first_touch(pose, times, pixels, float(depth), float(ahead), yaw), times, pixels
+    launcher = design.launcher
+    launch = Launch(
+        launcher.pivot_height_mm, release_radius_mm(design), yaw, pitch, launcher.muzzle_speed_mm_s
+    )
+    touch = first_touch(pose, times, pixels, float(depth), float(ahead), yaw, launch)
+    return touch, times, pixels
 
 
 def _flight_track(touch: Touch | None, times, pixels) -> FlightTrack | None:

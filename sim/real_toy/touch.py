@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.physics.ballistics import direction
+from sim.real_toy.arc import Arc, Launch, fit_arc
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.speed import Flight, fit_flight
 
@@ -43,6 +44,31 @@ OFF_PLANE_DEG = 6.0
 #: The earliest frame of a track that can be a break (a steep low shot touches
 #: about 9 frames after it leaves the barrel at 240 fps).
 FIRST_BREAK = 8
+#: A frame's blob is the whole bale when its area is at least this share of the
+#: upper quartile over STEADY_SPAN frames either side (:func:`steady_frames`): a
+#: bale's blob varies by a tenth or so from frame to frame (its blur and turn).
+STEADY_SHARE = 0.75
+STEADY_SPAN = 8
+#: The frames from the barrel that are kept whatever their blob (:func:`steady_frames`).
+STEADY_FROM = 12
+#: A break is on the arc from the barrel when the arc comes down to the board
+#: within this many frames of it and this many mm of its centre: the arc lands up
+#: to 2.5 frames and 14-21 mm from the true touch (a low shot's 8-10 frames, a
+#: bale's centroid off its centre's image by a fraction of a pixel), while a
+#: bend in mid-air over a marker seen from near lay 3.6 frames before it.
+ARC_FRAMES = 3.0
+ARC_MM = 40.0
+#: How many frames after the one first seen off the curve the break may lie
+#: (:func:`settle_break`): after the bale passed the tractor, hidden, the first
+#: frames seen again miss the curve before the gap though the bounce is 1-2
+#: frames later.
+SETTLE_LATE = 2
+#: A touch whose frames either side lie further apart than this many frame
+#: periods was hidden: a 64 deg shot that bounced behind the tractor, its frames
+#: 94 and 104 either side, was put 12 mm off.
+HIDDEN_FRAMES = 5.0
+#: Refits of the arc to the frames before where it came down.
+ARC_ROUNDS = 6
 
 
 @dataclass(frozen=True)
@@ -99,19 +125,23 @@ def _miss(times, pixels, t, pixel) -> float:
     return float(np.linalg.norm(predicted - pixel))
 
 
-def settle_break(times_s: np.ndarray, pixels: np.ndarray, broke: int) -> int:
-    """The break, or the frame before it where that splits the path better. A bale
-    that bounced just before a frame has barely left the curve in it, so the break
-    is first seen a frame late and the curve before it would end on a frame after
-    the bounce (a steep low shot's touch then lands 2-3 mm off): the split whose
-    curves before and after (each on up to :data:`WINDOW` frames) fit their frames
-    with the least squared misfit is taken."""
+def settle_break(times_s: np.ndarray, pixels: np.ndarray, broke: int, late: int = 0) -> int:
+    """The break, or the frame before it (or up to ``late`` frames after it) where
+    that splits the path better. A bale that bounced just before a frame has
+    barely left the curve in it, so the break is first seen a frame late and the
+    curve before it would end on a frame after the bounce (a steep low shot's touch
+    then lands 2-3 mm off). After frames left out (the bale passing the tractor),
+    the first frame seen again misses the curve before the gap though it may come
+    before the bounce. Of the splits, the one whose curves before and after fit
+    the same frames (up to :data:`WINDOW` either side of them all) with the least
+    squared misfit is taken."""
+    splits = range(broke - 1, broke + late + 1)
+    first, last = max(0, splits[0] - WINDOW), min(len(times_s), splits[-1] + WINDOW)
     best, least = broke, np.inf
-    for split in (broke - 1, broke):
-        before = slice(max(0, split - WINDOW), split)
-        after = slice(split, min(len(times_s), split + WINDOW))
-        if split - before.start < 5 or after.stop - split < 2:
+    for split in splits:
+        if split - first < 5 or last - split < 2:
             continue
+        before, after = slice(first, split), slice(split, last)
         misfit = _misfit(times_s[before], pixels[before]) + _misfit(times_s[after], pixels[after])
         if misfit < least:
             best, least = split, misfit
@@ -157,6 +187,28 @@ def _off_plane_deg(centre_mm: np.ndarray, yaw_deg: float) -> float:
     return math.degrees(math.acos(min(1.0, float(flight_heading(centre_mm) @ aimed))))
 
 
+def steady_frames(areas: np.ndarray) -> np.ndarray:
+    """Which frames' blobs are the whole bale (bool): those whose area is at least
+    :data:`STEADY_SHARE` of the upper quartile over the :data:`STEADY_SPAN` frames
+    either side. The bale in front of a white marker or the tractor is no lighter
+    than what it hides there, so its blob shrinks and its centroid slides off the
+    bale's centre for a frame or a few: a bend in mid-air that is no bounce. (The
+    quartile, not the median: passing the tractor shrinks the blob for up to a
+    dozen frames.) The first :data:`STEADY_FROM` frames are all kept: the blob
+    grows as the bale comes out of the barrel, and a low shot's, near the camera,
+    grows by half as it lands 9 frames out."""
+    areas = np.asarray(areas, float)
+    local = np.array(
+        [
+            np.percentile(areas[max(0, i - STEADY_SPAN) : i + STEADY_SPAN + 1], 75)
+            for i in range(len(areas))
+        ]
+    )
+    steady = areas >= STEADY_SHARE * local
+    steady[:STEADY_FROM] = True
+    return steady
+
+
 def first_touch(
     pose: CameraPose,
     times_s: np.ndarray,
@@ -164,25 +216,102 @@ def first_touch(
     contact_depth_mm: float,
     contact_ahead_mm: float,
     yaw_deg: float | None = None,
+    launch: Launch | None = None,
 ) -> Touch | None:
     """The first touch of one shot's track (its frames' times and pixels); None
     when no break is seen. The bale's centre is where the ray through the break's
     pixel meets the plane of its height at the touch; the touch is its lowest
     corner, ``contact_ahead_mm`` from the centre along the flight (away from the
     pivot axis). With ``yaw_deg`` (the yaw set), a break whose centre lies off that
-    yaw's flight plane (:data:`OFF_PLANE_DEG`) is passed over for the next one."""
-    start = FIRST_BREAK
-    while (seen := find_break(times_s, pixels, start)) is not None:
-        if seen + 2 > len(times_s):
-            return None
-        broke = settle_break(times_s, pixels, seen)
-        pixel, time_s = contact_pixel(times_s, pixels, broke)
-        centre = pose.on_plane(pixel.reshape(1, 2), contact_depth_mm)[0]
-        if yaw_deg is None or _off_plane_deg(centre, yaw_deg) <= OFF_PLANE_DEG:
-            break
-        start = seen + 1
-    else:
+    yaw's flight plane (:data:`OFF_PLANE_DEG`) is passed over for the next one.
+
+    With ``launch``, the touch is the first break within :data:`ARC_FRAMES` frames
+    and :data:`ARC_MM` of where the arc from the barrel comes down to the board
+    (:func:`_landing`): a bend in mid-air before it (the bale over a white marker
+    or the tractor) is passed over, and so is a later one (a bounce seen from high
+    above that did not stand out, then a bend as the bale hops on). Where no
+    break is found so, the frames where the arc comes down are taken for the
+    break if their corner passes the same test (a bounce seen from high above
+    bends the path too little to stand out)."""
+    arc = None if launch is None else _landing(pose, times_s, pixels, contact_depth_mm, launch)
+    if launch is not None and arc is None:
         return None
+    frame_s = float(np.median(np.diff(times_s))) if len(times_s) > 1 else 0.0
+    found = None
+    start = FIRST_BREAK
+    while (seen := find_break(times_s, pixels, start)) is not None and seen + 2 <= len(times_s):
+        start = seen + 1
+        here = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg)
+        if here is None:
+            continue
+        if arc is None or _arc_miss(arc, here, contact_depth_mm, frame_s) is not None:
+            found = here
+            break
+        if here[2] > arc.down_to(contact_depth_mm) + ARC_FRAMES * frame_s:
+            break
+    if found is None and arc is not None:
+        guided = int(np.searchsorted(times_s, arc.down_to(contact_depth_mm)))
+        if guided >= FIRST_BREAK and guided + 2 <= len(times_s):
+            here = _touch_at(pose, times_s, pixels, guided, contact_depth_mm, yaw_deg)
+            if here is not None and _arc_miss(arc, here, contact_depth_mm, frame_s) is not None:
+                found = here
+    if found is None or _hidden(times_s, found[0], frame_s):
+        return None
+    return _touch(pose, times_s, pixels, *found, contact_ahead_mm)
+
+
+def _hidden(times_s: np.ndarray, broke: int, frame_s: float) -> bool:
+    """Whether the frames either side of a break lie more than :data:`HIDDEN_FRAMES`
+    apart: the bounce happened out of sight (behind the tractor, or the bale's
+    blob cut for that long), and the corner of the curves before and after,
+    extrapolated across the gap, is no measure of it."""
+    return bool(times_s[broke] - times_s[broke - 1] > HIDDEN_FRAMES * frame_s)
+
+
+def _touch_at(
+    pose, times_s, pixels, seen, depth_mm, yaw_deg
+) -> tuple[int, np.ndarray, float] | None:
+    """The settled break, its centre and time for a break first seen at ``seen``;
+    None where its centre lies off the yaw's plane."""
+    broke = settle_break(times_s, pixels, seen, SETTLE_LATE)
+    pixel, time_s = contact_pixel(times_s, pixels, broke)
+    centre = pose.on_plane(pixel.reshape(1, 2), depth_mm)[0]
+    if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
+        return None
+    return broke, centre, time_s
+
+
+def _touch(pose, times_s, pixels, broke, centre, time_s, ahead_mm) -> Touch:
     flight = fit_flight(pose, times_s[:broke], pixels[:broke], centre, time_s)
-    point = centre[:2] + contact_ahead_mm * flight_heading(centre)
+    point = centre[:2] + ahead_mm * flight_heading(centre)
     return Touch(point, flight, broke)
+
+
+def _arc_miss(arc: Arc, found, depth_mm: float, frame_s: float) -> float | None:
+    """How many frames a break (its settled index, centre and time) lies from where
+    the arc comes down to the centre's height; None beyond :data:`ARC_FRAMES`
+    frames or :data:`ARC_MM` from the arc's centre there."""
+    _, centre, time_s = found
+    down = arc.down_to(depth_mm)
+    frames = abs(down - time_s) / max(frame_s, 1e-9)
+    near = float(np.linalg.norm(arc.position(down)[:2] - centre[:2]))
+    return frames if frames <= ARC_FRAMES and near <= ARC_MM else None
+
+
+def _landing(pose, times_s, pixels, depth_mm, launch) -> Arc | None:
+    """The arc from the barrel fitted to the frames before it comes down to
+    ``depth_mm`` (refitted to the frames before where it came down until that
+    stays: frames after the touch bend it), or None where the fit fails. Fitted to
+    the frames before a later break instead, a bounce seen from high above bends
+    the arc onto that break."""
+    cut = min(len(times_s), FIRST_BREAK)
+    arc = None
+    for _ in range(ARC_ROUNDS):
+        arc = fit_arc(pose, times_s[:cut], pixels[:cut], launch)
+        if arc is None:
+            return None
+        landed = int(np.searchsorted(times_s, arc.down_to(depth_mm)))
+        if landed == cut:
+            break
+        cut = landed
+    return arc

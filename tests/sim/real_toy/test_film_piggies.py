@@ -106,7 +106,7 @@ def test_a_layout_with_a_piggy_elsewhere_is_refused_naming_it(filmed, capsys, mo
     def no_pass(*args, **kwargs):
         raise AssertionError("the video's pass began before the layout was checked")
 
-    monkeypatch.setattr(sim.real_toy.measure, "track_video", no_pass)
+    monkeypatch.setattr(sim.real_toy.measure, "track_shots", no_pass)
     folder, _ = filmed
     stacks = dict(CROWDED_STACKS)
     stacks["r3c5"] = stacks.pop("r7c5")  # pink-1 is not on r3c5 in the video

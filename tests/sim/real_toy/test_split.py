@@ -110,7 +110,7 @@ def test_the_launch_zone_holds_a_shot_fired_back_toward_the_start():
     from sim.physics.ballistics import direction, release_radius_mm
     from sim.real_toy.camera import Camera
     from sim.real_toy.detect import CameraPose, Intrinsics
-    from sim.real_toy.measure import launch_zone
+    from sim.real_toy.tracking import launch_zone
 
     camera = Camera((0.0, -800.0, 700.0), (0.0, 120.0, 0.0), 60.0, 960, 540)
     k = camera.K

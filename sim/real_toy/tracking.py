@@ -1,0 +1,92 @@
+"""The one pass over a video's frames: the bale found in each (sim/real_toy/track.py)
+with the sizes the camera's pose gives, and the track cut into shots, each
+starting with a launch where the barrel can put the bale."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from models.design import Design
+from sim.physics.ballistics import direction, release_radius_mm
+from sim.real_toy.detect import CameraPose
+from sim.real_toy.piggies_seen import moving_runs
+from sim.real_toy.track import (
+    LAUNCH_REACH_MM,
+    BaleFinder,
+    Frames,
+    LaunchZone,
+    Track,
+    split_shots,
+    still_background,
+    track_video,
+)
+
+
+def pixels_per_mm(pose: CameraPose) -> float:
+    """The picture's scale on the board at the pivot, pixels a mm."""
+    ten_mm = pose.project(np.array([[0, 0, 0], [10.0, 0, 0], [0, 10.0, 0]]))
+    return float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
+
+
+def bale_finder(
+    frames: Frames, pose: CameraPose, design: Design, follow: bool = True
+) -> BaleFinder:
+    """A finder for a blob the bale's size as seen on the board (from a quarter of
+    it, partly hidden or far, to ten times it, blurred and near; smaller blobs are
+    the compression's and the sensor's noise), searched at a
+    stride that keeps the bale three samples across; ``follow``: see
+    :class:`~sim.real_toy.track.BaleFinder`."""
+    px_per_mm = pixels_per_mm(pose)
+    bale = design.bale
+    across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
+    area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2
+    stride = int(min(4, max(1, across_px // 3)))
+    background = still_background(frames)
+    return BaleFinder(background, max(4.0, 0.25 * area), 10 * area + 50, stride, follow)
+
+
+def launch_zone(pose: CameraPose, design: Design, size: tuple[int, int]) -> LaunchZone:
+    """Where a shot's bale can first be seen: its centre from the muzzle to
+    :data:`~sim.real_toy.track.LAUNCH_REACH_MM` beyond, for every yaw and pitch the
+    barrel can take (the tractor turns all the way round), within two bale
+    lengths (the bale first seen a few frames out, past the barrel or the tractor
+    hiding its start), and not at the picture's edge (a bale coming back into
+    view)."""
+    launcher = design.launcher
+    pivot = np.array([0.0, 0.0, launcher.pivot_height_mm])
+    reach = release_radius_mm(design)
+    ways = [
+        direction(yaw, pitch)
+        for yaw in np.arange(-180.0, 180.0, 10.0)
+        for pitch in np.arange(launcher.pitch_min_deg - 5, launcher.pitch_max_deg + 6, 5.0)
+    ]
+    points = np.array(
+        [pivot + r * way for way in ways for r in np.linspace(reach, reach + LAUNCH_REACH_MM, 9)]
+    )
+    pixels = pose.project(points)
+    pixels = pixels[np.isfinite(pixels).all(axis=1)]
+    return LaunchZone(pixels, 2 * design.bale.length_mm * pixels_per_mm(pose) + 3, size)
+
+
+def track_shots(
+    frames: Frames,
+    pose: CameraPose,
+    design: Design,
+    with_piggies: bool,
+    progress: Callable[[int], None] = lambda done: None,
+) -> tuple[Track, list[np.ndarray]]:
+    """The bale tracked through every frame, and the track cut into shots (each
+    one's frames). With piggies on the board the bale is the largest new blob of
+    each frame, nothing followed: a follower locked onto a knocked piggy lying
+    still and lost the next launches (29 shots found of 40 at the crowded
+    layout); and a run that never moves, a knocked piggy lying still after its
+    shot's bale is gone, is no shot."""
+    finder = bale_finder(frames, pose, design, follow=not with_piggies)
+    track = track_video(frames, finder, progress)
+    info = frames.info
+    shots = split_shots(track, info.fps, launch_zone(pose, design, (info.width, info.height)))
+    if with_piggies:
+        shots = moving_runs(shots, track)
+    return track, shots
