@@ -1,7 +1,7 @@
 """What several test modules share: the checkout's root, running ``piggy`` in this
 process, the small boards made for tests, the sweep settings a command line makes,
 measured shots drawn from the calibration's closed forms, a comparison's row made
-by hand, and the count of PyBullet connections open.
+by hand, and the count of PyBullet connections open, and scripts/layer_graph.py as a module.
 
 Test modules import from here (or from a named helper module: ``tests/browser.py``,
 ``tests/referee/positions.py``, ``tests/sim/cli/fuzz_support.py``), never from
@@ -32,6 +32,20 @@ if TYPE_CHECKING:
 
 #: The checkout's root folder (the one holding pyproject.toml).
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def layer_graph_script():
+    """scripts/layer_graph.py as a module: the layers, the engines kept apart and the
+    reading of the imports that the repository's rules and the layer graph share."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "layer_graph", ROOT / "scripts" / "layer_graph.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def piggy_process(argv: list[str], cwd: Path, ignore_sigint: bool = False) -> subprocess.Popen:

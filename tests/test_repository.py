@@ -5,12 +5,13 @@ exists, nothing points outside it), and its dependencies point one way
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import layer_graph_script
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("models", "referee", "sim")
@@ -153,19 +154,7 @@ def test_dangling_references_are_found():
 
 
 # --- imports --------------------------------------------------------------------------
-def _layer_graph_script():
-    """scripts/layer_graph.py, which reads the imports for these rules and draws the
-    layer graph of docs/architecture.md from the same reading."""
-    spec = importlib.util.spec_from_file_location(
-        "layer_graph", ROOT / "scripts" / "layer_graph.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-layer_graph = _layer_graph_script()
+layer_graph = layer_graph_script()
 module_imports, project_sources = layer_graph.module_imports, layer_graph.project_sources
 import_graph = layer_graph.import_graph
 

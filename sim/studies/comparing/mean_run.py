@@ -19,7 +19,7 @@ from sim.studies.maps import hitmap
 from sim.studies.running import owner, parts
 from sim.studies.running.budget import Budget, Look, not_spent, timed_start
 from sim.studies.running.cluster import StudyWorkers
-from sim.studies.running.workers import pool_for
+from sim.studies.running.workers import each_result, pool_for
 from sim.studies.shots.records import SpaceShots
 
 
@@ -130,15 +130,7 @@ def _fire(
         if progress:
             progress(finished, fired=fired)
 
-    if pool is None:
-        for name in todo:
-            keep(job(name, _fired(board, name)))
-        return seconds
-    from concurrent.futures import as_completed
-
-    futures = [pool.executor.submit(job, name, _fired(board, name)) for name in todo]
-    for future in as_completed(futures):
-        keep(future.result())
+    each_result(pool, job, todo, partial(_fired, board), keep)
     return seconds
 
 

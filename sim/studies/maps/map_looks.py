@@ -25,7 +25,6 @@ import dataclasses
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import as_completed
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -34,7 +33,7 @@ from sim.studies.maps import hitmap
 from sim.studies.running import owner, parts
 from sim.studies.running.budget import Budget, Look, not_spent, timed_start
 from sim.studies.running.cluster import StudyWorkers
-from sim.studies.running.workers import pool_for
+from sim.studies.running.workers import each_result, pool_for
 from sim.studies.shots import datafiles
 from sim.studies.shots.records import SpaceShots
 from sim.studies.shots.space_firing import MapRule, advance, hits_of
@@ -248,13 +247,7 @@ def _fire(pool, job, board: _Board, kept, progress, timed: bool, todo: list[str]
         if progress:
             progress(board.done, fired=len(part.shots) - (len(before.shots) if before else 0))
 
-    if pool is None:
-        for name in todo:
-            keep(job(name, _fired(board, name)))
-        return seconds
-    futures = [pool.executor.submit(job, name, _fired(board, name)) for name in todo]
-    for future in as_completed(futures):
-        keep(future.result())
+    each_result(pool, job, todo, partial(_fired, board), keep)
     return seconds
 
 

@@ -18,8 +18,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -135,3 +135,18 @@ def shots_seconds(shots: int, workers: StudyWorkers) -> float:
     """About how long ``shots`` take on ``workers`` at :data:`SHOTS_PER_S_A_WORKER`
     (a cluster counted as one worker: its size is not known before it is reached)."""
     return shots / (SHOTS_PER_S_A_WORKER * (workers if isinstance(workers, int) else 1))
+
+
+def each_result(
+    pool: Pool | None, job: Callable, todo: list[str], fired: Callable, keep: Callable
+) -> None:
+    """``job(name, fired(name))`` for each space ``name`` of ``todo``, each result
+    handed to ``keep`` as it comes: one after another in this process (no pool), else
+    on the pool's workers, in the order they finish."""
+    if pool is None:
+        for name in todo:
+            keep(job(name, fired(name)))
+        return
+    futures = [pool.executor.submit(job, name, fired(name)) for name in todo]
+    for future in as_completed(futures):
+        keep(future.result())

@@ -5,24 +5,14 @@ scripts/layer_graph.py keeps apart (each engine's folder, whatever modules it gr
 and the seam's live half in the core."""
 
 import ast
-import importlib.util
 from pathlib import Path
+
+from tests.helpers import layer_graph_script
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _layer_graph():
-    """scripts/layer_graph.py, where the layers and the engines kept apart are held."""
-    spec = importlib.util.spec_from_file_location(
-        "layer_graph", ROOT / "scripts" / "layer_graph.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-layer_graph = _layer_graph()
+layer_graph = layer_graph_script()
 #: The engines' layers: those kept apart, each engine running without the other.
 ENGINE_LAYERS = {layer for pair in layer_graph.APART for layer in pair}
 #: The project's modules (an import's names that are not modules are no engine).
