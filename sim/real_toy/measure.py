@@ -45,6 +45,7 @@ from sim.real_toy.detect import (
     solve_pose,
 )
 from sim.real_toy.markers import MarkerLayout
+from sim.real_toy.paper_cut import clear_of_paper
 from sim.real_toy.piggies_seen import check_layout, read_piggies
 from sim.real_toy.rest import rest_point, second_touch
 from sim.real_toy.rows import check_rows
@@ -207,8 +208,10 @@ def measure_shots(
     """Each shot (its frames) measured from the track, and the readout used: the
     one given, or (None) the one estimated over the flights that can give a speed,
     found with every point at its frame's time. A frame whose blob is not the whole
-    bale (:func:`~sim.real_toy.touch.steady_frames`) is left out of its shot."""
-    shots = [frames[steady_frames(track.area[frames])] for frames in shots]
+    bale (:func:`~sim.real_toy.touch.steady_frames`; with ``layout``, also one cut by
+    a marker's paper: :func:`~sim.real_toy.paper_cut.clear_of_paper`) is left out of
+    its shot."""
+    shots = [frames[_whole_bale(frames, track, pose, layout)] for frames in shots]
     if readout is None:
         flights = []
         for n, frames in enumerate(shots):
@@ -223,6 +226,15 @@ def measure_shots(
         for n, frames in enumerate(shots)
     )
     return measured, used
+
+
+def _whole_bale(frames, track, pose, layout) -> np.ndarray:
+    """Which of a shot's frames show the whole bale: its blob not cut, and (with
+    the markers' layout) not cut by a marker's paper."""
+    whole = steady_frames(track.area[frames])
+    if layout is not None:
+        whole &= clear_of_paper(pose, layout, track.pixel[frames], track.area[frames])
+    return whole
 
 
 def _touch(number, frames, track, info, pose, design, angles, readout):
