@@ -18,6 +18,8 @@ MIN_CHANGE = 25
 #: bale followed); the bale's place is forgotten after FORGET_FRAMES without it.
 STILL_FRAMES = 8
 FORGET_FRAMES = 48
+#: What lies still is seen again within this share of the bale's reach.
+LYING_REACH = 0.25
 #: A blob followed anew is the bale only if it moves (LAUNCH_STEP_PX a frame or
 #: more) in at least this many of its first STILL_FRAMES + 1 frames.
 LEAST_MOVES = 3
@@ -78,9 +80,11 @@ class BaleFinder:
         #: the blob followed before one followed anew, while that one may be a
         #: still change in the scene
         self._before: tuple | None = None
-        #: after :meth:`find`: whether the blob found is the one followed before
-        #: (False: followed anew, see ``Track.fresh``)
+        #: after :meth:`find`: whether the blob found is the one followed before,
+        #: and whether it is fresh (``Track.fresh``): followed anew, or continuing
+        #: a blob that never moved as the bale does (a flicker by the muzzle)
         self.continued = False
+        self.fresh = False
 
     def _learned(self) -> None:
         """The search's background and margin, from the full background."""
@@ -102,10 +106,14 @@ class BaleFinder:
         if count >= 2:
             picked, self.continued = self._pick(stats[1:], centres[1:] * self.scale, small)
             found = None if picked is None else self._centroid(frame, stats[1 + picked])
+        flown = self._moves >= LEAST_MOVES  # what was followed moved as the bale does
         found = self._follow(found)
+        self.fresh = found is not None and not (self.continued and flown)
         self._seen += 1
         if self._seen % STILL_FRAMES == 0 or self.taken_back:
             self._learn_still(frame, small, mask)
+        if self.taken_back:
+            self._follow_again()
         self._recent = [small, *self._recent[: STILL_FRAMES - 1]]
         return found
 
@@ -123,6 +131,10 @@ class BaleFinder:
             ahead = np.array(self._last) + np.array(self._step) * (self._missed + 1)
             distance = np.linalg.norm(centres[sized] - ahead, axis=1)
             reach = self.keep_px + np.hypot(*self._step) * (self._missed + 1)
+            if self._lying(STILL_FRAMES):
+                # a bale at rest is seen again where it lay; a blob appearing beside
+                # it (a piggy it hid, set up again) is followed anew, on trial
+                reach = self.keep_px * LYING_REACH
             if self.launch is not None and self._lying(self.launch_after):
                 zone = self.launch
                 launched = [
@@ -188,15 +200,21 @@ class BaleFinder:
         self._places = [self._last, *self._places[: max(STILL_FRAMES, self.launch_after) - 1]]
         if self._age > STILL_FRAMES and self._moves < LEAST_MOVES:
             self.taken_back = self._seen - self._born
-            self._forget()
-            if self._before is not None:
-                *state, missed = self._before
-                self._last, self._step, self._born, self._age, self._moves, self._places = state
-                self._missed = missed + self.taken_back + 1
+            self._forget()  # until it is learned (:meth:`_follow_again`)
             return None
         if self._age > STILL_FRAMES:
             self._before = None
         return found
+
+    def _follow_again(self) -> None:
+        """Follow again what was followed before a still change taken back (that
+        change learned first, with nothing kept from learning around it: what was
+        followed before is not in view, or the change would not have been
+        followed)."""
+        if self._before is not None:
+            *state, missed = self._before
+            self._last, self._step, self._born, self._age, self._moves, self._places = state
+            self._missed = missed + self.taken_back + 1
 
     def _state(self) -> tuple:
         """What is known of the blob followed, to follow it again."""

@@ -170,7 +170,7 @@ def track_video(
         for back in range(len(present) - finder.taken_back, len(present)):
             present[back], fresh[back], pixels[back], areas[back] = False, False, _NONE, 0.0
         present.append(found is not None)
-        fresh.append(found is not None and not finder.continued)
+        fresh.append(finder.fresh)
         pixels.append((found[0], found[1]) if found else _NONE)
         areas.append(found[2] if found else 0.0)
         index += 1

@@ -30,6 +30,7 @@ BOARD_GREY = 70
 #: tractor turns and turns away, when the bale is hidden and for how long
 PIGGY_FROM, PIGGY_STOPS, LAUNCH, END = 30, 38, 170, 195
 TURN, AWAY, HIDE, HIDDEN, HIDDEN_END = 50, 100, 180, 35, 245
+FIRST, TAKEN = 60, 140
 
 
 class _Frames:
@@ -167,3 +168,47 @@ def test_a_bale_hidden_behind_a_piggy_that_seemed_to_jump_is_one_shot():
     track, shots = track_shots(_hidden_film(pose), pose, DESIGN, with_piggies=True)
     assert track.present[HIDE + HIDDEN + 1 : HIDDEN_END].all()
     assert [int(shot[0]) for shot in shots] == [LAUNCH]
+
+
+def _keep_px(frames, pose: CameraPose) -> float:
+    from sim.real_toy.tracking import bale_finder
+
+    return bale_finder(frames, pose, DESIGN).keep_px
+
+
+def _two_launches(pose: CameraPose, beside: bool):
+    """Two launches, the first stopping in its 21st frame (at rest where a piggy
+    stopped it) and taken away at TAKEN; the second at TAKEN + 40 (after a shot's
+    gap, sooner than the bale is forgotten). With ``beside``: as the resting bale
+    goes, a still blob appears half the bale's reach from it (a piggy it hid);
+    without: a blob flickers for 3 frames by the muzzle 30 frames before the
+    second launch."""
+    start, velocity = release_point_mm(DESIGN, 0.0, 8.0), 2000.0 * direction(0.0, 8.0)
+    flight = pose.project(start + velocity * ((np.arange(40) + 1) / 240.0)[:, None])
+    rest = flight[20]
+    frames = []
+    blank = _Frames([np.full((CAMERA.height, CAMERA.width), BOARD_GREY, np.uint8)] * 60)
+    keep = _keep_px(blank, pose)
+    for index in range(TAKEN + 80):
+        frame = np.full((CAMERA.height, CAMERA.width), BOARD_GREY, np.uint8)
+        if FIRST <= index < TAKEN:
+            _blob(frame, flight[min(index - FIRST, 20)], (5, 3), 100)
+        if beside and index >= TAKEN:
+            _blob(frame, rest + np.array([keep / 2, 0.0]), (3, 3), 60)
+        if not beside and TAKEN + 10 <= index < TAKEN + 13:
+            _blob(frame, flight[0] + np.array([4.0, 3.0]), (3, 2), 60)
+        if index >= TAKEN + 40:
+            _blob(frame, flight[index - TAKEN - 40], (5, 3), 100)
+        frames.append(frame)
+    return _Frames(frames)
+
+
+@pytest.mark.parametrize("beside", [True, False])
+def test_a_launch_after_a_bale_taken_away_or_a_flicker_by_the_muzzle_starts_a_shot(beside):
+    """A blob near a bale at rest is not the bale seen again unless it is where
+    the bale lay (else the jump, as a step a frame, let the next launch pass for
+    the bale followed, and no shot started); and a launch near a blob that never
+    moved as a bale does (a flicker) is fresh. Either way: two shots."""
+    pose = _pose()
+    _, shots = track_shots(_two_launches(pose, beside), pose, DESIGN, with_piggies=True)
+    assert [int(shot[0]) for shot in shots] == [FIRST, TAKEN + 40]
