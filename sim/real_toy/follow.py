@@ -1,16 +1,24 @@
 """The bale followed from frame to frame (``BaleFinder``), against a background
-that learns the still scene: what ``track_video`` (sim/real_toy/track.py) asks of
-each frame. Why each rule: docs/real-toy.md, "From any tripod place" and "The
-piggies on film"."""
+that learns the still scene, and the one pass over a video's frames that finds
+it in each (``track_video``). Why each rule: docs/real-toy.md, "From any tripod
+place" and "The piggies on film"."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
-from sim.real_toy.track import LAUNCH_AFTER_S, LAUNCH_STEP_PX, SHOT_GAP_S, LaunchZone
+from sim.real_toy.track import (
+    LAUNCH_AFTER_S,
+    LAUNCH_STEP_PX,
+    SHOT_GAP_S,
+    Frames,
+    LaunchZone,
+    Track,
+)
 
 #: Least change (0-255 grey levels) a pixel must show to belong to the bale.
 MIN_CHANGE = 25
@@ -275,3 +283,34 @@ def _moved(stat: np.ndarray, small: np.ndarray, previous: np.ndarray) -> bool:
     x, y, w, h, _ = stat
     box = (slice(y, y + h), slice(x, x + w))
     return bool((cv2.absdiff(small[box], previous[box]) >= MIN_CHANGE).any())
+
+
+_NONE = (math.nan, math.nan)
+
+
+def track_video(
+    frames: Frames,
+    finder: BaleFinder,
+    progress: Callable[[int], None] = lambda done: None,
+) -> Track:
+    """One pass over every frame: where the bale is in each (the frames the finder
+    takes back, a still change followed on trial, are left without it)."""
+    present: list[bool] = []
+    fresh: list[bool] = []
+    pixels: list[tuple[float, float]] = []
+    areas: list[float] = []
+    index = 0
+    for frame in frames:
+        found = finder.find(frame)
+        for back in range(len(present) - finder.taken_back, len(present)):
+            present[back], fresh[back], pixels[back], areas[back] = False, False, _NONE, 0.0
+        present.append(found is not None)
+        fresh.append(finder.fresh)
+        pixels.append((found[0], found[1]) if found else _NONE)
+        areas.append(found[2] if found else 0.0)
+        index += 1
+        if index % 50 == 0:
+            progress(index)
+    progress(index)
+    pixel = np.array(pixels, float).reshape(-1, 2)
+    return Track(np.array(present, bool), pixel, np.array(areas), np.array(fresh, bool))

@@ -18,20 +18,15 @@ session looks: fire, pick the bale up, set the angles, fire again.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models.errors import InputError
 from models.text import shown
 from sim.real_toy import video_file
-
-if TYPE_CHECKING:
-    from sim.real_toy.follow import BaleFinder
 
 #: Frames sampled for the median background, over the video's first BACKGROUND_S.
 BACKGROUND_FRAMES = 9
@@ -148,37 +143,6 @@ def still_background(frames: Frames) -> np.ndarray:
         if len(picked) == BACKGROUND_FRAMES:
             break
     return np.median(np.stack(picked), axis=0).astype(np.uint8)
-
-
-_NONE = (math.nan, math.nan)
-
-
-def track_video(
-    frames: Frames,
-    finder: BaleFinder,
-    progress: Callable[[int], None] = lambda done: None,
-) -> Track:
-    """One pass over every frame: where the bale is in each (the frames the finder
-    takes back, a still change followed on trial, are left without it)."""
-    present: list[bool] = []
-    fresh: list[bool] = []
-    pixels: list[tuple[float, float]] = []
-    areas: list[float] = []
-    index = 0
-    for frame in frames:
-        found = finder.find(frame)
-        for back in range(len(present) - finder.taken_back, len(present)):
-            present[back], fresh[back], pixels[back], areas[back] = False, False, _NONE, 0.0
-        present.append(found is not None)
-        fresh.append(finder.fresh)
-        pixels.append((found[0], found[1]) if found else _NONE)
-        areas.append(found[2] if found else 0.0)
-        index += 1
-        if index % 50 == 0:
-            progress(index)
-    progress(index)
-    pixel = np.array(pixels, float).reshape(-1, 2)
-    return Track(np.array(present, bool), pixel, np.array(areas), np.array(fresh, bool))
 
 
 @dataclass(frozen=True)

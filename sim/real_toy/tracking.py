@@ -11,7 +11,7 @@ import numpy as np
 from models.design import Design
 from sim.physics.ballistics import direction, release_radius_mm
 from sim.real_toy.detect import CameraPose
-from sim.real_toy.follow import BaleFinder
+from sim.real_toy.follow import BaleFinder, track_video
 from sim.real_toy.piggies_seen import moving_runs
 from sim.real_toy.track import (
     LAUNCH_REACH_MM,
@@ -20,7 +20,6 @@ from sim.real_toy.track import (
     Track,
     split_shots,
     still_background,
-    track_video,
 )
 
 
