@@ -46,7 +46,7 @@ from sim.real_toy.detect import (
 )
 from sim.real_toy.markers import MarkerLayout
 from sim.real_toy.paper_cut import clear_of_paper
-from sim.real_toy.piggies_seen import check_layout, read_piggies
+from sim.real_toy.piggies_seen import check_layout, read_piggies, touches_on_piggies
 from sim.real_toy.rest import rest_point, second_touch
 from sim.real_toy.rows import check_rows
 from sim.real_toy.shutter import FlightTrack, Readout, estimate_readout, point_times
@@ -191,7 +191,10 @@ def measure_video(
         )
     measured, used = measure_shots(shots, track, info, pose, design, angles, readout, layout)
     check_rows(measured, angles, design)
-    seen = None if piggies is None else read_piggies(video, shots, pose, piggies, design)
+    seen = None
+    if piggies is not None:
+        seen = read_piggies(video, shots, pose, piggies, design)
+        measured = tuple(touches_on_piggies(measured, seen, piggies))
     return Measurement(info, pose, track, measured, used, seen)
 
 

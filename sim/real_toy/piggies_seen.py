@@ -66,6 +66,10 @@ CHANGED = 0.08
 #: A run of the tracking whose centre stays this near its median (pixels) is a
 #: piggy lying still where a shot left it, not a shot.
 STILL_RUN_PX = 2.0
+#: A first touch this near where a piggy the shot moved stood (mm between their
+#: centres: a piggy's half width, the bale's half length and a few mm of error)
+#: is the bale striking the piggy, not the board.
+ON_PIGGY_MM = 60.0
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,34 @@ def _blob_starts(reader: Reader, piggy, labels, poses, changed) -> list[PiggyPos
         x, y, _ = reader.camera.on_plane(centres[index][None, :], 15.0)[0]
         starts += [PiggyPose(float(x), float(y), h, 0.0) for h in (0.0, 90.0, 180.0, 270.0)]
     return starts
+
+
+def touches_on_piggies(shots: Sequence, seen: Sequence[PiggiesSeen], layout: Layout) -> list:
+    """The measured shots (``ShotMeasure``), each whose first touch is within
+    :data:`ON_PIGGY_MM` of where a piggy it moved or knocked out stood (every shot
+    is fired at the layout set up again) marked not measured, saying so: where the
+    bale's path breaks there, it struck the piggy, and the break is not a touch of
+    the board."""
+    from dataclasses import replace
+
+    board = layout.board
+    out = []
+    for shot, piggies in zip(shots, seen, strict=True):
+        struck = [
+            name
+            for name in sorted({*piggies.knocked, *piggies.moved_mm})
+            if not shot.skipped
+            and math.dist(board.space_center_mm(layout.space_of(name)), (shot.x_mm, shot.y_mm))
+            <= ON_PIGGY_MM
+        ]
+        if struck:
+            shot = replace(
+                shot,
+                skipped=f"first touch on a piggy: the path breaks {ON_PIGGY_MM:.0f} mm or less "
+                f"from where {' and '.join(struck)} stood, which the shot moved, not on the board",
+            )
+        out.append(shot)
+    return out
 
 
 def summary_line(seen: Sequence[PiggiesSeen]) -> str:

@@ -11,16 +11,15 @@ import numpy as np
 from models.design import Design
 from sim.physics.ballistics import direction, release_radius_mm
 from sim.real_toy.detect import CameraPose
+from sim.real_toy.follow import BaleFinder, track_video
 from sim.real_toy.piggies_seen import moving_runs
 from sim.real_toy.track import (
     LAUNCH_REACH_MM,
-    BaleFinder,
     Frames,
     LaunchZone,
     Track,
     split_shots,
     still_background,
-    track_video,
 )
 
 
@@ -30,21 +29,21 @@ def pixels_per_mm(pose: CameraPose) -> float:
     return float(np.mean(np.linalg.norm(ten_mm[1:] - ten_mm[0], axis=1))) / 10
 
 
-def bale_finder(
-    frames: Frames, pose: CameraPose, design: Design, follow: bool = True
-) -> BaleFinder:
+def bale_finder(frames: Frames, pose: CameraPose, design: Design) -> BaleFinder:
     """A finder for a blob the bale's size as seen on the board (from a quarter of
     it, partly hidden or far, to ten times it, blurred and near; smaller blobs are
     the compression's and the sensor's noise), searched at a
-    stride that keeps the bale three samples across; ``follow``: see
-    :class:`~sim.real_toy.track.BaleFinder`."""
+    stride that keeps the bale three samples across, with the launch zone
+    (:func:`launch_zone`)."""
     px_per_mm = pixels_per_mm(pose)
     bale = design.bale
     across_px = min(bale.width_mm, bale.height_mm) * px_per_mm
     area = bale.length_mm * max(bale.height_mm, bale.width_mm) * px_per_mm**2
     stride = int(min(4, max(1, across_px // 3)))
     background = still_background(frames)
-    return BaleFinder(background, max(4.0, 0.25 * area), 10 * area + 50, stride, follow)
+    info = frames.info
+    zone = launch_zone(pose, design, (info.width, info.height))
+    return BaleFinder(background, max(4.0, 0.25 * area), 10 * area + 50, stride, zone, info.fps)
 
 
 def launch_zone(pose: CameraPose, design: Design, size: tuple[int, int]) -> LaunchZone:
@@ -78,12 +77,11 @@ def track_shots(
     progress: Callable[[int], None] = lambda done: None,
 ) -> tuple[Track, list[np.ndarray]]:
     """The bale tracked through every frame, and the track cut into shots (each
-    one's frames). With piggies on the board the bale is the largest new blob of
-    each frame, nothing followed: a follower locked onto a knocked piggy lying
-    still and lost the next launches (29 shots found of 40 at the crowded
-    layout); and a run that never moves, a knocked piggy lying still after its
-    shot's bale is gone, is no shot."""
-    finder = bale_finder(frames, pose, design, follow=not with_piggies)
+    one's frames). With piggies on the board the bale is followed as on the empty
+    board (sim/real_toy/follow.py: a piggy lying still is given up for a launch,
+    a turned tractor is no bale), and a run that never moves, a knocked piggy
+    lying still after its shot's bale is gone, is no shot."""
+    finder = bale_finder(frames, pose, design)
     track = track_video(frames, finder, progress)
     info = frames.info
     shots = split_shots(track, info.fps, launch_zone(pose, design, (info.width, info.height)))

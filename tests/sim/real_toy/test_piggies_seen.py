@@ -159,3 +159,29 @@ def test_a_knocked_piggy_lying_still_is_no_shot():
     track = Track(present, pixels, np.where(present, 300.0, 0.0))
     runs = [np.arange(0, 30), np.arange(70, 95)]
     assert [r.tolist() for r in moving_runs(runs, track)] == [runs[0].tolist()]
+
+
+def test_a_first_touch_where_a_piggy_the_shot_moved_stood_is_said_to_be_on_the_piggy():
+    """With a layout most shots strike a piggy first, and the bale's path breaks
+    there: such a break, near where a piggy the shot moved stood, is no touch of
+    the board, and the row says so; a break by a piggy that did not move, or on
+    open board, stays a first touch."""
+    from models.board import load_board
+    from models.layout import load_layout
+    from sim.real_toy.measure import ShotMeasure
+    from sim.real_toy.piggies_seen import PiggiesSeen, touches_on_piggies
+
+    board = load_board()
+    layout = load_layout("crowded", board)
+    x, y = board.space_center_mm(layout.space_of("blue-3"))
+    shots = [ShotMeasure(n, 0.0, 0.0, x + 30.0, y, 2000.0, "good") for n in (1, 2, 3)]
+    shots[2] = ShotMeasure(3, 0.0, 0.0, x + 200.0, y - 200.0, 2000.0, "good")
+    seen = [
+        PiggiesSeen(("blue-3",), {"blue-3": 55.0}, ()),
+        PiggiesSeen((), {"gold-1": 5.0}, ()),
+        PiggiesSeen(("blue-3",), {"blue-3": 55.0}, ()),
+    ]
+    marked = touches_on_piggies(shots, seen, layout)
+    assert "first touch on a piggy" in (marked[0].skipped or "")
+    assert "blue-3" in (marked[0].skipped or "")
+    assert [s.skipped for s in marked[1:]] == [None, None]

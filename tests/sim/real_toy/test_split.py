@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.real_toy.track import MIN_CHANGE, BaleFinder, LaunchZone, Track, split_shots
+from sim.real_toy.follow import MIN_CHANGE, BaleFinder
+from sim.real_toy.track import LAUNCH_AFTER_S, LaunchZone, Track, split_shots
 
 FPS = 240.0
 SIZE = (640, 360)
@@ -70,6 +71,20 @@ def test_a_launch_starts_a_shot_only_in_the_launch_zone_and_moving():
     far = _flight(30, start=MUZZLE + np.array([150.0, 0.0]))
     track = _track([60, _flight(40), 40, far, 40, _rest(MUZZLE, 30), 60, _flight(30), 60])
     assert [len(s) for s in split_shots(track, FPS, ZONE)] == [100, 30]
+
+
+def test_a_blob_followed_anew_within_a_shot_starts_one_only_after_what_lay_still():
+    """A blob followed anew the frame after the bale (the bale hidden, a piggy it
+    knocked wobbling at the muzzle) is the same shot; after a piggy that lay still
+    for LAUNCH_AFTER_S, a launch beside it starts the next one."""
+    wobble = MUZZLE + np.random.default_rng(2).normal(0, 4.0, (20, 2))
+    lay = _rest(MUZZLE + np.array([40.0, 0.0]), round(LAUNCH_AFTER_S * FPS))
+    pieces = [60, _flight(40), wobble, 40, _flight(30), lay, _flight(30), 60]
+    track = _track(pieces)
+    fresh = np.zeros(len(track.present), bool)
+    fresh[[60, 100, 160, 190 + len(lay)]] = True  # each blob's first frame
+    track = Track(track.present, track.pixel, track.area, fresh)
+    assert [len(s) for s in split_shots(track, FPS, ZONE)] == [60, 30 + len(lay), 30]
 
 
 def _bale(frame: np.ndarray, centre, half) -> None:
