@@ -191,11 +191,13 @@ def _film(place: tuple, args, cam: str, film: Path, truth: Path, encoded: Path) 
     ] + (["--tractor"] if place[3] else [])  # fmt: skip
     subprocess.run(film_cmd, check=True, capture_output=True)
     ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+    partial = encoded.with_suffix(".partial.mp4")  # a run stopped here keeps no half film
     subprocess.run(
         [ffmpeg, "-loglevel", "error", "-y", "-i", str(film), "-c:v", "libx264", "-crf", "23",
-         "-map_metadata", "-1", str(encoded)],
+         "-map_metadata", "-1", str(partial)],
         check=True,
     )  # fmt: skip
+    partial.replace(encoded)
 
 
 def compare(truth_csv: Path, summary: dict) -> dict:
