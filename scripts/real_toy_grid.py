@@ -11,9 +11,17 @@ metadata stripped), ``piggy measure`` measures it, and the measured first touche
 and speeds are set against the truth CSV. One place at a time: run it with nice.
 
     nice -n 10 python scripts/real_toy_grid.py --places 1.2,50,0 0.6,75,60,tractor
+    python scripts/real_toy_grid.py --plan-only                  # the plan of every place
+    nice -n 10 python scripts/real_toy_grid.py --places 1.2,50,0 --keep DIR --results R.jsonl
+    nice -n 10 python scripts/real_toy_grid.py --remeasure DIR   # every film kept in DIR
 
 With no ``--places``, the whole grid (0.6/1.2/1.8 m x 25/50/75 deg x 0/+-30/+-60 deg
-x tractor or not: 90 places, hours of CPU).
+x tractor or not: 90 places, hours of CPU). ``--plan-only`` asks the plan alone
+(the shots fired once, nothing filmed: seconds a place); ``--remeasure DIR``
+measures again every place's film kept in DIR by ``--keep`` (its folder's name
+says the place) and films nothing; ``--results FILE`` adds each place's figures
+to FILE as a JSON line (the place, the plan's notes, the figures, the CPU seconds
+its filming and measuring took).
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ import csv
 import itertools
 import json
 import math
+import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -63,8 +73,17 @@ def parse_place(text: str) -> tuple:
     return float(parts[0]), float(parts[1]), float(parts[2]), tractor
 
 
-def plan_notes(place: tuple, angles: str, seed: int, size: tuple, fov: float) -> list[str]:
-    """What ``piggy film``'s plan says against the place (empty: approved), from the
+def place_name(place: tuple) -> str:
+    """The place as its kept folder's name begins: ``1.2_50_-30_tractor``."""
+    return "_".join(f"{v:g}" for v in place[:3]) + ("_tractor" if place[3] else "")
+
+
+#: The fired shots of each (angles, seed, tractor): the same for every camera.
+_TAKES: dict[tuple, list] = {}
+
+
+def plan_report(place: tuple, angles: str, seed: int, size: tuple, fov: float) -> dict:
+    """``piggy film``'s plan of the place (its ``notes`` empty: approved), from the
     fired shots alone (nothing is drawn)."""
     from models.board import load_board
     from models.design import load_design
@@ -76,8 +95,22 @@ def plan_notes(place: tuple, angles: str, seed: int, size: tuple, fov: float) ->
     board, design = load_board("stock"), load_design("stock")
     camera = make_camera(camera_at(*place[:3]), TARGET_MM, fov, *size)
     settings = FilmSettings(tractor=place[3])
-    takes = fire(board, design, read_angles(angles), seed, settings)
-    return plan(camera, board, design, takes, settings)["notes"]
+    key = (angles, seed, place[3])
+    if key not in _TAKES:
+        _TAKES[key] = fire(board, design, read_angles(angles), seed, settings)
+    return plan(camera, board, design, _TAKES[key], settings)
+
+
+def plan_row(place: tuple, report: dict) -> str:
+    """The place's row of the plan's table."""
+    d, e, p, t = place
+    seen = sum(m["in_picture"] for m in report["markers"])
+    verdict = "; ".join(report["notes"]) or "approved"
+    return (
+        f"| {d:g} m | {e:g}° | {p:+g}° | {'yes' if t else 'no'} | {seen} of "
+        f"{len(report['markers'])} | {report['touches_in_picture']} of {report['shots']} "
+        f"({report['not_on_board']} not on the board) | {verdict} |"
+    )
 
 
 def run_place(place: tuple, args, work: Path) -> dict:
@@ -87,25 +120,61 @@ def run_place(place: tuple, args, work: Path) -> dict:
     re-encoding a 1080p place is most of its time, and the same seed films the
     same video: the folder's name holds what decides it)."""
     if args.keep is not None:
-        name = "_".join(f"{v:g}" for v in place[:3]) + ("_tractor" if place[3] else "")
         size = f"{args.size[0]}x{args.size[1]}"
-        work = args.keep / f"{name}_{size}_fov{args.fov:g}_seed{args.seed}_{Path(args.angles).stem}"
+        work = args.keep / (
+            f"{place_name(place)}_{size}_fov{args.fov:g}_seed{args.seed}_{Path(args.angles).stem}"
+        )
         work.mkdir(parents=True, exist_ok=True)
     cam = ",".join(f"{v:.1f}" for v in camera_at(*place[:3]))
     film, truth = work / "film.mp4", work / "truth.csv"
-    encoded, measured = work / "phone.mp4", work / "measured.csv"
+    encoded = work / "phone.mp4"
     if args.keep is None or not (encoded.exists() and truth.exists()):
         _film(place, args, cam, film, truth, encoded)
     film.unlink(missing_ok=True)
+    return measure(work, args.angles)
+
+
+def measure(work: Path, angles: str) -> dict:
+    """Measure ``work``'s re-encoded film (``phone.mp4``) into its ``measured.csv``
+    and set it against its ``truth.csv``."""
+    measured = work / "measured.csv"
     measured.unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "sim.cli", "measure", str(encoded), "--angles", args.angles,
+        [sys.executable, "-m", "sim.cli", "measure", str(work / "phone.mp4"), "--angles", angles,
          "--out", str(measured), "--json"],
         capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:
         return {"refused": (done.stderr.strip().splitlines() or ["?"])[-1]}
-    return compare(truth, json.loads(done.stdout))
+    return compare(work / "truth.csv", json.loads(done.stdout))
+
+
+#: A kept folder's name: the place, then the size, field of view, seed and angles.
+KEPT = re.compile(
+    r"(?P<d>[\d.]+)_(?P<e>[\d.]+)_(?P<p>-?[\d.]+)(?P<t>_tractor)?_(?P<size>\d+x\d+)"
+    r"_fov[\d.]+_seed\d+_(?P<angles>.+)"
+)
+
+
+def kept_places(folder: Path, angles: str) -> list[tuple[tuple, Path]]:
+    """Each place whose film ``--keep`` kept in ``folder`` (a ``phone.mp4`` and a
+    ``truth.csv`` in a folder named for the place), in the order of their names;
+    a kept folder filmed with other angles than ``angles`` is a ValueError, as is a
+    folder with no kept film."""
+    if not folder.is_dir():
+        raise ValueError(f"--remeasure {folder}: not a folder")
+    kept = []
+    for work in sorted(folder.iterdir()):
+        match = KEPT.fullmatch(work.name)
+        if not (match and (work / "phone.mp4").is_file() and (work / "truth.csv").is_file()):
+            continue
+        if match["angles"] != Path(angles).stem:
+            raise ValueError(f"{work}: filmed with {match['angles']}, not --angles {angles}")
+        place = (float(match["d"]), float(match["e"]), float(match["p"]), bool(match["t"]))
+        kept.append((place, work))
+    if not kept:
+        raise ValueError(f"--remeasure {folder}: no kept film (PLACE_..._ANGLES/phone.mp4)")
+    return kept
 
 
 def _film(place: tuple, args, cam: str, film: Path, truth: Path, encoded: Path) -> None:
@@ -122,11 +191,13 @@ def _film(place: tuple, args, cam: str, film: Path, truth: Path, encoded: Path) 
     ] + (["--tractor"] if place[3] else [])  # fmt: skip
     subprocess.run(film_cmd, check=True, capture_output=True)
     ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+    partial = encoded.with_suffix(".partial.mp4")  # a run stopped here keeps no half film
     subprocess.run(
         [ffmpeg, "-loglevel", "error", "-y", "-i", str(film), "-c:v", "libx264", "-crf", "23",
-         "-map_metadata", "-1", str(encoded)],
+         "-map_metadata", "-1", str(partial)],
         check=True,
     )  # fmt: skip
+    partial.replace(encoded)
 
 
 def compare(truth_csv: Path, summary: dict) -> dict:
@@ -174,9 +245,33 @@ def row_text(place: tuple, result: dict) -> str:
     )
 
 
+def children_cpu_s() -> float:
+    """The CPU seconds this process's finished children took, user and system."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def record(path: Path | None, place: tuple, result: dict) -> None:
+    """Add the place's result to ``path`` as one JSON line (none without a path)."""
+    if path is not None:
+        d, e, p, t = place
+        line = {"place": {"distance_m": d, "elevation_deg": e, "direction_deg": p, "tractor": t}}
+        with path.open("a") as out:
+            out.write(json.dumps(line | result) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--places", nargs="*", type=parse_place, default=None)
+    parser.add_argument(
+        "--plan-only", action="store_true", help="ask each place's plan alone; film nothing"
+    )
+    parser.add_argument(
+        "--remeasure", type=Path, default=None, help="measure again every film kept in DIR"
+    )
+    parser.add_argument(
+        "--results", type=Path, default=None, help="add each place's figures here (JSON lines)"
+    )
     parser.add_argument("--angles", default="docs/examples/measured-shots.csv")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -187,17 +282,40 @@ def main() -> int:
         "--keep", type=Path, default=None, help="keep each place's film here and reuse it"
     )
     args = parser.parse_args()
+    if args.plan_only:
+        print("| distance | elevation | direction | tractor | markers | first touches | plan |")
+        print("|---|---|---|---|---|---|---|")
+        for place in args.places or GRID:
+            report = plan_report(place, args.angles, args.seed, args.size, args.fov)
+            record(args.results, place, {"approved": not report["notes"]} | report)
+            print(plan_row(place, report), flush=True)
+        return 0
+    try:
+        kept = kept_places(args.remeasure, args.angles) if args.remeasure is not None else None
+    except ValueError as error:
+        print(f"{parser.prog}: {error}", file=sys.stderr)
+        return 2
     print(
         "| distance | elevation | direction | tractor | shots measured "
         "| first touch rms | speed rms |"
     )
     print("|---|---|---|---|---|---|---|")
+    if kept is not None:
+        for place, work in kept:
+            before = children_cpu_s()
+            result = measure(work, args.angles)
+            record(args.results, place, result | {"cpu_s": round(children_cpu_s() - before)})
+            print(row_text(place, result), flush=True)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         for place in args.places or GRID:
-            notes = plan_notes(place, args.angles, args.seed, args.size, args.fov)
+            notes = plan_report(place, args.angles, args.seed, args.size, args.fov)["notes"]
+            before = children_cpu_s()
             result = (
                 {"not_approved": "; ".join(notes)} if notes else run_place(place, args, Path(tmp))
             )
+            cpu = {"approved": not notes, "cpu_s": round(children_cpu_s() - before)}
+            record(args.results, place, result | cpu)
             print(row_text(place, result), flush=True)
     return 0
 
