@@ -82,6 +82,12 @@ HIDDEN_FRAMES = 8.0
 #: 0.5 px of the arc (put 11 mm off).
 OFF_ARC_FRAMES = 2
 OFF_ARC_PX = 2.0
+#: A break's frame just before a gap is still in flight when it lies this close
+#: to the arc from the barrel (:func:`_still_flying`): the last frames of a 64 deg
+#: shot before 6 frames cut by a marker's paper lay 0.4-0.6 px from it (the frames
+#: before, 0.3-0.9), and the corner taken there was 17 mm off; a frame one period
+#: after an 8 deg shot's bounce, before frames cut, lay 2.0 px off.
+ON_ARC_PX = 1.0
 #: Refits of the arc to the frames before where it came down.
 ARC_ROUNDS = 6
 
@@ -327,14 +333,14 @@ def _touch_at(
 
 def _still_flying(pose, arc: Arc, times_s, pixels, broke: int) -> bool:
     """Whether a settled break's frame is the last one in flight before a gap: it
-    lies on the arc from the barrel (within :data:`OFF_ARC_PX`) and the next frame
+    lies on the arc from the barrel (within :data:`ON_ARC_PX`) and the next frame
     comes more than one and a half frame periods after it, so the bounce happened
     in the gap."""
     if broke + 1 >= len(times_s):
         return False
     frame_s = float(np.median(np.diff(times_s)))
     miss = np.linalg.norm(pose.project(arc.position(times_s[broke : broke + 1])) - pixels[broke])
-    return bool(miss < OFF_ARC_PX and times_s[broke + 1] - times_s[broke] > 1.5 * frame_s)
+    return bool(miss < ON_ARC_PX and times_s[broke + 1] - times_s[broke] > 1.5 * frame_s)
 
 
 def _touch(pose, times_s, pixels, broke, centre, time_s, ahead_mm, flown) -> Touch:
