@@ -67,7 +67,9 @@ MARKER_FRAMES = 10
 MAX_SPEED_SE = 0.01
 #: A flight fitted worse than this (rms, pixels) is not trusted.
 MAX_FLIGHT_RMS_PX = 2.5
-#: Flight frames needed before the touch for the touch, and for the speed.
+#: Flight frames needed before the touch for the touch (frame periods flown, from
+#: the launch where the arc from the barrel gives it: a shot first seen late, the
+#: tractor hiding the barrel's end, still flew them), and frames seen for the speed.
 MIN_TOUCH_FRAMES = 8
 MIN_SPEED_FRAMES = 12
 NO_BREAK = (
@@ -278,7 +280,7 @@ def _measure_shot(
     at_rest = (np.nan, np.nan) if rest.point_mm is None else rest.point_mm
     base = {"number": number, "pitch_deg": pitch, "yaw_deg": yaw, "frames": frames}
     base |= {"rest_x_mm": at_rest[0], "rest_y_mm": at_rest[1], "no_rest": rest.why}
-    if touch is None or touch.break_index < MIN_TOUCH_FRAMES:
+    if touch is None or touch.flown_frames < MIN_TOUCH_FRAMES:
         return ShotMeasure(**base, skipped=NO_BREAK)
     flight = touch.flight
     x, y = (float(v) for v in touch.point_mm)

@@ -18,6 +18,15 @@ one), each flight weighted by its own pixel noise (the profile likelihood of
 its misfit): a shot tracked less cleanly does not pull the estimate towards
 itself. A negative readout is a picture read bottom to top (the phone held the
 other way up).
+
+Some views cannot tell it. The readout moves a point's time by its row, and
+gravity shows in the picture only as far as the bale's fall crosses the rows;
+from high above (75 deg) the fall runs mostly along the line of sight, so the
+flights' misfit barely changes with the readout (on exact drawn tracks from
+1.8 m, 75 deg, 60 deg to the side, six flights give +-0.14 against +-0.01 from
+behind), and a touch's centre a millimetre off pulls the loose best value to
+the end of the range searched. There the readout is reported as not measurable
+from this view, not as a number, and the speeds are timed as a global shutter's.
 """
 
 from __future__ import annotations
@@ -42,6 +51,8 @@ GRID_STEP = 0.1
 #: global shutter: the pixel noise is not the only misfit (the tracked centroid's
 #: own small biases), so a loose estimate can be off by more than its error says.
 MAX_READOUT_SE = 0.1
+#: A best value closer than this to an end of the range searched is that end.
+EDGE = 0.01
 
 
 @dataclass(frozen=True)
@@ -55,32 +66,46 @@ class FlightTrack:
     touch_time_s: float
 
 
+#: How the readout was found (:attr:`Readout.source`): given on the command line,
+#: estimated, no flight to estimate it from, or flights that cannot tell it.
+GIVEN, ESTIMATED = "given", "estimated"
+NO_FLIGHTS, NOT_MEASURABLE = "not determined", "not measurable from this view"
+
+
 @dataclass(frozen=True)
 class Readout:
-    """The readout used (share of the frame period) and how it was found: "given",
-    "estimated", or "not determined" (then 0 is used); where estimated, the best
-    value, its standard error and the flights it was estimated from."""
+    """The readout used (share of the frame period) and how it was found:
+    :data:`GIVEN`, :data:`ESTIMATED`, :data:`NO_FLIGHTS` or :data:`NOT_MEASURABLE`
+    (then 0 is used, a global shutter's timing); where estimated or tried, the
+    best value, its standard error and the flights it was estimated from.
+    ``at_edge``: the best value is an end of the range searched (no minimum)."""
 
     fraction: float
     source: str
     estimate: float | None = None
     se: float | None = None
     flights: int = 0
+    at_edge: bool = False
 
     def describe(self) -> str:
-        if self.source == "given":
+        if self.source == GIVEN:
             return f"{self.fraction:g} of the frame period (given)"
         spread = f" +- {self.se:.2f}" if self.se is not None else ""
-        if self.source == "estimated":
+        if self.source == ESTIMATED:
             return (
                 f"{self.fraction:.2f}{spread} of the frame period "
                 f"(estimated over {self.flights} flights)"
             )
-        best = "" if self.estimate is None else f", best {self.estimate:.2f}{spread}"
-        return (
-            f"taken as 0 (a global shutter): {self.flights} flights do not determine it"
-            f"{best}; give --readout"
-        )
+        timed = "the points timed as a global shutter's (0); give --readout if it is known"
+        if self.source == NO_FLIGHTS:
+            return f"not determined: no flight long enough to estimate it from; {timed}"
+        if self.at_edge:
+            why = f"their best fit runs to the end of the range searched ({self.estimate:.0f})"
+        elif self.se is None:
+            why = "their misfit has no minimum in it"
+        else:
+            why = f"their best fit is only {self.estimate:.2f}{spread}"
+        return f"{NOT_MEASURABLE}: {self.flights} flights do not tell it ({why}); {timed}"
 
 
 def point_times(
@@ -98,14 +123,16 @@ def estimate_readout(
     """The readout that lets all ``flights`` fit their ballistic paths best: the
     minimum over :data:`READOUT_RANGE` of the flights' summed log misfits (a grid,
     then refined), its standard error from the curvature there. A flight with no
-    fit at some readout of the grid is left out. Not determined (taken as 0) with
-    no flights or a standard error over :data:`MAX_READOUT_SE`."""
+    fit at some readout of the grid is left out. Taken as 0 with no flights
+    (:data:`NO_FLIGHTS`), and where the flights cannot tell it
+    (:data:`NOT_MEASURABLE`): a standard error over :data:`MAX_READOUT_SE`, no
+    minimum, or the best value at an end of the range."""
     low, high = READOUT_RANGE
     grid = np.linspace(low, high, round((high - low) / GRID_STEP) + 1)
     on_grid = [[_flight_cost(pose, f, float(r), fps, height) for r in grid] for f in flights]
     kept = [f for f, costs in zip(flights, on_grid, strict=True) if np.isfinite(costs).all()]
     if not kept:
-        return Readout(0.0, "not determined", flights=len(flights))
+        return Readout(0.0, NO_FLIGHTS, flights=len(flights))
 
     def cost(readout: float) -> float:
         return sum(_flight_cost(pose, f, readout, fps, height) for f in kept)
@@ -116,9 +143,12 @@ def estimate_readout(
     refined = minimize_scalar(cost, bounds=bracket, method="bounded", options={"xatol": 1e-3})
     readout = float(refined.x)
     se = _curvature_se(cost, readout, float(refined.fun))
-    if se is None or se > MAX_READOUT_SE:
-        return Readout(0.0, "not determined", readout, se, len(kept))
-    return Readout(readout, "estimated", readout, se, len(kept))
+    # A best value at an end of the range is the fit running off it, no minimum:
+    # its curvature there says nothing of how well the flights tell the readout.
+    at_edge = min(readout - low, high - readout) < EDGE
+    if at_edge or se is None or se > MAX_READOUT_SE:
+        return Readout(0.0, NOT_MEASURABLE, readout, se, len(kept), at_edge)
+    return Readout(readout, ESTIMATED, readout, se, len(kept))
 
 
 def _flight_cost(

@@ -44,6 +44,11 @@ OFF_PLANE_DEG = 6.0
 #: The earliest frame of a track that can be a break (a steep low shot touches
 #: about 9 frames after it leaves the barrel at 240 fps).
 FIRST_BREAK = 8
+#: The fewest frames seen before a break: a quadratic's worth (:func:`find_break`).
+#: A track first seen after the bale left the barrel (the tractor hiding the
+#: barrel's end) has its first break counted from the launch the arc from the
+#: barrel gives, not from its first frame (:func:`_first_break`).
+FEWEST_SEEN = 5
 #: A frame's blob is the whole bale when its area is at least this share of the
 #: upper quartile over STEADY_SPAN frames either side (:func:`steady_frames`): a
 #: bale's blob varies by a tenth or so from frame to frame (its blur and turn).
@@ -77,6 +82,12 @@ HIDDEN_FRAMES = 8.0
 #: 0.5 px of the arc (put 11 mm off).
 OFF_ARC_FRAMES = 2
 OFF_ARC_PX = 2.0
+#: A break's frame just before a gap is still in flight when it lies this close
+#: to the arc from the barrel (:func:`_still_flying`): the last frames of a 64 deg
+#: shot before 6 frames cut by a marker's paper lay 0.4-0.6 px from it (the frames
+#: before, 0.3-0.9), and the corner taken there was 17 mm off; a frame one period
+#: after an 8 deg shot's bounce, before frames cut, lay 2.0 px off.
+ON_ARC_PX = 1.0
 #: Refits of the arc to the frames before where it came down.
 ARC_ROUNDS = 6
 
@@ -89,6 +100,10 @@ class Touch:
     point_mm: np.ndarray
     flight: Flight | None
     break_index: int
+    #: Frame periods flown before the break: from the launch, where the arc from
+    #: the barrel gives it (the muzzle is where every flight starts), else the
+    #: frames seen.
+    flown_frames: float
 
 
 def find_break(
@@ -107,7 +122,7 @@ def find_break(
     misses: list[float] = []
     # The first frames are left out: a bale coming out from behind the barrel is
     # seen in part, its centroid sliding as more of it shows.
-    for i in range(max(start, FIRST_BREAK), len(times_s) - 1):
+    for i in range(max(start, FEWEST_SEEN), len(times_s) - 1):
         window = slice(max(0, i - WINDOW), i)
         miss_here = _miss(times_s[window], pixels[window], times_s[i], pixels[i])
         # Until a few misses are known, the floor alone: a steep low shot may
@@ -254,10 +269,11 @@ def first_touch(
         return None
     frame_s = float(np.median(np.diff(times_s))) if len(times_s) > 1 else 0.0
     found = None
-    start = FIRST_BREAK
+    earliest = FIRST_BREAK if arc is None else _first_break(arc, times_s, frame_s)
+    start = earliest
     while (seen := find_break(times_s, pixels, start)) is not None and seen + 2 <= len(times_s):
         start = seen + 1
-        here = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg)
+        here = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg, arc)
         if here is None:
             continue
         if arc is None or (
@@ -270,13 +286,26 @@ def first_touch(
             break
     if found is None and arc is not None:
         guided = int(np.searchsorted(times_s, arc.down_to(contact_depth_mm)))
-        if guided >= FIRST_BREAK and guided + 2 <= len(times_s):
+        if guided >= earliest and guided + 2 <= len(times_s):
             here = _touch_at(pose, times_s, pixels, guided, contact_depth_mm, yaw_deg)
             if here is not None and _arc_miss(arc, here, contact_depth_mm, frame_s) is not None:
                 found = here
     if found is None or _hidden(times_s, found[0], frame_s):
         return None
-    return _touch(pose, times_s, pixels, *found, contact_ahead_mm)
+    broke = found[0]
+    flown = broke if arc is None else (times_s[broke] - arc.left_s) / max(frame_s, 1e-9)
+    return _touch(pose, times_s, pixels, *found, contact_ahead_mm, float(flown))
+
+
+def _first_break(arc: Arc, times_s: np.ndarray, frame_s: float) -> int:
+    """The earliest frame that can be a break: :data:`FIRST_BREAK` frame periods
+    after the bale left the barrel (the arc's launch), counted from the launch
+    rather than from the first frame seen, but no fewer than :data:`FEWEST_SEEN`
+    frames in. A track seen from the muzzle keeps :data:`FIRST_BREAK`; one whose
+    first frames the tractor hid (a -30 deg shot first seen 6-7 frames before it
+    touched) starts as many frames earlier as were hidden."""
+    after_launch = int(np.searchsorted(times_s, arc.left_s + FIRST_BREAK * frame_s))
+    return min(FIRST_BREAK, max(FEWEST_SEEN, after_launch))
 
 
 def _hidden(times_s: np.ndarray, broke: int, frame_s: float) -> bool:
@@ -288,11 +317,13 @@ def _hidden(times_s: np.ndarray, broke: int, frame_s: float) -> bool:
 
 
 def _touch_at(
-    pose, times_s, pixels, seen, depth_mm, yaw_deg
+    pose, times_s, pixels, seen, depth_mm, yaw_deg, arc: Arc | None = None
 ) -> tuple[int, np.ndarray, float] | None:
     """The settled break, its centre and time for a break first seen at ``seen``;
     None where its centre lies off the yaw's plane."""
     broke = settle_break(times_s, pixels, seen, SETTLE_LATE)
+    if arc is not None and _still_flying(pose, arc, times_s, pixels, broke):
+        broke += 1
     pixel, time_s = contact_pixel(times_s, pixels, broke)
     centre = pose.on_plane(pixel.reshape(1, 2), depth_mm)[0]
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
@@ -300,10 +331,22 @@ def _touch_at(
     return broke, centre, time_s
 
 
-def _touch(pose, times_s, pixels, broke, centre, time_s, ahead_mm) -> Touch:
+def _still_flying(pose, arc: Arc, times_s, pixels, broke: int) -> bool:
+    """Whether a settled break's frame is the last one in flight before a gap: it
+    lies on the arc from the barrel (within :data:`ON_ARC_PX`) and the next frame
+    comes more than one and a half frame periods after it, so the bounce happened
+    in the gap."""
+    if broke + 1 >= len(times_s):
+        return False
+    frame_s = float(np.median(np.diff(times_s)))
+    miss = np.linalg.norm(pose.project(arc.position(times_s[broke : broke + 1])) - pixels[broke])
+    return bool(miss < ON_ARC_PX and times_s[broke + 1] - times_s[broke] > 1.5 * frame_s)
+
+
+def _touch(pose, times_s, pixels, broke, centre, time_s, ahead_mm, flown) -> Touch:
     flight = fit_flight(pose, times_s[:broke], pixels[:broke], centre, time_s)
     point = centre[:2] + ahead_mm * flight_heading(centre)
-    return Touch(point, flight, broke)
+    return Touch(point, flight, broke, flown)
 
 
 def _leaves_arc(pose, arc: Arc, times_s, pixels, broke: int) -> bool:

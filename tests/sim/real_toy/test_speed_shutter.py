@@ -8,6 +8,7 @@ by a pinhole camera at the moment its row was read, with 0.1 px of noise."""
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import cv2
@@ -20,7 +21,13 @@ from sim.real_toy.angles import Angles
 from sim.real_toy.detect import CameraPose, Intrinsics
 from sim.real_toy.measure import Measurement, measure_shots
 from sim.real_toy.report import provenance, report_lines
-from sim.real_toy.shutter import FlightTrack, estimate_readout
+from sim.real_toy.shutter import (
+    MAX_READOUT_SE,
+    NO_FLIGHTS,
+    NOT_MEASURABLE,
+    FlightTrack,
+    estimate_readout,
+)
 from sim.real_toy.track import Track, VideoInfo, split_shots
 from tests.sim.real_toy.synthetic import Camera, flights
 
@@ -140,7 +147,7 @@ def test_flights_too_short_leave_the_readout_undetermined():
     """Steep low shots show 8-10 flight frames: no flight to estimate from, so the
     readout is taken as 0 and the report asks for it."""
     measurement, _ = _measurement(0.5, None, shots=[(-30.0, 28.0), (-25.0, -28.0)])
-    assert measurement.readout.source == "not determined" and measurement.readout.fraction == 0
+    assert measurement.readout.source == NO_FLIGHTS and measurement.readout.fraction == 0
     assert all(s.x_mm == s.x_mm for s in measurement.shots)  # the touches are still measured
     assert any("give --readout" in line for line in report_lines(measurement, "measured.csv"))
 
@@ -169,3 +176,39 @@ def test_a_readout_out_of_range_is_refused(value, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "--readout" in err and "from -1 to 1" in err and "estimate" in err
+
+
+#: A tripod 1.8 m from the landings, 75 deg above the board and 60 deg to the side
+#: (scripts/real_toy_grid.py's place): the bale's fall runs mostly along the line
+#: of sight.
+ABOVE = Camera((403.5, -112.9, 1738.7), (0.0, 120.0, 0.0), 60.0, (WIDTH, HEIGHT))
+
+
+@pytest.mark.slow
+def test_from_high_above_the_readout_is_not_measurable(monkeypatch):
+    """The same six flights seen from high above barely change their misfit with
+    the readout: the measurement says it cannot tell it from this view, prints no
+    number for it, times the points as a global shutter's, and still measures
+    every touch and speed."""
+    monkeypatch.setattr(sys.modules[__name__], "CAMERA", ABOVE)
+    measurement, _ = _measurement(0.5, None)
+    used = measurement.readout
+    assert used.source == NOT_MEASURABLE and used.fraction == 0 and used.flights == 6
+    assert used.se is not None and used.se > MAX_READOUT_SE
+    line = next(s for s in report_lines(measurement, "m.csv") if "readout" in s)
+    assert "not measurable from this view" in line and "give --readout" in line
+    assert "0.00" not in line
+    assert all(math.isfinite(s.speed_mm_s) for s in measurement.shots)
+
+
+@pytest.mark.slow
+def test_a_best_fit_at_the_end_of_the_range_is_no_estimate():
+    """Flights that would fit best past the range searched (rows read over 1.1
+    periods, which no phone does: something else bends them) give a best value at
+    its end: no minimum, so no estimate, however sharp the misfit's slope there."""
+    measurement, _ = _measurement(1.1, None)
+    used = measurement.readout
+    assert used.source == NOT_MEASURABLE and used.at_edge and used.fraction == 0
+    assert used.estimate == pytest.approx(1.0, abs=0.01)
+    line = next(s for s in report_lines(measurement, "m.csv") if "readout" in s)
+    assert "end of the range searched (1)" in line
