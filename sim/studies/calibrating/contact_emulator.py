@@ -97,7 +97,7 @@ class Emulator:
         for z, (coefficients, inverse) in zip(
             observed or self.observed, model or self.model, strict=True
         ):
-            r = z - x @ coefficients
+            r = contact_stats.residual(z, x @ coefficients)
             total -= 0.5 * float(r @ inverse @ r)
         return total
 

@@ -11,8 +11,9 @@ angles plus the fitted launcher's scale offsets, with the fitted launcher's spre
 (its measured speed where a chronograph gave one), ``repeats`` times, the same
 launch errors for every candidate (common random numbers: the candidates'
 differences are not drowned by the launches'). What the shots show past their first
-touch is set against the measured shots group by group
-(sim/studies/calibrating/contact_stats.py: a synthetic likelihood).
+touch is set against the measured shots group by group, a group the shots of one
+pitch and one yaw either side (sim/studies/calibrating/contact_stats.py: a
+synthetic likelihood).
 
 The search, in shots a couple of minutes of CPU can afford (a shot on the empty
 board costs 2-5 ms):
@@ -64,11 +65,12 @@ REPEATS = 6
 ROUNDS = 4
 #: Fewest shots showing a second touch or a rest that the fit takes.
 MIN_SHOWN = 8
-#: Fewest second touches for the bale's restitution to be given a value. The bounce
-#: is what shows it, and a measured CSV cannot tell a bounce the camera missed
-#: (piggy measure sees few: a hop of a millimetre or two bends the image path by a
-#: pixel) from none: with fewer, it would read a bouncy bale as a dead one (a video
-#: of restitution 0.7 showing no second touch fitted 0.02 [0.02, 0.16]).
+#: Fewest second touches for the bale's restitution to be given a value. The fit no
+#: longer reads a bounce the camera missed as none (contact_stats.py compares the
+#: hops seen, not their number; before, a video of restitution 0.7 showing no second
+#: touch fitted 0.02 [0.02, 0.16]), but with fewer hops seen the restitution rests
+#: on the rests' slides alone, which also grow as the friction falls: not shown to
+#: hold its 95 % interval, so no value is given.
 MIN_SECOND_TOUCHES = 4
 
 

@@ -288,3 +288,23 @@ def test_a_friction_the_film_cannot_bound_above_is_given_as_at_least(launcher_fi
     assert "# fitted: at least 0.680 (95 %); higher values look the same on film" in (
         path.read_text()
     )
+
+
+def test_more_hops_on_film_than_in_the_sandbox_speak_against_it_fewer_do_not():
+    """The share seen to hop is compared one way: a camera misses bounces, never
+    makes one up. Film showing every shot hop rules out a bale that hops on a
+    quarter of them; film showing a quarter hop is as likely from a bale that
+    always hops (the hops' lengths alike)."""
+    from sim.studies.calibrating.contact_stats import group_terms, log_likelihood
+
+    def shots(hopping: int, total: int) -> np.ndarray:
+        z = np.zeros((total, 4))
+        z[:hopping, 0], z[:hopping, 1] = 1.0, np.linspace(0.95, 1.15, hopping)
+        return z
+
+    def fit(measured, fired):
+        return log_likelihood(*([t] for t in group_terms(measured, fired, 6)))
+
+    always, rarely = shots(48, 48), shots(12, 48)
+    assert fit(shots(8, 8), always) > fit(shots(8, 8), rarely) + 10.0
+    assert fit(shots(2, 8), always) == pytest.approx(fit(shots(8, 8), always), abs=1.0)
