@@ -164,30 +164,58 @@ def test_calibrate_contact_with_too_few_touches_fits_the_launcher_json(capsys, t
     assert data["parameters"]["muzzle_speed_mm_s"]["se"] > 0  # the launcher was fitted
 
 
-@pytest.mark.slow
-def test_a_hidden_bale_is_fitted_back_within_its_intervals(capsys, tmp_path):
+HIDDEN = {"restitution": 0.7, "friction": 0.3}
+
+
+@pytest.fixture(scope="module")
+def hidden_fit(tmp_path_factory):
     """40 sandbox shots at the example's settings from a bale of restitution 0.7 and
-    friction 0.3 (stock 0.5, 0.5), fitted from the stock design: each 95 % interval
-    holds the hidden value and is at most ±0.1 wide (issue 50's target)."""
+    friction 0.3 (stock 0.5, 0.5), fitted from the stock design: the exit code, the
+    ``--json`` contact entry and the fitted design's bale."""
+    import contextlib
+    import io
+
+    from sim.cli import main
     from sim.studies.calibrating.sandbox_shots import sandbox_shots_csv
 
-    hidden = {"restitution": 0.7, "friction": 0.3}
-    shots = tmp_path / "measured.csv"
+    folder = tmp_path_factory.mktemp("hidden")
+    shots, out = folder / "measured.csv", folder / "fitted.toml"
     shots.write_text(
-        sandbox_shots_csv(with_bale(load_design("stock"), **hidden), contact=True, seed=1)
+        sandbox_shots_csv(with_bale(load_design("stock"), **HIDDEN), contact=True, seed=1)
     )
-    out = tmp_path / "fitted.toml"
-    code, text, _ = run(capsys, "calibrate", str(shots), "--contact", "--json", "--out", str(out))
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        code = main(["calibrate", str(shots), "--contact", "--json", "--out", str(out)])
+    return code, json.loads(text.getvalue())["contact"], load_design(out).bale
+
+
+@pytest.mark.slow
+def test_a_hidden_bale_is_fitted_back_within_its_intervals(hidden_fit):
+    """Each 95 % interval holds the hidden value; the values are written, rounded."""
+    code, contact, fitted = hidden_fit
     assert code == 0
-    contact = json.loads(text)["contact"]
-    fitted = load_design(out).bale
-    for name, value in hidden.items():
+    for name, value in HIDDEN.items():
         e = contact["coefficients"][name]
         low, high = e["interval_95"]
-        assert low <= value <= high and high - low <= 0.2, (name, e)
+        assert low <= value <= high, (name, e)
         assert e["bale_on_board"] == pytest.approx(e["value"] * 0.5, abs=1e-3)
         assert abs(getattr(fitted, name) - e["value"]) < 0.01  # written, rounded
     assert any("cannot be determined" in note for note in contact["notes"])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 50's ±0.1 is not met since the fit stopped counting the hops seen "
+    "(a camera misses bounces): restitution ±0.14 at these 40 shots, ±0.11 at 80 "
+    "(docs/real-toy.md, 'Fitting the contact physics')",
+)
+def test_a_hidden_bales_intervals_are_at_most_a_tenth_wide(hidden_fit):
+    """Issue 50's target: each 95 % interval at most ±0.1 wide."""
+    _, contact, _ = hidden_fit
+    for name in HIDDEN:
+        low, high = contact["coefficients"][name]["interval_95"]
+        assert high - low <= 0.2, (name, low, high)
 
 
 def test_the_replicates_spread_is_the_estimates_own_spread():
