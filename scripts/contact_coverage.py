@@ -1,12 +1,14 @@
 """How often the contact fit's 95 % intervals hold a hidden bale's values.
 
     python scripts/contact_coverage.py [--hidden 0.7,0.3 0.8,0.6 ...] [--seeds 1-8]
-        [--shots-per-pitch 8]
+        [--shots-per-pitch 8 | --angles ANGLES.csv] [--hops-seen 0.3]
 
 For each hidden (restitution, friction) of the bale and each seed: 40 sandbox
-shots at the example's settings (5 pitches, ``--shots-per-pitch`` 8 each;
-sim/studies/calibrating/sandbox_shots.py, with the rest and second-touch
-columns), the launcher fitted, then the contact
+shots at the example's settings (5 pitches, ``--shots-per-pitch`` 8 each), or
+one at each row of ``--angles`` (sim/studies/calibrating/sandbox_shots.py, with
+the rest and second-touch columns), each second touch kept with the chance
+``--hops-seen`` (a camera that misses bounces; 0: the rests alone), the launcher
+fitted, then the contact
 (sim/studies/calibrating/contact_fit.py, its sandbox seeded apart from the shots').
 One JSON line a fit (flushed: a long study can be read as it goes), then a summary:
 how many intervals held the hidden value, their mean and largest half-widths, and
@@ -15,7 +17,9 @@ About 45 s of CPU a fit.
 """
 
 import argparse
+import csv
 import dataclasses
+import io
 import json
 import sys
 
@@ -23,10 +27,25 @@ import numpy as np
 
 from models.board import load_board
 from models.design import load_design
+from sim.real_toy.angles import read_angles
 from sim.studies.calibrating.calibration import calibrate
 from sim.studies.calibrating.contact_fit import COEFFICIENTS, fit_contact
 from sim.studies.calibrating.sandbox_shots import sandbox_shots_csv
 from sim.studies.calibrating.shots_csv import parse_shots
+
+
+def missing_hops(text: str, seen: float, seed: int) -> str:
+    """The shots' CSV text with each second touch blanked with the chance 1 - ``seen``."""
+    rng = np.random.default_rng(seed)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    for row in rows:
+        if rng.random() >= seen:
+            row["second_x_mm"] = row["second_y_mm"] = ""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def main() -> int:
@@ -34,7 +53,13 @@ def main() -> int:
     parser.add_argument("--hidden", nargs="+", default=["0.7,0.3", "0.8,0.6", "0.4,0.8"])
     parser.add_argument("--seeds", default="1-4", help="first-last, inclusive")
     parser.add_argument("--shots-per-pitch", type=int, default=8)
+    parser.add_argument("--angles", help="an angles CSV (pitch_deg, yaw_deg): its shots")
+    parser.add_argument("--hops-seen", type=float, default=1.0, help="the share kept")
     args = parser.parse_args()
+    settings = None
+    if args.angles:
+        angles = read_angles(args.angles)
+        settings = list(zip(angles.pitch_deg, angles.yaw_deg, strict=True))
     first, last = (int(v) for v in args.seeds.split("-"))
     stock, board = load_design("stock"), load_board("stock")
     held = {name: 0 for name in COEFFICIENTS}
@@ -51,7 +76,9 @@ def main() -> int:
                 shots_per_pitch=args.shots_per_pitch,
                 seed=seed,
                 contact=True,
+                settings=settings,
             )
+            text = missing_hops(text, args.hops_seen, seed)
             shots = parse_shots(text, source=f"hidden {pair} seed {seed}")
             fit = fit_contact(shots, calibrate(shots, stock), board, seed=seed + 1000)
             for name, e in fit.estimates.items():

@@ -24,10 +24,12 @@ spins after its first touch): the middle of lying flat and standing on a corner
 corner that touches lies 0-2.5 mm from it, in a direction the spin decides. It
 is kept only where the hop's frames (at least :data:`MIN_HOP_FRAMES`) lie on the
 one flight under gravity from the bale's centre at the first touch to its centre
-there (within :data:`HOP_MISFIT_PX`), and where it lies on the board's top and
-away from the markers: a bale sliding or tumbling on the board, or a centroid
-jumping over a marker's white paper, also bends the path, but not as a body
-thrown up from the first touch falls. Most hops after a low shot's touch lift the
+there (within :data:`HOP_MISFIT_PX`), the frames after it leave that flight (by
+:data:`LANDED_PX`: it came down there, not in mid-air), it lies at least
+:data:`MIN_HOP_LENGTH_MM` from the first touch, on the board's top and away from
+the markers: a bale sliding or tumbling on the board, or a
+centroid jumping over a marker's white paper, also bends the path, but not as a
+body thrown up from the first touch falls. Most hops after a low shot's touch lift the
 bale a millimetre or two for 30-80 ms: the image shows no clear break there, and
 no second touch is given.
 """
@@ -61,9 +63,22 @@ MIN_STILL_FRAMES = 5
 #: hop comes down slower than the flight, and a wrong break is caught by the checks
 #: that follow.
 LANDING_BREAK_PX = 1.0
-#: The least frames of a hop seen after the tumble: over fewer (50 ms), a slide, a
-#: tumble and a glitch also lie near some flight from the first touch.
-MIN_HOP_FRAMES = 12
+#: The least frames of a hop seen after the tumble: over fewer, a slide, a tumble
+#: and a glitch also lie near some flight from the first touch. A low shot's hop
+#: 60-90 mm long lasts 11-13 frames from the first touch (7-9 after the tumble).
+MIN_HOP_FRAMES = 6
+#: The frames after the landing that must leave the hop's flight, continued, by
+#: more than :data:`LANDED_PX` (rms): a break in mid-air (the tumbling bale's
+#: centroid jumping across its outline) is followed by the same flight, a landing
+#: by a slide or the next hop. From the side, 6 frames after a landing missed the
+#: flight by 4-22 px; after a mid-air break, by 1.0 px.
+AFTER_FRAMES = 6
+LANDED_PX = 2.5
+#: The shortest hop given, mm from the first touch: a bale rolling onto another face
+#: as it slides steps its centroid as a landing would, a few mm on, and over so few
+#: frames some short flight from the first touch fits it (the contact fit leaves
+#: out hops under 40 mm, sim/studies/calibrating/contact_stats.py).
+MIN_HOP_LENGTH_MM = 30.0
 #: The hop's frames must lie within this (rms px) of the one flight under gravity
 #: from the bale's centre at the first touch to its centre at the landing: a break
 #: from a glitch (the bale over a marker, partly hidden) or a slide makes a "hop"
@@ -214,8 +229,15 @@ def second_touch(
     centre = pose.on_plane(pixel.reshape(1, 2), landing_centre_height_mm(bale))[0]
     if not np.isfinite(centre).all():
         return None
+    if np.linalg.norm(centre[:2] - first.flight.touch_centre_mm[:2]) < MIN_HOP_LENGTH_MM:
+        return None
     hop = _hop(first.flight.touch_centre_mm, first.flight.touch_time_s, centre, time_s)
     if _misfit_px(pose, hop, times[:broke], path[:broke]) > HOP_MISFIT_PX:
+        return None
+    after = slice(broke, broke + AFTER_FRAMES)
+    if len(times[after]) < AFTER_FRAMES or _misfit_px(pose, hop, times[after], path[after]) <= (
+        LANDED_PX
+    ):
         return None
     if layout is not None and (
         not _on_board(centre, layout.board_top_mm) or _by_a_marker(centre, layout, bale)

@@ -1,5 +1,5 @@
 """The local emulator of the contact fit (sim/studies/calibrating/contact_fit.py):
-each group's mean of what the shots show (sim/studies/calibrating/contact_stats.py)
+each group's terms of what the shots show (sim/studies/calibrating/contact_stats.py)
 as a quadratic in the two coefficients over a small grid, and its 95 % intervals.
 
 The emulator is smooth where the shots, chaotic past the first touch, are not: its
@@ -33,7 +33,8 @@ Z_95 = 1.96
 
 #: Candidates' sandbox shots: each group's z at (restitution, friction, repeats).
 Shown = Callable[[float, float, int], list[np.ndarray]]
-#: Per group, the quadratic's coefficients (6, 4) and the inverse covariance (4, 4).
+#: Per group, the quadratic's coefficients (6, k) and the inverse covariance (k, k) of
+#: its k terms (sim/studies/calibrating/contact_stats.py, summary).
 Model = list[tuple[np.ndarray, np.ndarray]]
 
 
@@ -57,7 +58,7 @@ class Emulator:
     ):
         self.lo, self.hi, self.repeats = lo, hi, repeats
         self.measured = list(observed)  # each group's measured z (its shots, 4)
-        self.observed = [z.mean(axis=0) for z in self.measured]
+        self.observed = [contact_stats.summary(z, len(contact_stats.hops(z))) for z in observed]
         axis = np.linspace(-1.0, 1.0, LOCAL_POINTS)
         self.grid = np.array([(a, b) for a in axis for b in axis])
         # each point's, each group's sandbox z as (repeats, the group's shots, 4)
@@ -96,7 +97,7 @@ class Emulator:
         for z, (coefficients, inverse) in zip(
             observed or self.observed, model or self.model, strict=True
         ):
-            r = z - x @ coefficients
+            r = contact_stats.residual(z, x @ coefficients)
             total -= 0.5 * float(r @ inverse @ r)
         return total
 
@@ -142,7 +143,10 @@ class Emulator:
         for left_out in range(self.repeats):
             model = self._model([r for r in range(self.repeats) if r != left_out])
             for j in inner:
-                observed = [group[left_out].mean(axis=0) for group in self.simulated[j]]
+                observed = [  # as many hops as the measurement saw
+                    contact_stats.summary(group[left_out], len(contact_stats.hops(m)))
+                    for group, m in zip(self.simulated[j], self.measured, strict=True)
+                ]
                 u, _ = self.maximum(observed, model)
                 errors.append(self.at(u) - self.at(self.grid[j]))
         return np.sqrt(np.mean(np.square(errors), axis=0))

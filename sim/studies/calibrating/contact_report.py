@@ -15,6 +15,7 @@ from sim.studies.calibrating.contact_fit import (
     COEFFICIENTS,
     MIN_SECOND_TOUCHES,
     SEARCH,
+    ContactEstimate,
     ContactFit,
 )
 from sim.studies.calibrating.fitted_file import header, supported, with_values
@@ -72,6 +73,13 @@ def undetermined_note(name: str, fit: ContactFit, kept: float) -> str:
     )
 
 
+def one_sided(e: ContactEstimate) -> str:
+    """A one-sided estimate in words: its bound at 95 %, and that beyond it the film
+    shows no difference (no number for where in that span the bale lies)."""
+    beyond = "higher" if e.side == "at least" else "lower"
+    return f"{e.side} {e.bound:.3f} (95 %); {beyond} values look the same on film"
+
+
 def contact_lines(fit: ContactFit, base: Design) -> list[str]:
     """The fit as text lines."""
     lines = [
@@ -84,7 +92,10 @@ def contact_lines(fit: ContactFit, base: Design) -> list[str]:
         if e.value is None:
             continue
         lines.append(
-            f"  bale {name:11s} {e.value:6.3f}  95 % [{e.low:.3f}, {e.high:.3f}]  "
+            f"  bale {name:11s} {one_sided(e)}  "
+            f"(bale x board {e.bound * e.surface:.3f}; board {e.surface:g}, kept)"
+            if e.side
+            else f"  bale {name:11s} {e.value:6.3f}  95 % [{e.low:.3f}, {e.high:.3f}]  "
             f"(bale x board {e.value * e.surface:.3f}; board {e.surface:g}, kept)"
         )
     lines.append(f"  {PRODUCT_NOTE}")
@@ -115,12 +126,12 @@ def write_contact_design(
     text = with_values(base_text, values)
     for name, value in fitted_values(fit).items():
         e = fit.estimates[name]
-        text = _commented(
-            text,
-            "bale",
-            name,
-            f"fitted: 95 % [{e.low:.3f}, {e.high:.3f}], bale x board {value * e.surface:.3g}",
+        said = (
+            f"fitted: {one_sided(e)}"
+            if e.side
+            else f"fitted: 95 % [{e.low:.3f}, {e.high:.3f}], bale x board {value * e.surface:.3g}"
         )
+        text = _commented(text, "bale", name, said)
     write_text_atomic(path, header(result) + contact_comments(fit, result.base) + text)
     return design
 

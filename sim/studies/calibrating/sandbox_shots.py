@@ -57,6 +57,7 @@ def sandbox_shots_csv(
     board: str = "stock",
     chronograph: bool = False,
     contact: bool = False,
+    settings: list[tuple[float, float]] | None = None,
 ) -> str:
     """Fire ``shots_per_pitch`` shots at each pitch (yaws taken in turn) with the
     design's noise, and write what was measured as CSV text.
@@ -68,7 +69,8 @@ def sandbox_shots_csv(
     the board and its second touch of the board (:data:`CONTACT`; empty where it left
     the board, or did not come down on it a second time). Raises :class:`InputError`
     when a shot touches something else first (a fence, the tractor): choose other
-    settings.
+    settings. ``settings`` (pitch, yaw pairs, in order) replaces the grid of pitches
+    and yaws.
     """
     from sim.physics.registry import make_world
 
@@ -78,9 +80,9 @@ def sandbox_shots_csv(
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     with make_world(board_shape, design) as world:
-        settings = example_settings(pitches_deg, yaws_deg, shots_per_pitch)
-        for n, (pitch, yaw) in enumerate(settings):
-            i, k = divmod(n, shots_per_pitch)
+        fired = settings or example_settings(pitches_deg, yaws_deg, shots_per_pitch)
+        for n, (pitch, yaw) in enumerate(fired):
+            i, k = (n, 0) if settings else divmod(n, shots_per_pitch)
             shot_seed = split_seed(seed, i, k)
             shot = world.shoot(
                 AimedShot(yaw + yaw_offset_deg, pitch + pitch_offset_deg, seed=shot_seed)
