@@ -48,7 +48,9 @@ class BaleFinder:
     that moved in fewer than :data:`LEAST_MOVES` of its first frames (more than
     :data:`STILL_FRAMES`) is such a change, not the bale: it is learned at once,
     its frames are taken back (:attr:`taken_back`), and what was followed before
-    it is followed again."""
+    it is followed again. One on trial that has not moved is given up at once for
+    a blob moving in the ``launch`` zone (the tractor turned in the frame the bale
+    leaves the barrel, taken first as the larger), its frames taken back."""
 
     def __init__(
         self,
@@ -120,7 +122,7 @@ class BaleFinder:
         self._seen += 1
         if self._seen % STILL_FRAMES == 0 or self.taken_back:
             self._learn_still(frame, small, mask)
-        if self.taken_back:
+        if self.taken_back and found is None:
             self._follow_again()
         self._recent = [small, *self._recent[: STILL_FRAMES - 1]]
         return found
@@ -143,7 +145,10 @@ class BaleFinder:
                 # a bale at rest is seen again where it lay; a blob appearing beside
                 # it (a piggy it hid, set up again) is followed anew, on trial
                 reach = self.keep_px * LYING_REACH
-            if self.launch is not None and self._lying(self.launch_after):
+            # what lies still cannot fly, nor can a still change on trial (the
+            # tractor turned in the frame the bale leaves the barrel, the larger)
+            still = self._lying(self.launch_after) or self._still_on_trial()
+            if self.launch is not None and still:
                 zone = self.launch
                 launched = [
                     i
@@ -196,7 +201,12 @@ class BaleFinder:
                 self._forget()
             return None
         if self._last is None or not self.continued:
-            self._before = self._state() if self._last is not None else None
+            if self._still_on_trial():
+                # a still change given up for this blob (a launch): its frames are
+                # taken back, and what was followed before it stays as it was
+                self.taken_back = self._seen - self._born
+            else:
+                self._before = self._state() if self._last is not None else None
             self._born, self._age, self._moves, self._places = self._seen, 0, 0, []
         if self._last is not None:
             span = self._missed + 1
@@ -235,6 +245,13 @@ class BaleFinder:
             self._places,
             self._missed,
         )
+
+    def _still_on_trial(self) -> bool:
+        """Whether the blob followed was followed anew, is still on trial (at most
+        :data:`STILL_FRAMES` frames old) and has not moved in a step since (its
+        first frame shows no step yet: a bale just launched is not still)."""
+        trial = self._last is not None and 1 < self._age <= STILL_FRAMES
+        return trial and self._moves == 0
 
     def _lying(self, frames: int) -> bool:
         """Whether the blob followed has lain still (within 1 px) over its last
