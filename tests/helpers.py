@@ -254,3 +254,22 @@ def pybullet_connections() -> int:
     import pybullet as pb
 
     return sum(pb.isConnected(client) for client in range(_MAX_PYBULLET_CLIENTS))
+
+
+def stock_with_bale(folder: Path, name: str, friction: float, restitution: float) -> Path:
+    """The stock design with its bale's friction and restitution set, written as
+    ``folder/name.toml``: the hidden bale a film of the contact is made with."""
+    from models.design import DESIGNS_DIR
+
+    stock = (DESIGNS_DIR / "stock.toml").read_text()
+    bale = stock.index("[bale]")
+    changed = stock[:bale] + re.sub(
+        r"friction = 0\.5\nrestitution = 0\.5",
+        f"friction = {friction}\nrestitution = {restitution}",
+        stock[bale:],
+        count=1,
+    )
+    assert changed != stock
+    path = folder / f"{name}.toml"
+    path.write_text(changed)
+    return path

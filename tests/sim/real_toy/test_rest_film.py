@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 
 import numpy as np
 import pytest
 
-from models.design import DESIGNS_DIR
 from sim.cli import main
+from tests.helpers import stock_with_bale
 
 pytestmark = pytest.mark.slow
 
@@ -34,18 +33,9 @@ SECOND_MM = 5.0
 @pytest.fixture(scope="module")
 def filmed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rest")
-    stock = (DESIGNS_DIR / "stock.toml").read_text()
-    bale = stock.index("[bale]")
-    gripping = stock[:bale] + re.sub(
-        r"friction = 0\.5\nrestitution = 0\.5",
-        "friction = 0.9\nrestitution = 0.7",
-        stock[bale:],
-        count=1,
-    )
-    assert gripping != stock
-    (folder / "gripping.toml").write_text(gripping)
+    design = stock_with_bale(folder, "gripping", friction=0.9, restitution=0.7)
     (folder / "angles.csv").write_text(ANGLES)
-    args = ["film", "--design", str(folder / "gripping.toml"), "--angles"]
+    args = ["film", "--design", str(design), "--angles"]
     args += [str(folder / "angles.csv"), *FILM, "--seed", "3", "--out", str(folder / "shots.mp4")]
     assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
     with open(folder / "truth.csv") as handle:

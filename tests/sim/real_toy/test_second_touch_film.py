@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import subprocess
 
 import imageio_ffmpeg
 import numpy as np
 import pytest
 
-from models.design import DESIGNS_DIR
 from sim.cli import main
+from tests.helpers import stock_with_bale
 
 pytestmark = pytest.mark.slow
 
@@ -34,18 +33,9 @@ SECOND_MM = 5.0
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
     folder = tmp_path_factory.mktemp("second")
-    stock = (DESIGNS_DIR / "stock.toml").read_text()
-    bale = stock.index("[bale]")
-    bouncy = stock[:bale] + re.sub(
-        r"friction = 0\.5\nrestitution = 0\.5",
-        "friction = 0.3\nrestitution = 0.7",
-        stock[bale:],
-        count=1,
-    )
-    assert bouncy != stock
-    (folder / "bouncy.toml").write_text(bouncy)
+    design = stock_with_bale(folder, "bouncy", friction=0.3, restitution=0.7)
     (folder / "angles.csv").write_text(ANGLES)
-    args = ["film", "--design", str(folder / "bouncy.toml"), "--angles"]
+    args = ["film", "--design", str(design), "--angles"]
     args += [str(folder / "angles.csv"), *FILM, "--seed", "1", "--out", str(folder / "shots.mp4")]
     assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
     with open(folder / "truth.csv") as handle:
@@ -58,7 +48,7 @@ def measured(tmp_path_factory):
         check=True,
     )  # fmt: skip
     args = ["measure", str(folder / "phone.mp4"), "--angles", str(folder / "angles.csv")]
-    args += ["--design", str(folder / "bouncy.toml"), "--out", str(folder / "m.csv"), "--json"]
+    args += ["--design", str(design), "--out", str(folder / "m.csv"), "--json"]
     return truth, args
 
 

@@ -97,16 +97,22 @@ def test_the_launch_beside_a_piggy_lying_still_is_tracked():
         assert int(shots[-1][0]) == LAUNCH  # (the piggy's slide: a shot before)
 
 
+def _pivot_and_flight(pose: CameraPose):
+    """The pivot's pixel, and the bale's pixels a frame from the launch on (a 30 deg
+    yaw, 8 deg pitch shot at 2000 mm/s)."""
+    pivot = pose.project(np.array([[0.0, 0.0, 0.0]]))[0]
+    start, velocity = release_point_mm(DESIGN, 30.0, 8.0), 2000.0 * direction(30.0, 8.0)
+    times = (np.arange(END - LAUNCH) + 1) / 240.0
+    return pivot, pose.project(start + velocity * times[:, None])
+
+
 def _tractor_film(pose: CameraPose):
     """A still board; the tractor turned at frame TURN (a lighter block, seen in
     that frame half turned, elsewhere) over where the launch will fly, and turned
     away at AWAY (the block gone, a block elsewhere), then a launch at LAUNCH: over
     that block's place, as light as the bale, the bale is seen only against the
     board."""
-    pivot = pose.project(np.array([[0.0, 0.0, 0.0]]))[0]
-    start, velocity = release_point_mm(DESIGN, 30.0, 8.0), 2000.0 * direction(30.0, 8.0)
-    times = (np.arange(END - LAUNCH) + 1) / 240.0
-    flight = pose.project(start + velocity * times[:, None])
+    pivot, flight = _pivot_and_flight(pose)
     frames = []
     for index in range(END):
         frame = np.full((CAMERA.height, CAMERA.width), BOARD_GREY, np.uint8)
@@ -219,10 +225,7 @@ def _turned_as_launched(pose: CameraPose):
     barrel (``piggy film --tractor`` turns it to each shot's yaw as the shot
     starts): a lighter block, larger than the bale and still from then on, beside
     the pivot. The bale's pixels a frame from the launch on."""
-    pivot = pose.project(np.array([[0.0, 0.0, 0.0]]))[0]
-    start, velocity = release_point_mm(DESIGN, 30.0, 8.0), 2000.0 * direction(30.0, 8.0)
-    times = (np.arange(END - LAUNCH) + 1) / 240.0
-    flight = pose.project(start + velocity * times[:, None])
+    pivot, flight = _pivot_and_flight(pose)
     frames = []
     for index in range(END):
         frame = np.full((CAMERA.height, CAMERA.width), BOARD_GREY, np.uint8)
