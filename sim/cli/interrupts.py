@@ -43,3 +43,8 @@ def forget() -> None:
     """The command is over: its Ctrl-C is told, and concerns no later work in this
     process (a test's, say)."""
     _INTERRUPTED.clear()
+    # CPython (3.11) remembers a KeyboardInterrupt that left an exec() of a string
+    # (dataclasses and namedtuples build their methods so: a Ctrl-C during an import)
+    # even once caught, and then ends `python -m sim.cli` by SIGINT instead of exit
+    # 130. The next exec() of a string forgets it.
+    exec("")

@@ -58,3 +58,33 @@ def test_a_ctrl_c_a_library_swallows_still_stops_film_before_it_writes(
     assert code == 130 and err.endswith("piggy: interrupted\n"), err
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+
+
+def test_ctrl_c_inside_an_exec_of_a_string_still_exits_130_under_python_m(tmp_path):
+    """A Ctrl-C that lands where Python builds code from a string (a dataclass's
+    methods, while a module is imported) is caught as any other; CPython then
+    remembers it as uncaught and, run as ``python -m``, ended the process by SIGINT
+    (-2) after "piggy: interrupted" (seen once in four study kills)."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    (tmp_path / "interrupted_in_exec.py").write_text(
+        "import sys\n"
+        "import sim.cli\n\n\n"
+        "def importing_a_dataclass(argv, began):\n"
+        "    exec('import os, signal\\nos.kill(os.getpid(), signal.SIGINT)\\nimport time\\n"
+        "time.sleep(30)')\n\n\n"
+        "sim.cli._main = importing_a_dataclass\n"
+        "sys.exit(sim.cli.main([]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "interrupted_in_exec"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": f"{tmp_path}:{ROOT}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (130, "piggy: interrupted\n")
