@@ -273,3 +273,20 @@ def stock_with_bale(folder: Path, name: str, friction: float, restitution: float
     path = folder / f"{name}.toml"
     path.write_text(changed)
     return path
+
+
+def film_with_truth(
+    folder: Path, design: Path, angles: str, film: list[str], seed: int
+) -> list[dict]:
+    """``piggy film`` of ``angles`` (CSV text) with ``design`` into ``folder/shots.mp4``
+    (its angles in ``folder/angles.csv``); the rows of its ``--truth`` CSV."""
+    import csv
+
+    from sim.cli import main
+
+    (folder / "angles.csv").write_text(angles)
+    args = ["film", "--design", str(design), "--angles", str(folder / "angles.csv"), *film]
+    args += ["--seed", str(seed), "--out", str(folder / "shots.mp4")]
+    assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
+    with open(folder / "truth.csv") as handle:
+        return list(csv.DictReader(handle))

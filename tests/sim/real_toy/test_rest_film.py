@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from sim.cli import main
-from tests.helpers import stock_with_bale
+from tests.helpers import film_with_truth, stock_with_bale
 
 pytestmark = pytest.mark.slow
 
@@ -34,12 +34,7 @@ SECOND_MM = 5.0
 def filmed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rest")
     design = stock_with_bale(folder, "gripping", friction=0.9, restitution=0.7)
-    (folder / "angles.csv").write_text(ANGLES)
-    args = ["film", "--design", str(design), "--angles"]
-    args += [str(folder / "angles.csv"), *FILM, "--seed", "3", "--out", str(folder / "shots.mp4")]
-    assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
-    with open(folder / "truth.csv") as handle:
-        truth = list(csv.DictReader(handle))
+    truth = film_with_truth(folder, design, ANGLES, FILM, seed=3)
     return folder, truth
 
 

@@ -10,7 +10,6 @@ the slides. Slow: a few hundred 1080p frames drawn."""
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 
@@ -19,7 +18,7 @@ import numpy as np
 import pytest
 
 from sim.cli import main
-from tests.helpers import stock_with_bale
+from tests.helpers import film_with_truth, stock_with_bale
 
 pytestmark = pytest.mark.slow
 
@@ -34,12 +33,7 @@ SECOND_MM = 5.0
 def measured(tmp_path_factory):
     folder = tmp_path_factory.mktemp("second")
     design = stock_with_bale(folder, "bouncy", friction=0.3, restitution=0.7)
-    (folder / "angles.csv").write_text(ANGLES)
-    args = ["film", "--design", str(design), "--angles"]
-    args += [str(folder / "angles.csv"), *FILM, "--seed", "1", "--out", str(folder / "shots.mp4")]
-    assert main([*args, "--truth", str(folder / "truth.csv"), "--json"]) == 0
-    with open(folder / "truth.csv") as handle:
-        truth = list(csv.DictReader(handle))
+    truth = film_with_truth(folder, design, ANGLES, FILM, seed=1)
     # as a phone's editor re-encodes it (issue 50's targets): H.264 at CRF 23, no metadata
     ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
     subprocess.run(
