@@ -1,10 +1,11 @@
 """Speed and fidelity: physical shots per second, P on grazing shots, games per second.
 
-    python scripts/bench.py [--only shots|grazing|child|own-piggy|games|answer|startup|cluster]
+    python scripts/bench.py [--only shots|grazing|child|own-piggy|startup|games|answer|cluster|
+                                    measure]
                             [--shots 240] [--naive-shots 240] [--grazing-shots 20]
                             [--grazing-reference-shots N] [--grazing-targets 12] [--child-shots 30]
                             [--own-piggy-shots 50] [--own-piggy-design DESIGN]
-                            [--games 200] [--json]
+                            [--games 200] [--measure-shots 12] [--json]
 
 Shots (scripts/bench_shots.py): physical shots per second, the naive reference
 against our engine, on the crowded layout.
@@ -38,6 +39,11 @@ Cluster (scripts/bench_cluster.py): each study that fires shots on a Dask
 LocalCluster of 1 and of 2 single-threaded workers: seconds, speed-up, efficiency;
 and the hit map on 2 local processes for what the cluster costs. About 3 minutes.
 
+Measure (scripts/bench_measure.py): a 1080p film measured with the bale finder's
+blobs labelled within the changed pixels' box, against the whole frame as before:
+CPU seconds, the speed-up, and whether every shot measured the same. About a
+minute and a half with the default 12 shots, most of it the whole-frame variant.
+
 Games: complete games of each module with its bots (Go Piggy Go! with scripted
 shots, no physics), in one process: the referee's own speed.
 """
@@ -48,6 +54,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench_child import bench_child
@@ -110,7 +117,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=("shots", "grazing", "child", "own-piggy", "games", "answer", "startup", "cluster"),
+        choices=tuple(SECTIONS),
         help="run one section only",
     )
     parser.add_argument("--shots", type=int, default=240, help="engine shots (default 240)")
@@ -162,6 +169,12 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument(
+        "--measure-shots",
+        type=int,
+        default=12,
+        help="shots in the film the measure section measures (1 to 40, default 12)",
+    )
+    parser.add_argument(
         "--answer-precision",
         type=float,
         default=0.05,
@@ -185,6 +198,10 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
+    if not 1 <= args.measure_shots <= 40:
+        parser.error(
+            f"--measure-shots must be 1 to 40 (the example's rows), got {args.measure_shots}"
+        )
     if args.child_shots < 1:
         parser.error(f"--child-shots must be at least 1, got {args.child_shots}")
     if args.optimise_trials < 1:
@@ -229,52 +246,69 @@ def _check_grazing(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     args.grazing_reference_shots = reference_shots
 
 
+def games_section(args: argparse.Namespace) -> dict:
+    """The games bench, printed unless ``--json``."""
+    rows = bench_games(args.games)
+    if not args.json:
+        print(f"complete games, {args.games} each, one process")
+        for row in rows:
+            print(
+                f"  {row['bench']:48s} {row['games_per_s']:8.1f} games/s "
+                f"({row['mean_turns']:.0f} turns a game)"
+            )
+    return {"games": rows}
+
+
+def answer_section(args: argparse.Namespace) -> dict:
+    from bench_answer import bench_answer
+
+    return bench_answer(
+        args.answer_precision,
+        spaces=args.answer_spaces,
+        quiet=args.json,
+        trials=args.optimise_trials,
+        cap=args.answer_shots,
+    )
+
+
+def cluster_section(args: argparse.Namespace) -> dict:
+    from bench_cluster import bench_cluster
+
+    return bench_cluster(args.json)
+
+
+def measure_section(args: argparse.Namespace) -> dict:
+    from bench_measure import bench_measure
+
+    return bench_measure(args.measure_shots, args.json)
+
+
+#: Each section, in the order a whole run takes them: its figures from the arguments.
+SECTIONS: dict[str, Callable[[argparse.Namespace], dict]] = {
+    "shots": lambda a: bench_shots(a.shots, min(a.naive_shots, a.shots), a.json),
+    "grazing": lambda a: bench_grazing(
+        a.grazing_shots,
+        a.grazing_reference_shots,
+        a.json,
+        a.grazing_since_issue_10,
+        a.grazing_targets,
+    ),
+    "child": lambda a: bench_child(a.child_shots, a.json),
+    "own-piggy": lambda a: bench_own_piggy(a.own_piggy_shots, a.own_piggy_design, a.json),
+    "startup": lambda a: bench_startup(a.json),
+    "games": games_section,
+    "answer": answer_section,
+    "cluster": cluster_section,
+    "measure": measure_section,
+}
+
+
 def main() -> int:
     args = parse_args()
     report = {}
-    if args.only in (None, "shots"):
-        report.update(bench_shots(args.shots, min(args.naive_shots, args.shots), args.json))
-    if args.only in (None, "grazing"):
-        report.update(
-            bench_grazing(
-                args.grazing_shots,
-                args.grazing_reference_shots,
-                args.json,
-                args.grazing_since_issue_10,
-                args.grazing_targets,
-            )
-        )
-    if args.only in (None, "child"):
-        report.update(bench_child(args.child_shots, args.json))
-    if args.only in (None, "own-piggy"):
-        report.update(bench_own_piggy(args.own_piggy_shots, args.own_piggy_design, args.json))
-    if args.only in (None, "startup"):
-        report.update(bench_startup(args.json))
-    if args.only in (None, "games"):
-        report["games"] = bench_games(args.games)
-        if not args.json:
-            print(f"complete games, {args.games} each, one process")
-            for row in report["games"]:
-                print(
-                    f"  {row['bench']:48s} {row['games_per_s']:8.1f} games/s "
-                    f"({row['mean_turns']:.0f} turns a game)"
-                )
-    if args.only in (None, "answer"):
-        from bench_answer import bench_answer
-
-        report.update(
-            bench_answer(
-                args.answer_precision,
-                spaces=args.answer_spaces,
-                quiet=args.json,
-                trials=args.optimise_trials,
-                cap=args.answer_shots,
-            )
-        )
-    if args.only in (None, "cluster"):
-        from bench_cluster import bench_cluster
-
-        report.update(bench_cluster(args.json))
+    for name, section in SECTIONS.items():
+        if args.only in (None, name):
+            report.update(section(args))
     if args.json:
         print(json.dumps(report))
     return 0

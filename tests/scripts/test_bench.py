@@ -263,3 +263,17 @@ def test_bench_refuses_answer_spaces_that_are_not_the_boards(spaces):
     run = bench("--only", "answer", "--answer-spaces", spaces, timeout=600)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith("bench.py: error: --answer-spaces: ")
+
+
+@pytest.mark.slow
+def test_bench_measure_times_both_blob_variants_on_one_film_and_they_agree():
+    figures = bench_json("--only", "measure", "--measure-shots", "2")
+    assert figures["measure_shots"] == 2 and figures["measure_frames"] > 0
+    assert figures["measure_cpu_s"] > 0 and figures["measure_whole_frame_cpu_s"] > 0
+    assert figures["measure_same_shots"] is True
+
+
+def test_bench_measure_refuses_more_shots_than_the_example_has():
+    run = bench("--only", "measure", "--measure-shots", "41")
+    assert run.returncode == 2
+    assert "--measure-shots must be 1 to 40" in run.stderr.strip().splitlines()[-1]
