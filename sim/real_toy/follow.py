@@ -28,6 +28,10 @@ STILL_FRAMES = 8
 FORGET_FRAMES = 48
 #: What lies still is seen again within this share of the bale's reach.
 LYING_REACH = 0.25
+#: A blob that moved on from one that stopped dead is the bale going on only if
+#: it is at most this many times the bale's area as seen at the pivot (blurred and
+#: nearer the camera it can seem twice as large; a piggy is five times or more).
+BALE_SIZED = 3
 #: A blob followed anew is the bale only if it moves (LAUNCH_STEP_PX a frame or
 #: more) in at least this many of its first STILL_FRAMES + 1 frames.
 LEAST_MOVES = 3
@@ -170,20 +174,53 @@ class BaleFinder:
                 reach = self.keep_px * LYING_REACH
             # what lies still cannot fly, nor can a still change on trial (the
             # tractor turned in the frame the bale leaves the barrel, the larger)
-            still = self._lying(self.launch_after) or self._still_on_trial()
-            if self.launch is not None and still:
+            trial = self._still_on_trial()
+            if self.launch is not None and (trial or self._lying(self.launch_after)):
                 zone = self.launch
+                # a bale launched beside a still change on trial is another blob,
+                # however near (seen from close by, the tractor turned and the bale
+                # leaving its barrel lie within a bale's reach of each other)
+                nearest = sized[np.argmin(distance)]
                 launched = [
                     i
                     for i, away in zip(sized, distance, strict=True)
-                    if i in moved and away > reach and zone.holds(centres[i])
+                    if i in moved
+                    and (away > reach or (trial and i != nearest))
+                    and zone.holds(centres[i])
                 ]
                 if launched:
                     return int(max(launched, key=lambda i: stats[i, cv2.CC_STAT_AREA])), False
             if distance.min() <= reach:
-                return int(sized[np.argmin(distance)]), True
+                nearest = int(sized[np.argmin(distance)])
+                going = self._going_on(nearest, sized, distance, reach, moved, stats)
+                return (nearest if going is None else going), True
         sized = np.array(moved or sized)
         return int(sized[np.argmax(stats[sized, cv2.CC_STAT_AREA])]), False
+
+    def _going_on(
+        self,
+        nearest: int,
+        sized: np.ndarray,
+        distance: np.ndarray,
+        reach: float,
+        moved: list,
+        stats: np.ndarray,
+    ) -> int | None:
+        """The blob the bale went on in where the one nearest to where it was going
+        did not move though the bale did: a bale in flight does not stop dead, and
+        a blob that merged it with a still change (the tractor turned, the bale
+        coming out from behind it) stops as the bale leaves it. The nearest blob
+        that moved, within reach and no larger than :data:`BALE_SIZED` bales (a
+        piggy it pushed is larger), or None."""
+        if nearest in moved or math.hypot(*self._step) < LAUNCH_STEP_PX:
+            return None
+        largest = BALE_SIZED * (self.max_area - 50) / 10 / self.scale**2
+        going = [
+            int(i)
+            for i, away in zip(sized, distance, strict=True)
+            if away <= reach and i in moved and stats[i, cv2.CC_STAT_AREA] <= largest
+        ]
+        return min(going, key=lambda i: distance[list(sized).index(i)]) if going else None
 
     def _centroid(self, frame: np.ndarray, stat: np.ndarray) -> tuple[float, float, float] | None:
         """The centroid at full size around a blob found in the search, weighted by
