@@ -1,27 +1,23 @@
 """The bale followed from frame to frame (``BaleFinder``), against a background
-that learns the still scene, and the one pass over a video's frames that finds
-it in each (``track_video``). Why each rule: docs/real-toy.md, "From any tripod
-place" and "The piggies on film"."""
+that learns the still scene (the one pass over a video's frames that uses it:
+``sim.real_toy.tracking.track_video``). Why each rule: docs/real-toy.md, "From
+any tripod place" and "The piggies on film"."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import cv2
 import numpy as np
 
+from sim.real_toy.changes import MIN_CHANGE, blobs, moved_since
 from sim.real_toy.track import (
     LAUNCH_AFTER_S,
     LAUNCH_STEP_PX,
     SHOT_GAP_S,
-    Frames,
     LaunchZone,
-    Track,
 )
 
-#: Least change (0-255 grey levels) a pixel must show to belong to the bale.
-MIN_CHANGE = 25
 #: A change still over this many frames joins the background (unless it is the
 #: bale followed); the bale's place is forgotten after FORGET_FRAMES without it.
 STILL_FRAMES = 8
@@ -35,29 +31,6 @@ BALE_SIZED = 3
 #: A blob followed anew is the bale only if it moves (LAUNCH_STEP_PX a frame or
 #: more) in at least this many of its first STILL_FRAMES + 1 frames.
 LEAST_MOVES = 3
-
-
-def blobs(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """OpenCV's 8-connected components of ``mask``: their count (label 0 the
-    background), and each label's stats and centre in the mask's pixels, the blobs
-    in raster order of their boxes (top, then left). Labelled within the box round
-    the lit pixels only, which gives the same blobs at a fraction of the whole
-    frame's pass (that pass was most of a film's measuring time); put in an order
-    of their own, since OpenCV's, which labels 2x2 blocks, shifts with the box's
-    parity. Label 0's stats are the box's."""
-    lit = cv2.findNonZero(mask)
-    if lit is None:
-        return 1, np.zeros((1, 5), np.int32), np.zeros((1, 2))
-    x, y, w, h = cv2.boundingRect(lit)
-    count, _, stats, centres = cv2.connectedComponentsWithStats(
-        mask[y : y + h, x : x + w], connectivity=8
-    )
-    stats[:, cv2.CC_STAT_LEFT] += x
-    stats[:, cv2.CC_STAT_TOP] += y
-    centres += (x, y)
-    order = np.lexsort((centres[1:, 0], stats[1:, cv2.CC_STAT_LEFT], stats[1:, cv2.CC_STAT_TOP]))
-    keep = np.concatenate(([0], 1 + order))
-    return count, stats[keep], centres[keep]
 
 
 class BaleFinder:
@@ -102,6 +75,13 @@ class BaleFinder:
         #: after :meth:`find`: how many frames before this one were a still change
         #: in the scene followed as the bale, not the bale
         self.taken_back = 0
+        #: after :meth:`find`: the bale's own centroid (u, v, area) in frames before
+        #: this one, so many back, where it was one blob with a still change (None:
+        #: not wholly seen there)
+        self.recentred: list[tuple[int, tuple[float, float, float] | None]] = []
+        #: the last frames and the blob followed in each (its search stats, or None)
+        self._shown: list[tuple[np.ndarray, np.ndarray | None]] = []
+        self._left = False  # this frame: the bale left the blob followed (_going_on)
         self._learned()
         #: where the background was learned (at the search's scale)
         self._taught = np.zeros(self.small_background.shape, bool)
@@ -139,10 +119,14 @@ class BaleFinder:
         change = cv2.subtract(change, self.small_margin)
         _, mask = cv2.threshold(change, MIN_CHANGE, 255, cv2.THRESH_BINARY)
         count, stats, centres = blobs(mask)
-        found, self.continued, self.taken_back = None, False, 0
+        found, self.continued, self.taken_back, self.recentred = None, False, 0, []
+        stat, self._left = None, False
         if count >= 2:
             picked, self.continued = self._pick(stats[1:], centres[1:] * self.scale, small)
-            found = None if picked is None else self._centroid(frame, stats[1 + picked])
+            stat = None if picked is None else stats[1 + picked]
+            found = None if stat is None else self._centroid(frame, stat)
+        if self._left and found is not None and stat is not None:
+            self.recentred = self._recentre(frame, stat, found[2])
         flown = self._moves >= LEAST_MOVES  # what was followed moved as the bale does
         found = self._follow(found)
         self.fresh = found is not None and not (self.continued and flown)
@@ -152,6 +136,33 @@ class BaleFinder:
         if self.taken_back and found is None:
             self._follow_again()
         self._recent = [small, *self._recent[: STILL_FRAMES - 1]]
+        self._shown = [(frame, stat), *self._shown[: STILL_FRAMES + 1]]
+        return found
+
+    def _recentre(
+        self, frame: np.ndarray, bale: np.ndarray, area: float
+    ) -> list[tuple[int, tuple[float, float, float] | None]]:
+        """The bale's own centroid in each frame the blob it has just left was
+        followed in (up to :data:`STILL_FRAMES` + 2 back), found against this frame,
+        where that blob shows the still change alone (the tractor turned and the
+        bale drawn over it were one blob, its centroid neither's), with the
+        background where the bale (its search ``stats``) now is; None where less
+        than half the bale's ``area`` lies in that blob's box (the bale was not in
+        it, or only in part)."""
+        x, y, w, h, _ = bale
+        s = self.scale
+        rows, cols = (
+            slice(max(0, (y - 2) * s), (y + h + 2) * s),
+            slice(max(0, (x - 2) * s), (x + w + 2) * s),
+        )
+        still = frame.copy()
+        still[rows, cols] = self.background[rows, cols]
+        found: list[tuple[int, tuple[float, float, float] | None]] = []
+        for back, (seen, stat) in enumerate(self._shown[: self._seen - self._born], start=1):
+            if stat is not None:
+                centroid = self._centroid(seen, stat, still)
+                whole = centroid is not None and centroid[2] >= area / 2
+                found.append((back, centroid if whole else None))
         return found
 
     def _pick(
@@ -163,7 +174,7 @@ class BaleFinder:
         sized = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= least)
         if len(sized) == 0:
             return None, False
-        moved = [i for i in sized if self._recent and _moved(stats[i], small, self._recent[0])]
+        moved = [i for i in sized if self._recent and moved_since(stats[i], small, self._recent[0])]
         if self._last is not None:
             ahead = np.array(self._last) + np.array(self._step) * (self._missed + 1)
             distance = np.linalg.norm(centres[sized] - ahead, axis=1)
@@ -220,11 +231,14 @@ class BaleFinder:
             for i, away in zip(sized, distance, strict=True)
             if away <= reach and i in moved and stats[i, cv2.CC_STAT_AREA] <= largest
         ]
+        self._left = bool(going)
         return min(going, key=lambda i: distance[list(sized).index(i)]) if going else None
 
-    def _centroid(self, frame: np.ndarray, stat: np.ndarray) -> tuple[float, float, float] | None:
+    def _centroid(
+        self, frame: np.ndarray, stat: np.ndarray, still: np.ndarray | None = None
+    ) -> tuple[float, float, float] | None:
         """The centroid at full size around a blob found in the search, weighted by
-        how much each pixel changed."""
+        how much each pixel changed from the background (or from ``still``)."""
         x, y, w, h, _ = stat
         s = self.scale
         height, width = frame.shape[:2]
@@ -232,7 +246,8 @@ class BaleFinder:
             return None  # cut by the picture's edge: its centroid is not the bale's
         x0, y0 = max(0, (x - 2) * s), max(0, (y - 2) * s)
         x1, y1 = min(width, (x + w + 2) * s), min(height, (y + h + 2) * s)
-        full = cv2.subtract(frame[y0:y1, x0:x1], self.background[y0:y1, x0:x1]).astype(np.float32)
+        still = self.background if still is None else still
+        full = cv2.subtract(frame[y0:y1, x0:x1], still[y0:y1, x0:x1]).astype(np.float32)
         weight = np.where(full >= MIN_CHANGE, full - MIN_CHANGE / 2, 0.0)
         area = float(np.count_nonzero(weight))
         if not self.min_area <= area <= self.max_area:
@@ -353,41 +368,3 @@ class BaleFinder:
         full = cv2.resize(grown, (width, height), interpolation=cv2.INTER_NEAREST)
         np.copyto(self.background, frame, where=full.astype(bool))
         self._learned()
-
-
-def _moved(stat: np.ndarray, small: np.ndarray, previous: np.ndarray) -> bool:
-    """Whether a blob's box changed since the frame before."""
-    x, y, w, h, _ = stat
-    box = (slice(y, y + h), slice(x, x + w))
-    return bool((cv2.absdiff(small[box], previous[box]) >= MIN_CHANGE).any())
-
-
-_NONE = (math.nan, math.nan)
-
-
-def track_video(
-    frames: Frames,
-    finder: BaleFinder,
-    progress: Callable[[int], None] = lambda done: None,
-) -> Track:
-    """One pass over every frame: where the bale is in each (the frames the finder
-    takes back, a still change followed on trial, are left without it)."""
-    present: list[bool] = []
-    fresh: list[bool] = []
-    pixels: list[tuple[float, float]] = []
-    areas: list[float] = []
-    index = 0
-    for frame in frames:
-        found = finder.find(frame)
-        for back in range(len(present) - finder.taken_back, len(present)):
-            present[back], fresh[back], pixels[back], areas[back] = False, False, _NONE, 0.0
-        present.append(found is not None)
-        fresh.append(finder.fresh)
-        pixels.append((found[0], found[1]) if found else _NONE)
-        areas.append(found[2] if found else 0.0)
-        index += 1
-        if index % 50 == 0:
-            progress(index)
-    progress(index)
-    pixel = np.array(pixels, float).reshape(-1, 2)
-    return Track(np.array(present, bool), pixel, np.array(areas), np.array(fresh, bool))

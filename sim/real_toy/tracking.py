@@ -1,9 +1,10 @@
-"""The one pass over a video's frames: the bale found in each (sim/real_toy/track.py)
-with the sizes the camera's pose gives, and the track cut into shots, each
-starting with a launch where the barrel can put the bale."""
+"""The one pass over a video's frames (``track_video``): the bale found in each
+(sim/real_toy/track.py) with the sizes the camera's pose gives, and the track
+cut into shots, each starting with a launch where the barrel can put the bale."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from models.design import Design
 from sim.physics.ballistics import direction, release_radius_mm
 from sim.real_toy.detect import CameraPose
-from sim.real_toy.follow import BaleFinder, track_video
+from sim.real_toy.follow import BaleFinder
 from sim.real_toy.piggies_seen import moving_runs
 from sim.real_toy.track import (
     LAUNCH_REACH_MM,
@@ -88,3 +89,51 @@ def track_shots(
     if with_piggies:
         shots = moving_runs(shots, track)
     return track, shots
+
+
+_NONE = (math.nan, math.nan)
+
+
+def _recentre(recentred: list, present: list, fresh: list, pixels: list, areas: list) -> None:
+    """The frames the bale was one blob with a still change in, given its own
+    centroid (or none); the first where it is seen starts its shot if the span did
+    (``BaleFinder.recentred``)."""
+    span = [len(present) - back for back, _ in recentred]
+    launched = any(fresh[i] for i in span)
+    for i, (_, centroid) in zip(span, recentred, strict=True):
+        present[i], fresh[i] = centroid is not None, False
+        pixels[i] = (centroid[0], centroid[1]) if centroid else _NONE
+        areas[i] = centroid[2] if centroid else 0.0
+    seen = [i for i in span if present[i]]
+    if launched and seen:
+        fresh[min(seen)] = True
+
+
+def track_video(
+    frames: Frames,
+    finder: BaleFinder,
+    progress: Callable[[int], None] = lambda done: None,
+) -> Track:
+    """One pass over every frame: where the bale is in each (the frames the finder
+    takes back, a still change followed on trial, are left without it)."""
+    present: list[bool] = []
+    fresh: list[bool] = []
+    pixels: list[tuple[float, float]] = []
+    areas: list[float] = []
+    index = 0
+    for frame in frames:
+        found = finder.find(frame)
+        for back in range(len(present) - finder.taken_back, len(present)):
+            present[back], fresh[back], pixels[back], areas[back] = False, False, _NONE, 0.0
+        if finder.recentred:
+            _recentre(finder.recentred, present, fresh, pixels, areas)
+        present.append(found is not None)
+        fresh.append(finder.fresh)
+        pixels.append((found[0], found[1]) if found else _NONE)
+        areas.append(found[2] if found else 0.0)
+        index += 1
+        if index % 50 == 0:
+            progress(index)
+    progress(index)
+    pixel = np.array(pixels, float).reshape(-1, 2)
+    return Track(np.array(present, bool), pixel, np.array(areas), np.array(fresh, bool))

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sim.real_toy.follow import blobs
+from sim.real_toy.changes import blobs
 
 
 def whole_mask_blobs(mask):

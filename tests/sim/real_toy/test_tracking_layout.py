@@ -282,18 +282,21 @@ def _turned_beside_the_launch(pose: CameraPose, merged: bool):
 def test_the_bale_is_followed_away_from_the_tractor_turned_beside_its_launch(with_piggies, merged):
     """Seen from 0.6 m behind the tractor, the turned tractor lies within a bale's
     reach of the launch. Beside it, the bale is another blob moving in the launch
-    zone, followed from the trial's first frame though it is near: every frame from
-    at most 2 after the launch is the bale's (before, only a blob out of reach was
-    taken, and the bale was lost until it left that reach). Merged with it, the
-    blob followed moves as the bale comes out, and stops dead as the bale leaves
-    it: a bale in flight does not, so the blob that moved on is followed, every
-    frame from 8 after the launch (before, the turned tractor was followed as a bale
-    at rest, and at 0.6 m, 25°, 0° the film's shots 10 to 12 were cut into two: 36
-    of 40). One shot either way."""
+    zone, followed from the trial's first frame though it is near (before, only a
+    blob out of reach was taken, and the bale was lost until it left that reach).
+    Merged with it (the bale drawn over the tractor as it comes out), the blob
+    followed moves as the bale comes out, and stops dead as the bale leaves it: a
+    bale in flight does not, so the blob that moved on is followed, and the frames
+    it was one blob with the tractor are measured again against the frame it left
+    in (before, the turned tractor was followed as a bale at rest, and at 0.6 m,
+    25°, 0° the film's shots 10 to 12 were cut into two: 36 of 40). Either way one
+    shot, starting at most 2 frames after the launch, every frame from there the
+    bale's within 1 px but one at most (where it left, in part still touching)."""
     pose = _pose()
     frames, flight = _turned_beside_the_launch(pose, merged)
     track, shots = track_shots(frames, pose, DESIGN, with_piggies=with_piggies)
     assert len(shots) == 1 and LAUNCH <= int(shots[0][0]) <= LAUNCH + 2
-    start = LAUNCH + 8 if merged else int(shots[0][0])
-    assert track.present[start:END].all()
-    assert np.linalg.norm(track.pixel[start:END] - flight[start - LAUNCH :], axis=1).max() < 1.0
+    start = int(shots[0][0])
+    seen = np.flatnonzero(track.present[start:END]) + start
+    assert len(seen) >= END - start - 1
+    assert np.linalg.norm(track.pixel[seen] - flight[seen - LAUNCH], axis=1).max() < 1.0
