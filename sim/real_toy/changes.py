@@ -1,6 +1,6 @@
 """What changed in a frame, as the bale finder (sim/real_toy/follow.py) reads it:
-the blobs of a mask of changed pixels, and whether a blob's box changed since the
-frame before."""
+the blobs of a mask of changed pixels, whether a blob's box changed since the
+frame before, and how much of each pixel of a patch the bale covers."""
 
 from __future__ import annotations
 
@@ -39,3 +39,29 @@ def moved_since(stat: np.ndarray, small: np.ndarray, previous: np.ndarray) -> bo
     x, y, w, h, _ = stat
     box = (slice(y, y + h), slice(x, x + w))
     return bool((cv2.absdiff(small[box], previous[box]) >= MIN_CHANGE).any())
+
+
+def coverage(seen: np.ndarray, still: np.ndarray) -> tuple[np.ndarray, float]:
+    """How much of each pixel of a patch the bale covers (0-1), and the count of
+    pixels that became lighter by :data:`MIN_CHANGE` or more (the blob's area).
+
+    A pixel the bale covers in part (its edge, anti-aliased or blurred by the
+    motion) is the background and the bale's own grey mixed in proportion, so
+    its cover is its change over the change the whole bale would make there. The
+    bale's grey is its lit pixels' upper quartile (a wholly covered pixel shows
+    the bale whatever lay behind it). Weighting by the change itself instead
+    pulled the centroid toward where the background is darker: a low shot seen
+    from high above, crossing the edge of the tractor's dark base just before it
+    touched, had its centroid 1-2 px back along its path in the two frames before
+    the touch, and its touch was put 4-10 mm short. The lit pixels and the ring
+    of pixels round them count (an edge pixel covered under half changes less
+    than :data:`MIN_CHANGE` over the green board)."""
+    change = cv2.subtract(seen, still).astype(np.float32)
+    lit = change >= MIN_CHANGE
+    area = float(np.count_nonzero(lit))
+    if area == 0:
+        return np.zeros(change.shape, np.float32), 0.0
+    grey = float(np.percentile(seen[lit], 75))
+    whole = np.maximum(grey - still.astype(np.float32), MIN_CHANGE)
+    ring = cv2.dilate(lit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return np.where(ring, np.minimum(change / whole, 1.0), 0.0), area

@@ -10,7 +10,7 @@ import math
 import cv2
 import numpy as np
 
-from sim.real_toy.changes import MIN_CHANGE, blobs, moved_since
+from sim.real_toy.changes import MIN_CHANGE, blobs, coverage, moved_since
 from sim.real_toy.track import (
     LAUNCH_AFTER_S,
     LAUNCH_STEP_PX,
@@ -76,12 +76,12 @@ class BaleFinder:
         #: in the scene followed as the bale, not the bale
         self.taken_back = 0
         #: after :meth:`find`: the bale's own centroid (u, v, area) in frames before
-        #: this one, so many back, where it was one blob with a still change (None:
-        #: not wholly seen there)
+        #: this one, so many back, where it may have been one blob with a still
+        #: change it has now left or that was given up for it (None: not wholly seen)
         self.recentred: list[tuple[int, tuple[float, float, float] | None]] = []
         #: the last frames and the blob followed in each (its search stats, or None)
         self._shown: list[tuple[np.ndarray, np.ndarray | None]] = []
-        self._left = False  # this frame: the bale left the blob followed (_going_on)
+        self._left = False  # this frame: the bale left the blob followed, or it for the bale
         self._learned()
         #: where the background was learned (at the search's scale)
         self._taught = np.zeros(self.small_background.shape, bool)
@@ -145,10 +145,10 @@ class BaleFinder:
         """The bale's own centroid in each frame the blob it has just left was
         followed in (up to :data:`STILL_FRAMES` + 2 back), found against this frame,
         where that blob shows the still change alone (the tractor turned and the
-        bale drawn over it were one blob, its centroid neither's), with the
-        background where the bale (its search ``stats``) now is; None where less
-        than half the bale's ``area`` lies in that blob's box (the bale was not in
-        it, or only in part)."""
+        bale drawn over it were one blob, its centroid neither's); nothing counts
+        where the bale (its search ``stats``) now is. None where less than half the
+        bale's ``area`` is found so (the bale was not in that blob's box, or only in
+        part, or it lay where the bale now is)."""
         x, y, w, h, _ = bale
         s = self.scale
         rows, cols = (
@@ -156,7 +156,7 @@ class BaleFinder:
             slice(max(0, (x - 2) * s), (x + w + 2) * s),
         )
         still = frame.copy()
-        still[rows, cols] = self.background[rows, cols]
+        still[rows, cols] = 255  # nothing is lighter than white
         found: list[tuple[int, tuple[float, float, float] | None]] = []
         for back, (seen, stat) in enumerate(self._shown[: self._seen - self._born], start=1):
             if stat is not None:
@@ -200,6 +200,7 @@ class BaleFinder:
                     and zone.holds(centres[i])
                 ]
                 if launched:
+                    self._left = trial  # the bale may have come out of the change
                     return int(max(launched, key=lambda i: stats[i, cv2.CC_STAT_AREA])), False
             if distance.min() <= reach:
                 nearest = int(sized[np.argmin(distance)])
@@ -237,8 +238,10 @@ class BaleFinder:
     def _centroid(
         self, frame: np.ndarray, stat: np.ndarray, still: np.ndarray | None = None
     ) -> tuple[float, float, float] | None:
-        """The centroid at full size around a blob found in the search, weighted by
-        how much each pixel changed from the background (or from ``still``)."""
+        """The centroid at full size around a blob found in the search, each pixel
+        weighted by how much of it the bale covers (:func:`coverage`) against the
+        background (or ``still``), and the blob's area (the pixels that changed by
+        :data:`MIN_CHANGE` or more)."""
         x, y, w, h, _ = stat
         s = self.scale
         height, width = frame.shape[:2]
@@ -247,9 +250,7 @@ class BaleFinder:
         x0, y0 = max(0, (x - 2) * s), max(0, (y - 2) * s)
         x1, y1 = min(width, (x + w + 2) * s), min(height, (y + h + 2) * s)
         still = self.background if still is None else still
-        full = cv2.subtract(frame[y0:y1, x0:x1], still[y0:y1, x0:x1]).astype(np.float32)
-        weight = np.where(full >= MIN_CHANGE, full - MIN_CHANGE / 2, 0.0)
-        area = float(np.count_nonzero(weight))
+        weight, area = coverage(frame[y0:y1, x0:x1], still[y0:y1, x0:x1])
         if not self.min_area <= area <= self.max_area:
             return None
         total = float(weight.sum())

@@ -51,7 +51,7 @@ from sim.real_toy.rest import rest_point, second_touch
 from sim.real_toy.rows import check_rows
 from sim.real_toy.shutter import FlightTrack, Readout, estimate_readout, point_times
 from sim.real_toy.speed import launch_angles, launch_speed
-from sim.real_toy.touch import Touch, first_touch, steady_frames
+from sim.real_toy.touch import Touch, first_touch
 from sim.real_toy.track import (
     Frames,
     Track,
@@ -60,6 +60,7 @@ from sim.real_toy.track import (
     open_video,
 )
 from sim.real_toy.tracking import track_shots
+from sim.real_toy.whole_bale import steady_frames
 
 #: Frames searched for the markers at the start of the video.
 MARKER_FRAMES = 10
@@ -213,7 +214,7 @@ def measure_shots(
     """Each shot (its frames) measured from the track, and the readout used: the
     one given, or (None) the one estimated over the flights that can give a speed,
     found with every point at its frame's time. A frame whose blob is not the whole
-    bale (:func:`~sim.real_toy.touch.steady_frames`; with ``layout``, also one cut by
+    bale (:func:`~sim.real_toy.whole_bale.steady_frames`; with ``layout``, also one cut by
     a marker's paper: :func:`~sim.real_toy.paper_cut.clear_of_paper`) is left out of
     its shot."""
     shots = [frames[_whole_bale(frames, track, pose, layout)] for frames in shots]

@@ -7,7 +7,7 @@ centroid slides off the bale's centre, away from the paper. A bale in the air
 passes in front of a marker from a low place, and one landing by a marker is seen
 against it. Seen from near and low (0.6 m, 25 deg, 30 deg to the side) the blob
 shrank only to 70-85 % of its neighbours', too little for the cut-blob rule
-(sim/real_toy/touch.py, ``steady_frames``), and the centroid's slide bent the path
+(sim/real_toy/whole_bale.py, ``steady_frames``), and the centroid's slide bent the path
 3.6 frames before the touch: two 8 deg shots were put 24-26 mm off. The camera's
 pose, solved from the markers, says where their papers are in the picture, so a
 smaller shrink is enough to leave a frame out there.
@@ -22,7 +22,7 @@ import numpy as np
 
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.markers import MarkerLayout
-from sim.real_toy.touch import whole_areas
+from sim.real_toy.whole_bale import whole_areas
 
 #: A frame is by a marker's paper when the bale's centroid lies within this many of
 #: its radii (a disc of the whole blob's area) of the paper's image, and cut when

@@ -49,13 +49,6 @@ FIRST_BREAK = 8
 #: barrel's end) has its first break counted from the launch the arc from the
 #: barrel gives, not from its first frame (:func:`_first_break`).
 FEWEST_SEEN = 5
-#: A frame's blob is the whole bale when its area is at least this share of the
-#: upper quartile over STEADY_SPAN frames either side (:func:`steady_frames`): a
-#: bale's blob varies by a tenth or so from frame to frame (its blur and turn).
-STEADY_SHARE = 0.75
-STEADY_SPAN = 8
-#: The frames from the barrel that are kept whatever their blob (:func:`steady_frames`).
-STEADY_FROM = 12
 #: A break is on the arc from the barrel when the arc comes down to the board
 #: within this many frames of it and this many mm of its centre: the arc lands up
 #: to 2.5 frames and 14-21 mm from the true touch (a low shot's 8-10 frames, a
@@ -64,9 +57,9 @@ STEADY_FROM = 12
 ARC_FRAMES = 3.0
 ARC_MM = 40.0
 #: How many frames after the one first seen off the curve the break may lie
-#: (:func:`settle_break`): after the bale passed the tractor, hidden, the first
-#: frames seen again miss the curve before the gap though the bounce is 1-2
-#: frames later.
+#: (:func:`settle_break`) where frames are missing near it (:func:`_late`): after
+#: the bale passed the tractor, hidden, the first frames seen again miss the curve
+#: before the gap though the bounce is 1-2 frames later.
 SETTLE_LATE = 2
 #: A touch whose frames either side lie further apart than this many frame
 #: periods was hidden: a 64 deg shot that bounced behind the tractor, its frames
@@ -212,34 +205,6 @@ def _off_plane_deg(centre_mm: np.ndarray, yaw_deg: float) -> float:
     return math.degrees(math.acos(min(1.0, float(flight_heading(centre_mm) @ aimed))))
 
 
-def steady_frames(areas: np.ndarray) -> np.ndarray:
-    """Which frames' blobs are the whole bale (bool): those whose area is at least
-    :data:`STEADY_SHARE` of the upper quartile over the :data:`STEADY_SPAN` frames
-    either side. The bale in front of a white marker or the tractor is no lighter
-    than what it hides there, so its blob shrinks and its centroid slides off the
-    bale's centre for a frame or a few: a bend in mid-air that is no bounce. (The
-    quartile, not the median: passing the tractor shrinks the blob for up to a
-    dozen frames.) The first :data:`STEADY_FROM` frames are all kept: the blob
-    grows as the bale comes out of the barrel, and a low shot's, near the camera,
-    grows by half as it lands 9 frames out."""
-    areas = np.asarray(areas, float)
-    steady = areas >= STEADY_SHARE * whole_areas(areas)
-    steady[:STEADY_FROM] = True
-    return steady
-
-
-def whole_areas(areas: np.ndarray) -> np.ndarray:
-    """The upper quartile of the blob's area over :data:`STEADY_SPAN` frames either
-    side of each frame: the whole bale's, where a few are cut."""
-    areas = np.asarray(areas, float)
-    return np.array(
-        [
-            np.percentile(areas[max(0, i - STEADY_SPAN) : i + STEADY_SPAN + 1], 75)
-            for i in range(len(areas))
-        ]
-    )
-
-
 def first_touch(
     pose: CameraPose,
     times_s: np.ndarray,
@@ -321,7 +286,7 @@ def _touch_at(
 ) -> tuple[int, np.ndarray, float] | None:
     """The settled break, its centre and time for a break first seen at ``seen``;
     None where its centre lies off the yaw's plane."""
-    broke = settle_break(times_s, pixels, seen, SETTLE_LATE)
+    broke = settle_break(times_s, pixels, seen, _late(times_s, seen))
     if arc is not None and _still_flying(pose, arc, times_s, pixels, broke):
         broke += 1
     pixel, time_s = contact_pixel(times_s, pixels, broke)
@@ -329,6 +294,20 @@ def _touch_at(
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
         return None
     return broke, centre, time_s
+
+
+def _late(times_s: np.ndarray, seen: int) -> int:
+    """How many frames after the one first seen off the curve the break may lie:
+    :data:`SETTLE_LATE` where frames are missing within as many frames of it (the
+    bale hidden, or its blob cut and left out: the frames either side of the gap
+    may be cut in part too, their centroids off the curve, and the bounce may come
+    after the first frame seen off it), else none: a whole frame off the curve
+    right after one on it comes after the bounce. (Allowed later anyway, the split
+    fitted a second turn best: on a bouncy board, -30 deg shots that touched and
+    struck again 3-4 frames later were put up to 20 mm long.)"""
+    frame_s = float(np.median(np.diff(times_s)))
+    about = times_s[max(0, seen - SETTLE_LATE - 1) : seen + SETTLE_LATE + 1]
+    return SETTLE_LATE if bool((np.diff(about) > 1.5 * frame_s).any()) else 0
 
 
 def _still_flying(pose, arc: Arc, times_s, pixels, broke: int) -> bool:

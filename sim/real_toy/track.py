@@ -6,7 +6,7 @@ first 0.2 s: film the board still a moment before the first shot).
 The bale is a blob that became lighter (a straw bale over a green board; its
 shadow, darker, is left out), followed from frame to frame
 (sim/real_toy/follow.py); its place is the centroid of the
-change, weighted by how much each pixel changed (sub-pixel). Frames are searched
+change, each pixel weighted by how much of it the bale covers (sub-pixel). Frames are searched
 at a quarter of their size and the centroid taken at full size around what was
 found (every 2nd-4th pixel, the bale still a few pixels wide), which keeps a
 1080p frame to a few milliseconds.

@@ -94,12 +94,15 @@ def track_shots(
 _NONE = (math.nan, math.nan)
 
 
-def _recentre(recentred: list, present: list, fresh: list, pixels: list, areas: list) -> None:
-    """The frames the bale was one blob with a still change in, given its own
-    centroid (or none); the first where it is seen starts its shot if the span did
-    (``BaleFinder.recentred``)."""
+def _recentre(
+    recentred: list, present: list, fresh: list, pixels: list, areas: list, fresh_now: bool
+) -> bool:
+    """The frames the bale may have been one blob with a still change in, given its
+    own centroid (or none) (``BaleFinder.recentred``); the first where it is seen
+    starts its shot if the span or this frame (``fresh_now``) did. Whether this
+    frame still does."""
     span = [len(present) - back for back, _ in recentred]
-    launched = any(fresh[i] for i in span)
+    launched = fresh_now or any(fresh[i] for i in span)
     for i, (_, centroid) in zip(span, recentred, strict=True):
         present[i], fresh[i] = centroid is not None, False
         pixels[i] = (centroid[0], centroid[1]) if centroid else _NONE
@@ -107,6 +110,8 @@ def _recentre(recentred: list, present: list, fresh: list, pixels: list, areas: 
     seen = [i for i in span if present[i]]
     if launched and seen:
         fresh[min(seen)] = True
+        return False
+    return fresh_now
 
 
 def track_video(
@@ -125,10 +130,11 @@ def track_video(
         found = finder.find(frame)
         for back in range(len(present) - finder.taken_back, len(present)):
             present[back], fresh[back], pixels[back], areas[back] = False, False, _NONE, 0.0
+        fresh_now = finder.fresh
         if finder.recentred:
-            _recentre(finder.recentred, present, fresh, pixels, areas)
+            fresh_now = _recentre(finder.recentred, present, fresh, pixels, areas, fresh_now)
         present.append(found is not None)
-        fresh.append(finder.fresh)
+        fresh.append(fresh_now)
         pixels.append((found[0], found[1]) if found else _NONE)
         areas.append(found[2] if found else 0.0)
         index += 1

@@ -10,20 +10,21 @@ import numpy as np
 
 from sim.real_toy.markers import Marker, MarkerLayout
 from sim.real_toy.paper_cut import clear_of_paper, paper_images
-from sim.real_toy.touch import steady_frames
+from sim.real_toy.whole_bale import steady_frames
 from tests.sim.real_toy.test_touch_arc import _measured_miss_mm, _over_paper
 
 
 def test_a_blob_cut_a_little_by_a_markers_paper_is_left_out():
-    """An 8 deg shot over a marker's paper from 7 to 3 frames before its touch,
+    """An 8 deg shot over a marker's paper from 6 to 3 frames before its touch,
     its blob 0.8 of the bale's (kept by the cut-blob rule) and its centroid sliding
     up to 2 px: those frames, and only they, are left out, and the touch is within
     1.5 mm (0.3); measured without the markers' places, the slide bends the path
-    and the touch lands 3 mm or more off (4.7)."""
-    pose, k, pixels, areas, truth, launch, layout = _over_paper(7, 2)
+    and the touch lands 3 mm or more off (4.9). (From 7 frames before, the break
+    is now found within 2.4 mm even so: it is no longer settled late where no
+    frame is missing.)"""
+    pose, k, pixels, areas, truth, launch, layout = _over_paper(6, 2)
     assert steady_frames(areas).all()
     assert (np.flatnonzero(~clear_of_paper(pose, layout, pixels, areas)) - k).tolist() == [
-        -7,
         -6,
         -5,
         -4,

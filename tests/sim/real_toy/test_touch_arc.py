@@ -26,8 +26,9 @@ from sim.real_toy.angles import Angles
 from sim.real_toy.arc import Launch
 from sim.real_toy.markers import Marker, MarkerLayout
 from sim.real_toy.measure import measure_shots
-from sim.real_toy.touch import find_break, first_touch, steady_frames
+from sim.real_toy.touch import find_break, first_touch
 from sim.real_toy.track import Track, VideoInfo
+from sim.real_toy.whole_bale import steady_frames
 from tests.sim.real_toy.test_measure import CAMERA, _pose
 
 FPS = 240.0

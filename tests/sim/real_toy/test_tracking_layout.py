@@ -272,7 +272,8 @@ def _turned_beside_the_launch(pose: CameraPose, merged: bool):
         if index >= LAUNCH:
             _blob(frame, block, half, 60)
             if not merged or index >= LAUNCH + 2:  # behind the turned tractor first
-                _blob(frame, flight[index - LAUNCH], (5, 3), 100)
+                u, v = (round(c) for c in flight[index - LAUNCH])
+                frame[v - 3 : v + 4, u - 5 : u + 6] = BOARD_GREY + 100  # drawn over it
         frames.append(frame)
     return _Frames(frames), flight
 
