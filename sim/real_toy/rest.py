@@ -91,6 +91,12 @@ MIN_HOP_LENGTH_MM = 30.0
 #: from a glitch (the bale over a marker, partly hidden) or a slide makes a "hop"
 #: whose frames are elsewhere.
 HOP_MISFIT_PX = 1.5
+#: The least a hop's flight rises above the straight line from the first touch to
+#: its landing (g T^2 / 8 over its time T), mm: a slide's frames, on the board,
+#: lie as near a lower one as its own, the first touch's centre being known to
+#: 1-3 mm (a 45 ms hop, 11 frames at 240 fps). On film, three slides and flights
+#: taken for hops of 9.6-10.1 frames went thus.
+MIN_RISE_MM = 2.5
 #: Frames after the first touch's break left out of the search: the bale turns and
 #: tumbles in them and its centroid jumps (its area by half), which read as breaks.
 BOUNCE_FRAMES = 4
@@ -247,6 +253,8 @@ def second_touch(
         down = pose.on_plane(pixel, landed_centre_height_mm(bale))[0]
         if not np.isfinite(down).all():
             return None
+        if GRAVITY_MM_S2 * (time_s - origin_s) ** 2 / 8 < MIN_RISE_MM:
+            return None  # too short a flight to tell from a slide
         hop = _through(origin, origin_s, down, time_s)
         centre = hop.at([_when_at(hop, landing_centre_height_mm(bale), time_s)])[0]
         if _misfit_px(pose, hop, times[:landed], path[:landed]) > HOP_MISFIT_PX:
