@@ -78,12 +78,13 @@ def fit_hop(
     fixed = start_mm - eye + 0.5 * _GRAVITY * tau[:, None] ** 2
     # (fixed + v tau) x d = 0 on the ray; v tau x d = -tau [d]x v
     scale = 1.0 / np.linalg.norm(fixed, axis=1)
-    rows, rhs = [], []
-    for d, t, f, s in zip(rays, tau, fixed, scale, strict=True):
-        cross = np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
-        rows.append(s * t * cross)
-        rhs.append(s * np.cross(f, d))
-    velocity = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)[0]
+    cross = np.zeros((len(rays), 3, 3))
+    cross[:, 0, 1], cross[:, 0, 2] = -rays[:, 2], rays[:, 1]
+    cross[:, 1, 0], cross[:, 1, 2] = rays[:, 2], -rays[:, 0]
+    cross[:, 2, 0], cross[:, 2, 1] = -rays[:, 1], rays[:, 0]
+    rows = (scale * tau)[:, None, None] * cross
+    rhs = scale[:, None] * np.cross(fixed, rays)
+    velocity = np.linalg.lstsq(rows.reshape(-1, 3), rhs.reshape(-1), rcond=None)[0]
     return Hop(np.asarray(start_mm, float), start_s, velocity)
 
 
