@@ -103,7 +103,6 @@ def find_break(
     times_s: np.ndarray,
     pixels: np.ndarray,
     start: int = FIRST_BREAK,
-    min_break_px: float = MIN_BREAK_PX,
 ) -> int | None:
     """Index of the first frame after the bounce (the path's break), or None when
     the path runs smoothly to its end (the bale left the view first).
@@ -121,7 +120,7 @@ def find_break(
         # Until a few misses are known, the floor alone: a steep low shot may
         # touch within a dozen frames.
         typical = float(np.median(misses)) if len(misses) >= 3 else 0.0
-        limit = max(min_break_px, BREAK_FACTOR * typical)
+        limit = max(MIN_BREAK_PX, BREAK_FACTOR * typical)
         if miss_here > limit:
             miss_next = _miss(times_s[window], pixels[window], times_s[i + 1], pixels[i + 1])
             if miss_next > limit:
