@@ -228,12 +228,12 @@ class BaleFinder:
             return None
         largest = BALE_SIZED * (self.max_area - 50) / 10 / self.scale**2
         going = [
-            int(i)
-            for i, away in zip(sized, distance, strict=True)
+            k
+            for k, (i, away) in enumerate(zip(sized, distance, strict=True))
             if away <= reach and i in moved and stats[i, cv2.CC_STAT_AREA] <= largest
         ]
         self._left = bool(going)
-        return min(going, key=lambda i: distance[list(sized).index(i)]) if going else None
+        return int(sized[min(going, key=lambda k: distance[k])]) if going else None
 
     def _centroid(
         self, frame: np.ndarray, stat: np.ndarray, still: np.ndarray | None = None

@@ -120,7 +120,8 @@ def track_video(
     progress: Callable[[int], None] = lambda done: None,
 ) -> Track:
     """One pass over every frame: where the bale is in each (the frames the finder
-    takes back, a still change followed on trial, are left without it)."""
+    takes back, a still change followed on trial, are left without it; those it
+    measures again, the bale one blob with a still change, get its own centroid)."""
     present: list[bool] = []
     fresh: list[bool] = []
     pixels: list[tuple[float, float]] = []
