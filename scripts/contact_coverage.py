@@ -7,8 +7,8 @@ For each hidden (restitution, friction) of the bale and each seed: 40 sandbox
 shots at the example's settings (5 pitches, ``--shots-per-pitch`` 8 each), or
 one at each row of ``--angles`` (sim/studies/calibrating/sandbox_shots.py, with
 the rest and second-touch columns), each second touch kept with the chance
-``--hops-seen`` (a camera that misses bounces; 0: the rests alone), the launcher
-fitted, then the contact
+``--hops-seen`` (a camera that misses bounces; 0: the rests alone) and none by a
+marker (where ``piggy measure`` gives none), the launcher fitted, then the contact
 (sim/studies/calibrating/contact_fit.py, its sandbox seeded apart from the shots').
 One JSON line a fit (flushed: a long study can be read as it goes), then a summary:
 how many intervals held the hidden value, their mean and largest half-widths, and
@@ -28,18 +28,25 @@ import numpy as np
 from models.board import load_board
 from models.design import load_design
 from sim.real_toy.angles import read_angles
+from sim.real_toy.markers import landing_blind_spots, marker_layout
 from sim.studies.calibrating.calibration import calibrate
 from sim.studies.calibrating.contact_fit import COEFFICIENTS, fit_contact
+from sim.studies.calibrating.contact_stats import in_boxes
 from sim.studies.calibrating.sandbox_shots import sandbox_shots_csv
 from sim.studies.calibrating.shots_csv import parse_shots
 
 
-def missing_hops(text: str, seen: float, seed: int) -> str:
-    """The shots' CSV text with each second touch blanked with the chance 1 - ``seen``."""
+def missing_hops(text: str, seen: float, seed: int, blind_spots) -> str:
+    """The shots' CSV text with each second touch blanked with the chance 1 - ``seen``,
+    and wherever it lies in one of the ``blind_spots``."""
     rng = np.random.default_rng(seed)
     rows = list(csv.DictReader(io.StringIO(text)))
     for row in rows:
-        if rng.random() >= seen:
+        missed = rng.random() >= seen
+        if row["second_x_mm"]:
+            point = np.array([[float(row["second_x_mm"]), float(row["second_y_mm"])]])
+            missed |= bool(in_boxes(point, blind_spots)[0])
+        if missed:
             row["second_x_mm"] = row["second_y_mm"] = ""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
@@ -62,6 +69,7 @@ def main() -> int:
         settings = list(zip(angles.pitch_deg, angles.yaw_deg, strict=True))
     first, last = (int(v) for v in args.seeds.split("-"))
     stock, board = load_design("stock"), load_board("stock")
+    blind_spots = landing_blind_spots(marker_layout(board), stock.bale.length_mm / 2)
     held = {name: 0 for name in COEFFICIENTS}
     halves: dict[str, list[float]] = {name: [] for name in COEFFICIENTS}
     cpu = []
@@ -78,9 +86,10 @@ def main() -> int:
                 contact=True,
                 settings=settings,
             )
-            text = missing_hops(text, args.hops_seen, seed)
+            text = missing_hops(text, args.hops_seen, seed, blind_spots)
             shots = parse_shots(text, source=f"hidden {pair} seed {seed}")
-            fit = fit_contact(shots, calibrate(shots, stock), board, seed=seed + 1000)
+            launcher = calibrate(shots, stock)
+            fit = fit_contact(shots, launcher, board, seed=seed + 1000, blind_spots=blind_spots)
             for name, e in fit.estimates.items():
                 held[name] += e.low <= hidden[name] <= e.high
                 halves[name].append((e.high - e.low) / 2)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from models.board import load_board
+from models.errors import InputError
 
 if TYPE_CHECKING:  # numpy's modules: imported with the work, not the parser
     from models.design import Design
@@ -31,10 +32,18 @@ def contact_note(shots: MeasuredShots) -> str | None:
 
 
 def fit_contact_after(shots: MeasuredShots, result: CalibrationResult, board: str) -> ContactFit:
-    """The contact fitted to the shots with the launcher ``result`` found."""
+    """The contact fitted to the shots with the launcher ``result`` found, the second
+    touches by the markers left out (``piggy measure`` gives none there)."""
+    from sim.real_toy.markers import landing_blind_spots, marker_layout
     from sim.studies.calibrating.contact_fit import fit_contact
 
-    return fit_contact(shots, result, load_board(board))
+    board_shape = load_board(board)
+    try:
+        layout = marker_layout(board_shape)
+    except InputError:  # a board too narrow for markers: measured by hand, no blind spot
+        return fit_contact(shots, result, board_shape)
+    reach = result.design.bale.length_mm / 2
+    return fit_contact(shots, result, board_shape, blind_spots=landing_blind_spots(layout, reach))
 
 
 def write_design(result: CalibrationResult, fit: ContactFit, path: str, base_file) -> None:

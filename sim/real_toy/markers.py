@@ -103,6 +103,25 @@ class MarkerLayout:
         return np.array([m.corners_mm() for m in self.markers])
 
 
+#: A box on the board: (x_min, x_max, y_min, y_max), mm.
+Box = tuple[float, float, float, float]
+
+
+def landing_blind_spots(layout: MarkerLayout, reach_mm: float) -> tuple[Box, ...]:
+    """Where ``piggy measure`` gives no bounce's landing: a bale's centre within
+    ``reach_mm`` (its half length) of a marker's printed square. Over the white
+    paper the bale is darker than the still picture, found in part, and its
+    centroid jumps, so a landing there is not trusted (sim/real_toy/rest.py); the
+    contact fit leaves the sandbox's landings there out alike
+    (sim/studies/calibrating/contact_stats.py)."""
+    boxes = []
+    for marker in layout.markers:
+        half = marker.paper_mm / 2 + reach_mm
+        x, y = marker.centre_mm
+        boxes.append((x - half, x + half, y - half, y + half))
+    return tuple(boxes)
+
+
 def marker_layout(board: Board) -> MarkerLayout:
     """The markers' places on ``board``: centred in its margins (the side pits'
     strips beside the grid, the start Mud Pit's and the trough's strips before and

@@ -53,7 +53,7 @@ from models.design import Bale
 from sim.physics.ballistics import GRAVITY_MM_S2
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.hop import Hop, departures, landing_time, misses_px
-from sim.real_toy.markers import MarkerLayout
+from sim.real_toy.markers import MarkerLayout, landing_blind_spots
 from sim.real_toy.touch import Touch, flight_heading
 
 #: A frame is still when its centroid lies within this many pixels of the last
@@ -278,11 +278,10 @@ def _a_hops_landing(centre: np.ndarray, origin: np.ndarray, bale: Bale, layout) 
 
 
 def _by_a_marker(point_mm: np.ndarray, layout: MarkerLayout, bale: Bale) -> bool:
-    """Whether the bale's centre lies within its half length of a marker's printed
-    square: over the white paper the bale is darker than the still picture, found
-    in part, and its centroid jumps."""
-    reach = bale.length_mm / 2
+    """Whether the bale's centre lies in one of the markers' blind spots
+    (sim/real_toy/markers.py, :func:`landing_blind_spots`)."""
+    x, y = point_mm[:2]
     return any(
-        np.all(np.abs(point_mm[:2] - marker.centre_mm) <= marker.paper_mm / 2 + reach)
-        for marker in layout.markers
+        x0 <= x <= x1 and y0 <= y <= y1
+        for x0, x1, y0, y1 in landing_blind_spots(layout, bale.length_mm / 2)
     )

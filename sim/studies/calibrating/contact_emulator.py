@@ -33,9 +33,11 @@ Z_95 = 1.96
 
 #: Candidates' sandbox shots: each group's z at (restitution, friction, repeats).
 Shown = Callable[[float, float, int], list[np.ndarray]]
-#: Per group, the quadratic's coefficients (6, k) and the inverse covariance (k, k) of
-#: its k terms (sim/studies/calibrating/contact_stats.py, summary).
-Model = list[tuple[np.ndarray, np.ndarray]]
+#: Per group, the quadratic's coefficients (6, k) of its k terms
+#: (sim/studies/calibrating/contact_stats.py, summary), the inverse covariance of
+#: those other than the share seen to hop, and one grid point's terms (for what the
+#: share's variance needs).
+Model = list[tuple[np.ndarray, np.ndarray, contact_stats.GroupTerms]]
 
 
 def _quadratic(u: np.ndarray) -> np.ndarray:
@@ -80,9 +82,10 @@ class Emulator:
                 contact_stats.group_terms(measured, point[g][kept].reshape(-1, 4), len(kept))
                 for point in self.simulated
             ]
-            means = np.array([t[1] for t in terms])
+            means = np.array([t.mean for t in terms])
             coefficients = np.linalg.lstsq(x, means, rcond=None)[0]
-            model.append((coefficients, np.linalg.inv(np.mean([t[2] for t in terms], axis=0))))
+            inverse = np.linalg.inv(np.mean([t.covariance for t in terms], axis=0))
+            model.append((coefficients, inverse, terms[0]))
         return model
 
     def at(self, u) -> np.ndarray:
@@ -93,13 +96,11 @@ class Emulator:
         """The emulated synthetic log likelihood at u of the measured group means (or
         of ``observed``), constants left out."""
         x = _quadratic(np.asarray(u, float)[None, :])[0]
-        total = 0.0
-        for z, (coefficients, inverse) in zip(
-            observed or self.observed, model or self.model, strict=True
-        ):
-            r = contact_stats.residual(z, x @ coefficients)
-            total -= 0.5 * float(r @ inverse @ r)
-        return total
+        groups = model or self.model
+        means = [x @ coefficients for coefficients, _, _ in groups]
+        inverses = [inverse for _, inverse, _ in groups]
+        terms = [t for _, _, t in groups]
+        return -contact_stats.misfit(observed or self.observed, means, inverses, terms)[0]
 
     def maximum(self, observed=None, model: Model | None = None) -> tuple[np.ndarray, float]:
         """The emulated maximum within the grid, from the best of the grid's points."""

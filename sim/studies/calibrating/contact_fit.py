@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -180,8 +181,15 @@ class _Sandbox:
     """The measured launches fired again for candidate coefficients, the same launch
     errors for every candidate; what they show, by group (set pitch)."""
 
-    def __init__(self, shots: MeasuredShots, fit: CalibrationResult, board: Board, seed: int):
-        self.board, self.seed = board, seed
+    def __init__(
+        self,
+        shots: MeasuredShots,
+        fit: CalibrationResult,
+        board: Board,
+        seed: int,
+        blind_spots: Sequence[contact_stats.Box],
+    ):
+        self.board, self.seed, self.blind_spots = board, seed, blind_spots
         self.design: Design = fit.design
         self.offsets = (
             fit.estimates["pitch_offset_deg"].value,
@@ -190,7 +198,7 @@ class _Sandbox:
         self.shots = shots
         self.groups = groups(shots.pitch_deg, shots.yaw_deg)
         first = np.stack([shots.x_mm, shots.y_mm], -1)
-        measured = contact_stats.shown(first, shots.second_mm, shots.rest_mm)
+        measured = contact_stats.shown(first, shots.second_mm, shots.rest_mm, blind_spots)
         self.observed = [measured[g] for g in self.groups]
         self.fired = 0
 
@@ -225,7 +233,7 @@ class _Sandbox:
                     for r in range(repeats)
                     for i in group
                 ]
-                out.append(contact_stats.shown_by_shots(fired, self.board))
+                out.append(contact_stats.shown_by_shots(fired, self.board, self.blind_spots))
         self.fired += repeats * len(self.shots)
         return out
 
@@ -237,7 +245,7 @@ class _Sandbox:
                 self.observed, self.shown(restitution, friction, repeats), strict=True
             )
         ]
-        return contact_stats.log_likelihood(*zip(*terms, strict=True))
+        return contact_stats.log_likelihood(terms)
 
 
 def fit_contact(
@@ -247,14 +255,17 @@ def fit_contact(
     *,
     seed: int = 0,
     repeats: int = REPEATS,
+    blind_spots: Sequence[contact_stats.Box] = (),
 ) -> ContactFit:
     """Fit the bale's restitution and friction on the board to the measured shots'
-    second touches and rests, the launcher as ``launcher_fit`` found it. Raises
-    :class:`ContactNotFitted` when the shots show too few of them. Same seed, same fit.
+    second touches and rests, the launcher as ``launcher_fit`` found it; a second
+    touch in one of the ``blind_spots`` (where the measurement gives none) is left
+    out, measured and fired alike. Raises :class:`ContactNotFitted` when the shots
+    show too few of them. Same seed, same fit.
     """
     seconds, rests = check_shown(shots)
     started = time.process_time()
-    sandbox = _Sandbox(shots, launcher_fit, board, seed)
+    sandbox = _Sandbox(shots, launcher_fit, board, seed, blind_spots)
     estimate, intervals = _search(sandbox, repeats)
     estimates = {}
     for k, name in enumerate(COEFFICIENTS):

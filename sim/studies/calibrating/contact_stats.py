@@ -17,15 +17,21 @@ stays on the board at all depends on both.
 
 What a group of shots shows. The shots of one set pitch and yaw (either side
 alike: a *group*) are summarised by the share of them at rest on the board, their
-mean slide (c·|P - F|), and the mean hop of those whose second touch was seen. A
-camera misses bounces: from the side most low hops bend the image path by a pixel,
-and a hop over a marker is not trusted (sim/real_toy/rest.py), so a missed bounce
-cannot be told from none. The share of shots seen to hop is a fourth term,
-compared one way only: more hops on film than in the sandbox speak against the
-candidate, fewer do not (the camera's share of bounces seen is unknown, and
-profiled out: at most all). The hops seen are taken as a fair sample of the hops
-of at least :data:`MIN_HOP_MM` (those shorter, which the camera cannot tell from a
-slide, are left out of the measurement and the sandbox alike). A rest is seen
+mean slide (c·|P - F|), the share of them seen to hop, and the mean hop of those
+whose second touch was seen. A camera misses bounces: a hop that lifts the bale
+too little for its image path to leave a flight, or one seen along the line of
+sight, is not told from a slide. So the share seen to hop is the camera's share
+of the hops times the sandbox's: one share for the whole film, the same for every
+group (one camera, one view), unknown and profiled out (the value in [0, 1] that
+fits best: more hops on film than in the sandbox still speak against a candidate).
+A camera that sees a share of every group's hops is thus told from one that sees
+a steep shot's hops and none of a low shot's. Where no bounce can be seen at all,
+the landing is left out of the measurement and the sandbox alike: hops shorter than
+:data:`MIN_HOP_MM` (which the camera cannot tell from a slide) and landings in the
+*blind spots* the caller names (``piggy measure`` gives none by a marker's paper,
+sim/real_toy/markers.py). Left in, a steep shot's hops, which on the stock board
+land by the side markers, read as a camera that sees few hops, and a bale that
+hops less. The hops seen are taken as a fair sample of those left. A rest is seen
 wherever the shot's first touch was (``piggy measure`` found 16 of 16 from either
 side, 32 of 32 from the side of a bouncier bale), so its share is compared.
 
@@ -38,13 +44,15 @@ its seen hops' count for the mean hop). The assumptions written down: 8 shots of
 a group are enough for their means to be near normal (the 0/1 terms of a group
 whose bales almost always rest or almost never are the least so); the mean hop is
 independent of the rest terms (its covariance with them is left out); and the
-camera's misses do not depend on the hop's length beyond :data:`MIN_HOP_MM`.
+camera's misses do not depend on the hop's length beyond :data:`MIN_HOP_MM` nor
+on its group.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,8 +66,12 @@ LENGTH_UNIT_MM = 100.0
 MIN_HOP_MM = 40.0
 #: A group's terms (:func:`summary`), for messages.
 TERMS = ("rest seen", "slide", "hop seen", "mean hop")
-#: The term compared one way only: a camera misses bounces, never makes one up.
+#: The term the camera's share of hops seen scales: a camera misses bounces, never
+#: makes one up.
 HOP_SEEN = 2
+#: A box on the board where no bounce's landing is seen: (x_min, x_max, y_min,
+#: y_max), mm.
+Box = tuple[float, float, float, float]
 #: The least sd of one hop, in LENGTH_UNIT_MM (5 mm: the sandbox's hops of a group
 #: spread 5-17 mm), taken where it shows fewer than two hops too.
 HOP_SD_FLOOR = 0.05
@@ -82,10 +94,10 @@ def rest_on_board_mm(shot: ShotResult, board: Board) -> list[float] | None:
     return list(shot.rest_mm) if on_top and shot.settled else None
 
 
-def shown(first_mm, second_mm, rest_mm) -> np.ndarray:
+def shown(first_mm, second_mm, rest_mm, blind_spots: Sequence[Box] = ()) -> np.ndarray:
     """Each shot's z (n, 4) from its first touch, second touch and rest (n, 2 or 3),
     NaN where a point was not seen; a second touch under :data:`MIN_HOP_MM` from the
-    first counts as not seen."""
+    first, or in one of the ``blind_spots``, counts as not seen."""
     first = np.asarray(first_mm, float)[:, :2]
     out = np.zeros((len(first), 4))
     for column, point in ((0, second_mm), (2, rest_mm)):
@@ -93,14 +105,25 @@ def shown(first_mm, second_mm, rest_mm) -> np.ndarray:
         seen = np.all(np.isfinite(point), axis=1)
         length = np.linalg.norm(np.where(seen[:, None], point - first, 0.0), axis=1)
         if column == 0:
-            seen &= length >= MIN_HOP_MM
+            seen &= (length >= MIN_HOP_MM) & ~in_boxes(point, blind_spots)
             length = np.where(seen, length, 0.0)
         out[:, column] = seen
         out[:, column + 1] = length / LENGTH_UNIT_MM
     return out
 
 
-def shown_by_shots(shots: Sequence[ShotResult], board: Board) -> np.ndarray:
+def in_boxes(points_mm: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
+    """Whether each point (n, 2) lies in any of the boxes (NaN points: in none)."""
+    x, y = points_mm[:, 0, None], points_mm[:, 1, None]
+    if not len(boxes):
+        return np.zeros(len(points_mm), bool)
+    x0, x1, y0, y1 = np.asarray(boxes, float).T
+    return np.any((x0 <= x) & (x <= x1) & (y0 <= y) & (y <= y1), axis=1)
+
+
+def shown_by_shots(
+    shots: Sequence[ShotResult], board: Board, blind_spots: Sequence[Box] = ()
+) -> np.ndarray:
     """:func:`shown` of sandbox shots; a shot whose first strike was not the board
     shows neither a second touch nor a rest (as a video of it would not count one)."""
     nan = [math.nan] * 3
@@ -110,7 +133,7 @@ def shown_by_shots(shots: Sequence[ShotResult], board: Board) -> np.ndarray:
         first.append(shot.first_contact_mm if on_board else [0.0, 0.0, 0.0])
         second.append((second_touch_mm(shot) or nan) if on_board else nan)
         rest.append((rest_on_board_mm(shot, board) or nan) if on_board else nan)
-    return shown(first, second, rest)
+    return shown(first, second, rest, blind_spots)
 
 
 def variance_floor(simulated: int) -> np.ndarray:
@@ -140,48 +163,110 @@ def summary(z: np.ndarray, kept_hops: int | None = None) -> np.ndarray:
     return np.append(shares, seen.mean() if len(seen) else 0.0)
 
 
-def residual(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """The group's terms observed less expected, the share seen to hop counted only
-    where more hopped on film than in the sandbox (fewer: bounces the camera missed,
-    as likely as not; the profile over the camera's unknown share of bounces seen)."""
-    r = observed - expected
-    r[HOP_SEEN] = max(r[HOP_SEEN], 0.0)
-    return r
+#: The camera's shares of hops seen that the likelihood is profiled over.
+CAMERA_SHARES = np.linspace(0.0, 1.0, 201)
 
 
-def group_terms(
-    measured: np.ndarray, simulated: np.ndarray, repeats: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One group's observed terms (:func:`summary`: 3, or 4 where the measured shots
-    show a hop), the sandbox's and the covariance of their difference: the sandbox's
-    per-shot covariance over the n measured shots (its hops' variance over the m hops
-    seen), plus its own error over its ``repeats`` x n shots (its own hops), with
-    :func:`variance_floor` and :data:`HOP_SD_FLOOR`."""
+@dataclass(frozen=True)
+class GroupTerms:
+    """One group's terms (:func:`summary`) observed and as the sandbox shows them, the
+    covariance of their difference apart from the share seen to hop (whose variance
+    depends on the camera's share: :func:`share_misfit`), and what that variance
+    needs: the measured shots, the sandbox's firings of each, and the least per-shot
+    variance of a share (:func:`variance_floor`)."""
+
+    observed: np.ndarray
+    mean: np.ndarray
+    covariance: np.ndarray
+    shots: int
+    repeats: int
+    share_floor: float
+
+
+def others(terms: int) -> list[int]:
+    """The indices of a group's terms other than the share seen to hop."""
+    return [k for k in range(terms) if k != HOP_SEEN]
+
+
+def group_terms(measured: np.ndarray, simulated: np.ndarray, repeats: int) -> GroupTerms:
+    """One group's terms (:func:`summary`: 3, or 4 where the measured shots show a
+    hop) observed and the sandbox's, and the covariance of their difference: the
+    sandbox's per-shot covariance of the rest's terms over the n measured shots (its
+    hops' variance over the m hops seen), plus its own error over its ``repeats`` x n
+    shots (its own hops), with :func:`variance_floor` and :data:`HOP_SD_FLOOR`."""
     n, seen = len(measured), len(hops(measured))
-    shares = simulated[:, [2, 3, 0]]
-    covariance = np.cov(shares, rowvar=False) if len(shares) > 1 else np.zeros((3, 3))
-    covariance[:2, 2] = covariance[2, :2] = 0.0  # the hops apart from the rests
-    floor = np.append(variance_floor(len(shares)), variance_floor(len(shares))[0])
+    rests = simulated[:, [2, 3]]
+    covariance = np.cov(rests, rowvar=False) if len(rests) > 1 else np.zeros((2, 2))
+    floor = variance_floor(len(rests))
     covariance = (covariance + np.diag(floor)) * (1 + 1 / repeats) / n
     observed, mean = summary(measured, seen or 0), summary(simulated, None if seen else 0)
-    if not seen:
-        return observed, mean, covariance
-    fired = hops(simulated)
-    spread = max(float(np.var(fired, ddof=1)) if len(fired) > 1 else 0.0, HOP_SD_FLOOR**2)
-    hop_variance = spread * (1 / seen + 1 / max(len(fired), 1))
-    block = np.zeros((4, 4))
-    block[:3, :3], block[3, 3] = covariance, hop_variance
-    return observed, mean, block
+    if seen:
+        fired = hops(simulated)
+        spread = max(float(np.var(fired, ddof=1)) if len(fired) > 1 else 0.0, HOP_SD_FLOOR**2)
+        hop_variance = spread * (1 / seen + 1 / max(len(fired), 1))
+        block = np.zeros((3, 3))
+        block[:2, :2], block[2, 2] = covariance, hop_variance
+        covariance = block
+    return GroupTerms(observed, mean, covariance, n, repeats, float(floor[0]))
 
 
-def log_likelihood(
-    observed: Sequence[np.ndarray], means: Sequence[np.ndarray], covariances: Sequence[np.ndarray]
-) -> float:
-    """The synthetic log likelihood: the sum over groups of the normal log density of
-    the observed group mean, constants left out."""
+def share_misfit(
+    observed: np.ndarray, sandbox: np.ndarray, shots: np.ndarray, repeats: int, floor: np.ndarray
+) -> tuple[float, float]:
+    """The share-seen-to-hop terms' part of the misfit (half their squared residuals
+    over their variances, plus half their log variances) at the camera's share that
+    fits best, and that share, over the groups' observed shares, the sandbox's, their
+    measured shots and their least per-shot variances (arrays over the groups). A
+    camera seeing a share p of the hops sees each shot hop with the chance p·s, s the
+    sandbox's: the variance of the share seen is p·s(1 - p·s) a shot over the n
+    measured shots plus the sandbox's own error, p²·s(1 - s) over its firings."""
+    p = CAMERA_SHARES[:, None]
+    seen = p * sandbox
+    per_shot = seen * (1 - seen) + p**2 * sandbox * (1 - sandbox) / repeats
+    variance = np.maximum(per_shot, floor * (1 + 1 / repeats)) / shots
+    total = 0.5 * ((observed - seen) ** 2 / variance + np.log(variance)).sum(axis=1)
+    best = int(np.argmin(total))
+    return float(total[best]), float(CAMERA_SHARES[best])
+
+
+def misfit(
+    observed: Sequence[np.ndarray],
+    means: Sequence[np.ndarray],
+    inverses: Sequence[np.ndarray],
+    terms: Sequence[GroupTerms],
+) -> tuple[float, float]:
+    """The groups' misfit: half the weighted squared residuals of the terms other than
+    the share seen to hop (``inverses``: their inverse covariances), plus
+    :func:`share_misfit` at the camera's share that fits best; and that share. The
+    observed terms and the sandbox's means are given apart from ``terms`` (the
+    emulator's, and the replicates', stand in for them)."""
     total = 0.0
-    for z, mean, cov in zip(observed, means, covariances, strict=True):
-        r = residual(z, mean)
-        sign, log_det = np.linalg.slogdet(cov)
-        total -= 0.5 * (float(r @ np.linalg.solve(cov, r)) + (log_det if sign > 0 else 0.0))
+    for z, mean, inverse in zip(observed, means, inverses, strict=True):
+        r = (z - mean)[others(len(z))]
+        total += 0.5 * float(r @ inverse @ r)
+    shares, share = share_misfit(
+        np.array([z[HOP_SEEN] for z in observed]),
+        np.clip([mean[HOP_SEEN] for mean in means], 0.0, 1.0),
+        np.array([t.shots for t in terms]),
+        terms[0].repeats,
+        np.array([t.share_floor for t in terms]),
+    )
+    return total + shares, share
+
+
+def log_likelihood(terms: Sequence[GroupTerms]) -> float:
+    """The synthetic log likelihood: the sum over groups of the normal log density of
+    the observed group mean, the camera's share of hops seen profiled out, constants
+    left out."""
+    inverses = [np.linalg.inv(t.covariance) for t in terms]
+    total = -misfit([t.observed for t in terms], [t.mean for t in terms], inverses, terms)[0]
+    for t in terms:
+        sign, log_det = np.linalg.slogdet(t.covariance)
+        total -= 0.5 * (log_det if sign > 0 else 0.0)
     return total
+
+
+def camera_share(terms: Sequence[GroupTerms]) -> float:
+    """The camera's share of hops seen that fits the groups best (:func:`misfit`)."""
+    inverses = [np.linalg.inv(t.covariance) for t in terms]
+    return misfit([t.observed for t in terms], [t.mean for t in terms], inverses, terms)[1]
