@@ -13,7 +13,7 @@ barrel, before any touch can come, is kept.
 
 A shot fired downward and seen from high above shows no break at its touch: the
 bale turns down onto its face about the corner that touched and slides on, its
-image path within 0.3 px of the arc for two or three frames after the corner's
+image path within 0.4 px of the arc for one to three frames after the corner's
 contact, and then bending away by a fraction of a pixel a frame. No corner of
 the curves before and after lies between the frames where the arc lands, and the
 one taken there was up to two frames early (-25 and -30 deg shots put 4-13 mm
