@@ -8,8 +8,12 @@ on through it. A refit that takes them in flies higher and comes down later, so
 it takes in more of them: seen from high above, where a bounce barely bends the
 path, an 8 deg shot's arc crept a frame later with every refit, each fitting
 worse (0.2 to 0.9 px rms), and came down 7 frames after the touch (put 42 mm
-off). Such a climb is no landing: the arc fitted to the first frames from the
-barrel, before any touch can come, is kept.
+off). A landing from flight frames settles within two or three refits (drawn
+tracks whose row's pitch is 3-4 deg off: the first arc came down 4-8 frames
+early, the second within a frame of the touch); a climb not settled after
+:data:`ARC_ROUNDS` refits, each coming down later than the one before, is no
+landing: the arc fitted to the first frames from the barrel, before any touch
+can come, is kept.
 
 A shot fired downward and seen from high above shows no break at its touch: the
 bale turns down onto its face about the corner that touched and slides on, its
@@ -54,9 +58,9 @@ def fit_landing(
     """The arc from the barrel fitted to the frames before it comes down to
     ``depth_mm``, first to the ``first_frames`` frames (before any touch), then
     refitted to the frames before where it came down until that stays; None where
-    a fit fails. Where every refit came down later than the one before and fitted
-    worse (it took in frames after the touch: the module's notes), the first
-    arc."""
+    a fit fails. Where it had not settled after :data:`ARC_ROUNDS` fits, each
+    coming down later than the one before (taking in frames after the touch: the
+    module's notes), the first arc."""
     cut = min(len(times_s), first_frames)
     fits: list[Arc] = []
     landings: list[int] = []
@@ -70,15 +74,8 @@ def fit_landing(
             return arc
         landings.append(landed)
         cut = landed
-    return fits[0] if _climbed(fits, landings) else fits[-1]
-
-
-def _climbed(fits: list[Arc], landings: list[int]) -> bool:
-    """Whether each refit came down later than the one before and (from the second
-    on, the first being fitted to the first frames alone) fitted worse."""
-    later = all(b > a for a, b in pairwise(landings))
-    worse = all(b.rms_px > a.rms_px for a, b in pairwise(fits[1:]))
-    return later and worse
+    climbed = all(b > a for a, b in pairwise(landings))
+    return fits[0] if climbed else fits[-1]
 
 
 def touch_on_arc(

@@ -125,7 +125,7 @@ _CLIMB_POSE = CameraPose(
 def test_an_arc_that_comes_down_later_with_every_refit_is_not_the_landing():
     """The 8 deg shot of the film from high above: the arc fitted to its first 8
     frames comes down 1.4 frames after its touch, so its refit takes in frames
-    after the touch, comes down later and fits worse, round after round (to 7
+    after the touch and comes down later, round after round, never settling (to 7
     frames late, 0.85 px rms). That climb is no landing: the first arc is kept, and
     the touch is within 3 mm (42 mm off on the arc it climbed to)."""
     depth, ahead = contact_offset_mm(DESIGN.bale, 8.0)
