@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.physics.ballistics import direction
-from sim.real_toy.arc import Arc, Launch, fit_arc
+from sim.real_toy.arc import Arc, Launch
+from sim.real_toy.arc_landing import fit_landing, touch_on_arc
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.speed import Flight, fit_flight
 
@@ -81,8 +82,6 @@ OFF_ARC_PX = 2.0
 #: before, 0.3-0.9), and the corner taken there was 17 mm off; a frame one period
 #: after an 8 deg shot's bounce, before frames cut, lay 2.0 px off.
 ON_ARC_PX = 1.0
-#: Refits of the arc to the frames before where it came down.
-ARC_ROUNDS = 6
 
 
 @dataclass(frozen=True)
@@ -222,13 +221,17 @@ def first_touch(
 
     With ``launch``, the touch is the first break within :data:`ARC_FRAMES` frames
     and :data:`ARC_MM` of where the arc from the barrel comes down to the board
-    (:func:`_landing`): a bend in mid-air before it (the bale over a white marker
-    or the tractor) is passed over, and so is a later one (a bounce seen from high
-    above that did not stand out, then a bend as the bale hops on). Where no
-    break is found so, the frames where the arc comes down are taken for the
-    break if their corner passes the same test (a bounce seen from high above
-    bends the path too little to stand out)."""
-    arc = None if launch is None else _landing(pose, times_s, pixels, contact_depth_mm, launch)
+    (:func:`~sim.real_toy.arc_landing.fit_landing`): a bend in mid-air before it
+    (the bale over a white marker or the tractor) is passed over, and so is a
+    later one (a bounce seen from high above that did not stand out, then a bend
+    as the bale hops on). Where no break is found so, the frames where the arc
+    comes down are taken for the break if their corner passes the same test (a
+    bounce seen from high above bends the path too little to stand out); on a
+    short flight, where the path may show no corner there at all, the touch is
+    where the path is when the arc comes down (:func:`_landed_at`)."""
+    arc = None
+    if launch is not None:
+        arc = fit_landing(pose, times_s, pixels, contact_depth_mm, launch, FIRST_BREAK)
     if launch is not None and arc is None:
         return None
     frame_s = float(np.median(np.diff(times_s))) if len(times_s) > 1 else 0.0
@@ -251,7 +254,7 @@ def first_touch(
     if found is None and arc is not None:
         guided = int(np.searchsorted(times_s, arc.down_to(contact_depth_mm)))
         if guided >= earliest and guided + 2 <= len(times_s):
-            here = _touch_at(pose, times_s, pixels, guided, contact_depth_mm, yaw_deg)
+            here = _landed_at(pose, arc, times_s, pixels, guided, contact_depth_mm, yaw_deg)
             if here is not None and _arc_miss(arc, here, contact_depth_mm, frame_s) is not None:
                 found = here
     if found is None or _hidden(times_s, found[0], frame_s):
@@ -293,6 +296,20 @@ def _touch_at(
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
         return None
     return broke, centre, time_s
+
+
+def _landed_at(pose, arc: Arc, times_s, pixels, guided, depth_mm, yaw_deg):
+    """The touch where the arc comes down (``guided``: the first frame after it),
+    no break having stood out: timed by the arc on a short flight
+    (:func:`~sim.real_toy.arc_landing.touch_on_arc`), else the corner of the
+    curves either side of the frames there; None where its centre lies off the
+    yaw's plane."""
+    here = touch_on_arc(pose, arc, times_s, pixels, depth_mm)
+    if here is None:
+        return _touch_at(pose, times_s, pixels, guided, depth_mm, yaw_deg)
+    if yaw_deg is not None and _off_plane_deg(here[1], yaw_deg) > OFF_PLANE_DEG:
+        return None
+    return here
 
 
 def _late(times_s: np.ndarray, seen: int) -> int:
@@ -348,22 +365,3 @@ def _arc_miss(arc: Arc, found, depth_mm: float, frame_s: float) -> float | None:
     frames = abs(down - time_s) / max(frame_s, 1e-9)
     near = float(np.linalg.norm(arc.position(down)[:2] - centre[:2]))
     return frames if frames <= ARC_FRAMES and near <= ARC_MM else None
-
-
-def _landing(pose, times_s, pixels, depth_mm, launch) -> Arc | None:
-    """The arc from the barrel fitted to the frames before it comes down to
-    ``depth_mm`` (refitted to the frames before where it came down until that
-    stays: frames after the touch bend it), or None where the fit fails. Fitted to
-    the frames before a later break instead, a bounce seen from high above bends
-    the arc onto that break."""
-    cut = min(len(times_s), FIRST_BREAK)
-    arc = None
-    for _ in range(ARC_ROUNDS):
-        arc = fit_arc(pose, times_s[:cut], pixels[:cut], launch)
-        if arc is None:
-            return None
-        landed = int(np.searchsorted(times_s, arc.down_to(depth_mm)))
-        if landed == cut:
-            break
-        cut = landed
-    return arc

@@ -1,0 +1,95 @@
+"""Where the arc from the barrel comes down to the board, and the first touch
+timed by it where the image path shows no break.
+
+The arc (sim/real_toy/arc.py) is fitted to the frames before where it comes down,
+refitted until that stays (:func:`fit_landing`). Frames after the touch do not
+follow it: the bale rides on over the board, above the arc that would have gone
+on through it. A refit that takes them in flies higher and comes down later, so
+it takes in more of them: seen from high above, where a bounce barely bends the
+path, an 8 deg shot's arc crept a frame later with every refit, each fitting
+worse (0.2 to 0.9 px rms), and came down 7 frames after the touch (put 42 mm
+off). A landing from flight frames settles within two or three refits (drawn
+tracks whose row's pitch is 3-4 deg off: the first arc came down 4-8 frames
+early, the second within a frame of the touch); a climb not settled after
+:data:`ARC_ROUNDS` refits, each coming down later than the one before, is no
+landing: the arc fitted to the first frames from the barrel, before any touch
+can come, is kept.
+
+A shot fired downward and seen from high above shows no break at its touch: the
+bale turns down onto its face about the corner that touched and slides on, its
+image path within 0.4 px of the arc for one to three frames after the corner's
+contact, and then bending away by a fraction of a pixel a frame. No corner of
+the curves before and after lies between the frames where the arc lands, and the
+one taken there was up to two frames early (-25 and -30 deg shots put 4-13 mm
+short). Its flight is short, though (9-11 frame periods from the muzzle at 240
+fps): the arc, pinned at the muzzle, times the touch to a fraction of a frame
+(the same shots put 0.1-3.8 mm off), so the touch is where the path is when the
+arc comes down (:func:`touch_on_arc`). An upward shot's long flight leaves its
+landing time to the pitch its row says (the height is barely seen from above),
+1-2 frames off, and its corner is kept.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import numpy as np
+
+from sim.real_toy.arc import Arc, Launch, fit_arc
+from sim.real_toy.detect import CameraPose
+
+#: Refits of the arc to the frames before where it came down.
+ARC_ROUNDS = 6
+#: The longest flight (s, from the muzzle to where the arc comes down) whose arc
+#: times a touch the path shows no break at: the stock launcher's downward shots
+#: fly 0.036-0.044 s (9-11 frame periods at 240 fps), its flattest upward ones
+#: 0.15 s or more, whose landing time drifts with the pitch.
+SHORT_FLIGHT_S = 0.08
+
+
+def fit_landing(
+    pose: CameraPose,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    depth_mm: float,
+    launch: Launch,
+    first_frames: int,
+) -> Arc | None:
+    """The arc from the barrel fitted to the frames before it comes down to
+    ``depth_mm``, first to the ``first_frames`` frames (before any touch), then
+    refitted to the frames before where it came down until that stays; None where
+    a fit fails. Where it had not settled after :data:`ARC_ROUNDS` fits, each
+    coming down later than the one before (taking in frames after the touch: the
+    module's notes), the first arc."""
+    cut = min(len(times_s), first_frames)
+    fits: list[Arc] = []
+    landings: list[int] = []
+    for _ in range(ARC_ROUNDS):
+        arc = fit_arc(pose, times_s[:cut], pixels[:cut], launch)
+        if arc is None:
+            return None
+        fits.append(arc)
+        landed = int(np.searchsorted(times_s, arc.down_to(depth_mm)))
+        if landed == cut:
+            return arc
+        landings.append(landed)
+        cut = landed
+    climbed = all(b > a for a, b in pairwise(landings))
+    return fits[0] if climbed else fits[-1]
+
+
+def touch_on_arc(
+    pose: CameraPose, arc: Arc, times_s: np.ndarray, pixels: np.ndarray, depth_mm: float
+) -> tuple[int, np.ndarray, float] | None:
+    """The touch timed by the arc on a short flight (:data:`SHORT_FLIGHT_S`): the
+    index of the first frame after the arc comes down to ``depth_mm``, the
+    centre's place there (mm: the ray through the path's pixel then, between the
+    frames either side, meets the plane at ``depth_mm``) and the time; None on a
+    longer flight or where the arc comes down outside the frames."""
+    down = arc.down_to(depth_mm)
+    after = int(np.searchsorted(times_s, down))
+    if down - arc.left_s > SHORT_FLIGHT_S or not 0 < after < len(times_s):
+        return None
+    share = (down - times_s[after - 1]) / (times_s[after] - times_s[after - 1])
+    pixel = (1 - share) * pixels[after - 1] + share * pixels[after]
+    return after, pose.on_plane(pixel.reshape(1, 2), depth_mm)[0], float(down)
