@@ -44,11 +44,13 @@ LAUNCH_REACH_MM = 120.0
 LAUNCH_STEP_PX = 0.75
 #: A launch's step is its mean over its first LAUNCH_FRAMES frames (a shorter run:
 #: all of them), as many as the finder watches a blob followed anew
-#: (sim/real_toy/follow.py, STILL_FRAMES + 1). A launch seen nearly end-on, from
-#: a low place to the side, moves least in its first frames as it clears the
-#: barrel (0.4-0.8 px a frame, then 1-1.3 px, 1.8 m off at 25 deg): judged over
-#: MIN_SHOT_FRAMES alone it was taken for a bale at rest and its shot merged into
-#: the one before. A bale at rest flickers within a pixel however long it is seen.
+#: (sim/real_toy/follow.py, STILL_FRAMES + 1). A shot fired along the camera's
+#: line of sight barely moves in the picture at first, and gravity bends it off
+#: that line, so its steps grow (1.8 m off, 25 deg above, a -25 deg shot leaving
+#: 2 deg off the line of sight: 0.4-0.8 px a frame, then 1.0-1.2 px by its 5th to
+#: 8th): judged over MIN_SHOT_FRAMES alone it was taken for a bale at rest and
+#: its shot merged into the one before. A bale at rest flickers within a pixel
+#: however long it is seen.
 LAUNCH_FRAMES = 9
 #: What the tracking follows must have lain still this long, s, to be given up
 #: for a blob moving where a launch starts (a piggy knocked over and left lying

@@ -74,10 +74,11 @@ def test_a_launch_starts_a_shot_only_in_the_launch_zone_and_moving():
 
 
 def test_a_launch_seen_nearly_end_on_starts_its_own_shot():
-    """A launch flying nearly along the line of sight, from a low place to the side,
-    moves under LAUNCH_STEP_PX a frame in its first frames as it clears the barrel
-    (0.4-0.8 px, as filmed 1.8 m off at 25 deg), then about 1.1 px: its own shot,
-    not the end of the one before; a bale at rest there still starts none."""
+    """A shot fired along the camera's line of sight (1.8 m off, 25 deg above,
+    a -25 deg shot 2 deg off it) moves under LAUNCH_STEP_PX a frame in its first
+    frames (0.4-0.8 px, as filmed), then, bent off that line by gravity, about
+    1.1 px: its own shot, not the end of the one before; a bale at rest at the
+    muzzle still starts none."""
     steps = np.array([0.4, 0.8, 0.7, 0.8, 1.1, 1.0, 1.2, 1.1] + [1.1] * 31)
     end_on = MUZZLE + np.vstack([[0.0, 0.0], np.cumsum(steps[:, None] * [0.6, 0.8], axis=0)])
     pieces = [60, _flight(40), 60, end_on, 60, _rest(MUZZLE, 30), 60, _flight(30), 60]
