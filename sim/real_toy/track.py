@@ -42,6 +42,16 @@ MIN_SHOT_FRAMES = 4
 #: over its first MIN_SHOT_FRAMES frames.
 LAUNCH_REACH_MM = 120.0
 LAUNCH_STEP_PX = 0.75
+#: A launch's step is its mean over its first LAUNCH_FRAMES frames (a shorter run:
+#: all of them), as many as the finder watches a blob followed anew
+#: (sim/real_toy/follow.py, STILL_FRAMES + 1). A shot fired along the camera's
+#: line of sight barely moves in the picture at first, and gravity bends it off
+#: that line, so its steps grow (1.8 m off, 25 deg above, a -25 deg shot leaving
+#: 2 deg off the line of sight: 0.4-0.8 px a frame, then 1.0-1.2 px by its 5th to
+#: 8th): judged over MIN_SHOT_FRAMES alone it was taken for a bale at rest and
+#: its shot merged into the one before. A bale at rest flickers within a pixel
+#: however long it is seen.
+LAUNCH_FRAMES = 9
 #: What the tracking follows must have lain still this long, s, to be given up
 #: for a blob moving where a launch starts (a piggy knocked over and left lying
 #: while the next shot is fired; within a shot, a bale seen again beside a piggy
@@ -169,7 +179,8 @@ def split_shots(track: Track, fps: float, zone: LaunchZone | None = None) -> lis
     again after at least :data:`SHOT_GAP_S` without it, or a blob followed anew in
     place of one that lay still for :data:`LAUNCH_AFTER_S` up to the frame before
     (given up for a launch: sim/real_toy/follow.py), in
-    :data:`MIN_SHOT_FRAMES` frames or more, moving (:data:`LAUNCH_STEP_PX`) and
+    :data:`MIN_SHOT_FRAMES` frames or more, moving (:data:`LAUNCH_STEP_PX` a frame
+    over its first :data:`LAUNCH_FRAMES`) and
     first seen in the launch ``zone`` (anywhere when None); and where the track
     says which blobs were followed anew (``fresh``), one of those. Every other run
     of frames with the bale belongs to the shot before it: the bale came back into
@@ -211,6 +222,6 @@ def _launch(pixels: np.ndarray, zone: LaunchZone | None) -> bool:
     """Whether a run of frames (their pixels) starts as a launch does."""
     if len(pixels) < MIN_SHOT_FRAMES:
         return False
-    first = pixels[:MIN_SHOT_FRAMES]
+    first = pixels[:LAUNCH_FRAMES]
     step = float(np.linalg.norm(np.diff(first, axis=0), axis=1).mean())
     return step >= LAUNCH_STEP_PX and (zone is None or zone.holds(first[0]))

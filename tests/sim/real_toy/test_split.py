@@ -73,6 +73,18 @@ def test_a_launch_starts_a_shot_only_in_the_launch_zone_and_moving():
     assert [len(s) for s in split_shots(track, FPS, ZONE)] == [100, 30]
 
 
+def test_a_launch_seen_nearly_end_on_starts_its_own_shot():
+    """A shot fired along the camera's line of sight (1.8 m off, 25 deg above,
+    a -25 deg shot 2 deg off it) moves under LAUNCH_STEP_PX a frame in its first
+    frames (0.4-0.8 px, as filmed), then, bent off that line by gravity, about
+    1.1 px: its own shot, not the end of the one before; a bale at rest at the
+    muzzle still starts none."""
+    steps = np.array([0.4, 0.8, 0.7, 0.8, 1.1, 1.0, 1.2, 1.1] + [1.1] * 31)
+    end_on = MUZZLE + np.vstack([[0.0, 0.0], np.cumsum(steps[:, None] * [0.6, 0.8], axis=0)])
+    pieces = [60, _flight(40), 60, end_on, 60, _rest(MUZZLE, 30), 60, _flight(30), 60]
+    assert [len(s) for s in split_shots(_track(pieces), FPS, ZONE)] == [40, 70, 30]
+
+
 def test_a_blob_followed_anew_within_a_shot_starts_one_only_after_what_lay_still():
     """A blob followed anew the frame after the bale (the bale hidden, a piggy it
     knocked wobbling at the muzzle) is the same shot; after a piggy that lay still
