@@ -22,7 +22,7 @@ from sim.studies.calibrating.contact_fit import (
     is_determined,
 )
 from sim.studies.calibrating.contact_report import write_contact_design
-from sim.studies.calibrating.contact_stats import LENGTH_UNIT_MM, shown
+from sim.studies.calibrating.contact_stats import LENGTH_UNIT_MM, in_boxes, shown
 from sim.studies.calibrating.shots_csv import parse_shots
 from tests.helpers import closed_form_shots, run
 
@@ -383,3 +383,22 @@ def test_hops_landing_in_a_blind_spot_are_left_out_measured_and_fired_alike():
 
     assert share(blind) == pytest.approx(1.0)
     assert share(()) < 0.7
+
+
+def test_calibrate_contact_leaves_out_the_landings_measure_cannot_see(monkeypatch, launcher_fit):
+    """``piggy calibrate --contact`` hands the fit the markers' blind spots, where
+    ``piggy measure`` gives no landing: on the stock board a steep shot's hop lands
+    there, and counted in the sandbox alone it reads as a camera that misses hops."""
+    import sim.studies.calibrating.contact_fit as contact_fit
+    from models.board import load_board
+    from sim.cli.calibrate_contact import fit_contact_after
+    from sim.real_toy.markers import marker_layout
+
+    seen = {}
+    monkeypatch.setattr(contact_fit, "fit_contact", lambda *a, **kw: seen.update(kw))
+    fit_contact_after(parse_shots(example_with_contact(8)), launcher_fit, "stock")
+    spots = np.array(seen["blind_spots"])
+    assert len(spots) == len(marker_layout(load_board("stock")).markers) == 6
+    by_the_right_marker = np.array([[220.0, 330.0]])  # the steep shots' landings, 28° aside
+    assert in_boxes(by_the_right_marker, spots)[0]
+    assert not in_boxes(np.array([[0.0, 310.0]]), spots)[0]  # a 75° shot's, straight ahead
