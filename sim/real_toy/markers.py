@@ -35,6 +35,8 @@ from models.grid import Board
 if TYPE_CHECKING:
     import numpy as np
 
+    from sim.studies.calibrating.contact_stats import Box
+
 #: OpenCV's predefined dictionary the markers come from (``cv2.aruco.<name>``).
 DICTIONARY = "DICT_4X4_50"
 #: Modules across a marker: its 4 data bits and a one-module black border each side.
@@ -101,10 +103,6 @@ class MarkerLayout:
         import numpy as np
 
         return np.array([m.corners_mm() for m in self.markers])
-
-
-#: A box on the board: (x_min, x_max, y_min, y_max), mm.
-Box = tuple[float, float, float, float]
 
 
 def landing_blind_spots(layout: MarkerLayout, reach_mm: float) -> tuple[Box, ...]:

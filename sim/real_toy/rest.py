@@ -55,6 +55,7 @@ from sim.real_toy.detect import CameraPose
 from sim.real_toy.hop import Hop, departures, landing_time, misses_px
 from sim.real_toy.markers import MarkerLayout, landing_blind_spots
 from sim.real_toy.touch import Touch, flight_heading
+from sim.studies.calibrating.contact_stats import in_boxes
 
 #: A frame is still when its centroid lies within this many pixels of the last
 #: frames' median: the tracked centroid of a bale at rest in a ``piggy film`` video
@@ -280,8 +281,5 @@ def _a_hops_landing(centre: np.ndarray, origin: np.ndarray, bale: Bale, layout) 
 def _by_a_marker(point_mm: np.ndarray, layout: MarkerLayout, bale: Bale) -> bool:
     """Whether the bale's centre lies in one of the markers' blind spots
     (sim/real_toy/markers.py, :func:`landing_blind_spots`)."""
-    x, y = point_mm[:2]
-    return any(
-        x0 <= x <= x1 and y0 <= y <= y1
-        for x0, x1, y0, y1 in landing_blind_spots(layout, bale.length_mm / 2)
-    )
+    spots = landing_blind_spots(layout, bale.length_mm / 2)
+    return bool(in_boxes(np.asarray(point_mm, float)[None, :2], spots)[0])
