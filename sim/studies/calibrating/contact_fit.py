@@ -25,7 +25,10 @@ board costs 2-5 ms):
    scipy.optimize finds its maximum and profiles it, where the shots themselves,
    chaotic past the first touch, would jump); its covariance is pooled over the
    grid. The grid moves to where the maximum is, or widens where an interval
-   runs out of it, at most :data:`ROUNDS` times.
+   runs out of it; once it holds both intervals it is narrowed about the maximum
+   (to :data:`NARROWED` profile half-widths: over the first grid, a sixth of each
+   range either side, the slides are far from quadratic, and the quadratic's misfit
+   biases the estimate and widens its interval), at most :data:`ROUNDS` grids.
 
 Each 95 % interval is where the profile of the synthetic log likelihood lies within
 χ²₁(0.95)/2 = 1.92 of its maximum, widened where the grid's own firings, fitted as
@@ -62,8 +65,12 @@ SEARCH = {name: (0.02, RANGES[f"bale.{name}"][1]) for name in COEFFICIENTS}
 COARSE_POINTS, COARSE_REPEATS = 7, 2
 #: Launches per measured shot at each local candidate (the fit's default).
 REPEATS = 6
-#: Local grids at most (the first, then moved or widened).
-ROUNDS = 4
+#: Local grids at most (the first, then moved, widened or narrowed).
+ROUNDS = 5
+#: The narrowed grid's half-width, in profile half-widths (the profile's 95 % ends a
+#: third of the way in from its edges: the replicates' fits at its inner
+#: candidates, half-way out, have room to err), and its least.
+NARROWED, NARROWEST = 3.0, 0.03
 #: Fewest shots showing a second touch or a rest that the fit takes.
 MIN_SHOWN = 8
 #: Fewest second touches for the bale's restitution to be given a value. The fit no
@@ -311,6 +318,7 @@ def _search(sandbox: _Sandbox, repeats: int) -> tuple[np.ndarray, list[list[floa
     }
     centre = np.array(max(coarse, key=coarse.__getitem__))
     half = (highs - lows) / (COARSE_POINTS - 1)
+    narrowed = False
     for round_ in range(ROUNDS):
         lo, hi = np.maximum(lows, centre - half), np.minimum(highs, centre + half)
         emulator = Emulator(sandbox.shown, sandbox.observed, lo, hi, repeats)
@@ -335,15 +343,21 @@ def _search(sandbox: _Sandbox, repeats: int) -> tuple[np.ndarray, list[list[floa
             for k in range(len(COEFFICIENTS))
         ]
         open_axes = [k for k, ends in enumerate(intervals) if not np.all(np.isfinite(ends))]
-        if not open_axes or last:
-            spread = Z_95 * emulator.replicate_spread()
-            return centre, [  # an open end (NaN) stays open
-                [
-                    low if math.isnan(low) else max(lows[k], min(low, centre[k] - spread[k])),
-                    high if math.isnan(high) else min(highs[k], max(high, centre[k] + spread[k])),
-                ]
-                for k, (low, high) in enumerate(intervals)
+        if open_axes and not last:
+            half = half.copy()
+            half[open_axes] *= 2
+            continue
+        if not narrowed and not last:  # both intervals held: narrow the grid about them
+            narrowed = True
+            profile_half = np.array([(high - low) / 2 for low, high in intervals])
+            half = np.minimum(half, np.maximum(NARROWED * profile_half, NARROWEST))
+            continue
+        spread = Z_95 * emulator.replicate_spread()
+        return centre, [  # an open end (NaN) stays open
+            [
+                low if math.isnan(low) else max(lows[k], min(low, centre[k] - spread[k])),
+                high if math.isnan(high) else min(highs[k], max(high, centre[k] + spread[k])),
             ]
-        half = half.copy()
-        half[open_axes] *= 2
+            for k, (low, high) in enumerate(intervals)
+        ]
     raise AssertionError("the last round returns")
