@@ -26,7 +26,7 @@ import numpy as np
 
 from sim.physics.ballistics import direction
 from sim.real_toy.arc import Arc, Launch
-from sim.real_toy.arc_landing import fit_landing, touch_on_arc
+from sim.real_toy.arc_landing import fit_landing, left_arc, touch_on_arc
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.speed import Flight, fit_flight
 
@@ -241,6 +241,8 @@ def first_touch(
     while (seen := find_break(times_s, pixels, start)) is not None and seen + 2 <= len(times_s):
         start = seen + 1
         here = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg, arc)
+        if here is not None and arc is not None:
+            here = _first_off_arc(pose, arc, times_s, pixels, here, contact_depth_mm, yaw_deg)
         if here is None:
             continue
         if arc is None or (
@@ -296,6 +298,15 @@ def _touch_at(
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
         return None
     return broke, centre, time_s
+
+
+def _first_off_arc(pose, arc: Arc, times_s, pixels, here, depth_mm, yaw_deg):
+    """A break, or where the path left the arc before it (the touch, its hop
+    bending the path too little to stand out: arc_landing.py's notes)."""
+    left = left_arc(pose, arc, times_s, pixels, here[0])
+    if left is None:
+        return here
+    return _touch_at(pose, times_s, pixels, left, depth_mm, yaw_deg, arc)
 
 
 def _landed_at(pose, arc: Arc, times_s, pixels, guided, depth_mm, yaw_deg):
