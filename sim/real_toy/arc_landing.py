@@ -36,7 +36,8 @@ while it leaves the arc by 1.3 px more every frame; a later break (the first fra
 after frames left out mid-hop) then lay in the frames where the arc came down and
 was taken for the touch, 5 frames late (put 36 mm off). A break with frames
 before it off the arc is not the first touch: the touch is where the path left
-the arc (:func:`left_arc`).
+the arc (:func:`left_arc`), taken as where no break stands out (on a short
+flight, timed by the arc).
 """
 
 from __future__ import annotations
@@ -116,17 +117,25 @@ def touch_on_arc(
 
 
 def left_arc(
-    pose: CameraPose, arc: Arc, times_s: np.ndarray, pixels: np.ndarray, broke: int
+    pose: CameraPose,
+    arc: Arc,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    broke: int,
+    earliest: int,
 ) -> int | None:
     """Where the path left the arc from the barrel before a break at ``broke``: the
-    first frame after it left; None where the :data:`LEFT_FRAMES` frames before the
-    break do not all lie more than :data:`LEFT_PX` from the arc (the break may be
-    the first touch). After the touch the bale's velocity is no longer the arc's,
-    so its image draws away from the arc at a steady rate: the line through the
-    first :data:`LEFT_FIT` frames of the run off the arc that ends at the break,
-    their distances from it in time, comes back to naught when it left. (The first
-    frame of the run is no measure: a slow departure, 1.1 px a frame, first passed
-    :data:`LEFT_PX` 2.5 frames after the touch.)"""
+    first frame after it left, no earlier than ``earliest`` (the first that can be
+    a break); None where the :data:`LEFT_FRAMES` frames before the break do not all
+    lie more than :data:`LEFT_PX` from the arc (the break may be the first touch),
+    or where the frames off it reach back before ``earliest`` (the arc does not
+    follow the flight, and its distances time nothing). After the touch the bale's
+    velocity is no longer the arc's, so its image draws away from the arc at a
+    steady rate: the line through the first :data:`LEFT_FIT` frames of the run off
+    the arc that ends at the break, their distances from it in time, comes back to
+    naught when it left. (The first frame of the run is no measure: a slow
+    departure, 1.1 px a frame, first passed :data:`LEFT_PX` 2.5 frames after the
+    touch.)"""
     misses = np.linalg.norm(pose.project(arc.position(times_s[:broke])) - pixels[:broke], axis=1)
     off = misses > LEFT_PX
     if broke < LEFT_FRAMES or not off[broke - LEFT_FRAMES :].all():
@@ -134,7 +143,9 @@ def left_arc(
     first = broke - LEFT_FRAMES
     while first > 0 and off[first - 1]:
         first -= 1
+    if first < earliest:
+        return None
     run = slice(first, min(broke, first + LEFT_FIT))
     rate, at_first = np.polyfit(times_s[run] - times_s[first], misses[run], 1)
     left_s = times_s[first] - at_first / rate if rate > 0 else times_s[first]
-    return max(1, min(first, int(np.searchsorted(times_s, left_s))))
+    return max(earliest, min(first, int(np.searchsorted(times_s, left_s))))

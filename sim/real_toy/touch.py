@@ -242,7 +242,9 @@ def first_touch(
         start = seen + 1
         here = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg, arc)
         if here is not None and arc is not None:
-            here = _first_off_arc(pose, arc, times_s, pixels, here, contact_depth_mm, yaw_deg)
+            here = _first_off_arc(
+                pose, arc, times_s, pixels, here, earliest, contact_depth_mm, yaw_deg
+            )
         if here is None:
             continue
         if arc is None or (
@@ -300,13 +302,14 @@ def _touch_at(
     return broke, centre, time_s
 
 
-def _first_off_arc(pose, arc: Arc, times_s, pixels, here, depth_mm, yaw_deg):
+def _first_off_arc(pose, arc: Arc, times_s, pixels, here, earliest, depth_mm, yaw_deg):
     """A break, or where the path left the arc before it (the touch, its hop
-    bending the path too little to stand out: arc_landing.py's notes)."""
-    left = left_arc(pose, arc, times_s, pixels, here[0])
+    bending the path too little to stand out: arc_landing.py's notes), taken as
+    where no break stood out (:func:`_landed_at`)."""
+    left = left_arc(pose, arc, times_s, pixels, here[0], earliest)
     if left is None:
         return here
-    return _touch_at(pose, times_s, pixels, left, depth_mm, yaw_deg, arc)
+    return _landed_at(pose, arc, times_s, pixels, left, depth_mm, yaw_deg)
 
 
 def _landed_at(pose, arc: Arc, times_s, pixels, guided, depth_mm, yaw_deg):
