@@ -20,9 +20,10 @@ from sim.physics.ballistics import (
     release_point_mm,
     release_radius_mm,
 )
-from sim.real_toy.arc import Launch
+from sim.real_toy.arc import Arc, Launch
+from sim.real_toy.arc_landing import left_arc
 from sim.real_toy.detect import CameraPose, Intrinsics
-from sim.real_toy.touch import first_touch
+from sim.real_toy.touch import FIRST_BREAK, first_touch
 from tests.sim.real_toy.synthetic import Camera
 
 FPS = 240.0
@@ -191,3 +192,32 @@ def test_a_hop_that_bends_the_path_too_little_is_found_where_it_leaves_the_arc()
     )
     assert touch is not None
     assert np.linalg.norm(touch.point_mm - [165.8, 292.6]) < 3.0
+
+
+def _leaving(left_frame: float, rate_px: float):
+    """A 10 deg shot's frames seen from high above, on its arc until
+    ``left_frame`` frame periods in, then drawing away from it across the picture
+    by ``rate_px`` a frame; the pose, the arc, the times and the pixels."""
+    pose = _pose(_HIGH_ABOVE)
+    launch = _launch(-28.0, 10.0)
+    arc = Arc(launch, -28.0, 10.0, launch.speed_mm_s, 0.0, 0.0)
+    times = np.arange(40) / FPS
+    away = np.clip(times * FPS - left_frame, 0.0, None) * rate_px
+    pixels = pose.project(arc.position(times)) + np.column_stack([away, np.zeros_like(away)])
+    return pose, arc, times, pixels
+
+
+@pytest.mark.parametrize("left_frame", [20.2, 20.5, 20.8])
+def test_a_slow_departure_from_the_arc_is_timed_where_it_left(left_frame):
+    """Drawing away at 1.1 px a frame, the path first lies 2 px off the arc two
+    frames after it left; the departure is the first frame after it left."""
+    pose, arc, times, pixels = _leaving(left_frame, 1.1)
+    assert left_arc(pose, arc, times, pixels, 30, FIRST_BREAK) == 21
+
+
+def test_frames_off_the_arc_from_the_first_that_can_break_time_no_departure():
+    """Frames off the arc from before the first frame that can be a break: the
+    arc does not follow the flight, and no departure is timed from it."""
+    pose, arc, times, pixels = _leaving(5.5, 3.0)
+    assert left_arc(pose, arc, times, pixels, 12, FIRST_BREAK) is None
+    assert left_arc(pose, arc, times, pixels, 12, 5) == 6
