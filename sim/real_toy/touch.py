@@ -228,7 +228,9 @@ def first_touch(
     comes down are taken for the break if their corner passes the same test (a
     bounce seen from high above bends the path too little to stand out); on a
     short flight, where the path may show no corner there at all, the touch is
-    where the path is when the arc comes down (:func:`_landed_at`)."""
+    where the path is when the arc comes down (:func:`_landed_at`). A break whose
+    frames before it already lie off the arc is no first touch: the touch is where
+    the path left the arc (:func:`~sim.real_toy.arc_landing.left_arc`)."""
     arc = None
     if launch is not None:
         arc = fit_landing(pose, times_s, pixels, contact_depth_mm, launch, FIRST_BREAK)
