@@ -27,6 +27,17 @@ fps): the arc, pinned at the muzzle, times the touch to a fraction of a frame
 arc comes down (:func:`touch_on_arc`). An upward shot's long flight leaves its
 landing time to the pitch its row says (the height is barely seen from above),
 1-2 frames off, and its corner is kept.
+
+Before its first touch the bale flies free, on the arc from the barrel; once it
+has touched, its image leaves the arc and goes on leaving it. Seen from high
+above, an upward shot's hop may bend the path too little to stand out against a
+local curve (an 8 deg shot's, 1.0-1.4 px from the curve, under the 2 px floor),
+while it leaves the arc by 1.3 px more every frame; a later break (the first frame
+after frames left out mid-hop) then lay in the frames where the arc came down and
+was taken for the touch, 5 frames late (put 36 mm off). A break with frames
+before it off the arc is not the first touch: the touch is where the path left
+the arc (:func:`left_arc`), taken as where no break stands out (on a short
+flight, timed by the arc).
 """
 
 from __future__ import annotations
@@ -45,6 +56,16 @@ ARC_ROUNDS = 6
 #: fly 0.036-0.044 s (9-11 frame periods at 240 fps), its flattest upward ones
 #: 0.15 s or more, whose landing time drifts with the pitch.
 SHORT_FLIGHT_S = 0.08
+#: The path has left the arc before a break when each of the LEFT_FRAMES frames
+#: just before it lies more than LEFT_PX from the arc (two frames: one blob cut by
+#: a marker's paper or the tractor, and kept, puts a single frame off). Flight
+#: frames lie within 0.1-0.9 px rms of their arc; an 8 deg shot's hop seen from
+#: 1.8 m, 75 deg above, was 2.4 px off it two frames after its touch.
+LEFT_FRAMES = 2
+LEFT_PX = 2.0
+#: The frames off the arc whose distances from it time the departure
+#: (:func:`left_arc`): the first few, before a second turn can bend the run.
+LEFT_FIT = 3
 
 
 def fit_landing(
@@ -93,3 +114,38 @@ def touch_on_arc(
     share = (down - times_s[after - 1]) / (times_s[after] - times_s[after - 1])
     pixel = (1 - share) * pixels[after - 1] + share * pixels[after]
     return after, pose.on_plane(pixel.reshape(1, 2), depth_mm)[0], float(down)
+
+
+def left_arc(
+    pose: CameraPose,
+    arc: Arc,
+    times_s: np.ndarray,
+    pixels: np.ndarray,
+    broke: int,
+    earliest: int,
+) -> int | None:
+    """Where the path left the arc from the barrel before a break at ``broke``: the
+    first frame after it left, no earlier than ``earliest`` (the first that can be
+    a break); None where the :data:`LEFT_FRAMES` frames before the break do not all
+    lie more than :data:`LEFT_PX` from the arc (the break may be the first touch),
+    or where the frames off it reach back before ``earliest`` (the arc does not
+    follow the flight, and its distances time nothing). After the touch the bale's
+    velocity is no longer the arc's, so its image draws away from the arc at a
+    steady rate: the line through the first :data:`LEFT_FIT` frames of the run off
+    the arc that ends at the break, their distances from it in time, comes back to
+    naught when it left. (The first frame of the run is no measure: a slow
+    departure, 1.1 px a frame, first passed :data:`LEFT_PX` 2.5 frames after the
+    touch.)"""
+    misses = np.linalg.norm(pose.project(arc.position(times_s[:broke])) - pixels[:broke], axis=1)
+    off = misses > LEFT_PX
+    if broke < LEFT_FRAMES or not off[broke - LEFT_FRAMES :].all():
+        return None
+    first = broke - LEFT_FRAMES
+    while first > 0 and off[first - 1]:
+        first -= 1
+    if first < earliest:
+        return None
+    run = slice(first, min(broke, first + LEFT_FIT))
+    rate, at_first = np.polyfit(times_s[run] - times_s[first], misses[run], 1)
+    left_s = times_s[first] - at_first / rate if rate > 0 else times_s[first]
+    return max(earliest, min(first, int(np.searchsorted(times_s, left_s))))

@@ -26,7 +26,7 @@ import numpy as np
 
 from sim.physics.ballistics import direction
 from sim.real_toy.arc import Arc, Launch
-from sim.real_toy.arc_landing import fit_landing, touch_on_arc
+from sim.real_toy.arc_landing import fit_landing, left_arc, touch_on_arc
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.speed import Flight, fit_flight
 
@@ -228,7 +228,9 @@ def first_touch(
     comes down are taken for the break if their corner passes the same test (a
     bounce seen from high above bends the path too little to stand out); on a
     short flight, where the path may show no corner there at all, the touch is
-    where the path is when the arc comes down (:func:`_landed_at`)."""
+    where the path is when the arc comes down (:func:`_landed_at`). A break whose
+    frames before it already lie off the arc is no first touch: the touch is where
+    the path left the arc (:func:`~sim.real_toy.arc_landing.left_arc`)."""
     arc = None
     if launch is not None:
         arc = fit_landing(pose, times_s, pixels, contact_depth_mm, launch, FIRST_BREAK)
@@ -241,6 +243,10 @@ def first_touch(
     while (seen := find_break(times_s, pixels, start)) is not None and seen + 2 <= len(times_s):
         start = seen + 1
         here = _touch_at(pose, times_s, pixels, seen, contact_depth_mm, yaw_deg, arc)
+        if here is not None and arc is not None:
+            here = _first_off_arc(
+                pose, arc, times_s, pixels, here, earliest, contact_depth_mm, yaw_deg
+            )
         if here is None:
             continue
         if arc is None or (
@@ -296,6 +302,16 @@ def _touch_at(
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:
         return None
     return broke, centre, time_s
+
+
+def _first_off_arc(pose, arc: Arc, times_s, pixels, here, earliest, depth_mm, yaw_deg):
+    """A break, or where the path left the arc before it (the touch, its hop
+    bending the path too little to stand out: arc_landing.py's notes), taken as
+    where no break stood out (:func:`_landed_at`)."""
+    left = left_arc(pose, arc, times_s, pixels, here[0], earliest)
+    if left is None:
+        return here
+    return _landed_at(pose, arc, times_s, pixels, left, depth_mm, yaw_deg)
 
 
 def _landed_at(pose, arc: Arc, times_s, pixels, guided, depth_mm, yaw_deg):

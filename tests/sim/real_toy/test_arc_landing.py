@@ -20,9 +20,10 @@ from sim.physics.ballistics import (
     release_point_mm,
     release_radius_mm,
 )
-from sim.real_toy.arc import Launch
+from sim.real_toy.arc import Arc, Launch
+from sim.real_toy.arc_landing import left_arc
 from sim.real_toy.detect import CameraPose, Intrinsics
-from sim.real_toy.touch import first_touch
+from sim.real_toy.touch import FIRST_BREAK, first_touch
 from tests.sim.real_toy.synthetic import Camera
 
 FPS = 240.0
@@ -141,3 +142,82 @@ def test_an_arc_that_comes_down_later_with_every_refit_is_not_the_landing():
     )
     assert touch is not None
     assert np.linalg.norm(touch.point_mm - [165.8, 292.6]) < 3.0
+
+
+#: The same 8 deg shot (yaw -28) as tracked in the film from 1.8 m, 75 deg above,
+#: 60 deg to the left, no tractor drawn: its frames' indices from the first (six
+#: cut by marker 2's paper mid-hop left out), their pixels, and the pose solved
+#: from the film's markers. It touched at (165.8, 292.6) mm, about frame 34.3;
+#: its hop bends the path by 1.0-1.4 px against a local curve, while it leaves the
+#: arc from the barrel by 0.9, 2.4, 3.7, 4.9 px in frames 35-38.
+_HOP_FRAMES = list(range(41)) + list(range(47, 58))
+_HOP_PIXELS = [
+    [1031.6, 530.5], [1027.4, 523.7], [1023.2, 517.0], [1019.1, 510.4], [1014.9, 503.5],
+    [1010.9, 496.9], [1006.6, 490.7], [1002.4, 484.1], [998.3, 477.9], [994.5, 471.7],
+    [990.2, 465.2], [986.2, 459.0], [982.0, 452.9], [977.8, 446.7], [973.9, 440.9],
+    [969.8, 435.0], [965.8, 429.1], [961.8, 423.4], [957.8, 417.5], [953.8, 412.2],
+    [949.8, 406.9], [945.8, 401.1], [941.9, 395.9], [937.9, 390.6], [934.2, 385.4],
+    [930.3, 380.3], [926.4, 375.3], [922.6, 370.2], [918.9, 365.2], [915.1, 360.6],
+    [911.3, 355.8], [907.6, 350.9], [904.0, 346.3], [900.4, 342.1], [896.8, 337.9],
+    [893.8, 332.9], [891.0, 327.5], [888.1, 322.2], [885.3, 317.1], [882.5, 311.7],
+    [879.5, 306.7], [860.4, 273.3], [857.5, 268.1], [855.2, 263.6], [852.4, 258.5],
+    [849.9, 254.1], [847.4, 249.6], [844.8, 245.0], [842.4, 240.6], [839.9, 236.3],
+    [837.5, 232.0], [835.1, 228.0],
+]  # fmt: skip
+_HOP_POSE = CameraPose(
+    Intrinsics(1653.598, 1653.598, 960.0, 540.0),
+    np.array([[2.518795], [-1.454330], [0.191267]]),
+    np.array([[103.3616], [57.4012], [1774.6447]]),
+    0.0,
+    (),
+)
+
+
+def test_a_hop_that_bends_the_path_too_little_is_found_where_it_leaves_the_arc():
+    """The 8 deg shot of the film from high above and far to the side: no break
+    stands out at its touch, and the first frame after the gap mid-hop breaks the
+    path 2.8 frames after where the arc comes down. The frames before that break
+    already lie 4.9-7.8 px off the arc: it is no first touch, which is where the
+    path left the arc, within 3 mm (35.5 mm off at the gap)."""
+    depth, ahead = contact_offset_mm(DESIGN.bale, 8.0)
+    times = np.array(_HOP_FRAMES) / FPS
+    touch = first_touch(
+        _HOP_POSE,
+        times,
+        np.array(_HOP_PIXELS),
+        float(depth),
+        float(ahead),
+        -28.0,
+        _launch(-28.0, 8.0),
+    )
+    assert touch is not None
+    assert np.linalg.norm(touch.point_mm - [165.8, 292.6]) < 3.0
+
+
+def _leaving(left_frame: float, rate_px: float):
+    """A 10 deg shot's frames seen from high above, on its arc until
+    ``left_frame`` frame periods in, then drawing away from it across the picture
+    by ``rate_px`` a frame; the pose, the arc, the times and the pixels."""
+    pose = _pose(_HIGH_ABOVE)
+    launch = _launch(-28.0, 10.0)
+    arc = Arc(launch, -28.0, 10.0, launch.speed_mm_s, 0.0, 0.0)
+    times = np.arange(40) / FPS
+    away = np.clip(times * FPS - left_frame, 0.0, None) * rate_px
+    pixels = pose.project(arc.position(times)) + np.column_stack([away, np.zeros_like(away)])
+    return pose, arc, times, pixels
+
+
+@pytest.mark.parametrize("left_frame", [20.2, 20.5, 20.8])
+def test_a_slow_departure_from_the_arc_is_timed_where_it_left(left_frame):
+    """Drawing away at 1.1 px a frame, the path first lies 2 px off the arc two
+    frames after it left; the departure is the first frame after it left."""
+    pose, arc, times, pixels = _leaving(left_frame, 1.1)
+    assert left_arc(pose, arc, times, pixels, 30, FIRST_BREAK) == 21
+
+
+def test_frames_off_the_arc_from_the_first_that_can_break_time_no_departure():
+    """Frames off the arc from before the first frame that can be a break: the
+    arc does not follow the flight, and no departure is timed from it."""
+    pose, arc, times, pixels = _leaving(5.5, 3.0)
+    assert left_arc(pose, arc, times, pixels, 12, FIRST_BREAK) is None
+    assert left_arc(pose, arc, times, pixels, 12, 5) == 6
