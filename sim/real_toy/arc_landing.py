@@ -44,11 +44,12 @@ that fits the frames either side best (sim/real_toy/touch.py's ``settle_break``)
 may put the first frame after the touch, seen alone between two gaps, on the
 curve before it: a 64 deg shot seen from 1.2 m, 25 deg above and 60 deg to the
 side, its frames 94 and 98 about the touch and 98 and 105 after it, had frame 98
-(6.9 px off the arc, the frames before within 0.4-1.3 px) drawn into the flight,
+(6.9 px off the arc, the frames before within 0.1-1.3 px) drawn into the flight,
 and the corner, the curve after extrapolated six frames back, put 11.6 mm short
 (1.1 mm, split before frame 98). A frame after a gap that lies off the arc came
 after the bounce, which happened in the gap: the break is that frame
-(:func:`landed_in_gap`).
+(:func:`landed_in_gap`). With no gap before it, a frame off the arc may be a
+blob cut in flight and kept (:data:`LEFT_FRAMES`), and it stays in the flight.
 """
 
 from __future__ import annotations
