@@ -26,7 +26,7 @@ import numpy as np
 
 from sim.physics.ballistics import direction
 from sim.real_toy.arc import Arc, Launch
-from sim.real_toy.arc_landing import fit_landing, left_arc, touch_on_arc
+from sim.real_toy.arc_landing import fit_landing, landed_in_gap, left_arc, touch_on_arc
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.speed import Flight, fit_flight
 
@@ -293,10 +293,15 @@ def _touch_at(
     pose, times_s, pixels, seen, depth_mm, yaw_deg, arc: Arc | None = None
 ) -> tuple[int, np.ndarray, float] | None:
     """The settled break, its centre and time for a break first seen at ``seen``;
-    None where its centre lies off the yaw's plane."""
+    None where its centre lies off the yaw's plane. With the arc, the break moves a
+    frame on where its frame is still in flight before a gap (:func:`_still_flying`)
+    and a frame back where the frame before it, after a gap, is off the arc
+    (:func:`~sim.real_toy.arc_landing.landed_in_gap`)."""
     broke = settle_break(times_s, pixels, seen, _late(times_s, seen))
     if arc is not None and _still_flying(pose, arc, times_s, pixels, broke):
         broke += 1
+    elif arc is not None and landed_in_gap(pose, arc, times_s, pixels, broke):
+        broke -= 1
     pixel, time_s = contact_pixel(times_s, pixels, broke)
     centre = pose.on_plane(pixel.reshape(1, 2), depth_mm)[0]
     if yaw_deg is not None and _off_plane_deg(centre, yaw_deg) > OFF_PLANE_DEG:

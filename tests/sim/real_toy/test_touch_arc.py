@@ -4,11 +4,14 @@ is not the touch even where it lies in the flight's plane; a bounce that bends
 the path too little to stand out is found where the arc comes down; and a frame
 whose blob is not the whole bale is left out of its shot; a bounce hidden for a
 few frames is still measured, and a break after frames left out whose next
-frames stay on the arc is passed over. Image tracks projected through the pose
-of tests/sim/real_toy/test_measure.py's camera."""
+frames stay on the arc is passed over; a frame off the arc after a gap is after
+the touch (a stored track), one cut and kept with no gap before it is not. Image
+tracks projected through the pose of tests/sim/real_toy/test_measure.py's
+camera."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from sim.physics.ballistics import (
 )
 from sim.real_toy.angles import Angles
 from sim.real_toy.arc import Launch
+from sim.real_toy.detect import CameraPose, Intrinsics
 from sim.real_toy.markers import Marker, MarkerLayout
 from sim.real_toy.measure import measure_shots
 from sim.real_toy.touch import find_break, first_touch
@@ -272,3 +276,50 @@ def test_a_bounce_in_a_gap_after_the_last_frame_in_flight_is_measured():
     assert touch is not None
     assert np.flatnonzero(seen)[touch.break_index] == bounced + 5
     assert np.linalg.norm(touch.point_mm - truth) < 3.0
+
+
+def test_a_frame_off_the_arc_between_two_gaps_is_after_the_touch():
+    """A 64 deg shot filmed from 1.2 m, 25 deg above the board and 60 deg to the
+    side (a stored track: gap_touch_track.json), its frames 95-97 and 99-104 cut
+    about its touch. Frame 98, alone between the gaps, lies 6.9 px off the arc from
+    the barrel: after the bounce, which happened in the gap before it. The break is
+    frame 98, and the touch is within 3 mm of the truth (1.1; 11.6 mm short with
+    frame 98 drawn into the flight and the corner drawn across the gap after it)."""
+    stored = json.loads((Path(__file__).parent / "gap_touch_track.json").read_text())
+    fx, fy, cx, cy, distortion = stored["intrinsics"]
+    pose = CameraPose(
+        Intrinsics(fx, fy, cx, cy, tuple(distortion)),
+        np.array(stored["rvec"]).reshape(3, 1),
+        np.array(stored["tvec"]).reshape(3, 1),
+        0.0,
+        (),
+    )
+    pitch, yaw = stored["pitch_deg"], stored["yaw_deg"]
+    depth, ahead = contact_offset_mm(DESIGN.bale, pitch)
+    launcher = DESIGN.launcher
+    launch = Launch(
+        launcher.pivot_height_mm, release_radius_mm(DESIGN), yaw, pitch, launcher.muzzle_speed_mm_s
+    )
+    times, pixels = np.array(stored["times_s"]), np.array(stored["pixels"])
+    touch = first_touch(pose, times, pixels, float(depth), float(ahead), yaw, launch)
+    assert touch is not None
+    assert stored["frame_numbers"][touch.break_index] - stored["frame_numbers"][0] == 98
+    assert np.linalg.norm(touch.point_mm - np.array(stored["truth_mm"])) < 3.0
+
+
+def test_a_cut_frame_off_the_arc_with_no_gap_before_it_stays_in_the_flight():
+    """A 64 deg shot whose last frame before its touch is a blob cut and kept, its
+    centroid 2.5 px off the arc from the barrel, no frame missing before it: being
+    off the arc says the frame is after the bounce only where the bounce could lie
+    in a gap before it. The break stays on the frame after the touch, within 4 mm
+    (3.2; 5.1 with the break moved back onto the cut frame)."""
+    pose, times, _, pixels, truth, touched, (depth, ahead), launch = _shot(
+        64.0, 28.0, (0.6, 0.6, -0.4), 0.1
+    )
+    bounced = math.floor(touched - 0.4) + 1
+    pixels = pixels.copy()
+    pixels[bounced - 1] += [0.0, 2.5]
+    touch = first_touch(pose, times, pixels, depth, ahead, launch.yaw_deg, launch)
+    assert touch is not None
+    assert touch.break_index == bounced
+    assert np.linalg.norm(touch.point_mm - truth) < 4.0
