@@ -2,6 +2,7 @@
 a sandbox with no physics: its grids, and the intervals they give."""
 
 import numpy as np
+import pytest
 
 from sim.studies.calibrating import contact_fit
 
@@ -36,6 +37,7 @@ class CurvedSandbox:
         return self.draw(restitution, friction, repeats, 12345)
 
 
+@pytest.mark.slow
 def test_a_response_far_from_quadratic_does_not_widen_the_intervals():
     """Over 8 measurements the intervals hold the truth and are as narrow as the grid
     narrowed about the maximum makes them: restitution about ±0.06 and friction about
