@@ -128,6 +128,12 @@ def touch_on_arc(
     return after, pose.on_plane(pixel.reshape(1, 2), depth_mm)[0], float(down)
 
 
+def arc_misses_px(pose: CameraPose, arc: Arc, times_s: np.ndarray, pixels: np.ndarray):
+    """Each frame's distance (px) from where the arc from the barrel puts the bale
+    at its time."""
+    return np.linalg.norm(pose.project(arc.position(times_s)) - pixels, axis=1)
+
+
 def left_arc(
     pose: CameraPose,
     arc: Arc,
@@ -148,7 +154,7 @@ def left_arc(
     naught when it left. (The first frame of the run is no measure: a slow
     departure, 1.1 px a frame, first passed :data:`LEFT_PX` 2.5 frames after the
     touch.)"""
-    misses = np.linalg.norm(pose.project(arc.position(times_s[:broke])) - pixels[:broke], axis=1)
+    misses = arc_misses_px(pose, arc, times_s[:broke], pixels[:broke])
     off = misses > LEFT_PX
     if broke < LEFT_FRAMES or not off[broke - LEFT_FRAMES :].all():
         return None
@@ -175,6 +181,6 @@ def landed_in_gap(
         return False
     frame_s = float(np.median(np.diff(times_s)))
     before = broke - 1
-    miss = np.linalg.norm(pose.project(arc.position(times_s[before:broke])) - pixels[before])
+    miss = arc_misses_px(pose, arc, times_s[before:broke], pixels[before:broke])[0]
     gap = times_s[before] - times_s[before - 1] > 1.5 * frame_s
     return bool(gap and miss > LEFT_PX)

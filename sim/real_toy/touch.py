@@ -26,7 +26,13 @@ import numpy as np
 
 from sim.physics.ballistics import direction
 from sim.real_toy.arc import Arc, Launch
-from sim.real_toy.arc_landing import fit_landing, landed_in_gap, left_arc, touch_on_arc
+from sim.real_toy.arc_landing import (
+    arc_misses_px,
+    fit_landing,
+    landed_in_gap,
+    left_arc,
+    touch_on_arc,
+)
 from sim.real_toy.detect import CameraPose
 from sim.real_toy.speed import Flight, fit_flight
 
@@ -355,7 +361,7 @@ def _still_flying(pose, arc: Arc, times_s, pixels, broke: int) -> bool:
     if broke + 1 >= len(times_s):
         return False
     frame_s = float(np.median(np.diff(times_s)))
-    miss = np.linalg.norm(pose.project(arc.position(times_s[broke : broke + 1])) - pixels[broke])
+    miss = arc_misses_px(pose, arc, times_s[broke : broke + 1], pixels[broke : broke + 1])[0]
     return bool(miss < ON_ARC_PX and times_s[broke + 1] - times_s[broke] > 1.5 * frame_s)
 
 
@@ -373,7 +379,7 @@ def _leaves_arc(pose, arc: Arc, times_s, pixels, broke: int) -> bool:
     frames before it cut by a marker's paper, their centroids off the bale's
     centre, and kept) is followed by frames along the arc."""
     after = slice(broke, min(len(times_s), broke + int(OFF_ARC_FRAMES)))
-    misses = np.linalg.norm(pose.project(arc.position(times_s[after])) - pixels[after], axis=1)
+    misses = arc_misses_px(pose, arc, times_s[after], pixels[after])
     return bool(misses.max(initial=0.0) > OFF_ARC_PX)
 
 
