@@ -10,7 +10,7 @@ import math
 import cv2
 import numpy as np
 
-from sim.real_toy.changes import MIN_CHANGE, blobs, coverage, moved_since
+from sim.real_toy.changes import MIN_CHANGE, blobs, coverage, left_behind, moved_since
 from sim.real_toy.track import (
     LAUNCH_AFTER_S,
     LAUNCH_STEP_PX,
@@ -72,6 +72,8 @@ class BaleFinder:
         self.launch_after = round(LAUNCH_AFTER_S * fps)
         #: the bale's reach from where it was last seen, px (a bale's width or so)
         self.keep_px = 3 * math.sqrt(max_area_px / 10)
+        #: the largest blob that is the bale alone, search pixels (BALE_SIZED bales)
+        self.bale_sized = BALE_SIZED * (max_area_px - 50) / 10 / search_scale**2
         #: after :meth:`find`: how many frames before this one were a still change
         #: in the scene followed as the bale, not the bale
         self.taken_back = 0
@@ -195,7 +197,8 @@ class BaleFinder:
                 launched = [
                     i
                     for i, away in zip(sized, distance, strict=True)
-                    if i in moved
+                    if i in moved  # (a part the bale left did not move: it lit none of it)
+                    and not self._behind(int(i), stats, small)
                     and (away > reach or (trial and i != nearest))
                     and zone.holds(centres[i])
                 ]
@@ -205,6 +208,7 @@ class BaleFinder:
             if distance.min() <= reach:
                 nearest = int(sized[np.argmin(distance)])
                 going = self._going_on(nearest, sized, distance, reach, moved, stats)
+                self._left = going is not None or self._split(nearest, sized, moved, stats, small)
                 return (nearest if going is None else going), True
         sized = np.array(moved or sized)
         return int(sized[np.argmax(stats[sized, cv2.CC_STAT_AREA])]), False
@@ -226,14 +230,38 @@ class BaleFinder:
         piggy it pushed is larger), or None."""
         if nearest in moved or math.hypot(*self._step) < LAUNCH_STEP_PX:
             return None
-        largest = BALE_SIZED * (self.max_area - 50) / 10 / self.scale**2
         going = [
             k
             for k, (i, away) in enumerate(zip(sized, distance, strict=True))
-            if away <= reach and i in moved and stats[i, cv2.CC_STAT_AREA] <= largest
+            if away <= reach and i in moved and stats[i, cv2.CC_STAT_AREA] <= self.bale_sized
         ]
         self._left = bool(going)
         return int(sized[min(going, key=lambda k: distance[k])]) if going else None
+
+    def _split(
+        self, nearest: int, sized: np.ndarray, moved: list, stats: np.ndarray, small: np.ndarray
+    ) -> bool:
+        """Whether the blob followed split, the bale going on alone in the
+        ``nearest`` blob (it moved; no larger than :attr:`bale_sized`), leaving a
+        part behind (:meth:`_behind`; the blob was as large as both): the bale and a
+        still change (the board the tractor uncovered as the bale left, lighter than
+        the tractor the background holds). Parts under a quarter bale are noise."""
+        last = self._shown[0][1] if self._shown else None
+        if nearest not in moved or last is None:
+            return False
+        area = cv2.CC_STAT_AREA
+        behind = [i for i in sized if i != nearest and self._behind(i, stats, small)]
+        left = float(stats[behind, area].sum())
+        held = last[area] >= stats[nearest, area] + left / 2
+        alone = stats[nearest, area] <= self.bale_sized
+        return held and alone and left >= self.min_area / self.scale**2
+
+    def _behind(self, i: int, stats: np.ndarray, small: np.ndarray) -> bool:
+        """Whether blob ``i`` is a part the blob followed left behind (:func:`left_behind`)."""
+        last, before = self._shown[0][1] if self._shown else None, self._recent[:1]
+        if last is None or not before:
+            return False
+        return left_behind(stats[i], last, small, before[0], np.delete(stats, i, axis=0))
 
     def _centroid(
         self, frame: np.ndarray, stat: np.ndarray, still: np.ndarray | None = None

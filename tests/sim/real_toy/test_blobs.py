@@ -1,12 +1,12 @@
 """The bale finder's blobs, labelled within the lit pixels' box, are OpenCV's blobs
 of the whole mask: the same count, sizes, boxes and centres, in an order of their
-own."""
+own; and a still part the bale left behind is told from a blob it moves in."""
 
 import cv2
 import numpy as np
 import pytest
 
-from sim.real_toy.changes import blobs
+from sim.real_toy.changes import blobs, left_behind
 
 
 def whole_mask_blobs(mask):
@@ -51,3 +51,38 @@ def test_a_mask_with_nothing_lit_has_no_blob_and_one_lit_at_the_corner_is_found(
     assert count == 2
     assert tuple(stats[1, :4]) == (159, 89, 1, 1)
     assert tuple(centres[1]) == (159.0, 89.0)
+
+
+def _patch_with_bale(bale_left: int | None) -> np.ndarray:
+    """A still patch lighter than the board (the board the tractor uncovered, over
+    the grey tractor), 30 x 12 px, and the bale, lighter still, 8 x 6 px, from
+    column ``bale_left`` (None: no bale)."""
+    frame = np.full((60, 80), 100, np.uint8)
+    frame[20:32, 10:40] = 145
+    if bale_left is not None:
+        frame[23:29, bale_left : bale_left + 8] = 200
+    return frame
+
+
+def test_a_part_the_bale_left_is_told_from_a_blob_it_moves_in():
+    """The patch (its stats) the bale has just left, 5 px a frame, only darkened
+    where the bale was: left behind, even with the bale, a blob of its own, lying
+    across the end of its box. With the bale moving inside it, every pixel lit a
+    frame before too, the bale's leading edge got lighter: not left behind. Nor
+    is a patch outside the last box of the blob followed."""
+    patch = np.array([10, 20, 30, 12, 360])
+    followed = patch  # the blob followed a frame before: the patch, the bale in it
+    none = np.empty((0, 5), int)
+    bale_beside = np.array([[34, 23, 8, 6, 48]])
+    left, moved_in = (
+        (_patch_with_bale(40), _patch_with_bale(35)),
+        (_patch_with_bale(19), _patch_with_bale(14)),
+    )
+    across = (_patch_with_bale(34), _patch_with_bale(26))
+
+    assert left_behind(patch, followed, *left, none)
+    assert left_behind(patch, followed, *across, bale_beside)
+    assert not left_behind(patch, followed, *across, none)  # the bale's pixels counted
+    assert not left_behind(patch, followed, *moved_in, none)
+    elsewhere = np.array([22, 20, 30, 12, 360])
+    assert not left_behind(patch, elsewhere, *left, none)
