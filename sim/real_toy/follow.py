@@ -245,7 +245,7 @@ class BaleFinder:
         ``nearest`` blob (it moved; no larger than :attr:`bale_sized`), leaving a
         part behind (:meth:`_behind`; the blob was as large as both): the bale and a
         still change (the board the tractor uncovered as the bale left, lighter than
-        the tractor the background holds). Parts under a quarter bale are noise."""
+        the tractor the background holds). Parts under half a bale are noise."""
         last = self._shown[0][1] if self._shown else None
         if nearest not in moved or last is None:
             return False
@@ -254,7 +254,7 @@ class BaleFinder:
         left = float(stats[behind, area].sum())
         held = last[area] >= stats[nearest, area] + left / 2
         alone = stats[nearest, area] <= self.bale_sized
-        return held and alone and left >= self.min_area / self.scale**2
+        return held and alone and left >= 2 * self.min_area / self.scale**2
 
     def _behind(self, i: int, stats: np.ndarray, small: np.ndarray) -> bool:
         """Whether blob ``i`` is a part the blob followed left behind (:func:`left_behind`)."""
